@@ -1,0 +1,116 @@
+"""The ``joseki`` command: ``joseki mine`` runs every stage; ``joseki
+ingest|extract|build|prune|emit`` run one; ``joseki demo`` writes the
+built-in demo collection."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from joseki_miner.config import ConfigError, load
+
+from .catalog import Catalog
+from .ingest import StrictError
+from .run import STAGES, UsageError, run_stages
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
+
+OUT = typer.Option(Path("data/processed"), "--out", help="folder for the joseki tree files")
+WORK = typer.Option(None, "--work", help="folder for stage outputs (default: OUT/interim)")
+CONFIG = typer.Option(None, "--config", help="YAML parameters (default: the thesis defaults)")
+SET = typer.Option(None, "--set", help="override one parameter: KEY=VALUE (repeatable)")
+QUIET = typer.Option(False, "--quiet", help="no progress bars")
+
+
+def _execute(stages, paths, out, work, config, sets, quiet, strict=False, force=False) -> None:
+    try:
+        cfg = load(config, sets or [])
+        catalog = Catalog(work=work or out / "interim", out=out)
+        log = (lambda s: None) if quiet else (lambda s: typer.echo(s, err=True))
+        summary = run_stages(
+            catalog, cfg, stages, paths or [], progress=not quiet, strict=strict, force=force, log=log
+        )
+    except (ConfigError, UsageError) as exc:
+        typer.echo(f"joseki: {exc}", err=True)
+        raise typer.Exit(2) from None
+    except StrictError as exc:
+        typer.echo(f"joseki: --strict: {exc}", err=True)
+        raise typer.Exit(1) from None
+    _print_summary(summary, catalog)
+
+
+def _print_summary(s: dict, catalog: Catalog) -> None:
+    rejected = ", ".join(f"{k} {v}" for k, v in s["games_rejected"].items()) or "none"
+    typer.echo(
+        f"games read {s['games_read']:,}: accepted {s['games_accepted']:,}, rejected {s['games_rejected_total']:,} ({rejected})\n"
+        f"sequences {s['sequences']:,}; trie {s['nodes_before_prune']:,} nodes; "
+        f"pruned at count >= {s['threshold']:,}: {s['nodes_after_prune']:,} nodes, "
+        f"{s['leaves']:,} joseki, deepest {s['deepest']} moves\n"
+        f"outputs in {catalog.out} ({s['seconds']:.1f} s)"
+    )
+
+
+@app.command()
+def mine(
+    paths: List[Path] = typer.Argument(..., help="game files, folders or archives"),
+    out: Path = OUT, work: Optional[Path] = WORK, config: Optional[Path] = CONFIG,
+    set_: Optional[List[str]] = SET,
+    strict: bool = typer.Option(False, "--strict", help="stop at the first bad record"),
+    force: bool = typer.Option(False, "--force", help="re-run every stage even if up to date"),
+    quiet: bool = QUIET,
+) -> None:
+    """Mine joseki from game collections: every stage, skipping up-to-date ones."""
+    _execute(STAGES, paths, out, work, config, set_, quiet, strict, force)
+
+
+@app.command()
+def ingest(
+    paths: List[Path] = typer.Argument(..., help="game files, folders or archives"),
+    out: Path = OUT, work: Optional[Path] = WORK, config: Optional[Path] = CONFIG,
+    set_: Optional[List[str]] = SET,
+    strict: bool = typer.Option(False, "--strict", help="stop at the first bad record"),
+    quiet: bool = QUIET,
+) -> None:
+    """Stage 1: read and validate games into games.parquet and rejects.parquet."""
+    _execute(["ingest"], paths, out, work, config, set_, quiet, strict, force=True)
+
+
+def _single(stage: str, doc: str):
+    def command(
+        out: Path = OUT, work: Optional[Path] = WORK, config: Optional[Path] = CONFIG,
+        set_: Optional[List[str]] = SET, quiet: bool = QUIET,
+    ) -> None:
+        _execute([stage], [], out, work, config, set_, quiet, force=True)
+
+    command.__doc__ = doc
+    app.command(name=stage)(command)
+
+
+_single("extract", "Stage 2: phase 1, corner sequences in normal form -> sequences.parquet.")
+_single("build", "Stage 3: count sequences in the trie with influence -> trie.parquet.")
+_single("prune", "Stage 4: phase 2, prune by threshold and length -> joseki.parquet.")
+_single("emit", "Stage 5: write joseki.sgf, joseki.dot, influence.dot (and SVG).")
+
+
+@app.command()
+def demo(
+    out: Path = typer.Option(Path("data/raw/demo"), "--out", help="folder to write the demo games to"),
+    games: int = typer.Option(400, "--games", help="number of games"),
+    seed: int = typer.Option(2007, "--seed", help="random seed"),
+) -> None:
+    """Write the built-in demo collection: planted joseki plus noise."""
+    from joseki_miner import demo as demo_method
+
+    written = demo_method.write_collection(out, games=games, seed=seed)
+    typer.echo(f"wrote {written} demo games to {out}")
+
+
+def main() -> None:
+    app(prog_name="joseki")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,200 @@
+"""Run the stages in order, skipping any whose inputs and parameters are
+unchanged since its last run (its cache key is in its manifest)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import joseki_miner
+from joseki_miner import prune as prune_method
+from joseki_miner.config import Config
+from joseki_miner.readers import iter_files
+from joseki_miner.sequences import Phase1Params
+
+from . import build, emit, extract, ingest, prune
+from .catalog import Catalog
+
+STAGES = ("ingest", "extract", "build", "prune", "emit")
+
+
+class UsageError(Exception):
+    """An invocation that cannot run (missing path, unwritable folder, stale
+    inputs for a single stage); the CLI prints it as one line."""
+
+
+def _key(*parts) -> str:
+    text = json.dumps([joseki_miner.__version__, *parts], sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def input_key(paths: Sequence[str | Path]) -> str:
+    """Identity of the raw inputs: every file's path, size and mtime."""
+    files = []
+    for f in iter_files(paths):
+        st = f.stat()
+        files.append((str(f.resolve()), st.st_size, st.st_mtime_ns))
+    return _key("inputs", files)
+
+
+def phase1_params(config: Config) -> Phase1Params:
+    return Phase1Params(
+        certain=config.distance_certain,
+        maybe=config.distance_maybe,
+        corner_stones=config.corner_stones,
+        max_length=config.max_length,
+        reach=config.influence_reach,
+    )
+
+
+def stage_keys(config: Config, inputs: str) -> dict[str, str]:
+    """Each stage's cache key: its upstream key plus the parameters it reads."""
+    keys = {}
+    keys["ingest"] = _key("ingest", inputs, config.section("include_handicap", "dedupe"))
+    keys["extract"] = _key(
+        "extract", keys["ingest"],
+        config.section("distance.certain", "distance.maybe", "corner_stones", "max_length", "influence.reach"),
+    )
+    keys["build"] = _key("build", keys["extract"], config.section("influence.neutral"))
+    keys["prune"] = _key("prune", keys["build"], config.section("prune.min_count", "prune.min_fraction", "min_length"))
+    keys["emit"] = _key("emit", keys["prune"], config.section("influence.share"))
+    return keys
+
+
+def read_manifest(catalog: Catalog, stage: str) -> dict | None:
+    path = catalog.manifest(stage)
+    if not path.is_file():
+        return None
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def write_manifest(catalog: Catalog, stage: str, key: str, figures: dict, seconds: float) -> None:
+    path = catalog.manifest(stage)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = {"stage": stage, "key": key, "figures": figures, "seconds": round(seconds, 3)}
+    path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def check_paths(paths: Sequence[str | Path]) -> None:
+    if not paths:
+        raise UsageError("no game collection given")
+    for p in paths:
+        if not Path(p).exists():
+            raise UsageError(f"no such path: {p}")
+
+
+def check_writable(*folders: Path) -> None:
+    for folder in folders:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UsageError(f"output folder not writable: {folder} ({exc.strerror})") from exc
+        if not os.access(folder, os.W_OK):
+            raise UsageError(f"output folder not writable: {folder}")
+
+
+def _stage_actions(catalog: Catalog, config: Config, paths, progress: bool, strict: bool) -> dict[str, Callable[[], dict]]:
+    def do_prune() -> dict:
+        games = _figures(catalog, "ingest")["games_accepted"]
+        thr = prune_method.threshold(games, config.prune_min_count, config.prune_min_fraction)
+        return prune.run(catalog.trie, catalog.joseki, threshold=thr, min_length=config.min_length)
+
+    return {
+        "ingest": lambda: ingest.run(
+            paths, catalog.games, catalog.rejects,
+            include_handicap=config.include_handicap, dedupe=config.dedupe, strict=strict, progress=progress,
+        ),
+        "extract": lambda: extract.run(catalog.games, catalog.sequences, phase1_params(config), progress=progress),
+        "build": lambda: build.run(catalog.sequences, catalog.trie, neutral=config.influence_neutral, progress=progress),
+        "prune": do_prune,
+        "emit": lambda: emit.run(
+            catalog.joseki, catalog.sgf, catalog.dot, catalog.influence_dot,
+            share=config.influence_share, title="Joseki tree (joseki-miner)",
+        ),
+    }
+
+
+def _figures(catalog: Catalog, stage: str) -> dict:
+    manifest = read_manifest(catalog, stage)
+    if manifest is None:
+        raise UsageError(f"stage {stage} has not run in {catalog.manifest(stage).parent}")
+    return manifest["figures"]
+
+
+def run_stages(
+    catalog: Catalog,
+    config: Config,
+    stages: Sequence[str],
+    paths: Sequence[str | Path] = (),
+    *,
+    progress: bool = True,
+    strict: bool = False,
+    force: bool = False,
+    log: Callable[[str], None] = lambda s: None,
+) -> dict:
+    """Run ``stages`` (a contiguous part of STAGES) and write summary.json.
+
+    A stage re-runs only when its cache key (inputs + parameters) changed or
+    ``force``; otherwise its outputs from last time stand.  Returns the
+    summary."""
+    started = time.perf_counter()
+    check_writable(catalog.work, catalog.out)
+    if "ingest" in stages:
+        check_paths(paths)
+        inputs = input_key(paths)
+    else:
+        manifest = read_manifest(catalog, "ingest")
+        if manifest is None:
+            raise UsageError(f"no ingested games in {catalog.work}: run `joseki ingest` first")
+        inputs = manifest.get("inputs", "")
+    keys = stage_keys(config, inputs)
+    actions = _stage_actions(catalog, config, paths, progress, strict)
+    upstream_ran = False
+    for stage in stages:
+        manifest = read_manifest(catalog, stage)
+        fresh = manifest is not None and manifest.get("key") == keys[stage] and not force and not upstream_ran
+        if fresh:
+            log(f"{stage}: up to date, kept")
+            continue
+        t0 = time.perf_counter()
+        figures = actions[stage]()
+        write_manifest(catalog, stage, keys[stage], figures, time.perf_counter() - t0)
+        if stage == "ingest":
+            data = json.loads(catalog.manifest("ingest").read_text(encoding="utf-8"))
+            data["inputs"] = inputs
+            catalog.manifest("ingest").write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        upstream_ran = True
+        log(f"{stage}: done in {time.perf_counter() - t0:.1f} s")
+    summary = summarize(catalog, time.perf_counter() - started)
+    catalog.summary.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    return summary
+
+
+def summarize(catalog: Catalog, seconds: float) -> dict:
+    """The run report: the figures of every stage that has run."""
+    figures: dict = {}
+    for stage in STAGES:
+        manifest = read_manifest(catalog, stage)
+        if manifest:
+            figures.update(manifest["figures"])
+    rejected = figures.get("games_rejected", {})
+    return {
+        "games_read": figures.get("games_read", 0),
+        "games_accepted": figures.get("games_accepted", 0),
+        "games_rejected": rejected,
+        "games_rejected_total": sum(rejected.values()),
+        "sequences": figures.get("sequences", 0),
+        "nodes_before_prune": figures.get("nodes_before_prune", 0),
+        "threshold": figures.get("threshold", 0),
+        "nodes_after_prune": figures.get("nodes_after_prune", 0),
+        "leaves": figures.get("leaves", 0),
+        "deepest": figures.get("deepest", 0),
+        "seconds": round(seconds, 2),
+    }

@@ -1,0 +1,20 @@
+"""Mine joseki from Go game records (M. Helvensteijn, "Applying data mining to
+the study of joseki", 2007).
+
+Conventions used everywhere inside the package (converted only at the edges,
+in the readers and writers):
+
+* A point is an int ``row * 19 + col``: rows and columns count from 0 at the
+  top-left corner, as in SGF (SGF ``"dc"`` is column d=3, row c=2, point 41).
+* ``PASS`` (-1) is a pass in a game record; ``TENUKI`` (361) is the trie key of
+  "the other side played elsewhere" inside a corner sequence.
+* Colours are the board values of the thesis (section 8): ``BLACK = -1``,
+  ``WHITE = +1``, ``EMPTY = 0``.  Swapping colours is negation.
+* Directions are ``UP, RIGHT, DOWN, LEFT`` (0..3) in board space.
+
+Layers depend one way: records -> board -> sequences -> symmetry ->
+influence/trie -> prune -> emit.  The package never prints, exits or opens a
+file it was not given; the pipeline/ stages and the CLI do I/O.
+"""
+
+__version__ = "0.1.0"

@@ -1,0 +1,137 @@
+"""Run parameters: the YAML files in configs/ as one validated value.
+
+Keys are dotted names (``distance.certain``); ``--set KEY=VALUE`` overrides
+any of them.  Stages never read config themselves: the pipeline hands each
+the plain values it needs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+
+class ConfigError(ValueError):
+    """An invalid configuration; the message says which key and why."""
+
+
+@dataclass(frozen=True)
+class Config:
+    distance_certain: int = 5
+    distance_maybe: int = 5
+    corner_stones: int = 20
+    max_length: int = 30
+    min_length: int = 3
+    prune_min_count: int | None = None
+    prune_min_fraction: float = 0.01
+    influence_reach: int = 17
+    influence_neutral: int = 5
+    influence_share: float = 0.30
+    include_handicap: bool = False
+    dedupe: bool = True
+
+    def section(self, *names: str) -> dict[str, Any]:
+        """The named keys (dotted) and their values, for stage cache keys."""
+        return {n: getattr(self, _attr(n)) for n in names}
+
+    def dotted(self) -> dict[str, Any]:
+        """Every key by its dotted name, as in the YAML files."""
+        return {key: getattr(self, _attr(key)) for key in KEYS}
+
+
+KEYS = (
+    "distance.certain", "distance.maybe", "corner_stones", "max_length", "min_length",
+    "prune.min_count", "prune.min_fraction", "influence.reach", "influence.neutral",
+    "influence.share", "include_handicap", "dedupe",
+)
+_TYPES = {f.name: f.type for f in fields(Config)}
+
+
+def _attr(key: str) -> str:
+    return key.replace(".", "_")
+
+
+def _flatten(tree: dict, prefix: str = "") -> dict[str, Any]:
+    out = {}
+    for k, v in tree.items():
+        name = f"{prefix}{k}"
+        if isinstance(v, dict):
+            out.update(_flatten(v, name + "."))
+        else:
+            out[name] = v
+    return out
+
+
+def _coerce(key: str, value: Any) -> Any:
+    kind = _TYPES[_attr(key)]
+    if isinstance(value, str):
+        text = value.strip()
+        if text.lower() in ("null", "none", "~", ""):
+            value = None
+        else:
+            value = yaml.safe_load(text)
+    if value is None:
+        if "None" in str(kind):
+            return None
+        raise ConfigError(f"invalid config: {key} must be set")
+    if "bool" in str(kind):
+        if not isinstance(value, bool):
+            raise ConfigError(f"invalid config: {key} must be true or false, not {value!r}")
+        return value
+    if "int" in str(kind) and "float" not in str(kind):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ConfigError(f"invalid config: {key} must be a whole number, not {value!r}")
+        return value
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ConfigError(f"invalid config: {key} must be a number, not {value!r}")
+    return float(value)
+
+
+def load(path: str | Path | None = None, overrides: list[str] | None = None) -> Config:
+    """The config of ``path`` (defaults for missing keys) with ``KEY=VALUE``
+    overrides applied, validated."""
+    values: dict[str, Any] = {}
+    if path is not None:
+        p = Path(path)
+        if not p.is_file():
+            raise ConfigError(f"no such config file: {p}")
+        try:
+            tree = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"invalid config {p}: {exc}".splitlines()[0]) from exc
+        if not isinstance(tree, dict):
+            raise ConfigError(f"invalid config {p}: expected a mapping of keys")
+        values.update(_flatten(tree))
+    for item in overrides or []:
+        if "=" not in item:
+            raise ConfigError(f"invalid --set {item!r}: expected KEY=VALUE")
+        k, v = item.split("=", 1)
+        values[k.strip()] = v
+    kwargs = {}
+    for key, value in values.items():
+        if _attr(key) not in _TYPES:
+            raise ConfigError(f"invalid config: unknown key {key}")
+        kwargs[_attr(key)] = _coerce(key, value)
+    config = Config(**kwargs)
+    validate(config)
+    return config
+
+
+def validate(c: Config) -> None:
+    def need(ok: bool, message: str) -> None:
+        if not ok:
+            raise ConfigError(f"invalid config: {message}")
+
+    need(c.distance_certain >= 0, "distance.certain must be >= 0")
+    need(c.distance_certain <= c.distance_maybe, "distance.certain must be <= distance.maybe (thesis 4.1: a <= b)")
+    need(c.corner_stones >= 1, "corner_stones must be >= 1")
+    need(c.max_length >= 1, "max_length must be >= 1")
+    need(c.min_length >= 0, "min_length must be >= 0")
+    need(c.prune_min_count is None or c.prune_min_count >= 1, "prune.min_count must be >= 1 or null")
+    need(0 <= c.prune_min_fraction <= 1, "prune.min_fraction must be between 0 and 1")
+    need(c.influence_reach >= 1, "influence.reach must be >= 1")
+    need(c.influence_neutral >= 0, "influence.neutral must be >= 0")
+    need(0 <= c.influence_share < 1, "influence.share must be in [0, 1)")

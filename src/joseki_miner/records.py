@@ -1,0 +1,131 @@
+"""Game records: what the method needs of a game, whatever format it came in.
+
+A ``GameRecord`` is metadata + setup stones + the main line of moves + where
+it came from.  Readers (``joseki_miner.readers``) build records; the method
+never sees a file format.  This module knows points and colours but nothing
+of rules (see ``board``) or of the method.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .points import BLACK, NPOINTS, PASS, WHITE, colour_of, from_sgf, to_sgf
+
+# The documented reasons a game is rejected (README, "Reject reasons").
+REJECT_REASONS = {
+    "parse error": "the record could not be parsed",
+    "not 19x19": "the board is not 19x19",
+    "handicap": "a handicap game (include_handicap is off)",
+    "no moves": "the record holds no moves",
+    "move off the board": "a move or setup stone lies outside the board",
+    "move on an occupied point": "a move is played on a point that holds a stone",
+    "duplicate": "the same moves as a game read earlier",
+    "unreadable archive member": "an archive member could not be read",
+    "undecodable text": "the text could not be decoded in any known encoding",
+    "not a game": "the file holds no game record",
+}
+
+
+@dataclass(frozen=True)
+class Move:
+    """One move of the main line: a colour and a point (PASS for a pass)."""
+
+    colour: int
+    point: int
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """One game as the method sees it.
+
+    ``source`` is the file (or archive) it was read from and ``location`` the
+    place inside it (archive member, line, game index), so every reject and
+    every count can be traced back.
+    """
+
+    source: str
+    location: str = ""
+    size: int = 19
+    handicap: int = 0
+    setup_black: tuple[int, ...] = ()
+    setup_white: tuple[int, ...] = ()
+    moves: tuple[Move, ...] = ()
+    # setup stones after the root (rare in game records): (index of the move
+    # they precede, colour or EMPTY for AE, point); they never capture.
+    setup_events: tuple[tuple[int, int, int], ...] = ()
+    meta: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def where(self) -> str:
+        return f"{self.source}:{self.location}" if self.location else self.source
+
+
+@dataclass(frozen=True)
+class Reject:
+    """A game that was read but not accepted, with one documented reason."""
+
+    source: str
+    location: str
+    reason: str
+    detail: str = ""
+
+    def __post_init__(self) -> None:
+        if self.reason not in REJECT_REASONS:
+            raise ValueError(f"undocumented reject reason: {self.reason!r}")
+
+
+class RecordError(ValueError):
+    """A record that cannot be accepted; ``reason`` is one of REJECT_REASONS."""
+
+    def __init__(self, reason: str, detail: str = "") -> None:
+        super().__init__(f"{reason}: {detail}" if detail else reason)
+        self.reason = reason
+        self.detail = detail
+
+
+# -- the compact text form used in Parquet tables --------------------------
+# moves: 3 characters a move, colour letter + SGF point ("tt" for a pass),
+# e.g. "BpdWdpBqp"; setup stones: 2 characters a point.
+
+
+def encode_moves(moves: tuple[Move, ...] | list[Move]) -> str:
+    return "".join(
+        ("B" if m.colour == BLACK else "W") + (to_sgf(m.point) or "tt") for m in moves
+    )
+
+
+def decode_moves(text: str) -> tuple[Move, ...]:
+    return tuple(
+        Move(colour_of(text[i]), from_sgf(text[i + 1 : i + 3]))
+        for i in range(0, len(text), 3)
+    )
+
+
+def encode_points(points: tuple[int, ...] | list[int]) -> str:
+    return "".join(to_sgf(p) for p in points)
+
+
+def decode_points(text: str) -> tuple[int, ...]:
+    return tuple(from_sgf(text[i : i + 2]) for i in range(0, len(text), 2))
+
+
+def check_points(points: tuple[int, ...]) -> None:
+    for p in points:
+        if not (0 <= p < NPOINTS or p == PASS):
+            raise RecordError("move off the board", str(p))
+
+
+__all__ = [
+    "BLACK",
+    "WHITE",
+    "GameRecord",
+    "Move",
+    "Reject",
+    "RecordError",
+    "REJECT_REASONS",
+    "encode_moves",
+    "decode_moves",
+    "encode_points",
+    "decode_points",
+]

@@ -1,0 +1,148 @@
+"""Phase 1, step 1 (thesis 4.1): give each move of a game to its corner
+sequences, with the influence each move saw (section 8).
+
+A move joins every open sequence whose nearest stone lies within the "maybe"
+distance b (Manhattan).  It starts a sequence of its own when it is within the
+"certain" distance a of no sequence, unless it is within b of two or more
+sequences.  When a sequence gets two moves of the same colour in a row, the
+other side played elsewhere: a tenuki is recorded between them.  Reading stops
+once every corner holds ``corner_stones`` stones, and a sequence stops growing
+at ``max_length`` entries (tenuki included; it never ends on a tenuki).
+
+The board is split into four corners by its central lines; a stone on a
+central line counts for both corners beside it (tengen for all four).
+
+Knows boards and records; nothing of symmetry, tries or files.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .board import Board
+from .influence import beam_scores
+from .points import EMPTY, PASS, SIZE, TENUKI
+from .records import GameRecord
+from .symmetry import normalize
+
+MID = SIZE // 2
+
+
+@dataclass(frozen=True)
+class Phase1Params:
+    """The knobs of phase 1 (see configs/default.yaml)."""
+
+    certain: int = 5
+    maybe: int = 5
+    corner_stones: int = 20
+    max_length: int = 30
+    reach: int = 17
+
+
+@dataclass
+class Sequence:
+    """A corner sequence in board coordinates, as the game played it."""
+
+    colours: list[int] = field(default_factory=list)
+    points: list[int] = field(default_factory=list)  # TENUKI for a tenuki
+    scores: list[tuple[int, int, int, int]] = field(default_factory=list)
+    stones: list[tuple[int, int]] = field(default_factory=list)  # (row, col) played
+    box: tuple[int, int, int, int] = (SIZE, -1, SIZE, -1)  # rmin, rmax, cmin, cmax
+
+    def distance(self, r: int, c: int) -> int:
+        """Manhattan distance from (r, c) to the nearest stone played in it."""
+        return min(abs(r - sr) + abs(c - sc) for sr, sc in self.stones)
+
+    def add_stone(self, colour: int, point: int) -> None:
+        r, c = divmod(point, SIZE)
+        self.colours.append(colour)
+        self.points.append(point)
+        self.stones.append((r, c))
+        rmin, rmax, cmin, cmax = self.box
+        self.box = (min(rmin, r), max(rmax, r), min(cmin, c), max(cmax, c))
+
+
+@dataclass(frozen=True)
+class NormalSequence:
+    """A sequence in normal form (section 5.1): trie keys (points, TENUKI)
+    starting with black and alternating, and the influence each saw."""
+
+    keys: tuple[int, ...]
+    scores: tuple[tuple[int, int, int, int], ...]
+    transform: int
+    swapped: bool
+
+
+def corners_of(point: int) -> tuple[int, ...]:
+    """Corners (0 upper-left, 1 upper-right, 2 lower-left, 3 lower-right)
+    whose quarter of the board holds the point, central lines shared."""
+    r, c = divmod(point, SIZE)
+    rows = (0,) if r < MID else (1,) if r > MID else (0, 1)
+    cols = (0,) if c < MID else (1,) if c > MID else (0, 1)
+    return tuple(2 * i + j for i in rows for j in cols)
+
+
+def assign(record: GameRecord, params: Phase1Params) -> list[Sequence]:
+    """Replay a game and split its opening into corner sequences."""
+    board = Board()
+    board.setup(-1, record.setup_black)
+    board.setup(1, record.setup_white)
+    in_corner = [0, 0, 0, 0]
+    for p in (*record.setup_black, *record.setup_white):
+        for k in corners_of(p):
+            in_corner[k] += 1
+    sequences: list[Sequence] = []
+    events = list(record.setup_events)
+    a, b, cap = params.certain, params.maybe, params.max_length
+
+    for index, move in enumerate(record.moves):
+        while events and events[0][0] <= index:
+            _, colour, p = events.pop(0)
+            board.setup(colour, [p])
+        if move.point == PASS:
+            continue
+        r, c = divmod(move.point, SIZE)
+        near_b, near_a = [], False
+        for seq in sequences:
+            d = seq.distance(r, c)
+            if d <= b:
+                near_b.append(seq)
+            if d <= a:
+                near_a = True
+        joining = []
+        for seq in near_b:
+            tenuki = seq.colours[-1] == move.colour
+            if len(seq.points) + (2 if tenuki else 1) <= cap:
+                joining.append(seq)
+                if tenuki:  # the influence when play comes back, before the move
+                    seq.colours.append(-move.colour)
+                    seq.points.append(TENUKI)
+                    seq.scores.append(beam_scores(board.grid, seq.box, params.reach))
+        board.play(move.colour, move.point)
+        for seq in joining:
+            seq.add_stone(move.colour, move.point)
+            seq.scores.append(beam_scores(board.grid, seq.box, params.reach))
+        if not near_a and len(near_b) <= 1:
+            seq = Sequence()
+            seq.add_stone(move.colour, move.point)
+            seq.scores.append(beam_scores(board.grid, seq.box, params.reach))
+            sequences.append(seq)
+        for k in corners_of(move.point):
+            in_corner[k] += 1
+        if min(in_corner) >= params.corner_stones:
+            break
+    return sequences
+
+
+def extract(record: GameRecord, params: Phase1Params) -> list[NormalSequence]:
+    """Phase 1 for one game: its corner sequences in normal form, in the
+    order they were started.  A pure function of the record, so games can be
+    mined in any order, in any process."""
+    out = []
+    for seq in assign(record, params):
+        t, swapped, keys, scores = normalize(seq.colours, seq.points, seq.scores)
+        out.append(NormalSequence(keys, scores, t, swapped))
+    return out
+
+
+__all__ = ["Phase1Params", "Sequence", "NormalSequence", "assign", "extract", "corners_of", "EMPTY"]

@@ -1,0 +1,163 @@
+"""The counted trie of normalized sequences (thesis 4.1 and section 8).
+
+One node per distinct normalized prefix; the root is the empty board.  A
+node's children are keyed by point or TENUKI; colours alternate with depth
+(depth 1 is black), so a key is enough.  Every node counts the sequences that
+pass through it and, per direction (up, right, down, left), how often the
+influence there was black, white or neutral.  Tries built from parts of a
+collection merge by adding counts, which is how work is split across
+processes or machines.
+
+Knows trie keys and influence classes; nothing of boards, games or files.
+The table form (``to_table``) is the ``trie.parquet``/``joseki.parquet``
+layout: node, parent, depth, color, move, count and the twelve counters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import pandas as pd
+
+from .influence import INF_BLACK, INF_WHITE
+from .points import DIRECTIONS, TENUKI, from_sgf, to_sgf
+
+CLASSES = ("black", "white", "neutral")
+COUNTER_COLUMNS = tuple(f"{d}_{k}" for d in DIRECTIONS for k in CLASSES)
+COLUMNS = ("node", "parent", "depth", "color", "move", "count", *COUNTER_COLUMNS)
+
+
+def _slot(cls: int) -> int:
+    return 0 if cls == INF_BLACK else 1 if cls == INF_WHITE else 2
+
+
+class Trie:
+    """A mergeable counted trie; node 0 is the root."""
+
+    def __init__(self) -> None:
+        self.parent: list[int] = [-1]
+        self.key: list[int] = [-1]
+        self.depth: list[int] = [0]
+        self.count: list[int] = [0]
+        self.counters: list[list[int]] = [[0] * 12]
+        self.child: dict[tuple[int, int], int] = {}
+
+    def __len__(self) -> int:
+        return len(self.parent)
+
+    def _child(self, node: int, key: int) -> int:
+        found = self.child.get((node, key))
+        if found is None:
+            found = len(self.parent)
+            self.child[(node, key)] = found
+            self.parent.append(node)
+            self.key.append(key)
+            self.depth.append(self.depth[node] + 1)
+            self.count.append(0)
+            self.counters.append([0] * 12)
+        return found
+
+    def insert(self, keys: Sequence[int], classes: Sequence[Sequence[int]], times: int = 1) -> None:
+        """Add one normalized sequence: its keys and, per key, the influence
+        class (INF_BLACK/INF_NEUTRAL/INF_WHITE) in each of the 4 directions."""
+        node = 0
+        self.count[0] += times
+        for key, cls in zip(keys, classes):
+            node = self._child(node, key)
+            self.count[node] += times
+            row = self.counters[node]
+            for d in range(4):
+                row[3 * d + _slot(cls[d])] += times
+
+    def merge(self, other: "Trie") -> "Trie":
+        """Add the counts of ``other`` into this trie (in place) and return it."""
+        mapping = {0: 0}
+        self.count[0] += other.count[0]
+        for n in range(1, len(other)):  # parents come before children
+            mine = self._child(mapping[other.parent[n]], other.key[n])
+            mapping[n] = mine
+            self.count[mine] += other.count[n]
+            row, add = self.counters[mine], other.counters[n]
+            for i in range(12):
+                row[i] += add[i]
+        return self
+
+    def paths(self) -> dict[tuple[int, ...], int]:
+        """Every node as (keys from the root) -> count; handy for comparing."""
+        out: dict[tuple[int, ...], int] = {}
+        keys: dict[int, tuple[int, ...]] = {0: ()}
+        for n in range(len(self)):
+            if n:
+                keys[n] = keys[self.parent[n]] + (self.key[n],)
+            out[keys[n]] = self.count[n]
+        return out
+
+    def canonical_order(self) -> list[int]:
+        """Node ids in depth-first pre-order, children by key: an order that
+        does not depend on the order sequences were inserted in."""
+        kids: dict[int, list[int]] = {}
+        for (parent, key), n in self.child.items():
+            kids.setdefault(parent, []).append(n)
+        order, stack = [], [0]
+        while stack:
+            n = stack.pop()
+            order.append(n)
+            stack.extend(sorted(kids.get(n, ()), key=lambda m: self.key[m], reverse=True))
+        return order
+
+    def to_table(self) -> pd.DataFrame:
+        """The trie as a table in canonical order (node ids renumbered)."""
+        order = self.canonical_order()
+        new_id = {old: i for i, old in enumerate(order)}
+        data: dict[str, list] = {c: [] for c in COLUMNS}
+        for old in order:
+            depth = self.depth[old]
+            data["node"].append(new_id[old])
+            data["parent"].append(new_id.get(self.parent[old], -1))
+            data["depth"].append(depth)
+            data["color"].append("" if depth == 0 else "B" if depth % 2 else "W")
+            data["move"].append(to_sgf(self.key[old]) if depth else "")
+            data["count"].append(self.count[old])
+            for i, col in enumerate(COUNTER_COLUMNS):
+                data[col].append(self.counters[old][i])
+        return table_frame(data)
+
+    @classmethod
+    def from_table(cls, table: pd.DataFrame) -> "Trie":
+        """The trie of a table written by ``to_table`` (or pruned from one)."""
+        trie = cls()
+        ids = {}
+        counters = table[list(COUNTER_COLUMNS)].to_numpy().tolist()
+        for i, (node, parent, move, count) in enumerate(
+            zip(table["node"], table["parent"], table["move"], table["count"])
+        ):
+            if parent < 0:
+                ids[node] = 0
+                trie.count[0] = int(count)
+                trie.counters[0] = counters[i]
+                continue
+            key = from_sgf(move) if move else TENUKI
+            n = trie._child(ids[parent], key)
+            ids[node] = n
+            trie.count[n] = int(count)
+            trie.counters[n] = counters[i]
+        return trie
+
+
+def table_frame(data: dict[str, Iterable]) -> pd.DataFrame:
+    """A node table with the documented column types."""
+    frame = pd.DataFrame({c: list(data[c]) for c in COLUMNS})
+    for c in COLUMNS:
+        if c in ("color", "move"):
+            frame[c] = frame[c].astype(str)
+        else:
+            frame[c] = frame[c].astype("int64")
+    return frame
+
+
+def build(sequences: Iterable[tuple[Sequence[int], Sequence[Sequence[int]]]]) -> Trie:
+    """A trie of (keys, classes) pairs."""
+    trie = Trie()
+    for keys, classes in sequences:
+        trie.insert(keys, classes)
+    return trie

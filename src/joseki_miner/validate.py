@@ -1,0 +1,35 @@
+"""Accept or reject a game record before mining: board size, handicap,
+moves, legality on a real board.
+
+Knows records and the board; nothing of the method or of files.
+"""
+
+from __future__ import annotations
+
+from .board import Board
+from .points import PASS, SIZE
+from .records import GameRecord, RecordError
+
+
+def check(record: GameRecord, include_handicap: bool) -> None:
+    """Raise RecordError with a documented reason when the game cannot be
+    mined; return None when it can."""
+    if record.size != SIZE:
+        raise RecordError("not 19x19", f"board size {record.size}")
+    if record.handicap and not include_handicap:
+        raise RecordError("handicap", f"handicap {record.handicap}")
+    if not any(m.point != PASS for m in record.moves):
+        raise RecordError("no moves")
+    board = Board()
+    board.setup(-1, record.setup_black)
+    board.setup(1, record.setup_white)
+    events = list(record.setup_events)
+    for index, move in enumerate(record.moves):
+        while events and events[0][0] <= index:
+            _, colour, p = events.pop(0)
+            board.setup(colour, [p])
+        if move.point == PASS:
+            continue
+        if board.grid[move.point]:
+            raise RecordError("move on an occupied point", f"move {index + 1}")
+        board.play(move.colour, move.point)
