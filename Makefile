@@ -1,0 +1,56 @@
+# joseki-miner: `make mine` mines GAMES (default: the built-in demo collection).
+# Every target is listed by `make help`.
+
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+GAMES  ?=
+CONFIG ?= configs/default.yaml
+WORK   ?= data/interim
+OUT    ?= data/processed
+DEMO   := data/raw/demo
+SET    ?=
+JOSEKI  = $(BIN)/joseki
+ARGS    = --config $(CONFIG) --work $(WORK) --out $(OUT) $(foreach s,$(SET),--set $(s))
+# the games to mine: GAMES, or the demo collection
+INPUT   = $(if $(strip $(GAMES)),$(GAMES),$(DEMO))
+
+.DEFAULT_GOAL := help
+.PHONY: help setup mine demo ingest extract build prune emit test bench clean
+
+help: ## list the targets
+	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z]+):.*## /  make \1\t/' | expand -t 20
+
+setup: $(VENV)/.installed ## create .venv, install the package, and Graphviz's dot where apt can
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e ".[dev]"
+	@command -v dot >/dev/null 2>&1 || bash scripts/install-graphviz.sh || \
+	  echo "note: Graphviz's dot is not installed; DOT files are written, SVG rendering is skipped"
+	@touch $@
+
+demo: $(DEMO)/planted.json ## write the demo collection (planted joseki + noise) to data/raw/demo
+$(DEMO)/planted.json: src/joseki_miner/demo.py | setup
+	$(JOSEKI) demo --out $(DEMO)
+
+mine: setup $(if $(strip $(GAMES)),,demo) ## mine GAMES=path... (default: the demo) -> data/processed
+	$(JOSEKI) mine $(INPUT) $(ARGS)
+
+ingest: setup $(if $(strip $(GAMES)),,demo) ## stage 1 only: read and validate the games
+	$(JOSEKI) ingest $(INPUT) $(ARGS)
+extract: setup ## stage 2 only: corner sequences in normal form
+	$(JOSEKI) extract $(ARGS)
+build: setup ## stage 3 only: count sequences into the trie
+	$(JOSEKI) build $(ARGS)
+prune: setup ## stage 4 only: prune the trie (e.g. SET=prune.min_count=150)
+	$(JOSEKI) prune $(ARGS)
+emit: setup ## stage 5 only: write SGF, DOT (and SVG)
+	$(JOSEKI) emit $(ARGS)
+
+test: setup ## run the test suite
+	$(BIN)/pytest -q
+
+clean: ## remove stage outputs and the demo collection (never the venv)
+	rm -rf $(WORK)/* $(OUT)/* $(DEMO)
+	@touch $(WORK)/.gitkeep $(OUT)/.gitkeep

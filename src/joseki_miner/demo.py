@@ -1,0 +1,190 @@
+"""The built-in demo collection: games with joseki planted at known
+frequencies, so a run can be checked against the truth.
+
+Every game has four corners.  A corner either plays one of the PLANTED
+joseki (dealt from a deck, so each is played exactly its planted number of
+times), sometimes followed by a short random tail, or a random junk
+sequence.  Each corner is turned to a random corner orientation (8 board
+symmetries) and a random colour.  Corner sequences stay within a 7x7 box
+(rows and columns 0..6 of their corner), so neighbouring corners are more
+than 5 lines apart and never join.  The junk and the tails are random but
+never repeat (their first three normalized moves, or the first tail move
+after a joseki, are unique), so pruning must remove them all; the mined tree
+is then exactly the trie of the planted joseki with their planted counts.
+A few bad records (a 9x9 game, a handicap game, a broken file) show the
+reject ledger.
+
+Writes the SGF files and ``planted.json`` (the truth) to the folder it is
+given; knows nothing of the pipeline.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+from .points import BLACK, SIZE, TENUKI, WHITE, from_sgf, to_sgf
+from .symmetry import POINT_MAP, canonical_transforms
+
+BOX = 7  # corner sequences use rows and columns 0..BOX-1 of their corner
+
+# Planted joseki in normal form (section 5.1), SGF points, "--" a tenuki;
+# colours alternate from black.  Names are descriptive, not textbook.
+PLANTED = (
+    ("4-4 low approach, knight's move, press", "dd fc cf db", 60),
+    ("4-4 low approach, knight's move, 3-3 block", "dd fc cf db cc dc", 40),
+    ("4-4 low approach, attach and extend", "dd fc fd gc ge", 35),
+    ("3-4 high approach", "dc ce ed", 30),
+    ("3-4 high approach, 3-3 slide", "dc ce ed cc bc", 15),
+    ("3-4 attach, white tenuki", "dc ec db -- eb", 25),
+    ("3-3 point shoulder hit", "cc dc cd de", 20),
+    ("4-4 one-space approach", "dd ed ec fd", 12),
+)
+
+_BAD_RECORDS = {
+    "bad-9x9.sgf": "(;FF[4]GM[1]SZ[9]KM[6.5];B[ee];W[cc];B[gg];W[cg])\n",
+    "bad-handicap.sgf": "(;FF[4]GM[1]SZ[19]HA[2]AB[dp][pd];W[dd];B[pp];W[qq])\n",
+    "bad-truncated.sgf": "(;FF[4]GM[1]SZ[19];B[pd];W[dp];B[q",
+}
+
+
+def keys_of(text: str) -> tuple[int, ...]:
+    """Trie keys of a planted joseki written as SGF points."""
+    return tuple(TENUKI if k == "--" else from_sgf(k) for k in text.split())
+
+
+def _box_points() -> list[int]:
+    return [r * SIZE + c for r in range(BOX) for c in range(BOX)]
+
+
+def _near(p: int, stones: list[int], d: int) -> bool:
+    r, c = divmod(p, SIZE)
+    return any(abs(r - s // SIZE) + abs(c - s % SIZE) <= d for s in stones)
+
+
+def _moves_of(keys: tuple[int, ...]) -> list[tuple[int, int]]:
+    """(colour, point) of the real moves of a key sequence (tenuki skipped)."""
+    return [(BLACK if i % 2 == 0 else WHITE, k) for i, k in enumerate(keys) if k != TENUKI]
+
+
+class _Dealer:
+    """Draws the junk sequences and tails, never repeating one."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.used: set[tuple[int, ...]] = set()
+        planted = [keys_of(text) for _, text, _ in PLANTED]
+        self.first_points = {k[0] for k in planted}
+        # a tail must not continue into another planted joseki
+        self.taken = {k[: i + 1] for k in planted for i in range(len(k))}
+
+    def junk(self) -> tuple[int, ...]:
+        """3 to 5 alternating moves whose normal-form first three are new."""
+        starts = [p for p in _box_points() if p // SIZE <= p % SIZE and p not in self.first_points]
+        while True:
+            pts = [self.rng.choice(starts)]
+            for _ in range(self.rng.randint(2, 4)):
+                options = [p for p in _box_points() if p not in pts and _near(p, pts, 4)]
+                pts.append(self.rng.choice(options))
+            t = canonical_transforms(pts)[0]
+            key = ("junk",) + tuple(POINT_MAP[t][p] for p in pts[:3])
+            if key not in self.used:
+                self.used.add(key)
+                return tuple(pts)
+
+    def tail(self, joseki: tuple[int, ...]) -> tuple[int, ...]:
+        """1 or 2 moves continuing a joseki, the first never seen before."""
+        stones = [k for k in joseki if k != TENUKI]
+        while True:
+            options = [p for p in _box_points() if p not in stones and _near(p, stones, 4)]
+            first = self.rng.choice(options)
+            key = joseki + (first,)
+            if key in self.used or key in self.taken:
+                continue
+            self.used.add(key)
+            more = [p for p in options if p != first]
+            return (first,) if self.rng.random() < 0.5 else (first, self.rng.choice(more))
+
+
+def _game_moves(corners: list[list[tuple[int, int]]], rng: random.Random) -> list[tuple[int, int]]:
+    """Interleave the corners' moves with colours alternating from black; a
+    player with no corner to play in passes."""
+    pending = [list(c) for c in corners]
+    moves, turn = [], BLACK
+    while any(pending):
+        ready = [c for c in pending if c and c[0][0] == turn]
+        if ready:
+            moves.append(rng.choice(ready).pop(0))
+        else:
+            moves.append((turn, -1))
+        turn = -turn
+    return moves
+
+
+def _sgf(moves: list[tuple[int, int]], number: int) -> str:
+    body = "".join(f";{'B' if c == BLACK else 'W'}[{to_sgf(p)}]" for c, p in moves)
+    return (
+        f"(;FF[4]GM[1]SZ[19]CA[UTF-8]KM[6.5]PB[demo black]PW[demo white]"
+        f"GN[joseki-miner demo {number:04d}]{body})\n"
+    )
+
+
+def generate(games: int = 400, seed: int = 2007) -> tuple[list[str], dict]:
+    """The demo games as SGF texts and the truth about them."""
+    rng = random.Random(seed)
+    dealer = _Dealer(rng)
+    deck: list[int] = [i for i, (_, _, n) in enumerate(PLANTED) for _ in range(n)]
+    if len(deck) > 4 * games:
+        raise ValueError(f"the demo needs at least {len(deck) // 4 + 1} games")
+    deck += [-1] * (4 * games - len(deck))
+    rng.shuffle(deck)
+    texts = []
+    for g in range(games):
+        corners = []
+        for corner in range(4):
+            pick = deck[4 * g + corner]
+            if pick < 0:
+                keys = dealer.junk()
+            else:
+                keys = keys_of(PLANTED[pick][1])
+                if rng.random() < 0.4:
+                    # the tail goes on in colour from the joseki's last move
+                    keys = keys + dealer.tail(keys)
+            t = (corner // 2) * 2 + (corner % 2) + 4 * rng.randint(0, 1)
+            swap = rng.random() < 0.5
+            corners.append([(-c if swap else c, POINT_MAP[t][p]) for c, p in _moves_of(keys)])
+        texts.append(_sgf(_game_moves(corners, rng), g + 1))
+    truth = {
+        "games": games,
+        "seed": seed,
+        "planted": [{"name": n, "moves": m, "count": c} for n, m, c in PLANTED],
+        "bad_records": sorted(_BAD_RECORDS),
+    }
+    return texts, truth
+
+
+def write_collection(folder: str | Path, games: int = 400, seed: int = 2007) -> int:
+    """Write the demo collection (and planted.json) into ``folder``."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    texts, truth = generate(games, seed)
+    for i, text in enumerate(texts):
+        (folder / f"demo-{i + 1:04d}.sgf").write_text(text, encoding="utf-8")
+    for name, text in _BAD_RECORDS.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    (folder / "planted.json").write_text(json.dumps(truth, indent=2) + "\n", encoding="utf-8")
+    return len(texts) + len(_BAD_RECORDS)
+
+
+def planted_paths() -> dict[tuple[int, ...], int]:
+    """Every prefix of the planted joseki -> how often it is played: the
+    tree a correct run must mine from the demo (all counts are above the
+    default threshold and every joseki has at least 3 moves)."""
+    out: dict[tuple[int, ...], int] = {(): 0}
+    for _, text, n in PLANTED:
+        keys = keys_of(text)
+        out[()] += n
+        for i in range(1, len(keys) + 1):
+            out[keys[:i]] = out.get(keys[:i], 0) + n
+    return out

@@ -1,0 +1,37 @@
+"""Read a joseki SGF back into (keys from the root) -> count, for comparing
+the SGF with the Parquet tree."""
+
+from __future__ import annotations
+
+import re
+
+from sgfmill import sgf
+
+from joseki_miner.points import SIZE, TENUKI
+
+
+def sgf_paths(text: str) -> dict[tuple[int, ...], int]:
+    game = sgf.Sgf_game.from_string(text)
+    out: dict[tuple[int, ...], int] = {}
+    stack = [(child, ()) for child in game.get_root()]
+    while stack:
+        node, prefix = stack.pop()
+        colour, rc = node.get_move()
+        key = TENUKI if rc is None else (SIZE - 1 - rc[0]) * SIZE + rc[1]
+        path = prefix + (key,)
+        count = int(re.match(r"Count: (\d+)", node.get("C")).group(1))
+        out[path] = count
+        stack.extend((child, path) for child in node)
+    return out
+
+
+def sgf_colours(text: str) -> list[tuple[int, str]]:
+    """(depth, colour) of every node."""
+    game = sgf.Sgf_game.from_string(text)
+    out = []
+    stack = [(child, 1) for child in game.get_root()]
+    while stack:
+        node, depth = stack.pop()
+        out.append((depth, node.get_move()[0]))
+        stack.extend((child, depth + 1) for child in node)
+    return out

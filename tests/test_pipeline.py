@@ -1,0 +1,193 @@
+"""End to end: the stages over the demo collection and a real one."""
+
+from __future__ import annotations
+
+import json
+import tarfile
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+from typer.testing import CliRunner
+
+from joseki_miner.config import load
+from joseki_miner.demo import planted_paths
+from joseki_miner.points import to_sgf
+from joseki_miner.readers import read_paths
+from joseki_miner.records import GameRecord
+from joseki_miner.symmetry import POINT_MAP
+from joseki_miner.trie import COUNTER_COLUMNS, Trie
+from pipeline.catalog import Catalog
+from pipeline.cli import app
+from pipeline.run import STAGES, run_stages
+from sgftree import sgf_colours, sgf_paths
+
+OUTPUTS = ("joseki.sgf", "joseki.dot", "influence.dot", "joseki.parquet")
+
+
+def mine(paths, folder: Path, *sets: str) -> tuple[dict, Catalog, list[str]]:
+    catalog = Catalog(work=folder / "interim", out=folder)
+    messages: list[str] = []
+    summary = run_stages(catalog, load(None, list(sets)), STAGES, paths, progress=False, log=messages.append)
+    return summary, catalog, messages
+
+
+def tree_of(path: Path) -> dict:
+    return Trie.from_table(pq.read_table(path).to_pandas()).paths()
+
+
+@pytest.fixture(scope="module")
+def demo_run(demo_games, tmp_path_factory):
+    return mine([demo_games], tmp_path_factory.mktemp("demo-run"))
+
+
+def test_demo_recovers_exactly_the_planted_joseki(demo_run):
+    summary, catalog, _ = demo_run
+    mined, planted = tree_of(catalog.joseki), planted_paths()
+    mined.pop(())
+    planted.pop(())
+    assert mined == planted
+    assert summary["leaves"] == 6  # 8 planted, two of them prefixes of others
+
+
+def test_demo_summary_reconciles_and_names_every_reject(demo_run):
+    summary, catalog, _ = demo_run
+    assert summary["games_read"] == summary["games_accepted"] + summary["games_rejected_total"]
+    assert summary["games_accepted"] == 400
+    assert summary["games_rejected"] == {"handicap": 1, "not 19x19": 1, "parse error": 1}
+    rejects = pq.read_table(catalog.rejects).to_pandas()
+    assert sorted(Path(s).name for s in rejects["source"]) == ["bad-9x9.sgf", "bad-handicap.sgf", "bad-truncated.sgf"]
+    assert summary["threshold"] == 4  # 1% of 400 games
+    assert summary["sequences"] == 1600  # four corners a game
+    on_disk = json.loads(catalog.summary.read_text())
+    for key in ("games_read", "games_accepted", "games_rejected", "sequences", "nodes_before_prune",
+                "nodes_after_prune", "leaves", "seconds"):
+        assert key in on_disk
+
+
+def test_sgf_rereads_to_the_parquet_tree(demo_run):
+    _, catalog, _ = demo_run
+    text = catalog.sgf.read_text(encoding="utf-8")
+    parquet = tree_of(catalog.joseki)
+    parquet.pop(())
+    assert sgf_paths(text) == parquet
+    assert all(colour == ("b" if depth % 2 else "w") for depth, colour in sgf_colours(text))
+
+
+def test_parquet_columns_and_counters(demo_run):
+    _, catalog, _ = demo_run
+    table = pq.read_table(catalog.joseki).to_pandas()
+    assert list(table.columns) == ["node", "parent", "depth", "color", "move", "count", *COUNTER_COLUMNS]
+    root = table.iloc[0]
+    assert (root["node"], root["parent"], root["depth"], root["color"], root["move"]) == (0, -1, 0, "", "")
+    body = table.iloc[1:]
+    for d in ("up", "right", "down", "left"):
+        assert (body[f"{d}_black"] + body[f"{d}_white"] + body[f"{d}_neutral"] == body["count"]).all()
+    assert set(body["color"]) == {"B", "W"}
+    assert (body["move"] == "").any()  # the planted tenuki
+
+
+def test_same_games_same_config_give_byte_identical_outputs(demo_games, demo_run, tmp_path):
+    _, first, _ = demo_run
+    _, second, _ = mine([demo_games], tmp_path)
+    for name in OUTPUTS:
+        assert (first.out / name).read_bytes() == (second.out / name).read_bytes(), name
+
+
+def test_changing_only_the_threshold_reruns_only_prune_and_emit(demo_games, tmp_path):
+    _, catalog, log = mine([demo_games], tmp_path)
+    assert [m.split(":")[0] for m in log if "done" in m] == list(STAGES)
+    before = {s: catalog.manifest(s).read_text() for s in ("ingest", "extract", "build")}
+    stamps = {p: p.stat().st_mtime_ns for p in (catalog.games, catalog.sequences, catalog.trie)}
+    summary, catalog, log = mine([demo_games], tmp_path, "prune.min_count=30")
+    assert [m.split(":")[0] for m in log if "done" in m] == ["prune", "emit"]
+    assert [m.split(":")[0] for m in log if "kept" in m] == ["ingest", "extract", "build"]
+    assert {s: catalog.manifest(s).read_text() for s in before} == before
+    assert {p: p.stat().st_mtime_ns for p in stamps} == stamps
+    assert summary["threshold"] == 30
+    assert all(count >= 30 for count in tree_of(catalog.joseki).values())
+    # nothing changed: nothing re-runs
+    _, _, log = mine([demo_games], tmp_path, "prune.min_count=30")
+    assert not [m for m in log if "done" in m]
+
+
+def _transformed(record: GameRecord, t: int, swap: bool) -> str:
+    moves = "".join(
+        f";{'W' if (m.colour < 0) == swap else 'B'}[{to_sgf(POINT_MAP[t][m.point]) if m.point >= 0 else ''}]"
+        for m in record.moves
+    )
+    return f"(;FF[4]GM[1]SZ[19]{moves})\n"
+
+
+@pytest.mark.parametrize("t,swap", [(1, False), (6, True), (7, False), (4, True)])
+def test_mining_a_transformed_collection_gives_identical_outputs(demo_games, demo_run, tmp_path, t, swap):
+    _, original, _ = demo_run
+    folder = tmp_path / "games"
+    folder.mkdir()
+    for i, item in enumerate(read_paths([demo_games])):
+        if isinstance(item, GameRecord) and not item.handicap:
+            (folder / f"{i:04d}.sgf").write_text(_transformed(item, t, swap))
+    _, catalog, _ = mine([folder], tmp_path / "out")
+    for name in OUTPUTS:
+        assert (original.out / name).read_bytes() == (catalog.out / name).read_bytes(), name
+
+
+runner = CliRunner()
+
+
+def test_cli_missing_path_is_one_line_and_nonzero(tmp_path):
+    result = runner.invoke(app, ["mine", str(tmp_path / "nope"), "--out", str(tmp_path / "o"), "--quiet"])
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines() == [f"joseki: no such path: {tmp_path / 'nope'}"]
+
+
+def test_cli_invalid_config_is_one_line_and_nonzero(demo_games, tmp_path):
+    result = runner.invoke(app, ["mine", str(demo_games), "--out", str(tmp_path), "--set", "distance.certain=7", "--quiet"])
+    assert result.exit_code == 2
+    assert len(result.output.strip().splitlines()) == 1
+    assert "distance.certain must be <= distance.maybe" in result.output
+
+
+def test_cli_strict_stops_at_the_first_bad_record(demo_games, tmp_path):
+    result = runner.invoke(app, ["mine", str(demo_games), "--out", str(tmp_path), "--strict", "--quiet"])
+    assert result.exit_code == 1
+    assert "--strict" in result.output and "bad-" in result.output
+
+
+def test_cli_single_stage_needs_its_inputs(tmp_path):
+    result = runner.invoke(app, ["prune", "--out", str(tmp_path), "--quiet"])
+    assert result.exit_code == 2
+    assert "run `joseki ingest` first" in result.output
+
+
+@pytest.mark.parametrize("command", ["mine", "ingest", "extract", "build", "prune", "emit", "demo"])
+def test_cli_help_on_every_command(command):
+    result = runner.invoke(app, [command, "--help"])
+    assert result.exit_code == 0
+    assert "Usage" in result.output
+
+
+def test_cli_mine_prints_a_summary(demo_games, tmp_path):
+    result = runner.invoke(app, ["mine", str(demo_games), "--out", str(tmp_path), "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert "games read 403: accepted 400, rejected 3" in result.output
+    assert "6 joseki" in result.output
+
+
+@pytest.mark.shared_data
+def test_kgs_archives_end_to_end(shared_data, tmp_path):
+    """Two real KGS archives, extracted to a temporary folder: the summary
+    reconciles and the SGF re-reads to the Parquet tree."""
+    games = tmp_path / "kgs"
+    for name in ("KGS-2017_01-19-733-.tar.gz", "KGS-2017_02-19-525-.tar.gz"):
+        with tarfile.open(shared_data / "kgs-6d" / name) as tar:
+            tar.extractall(games, filter="data")
+    summary, catalog, _ = mine([games], tmp_path / "out")
+    assert summary["games_read"] == 733 + 525
+    assert summary["games_read"] == summary["games_accepted"] + summary["games_rejected_total"]
+    assert summary["games_accepted"] > 500
+    assert summary["leaves"] > 10 and summary["deepest"] >= 5
+    parquet = tree_of(catalog.joseki)
+    parquet.pop(())
+    assert sgf_paths(catalog.sgf.read_text(encoding="utf-8")) == parquet
+    assert all(c >= summary["threshold"] for c in parquet.values())
