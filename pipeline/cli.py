@@ -23,15 +23,18 @@ WORK = typer.Option(None, "--work", help="folder for stage outputs (default: OUT
 CONFIG = typer.Option(None, "--config", help="YAML parameters (default: the thesis defaults)")
 SET = typer.Option(None, "--set", help="override one parameter: KEY=VALUE (repeatable)")
 QUIET = typer.Option(False, "--quiet", help="no progress bars")
+JOBS = typer.Option(None, "--jobs", help="threads for the compiled kernel (default: all cores)")
+ENGINE = typer.Option("fast", "--engine", help="fast (compiled) or reference (plain Python); same outputs")
 
 
-def _execute(stages, paths, out, work, config, sets, quiet, strict=False, force=False) -> None:
+def _execute(stages, paths, out, work, config, sets, quiet, strict=False, force=False, engine="fast", jobs=None) -> None:
     try:
         cfg = load(config, sets or [])
         catalog = Catalog(work=work or out / "interim", out=out)
         log = (lambda s: None) if quiet else (lambda s: typer.echo(s, err=True))
         summary = run_stages(
-            catalog, cfg, stages, paths or [], progress=not quiet, strict=strict, force=force, log=log
+            catalog, cfg, stages, paths or [], progress=not quiet, strict=strict, force=force,
+            engine=engine, jobs=jobs, log=log,
         )
     except (ConfigError, UsageError) as exc:
         typer.echo(f"joseki: {exc}", err=True)
@@ -60,10 +63,10 @@ def mine(
     set_: Optional[List[str]] = SET,
     strict: bool = typer.Option(False, "--strict", help="stop at the first bad record"),
     force: bool = typer.Option(False, "--force", help="re-run every stage even if up to date"),
-    quiet: bool = QUIET,
+    quiet: bool = QUIET, jobs: Optional[int] = JOBS, engine: str = ENGINE,
 ) -> None:
     """Mine joseki from game collections: every stage, skipping up-to-date ones."""
-    _execute(STAGES, paths, out, work, config, set_, quiet, strict, force)
+    _execute(STAGES, paths, out, work, config, set_, quiet, strict, force, engine, jobs)
 
 
 @app.command()
@@ -72,18 +75,18 @@ def ingest(
     out: Path = OUT, work: Optional[Path] = WORK, config: Optional[Path] = CONFIG,
     set_: Optional[List[str]] = SET,
     strict: bool = typer.Option(False, "--strict", help="stop at the first bad record"),
-    quiet: bool = QUIET,
+    quiet: bool = QUIET, jobs: Optional[int] = JOBS, engine: str = ENGINE,
 ) -> None:
     """Stage 1: read and validate games into games.parquet and rejects.parquet."""
-    _execute(["ingest"], paths, out, work, config, set_, quiet, strict, force=True)
+    _execute(["ingest"], paths, out, work, config, set_, quiet, strict, True, engine, jobs)
 
 
 def _single(stage: str, doc: str):
     def command(
         out: Path = OUT, work: Optional[Path] = WORK, config: Optional[Path] = CONFIG,
-        set_: Optional[List[str]] = SET, quiet: bool = QUIET,
+        set_: Optional[List[str]] = SET, quiet: bool = QUIET, jobs: Optional[int] = JOBS, engine: str = ENGINE,
     ) -> None:
-        _execute([stage], [], out, work, config, set_, quiet, force=True)
+        _execute([stage], [], out, work, config, set_, quiet, False, True, engine, jobs)
 
     command.__doc__ = doc
     app.command(name=stage)(command)

@@ -1,21 +1,27 @@
 """Stage 2, extract: games.parquet -> sequences.parquet.
 
 Phase 1 of the thesis for every game: its corner sequences in normal form,
-with the influence scores each move saw (section 8), one row a sequence."""
+with the influence scores each move saw (section 8), one row a sequence.
+Two engines give identical files: ``fast`` (the compiled kernel, over
+``jobs`` threads) and ``reference`` (the plain Python modules)."""
 
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
+import pyarrow.parquet as pq
 from tqdm import tqdm
 
-from joseki_miner.points import to_sgf
+from joseki_miner import kernel
+from joseki_miner.points import keys_to_sgf_bytes, sgf_bytes_to_points
 from joseki_miner.records import GameRecord, decode_moves, decode_points
 from joseki_miner.sequences import Phase1Params, extract
 
-from .parquet import BatchWriter, count_rows, iter_batches
+from .parquet import count_rows
 
 SEQUENCES_SCHEMA = pa.schema(
     [
@@ -31,6 +37,7 @@ SEQUENCES_SCHEMA = pa.schema(
     ]
 )
 GAME_COLUMNS = ["game", "source", "location", "handicap", "setup_black", "setup_white", "setup_events", "moves"]
+BATCH = 20_000  # games a row group
 
 
 def record_of(row: dict) -> GameRecord:
@@ -47,30 +54,148 @@ def record_of(row: dict) -> GameRecord:
     )
 
 
-def encode_keys(keys) -> str:
-    return "".join(to_sgf(k) or "--" for k in keys)
+def sequence_table(a: dict) -> pa.Table:
+    """The sequences.parquet rows of sequence arrays: game, sequence,
+    transform, swapped, offsets (into keys), keys, scores (n, 4)."""
+    offsets = np.asarray(a["offsets"], dtype=np.int64)
+    lengths = np.diff(offsets)
+    game = np.asarray(a["game"], dtype=np.int64)
+    moves = pa.StringArray.from_buffers(
+        len(game), pa.py_buffer((2 * offsets).astype(np.int32)), pa.py_buffer(keys_to_sgf_bytes(a["keys"]))
+    )
+    scores = pa.ListArray.from_arrays(
+        pa.array((4 * offsets).astype(np.int32)), pa.array(np.asarray(a["scores"], dtype=np.int16).reshape(-1))
+    )
+    return pa.Table.from_arrays(
+        [pa.array(game), pa.array(a["sequence"], pa.int32()), pa.array(a["transform"], pa.int8()),
+         pa.array(a["swapped"], pa.bool_()), pa.array(lengths.astype(np.int16)), moves, scores],
+        schema=SEQUENCES_SCHEMA,
+    )
 
 
-def run(games_path: Path, sequences_path: Path, params: Phase1Params, *, progress: bool = True) -> dict:
-    writer = BatchWriter(sequences_path, SEQUENCES_SCHEMA)
-    bar = tqdm(total=count_rows(games_path), desc="extract", unit=" games", disable=not progress)
-    try:
-        for batch in iter_batches(games_path, GAME_COLUMNS):
-            for row in (dict(zip(batch, values)) for values in zip(*batch.values())):
-                for i, seq in enumerate(extract(record_of(row), params)):
-                    writer.add(
-                        {
-                            "game": row["game"],
-                            "sequence": i,
-                            "transform": seq.transform,
-                            "swapped": seq.swapped,
-                            "length": len(seq.keys),
-                            "moves": encode_keys(seq.keys),
-                            "scores": [s for four in seq.scores for s in four],
-                        }
-                    )
-                bar.update()
-    finally:
-        bar.close()
-        writer.close()
-    return {"sequences": writer.rows}
+def _numbered(game: np.ndarray) -> np.ndarray:
+    """0, 1, 2... within each run of equal game ids."""
+    if not len(game):
+        return np.zeros(0, dtype=np.int32)
+    starts = np.r_[0, np.flatnonzero(np.diff(game)) + 1]
+    run_start = np.repeat(starts, np.diff(np.r_[starts, len(game)]))
+    return (np.arange(len(game)) - run_start).astype(np.int32)
+
+
+def _reference_batch(rows: list[dict], params: Phase1Params) -> dict:
+    game, transform, swapped, offsets, keys, scores = [], [], [], [0], [], []
+    for row in rows:
+        for seq in extract(record_of(row), params):
+            game.append(row["game"])
+            transform.append(seq.transform)
+            swapped.append(seq.swapped)
+            keys.extend(seq.keys)
+            scores.extend(seq.scores)
+            offsets.append(len(keys))
+    game_arr = np.array(game, dtype=np.int64)
+    return {"game": game_arr, "sequence": _numbered(game_arr), "transform": transform, "swapped": swapped,
+            "offsets": offsets, "keys": np.array(keys, dtype=np.int16),
+            "scores": np.array(scores, dtype=np.int16).reshape(-1, 4)}
+
+
+def _decode_batch(batch: pa.RecordBatch) -> dict:
+    """Flat move and setup arrays of a batch of games.parquet rows."""
+    moves = batch.column("moves")
+    offsets = np.frombuffer(moves.buffers()[1], dtype=np.int32)[moves.offset : moves.offset + len(moves) + 1]
+    data = np.frombuffer(moves.buffers()[2], dtype=np.uint8)[offsets[0] : offsets[-1]]
+    triples = data.reshape(-1, 3)
+    colours = np.where(triples[:, 0] == ord("B"), -1, 1).astype(np.int8)
+    points = sgf_bytes_to_points(np.ascontiguousarray(triples[:, 1:]).reshape(-1))
+    setup_colours, setup_points, setup_offsets = [], [], [0]
+    for black, white in zip(batch.column("setup_black").to_pylist(), batch.column("setup_white").to_pylist()):
+        for colour, text in ((-1, black), (1, white)):
+            if text:
+                pts = decode_points(text)
+                setup_points.extend(pts)
+                setup_colours.extend([colour] * len(pts))
+        setup_offsets.append(len(setup_points))
+    return {
+        "colours": colours, "points": points, "move_offsets": ((offsets - offsets[0]) // 3).astype(np.int64),
+        "setup_colours": np.array(setup_colours, dtype=np.int8), "setup_points": np.array(setup_points, dtype=np.int16),
+        "setup_offsets": np.array(setup_offsets, dtype=np.int64),
+    }
+
+
+def _slice(d: dict, lo: int, hi: int) -> dict:
+    mo, so = d["move_offsets"], d["setup_offsets"]
+    return {
+        "colours": d["colours"][mo[lo] : mo[hi]], "points": d["points"][mo[lo] : mo[hi]],
+        "move_offsets": mo[lo : hi + 1] - mo[lo],
+        "setup_colours": d["setup_colours"][so[lo] : so[hi]], "setup_points": d["setup_points"][so[lo] : so[hi]],
+        "setup_offsets": so[lo : hi + 1] - so[lo],
+    }
+
+
+def fast_batch(batch: pa.RecordBatch, params: Phase1Params, pool: ThreadPoolExecutor | None, jobs: int) -> dict:
+    """The kernel over a batch, split over ``jobs`` threads; games with setup
+    stones after the root go through the reference path."""
+    n = batch.num_rows
+    decoded = _decode_batch(batch)
+    ids = np.asarray(batch.column("game"), dtype=np.int64)
+    events = np.array([bool(e) for e in batch.column("setup_events").to_pylist()])
+    bounds = np.linspace(0, n, max(1, jobs) + 1).astype(int)
+    parts = [_slice(decoded, lo, hi) for lo, hi in zip(bounds[:-1], bounds[1:])]
+    run = lambda part: kernel.extract_batch(**part, params=params)  # noqa: E731
+    results = list(pool.map(run, parts)) if pool and len(parts) > 1 else [run(p) for p in parts]
+    out = {"game": [], "transform": [], "swapped": [], "lengths": [], "keys": [], "scores": []}
+    for (lo, _), r in zip(zip(bounds[:-1], bounds[1:]), results):
+        out["game"].append(ids[lo + r["game"]])
+        out["transform"].append(r["transform"])
+        out["swapped"].append(r["swapped"])
+        out["lengths"].append(np.diff(r["offsets"]))
+        out["keys"].append(r["keys"])
+        out["scores"].append(r["scores"])
+    a = {k: np.concatenate(v) if v else np.zeros(0) for k, v in out.items()}
+    if events.any():  # rare: splice in the reference path's sequences for those games
+        a = _splice_reference(a, batch, np.flatnonzero(events), params)
+    offsets = np.r_[0, np.cumsum(a["lengths"])].astype(np.int64)
+    return {"game": a["game"], "sequence": _numbered(a["game"]), "transform": a["transform"],
+            "swapped": a["swapped"], "offsets": offsets, "keys": a["keys"], "scores": a["scores"]}
+
+
+def _splice_reference(a: dict, batch: pa.RecordBatch, rows: np.ndarray, params: Phase1Params) -> dict:
+    table = batch.to_pylist()
+    ref = _reference_batch([table[i] for i in rows], params)
+    drop = np.isin(a["game"], ref["game"])
+    key_drop = np.repeat(drop, a["lengths"])
+    merged = {
+        "game": np.r_[a["game"][~drop], ref["game"]],
+        "transform": np.r_[a["transform"][~drop], np.asarray(ref["transform"], dtype=np.int8)],
+        "swapped": np.r_[a["swapped"][~drop], np.asarray(ref["swapped"], dtype=bool)],
+        "lengths": np.r_[a["lengths"][~drop], np.diff(ref["offsets"])],
+    }
+    seq_keys = np.split(np.r_[a["keys"][~key_drop], ref["keys"]], np.cumsum(merged["lengths"])[:-1])
+    seq_scores = np.split(np.r_[a["scores"][~key_drop], ref["scores"]], np.cumsum(merged["lengths"])[:-1])
+    order = np.argsort(merged["game"], kind="stable")  # games in order, sequences in order within
+    return {
+        "game": merged["game"][order], "transform": merged["transform"][order],
+        "swapped": merged["swapped"][order], "lengths": merged["lengths"][order],
+        "keys": np.concatenate([seq_keys[i] for i in order]) if len(order) else np.zeros(0, np.int16),
+        "scores": np.concatenate([seq_scores[i] for i in order]) if len(order) else np.zeros((0, 4), np.int16),
+    }
+
+
+def run(games_path: Path, sequences_path: Path, params: Phase1Params, *, engine: str = "fast", jobs: int = 1,
+        progress: bool = True) -> dict:
+    sequences_path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = sequences_path.with_suffix(".parquet.tmp")
+    total = 0
+    with tqdm(total=count_rows(games_path), desc="extract", unit=" games", disable=not progress) as bar, \
+            ThreadPoolExecutor(max_workers=max(1, jobs)) as pool, \
+            pq.ParquetWriter(tmp, SEQUENCES_SCHEMA, compression="zstd") as writer:
+        for batch in pq.ParquetFile(games_path).iter_batches(batch_size=BATCH, columns=GAME_COLUMNS):
+            if engine == "reference":
+                arrays = _reference_batch(batch.to_pylist(), params)
+            else:
+                arrays = fast_batch(batch, params, pool, jobs)
+            table = sequence_table(arrays)
+            writer.write_table(table, row_group_size=max(1, table.num_rows))
+            total += table.num_rows
+            bar.update(batch.num_rows)
+    tmp.replace(sequences_path)
+    return {"sequences": total}

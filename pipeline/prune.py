@@ -4,21 +4,33 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from joseki_miner import prune as method
 
-from .parquet import write_frame
-
 
 def run(trie_path: Path, joseki_path: Path, *, threshold: int, min_length: int) -> dict:
-    table = pq.read_table(trie_path).to_pandas()
-    pruned = method.prune(table, threshold, min_length)
-    write_frame(pruned, joseki_path)
-    leaves = method.leaves(pruned)
+    table = pq.read_table(trie_path)
+    node = table.column("node").to_numpy()
+    parent = table.column("parent").to_numpy()
+    depth = table.column("depth").to_numpy()
+    keep = method.keep_mask(method.parent_rows(node, parent), depth, table.column("count").to_numpy(), threshold, min_length)
+    new_node, new_parent = method.renumber(node, parent, keep)
+    pruned = table.filter(pa.array(keep))
+    pruned = pruned.set_column(0, "node", pa.array(new_node)).set_column(1, "parent", pa.array(new_parent))
+    joseki_path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = joseki_path.with_suffix(".parquet.tmp")
+    pq.write_table(pruned, tmp, compression="zstd")
+    tmp.replace(joseki_path)
+    kept_depth = depth[keep]
+    is_leaf = np.ones(len(new_node), dtype=bool)
+    is_leaf[new_parent[new_parent >= 0]] = False
+    is_leaf &= kept_depth > 0
     return {
         "threshold": threshold,
-        "nodes_after_prune": len(pruned),
-        "leaves": len(leaves),
-        "deepest": int(leaves["depth"].max()) if len(leaves) else 0,
+        "nodes_after_prune": int(keep.sum()),
+        "leaves": int(is_leaf.sum()),
+        "deepest": int(kept_depth[is_leaf].max()) if is_leaf.any() else 0,
     }

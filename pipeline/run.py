@@ -20,6 +20,7 @@ from . import build, emit, extract, ingest, prune
 from .catalog import Catalog
 
 STAGES = ("ingest", "extract", "build", "prune", "emit")
+ENGINES = ("fast", "reference")
 
 
 class UsageError(Exception):
@@ -100,7 +101,8 @@ def check_writable(*folders: Path) -> None:
             raise UsageError(f"output folder not writable: {folder}")
 
 
-def _stage_actions(catalog: Catalog, config: Config, paths, progress: bool, strict: bool) -> dict[str, Callable[[], dict]]:
+def _stage_actions(catalog: Catalog, config: Config, paths, progress: bool, strict: bool, engine: str,
+                   jobs: int) -> dict[str, Callable[[], dict]]:
     def do_prune() -> dict:
         games = _figures(catalog, "ingest")["games_accepted"]
         thr = prune_method.threshold(games, config.prune_min_count, config.prune_min_fraction)
@@ -111,8 +113,12 @@ def _stage_actions(catalog: Catalog, config: Config, paths, progress: bool, stri
             paths, catalog.games, catalog.rejects,
             include_handicap=config.include_handicap, dedupe=config.dedupe, strict=strict, progress=progress,
         ),
-        "extract": lambda: extract.run(catalog.games, catalog.sequences, phase1_params(config), progress=progress),
-        "build": lambda: build.run(catalog.sequences, catalog.trie, neutral=config.influence_neutral, progress=progress),
+        "extract": lambda: extract.run(
+            catalog.games, catalog.sequences, phase1_params(config), engine=engine, jobs=jobs, progress=progress
+        ),
+        "build": lambda: build.run(
+            catalog.sequences, catalog.trie, neutral=config.influence_neutral, engine=engine, progress=progress
+        ),
         "prune": do_prune,
         "emit": lambda: emit.run(
             catalog.joseki, catalog.sgf, catalog.dot, catalog.influence_dot,
@@ -137,13 +143,21 @@ def run_stages(
     progress: bool = True,
     strict: bool = False,
     force: bool = False,
+    engine: str = "fast",
+    jobs: int | None = None,
     log: Callable[[str], None] = lambda s: None,
 ) -> dict:
     """Run ``stages`` (a contiguous part of STAGES) and write summary.json.
 
     A stage re-runs only when its cache key (inputs + parameters) changed or
-    ``force``; otherwise its outputs from last time stand.  Returns the
-    summary."""
+    ``force``; otherwise its outputs from last time stand.  ``engine``
+    "fast" (compiled, over ``jobs`` threads, default all cores) and
+    "reference" (plain Python) give identical files.  Returns the summary."""
+    if engine not in ENGINES:
+        raise UsageError(f"unknown engine {engine!r}: choose one of {', '.join(ENGINES)}")
+    jobs = jobs or os.cpu_count() or 1
+    if jobs < 1:
+        raise UsageError("--jobs must be at least 1")
     started = time.perf_counter()
     check_writable(catalog.work, catalog.out)
     if "ingest" in stages:
@@ -155,7 +169,7 @@ def run_stages(
             raise UsageError(f"no ingested games in {catalog.work}: run `joseki ingest` first")
         inputs = manifest.get("inputs", "")
     keys = stage_keys(config, inputs)
-    actions = _stage_actions(catalog, config, paths, progress, strict)
+    actions = _stage_actions(catalog, config, paths, progress, strict, engine, jobs)
     upstream_ran = False
     for stage in stages:
         manifest = read_manifest(catalog, stage)

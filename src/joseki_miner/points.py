@@ -84,3 +84,28 @@ def _neighbours(p: int) -> tuple[int, ...]:
 
 
 _NEIGHBOURS = tuple(_neighbours(p) for p in range(NPOINTS))
+
+
+# -- vectorized SGF codecs for columns of many points -----------------------
+
+def sgf_bytes_to_points(data, size: int = SIZE):
+    """Points of 2-byte SGF coordinates (uint8 array of even length); "tt"
+    on a 19x19 board is PASS.  Assumes the letters are on the board."""
+    import numpy as np
+
+    pairs = np.frombuffer(data, dtype=np.uint8).reshape(-1, 2).astype(np.int16) - ord("a")
+    points = pairs[:, 1] * SIZE + pairs[:, 0]
+    points[(pairs[:, 0] == 19) & (pairs[:, 1] == 19)] = PASS
+    return points
+
+
+def keys_to_sgf_bytes(keys):
+    """2 bytes a key: SGF letters of a point, "--" for a tenuki."""
+    import numpy as np
+
+    keys = np.asarray(keys, dtype=np.int64)
+    out = np.empty((len(keys), 2), dtype=np.uint8)
+    out[:, 0] = ord("a") + keys % SIZE
+    out[:, 1] = ord("a") + keys // SIZE
+    out[keys == TENUKI] = ord("-")
+    return out.reshape(-1)

@@ -5,14 +5,17 @@ Every subtree whose count is below the threshold goes; then every joseki
 least any child's, so the result for a higher threshold is a subtree of the
 result for a lower one, with the same counts (thesis section 6).
 
-Works on node tables (see ``trie``); knows nothing of games or files.
+Works on node tables (see ``trie``), parents listed before children; knows
+nothing of games or files.
 """
 
 from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
+from numba import njit
 
 
 def threshold(games: int, min_count: int | None, min_fraction: float) -> int:
@@ -23,26 +26,50 @@ def threshold(games: int, min_count: int | None, min_fraction: float) -> int:
     return max(1, math.ceil(min_fraction * games - 1e-9))
 
 
+@njit(cache=True)
+def _keep(parent_row, depth, count, threshold, min_length):
+    n = len(parent_row)
+    keep = np.zeros(n, dtype=np.bool_)
+    for i in range(n - 1, 0, -1):  # children before parents
+        if count[i] >= threshold and (keep[i] or depth[i] >= min_length):
+            keep[i] = True
+            keep[parent_row[i]] = True
+    if n:
+        keep[0] = True
+    return keep
+
+
+def keep_mask(parent_row: np.ndarray, depth: np.ndarray, count: np.ndarray, threshold: int, min_length: int) -> np.ndarray:
+    """Which nodes survive: count >= threshold, on a path of surviving nodes
+    that reaches ``min_length`` moves.  ``parent_row`` gives each node's
+    parent as a row index (rows in parents-first order, the root first)."""
+    return _keep(np.asarray(parent_row, dtype=np.int64), np.asarray(depth, dtype=np.int64),
+                 np.asarray(count, dtype=np.int64), threshold, min_length)
+
+
+def renumber(node: np.ndarray, parent: np.ndarray, keep: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """New ids 0.. for the kept rows, and their parents' new ids."""
+    new_id = np.full(int(node.max()) + 1 if len(node) else 0, -1, dtype=np.int64)
+    new_id[node[keep]] = np.arange(int(keep.sum()))
+    kept_parent = parent[keep]
+    return new_id[node[keep]], np.where(kept_parent < 0, -1, new_id[np.maximum(kept_parent, 0)])
+
+
+def parent_rows(node: np.ndarray, parent: np.ndarray) -> np.ndarray:
+    """Each row's parent as a row index (the root's is 0)."""
+    row_of = np.zeros(int(node.max()) + 1 if len(node) else 0, dtype=np.int64)
+    row_of[node] = np.arange(len(node))
+    return np.where(parent < 0, 0, row_of[np.maximum(parent, 0)])
+
+
 def prune(table: pd.DataFrame, threshold: int, min_length: int) -> pd.DataFrame:
     """The nodes that survive phase 2, renumbered 0.. in table order (the
-    root always survives).  ``table`` lists parents before children."""
-    nodes = table["node"].tolist()
-    parents = table["parent"].tolist()
-    depths = table["depth"].tolist()
-    counts = table["count"].tolist()
-    row_of = {n: i for i, n in enumerate(nodes)}
-    alive = [c >= threshold or p < 0 for c, p in zip(counts, parents)]
-    # the deepest surviving node below (or at) each node
-    deepest = [d if a else -1 for d, a in zip(depths, alive)]
-    for i in range(len(nodes) - 1, 0, -1):
-        if alive[i]:
-            j = row_of[parents[i]]
-            deepest[j] = max(deepest[j], deepest[i])
-    keep = [a and (p < 0 or deepest[i] >= min_length) for i, (a, p) in enumerate(zip(alive, parents))]
+    root always survives)."""
+    node = table["node"].to_numpy(dtype=np.int64)
+    parent = table["parent"].to_numpy(dtype=np.int64)
+    keep = keep_mask(parent_rows(node, parent), table["depth"].to_numpy(), table["count"].to_numpy(), threshold, min_length)
     kept = table[keep].copy()
-    new_id = {old: i for i, old in enumerate(kept["node"].tolist())}
-    kept["node"] = kept["node"].map(new_id).astype("int64")
-    kept["parent"] = kept["parent"].map(lambda p: new_id.get(p, -1)).astype("int64")
+    kept["node"], kept["parent"] = renumber(node, parent, keep)
     return kept.reset_index(drop=True)
 
 

@@ -17,14 +17,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from .influence import INF_BLACK, INF_WHITE
-from .points import DIRECTIONS, TENUKI, from_sgf, to_sgf
+from .points import DIRECTIONS, NPOINTS, TENUKI, from_sgf, to_sgf
 
 CLASSES = ("black", "white", "neutral")
 COUNTER_COLUMNS = tuple(f"{d}_{k}" for d in DIRECTIONS for k in CLASSES)
 COLUMNS = ("node", "parent", "depth", "color", "move", "count", *COUNTER_COLUMNS)
+MOVE_NAMES = pa.array([to_sgf(k) for k in range(NPOINTS)] + [""])  # by key; "" = tenuki
+COLOR_NAMES = pa.array(["", "B", "W"])
 
 
 def _slot(cls: int) -> int:
@@ -105,22 +110,23 @@ class Trie:
             stack.extend(sorted(kids.get(n, ()), key=lambda m: self.key[m], reverse=True))
         return order
 
-    def to_table(self) -> pd.DataFrame:
-        """The trie as a table in canonical order (node ids renumbered)."""
+    def to_arrays(self) -> dict[str, np.ndarray]:
+        """The nodes in canonical order, renumbered: node, parent, depth,
+        key, count and the (n, 12) counters (as fasttrie.FastTrie.arrays)."""
         order = self.canonical_order()
         new_id = {old: i for i, old in enumerate(order)}
-        data: dict[str, list] = {c: [] for c in COLUMNS}
-        for old in order:
-            depth = self.depth[old]
-            data["node"].append(new_id[old])
-            data["parent"].append(new_id.get(self.parent[old], -1))
-            data["depth"].append(depth)
-            data["color"].append("" if depth == 0 else "B" if depth % 2 else "W")
-            data["move"].append(to_sgf(self.key[old]) if depth else "")
-            data["count"].append(self.count[old])
-            for i, col in enumerate(COUNTER_COLUMNS):
-                data[col].append(self.counters[old][i])
-        return table_frame(data)
+        return {
+            "node": np.arange(len(order), dtype=np.int64),
+            "parent": np.array([new_id.get(self.parent[o], -1) for o in order], dtype=np.int64),
+            "depth": np.array([self.depth[o] for o in order], dtype=np.int64),
+            "key": np.array([self.key[o] for o in order], dtype=np.int16),
+            "count": np.array([self.count[o] for o in order], dtype=np.int64),
+            "counters": np.array([self.counters[o] for o in order], dtype=np.int64).reshape(-1, 12),
+        }
+
+    def to_table(self) -> pd.DataFrame:
+        """The trie as a table in canonical order (node ids renumbered)."""
+        return node_table(self.to_arrays()).to_pandas()
 
     @classmethod
     def from_table(cls, table: pd.DataFrame) -> "Trie":
@@ -144,15 +150,23 @@ class Trie:
         return trie
 
 
-def table_frame(data: dict[str, Iterable]) -> pd.DataFrame:
-    """A node table with the documented column types."""
-    frame = pd.DataFrame({c: list(data[c]) for c in COLUMNS})
-    for c in COLUMNS:
-        if c in ("color", "move"):
-            frame[c] = frame[c].astype(str)
-        else:
-            frame[c] = frame[c].astype("int64")
-    return frame
+def node_table(a: dict[str, np.ndarray]) -> pa.Table:
+    """The node table (trie.parquet / joseki.parquet layout) of node arrays;
+    both the reference and the fast path write through here."""
+    depth = np.asarray(a["depth"], dtype=np.int64)
+    keys = np.where(depth == 0, TENUKI, np.asarray(a["key"], dtype=np.int64))
+    columns = {
+        "node": pa.array(np.asarray(a["node"], dtype=np.int64)),
+        "parent": pa.array(np.asarray(a["parent"], dtype=np.int64)),
+        "depth": pa.array(depth),
+        "color": pc.take(COLOR_NAMES, pa.array(np.where(depth == 0, 0, 2 - depth % 2))),
+        "move": pc.take(MOVE_NAMES, pa.array(keys)),
+        "count": pa.array(np.asarray(a["count"], dtype=np.int64)),
+    }
+    counters = np.asarray(a["counters"], dtype=np.int64).reshape(-1, 12)
+    for i, name in enumerate(COUNTER_COLUMNS):
+        columns[name] = pa.array(np.ascontiguousarray(counters[:, i]))
+    return pa.table(columns)
 
 
 def build(sequences: Iterable[tuple[Sequence[int], Sequence[Sequence[int]]]]) -> Trie:
