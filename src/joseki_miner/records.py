@@ -24,6 +24,7 @@ REJECT_REASONS = {
     "unreadable archive member": "an archive member could not be read",
     "undecodable text": "the text could not be decoded in any known encoding",
     "not a game": "the file holds no game record",
+    "unreadable file": "a file could not be read (permissions, I/O error)",
 }
 
 

@@ -3,36 +3,328 @@
 Every game a reader meets comes out as exactly one of the two, so a run can
 always say games read = games accepted + games rejected.  Readers know file
 formats and nothing of the method.
+
+``read_paths`` takes files and folders (walked recursively in sorted order)
+and tells formats apart by content as well as by name:
+
+* archives by their magic bytes: zip, tar, tar.gz/.tgz, tar.bz2, tar.xz,
+  single .gz/.bz2/.xz files, nested archives too, all read in place
+  (``archives``);
+* SGF (``sgf``): text whose first non-blank character is ``(``, or any file
+  named ``.sgf``/``.mgt`` (which then yields at least one item: a file of
+  that name with no game in it is rejected as ``not a game``);
+* kifu lines ``id<TAB>;B[pd];W[dp];...`` of the Tom and Tygem dumps
+  (``kifu``), joined by id with their index files;
+* index files (``*.index``, or lines ``id<TAB>date...``): metadata, never
+  games;
+* the Ishi Standard Format (``ishi``): lines of its keywords (EVENT, B, W,
+  SETUP...).
+
+Anything else (a README, an image, macOS ``._`` files) is not a game: it is
+skipped without a record, and reported to ``on_skip`` if one is given.
+
+Locations: ``source`` is the file given (an archive for its members);
+``location`` is the archive member (nested members joined with ``!``),
+then ``:game N`` in an SGF collection, ``:line N`` in a kifu file,
+``:event N`` in an Ishi file with several events.
+
+Index files are read first, wherever they are among the paths (a pre-pass
+over folders and archive member names), and apply to the kifu files of the
+folder that holds them (or of its parent, for a folder named ``index``, as
+in the Tygem layout), inside archives too.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+import posixpath
+import re
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from ..records import GameRecord, Reject
+from . import archives, encoding
+from .ishi import looks_like_ishi, read_ishi_bytes
+from .kifu import IndexStore, looks_like_index, looks_like_kifu, read_kifu_bytes
 from .sgf import read_sgf_bytes
 
 SGF_SUFFIXES = {".sgf", ".mgt"}
+ARCHIVE_SUFFIXES = {".zip", ".tar", ".gz", ".tgz", ".bz2", ".tbz", ".tbz2", ".xz", ".txz", ".gzip"}
+INDEX_SUFFIX = ".index"
+HEAD = 8192
+MAX_NESTING = 4
+
+SkipHook = Callable[[str, str, str], None]
+
+__all__ = [
+    "GameRecord",
+    "Reject",
+    "IndexStore",
+    "iter_files",
+    "read_paths",
+    "read_bytes",
+    "sniff",
+]
 
 
 def iter_files(paths: Iterable[str | os.PathLike]) -> Iterator[Path]:
     """Every file under the given paths, folders walked recursively in a
-    fixed (sorted) order so runs are deterministic."""
+    fixed (sorted) order so runs are deterministic; a file met twice is
+    given once."""
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    seen: set[str] = set()
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
             for root, dirs, files in os.walk(path):
                 dirs.sort()
                 for name in sorted(files):
-                    yield Path(root) / name
+                    f = Path(root) / name
+                    key = os.path.abspath(f)
+                    if key not in seen:
+                        seen.add(key)
+                        yield f
         else:
-            yield path
+            key = os.path.abspath(path)
+            if key not in seen:
+                seen.add(key)
+                yield path
 
 
-def read_paths(paths: Iterable[str | os.PathLike]) -> Iterator[GameRecord | Reject]:
-    """Every game found under ``paths``, in a deterministic order."""
-    for path in iter_files(paths):
-        if path.suffix.lower() in SGF_SUFFIXES:
-            yield from read_sgf_bytes(path.read_bytes(), str(path))
+def _suffix(name: str) -> str:
+    base = name.rsplit("/", 1)[-1]
+    dot = base.rfind(".")
+    return base[dot:].lower() if dot > 0 else ""
+
+
+def _is_junk(name: str) -> bool:
+    base = name.rsplit("/", 1)[-1]
+    return base.startswith("._") or "__MACOSX/" in name or base in (".DS_Store", "Thumbs.db")
+
+
+def sniff(name: str, head: bytes) -> str | None:
+    """What a file holds, from its name and first bytes: one of "zip",
+    "tar", "gzip", "bz2", "xz", "sgf", "kifu", "index", "ishi", or None
+    when it is no game file at all."""
+    if _is_junk(name):
+        return None
+    kind = archives.magic_kind(head)
+    if kind is not None:
+        return kind
+    suffix = _suffix(name)
+    if suffix == INDEX_SUFFIX:
+        return "index"
+    body, bom = encoding.strip_bom(head)
+    if bom is not None and bom != "utf_8":
+        body = body.decode(bom, "replace").encode("utf-8")
+    stripped = body.lstrip()
+    if stripped.startswith(b"(") and b";" in stripped[:HEAD]:
+        return "sgf"
+    if suffix in SGF_SUFFIXES and _SGF_START_RE.search(body):
+        return "sgf"  # named SGF and holding a game start: junk before it or not
+    if looks_like_kifu(body):
+        return "kifu"
+    if looks_like_index(body):
+        return "index"
+    if looks_like_ishi(body):
+        return "ishi"
+    if suffix in SGF_SUFFIXES:
+        return "sgf"
+    return None
+
+
+_SGF_START_RE = re.compile(rb"\(\s*;")
+
+
+def _join(prefix: str, member: str) -> str:
+    return f"{prefix}!{member}" if prefix else member
+
+
+def _index_scope(vpath: str, archive_vpath: str | None) -> str:
+    scope = posixpath.dirname(vpath)
+    if archive_vpath is not None and scope == archive_vpath:
+        scope = posixpath.dirname(archive_vpath)
+    if posixpath.basename(scope).lower() == "index":
+        scope = posixpath.dirname(scope)
+    return scope
+
+
+def _vpath(path: Path | str) -> str:
+    return os.path.abspath(path).replace(os.sep, "/")
+
+
+def _wants_index(name: str) -> bool:
+    return name.lower().endswith(INDEX_SUFFIX) and not _is_junk(name)
+
+
+class _Reader:
+    def __init__(self, encoding_fallback: bool, on_skip: SkipHook | None) -> None:
+        self.fallback = encoding_fallback
+        self.on_skip = on_skip
+        self.index = IndexStore()
+        self.loaded: set[str] = set()  # vpaths of index files already read
+
+    # -- index pre-pass --------------------------------------------------
+    def load_indexes(self, files: list[Path]) -> None:
+        for f in files:
+            name = f.name
+            if _is_junk(name):
+                continue
+            suffix = _suffix(name)
+            try:
+                if suffix == INDEX_SUFFIX:
+                    self._add_index(_vpath(f), None, f.read_bytes())
+                elif suffix in ARCHIVE_SUFFIXES or suffix == "":
+                    with open(f, "rb") as fh:
+                        head = fh.read(HEAD)
+                        kind = archives.magic_kind(head)
+                        if kind is not None:
+                            fh.seek(0)
+                            self._scan_archive_indexes(kind, fh, name, _vpath(f))
+                        elif suffix == "" and looks_like_index(head):
+                            self._add_index(_vpath(f), None, head + fh.read())
+            except Exception:  # noqa: BLE001 - the main pass reports what cannot be read
+                continue
+
+    def _scan_archive_indexes(self, kind: str, fh, name: str, vpath: str) -> None:
+        for member, data, error in archives.iter_members(kind, fh, name, want=_wants_index):
+            if data is not None and not error:
+                self._add_index(f"{vpath}/{member}", vpath, data)
+
+    def _add_index(self, vpath: str, archive_vpath: str | None, data: bytes) -> None:
+        if vpath in self.loaded:
+            return
+        self.loaded.add(vpath)
+        self.index.add(_index_scope(vpath, archive_vpath), data)
+
+    # -- main pass -------------------------------------------------------
+    def skip(self, source: str, location: str, why: str) -> None:
+        if self.on_skip is not None:
+            self.on_skip(source, location, why)
+
+    def read_file(self, path: Path) -> Iterator[GameRecord | Reject]:
+        source = str(path)
+        vpath = _vpath(path)
+        try:
+            fh = open(path, "rb")
+        except OSError as exc:
+            yield Reject(source, "", "unreadable file", f"{type(exc).__name__}: {exc}")
+            return
+        with fh:
+            try:
+                head = fh.read(HEAD)
+            except OSError as exc:
+                yield Reject(source, "", "unreadable file", f"{type(exc).__name__}: {exc}")
+                return
+            kind = sniff(path.name, head)
+            if kind in archives.ARCHIVE_KINDS:
+                fh.seek(0)
+                yield from self._read_archive(kind, fh, path.name, source, "", vpath, 0)
+                return
+            if kind is None or kind == "index":
+                self._skip_kind(kind, source, "", vpath, None, head, fh)
+                return
+            try:
+                data = head + fh.read()
+            except OSError as exc:
+                yield Reject(source, "", "unreadable file", f"{type(exc).__name__}: {exc}")
+                return
+        yield from self._read_text(kind, data, source, "", vpath)
+
+    def _skip_kind(self, kind, source, location, vpath, archive_vpath, head, fh=None) -> None:
+        if kind == "index":
+            if vpath not in self.loaded:  # found by content only now
+                try:
+                    data = head + (fh.read() if fh is not None else b"")
+                except OSError:
+                    data = head
+                self._add_index(vpath, archive_vpath, data)
+            self.skip(source, location, "index file (metadata, not games)")
+        else:
+            self.skip(source, location, "not a game record")
+
+    def _read_archive(self, kind, fh, name, source, prefix, vpath, depth) -> Iterator[GameRecord | Reject]:
+        if depth >= MAX_NESTING:
+            yield Reject(source, prefix, "unreadable archive member", "archives nested too deep")
+            return
+        try:
+            for member, data, error in archives.iter_members(kind, fh, name):
+                location = _join(prefix, member) if member else (prefix or "(archive)")
+                if error or data is None:
+                    yield Reject(source, location, "unreadable archive member", error or "no data")
+                    continue
+                yield from self._read_member(data, member, source, location, f"{vpath}/{member}", vpath, depth)
+        except Exception as exc:  # noqa: BLE001 - a reader never raises
+            yield Reject(source, prefix or "(archive)", "unreadable archive member", f"{type(exc).__name__}: {exc}")
+
+    def _read_member(self, data, member, source, location, vpath, archive_vpath, depth):
+        kind = sniff(member, data[:HEAD])
+        if kind in archives.ARCHIVE_KINDS:
+            yield from self._read_archive(kind, archives.as_fileobj(data), member, source, location, vpath, depth + 1)
+        elif kind is None or kind == "index":
+            self._skip_kind(kind, source, location, vpath, archive_vpath, data)
+        else:
+            yield from self._read_text(kind, data, source, location, vpath)
+
+    def _read_text(self, kind, data, source, location, vpath) -> Iterator[GameRecord | Reject]:
+        if kind == "sgf":
+            yield from read_sgf_bytes(data, source, location, encoding_fallback=self.fallback)
+        elif kind == "kifu":
+            yield from read_kifu_bytes(data, source, location, self.index.lookup_for(vpath))
+        elif kind == "ishi":
+            yield from read_ishi_bytes(data, source, location, encoding_fallback=self.fallback)
+
+
+def read_paths(
+    paths: Iterable[str | os.PathLike] | str | os.PathLike,
+    *,
+    encoding_fallback: bool = True,
+    on_skip: SkipHook | None = None,
+) -> Iterator[GameRecord | Reject]:
+    """Every game found under ``paths``, in a deterministic order: one
+    ``GameRecord`` or one ``Reject`` per game met.
+
+    ``encoding_fallback``: guess legacy encodings of text that is neither
+    valid in its declared charset nor UTF-8 (see ``encoding``); off, such a
+    game is rejected as ``undecodable text``.  ``on_skip(source, location,
+    why)`` hears of every file or member that holds no game (index files,
+    READMEs...).  Raises FileNotFoundError for a path that does not exist
+    (an unusable invocation); everything else becomes a record or a reject.
+    """
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    paths = list(paths)
+    for p in paths:
+        if not os.path.exists(p):
+            raise FileNotFoundError(f"no such file or folder: {p}")
+    files = list(iter_files(paths))
+    reader = _Reader(encoding_fallback, on_skip)
+    reader.load_indexes(files)
+    for f in files:
+        yield from reader.read_file(f)
+
+
+def read_bytes(
+    data: bytes,
+    name: str,
+    *,
+    source: str | None = None,
+    encoding_fallback: bool = True,
+    on_skip: SkipHook | None = None,
+) -> Iterator[GameRecord | Reject]:
+    """The games in one file's bytes, as if a file called ``name`` held them
+    (no index join beyond indexes inside the bytes' own archive)."""
+    reader = _Reader(encoding_fallback, on_skip)
+    source = name if source is None else source
+    kind = sniff(name, data[:HEAD])
+    if kind in archives.ARCHIVE_KINDS:
+        try:
+            reader._scan_archive_indexes(kind, archives.as_fileobj(data), name, "/" + name)
+        except Exception:  # noqa: BLE001 - the main pass reports what cannot be read
+            pass
+        yield from reader._read_archive(kind, archives.as_fileobj(data), name, source, "", "/" + name, 0)
+    elif kind is None or kind == "index":
+        reader._skip_kind(kind, source, "", "/" + name, None, data)
+    else:
+        yield from reader._read_text(kind, data, source, "", "/" + name)

@@ -1,0 +1,301 @@
+"""Archives read in place: zip, tar (plain, gz, bz2, xz), single gz/bz2/xz.
+
+Nothing is unpacked to disk: tar archives are streamed member by member,
+zip members are read through the central directory (or, when that is lost
+to truncation, by walking the local headers), single compressed files are
+decompressed in memory.  Each member comes out as ``(name, data, error)``:
+``data`` is None and ``error`` says why when a member cannot be read, so a
+damaged archive loses only the members it cannot give.
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import io
+import lzma
+import struct
+import tarfile
+import zipfile
+import zlib
+from collections.abc import Callable, Iterator
+from typing import BinaryIO
+
+Member = tuple[str, "bytes | None", str]
+
+READ_ERRORS = (
+    tarfile.TarError,
+    zipfile.BadZipFile,
+    zlib.error,
+    EOFError,
+    OSError,
+    lzma.LZMAError,
+    ValueError,
+    NotImplementedError,
+    RuntimeError,
+    struct.error,
+    KeyError,
+    IndexError,
+    OverflowError,
+    TypeError,  # tarfile on a gzip header cut short
+    AttributeError,
+)
+
+ARCHIVE_KINDS = ("zip", "tar", "gzip", "bz2", "xz")
+
+
+def magic_kind(head: bytes) -> str | None:
+    """The archive kind of a file by its first bytes (at least 512 for tar)."""
+    if head.startswith((b"PK\x03\x04", b"PK\x05\x06", b"PK\x07\x08")):
+        return "zip"
+    if head.startswith(b"\x1f\x8b"):
+        return "gzip"
+    if head.startswith(b"BZh") and len(head) > 3 and head[3:4].isdigit():
+        return "bz2"
+    if head.startswith(b"\xfd7zXZ\x00"):
+        return "xz"
+    if looks_like_tar(head):
+        return "tar"
+    return None
+
+
+def looks_like_tar(block: bytes) -> bool:
+    """Is ``block`` (>= 512 bytes) a tar header?"""
+    if len(block) < 512:
+        return False
+    if block[257:262] == b"ustar":
+        return True
+    try:  # old v7 tar: check the header checksum
+        stored = int(block[148:156].split(b"\x00")[0].strip() or b"-1", 8)
+    except ValueError:
+        return False
+    computed = sum(block[:148]) + 8 * 32 + sum(block[156:512])
+    return stored == computed and any(block[:100])
+
+
+def _decompressor(kind: str, fileobj: BinaryIO) -> BinaryIO:
+    if kind == "gzip":
+        return gzip.GzipFile(fileobj=fileobj, mode="rb")
+    if kind == "bz2":
+        return bz2.BZ2File(fileobj, mode="rb")
+    return lzma.LZMAFile(fileobj, mode="rb")
+
+
+def _peek(kind: str, raw: bytes, size: int) -> bytes:
+    """The first ``size`` decompressed bytes of ``raw`` (a possibly cut
+    compressed stream), as far as they can be had."""
+    try:
+        if kind == "gzip":
+            return zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(raw, size)
+        if kind == "bz2":
+            return bz2.BZ2Decompressor().decompress(raw, size)
+        return lzma.LZMADecompressor().decompress(raw, size)
+    except READ_ERRORS:
+        return b""
+
+
+TAR_NAMES = (".tar.gz", ".tgz", ".tar.bz2", ".tbz", ".tbz2", ".tar.xz", ".txz", ".tar")
+
+
+def compressed_holds_tar(kind: str, fileobj: BinaryIO, name: str = "") -> bool:
+    """Does the compressed stream in ``fileobj`` (at its start) hold a tar?
+    Leaves ``fileobj`` at its start.  On a stream cut too short to show a
+    whole tar header, the name decides (``.tar.gz``, ``.tgz``...)."""
+    pos = fileobj.tell()
+    raw = fileobj.read(1 << 16)
+    fileobj.seek(pos)
+    head = _peek(kind, raw, 512)
+    if len(head) >= 512:
+        return looks_like_tar(head)
+    if len(head) >= 262 and head[257:262] == b"ustar":
+        return True
+    return name.lower().endswith(TAR_NAMES)
+
+
+class _WatchedTarInfo(tarfile.TarInfo):
+    """Notes on the archive why its headers ended: tarfile ends a stream
+    silently on a cut or damaged header past the first member; only a block
+    of zeros is a proper end."""
+
+    @classmethod
+    def fromtarfile(cls, tf):  # noqa: D102 - tarfile's hook
+        try:
+            return super().fromtarfile(tf)
+        except tarfile.EOFHeaderError:
+            raise
+        except tarfile.EmptyHeaderError:
+            tf._joseki_end = "the archive ends without its end-of-archive marker (truncated?)"
+            raise
+        except tarfile.TruncatedHeaderError:
+            tf._joseki_end = "the archive is cut inside a member header (truncated)"
+            raise
+        except tarfile.InvalidHeaderError as exc:
+            tf._joseki_end = f"damaged member header: {exc}"
+            raise
+
+
+def iter_tar(fileobj: BinaryIO, want: Callable[[str], bool] | None = None) -> Iterator[Member]:
+    """Stream the regular files of a tar (any compression).  ``want`` picks
+    the members whose data is read (others come out with data None, no
+    error).  A damaged or truncated stream ends the walk with one error
+    item: the member being read, or ``(after NAME)`` when the damage is in
+    the headers after it."""
+    last = ""
+    try:
+        tf = tarfile.open(fileobj=fileobj, mode="r|*", tarinfo=_WatchedTarInfo)
+    except READ_ERRORS as exc:
+        yield "(start of archive)", None, f"not a readable tar archive: {exc}"
+        return
+    with tf:
+        while True:
+            try:
+                info = tf.next()
+            except READ_ERRORS as exc:
+                where = f"(after {last})" if last else "(start of archive)"
+                yield where, None, f"archive damaged or truncated: {exc or type(exc).__name__}"
+                return
+            if info is None:
+                problem = getattr(tf, "_joseki_end", "")
+                if problem:
+                    yield (f"(after {last})" if last else "(start of archive)"), None, problem
+                return
+            if not info.isfile():
+                continue
+            last = info.name
+            if want is not None and not want(info.name):
+                yield info.name, None, ""
+                continue
+            try:
+                handle = tf.extractfile(info)
+                data = handle.read() if handle is not None else b""
+                if len(data) != info.size:
+                    raise EOFError(f"member cut short: {len(data)} of {info.size} bytes")
+            except READ_ERRORS as exc:
+                yield info.name, None, f"{type(exc).__name__}: {exc}"
+                return  # a stream cannot go on past a damaged member
+            yield info.name, data, ""
+
+
+def iter_zip(fileobj: BinaryIO, want: Callable[[str], bool] | None = None) -> Iterator[Member]:
+    """The files of a zip, in stored order; a member that cannot be read
+    (bad data, bad CRC, unsupported method) comes out with its error.  A zip
+    whose central directory is gone (a truncated download) is walked by its
+    local headers instead."""
+    try:
+        zf = zipfile.ZipFile(fileobj)
+        infos = zf.infolist()
+    except READ_ERRORS:
+        fileobj.seek(0)
+        yield from _salvage_zip(fileobj.read(), want)
+        return
+    with zf:
+        for info in infos:
+            if info.is_dir():
+                continue
+            if want is not None and not want(info.filename):
+                yield info.filename, None, ""
+                continue
+            try:
+                data = zf.read(info)
+            except READ_ERRORS as exc:
+                yield info.filename, None, f"{type(exc).__name__}: {exc}"
+                continue
+            yield info.filename, data, ""
+
+
+_LOCAL = struct.Struct("<4s5H3L2H")
+
+
+def _salvage_zip(buf: bytes, want: Callable[[str], bool] | None) -> Iterator[Member]:
+    pos = buf.find(b"PK\x03\x04")
+    if pos < 0:
+        yield "(start of archive)", None, "not a readable zip archive (no central directory, no member header)"
+        return
+    last = ""
+    while 0 <= pos:
+        if pos + _LOCAL.size > len(buf):
+            yield (f"(after {last})" if last else "(start of archive)"), None, "the archive is cut inside a member header"
+            return
+        (_, _, flags, method, _, _, crc, csize, usize, nlen, xlen) = _LOCAL.unpack_from(buf, pos)
+        name = buf[pos + 30 : pos + 30 + nlen].decode("utf-8" if flags & 0x800 else "cp437", "replace")
+        start = pos + 30 + nlen + xlen
+        if start > len(buf):
+            yield (f"(after {last})" if last else "(start of archive)"), None, "the archive is cut inside a member header"
+            return
+        nxt = -1
+        data, error = None, ""
+        try:
+            if name.endswith("/"):
+                nxt = buf.find(b"PK\x03\x04", start)
+                pos = nxt
+                continue
+            if flags & 1:
+                raise NotImplementedError("encrypted member")
+            if method not in (0, 8):
+                raise NotImplementedError(f"compression method {method}")
+            if flags & 8 or csize == 0 and method == 8:
+                if method != 8:
+                    raise NotImplementedError("stored member of unknown size")
+                d = zlib.decompressobj(-15)
+                data = d.decompress(buf[start:])
+                if not d.eof:
+                    raise EOFError("member cut short")
+                end = len(buf) - len(d.unused_data)
+            else:
+                end = start + csize
+                if end > len(buf):
+                    raise EOFError(f"member cut short: {len(buf) - start} of {csize} bytes")
+                raw = buf[start:end]
+                data = raw if method == 0 else zlib.decompress(raw, -15)
+                if zlib.crc32(data) != crc:
+                    raise zipfile.BadZipFile("bad CRC-32")
+            nxt = buf.find(b"PK\x03\x04", end)
+        except READ_ERRORS as exc:
+            data, error = None, f"{type(exc).__name__}: {exc}"
+            nxt = buf.find(b"PK\x03\x04", start)
+        last = name
+        if want is not None and not want(name):
+            yield name, None, ""
+        else:
+            yield name, data, error
+        pos = nxt
+
+
+def decompress_single(kind: str, fileobj: BinaryIO) -> tuple[bytes | None, str]:
+    """The content of a single compressed file, or (None, error)."""
+    try:
+        with _decompressor(kind, fileobj) as stream:
+            return stream.read(), ""
+    except READ_ERRORS as exc:
+        return None, f"{type(exc).__name__}: {exc}"
+
+
+def inner_name(name: str, kind: str) -> str:
+    """The name of the file inside a single compressed file."""
+    low = name.lower()
+    for suffix in {"gzip": (".gz", ".gzip"), "bz2": (".bz2",), "xz": (".xz",)}.get(kind, ()):
+        if low.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def iter_members(kind: str, fileobj: BinaryIO, name: str, want: Callable[[str], bool] | None = None) -> Iterator[Member]:
+    """The members of an archive of ``kind`` (a magic_kind() answer)."""
+    if kind == "zip":
+        yield from iter_zip(fileobj, want)
+    elif kind == "tar":
+        yield from iter_tar(fileobj, want)
+    elif kind in ("gzip", "bz2", "xz"):
+        if compressed_holds_tar(kind, fileobj, name):
+            yield from iter_tar(fileobj, want)
+            return
+        member = inner_name(name.rsplit("/", 1)[-1], kind)
+        if want is not None and not want(member):
+            yield member, None, ""
+            return
+        data, error = decompress_single(kind, fileobj)
+        yield member, data, error
+
+
+def as_fileobj(data: bytes) -> BinaryIO:
+    return io.BytesIO(data)

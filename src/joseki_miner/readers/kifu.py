@@ -1,0 +1,242 @@
+"""Server dumps: one game a line, ``id<TAB>;B[pd];W[dp];...`` (Tom, Tygem).
+
+The move list is a bare SGF node sequence; the common case (only ``B``/``W``
+with two-letter or empty values) is parsed directly with one regular
+expression; anything else goes through the SGF reader (sgfmill) and is
+rejected there if it does not parse.
+
+Index files give the metadata of those games, one tab-separated line a game,
+joined by id.  Layouts (../shared/data/README.md):
+
+* Tom (8 fields): id, date time, white, black, komi, result, move count,
+  time settings;
+* Tygem (11 fields): id, date time (``C`` prefixed), white local name,
+  white id, white nation, black local name, black id, black nation,
+  result, move count, time settings.
+
+Metadata uses SGF property names: ``id``, ``DT`` (YYYY-MM-DD), ``PW``,
+``PB``, ``KM``, ``RE``, ``OT`` (time settings as written), and for Tygem
+``PW_id``/``PB_id`` (the players' English ids).  An index holds no ranks.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+
+from ..points import BLACK, PASS, SIZE, WHITE
+from ..records import GameRecord, Move, Reject
+from . import encoding
+from .sgf import read_sgf_bytes
+
+_LETTERS = b"abcdefghijklmnopqrstuvwxyz"
+_BLACK_MOVE: dict[bytes, Move] = {}
+_WHITE_MOVE: dict[bytes, Move] = {}
+for _c in range(SIZE):
+    for _r in range(SIZE):
+        _key = bytes((_LETTERS[_c], _LETTERS[_r]))
+        _BLACK_MOVE[_key] = Move(BLACK, _r * SIZE + _c)
+        _WHITE_MOVE[_key] = Move(WHITE, _r * SIZE + _c)
+for _key in (b"", b"tt"):
+    _BLACK_MOVE[_key] = Move(BLACK, PASS)
+    _WHITE_MOVE[_key] = Move(WHITE, PASS)
+
+# the whole move list in the plain form
+_PLAIN_RE = re.compile(rb"(?:;[BW]\[(?:[a-s][a-s]|tt|)\])*")
+_MOVE_RE = re.compile(rb"([BW])\[([a-t]*)\]")
+# a kifu line: an id (printable ASCII, no blanks), a tab, then a node
+KIFU_LINE_RE = re.compile(rb"^[^\x00-\x20\x7f-\xff;()\[\]]+\t\s*;")
+
+
+def parse_moves(text: bytes) -> tuple[Move, ...] | None:
+    """The moves of a plain ``;B[pd];W[dp]...`` list, or None if the text is
+    anything else (the caller falls back to the SGF reader)."""
+    if _PLAIN_RE.fullmatch(text) is None:
+        return None
+    black, white = _BLACK_MOVE, _WHITE_MOVE
+    return tuple(
+        (black if colour == b"B" else white)[value] for colour, value in _MOVE_RE.findall(text)
+    )
+
+
+def kifu_line_record(
+    line: bytes, source: str, location: str, meta_for: Callable[[str], dict | None] | None = None
+) -> GameRecord | Reject:
+    """One kifu line as a record (metadata joined by id), or a reject."""
+    game_id, tab, body = line.partition(b"\t")
+    ident = game_id.strip().decode("utf-8", "replace")
+    if not tab or not ident or any(ch in ident for ch in " ;[]()"):
+        return Reject(source, location, "parse error", "not a kifu line 'id<TAB>;B[..];W[..]...'")
+    body = body.strip()
+    moves = parse_moves(body)
+    meta = None
+    if meta_for is not None:
+        try:
+            meta = meta_for(ident)
+        except Exception:  # noqa: BLE001 - a bad index line never loses the game
+            meta = None
+    meta = dict(meta) if meta else {}
+    meta["id"] = ident
+    if moves is not None:
+        return GameRecord(source=source, location=location, moves=moves, meta=meta)
+    # anything unusual: lower case, blanks, comments, setup... via sgfmill
+    items = list(read_sgf_bytes(b"(" + body + b")", source, location))
+    if len(items) != 1:
+        return Reject(source, location, "parse error", "the move list holds more than one game tree")
+    item = items[0]
+    if isinstance(item, Reject):
+        if item.reason == "not a game":
+            return Reject(source, location, "parse error", f"bad move list: {item.detail}")
+        return item
+    if item.meta:
+        meta = {**item.meta, **meta}
+    return GameRecord(
+        source=source,
+        location=location,
+        size=item.size,
+        handicap=item.handicap,
+        setup_black=item.setup_black,
+        setup_white=item.setup_white,
+        moves=item.moves,
+        setup_events=item.setup_events,
+        meta=meta,
+    )
+
+
+def line_location(location: str, number: int) -> str:
+    return f"{location}:line {number}" if location else f"line {number}"
+
+
+def read_kifu_bytes(
+    data: bytes,
+    source: str,
+    location: str = "",
+    meta_for: Callable[[str], dict | None] | None = None,
+) -> Iterator[GameRecord | Reject]:
+    """Every game line of a kifu file; blank lines are not games, every other
+    line is one (a broken one is a ``parse error`` at its line number)."""
+    data, _ = encoding.strip_bom(data)
+    for number, line in enumerate(data.split(b"\n"), start=1):
+        if not line.strip():
+            continue
+        yield kifu_line_record(line.rstrip(b"\r"), source, line_location(location, number), meta_for)
+
+
+def looks_like_kifu(head: bytes) -> bool:
+    """Do the first lines of ``head`` look like kifu lines?"""
+    lines = [ln for ln in head.split(b"\n")[:20] if ln.strip()]
+    if not lines:
+        return False
+    hits = sum(1 for ln in lines[:-1] or lines if KIFU_LINE_RE.match(ln))
+    return hits * 2 >= len(lines[:-1] or lines) and hits > 0
+
+
+# -- index files -------------------------------------------------------------
+
+_DATE_RE = re.compile(r"(\d{4})[./-](\d{1,2})[./-](\d{1,2})")
+_INDEX_LINE_RE = re.compile(rb"^\d+\t[^\t\n]*\d{4}[./-]\d{1,2}[./-]\d{1,2}[^\t\n]*\t")
+_GLUED_RE = re.compile(r"^(.*\D)(\d{5,})$")
+
+
+def looks_like_index(head: bytes) -> bool:
+    """Do the first lines of ``head`` look like an index (id, date, ...)?"""
+    lines = [ln for ln in head.split(b"\n")[:10] if ln.strip()]
+    if not lines:
+        return False
+    return all(_INDEX_LINE_RE.match(ln) and ln.count(b"\t") >= 5 for ln in lines[:-1] or lines)
+
+
+def _date(text: str) -> str:
+    m = _DATE_RE.search(text)
+    if not m:
+        return text.strip()
+    y, mo, d = m.groups()
+    return f"{y}-{int(mo):02d}-{int(d):02d}"
+
+
+def index_meta(fields: list[str]) -> dict[str, str]:
+    """Metadata of one index line (already split on tabs)."""
+    meta: dict[str, str] = {}
+    if len(fields) >= 11:  # Tygem
+        keys = {1: "DT", 2: "PW", 3: "PW_id", 5: "PB", 6: "PB_id", 8: "RE", 10: "OT"}
+    elif len(fields) >= 8:  # Tom
+        keys = {1: "DT", 2: "PW", 3: "PB", 4: "KM", 5: "RE", 7: "OT"}
+    else:
+        keys = {1: "DT"}
+    for i, key in keys.items():
+        if i < len(fields):
+            value = fields[i].strip()
+            if value:
+                meta[key] = _date(value) if key == "DT" else value
+    return meta
+
+
+def _split_glued(fields: list[str]) -> list[list[str]]:
+    """An index line that swallowed the next one (its newline lost): the last
+    field of the first record ends with the next record's id."""
+    for width in (11, 8):
+        if len(fields) == 2 * width - 1:
+            m = _GLUED_RE.match(fields[width - 1])
+            if m:
+                first = fields[: width - 1] + [m.group(1)]
+                second = [m.group(2)] + fields[width:]
+                return [first, second]
+    return [fields]
+
+
+class IndexStore:
+    """Index lines by scope (a folder, real or inside an archive) and id.
+
+    Lines are kept raw and turned into metadata only when a game asks, so a
+    large index costs little more than its text."""
+
+    def __init__(self) -> None:
+        self._scopes: dict[str, dict[str, str]] = {}
+
+    def __len__(self) -> int:
+        return sum(len(d) for d in self._scopes.values())
+
+    @property
+    def scopes(self) -> list[str]:
+        return sorted(self._scopes)
+
+    def add(self, scope: str, data: bytes) -> int:
+        """Read one index text into ``scope``; returns the lines kept."""
+        data, bom = encoding.strip_bom(data)
+        if bom is not None:
+            text = data.decode(bom, "replace")
+        else:
+            dec = encoding.decode(data)
+            text = dec.text if dec.text is not None else data.decode("utf-8", "replace")
+        table = self._scopes.setdefault(scope, {})
+        kept = 0
+        for line in text.splitlines():
+            line = line.rstrip("\r")
+            if not line.strip():
+                continue
+            for fields in _split_glued(line.split("\t")):
+                ident = fields[0].strip()
+                if ident and len(fields) >= 2:
+                    table[ident] = "\t".join(fields)
+                    kept += 1
+        return kept
+
+    def lookup_for(self, path: str) -> Callable[[str], dict | None] | None:
+        """The id -> metadata function for games at ``path`` (virtual path):
+        the indexes whose scope holds ``path``, nearest first."""
+        tables = [
+            self._scopes[s]
+            for s in sorted(self._scopes, key=len, reverse=True)
+            if path.startswith(s.rstrip("/") + "/")
+        ]
+        if not tables:
+            return None
+
+        def meta_for(ident: str) -> dict | None:
+            for table in tables:
+                line = table.get(ident)
+                if line is not None:
+                    return index_meta(line.split("\t"))
+            return None
+
+        return meta_for

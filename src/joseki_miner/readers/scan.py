@@ -1,0 +1,339 @@
+"""Compiled scanners for plain game records: the main line of SGF game trees
+and one-game-per-line kifu dumps, straight from bytes to integer arrays.
+
+They take only the common, plain shape of a record.  Anything unusual (long
+FF[3] property names, setup stones after the root, compressed point lists,
+AE, a move off a 19x19 board, broken brackets...) marks the game ``UNUSUAL``
+and the caller reads it with the full Python readers instead, so
+correctness never depends on this fast path.
+
+Knows bytes, SGF syntax and points; nothing of files, archives or the method.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+OK, UNUSUAL = 0, 1
+
+_WS = np.zeros(256, dtype=np.bool_)
+for _c in b" \t\r\n\f\v":
+    _WS[_c] = True
+
+
+@njit(cache=True, inline="always")
+def _point(data, a, b):
+    """Point of a move value data[a:b]: -1 pass, -2 not plain."""
+    n = b - a
+    if n == 0:
+        return -1
+    if n != 2:
+        return -2
+    c = data[a] - 97
+    r = data[a + 1] - 97
+    if c == 19 and r == 19:
+        return -1
+    if c < 0 or c > 18 or r < 0 or r > 18:
+        return -2
+    return r * 19 + c
+
+
+@njit(cache=True, inline="always")
+def _number(data, a, b):
+    v = 0
+    seen = False
+    for i in range(a, b):
+        ch = data[i]
+        if 48 <= ch <= 57:
+            v = v * 10 + (ch - 48)
+            seen = True
+        elif ch == 32 or ch == 9:
+            continue
+        else:
+            break
+    return v if seen else -1
+
+
+@njit(cache=True, nogil=True)
+def scan_sgf(data, starts, ends, ws):
+    """Game trees in data[starts[k]:ends[k]] for each unit k (a file or an
+    archive member).  Returns per game: unit, tree start/end, root node
+    start/end, size, handicap, status, move offsets, setup offsets; and the
+    flat colours/points of moves and setup stones."""
+    cap = 64
+    g_unit = np.empty(cap, np.int64)
+    g_start = np.empty(cap, np.int64)
+    g_end = np.empty(cap, np.int64)
+    g_root_end = np.empty(cap, np.int64)
+    g_size = np.empty(cap, np.int64)
+    g_ha = np.empty(cap, np.int64)
+    g_status = np.empty(cap, np.int8)
+    g_moff = np.empty(cap + 1, np.int64)
+    g_soff = np.empty(cap + 1, np.int64)
+    mcap = 4096
+    m_col = np.empty(mcap, np.int8)
+    m_pt = np.empty(mcap, np.int16)
+    scap = 64
+    s_col = np.empty(scap, np.int8)
+    s_pt = np.empty(scap, np.int16)
+    n = 0
+    nm = 0
+    ns = 0
+    g_moff[0] = 0
+    g_soff[0] = 0
+    for u in range(len(starts)):
+        i = starts[u]
+        end = ends[u]
+        while i < end:
+            # find the next game tree
+            while i < end and data[i] != 40:  # '('
+                i += 1
+            if i >= end:
+                break
+            if n + 1 >= cap:
+                cap *= 2
+                g_unit = _grow(g_unit, cap)
+                g_start = _grow(g_start, cap)
+                g_end = _grow(g_end, cap)
+                g_root_end = _grow(g_root_end, cap)
+                g_size = _grow(g_size, cap)
+                g_ha = _grow(g_ha, cap)
+                g_status = _grow(g_status, cap)
+                g_moff = _grow(g_moff, cap + 1)
+                g_soff = _grow(g_soff, cap + 1)
+            g_unit[n] = u
+            g_start[n] = i
+            g_size[n] = 19
+            g_ha[n] = 0
+            status = OK
+            m0 = nm
+            s0 = ns
+            depth = 0
+            main_depth = 0
+            main_open = True
+            nodes = 0  # main-line nodes seen
+            root_end = -1
+            in_main_node = False
+            node_has_move = False
+            closed = False
+            while i < end:
+                ch = data[i]
+                if ch == 40:  # '('
+                    depth += 1
+                    if main_open:
+                        main_depth = depth
+                    i += 1
+                elif ch == 41:  # ')'
+                    if main_open and depth == main_depth:
+                        main_open = False
+                    in_main_node = False
+                    depth -= 1
+                    i += 1
+                    if depth == 0:
+                        closed = True
+                        break
+                elif ch == 59:  # ';'
+                    if nodes == 1 and root_end < 0:
+                        root_end = i
+                    in_main_node = main_open and depth == main_depth
+                    if in_main_node:
+                        nodes += 1
+                        node_has_move = False
+                    i += 1
+                elif 65 <= ch <= 90 or 97 <= ch <= 122:
+                    # property identifier
+                    a = i
+                    lower = False
+                    while i < end and (65 <= data[i] <= 90 or 97 <= data[i] <= 122):
+                        if data[i] >= 97:
+                            lower = True
+                        i += 1
+                    ident_len = i - a
+                    c0 = data[a]
+                    c1 = data[a + 1] if ident_len > 1 else 0
+                    if lower and in_main_node:
+                        status = UNUSUAL
+                    # values
+                    nvalues = 0
+                    while True:
+                        while i < end and ws[data[i]]:
+                            i += 1
+                        if i >= end or data[i] != 91:  # '['
+                            break
+                        i += 1
+                        va = i
+                        escaped = False
+                        while i < end:
+                            ch2 = data[i]
+                            if ch2 == 92:  # backslash
+                                escaped = True
+                                i += 2
+                                continue
+                            if ch2 == 93:  # ']'
+                                break
+                            i += 1
+                        if i >= end:
+                            status = UNUSUAL  # unterminated value
+                            break
+                        vb = i
+                        i += 1
+                        nvalues += 1
+                        if not in_main_node or lower:
+                            continue
+                        if ident_len == 1 and (c0 == 66 or c0 == 87):  # B, W
+                            p = _point(data, va, vb)
+                            if p == -2 or escaped or nvalues > 1 or node_has_move:
+                                status = UNUSUAL
+                                continue
+                            node_has_move = True
+                            if nm >= mcap:
+                                mcap *= 2
+                                m_col = _grow(m_col, mcap)
+                                m_pt = _grow(m_pt, mcap)
+                            m_col[nm] = -1 if c0 == 66 else 1
+                            m_pt[nm] = p
+                            nm += 1
+                        elif ident_len == 2 and c0 == 65 and (c1 == 66 or c1 == 87):  # AB, AW
+                            p = _point(data, va, vb)
+                            if nodes != 1 or p < 0:
+                                status = UNUSUAL
+                                continue
+                            if ns >= scap:
+                                scap *= 2
+                                s_col = _grow(s_col, scap)
+                                s_pt = _grow(s_pt, scap)
+                            s_col[ns] = -1 if c1 == 66 else 1
+                            s_pt[ns] = p
+                            ns += 1
+                        elif ident_len == 2 and c0 == 65 and c1 == 69:  # AE
+                            status = UNUSUAL
+                        elif ident_len == 2 and c0 == 83 and c1 == 90 and nodes == 1:  # SZ
+                            g_size[n] = _number(data, va, vb)
+                            for k in range(va, vb):
+                                if data[k] == 58:  # ':' rectangular board
+                                    status = UNUSUAL
+                        elif ident_len == 2 and c0 == 72 and c1 == 65 and nodes == 1:  # HA
+                            g_ha[n] = _number(data, va, vb)
+                    if nvalues == 0:
+                        status = UNUSUAL  # identifier without a value
+                elif ws[ch]:
+                    i += 1
+                else:
+                    status = UNUSUAL  # stray character
+                    i += 1
+            if not closed or nodes == 0:
+                status = UNUSUAL
+            g_end[n] = i
+            g_root_end[n] = root_end if root_end >= 0 else i
+            g_status[n] = status
+            g_moff[n + 1] = nm
+            g_soff[n + 1] = ns
+            if status != OK:  # keep the arrays of plain games only
+                nm = m0
+                ns = s0
+                g_moff[n + 1] = nm
+                g_soff[n + 1] = ns
+            n += 1
+    return (g_unit[:n], g_start[:n], g_end[:n], g_root_end[:n], g_size[:n], g_ha[:n], g_status[:n],
+            g_moff[: n + 1], g_soff[: n + 1], m_col[:nm], m_pt[:nm], s_col[:ns], s_pt[:ns])
+
+
+@njit(cache=True, nogil=True)
+def scan_kifu(data, start, end, ws):
+    """One game a line: ``id<TAB>;B[pd];W[dp]...``.  Returns per non-blank
+    line: its start/end (without trailing CR and blanks), its number
+    (1-based), status (UNUSUAL unless a numeric id, a tab and plain moves),
+    move offsets; and the flat colours/points of the moves."""
+    cap = 1024
+    l_start = np.empty(cap, np.int64)
+    l_end = np.empty(cap, np.int64)
+    l_number = np.empty(cap, np.int64)
+    l_status = np.empty(cap, np.int8)
+    l_moff = np.empty(cap + 1, np.int64)
+    mcap = 1 << 16
+    m_col = np.empty(mcap, np.int8)
+    m_pt = np.empty(mcap, np.int16)
+    n = 0
+    nm = 0
+    l_moff[0] = 0
+    i = start
+    number = 0
+    while i < end:
+        a = i
+        number += 1
+        while i < end and data[i] != 10:
+            i += 1
+        b = i
+        i += 1
+        blank = True
+        for k in range(a, b):
+            if not ws[data[k]]:
+                blank = False
+                break
+        if blank:
+            continue
+        # strip \r and trailing blanks
+        while b > a and (data[b - 1] == 13 or data[b - 1] == 32):
+            b -= 1
+        if n + 1 >= cap:
+            cap *= 2
+            l_start = _grow(l_start, cap)
+            l_end = _grow(l_end, cap)
+            l_number = _grow(l_number, cap)
+            l_status = _grow(l_status, cap)
+            l_moff = _grow(l_moff, cap + 1)
+        l_start[n] = a
+        l_end[n] = b
+        status = OK
+        m0 = nm
+        # the id
+        k = a
+        ident = 0
+        digits = 0
+        while k < b and 48 <= data[k] <= 57 and digits < 18:
+            ident = ident * 10 + (data[k] - 48)
+            digits += 1
+            k += 1
+        if digits == 0 or k >= b or data[k] != 9:
+            status = UNUSUAL
+            ident = -1
+        k += 1
+        while status == OK and k < b:
+            # ;B[xy]
+            if data[k] != 59 or k + 3 >= b or (data[k + 1] != 66 and data[k + 1] != 87) or data[k + 2] != 91:
+                status = UNUSUAL
+                break
+            colour = -1 if data[k + 1] == 66 else 1
+            q = k + 3
+            while q < b and data[q] != 93:
+                q += 1
+            if q >= b:
+                status = UNUSUAL
+                break
+            p = _point(data, k + 3, q)
+            if p == -2:
+                status = UNUSUAL
+                break
+            if nm >= mcap:
+                mcap *= 2
+                m_col = _grow(m_col, mcap)
+                m_pt = _grow(m_pt, mcap)
+            m_col[nm] = colour
+            m_pt[nm] = p
+            nm += 1
+            k = q + 1
+        if status != OK:
+            nm = m0
+        l_number[n] = number
+        l_status[n] = status
+        l_moff[n + 1] = nm
+        n += 1
+    return l_start[:n], l_end[:n], l_number[:n], l_status[:n], l_moff[: n + 1], m_col[:nm], m_pt[:nm]
+
+
+@njit(cache=True)
+def _grow(a, n):
+    b = np.empty(n, dtype=a.dtype)
+    b[: len(a)] = a
+    return b

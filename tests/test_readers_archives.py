@@ -1,0 +1,208 @@
+"""Archives read in place: zip, tar, tar.gz/.tgz, tar.bz2, tar.xz, .gz, .bz2."""
+
+from __future__ import annotations
+
+import bz2
+import hashlib
+import gzip
+import io
+import lzma
+import tarfile
+import zipfile
+
+import pytest
+
+from joseki_miner.readers import read_bytes, read_paths
+from joseki_miner.records import GameRecord, Reject
+
+
+def game(i: int) -> bytes:
+    noise = hashlib.sha256(str(i).encode()).hexdigest() * 4  # not too compressible
+    return f"(;GM[1]FF[4]SZ[19]PB[p{i}];B[pd];W[dp];B[pq];W[dd];C[{noise}])\n".encode()
+
+
+MEMBERS = {
+    "games/a.sgf": game(1),
+    "games/b.SGF": game(2) + game(3),  # a collection of two
+    "games/README.txt": b"These are some games.\n",
+    "games/c.sgf": game(4),
+}
+EXPECTED = [("games/a.sgf", "p1"), ("games/b.SGF:game 1", "p2"), ("games/b.SGF:game 2", "p3"), ("games/c.sgf", "p4")]
+
+
+def make_tar(members: dict[str, bytes], mode: str = "w") -> bytes:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode=mode) as tar:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+
+
+def make_zip(members: dict[str, bytes], method=zipfile.ZIP_DEFLATED) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", method) as z:
+        for name, data in members.items():
+            z.writestr(name, data)
+    return buf.getvalue()
+
+
+ARCHIVES = {
+    "games.zip": lambda: make_zip(MEMBERS),
+    "games.tar": lambda: make_tar(MEMBERS),
+    "games.tar.gz": lambda: make_tar(MEMBERS, "w:gz"),
+    "games.tgz": lambda: make_tar(MEMBERS, "w:gz"),
+    "games.tar.bz2": lambda: make_tar(MEMBERS, "w:bz2"),
+    "games.tar.xz": lambda: make_tar(MEMBERS, "w:xz"),
+    "no_extension_archive": lambda: make_tar(MEMBERS, "w:gz"),
+}
+
+
+def summary(items):
+    return [(i.location, i.meta.get("PB")) if isinstance(i, GameRecord) else (i.location, i.reason) for i in items]
+
+
+@pytest.mark.parametrize("name", sorted(ARCHIVES))
+def test_archive_kinds(tmp_path, name):
+    path = tmp_path / name
+    path.write_bytes(ARCHIVES[name]())
+    skipped = []
+    items = list(read_paths([path], on_skip=lambda s, l, w: skipped.append(l)))
+    assert summary(items) == EXPECTED
+    assert all(i.source == str(path) for i in items)
+    assert skipped == ["games/README.txt"]
+
+
+@pytest.mark.parametrize("suffix, compress", [(".gz", gzip.compress), (".bz2", bz2.compress), (".xz", lzma.compress)])
+def test_single_compressed_file(tmp_path, suffix, compress):
+    path = tmp_path / ("coll.sgf" + suffix)
+    path.write_bytes(compress(game(1) + game(2)))
+    items = list(read_paths([path]))
+    assert summary(items) == [("coll.sgf:game 1", "p1"), ("coll.sgf:game 2", "p2")]
+
+
+def test_kifu_file_gzipped(tmp_path):
+    path = tmp_path / "2011-01.gz"
+    path.write_bytes(gzip.compress(b"1\t;B[pd]\n2\t;B[dd]\n"))
+    assert [i.location for i in read_paths([path])] == ["2011-01:line 1", "2011-01:line 2"]
+
+
+def test_nested_archive(tmp_path):
+    inner = make_zip({"x.sgf": game(7)})
+    path = tmp_path / "outer.tar.gz"
+    path.write_bytes(make_tar({"in/inner.zip": inner, "y.sgf": game(8)}, "w:gz"))
+    assert summary(read_paths([path])) == [("in/inner.zip!x.sgf", "p7"), ("y.sgf", "p8")]
+
+
+def test_truncated_tar_gz_loses_only_the_unreadable_members(tmp_path):
+    members = {f"g/{i:03d}.sgf": game(i) for i in range(40)}
+    data = make_tar(members, "w:gz")
+    path = tmp_path / "cut.tar.gz"
+    path.write_bytes(data[: len(data) * 2 // 3])
+    items = list(read_paths([path]))
+    good = [i for i in items if isinstance(i, GameRecord)]
+    bad = [i for i in items if isinstance(i, Reject)]
+    assert len(good) >= 15
+    assert [g.meta["PB"] for g in good] == [f"p{i}" for i in range(len(good))]
+    assert len(bad) == 1 and bad[0].reason == "unreadable archive member"
+    assert bad[0].location.startswith("g/") or bad[0].location.startswith("(after g/")
+    assert bad[0].detail
+
+
+def test_zip_with_a_corrupt_member(tmp_path):
+    members = {f"{i}.sgf": game(i) for i in range(5)}
+    data = bytearray(make_zip(members))
+    # damage the compressed data of member 2 (find its local header)
+    start = data.find(b"2.sgf") + len("2.sgf")
+    for k in range(start + 10, start + 40):
+        data[k] ^= 0x5A
+    path = tmp_path / "bad.zip"
+    path.write_bytes(bytes(data))
+    items = list(read_paths([path]))
+    assert summary(items)[:2] == [("0.sgf", "p0"), ("1.sgf", "p1")]
+    assert isinstance(items[2], Reject) and items[2].reason == "unreadable archive member"
+    assert items[2].location == "2.sgf" and items[2].detail
+    assert summary(items)[3:] == [("3.sgf", "p3"), ("4.sgf", "p4")]
+
+
+def test_truncated_zip_is_read_by_its_local_headers(tmp_path):
+    members = {f"{i}.sgf": game(i) for i in range(10)}
+    data = make_zip(members)
+    path = tmp_path / "cut.zip"
+    path.write_bytes(data[: data.find(b"5.sgf") + 40])  # inside member 5's data
+    items = list(read_paths([path]))
+    assert summary(items) == [(f"{i}.sgf", f"p{i}") for i in range(5)] + [("5.sgf", "unreadable archive member")]
+    assert "cut short" in items[-1].detail
+    # cut inside a member header: the damage is placed after the last member read
+    path.write_bytes(data[: data.find(b"5.sgf") - 10])
+    items = list(read_paths([path]))
+    assert summary(items) == [(f"{i}.sgf", f"p{i}") for i in range(5)] + [("(after 4.sgf)", "unreadable archive member")]
+
+
+def test_truncated_single_gz(tmp_path):
+    data = gzip.compress(game(1) * 50)
+    path = tmp_path / "c.sgf.gz"
+    path.write_bytes(data[: len(data) // 2])
+    items = list(read_paths([path]))
+    assert len(items) == 1 and items[0].reason == "unreadable archive member" and items[0].location == "c.sgf"
+
+
+def test_not_an_archive_after_all(tmp_path):
+    path = tmp_path / "x.zip"
+    path.write_bytes(b"PK\x03\x04 this is not really a zip")
+    items = list(read_paths([path]))
+    assert len(items) == 1 and items[0].reason == "unreadable archive member"
+
+
+def test_stored_zip_and_read_bytes():
+    data = make_zip({"a.sgf": game(1)}, zipfile.ZIP_STORED)
+    assert summary(read_bytes(data, "x.zip")) == [("a.sgf", "p1")]
+    assert summary(read_bytes(data[:-30], "x.zip")) == [("a.sgf", "p1")]  # directory cut off
+
+
+def test_macos_junk_members_skipped(tmp_path):
+    path = tmp_path / "mac.zip"
+    path.write_bytes(make_zip({"a.sgf": game(1), "__MACOSX/._a.sgf": b"\x00\x05\x16\x07junk", "._b.sgf": b"\x00\x05"}))
+    assert summary(read_paths([path])) == [("a.sgf", "p1")]
+
+
+@pytest.mark.parametrize("mode", ["w", "w:gz", "w:bz2"])
+@pytest.mark.parametrize("fraction", [0.2, 0.5, 0.8, 0.97])
+def test_truncated_tar_every_compression(tmp_path, mode, fraction):
+    members = {f"g/{i:03d}.sgf": game(i) for i in range(30)}
+    data = make_tar(members, mode)
+    path = tmp_path / {"w": "cut.tar", "w:gz": "cut.tar.gz", "w:bz2": "cut.tbz2"}[mode]
+    path.write_bytes(data[: int(len(data) * fraction)])
+    items = list(read_paths([path]))
+    good = [i for i in items if isinstance(i, GameRecord)]
+    bad = [i for i in items if isinstance(i, Reject)]
+    # members before the cut intact and in order, then one reject naming where
+    assert [g.location for g in good] == [f"g/{i:03d}.sgf" for i in range(len(good))]
+    assert all(g.meta["PB"] == f"p{i}" for i, g in enumerate(good))
+    if len(good) == len(members):  # the cut fell in the zero padding at the end
+        assert bad == []
+        return
+    assert len(bad) == 1 and bad[0].reason == "unreadable archive member" and bad[0].detail
+    assert items[-1] is bad[0]
+    assert bad[0].location in (f"g/{len(good):03d}.sgf", f"(after g/{len(good) - 1:03d}.sgf)", "(start of archive)")
+
+
+def test_tar_with_a_damaged_header_in_the_middle(tmp_path):
+    members = {f"{i}.sgf": game(i) for i in range(6)}
+    data = bytearray(make_tar(members))
+    header = data.find(b"3.sgf")  # the header of member 3
+    data[header + 148 : header + 156] = b"9999999\x00"  # a wrong checksum
+    path = tmp_path / "damaged.tar"
+    path.write_bytes(bytes(data))
+    items = list(read_paths([path]))
+    assert summary(items) == [(f"{i}.sgf", f"p{i}") for i in range(3)] + [("(after 2.sgf)", "unreadable archive member")]
+    assert "header" in items[-1].detail
+
+
+@pytest.mark.parametrize("data", [b"\x1f\x8b\x08", b"\x1f\x8b", b"BZh9", b"\xfd7zXZ\x00", b"PK\x03\x04"])
+@pytest.mark.parametrize("name", ["games.tar.gz", "x.gz", "blob"])
+def test_archive_cut_in_its_first_bytes(name, data):
+    """Found by the fuzz test: tarfile raised TypeError on a 3-byte gzip."""
+    items = list(read_bytes(data, name))
+    assert len(items) == 1 and items[0].reason == "unreadable archive member" and items[0].detail

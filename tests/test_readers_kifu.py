@@ -1,0 +1,145 @@
+"""Kifu lines (Tom, Tygem server dumps) and their index files."""
+
+from __future__ import annotations
+
+import io
+import tarfile
+import zipfile
+
+from joseki_miner.points import BLACK, PASS, WHITE, from_sgf
+from joseki_miner.readers import read_paths
+from joseki_miner.readers.kifu import IndexStore, index_meta, parse_moves, read_kifu_bytes
+from joseki_miner.records import GameRecord, Move, Reject
+
+TOM_INDEX = (
+    "1001\t2003.09.25 20:21\t白棋手\tBlackMan\t6.5\tB+0.5\t4\t30/3 5m\n"
+    "1002\t2003.09.26 14:57\tkanyin111\tsylvanli\t6.5\tW+Resign\t3\t30/3 20m\n"
+)
+TOM_KIFU = (
+    "1001\t;B[pd];W[dd];B[qp];W[dq]\n"
+    "1002\t;B[pd];W[];B[tt]\n"
+    "\n"
+    "1003\t;B[pd];W[zz]\n"
+    "1004\t;B[pd];W[d\n"
+    "garbage line without a tab\n"
+    "1005\t;b[pd] ;w[DD]C[a comment]\n"
+    "1006\t\n"
+)
+
+
+def test_parse_moves_plain_and_odd():
+    assert parse_moves(b";B[pd];W[]") == (Move(BLACK, from_sgf("pd")), Move(WHITE, PASS))
+    assert parse_moves(b"") == ()
+    assert parse_moves(b";B[pd]C[x]") is None  # not plain: the SGF reader takes it
+    assert parse_moves(b";B[pd];W[zz]") is None
+
+
+def test_kifu_lines_every_line_accounted(tmp_path):
+    (tmp_path / "Kifu.index").write_text(TOM_INDEX, encoding="utf-8")
+    (tmp_path / "kifu").mkdir()
+    (tmp_path / "kifu" / "2003-09").write_text(TOM_KIFU)
+    skipped = []
+    items = list(read_paths([tmp_path], on_skip=lambda s, l, w: skipped.append((s, w))))
+    assert [i.location for i in items] == [f"line {n}" for n in (1, 2, 4, 5, 6, 7, 8)]
+    g1, g2, off, cut, garbage, odd, empty = items
+    assert g1.meta == {
+        "id": "1001", "DT": "2003-09-25", "PW": "白棋手", "PB": "BlackMan", "KM": "6.5",
+        "RE": "B+0.5", "OT": "30/3 5m",
+    }
+    assert len(g1.moves) == 4 and g1.moves[1] == Move(WHITE, from_sgf("dd"))
+    assert g2.moves[1:] == (Move(WHITE, PASS), Move(BLACK, PASS)) and g2.meta["PB"] == "sylvanli"
+    assert isinstance(off, Reject) and off.reason == "move off the board"
+    assert isinstance(cut, Reject) and cut.reason == "parse error"
+    assert isinstance(garbage, Reject) and garbage.reason == "parse error"
+    assert isinstance(odd, GameRecord) and odd.moves == (Move(BLACK, from_sgf("pd")), Move(WHITE, from_sgf("dd")))
+    assert odd.meta == {"id": "1005"}  # not in the index
+    assert isinstance(empty, GameRecord) and empty.moves == ()
+    # the index is metadata: skipped, not a game
+    assert [w for _, w in skipped] == ["index file (metadata, not games)"]
+
+
+def test_kifu_without_index_has_its_id(tmp_path):
+    (tmp_path / "2011-01").write_bytes(b"42\t;B[pd];W[dp]\r\n43\t;B[dd]\r\n")
+    items = list(read_paths([tmp_path / "2011-01"]))
+    assert [i.meta for i in items] == [{"id": "42"}, {"id": "43"}]
+    assert [i.location for i in items] == ["line 1", "line 2"]
+
+
+def _zip(members: dict[str, bytes]) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, data in members.items():
+            z.writestr(name, data)
+    return buf.getvalue()
+
+
+TYGEM_INDEX = (
+    "407331168\tC2011.01.01 00:01\t흑돌이\tsentimenta\t0\t李四(P)\trock(P)\t2\tB+9.5\t3\t20/3 0m\r\n"
+    # two records glued together: the newline of the first was lost
+    "407331387\tC2011.01.01 00:03\t백돌\tpsg007\t0\t王五\tqqq\t2\tB+Resign\t2\t30/3 10m407331390"
+    "\tC2011.01.02 10:00\t갑\tgap\t0\t을\teul\t0\tW+0.5\t2\t30/3 5m\r\n"
+)
+TYGEM_KIFU = b"407331168\t;B[qd];W[dp];B[dc]\n407331387\t;B[pd];W[dd]\n407331390\t;B[aa];W[bb]\n"
+
+
+def test_tygem_layout_index_zip_found_by_itself(tmp_path):
+    (tmp_path / "index").mkdir()
+    (tmp_path / "kifu").mkdir()
+    (tmp_path / "index" / "Kifu2011.zip").write_bytes(_zip({"Kifu2011.index": TYGEM_INDEX.encode()}))
+    (tmp_path / "kifu" / "2011-01.zip").write_bytes(_zip({"2011-01": TYGEM_KIFU}))
+    items = list(read_paths([tmp_path]))
+    assert len(items) == 3 and all(isinstance(i, GameRecord) for i in items)
+    assert items[0].location == "2011-01:line 1"
+    assert items[0].source.endswith("2011-01.zip")
+    assert items[0].meta == {
+        "id": "407331168", "DT": "2011-01-01", "PW": "흑돌이", "PW_id": "sentimenta",
+        "PB": "李四(P)", "PB_id": "rock(P)", "RE": "B+9.5", "OT": "20/3 0m",
+    }
+    assert items[1].meta["OT"] == "30/3 10m" and items[1].meta["PB"] == "王五"
+    assert items[2].meta["PW"] == "갑" and items[2].meta["RE"] == "W+0.5"
+
+
+def test_index_inside_a_tar_after_its_kifu(tmp_path):
+    """The index member comes after the kifu member in the tar: it is still
+    read first (a pre-pass over the member names)."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        for name, data in (("Bot/kifu/2017-07", b"9\t;B[pd];W[dp]\n"),
+                           ("Bot/kifu.index", "9\tC2017.07.13 17:10\tBot\tBOT\t0\t사람\tman\t2\tW+0.5\t2\t30/3 10m\n".encode()),
+                           ("Other/kifu/2017-07", b"9\t;B[dd]\n")):
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    path = tmp_path / "ai.tar.gz"
+    path.write_bytes(buf.getvalue())
+    items = list(read_paths([path]))
+    assert [i.location for i in items] == ["Bot/kifu/2017-07:line 1", "Other/kifu/2017-07:line 1"]
+    assert items[0].meta["PB"] == "사람" and items[0].meta["PW"] == "Bot"
+    assert items[1].meta == {"id": "9"}  # another folder: that index does not apply
+
+
+def test_index_scope_is_the_folder(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    (a / "Kifu.index").write_text("5\t2003.01.01 10:00\tW\tB\t6.5\tB+R\t1\t-\n")
+    (a / "k").write_text("5\t;B[pd]\n")
+    (b / "k").write_text("5\t;B[pd]\n")
+    items = list(read_paths([tmp_path]))
+    assert items[0].meta["PB"] == "B" and items[1].meta == {"id": "5"}
+
+
+def test_index_meta_layouts():
+    assert index_meta("1\t2003.09.25 20:21\tw\tb\t6.5\tB+R\t200\t30/3 5m".split("\t"))["DT"] == "2003-09-25"
+    assert index_meta(["1", "C2016.6.9 00:02"]) == {"DT": "2016-06-09"}
+    store = IndexStore()
+    store.add("/x", TYGEM_INDEX.encode())
+    assert len(store) == 3
+    assert store.lookup_for("/y/k") is None
+    assert store.lookup_for("/x/kifu/k")("407331390")["PB"] == "을"
+
+
+def test_read_kifu_bytes_with_lookup():
+    items = list(read_kifu_bytes(b"1\t;B[pd]\n2\t;W[dd]\n", "s", "m", lambda i: {"PB": "p" + i}))
+    assert [i.meta for i in items] == [{"PB": "p1", "id": "1"}, {"PB": "p2", "id": "2"}]
+    assert [i.location for i in items] == ["m:line 1", "m:line 2"]

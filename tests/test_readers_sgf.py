@@ -1,0 +1,329 @@
+"""SGF reader: FF[1]-FF[4], collections, variations, encodings."""
+
+from __future__ import annotations
+
+import pytest
+
+from joseki_miner.points import BLACK, EMPTY, PASS, WHITE, from_sgf, to_sgf
+from joseki_miner.readers import read_paths
+from joseki_miner.readers.encoding import decode
+from joseki_miner.readers.sgf import canonical_identifier, read_sgf_bytes
+from joseki_miner.records import REJECT_REASONS, GameRecord, Move, Reject
+
+
+def read(data: bytes | str, location: str = "", **kw) -> list:
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    return list(read_sgf_bytes(data, "test.sgf", location, **kw))
+
+
+def one(data: bytes | str, **kw):
+    items = read(data, **kw)
+    assert len(items) == 1, items
+    return items[0]
+
+
+def seq(record: GameRecord) -> str:
+    return ";".join(("B" if m.colour == BLACK else "W") + (to_sgf(m.point) or "tt") for m in record.moves)
+
+
+GAME = "(;GM[1]FF[4]SZ[19]PB[Black Player]PW[White]BR[5d]WR[6d]DT[2001-01-02]KM[6.5]RE[W+R]EV[Cup];B[pd];W[dp];B[pq];W[dd])"
+
+
+def test_plain_game():
+    g = one(GAME)
+    assert isinstance(g, GameRecord)
+    assert seq(g) == "Bpd;Wdp;Bpq;Wdd"
+    assert g.moves[0] == Move(BLACK, 3 * 19 + 15)
+    assert g.size == 19 and g.handicap == 0 and g.location == "" and g.source == "test.sgf"
+    assert g.meta == {
+        "PB": "Black Player", "PW": "White", "BR": "5d", "WR": "6d", "DT": "2001-01-02",
+        "KM": "6.5", "RE": "W+R", "EV": "Cup",
+    }
+
+
+def test_passes_tt_and_empty_and_case_and_whitespace():
+    g = one("(;FF[4]\n ;B[tt] ; W[]\r\n;B [ PD ];\tW\n[dp])")
+    assert g.moves == (Move(BLACK, PASS), Move(WHITE, PASS), Move(BLACK, from_sgf("pd")), Move(WHITE, from_sgf("dp")))
+
+
+def test_variations_main_line_taken():
+    g = one("(;GM[1];B[pd](;W[dp];B[pp](;W[dd])(;W[cc]))(;W[dd];B[aa]))")
+    assert seq(g) == "Bpd;Wdp;Bpp;Wdd"
+
+
+def test_long_ff3_property_names():
+    text = (
+        "(;GaMe[1]FileFormat[3]SiZe[19]PlayerBlack[Honinbo]PlayerWhite[Yasui]"
+        "Komi[0]Result[B+2]Date[1850]AddBlack[dd][pp]\n;Black[qd];White[dc];Comment[hi]Black[tt])"
+    )
+    g = one(text)
+    assert isinstance(g, GameRecord), g
+    assert seq(g) == "Bqd;Wdc;Btt"
+    assert g.setup_black == tuple(sorted([from_sgf("dd"), from_sgf("pp")]))
+    assert g.handicap == 2
+    assert g.meta["PB"] == "Honinbo" and g.meta["PW"] == "Yasui" and g.meta["KM"] == "0"
+    assert g.meta["RE"] == "B+2" and g.meta["DT"] == "1850"
+
+
+def test_size_long_name_not_19():
+    r = one("(;Size[9]Black[cc])")
+    assert isinstance(r, Reject) and r.reason == "not 19x19"
+
+
+@pytest.mark.parametrize(
+    "ident, canonical",
+    [("AddBlack", "AB"), ("AB", "AB"), ("b", "B"), ("White", "W"), ("Size", "SZ"), ("SiZe", "SZ"),
+     ("PlayerBlack", "PB"), ("KOMI", "KM"), ("MULTIGOGM", "MULTIGOGM"), ("gm", "GM")],
+)
+def test_canonical_identifier(ident, canonical):
+    assert canonical_identifier(ident) == canonical
+
+
+def test_lower_case_identifiers_and_upper_case_points():
+    g = one("(;gm[1]sz[19]pb[x];b[PD];w[Dp])")
+    assert isinstance(g, GameRecord)
+    assert seq(g) == "Bpd;Wdp" and g.meta["PB"] == "x"
+
+
+def test_values_keep_their_letters():
+    # a comment with "word[" inside must not be rewritten
+    g = one(r"(;GM[1]PB[a b[c\]];C[see b[1\] here];B[pd])")
+    assert g.meta["PB"] == "a b[c]" and seq(g) == "Bpd"
+
+
+def test_handicap_from_ha_and_from_setup():
+    assert one("(;HA[3]AB[dd][pp][dp];W[pd])").handicap == 3
+    assert one("(;AB[dd][pp];W[pd])").handicap == 2
+    assert one("(;AB[dd:ee];W[pd])").setup_black == tuple(sorted(from_sgf(s) for s in ("dd", "de", "ed", "ee")))
+    g = one("(;AB[dd][pp]AW[dp];B[pd])")  # a position, not a handicap
+    assert g.handicap == 0 and g.setup_white == (from_sgf("dp"),)
+    assert one("(;HA[0];B[pd])").handicap == 0
+
+
+def test_setup_before_first_move_is_the_position_after_is_an_event():
+    g = one("(;GM[1];AB[dd][pp];W[dp];AE[dd]AW[cc];B[pd])")
+    assert g.setup_black == tuple(sorted((from_sgf("dd"), from_sgf("pp"))))
+    assert g.handicap == 2
+    assert g.setup_events == ((1, EMPTY, from_sgf("dd")), (1, WHITE, from_sgf("cc")))
+    assert seq(g) == "Wdp;Bpd"
+
+
+@pytest.mark.parametrize("sz", ["9", "13", "19:13", "21"])
+def test_not_19x19(sz):
+    r = one(f"(;SZ[{sz}];B[cc])")
+    assert isinstance(r, Reject) and r.reason == "not 19x19" and sz in r.detail
+
+
+def test_bad_size_is_a_parse_error():
+    r = one("(;SZ[big];B[cc])")
+    assert r.reason == "parse error" and "SZ" in r.detail
+
+
+@pytest.mark.parametrize("move", ["ta", "zz", "az"])
+def test_move_off_the_board(move):
+    r = one(f"(;SZ[19];B[pd];W[{move}])")
+    assert isinstance(r, Reject) and r.reason == "move off the board" and move in r.detail
+
+
+def test_setup_off_the_board():
+    assert one("(;AB[dd][zz];B[pd])").reason == "move off the board"
+
+
+def test_bad_point_value_is_a_parse_error():
+    assert one("(;B[p1])").reason == "parse error"
+
+
+def test_other_game_is_not_a_game():
+    r = one("(;GM[2]FF[4];B[dd])")
+    assert r.reason == "not a game" and "GM[2]" in r.detail
+
+
+@pytest.mark.parametrize("data, what", [(b"", "empty"), (b"   \n", "empty"), (b"hello world", "no SGF")])
+def test_no_game_tree_is_not_a_game(data, what):
+    r = one(data)
+    assert isinstance(r, Reject) and r.reason == "not a game" and what in r.detail
+
+
+def test_unparsable_tree_is_a_parse_error():
+    r = one("(;GM[1];B[pd];W[dp]")
+    assert r.reason == "parse error" and "end of SGF" in r.detail
+
+
+# -- collections ------------------------------------------------------------
+
+
+def _game(i: int, body: str = ";B[pd];W[dp]") -> str:
+    return f"(;GM[1]FF[4]SZ[19]PB[p{i}]{body})"
+
+
+@pytest.mark.parametrize(
+    "broken",
+    [
+        "(;GM[1]FF[4]SZ[19]PB[broken;B[pd];W[dp])",  # unclosed '['
+        "(;GM[1]FF[4]SZ[19]PB[broken];B[pd];W[dp]",  # missing ')'
+        "(;GM[1]FF[4]SZ[19]PB[broken];B[pd];W[dp]))",  # extra ')'
+        "(;GM[1]FF[4]SZ[19]PB[broken];B[pd];;W[dp](;)",  # garbage nodes
+        "(;GM[1]FF[4]SZ[19]PB[broken] @@@ ;B[pd])",  # junk inside
+        "(;GM[1]FF[4]SZ[19]PB[broken];B[pd]W[dp]C[unclosed\\])",  # escaped closing bracket
+        "(;\x00M[1]FF[4]SZ[19]P((;B[\n",  # found by the fuzz test: "(;B[" hid the next start
+    ],
+)
+def test_collection_broken_tree_in_the_middle_loses_only_that_tree(broken):
+    text = "\n".join([_game(1), _game(2), broken, _game(4), _game(5)])
+    items = read(text, location="coll.sgf")
+    names = [i.meta.get("PB") if isinstance(i, GameRecord) else i.reason for i in items]
+    good = [i for i in items if isinstance(i, GameRecord) and i.meta.get("PB", "").startswith("p")]
+    assert [g.meta["PB"] for g in good] == ["p1", "p2", "p4", "p5"], names
+    assert all(seq(g) == "Bpd;Wdp" for g in good)
+    # everything the broken tree became is at its place, and locations count trees
+    assert items[0].location == "coll.sgf:game 1" and items[1].location == "coll.sgf:game 2"
+    assert good[-1].location == f"coll.sgf:game {len(items)}"
+    assert len(items) <= 6
+
+
+def test_collection_broken_tree_unclosed_bracket_is_rejected():
+    # the value of PB never closes: it would run into game 3 and swallow it
+    text = "\n".join([_game(1), "(;GM[1]FF[4]PB[broken)", _game(3)])
+    items = read(text)
+    assert [type(i).__name__ for i in items] == ["GameRecord", "Reject", "GameRecord"]
+    assert items[1].reason == "parse error" and items[1].location == "game 2"
+    assert items[2].location == "game 3" and items[2].meta["PB"] == "p3"
+
+
+def test_collection_of_many_games_with_junk_between():
+    text = "header junk\n" + "\n; junk ;\n".join(_game(i) for i in range(1, 21)) + "\ntrailer"
+    items = read(text)
+    assert len(items) == 20 and all(isinstance(i, GameRecord) for i in items)
+    assert [i.location for i in items] == [f"game {k}" for k in range(1, 21)]
+
+
+def test_single_tree_keeps_the_given_location():
+    assert one(GAME).location == ""
+    assert read(GAME, location="member.sgf")[0].location == "member.sgf"
+
+
+# -- encodings --------------------------------------------------------------
+
+NAMES = {
+    "gb2312": ("柯洁", "古力"),
+    "gbk": ("聂卫平", "陈耀烨"),
+    "euc-kr": ("이세돌", "박정환"),
+    "shift_jis": ("井山裕太", "代表"),  # 表 ends in byte 0x5C, before ']'
+    "big5": ("周俊勳", "許"),  # 許 ends in byte 0x5C, before ']'
+}
+
+
+def _encoded_game(enc: str, with_ca: bool, comment: str = "") -> bytes:
+    pb, pw = NAMES[enc]
+    ca = f"CA[{enc.upper()}]" if with_ca else ""
+    c = f"C[{comment}]" if comment else ""
+    return f"(;GM[1]FF[4]{ca}SZ[19]PB[{pb}]PW[{pw}]{c};B[pd];W[dp])".encode(enc)
+
+
+@pytest.mark.parametrize("enc", sorted(NAMES))
+@pytest.mark.parametrize("with_ca", [True, False], ids=["CA", "guess"])
+def test_legacy_encodings(enc, with_ca):
+    g = one(_encoded_game(enc, with_ca))
+    assert isinstance(g, GameRecord), g
+    assert (g.meta["PB"], g.meta["PW"]) == NAMES[enc]
+    assert seq(g) == "Bpd;Wdp"
+
+
+def test_shift_jis_0x5c_byte_would_break_a_raw_parse():
+    data = _encoded_game("shift_jis", True)
+    assert b"\x5c]" in data  # the trap: a trail byte that reads as an escape
+    assert one(data).meta["PW"] == "代表"
+
+
+@pytest.mark.parametrize(
+    "data, codec",
+    [
+        ("PB[柯洁]".encode("gb2312"), "gb2312"),
+        ("PB[이세돌]".encode("euc-kr"), "euc_kr"),
+        ("PB[井山裕太]".encode("shift_jis"), "shift_jis"),
+        ("PB[周俊勳]".encode("big5"), "big5"),
+        ("PB[Müller]".encode("latin-1"), "cp1252"),
+        ("PB[柯洁]".encode("utf-8"), "utf_8"),
+    ],
+)
+def test_guess_names_the_codec(data, codec):
+    d = decode(data)
+    assert d.encoding == codec and d.text.startswith("PB[")
+
+
+def test_guess_accuracy_on_names():
+    """The fallback guess on a single short name (the hardest case)."""
+    zh = "古力 常昊 柯洁 聂卫平 马晓春 陈耀烨 时越 芈昱廷 唐韦星 范廷钰 周睿羊 江维杰 檀啸 连笑 辜梓豪 谢尔豪 杨鼎新 王檄 李钦诚 党毅飞"
+    ko = "이세돌 박정환 신진서 김지석 최철한 강동윤 조훈현 이창호 유창혁 원성진 박영훈 안성준 신민준 변상일 나현 이동훈"
+    ja = "井山裕太 張栩 高尾紳路 山下敬吾 羽根直樹 趙治勲 小林光一 依田紀基 一力遼 芝野虎丸 河野臨 村川大介"
+    tw = "周俊勳 林海峰 王立誠 王銘琬 張栩 謝依旻 陳詩淵 林至涵 蕭正浩 簡靖庭 王元均 許皓鋐"
+    total = right = 0
+    for enc, names in (("gb2312", zh), ("euc-kr", ko), ("shift_jis", ja), ("big5", tw)):
+        for name in names.split():
+            total += 1
+            right += decode(name.encode(enc)).text == name
+    assert right / total >= 0.95, (right, total)
+
+
+def test_wrong_ca_but_valid_utf8_reads_as_utf8():
+    g = one("(;CA[GB2312]PB[柯洁]PW[이세돌];B[pd])".encode("utf-8"))
+    assert g.meta["PB"] == "柯洁" and g.meta["PW"] == "이세돌"
+
+
+def test_latin1_default_without_ca():
+    g = one("(;PB[René Müller];B[pd])".encode("latin-1"))
+    assert g.meta["PB"] == "René Müller"
+
+
+def test_bom_utf8_and_utf16():
+    text = "(;CA[UTF-8]PB[柯洁];B[pd])"
+    assert one(b"\xef\xbb\xbf" + text.encode("utf-8")).meta["PB"] == "柯洁"
+    assert one(text.encode("utf-16")).meta["PB"] == "柯洁"  # with its BOM
+    assert one(text.encode("utf-16-le")).meta["PB"] == "柯洁"  # without
+
+
+def test_truncated_utf8_name_keeps_the_game():
+    data = "(;CA[UTF-8]PB[你若有".encode("utf-8")[:-1] + "];PW[好人];B[pd])".encode("utf-8")
+    g = one(data)
+    assert isinstance(g, GameRecord) and g.meta["PB"].startswith("你若") and seq(g) == "Bpd"
+
+
+def test_undecodable_text():
+    data = b"(;CA[UTF-8]PB[\xff\xfe\xfd\xfc\xff\xfe\xfd\xfc]PW[\xfe\xff\xfe\xff];B[pd])"
+    r = one(data)
+    assert isinstance(r, Reject) and r.reason == "undecodable text" and "utf_8" in r.detail
+
+
+def test_undecodable_without_fallback():
+    data = "(;CA[UTF-8]PB[柯洁];B[pd])".encode("gb2312")
+    assert one(data, encoding_fallback=False).reason == "undecodable text"
+    assert one(data, encoding_fallback=True).meta["PB"] == "柯洁"
+
+
+def test_collection_of_games_in_different_encodings():
+    data = b"\n".join(
+        [
+            "(;GM[1]CA[GB2312]PB[柯洁];B[pd])".encode("gb2312"),
+            "(;GM[1]CA[EUC-KR]PB[이세돌];B[pd])".encode("euc-kr"),
+            "(;GM[1]CA[Shift_JIS]PB[井山裕太];B[pd])".encode("shift_jis"),
+            "(;GM[1]CA[UTF-8]PB[周俊勳];B[pd])".encode("utf-8"),
+        ]
+    )
+    items = read(data)
+    assert [i.meta["PB"] for i in items] == ["柯洁", "이세돌", "井山裕太", "周俊勳"]
+
+
+def test_reject_reasons_are_documented():
+    for data in (b"", b"(;SZ[9])", b"(;B[zz])", b"(;B[pd]", b"(;GM[3])"):
+        for item in read(data):
+            if isinstance(item, Reject):
+                assert item.reason in REJECT_REASONS and item.detail
+
+
+def test_read_paths_on_sgf_names(tmp_path):
+    for name in ("a.sgf", "b.SGF", "c.mgt", "d"):
+        (tmp_path / name).write_text(GAME)
+    items = list(read_paths([tmp_path]))
+    assert [i.source.rsplit("/", 1)[-1] for i in items] == ["a.sgf", "b.SGF", "c.mgt", "d"]
+    assert all(isinstance(i, GameRecord) for i in items)
