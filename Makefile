@@ -51,6 +51,9 @@ emit: setup ## stage 5 only: write SGF, DOT (and SVG)
 test: setup ## run the test suite
 	$(BIN)/pytest -q
 
+bench: setup ## measure throughput on ../shared/data -> benchmarks/RESULTS.md
+	$(BIN)/python benchmarks/bench.py
+
 clean: ## remove stage outputs and the demo collection (never the venv)
 	rm -rf $(WORK)/* $(OUT)/* $(DEMO)
 	@touch $(WORK)/.gitkeep $(OUT)/.gitkeep

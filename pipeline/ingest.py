@@ -1,7 +1,10 @@
 """Stage 1, ingest: game collections -> games.parquet + rejects.parquet.
 
 Every game read is either accepted (a row of games.parquet) or rejected with
-a documented reason and its location (a row of rejects.parquet)."""
+a documented reason and its location (a row of rejects.parquet).  The
+``reference`` engine reads record by record (``read_paths`` and
+``validate.check``); the ``fast`` engine reads batches of flat arrays
+(``read_batches``) and validates them compiled.  Both write identical files."""
 
 from __future__ import annotations
 
@@ -11,14 +14,18 @@ from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
 from tqdm import tqdm
 
+from joseki_miner import kernel
+from joseki_miner.points import SIZE, to_sgf
 from joseki_miner.readers import read_paths
-from joseki_miner.records import GameRecord, RecordError, Reject, encode_moves, encode_points
+from joseki_miner.readers.bulk import GameBatch, events_json, read_batches
+from joseki_miner.records import GameRecord, Move, RecordError, Reject, encode_moves, encode_points
 from joseki_miner.validate import check
-
-from .parquet import BatchWriter
 
 META = ("PB", "PW", "BR", "WR", "DT", "EV", "RE", "KM")
 GAMES_SCHEMA = pa.schema(
@@ -37,16 +44,229 @@ GAMES_SCHEMA = pa.schema(
 REJECTS_SCHEMA = pa.schema(
     [("source", pa.string()), ("location", pa.string()), ("reason", pa.string()), ("detail", pa.string())]
 )
+ROW_GROUP = 50_000
 
 
 class StrictError(RuntimeError):
     """--strict: the first bad record stops the run."""
 
 
+class TableSink:
+    """Write tables to Parquet in row groups of exactly ``rows`` rows, so the
+    file does not depend on how the rows arrived."""
+
+    def __init__(self, path: Path, schema: pa.Schema, rows: int = ROW_GROUP) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path, self.tmp = path, path.with_suffix(path.suffix + ".tmp")
+        self.schema, self.rows = schema, rows
+        self.pending: list[pa.Table] = []
+        self.count = self.written = 0
+        self.writer = pq.ParquetWriter(self.tmp, schema, compression="zstd")
+
+    def add(self, table: pa.Table) -> None:
+        self.pending.append(table)
+        self.count += table.num_rows
+        if self.count - self.written >= self.rows:
+            whole = pa.concat_tables(self.pending)
+            cut = (whole.num_rows // self.rows) * self.rows
+            for a in range(0, cut, self.rows):
+                # one chunk a column: pages must not depend on how rows arrived
+                self.writer.write_table(whole.slice(a, self.rows).combine_chunks(), row_group_size=self.rows)
+            self.pending = [whole.slice(cut)]
+            self.written += cut
+
+    def close(self) -> None:
+        rest = pa.concat_tables(self.pending) if self.pending else None
+        if rest is not None and rest.num_rows:
+            self.writer.write_table(rest.combine_chunks(), row_group_size=self.rows)
+        self.writer.close()
+        self.tmp.replace(self.path)
+
+
 def _fingerprint(record: GameRecord) -> str:
     """Same setup and moves -> same game, wherever it was found."""
     text = encode_points(record.setup_black) + "|" + encode_points(record.setup_white) + "|" + encode_moves(record.moves)
     return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+
+
+class _Ledger:
+    """Counts, duplicates and the two output files, shared by both engines."""
+
+    def __init__(self, games_path: Path, rejects_path: Path, dedupe: bool, strict: bool) -> None:
+        self.games = TableSink(games_path, GAMES_SCHEMA)
+        self.rejects = TableSink(rejects_path, REJECTS_SCHEMA)
+        self.dedupe, self.strict = dedupe, strict
+        self.seen: dict = {}
+        self.reasons: Counter[str] = Counter()
+        self.read = 0
+        self.accepted = 0
+
+    def duplicate_of(self, key, where: str) -> str | None:
+        if not self.dedupe:
+            return None
+        first = self.seen.get(key)
+        if first is None:
+            self.seen[key] = where
+        return first
+
+    def reject_rows(self, rows: list[tuple[str, str, str, str]]) -> None:
+        if not rows:
+            return
+        if self.strict:
+            s, loc, reason, detail = rows[0]
+            raise StrictError(f"{s}:{loc}: {reason}: {detail}".replace("::", ":"))
+        for row in rows:
+            self.reasons[row[2]] += 1
+        self.rejects.add(pa.Table.from_arrays([pa.array(list(c), pa.string()) for c in zip(*rows)], schema=REJECTS_SCHEMA))
+
+    def close(self) -> dict:
+        self.games.close()
+        self.rejects.close()
+        return {
+            "games_read": self.read,
+            "games_accepted": self.accepted,
+            "games_rejected": dict(sorted(self.reasons.items())),
+        }
+
+
+def _games_table(first_id: int, columns: dict) -> pa.Table:
+    n = len(columns["source"])
+    arrays = [pa.array(np.arange(first_id, first_id + n, dtype=np.int64))]
+    for name in GAMES_SCHEMA.names[1:]:
+        value = columns[name]
+        arrays.append(value if isinstance(value, (pa.Array, pa.ChunkedArray)) else pa.array(value, GAMES_SCHEMA.field(name).type))
+    return pa.Table.from_arrays(arrays, schema=GAMES_SCHEMA)
+
+
+# -- reference engine -----------------------------------------------------------
+
+
+def _run_reference(paths, ledger: _Ledger, include_handicap: bool, bar) -> None:
+    columns: dict[str, list] = {n: [] for n in GAMES_SCHEMA.names[1:]}
+    rejects: list[tuple[str, str, str, str]] = []
+
+    def flush() -> None:
+        ledger.reject_rows(rejects)
+        rejects.clear()
+        if columns["source"]:
+            ledger.games.add(_games_table(ledger.accepted - len(columns["source"]), columns))
+            for c in columns.values():
+                c.clear()
+
+    for item in read_paths(paths):
+        ledger.read += 1
+        bar.update()
+        if isinstance(item, GameRecord):
+            try:
+                check(item, include_handicap)
+                first = ledger.duplicate_of(_fingerprint(item), item.where)
+                if first is not None:
+                    raise RecordError("duplicate", f"same moves as {first}")
+            except RecordError as exc:
+                item = Reject(item.source, item.location, exc.reason, exc.detail)
+        if isinstance(item, Reject):
+            rejects.append((item.source, item.location, item.reason, item.detail))
+            if ledger.strict:
+                flush()
+            continue
+        for m in META:
+            columns[m].append(item.meta.get(m, ""))
+        columns["source"].append(item.source)
+        columns["location"].append(item.location)
+        columns["handicap"].append(item.handicap)
+        columns["size"].append(item.size)
+        columns["move_count"].append(len(item.moves))
+        columns["setup_black"].append(encode_points(item.setup_black))
+        columns["setup_white"].append(encode_points(item.setup_white))
+        columns["setup_events"].append(json.dumps(item.setup_events) if item.setup_events else "")
+        columns["moves"].append(encode_moves(item.moves))
+        ledger.accepted += 1
+        if len(columns["source"]) >= 10_000:
+            flush()
+    flush()
+
+
+# -- fast engine ----------------------------------------------------------------
+
+_LETTER = np.frombuffer(b"abcdefghijklmnopqrs", dtype=np.uint8)
+
+
+def _moves_strings(colours: np.ndarray, points: np.ndarray, offsets: np.ndarray) -> pa.Array:
+    """encode_moves for every game of a batch, at once."""
+    text = np.empty((len(points), 3), dtype=np.uint8)
+    text[:, 0] = np.where(colours < 0, ord("B"), ord("W"))
+    p = np.maximum(points.astype(np.int64), 0)
+    text[:, 1] = _LETTER[p % SIZE]
+    text[:, 2] = _LETTER[p // SIZE]
+    text[points < 0, 1:] = ord("t")
+    return pa.StringArray.from_buffers(
+        len(offsets) - 1, pa.py_buffer((3 * offsets).astype(np.int32)), pa.py_buffer(text.reshape(-1))
+    )
+
+
+def _record(b: GameBatch, k: int) -> GameRecord:
+    mo, so = b.move_offsets, b.setup_offsets
+    sc, sp = b.setup_colours[so[k]:so[k + 1]], b.setup_points[so[k]:so[k + 1]]
+    return GameRecord(
+        source=b.source[k], location=b.location[k], size=b.size[k], handicap=b.handicap[k],
+        setup_black=tuple(int(p) for p in sp[sc < 0]), setup_white=tuple(int(p) for p in sp[sc > 0]),
+        moves=tuple(Move(int(c), int(p)) for c, p in zip(b.colours[mo[k]:mo[k + 1]], b.points[mo[k]:mo[k + 1]])),
+        setup_events=b.events[k], meta=b.meta[k],
+    )
+
+
+def _fast_batch(b: GameBatch, ledger: _Ledger, include_handicap: bool) -> None:
+    occupied, played, h1, h2 = kernel.validate_batch(
+        b.colours, b.points, b.move_offsets, b.setup_colours, b.setup_points, b.setup_offsets
+    )
+    accepted: list[int] = []
+    rejects: list[tuple[str, str, str, str]] = []
+    for k in range(len(b)):
+        where = f"{b.source[k]}:{b.location[k]}" if b.location[k] else b.source[k]
+        reason = b.reject[k]
+        if reason is None:
+            if b.size[k] != SIZE:
+                reason = ("not 19x19", f"board size {b.size[k]}")
+            elif b.handicap[k] and not include_handicap:
+                reason = ("handicap", f"handicap {b.handicap[k]}")
+            elif b.events[k]:
+                try:
+                    check(_record(b, k), include_handicap)
+                except RecordError as exc:
+                    reason = (exc.reason, exc.detail)
+            elif played[k] == 0:
+                reason = ("no moves", "")
+            elif occupied[k] >= 0:
+                reason = ("move on an occupied point", f"move {occupied[k] + 1}")
+        if reason is None:
+            first = ledger.duplicate_of((int(h1[k]), int(h2[k])), where)
+            if first is not None:
+                reason = ("duplicate", f"same moves as {first}")
+        if reason is None:
+            accepted.append(k)
+        else:
+            rejects.append((b.source[k], b.location[k], reason[0], reason[1]))
+            if ledger.strict:
+                break
+    ledger.read += len(b)
+    ledger.reject_rows(rejects)
+    if not accepted:
+        return
+    idx = np.array(accepted, dtype=np.int64)
+    so = b.setup_offsets
+    columns: dict = {m: [b.meta[k].get(m, "") for k in accepted] for m in META}
+    columns["source"] = [b.source[k] for k in accepted]
+    columns["location"] = [b.location[k] for k in accepted]
+    columns["handicap"] = [b.handicap[k] for k in accepted]
+    columns["size"] = [b.size[k] for k in accepted]
+    columns["move_count"] = np.diff(b.move_offsets)[idx].astype(np.int32)
+    setup = [(b.setup_colours[so[k]:so[k + 1]], b.setup_points[so[k]:so[k + 1]]) for k in accepted]
+    columns["setup_black"] = ["".join(to_sgf(int(p)) for p in pts[c < 0]) if len(pts) else "" for c, pts in setup]
+    columns["setup_white"] = ["".join(to_sgf(int(p)) for p in pts[c > 0]) if len(pts) else "" for c, pts in setup]
+    columns["setup_events"] = [events_json(b.events[k]) for k in accepted]
+    columns["moves"] = pc.take(_moves_strings(b.colours, b.points, b.move_offsets), pa.array(idx))
+    ledger.games.add(_games_table(ledger.accepted, columns))
+    ledger.accepted += len(accepted)
 
 
 def run(
@@ -57,52 +277,19 @@ def run(
     include_handicap: bool,
     dedupe: bool,
     strict: bool = False,
+    engine: str = "fast",
     progress: bool = True,
 ) -> dict:
     """Read, validate and store every game; return the stage's figures."""
-    games = BatchWriter(games_path, GAMES_SCHEMA)
-    rejects = BatchWriter(rejects_path, REJECTS_SCHEMA)
-    reasons: Counter[str] = Counter()
-    seen: dict[str, str] = {}
-    read = 0
+    ledger = _Ledger(games_path, rejects_path, dedupe, strict)
     try:
-        for item in tqdm(read_paths(paths), desc="ingest", unit=" games", disable=not progress):
-            read += 1
-            if isinstance(item, GameRecord):
-                try:
-                    check(item, include_handicap)
-                    if dedupe:
-                        key = _fingerprint(item)
-                        if key in seen:
-                            raise RecordError("duplicate", f"same moves as {seen[key]}")
-                        seen[key] = item.where
-                except RecordError as exc:
-                    item = Reject(item.source, item.location, exc.reason, exc.detail)
-            if isinstance(item, Reject):
-                if strict:
-                    raise StrictError(f"{item.source}:{item.location}: {item.reason}: {item.detail}".replace("::", ":"))
-                reasons[item.reason] += 1
-                rejects.add({"source": item.source, "location": item.location, "reason": item.reason, "detail": item.detail})
-                continue
-            row = {m: item.meta.get(m, "") for m in META}
-            row.update(
-                game=games.rows,
-                source=item.source,
-                location=item.location,
-                handicap=item.handicap,
-                size=item.size,
-                move_count=len(item.moves),
-                setup_black=encode_points(item.setup_black),
-                setup_white=encode_points(item.setup_white),
-                setup_events=json.dumps(item.setup_events) if item.setup_events else "",
-                moves=encode_moves(item.moves),
-            )
-            games.add(row)
+        with tqdm(desc="ingest", unit=" games", disable=not progress) as bar:
+            if engine == "reference":
+                _run_reference(paths, ledger, include_handicap, bar)
+            else:
+                for batch in read_batches(paths):
+                    _fast_batch(batch, ledger, include_handicap)
+                    bar.update(len(batch))
     finally:
-        games.close()
-        rejects.close()
-    return {
-        "games_read": read,
-        "games_accepted": games.rows,
-        "games_rejected": dict(sorted(reasons.items())),
-    }
+        figures = ledger.close()
+    return figures

@@ -111,7 +111,8 @@ def _stage_actions(catalog: Catalog, config: Config, paths, progress: bool, stri
     return {
         "ingest": lambda: ingest.run(
             paths, catalog.games, catalog.rejects,
-            include_handicap=config.include_handicap, dedupe=config.dedupe, strict=strict, progress=progress,
+            include_handicap=config.include_handicap, dedupe=config.dedupe, strict=strict, engine=engine,
+            progress=progress,
         ),
         "extract": lambda: extract.run(
             catalog.games, catalog.sequences, phase1_params(config), engine=engine, jobs=jobs, progress=progress

@@ -529,3 +529,63 @@ def extract_batch(colours, points, move_offsets, setup_colours, setup_points, se
 
 
 __all__ = ["extract_batch", "TENUKI"]
+
+
+@njit(cache=True, nogil=True)
+def _validate_batch(colours, points, move_offsets, setup_colours, setup_points, setup_offsets, neighbours):
+    """Per game: index of the first move on an occupied point (-1 if none),
+    the number of moves that are not passes, and a 128-bit fingerprint of
+    setup stones and moves (two 64-bit hashes)."""
+    n_games = len(move_offsets) - 1
+    occupied = np.full(n_games, -1, dtype=np.int64)
+    played = np.zeros(n_games, dtype=np.int64)
+    h1 = np.zeros(n_games, dtype=np.uint64)
+    h2 = np.zeros(n_games, dtype=np.uint64)
+    board = np.zeros(361, dtype=np.int8)
+    rows = np.zeros((2, 19), dtype=np.int64)
+    cols = np.zeros((2, 19), dtype=np.int64)
+    stack = np.empty(361, dtype=np.int16)
+    chain = np.full(361, -1, dtype=np.int16)
+    nxt = np.zeros(361, dtype=np.int16)
+    plib = np.zeros(361, dtype=np.int32)
+    size = np.zeros(361, dtype=np.int32)
+    for g in range(n_games):
+        a = np.uint64(1469598103934665603)
+        b = np.uint64(7809847782465536322)
+        board[:] = 0
+        rows[:, :] = 0
+        cols[:, :] = 0
+        for i in range(setup_offsets[g], setup_offsets[g + 1]):
+            _set(board, rows, cols, setup_points[i], setup_colours[i])
+            v = np.uint64(setup_points[i] + 1000 * (setup_colours[i] + 2))
+            a = (a ^ v) * np.uint64(1099511628211)
+            b = (b + v) * np.uint64(6364136223846793005) + np.uint64(1442695040888963407)
+        a = (a ^ np.uint64(99991)) * np.uint64(1099511628211)  # setup | moves
+        b = (b + np.uint64(99991)) * np.uint64(6364136223846793005) + np.uint64(1442695040888963407)
+        _build_chains(board, chain, nxt, plib, size, neighbours, stack)
+        for m in range(move_offsets[g], move_offsets[g + 1]):
+            p = points[m]
+            v = np.uint64(p + 1 + 1000 * (colours[m] + 2))
+            a = (a ^ v) * np.uint64(1099511628211)
+            b = (b + v) * np.uint64(6364136223846793005) + np.uint64(1442695040888963407)
+            if p < 0:
+                continue
+            played[g] += 1
+            if occupied[g] < 0:
+                if board[p] != 0:
+                    occupied[g] = m - move_offsets[g]
+                else:
+                    _play(board, rows, cols, colours[m], p, chain, nxt, plib, size, neighbours)
+        h1[g] = a
+        h2[g] = b
+    return occupied, played, h1, h2
+
+
+def validate_batch(colours, points, move_offsets, setup_colours, setup_points, setup_offsets):
+    """See ``_validate_batch``."""
+    return _validate_batch(
+        np.ascontiguousarray(colours, dtype=np.int8), np.ascontiguousarray(points, dtype=np.int16),
+        np.ascontiguousarray(move_offsets, dtype=np.int64), np.ascontiguousarray(setup_colours, dtype=np.int8),
+        np.ascontiguousarray(setup_points, dtype=np.int16), np.ascontiguousarray(setup_offsets, dtype=np.int64),
+        _NEIGHBOURS,
+    )
