@@ -1,0 +1,90 @@
+"""The fast path (compiled kernel, bulk readers, flat trie) against the
+reference path (plain Python): byte-identical files on thousands of real
+games from every collection, and the same files whatever the number of jobs."""
+
+from __future__ import annotations
+
+import io
+import tarfile
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from joseki_miner.config import load
+from pipeline.catalog import Catalog
+from pipeline.run import STAGES, run_stages
+
+FILES = ("interim/games.parquet", "interim/rejects.parquet", "interim/sequences.parquet", "interim/trie.parquet",
+         "joseki.parquet", "joseki.sgf", "joseki.dot", "influence.dot")
+
+
+def _mine(paths, out: Path, engine: str, jobs: int = 2, *sets: str) -> dict:
+    catalog = Catalog(work=out / "interim", out=out)
+    return run_stages(catalog, load(None, ["prune.min_count=3", *sets]), STAGES, paths, progress=False,
+                      engine=engine, jobs=jobs)
+
+
+def _same(a: Path, b: Path) -> None:
+    for name in FILES:
+        assert (a / name).read_bytes() == (b / name).read_bytes(), name
+
+
+def _tar_subset(src: Path, dest: Path, keep) -> Path:
+    """A tar.gz of the members of ``src`` that ``keep(index, member)`` selects."""
+    with tarfile.open(src) as tin, tarfile.open(dest, "w:gz") as tout:
+        for i, member in enumerate(tin):
+            if member.isfile() and keep(i, member):
+                tout.addfile(member, tin.extractfile(member))
+    return dest
+
+
+@pytest.fixture(scope="module")
+def real_subset(shared_data, tmp_path_factory) -> Path:
+    """About 4,000 real games: one KGS archive, a sample of the ai tarball
+    (SGF and kifu with its index), two Tom months with the Tom index, and
+    1,000 lines of a Tygem month with the Tygem index (symlinked)."""
+    root = tmp_path_factory.mktemp("subset")
+    (root / "kgs").mkdir()
+    (root / "kgs" / "KGS-2017_02.tar.gz").symlink_to(shared_data / "kgs-6d" / "KGS-2017_02-19-525-.tar.gz")
+    _tar_subset(shared_data / "ai" / "ai-games.tar.gz", root / "ai.tar.gz",
+                lambda i, m: (i % 12 == 0 and "/kifu/" not in m.name) or m.name.endswith(".index")
+                or m.name == "AI/DolBaram/kifu/2017-05")
+    (root / "tom").mkdir()
+    (root / "tom" / "Kifu.index").symlink_to(shared_data / "tom-9d" / "Kifu.index")
+    _tar_subset(shared_data / "tom-9d" / "kifu.tar.gz", root / "tom" / "kifu.tar.gz",
+                lambda i, m: m.name in ("kifu/2006-08", "kifu/2007-01"))
+    tygem = root / "tygem"
+    (tygem / "kifu").mkdir(parents=True)
+    (tygem / "index").symlink_to(shared_data / "tygem-9d" / "index")
+    with zipfile.ZipFile(shared_data / "tygem-9d" / "kifu" / "2011-09.zip") as z:
+        name = z.namelist()[0]
+        lines = z.read(name).split(b"\n")[:1000]
+    with zipfile.ZipFile(tygem / "kifu" / "2011-09.zip", "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr(name, b"\n".join(lines) + b"\n")
+    return root
+
+
+@pytest.mark.shared_data
+def test_fast_path_equals_reference_on_real_games(real_subset, tmp_path):
+    fast = _mine([real_subset], tmp_path / "fast", "fast")
+    reference = _mine([real_subset], tmp_path / "reference", "reference")
+    assert fast == {**reference, "seconds": fast["seconds"]}
+    assert fast["games_accepted"] > 2500  # a real test: thousands of games
+    _same(tmp_path / "fast", tmp_path / "reference")
+
+
+@pytest.mark.shared_data
+def test_jobs_do_not_change_the_outputs(real_subset, tmp_path):
+    _mine([real_subset], tmp_path / "one", "fast", 1)
+    _mine([real_subset], tmp_path / "three", "fast", 3)
+    _same(tmp_path / "one", tmp_path / "three")
+
+
+def test_fast_path_equals_reference_on_the_demo_with_odd_settings(demo_games, tmp_path):
+    """Small distances, short caps and a low corner stop exercise every branch
+    (tenuki at the cap, joins without starts, early stops)."""
+    sets = ("distance.certain=2", "distance.maybe=4", "max_length=6", "corner_stones=5", "influence.reach=9")
+    _mine([demo_games], tmp_path / "fast", "fast", 2, *sets)
+    _mine([demo_games], tmp_path / "reference", "reference", 1, *sets)
+    _same(tmp_path / "fast", tmp_path / "reference")
