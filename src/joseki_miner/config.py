@@ -73,6 +73,12 @@ def _coerce(key: str, value: Any) -> Any:
             value = None
         else:
             value = yaml.safe_load(text)
+    if isinstance(value, str):
+        # YAML 1.1 (PyYAML) reads "1e-3" as a string: a number is a number
+        try:
+            value = float(value.strip())
+        except ValueError:
+            pass
     if value is None:
         if "None" in str(kind):
             return None

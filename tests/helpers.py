@@ -1,0 +1,107 @@
+"""Small shared helpers for the method tests (symmetry, influence, phase 1,
+trie, prune): hand-made games, the 16 symmetry x colour maps, mining."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from joseki_miner.influence import classify
+from joseki_miner.points import BLACK, PASS, WHITE, from_sgf, point
+from joseki_miner.records import GameRecord, Move
+from joseki_miner.sequences import Phase1Params, extract
+from joseki_miner.symmetry import POINT_MAP
+from joseki_miner.trie import Trie
+
+# every (board transform, colour swap): the 16 maps of thesis Diagram 7
+MAPS = tuple((t, swap) for t in range(8) for swap in (False, True))
+
+
+def rc(s: str) -> tuple[int, int]:
+    """(row, col) of SGF coordinates "dc" -> (2, 3)."""
+    p = from_sgf(s)
+    return divmod(p, 19)
+
+
+def moves(text: str) -> tuple[Move, ...]:
+    """Moves from a compact text: "B dd W pp B tt W --" (SGF points; "tt"
+    or "--" is a pass).  Colours are given explicitly."""
+    out = []
+    for colour, where in zip(*[iter(text.split())] * 2):
+        c = BLACK if colour.upper() == "B" else WHITE
+        out.append(Move(c, PASS if where in ("tt", "--") else from_sgf(where)))
+    return tuple(out)
+
+
+def game(text: str = "", *, rcs: Sequence[tuple[int, int, int]] = (), **kw) -> GameRecord:
+    """A GameRecord from ``moves(text)`` or from (colour, row, col) triples."""
+    ms = moves(text) if text else tuple(Move(c, point(r, k)) for c, r, k in rcs)
+    return GameRecord(source="test", moves=ms, **kw)
+
+
+def alternate(points: Iterable[int], first: int = BLACK) -> GameRecord:
+    """A game playing ``points`` with alternating colours."""
+    ms = []
+    colour = first
+    for p in points:
+        ms.append(Move(colour, p))
+        colour = -colour
+    return GameRecord(source="test", moves=tuple(ms))
+
+
+def transform_record(record: GameRecord, t: int, swap: bool) -> GameRecord:
+    """The game under board transform t and, when ``swap``, a colour swap."""
+    pm = POINT_MAP[t]
+    sign = -1 if swap else 1
+
+    def mp(p: int) -> int:
+        return p if p == PASS else pm[p]
+
+    black = tuple(mp(p) for p in record.setup_black)
+    white = tuple(mp(p) for p in record.setup_white)
+    if swap:
+        black, white = white, black
+    return GameRecord(
+        source=record.source,
+        location=record.location,
+        setup_black=black,
+        setup_white=white,
+        moves=tuple(Move(sign * m.colour, mp(m.point)) for m in record.moves),
+        setup_events=tuple((i, sign * c, mp(p)) for i, c, p in record.setup_events),
+    )
+
+
+def classes_of(scores: Sequence[Sequence[int]], neutral: int = 5) -> list[list[int]]:
+    return [[classify(s, neutral) for s in four] for four in scores]
+
+
+def mine(records: Iterable[GameRecord], params: Phase1Params = Phase1Params(), neutral: int = 5) -> Trie:
+    """Phase 1 over a collection: the counted trie of all normal sequences."""
+    trie = Trie()
+    for record in records:
+        for seq in extract(record, params):
+            trie.insert(seq.keys, classes_of(seq.scores, neutral))
+    return trie
+
+
+def build(seqs: Iterable[tuple[Sequence[int], Sequence[Sequence[int]]]]) -> Trie:
+    trie = Trie()
+    for keys, classes in seqs:
+        trie.insert(keys, classes)
+    return trie
+
+
+def path_table(table) -> dict[tuple[str, ...], tuple]:
+    """A node table keyed by the path of moves from the root (ids ignored):
+    path -> (count, twelve counters)."""
+    from joseki_miner.trie import COUNTER_COLUMNS
+
+    rows = table.to_dict("records")
+    by_id = {r["node"]: r for r in rows}
+    path: dict[int, tuple[str, ...]] = {}
+    out = {}
+    for r in rows:  # parents before children
+        p = () if r["parent"] < 0 else path[r["parent"]] + (r["move"] or "--",)
+        path[r["node"]] = p
+        out[p] = (r["count"], tuple(r[c] for c in COUNTER_COLUMNS))
+    assert len(by_id) == len(rows)
+    return out

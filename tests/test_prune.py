@@ -1,0 +1,177 @@
+"""Phase 2 (thesis 4.2, 6 and 7.3): threshold, pruning, minimum length."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from helpers import build, path_table
+from joseki_miner.influence import INF_BLACK, INF_NEUTRAL, INF_WHITE
+from joseki_miner.points import TENUKI, from_sgf
+from joseki_miner.prune import leaves, prune, threshold
+from joseki_miner.trie import COLUMNS, Trie
+
+N4 = (INF_NEUTRAL,) * 4
+
+
+def table_of(*weighted):
+    """A trie table from (count, "dd fc cc") pairs ("--" is a tenuki)."""
+    t = Trie()
+    for times, text in weighted:
+        keys = [TENUKI if s == "--" else from_sgf(s) for s in text.split()]
+        t.insert(keys, [N4] * len(keys), times=times)
+    return t.to_table()
+
+
+def paths(table):
+    return {p: v[0] for p, v in path_table(table).items()}
+
+
+# -- threshold --------------------------------------------------------------------
+
+
+def test_min_count_wins_over_min_fraction():
+    assert threshold(1000, 7, 0.5) == 7
+    assert threshold(13325, 150, 0.01) == 150  # the thesis' run
+    assert threshold(10, 150, 0.01) == 150
+
+
+def test_min_fraction_rounds_up():
+    assert threshold(13325, None, 0.01) == 134  # 133.25 -> 134
+    assert threshold(1000, None, 0.01) == 10
+    assert threshold(100, None, 0.07) == 7  # 7.000000000000001 in floating point
+    assert threshold(101, None, 0.01) == 2
+    assert threshold(36692, None, 0.01) == 367
+
+
+def test_threshold_never_below_one():
+    assert threshold(10, None, 0.01) == 1
+    assert threshold(0, None, 0.01) == 1
+    assert threshold(100, None, 0.0) == 1
+    assert threshold(100, 0, 0.5) == 1
+
+
+# -- pruning ------------------------------------------------------------------------
+
+TREE = table_of(
+    (10, "dd fc cc ce"),  # 10 through dd fc cc ce
+    (3, "dd fc cf"),
+    (5, "dd cf fc"),
+    (2, "cc dd"),
+    (4, "dc -- cd dd"),
+)
+
+
+def test_subtrees_below_the_threshold_are_cut():
+    out = paths(prune(TREE, 5, 0))
+    assert out == {
+        (): 24,
+        ("dd",): 18,
+        ("dd", "fc"): 13,
+        ("dd", "fc", "cc"): 10,
+        ("dd", "fc", "cc", "ce"): 10,
+        ("dd", "cf"): 5,  # count equal to the threshold survives
+        ("dd", "cf", "fc"): 5,
+    }
+
+
+def test_threshold_one_keeps_everything():
+    assert paths(prune(TREE, 1, 0)) == paths(TREE)
+
+
+def test_short_joseki_are_dropped():
+    """min_length 3: a length-2 branch with a high count goes, a length-3
+    branch survives, and its ancestors stay."""
+    t = table_of((50, "dd fc"), (5, "dd cf cc"), (40, "cc cd"), (7, "dc -- cd"))
+    out = paths(prune(t, 5, 3))
+    assert out == {
+        (): 102,
+        ("dd",): 55,
+        ("dd", "cf"): 5,
+        ("dd", "cf", "cc"): 5,
+        ("dc",): 7,
+        ("dc", "--"): 7,
+        ("dc", "--", "cd"): 7,  # a tenuki counts as a move
+    }
+    # below the threshold the length-3 branch goes too, and dd with it
+    assert paths(prune(t, 6, 3)) == {(): 102, ("dc",): 7, ("dc", "--"): 7, ("dc", "--", "cd"): 7}
+
+
+def test_min_length_applies_after_the_threshold():
+    """A length-2 joseki whose longer continuation is pruned goes."""
+    t = table_of((20, "dd fc"), (2, "dd fc cc"))
+    assert paths(prune(t, 5, 3)) == {(): 22}
+    assert paths(prune(t, 2, 3)) == {(): 22, ("dd",): 22, ("dd", "fc"): 22, ("dd", "fc", "cc"): 2}
+
+
+def test_root_always_survives_and_ids_are_renumbered():
+    out = prune(TREE, 1000, 3)
+    assert out["node"].tolist() == [0] and out["parent"].tolist() == [-1]
+    out = prune(TREE, 5, 3)
+    assert out["node"].tolist() == list(range(len(out)))
+    assert set(out["parent"][1:]) <= set(out["node"])
+    assert tuple(out.columns) == COLUMNS
+    assert out.equals(prune(out, 5, 3))  # pruning twice changes nothing
+
+
+def test_leaves_are_the_joseki():
+    out = prune(TREE, 5, 3)
+    lv = leaves(out)
+    assert sorted(lv["move"]) == ["ce", "fc"]
+    assert sorted(lv["count"]) == [5, 10]
+    assert leaves(prune(TREE, 1000, 3)).empty  # the root alone is no joseki
+    # the leaves of the unpruned tree: one per distinct sequence end
+    assert len(leaves(TREE)) == 5
+
+
+# -- the thesis' law: thresholds a < b give tree(b) inside tree(a) ---------------------
+
+KEYS = ["dd", "cf", "fc", "cc", "--"]
+
+
+@st.composite
+def tables(draw):
+    seqs = draw(
+        st.lists(
+            st.tuples(st.integers(1, 20), st.lists(st.sampled_from(KEYS), min_size=1, max_size=6)),
+            max_size=20,
+        )
+    )
+    t = Trie()
+    for times, keys in seqs:
+        if keys[0] == "--":
+            keys[0] = "dd"
+        classes = [draw(st.tuples(*[st.sampled_from([INF_BLACK, INF_NEUTRAL, INF_WHITE])] * 4)) for _ in keys]
+        t.insert([TENUKI if k == "--" else from_sgf(k) for k in keys], classes, times=times)
+    return t.to_table()
+
+
+@settings(max_examples=200, deadline=None)
+@given(table=tables(), a=st.integers(1, 60), gap=st.integers(1, 60), min_length=st.integers(0, 5))
+def test_higher_threshold_gives_a_subtree_with_the_same_counts(table, a, gap, min_length):
+    b = a + gap
+    low = path_table(prune(table, a, min_length))
+    high = path_table(prune(table, b, min_length))
+    assert set(high) <= set(low)
+    for path, value in high.items():
+        assert low[path] == value  # count and all twelve counters
+    # and a pruned tree is a subtree of the full one, counts unchanged
+    full = path_table(table)
+    assert all(full[p] == v for p, v in low.items())
+    # the survivors are exactly the nodes at or above the threshold that
+    # lead to a surviving path of min_length moves
+    for path, (count, _) in low.items():
+        if path:
+            assert count >= a
+    for path in low:
+        if path and not any(q[: len(path)] == path and q != path for q in low):
+            assert len(path) >= min_length  # every leaf is long enough
+
+
+@settings(max_examples=100, deadline=None)
+@given(table=tables(), a=st.integers(1, 30))
+def test_prune_keeps_every_node_that_qualifies(table, a):
+    """Without min_length, exactly the nodes with count >= threshold stay."""
+    full = path_table(table)
+    kept = path_table(prune(table, a, 0))
+    assert set(kept) == {p for p, (c, _) in full.items() if c >= a or p == ()}

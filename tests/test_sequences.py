@@ -1,0 +1,427 @@
+"""Phase 1 (thesis 4.1, 7.3, 8): moves -> corner sequences, and the
+symmetry property of the whole of phase 1 (section 5.1).
+
+Games are written as (colour, row, col) triples; rows and columns count
+from 0 at the top-left; the default distances are a = b = 5.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from helpers import MAPS, classes_of, game, mine, transform_record
+from joseki_miner.board import Board
+from joseki_miner.influence import beam_scores
+from joseki_miner.points import BLACK, PASS, RIGHT, TENUKI, WHITE, point
+from joseki_miner.records import GameRecord, Move
+from joseki_miner.sequences import Phase1Params, assign, corners_of, extract
+
+B, W = BLACK, WHITE
+P = Phase1Params()
+T = "T"
+
+
+def stones(seq):
+    """The entries of a sequence as (row, col), T for a tenuki."""
+    return [T if p == TENUKI else divmod(p, 19) for p in seq.points]
+
+
+def layout(record, params=P):
+    return [stones(s) for s in assign(record, params)]
+
+
+# -- joining and starting sequences ----------------------------------------------
+
+
+def test_first_move_starts_a_sequence():
+    seqs = assign(game(rcs=[(B, 3, 3)]), P)
+    assert [stones(s) for s in seqs] == [[(3, 3)]]
+    assert seqs[0].colours == [B]
+    assert len(seqs[0].scores) == 1
+
+
+def test_a_move_within_b_joins_the_sequence():
+    assert layout(game(rcs=[(B, 3, 3), (W, 3, 8)])) == [[(3, 3), (3, 8)]]  # distance 5 = b
+    assert layout(game(rcs=[(B, 3, 3), (W, 5, 6)])) == [[(3, 3), (5, 6)]]  # 2 + 3
+
+
+def test_a_move_farther_than_b_from_all_starts_a_new_sequence():
+    assert layout(game(rcs=[(B, 3, 3), (W, 3, 9)])) == [[(3, 3)], [(3, 9)]]  # distance 6
+    # Manhattan, not straight-line: (6, 6) is 4.2 away in a straight line
+    assert layout(game(rcs=[(B, 3, 3), (W, 6, 6)])) == [[(3, 3)], [(6, 6)]]
+
+
+def test_distance_is_to_the_nearest_stone_of_the_sequence():
+    g = game(rcs=[(B, 3, 3), (W, 3, 7), (B, 3, 12)])  # 9 from (3,3) but 5 from (3,7)
+    assert layout(g) == [[(3, 3), (3, 7), (3, 12)]]
+
+
+def test_a_move_within_b_of_two_sequences_joins_both_and_starts_none():
+    g = game(rcs=[(B, 3, 3), (W, 3, 13), (W, 3, 8)])  # (3, 8) is 5 from both
+    assert layout(g) == [[(3, 3), (3, 8)], [(3, 13), T, (3, 8)]]
+
+
+def test_within_b_but_not_a_of_one_sequence_joins_it_and_starts_another():
+    """certain a = 3, maybe b = 5: a move at distance 4 both belongs to the
+    sequence and starts one of its own (thesis 4.1)."""
+    params = Phase1Params(certain=3, maybe=5)
+    assert layout(game(rcs=[(B, 3, 3), (W, 3, 7)]), params) == [[(3, 3), (3, 7)], [(3, 7)]]
+    # within a: joins only
+    assert layout(game(rcs=[(B, 3, 3), (W, 3, 6)]), params) == [[(3, 3), (3, 6)]]
+    # with a = b it only joins
+    assert layout(game(rcs=[(B, 3, 3), (W, 3, 7)])) == [[(3, 3), (3, 7)]]
+    # beyond b: a new sequence only
+    assert layout(game(rcs=[(B, 3, 3), (W, 3, 9)]), params) == [[(3, 3)], [(3, 9)]]
+
+
+def test_within_b_of_two_sequences_starts_none_even_beyond_a():
+    params = Phase1Params(certain=3, maybe=5)
+    # (3, 3) then (3, 7) -> two sequences, both holding (3, 7); (3, 11) is 4
+    # from (3, 7): within b of both, within a of neither -> joins both,
+    # starts none
+    g = game(rcs=[(B, 3, 3), (W, 3, 7), (B, 3, 11)])
+    assert layout(g, params) == [[(3, 3), (3, 7), (3, 11)], [(3, 7), (3, 11)]]
+
+
+def test_extract_keeps_the_order_sequences_were_started():
+    # four 4-4 points: all become black "dd"; white's are colour-swapped
+    g = game(rcs=[(B, 3, 15), (W, 15, 15), (B, 15, 3), (W, 3, 3)])
+    out = extract(g, P)
+    assert [s.keys for s in out] == [(point(3, 3),)] * 4
+    assert [s.swapped for s in out] == [False, True, False, True]
+
+
+# -- tenuki ---------------------------------------------------------------------
+
+
+def test_tenuki_between_two_same_colour_moves():
+    seqs = assign(game(rcs=[(B, 3, 3), (W, 15, 15), (B, 4, 5)]), P)
+    assert [stones(s) for s in seqs] == [[(3, 3), T, (4, 5)], [(15, 15)]]
+    assert seqs[0].colours == [B, W, B]  # the tenuki is the other side's
+    assert seqs[0].points[1] == TENUKI
+    assert len(seqs[0].scores) == 3
+    (a, _) = extract(game(rcs=[(B, 3, 3), (W, 15, 15), (B, 4, 5)]), P)
+    assert a.keys[1] == TENUKI and len(a.keys) == 3
+
+
+def test_white_tenuki_is_black():
+    seqs = assign(game(rcs=[(W, 3, 3), (B, 15, 15), (W, 4, 5)]), P)
+    assert seqs[0].colours == [W, B, W]
+    assert stones(seqs[0]) == [(3, 3), T, (4, 5)]
+
+
+def test_several_tenuki_and_no_tenuki_when_colours_alternate():
+    g = game(rcs=[(B, 3, 3), (W, 15, 15), (B, 4, 5), (W, 15, 3), (B, 5, 4), (W, 5, 3)])
+    (a, *_) = assign(g, P)
+    assert stones(a) == [(3, 3), T, (4, 5), T, (5, 4), (5, 3)]
+    assert a.colours == [B, W, B, W, B, W]
+
+
+def test_tenuki_influence_is_taken_before_the_move_comes_back():
+    """The tenuki's scores are those of the old box on the board before the
+    returning move; the white stone played elsewhere is already there."""
+    g = game(rcs=[(B, 3, 3), (W, 3, 10), (B, 4, 5)])  # (3, 10) is 7 away: elsewhere
+    a = assign(g, P)[0]
+    assert stones(a) == [(3, 3), T, (4, 5)]
+    assert a.scores[0] == (0, 0, 0, 0)
+    assert a.scores[1] == (0, 17 - 7, 0, 0)  # box (3,3): white 7 to the right
+    assert a.scores[2] == (0, 17 - 5, 0, 0)  # box rows 3-4, cols 3-5: 5 to the right
+
+
+# -- when reading stops -----------------------------------------------------------
+
+
+def test_corners_of_points():
+    assert corners_of(point(3, 3)) == (0,)
+    assert corners_of(point(3, 15)) == (1,)
+    assert corners_of(point(15, 3)) == (2,)
+    assert corners_of(point(15, 15)) == (3,)
+    assert corners_of(point(8, 8)) == (0,)
+    assert corners_of(point(10, 10)) == (3,)
+    assert corners_of(point(3, 9)) == (0, 1)
+    assert corners_of(point(9, 3)) == (0, 2)
+    assert corners_of(point(9, 15)) == (1, 3)
+    assert corners_of(point(9, 9)) == (0, 1, 2, 3)
+
+
+FOUR_CORNERS_TWICE = [
+    (B, 3, 3), (W, 2, 5), (B, 3, 15), (W, 2, 13),
+    (B, 15, 3), (W, 16, 5), (B, 15, 15), (W, 16, 13),
+]
+
+
+def test_reading_stops_once_every_corner_holds_corner_stones():
+    params = Phase1Params(corner_stones=2)
+    g = game(rcs=FOUR_CORNERS_TWICE + [(B, 4, 4), (W, 14, 14)])
+    assert layout(g, params) == [
+        [(3, 3), (2, 5)],  # (4, 4) comes after the last corner got its 2nd stone
+        [(3, 15), (2, 13)],
+        [(15, 3), (16, 5)],
+        [(15, 15), (16, 13)],  # the move that fills the last corner is read
+    ]
+    # with 3 stones a corner, the same moves are all read
+    assert layout(g, Phase1Params(corner_stones=3))[0] == [(3, 3), (2, 5), (4, 4)]
+
+
+def test_reading_goes_on_while_one_corner_is_short():
+    params = Phase1Params(corner_stones=2)
+    moves = [m for m in FOUR_CORNERS_TWICE if m != (W, 16, 13)]  # lower right holds 1
+    g = game(rcs=moves + [(B, 4, 4), (W, 14, 14)])
+    out = layout(g, params)
+    assert out[0] == [(3, 3), (2, 5), (4, 4)]
+    assert out[3] == [(15, 15), (14, 14)]
+
+
+def test_tengen_counts_for_all_four_corners():
+    g = game(rcs=[(B, 9, 9), (W, 9, 11)])
+    assert layout(g, Phase1Params(corner_stones=1)) == [[(9, 9)]]
+    assert layout(g, Phase1Params(corner_stones=2)) == [[(9, 9), (9, 11)]]
+
+
+def test_a_stone_on_a_central_line_counts_for_both_corners():
+    on_line = [(B, 3, 9), (W, 15, 3), (B, 15, 15), (B, 15, 5)]  # (3, 9): both upper corners
+    assert layout(game(rcs=on_line), Phase1Params(corner_stones=1)) == [[(3, 9)], [(15, 3)], [(15, 15)]]
+    off_line = [(B, 3, 8), (W, 15, 3), (B, 15, 15), (B, 15, 5)]  # upper right stays empty
+    assert layout(game(rcs=off_line), Phase1Params(corner_stones=1)) == [[(3, 8)], [(15, 3), (15, 5)], [(15, 15)]]
+    side = [(B, 9, 3), (W, 3, 15), (B, 15, 15), (W, 3, 13)]  # (9, 3): both left corners
+    assert layout(game(rcs=side), Phase1Params(corner_stones=1)) == [[(9, 3)], [(3, 15)], [(15, 15)]]
+
+
+# -- max_length -------------------------------------------------------------------
+
+
+def test_max_length_caps_a_sequence():
+    g = game(rcs=[(B, 3, 3), (W, 3, 5), (B, 4, 4), (W, 5, 5), (B, 5, 3)])
+    assert layout(g, Phase1Params(max_length=3)) == [[(3, 3), (3, 5), (4, 4)]]
+    assert layout(g, Phase1Params(max_length=5)) == [[(3, 3), (3, 5), (4, 4), (5, 5), (5, 3)]]
+
+
+def test_a_tenuki_counts_towards_max_length():
+    g = game(rcs=[(B, 3, 3), (W, 15, 15), (B, 3, 5), (W, 4, 4)])
+    assert layout(g, Phase1Params(max_length=3))[0] == [(3, 3), T, (3, 5)]
+    assert layout(g, Phase1Params(max_length=4))[0] == [(3, 3), T, (3, 5), (4, 4)]
+
+
+def test_a_sequence_never_ends_on_a_tenuki():
+    g = game(rcs=[(B, 3, 3), (W, 15, 15), (B, 3, 5)])
+    assert layout(g, Phase1Params(max_length=2)) == [[(3, 3)], [(15, 15)]]
+    assert layout(g, Phase1Params(max_length=3))[0] == [(3, 3), T, (3, 5)]
+
+
+# -- passes and the board -----------------------------------------------------------
+
+
+def test_passes_are_skipped():
+    g = GameRecord(
+        source="test",
+        moves=(Move(B, point(3, 3)), Move(W, PASS), Move(B, point(3, 5)), Move(W, PASS), Move(B, point(15, 15))),
+    )
+    seqs = assign(g, P)
+    assert [stones(s) for s in seqs] == [[(3, 3), T, (3, 5)], [(15, 15)]]
+    assert all(PASS not in s.points for s in seqs)
+
+
+def test_passes_do_not_count_for_the_corners():
+    """Three corners hold a stone, the upper right none: reading goes on
+    through the passes (a pass is no stone in any corner)."""
+    moves = [
+        Move(B, point(3, 3)), Move(W, PASS), Move(B, point(15, 3)), Move(W, PASS),
+        Move(B, point(15, 15)), Move(W, PASS), Move(B, PASS), Move(W, point(3, 5)),
+    ]
+    g = GameRecord(source="test", moves=tuple(moves))
+    assert [stones(s) for s in assign(g, Phase1Params(corner_stones=1))] == [[(3, 3), (3, 5)], [(15, 3)], [(15, 15)]]
+
+
+CAPTURE = """
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . X . .
+    . . . . . . O X .
+    . . . . . . X . .
+"""
+
+
+def test_captures_during_replay_change_the_influence():
+    """White (3, 6) is in atari; black's sequence move (3, 5) captures it,
+    so the right-hand beam then sees black (3, 7) behind it instead."""
+    board = Board.from_diagram(CAPTURE)
+    setup_b = tuple(p for p, v in enumerate(board.grid) if v == B)
+    setup_w = tuple(p for p, v in enumerate(board.grid) if v == W)
+    g = game(rcs=[(B, 3, 3), (W, 15, 15), (B, 3, 5)], setup_black=setup_b, setup_white=setup_w)
+    a = assign(g, P)[0]
+    assert stones(a) == [(3, 3), T, (3, 5)]
+    # before the capture, box (3,3): rows 2-4 from column 4 meet B, W, B at distance 3
+    assert a.scores[0] == (0, -14 + 14 - 14, 0, 0)
+    assert a.scores[1] == a.scores[0]
+    # after: box cols 3-5; rows 2 and 4 meet black at 1, row 3 black (3, 7) at 2
+    assert a.scores[2][RIGHT] == -16 - 15 - 16
+    assert a.scores[2] == (-16, -47, -16, 0)
+    # what a board without captures would have said
+    board.play(B, point(3, 3))
+    board.grid[point(3, 5)] = B
+    assert beam_scores(board.grid, (3, 3, 3, 5), 17)[RIGHT] == -16
+    assert a.scores[2][RIGHT] != -16
+
+
+def test_a_captured_stone_still_counts_for_distance():
+    """Sequences remember the stones played in them (the thesis' "stones of
+    those sequences"), captured or not."""
+    board = Board.from_diagram(CAPTURE)
+    setup_b = tuple(p for p, v in enumerate(board.grid) if v == B)
+    setup_w = tuple(p for p, v in enumerate(board.grid) if v == W)
+    g = game(rcs=[(B, 3, 3), (W, 15, 15), (B, 3, 5)], setup_black=setup_b, setup_white=setup_w)
+    assert assign(g, P)[0].stones == [(3, 3), (3, 5)]
+
+
+def test_every_entry_has_its_four_scores():
+    g = game(rcs=FOUR_CORNERS_TWICE + [(B, 4, 4), (W, 3, 4), (B, 9, 9)])
+    for s in assign(g, P):
+        assert len(s.scores) == len(s.points) == len(s.colours)
+        assert all(len(x) == 4 for x in s.scores)
+
+
+# -- the symmetry property of phase 1 (section 5.1) ---------------------------------
+
+CENTRES = [(3, 3), (3, 15), (15, 3), (15, 15), (2, 3), (16, 15), (9, 9), (3, 9), (9, 3), (15, 9), (9, 15)]
+AXES = [point(r, c) for r in range(19) for c in range(19) if r == c or r + c == 18 or r == 9 or c == 9]
+
+step = st.one_of(
+    st.tuples(st.just("near"), st.sampled_from(CENTRES), st.integers(-4, 4), st.integers(-4, 4)),
+    st.tuples(st.just("axis"), st.sampled_from(AXES), st.just(0), st.just(0)),
+    st.tuples(st.just("any"), st.integers(0, 360), st.just(0), st.just(0)),
+    st.tuples(st.just("pass"), st.just(0), st.just(0), st.just(0)),
+)
+
+
+def _point_of(kind, where, dr, dc):
+    if kind == "near":
+        r, c = where
+        return point(min(18, max(0, r + dr)), min(18, max(0, c + dc)))
+    if kind == "pass":
+        return PASS
+    return where
+
+
+@st.composite
+def games(draw, min_moves=10, max_moves=60):
+    """Alternating moves on distinct empty-at-first points, mostly clustered
+    around corners and axes (so sequences get several moves and axis ties
+    occur), with a pass now and then and sometimes a few setup stones."""
+    steps = draw(st.lists(step, min_size=min_moves, max_size=max_moves))
+    first = draw(st.sampled_from([B, W]))
+    used, moves = set(), []
+    colour = first
+    for s in steps:
+        p = _point_of(*s)
+        if p != PASS:
+            if p in used:
+                continue
+            used.add(p)
+        moves.append(Move(colour, p))
+        colour = -colour
+    setup = draw(st.lists(st.sampled_from(AXES + [point(3, 3), point(15, 15)]), max_size=3, unique=True))
+    setup = [p for p in setup if p not in used]
+    return GameRecord(source="hyp", moves=tuple(moves), setup_black=tuple(setup))
+
+
+params_st = st.builds(
+    lambda a, extra, corner, cap: Phase1Params(certain=a, maybe=a + extra, corner_stones=corner, max_length=cap),
+    st.integers(1, 6),
+    st.integers(0, 2),
+    st.integers(2, 20),
+    st.integers(2, 30),
+)
+
+
+def _plain(seqs):
+    return [(s.keys, s.scores) for s in seqs]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    collection=st.lists(games(), min_size=1, max_size=3),
+    params=params_st,
+    maps=st.lists(st.sampled_from(MAPS), min_size=1, max_size=3, unique=True),
+)
+def test_mining_is_invariant_under_the_16_symmetry_colour_maps(collection, params, maps):
+    """Mining a collection and mining it with every game transformed by any
+    of the 8 board symmetries x colour swap give identical tries (counts and
+    influence counters), and identical normal sequences game by game."""
+    expected = mine(collection, params).to_table()
+    for t, swap in maps:
+        moved = [transform_record(g, t, swap) for g in collection]
+        for g, h in zip(collection, moved):
+            assert _plain(extract(g, params)) == _plain(extract(h, params))
+        pd.testing.assert_frame_equal(mine(moved, params).to_table(), expected)
+
+
+def _random_game(rng, n):
+    used, moves, colour = set(), [], rng.choice([B, W])
+    while len(moves) < n:
+        kind = rng.random()
+        if kind < 0.7:
+            r0, c0 = rng.choice(CENTRES)
+            p = point(min(18, max(0, r0 + rng.randint(-4, 4))), min(18, max(0, c0 + rng.randint(-4, 4))))
+        elif kind < 0.85:
+            p = rng.choice(AXES)
+        else:
+            p = rng.randrange(361)
+        if p in used:
+            continue
+        used.add(p)
+        moves.append(Move(colour, p))
+        colour = -colour
+    return GameRecord(source="rnd", moves=tuple(moves))
+
+
+def test_all_16_maps_on_a_fixed_random_collection():
+    rng = random.Random(2007)
+    collection = [_random_game(rng, rng.randint(10, 80)) for _ in range(20)]
+    params = Phase1Params(corner_stones=6)
+    expected = mine(collection, params).to_table()
+    assert expected["count"].iloc[0] > 40  # many sequences
+    assert expected["depth"].max() >= 4  # several moves deep
+    for t, swap in MAPS:
+        moved = [transform_record(g, t, swap) for g in collection]
+        pd.testing.assert_frame_equal(mine(moved, params).to_table(), expected)
+
+
+@settings(max_examples=100, deadline=None)
+@given(game_=games(), params=params_st)
+def test_phase1_sequence_shape(game_, params):
+    """Every sequence alternates colours, holds at most max_length entries,
+    starts and ends with a stone, and its normal form starts black."""
+    for s in assign(game_, params):
+        assert all(a == -b for a, b in zip(s.colours, s.colours[1:]))
+        assert 1 <= len(s.points) <= params.max_length
+        assert s.points[0] != TENUKI and s.points[-1] != TENUKI
+        assert all(p != TENUKI for p, q in zip(s.points, s.points[1:]) if q == TENUKI)  # never two tenuki
+    for n in extract(game_, params):
+        assert n.keys[0] != TENUKI
+        r, c = divmod(n.keys[0], 19)
+        assert r <= c <= 9
+        cls = classes_of(n.scores)
+        assert len(cls) == len(n.keys)
+
+
+def test_a_swapped_game_gives_the_same_keys_and_scores():
+    g = game(rcs=[(B, 3, 15), (W, 5, 16), (B, 2, 13), (W, 15, 3), (B, 9, 9)])
+    h = transform_record(g, 0, True)
+    assert [m.colour for m in h.moves] == [W, B, W, B, W]
+    assert _plain(extract(g, P)) == _plain(extract(h, P))
+    assert [s.swapped for s in extract(g, P)] == [not s.swapped for s in extract(h, P)]
+
+
+@pytest.mark.parametrize("t, swap", MAPS)
+def test_diagram_12_game_is_mined_the_same_in_every_orientation(t, swap):
+    g = game(
+        "B pp W nq B pr W mp W qn B pm",  # the sequence of test_influence's Diagram 12
+        setup_black=(point(3, 15), point(14, 8), point(16, 4)),
+        setup_white=(point(17, 2),),
+    )
+    assert _plain(extract(transform_record(g, t, swap), P)) == _plain(extract(g, P))
