@@ -36,7 +36,10 @@ def _columns(batch):
     return (offsets - offsets[0]) // 2, decode_keys(data), flat
 
 
-def run(sequences_path: Path, trie_path: Path, *, neutral: int, engine: str = "fast", progress: bool = True) -> dict:
+def run(sequences_path: Path, trie_path: Path, *, neutral: int, floor: int = 2, engine: str = "fast",
+        progress: bool = True) -> dict:
+    """Count the sequences; store the nodes counted at least ``floor`` times
+    (no pruning threshold above ``floor`` - 1 can keep the others)."""
     trie = Trie() if engine == "reference" else FastTrie()
     with tqdm(total=count_rows(sequences_path), desc="build", unit=" seqs", disable=not progress) as bar:
         for batch in pq.ParquetFile(sequences_path).iter_batches(batch_size=200_000, columns=["moves", "scores"]):
@@ -48,9 +51,9 @@ def run(sequences_path: Path, trie_path: Path, *, neutral: int, engine: str = "f
             else:
                 trie.insert_many(offsets, keys, classes_of(scores, neutral))
             bar.update(batch.num_rows)
-    arrays = trie.to_arrays() if engine == "reference" else trie.arrays()
+    arrays = trie.to_arrays(floor) if engine == "reference" else trie.arrays(floor)
     trie_path.parent.mkdir(parents=True, exist_ok=True)
     tmp = trie_path.with_suffix(".parquet.tmp")
     pq.write_table(node_table(arrays), tmp, compression="zstd", row_group_size=1 << 20)
     tmp.replace(trie_path)
-    return {"nodes_before_prune": int(len(arrays["node"]))}
+    return {"nodes_before_prune": len(trie), "nodes_stored": int(len(arrays["node"])), "floor": floor}

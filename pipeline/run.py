@@ -52,18 +52,25 @@ def phase1_params(config: Config) -> Phase1Params:
     )
 
 
-def stage_keys(config: Config, inputs: str) -> dict[str, str]:
-    """Each stage's cache key: its upstream key plus the parameters it reads."""
+def stage_keys(config: Config, inputs: str, floor: int = 2) -> dict[str, str]:
+    """Each stage's cache key: its upstream key plus the parameters it reads
+    (``floor``: the least count build stores, 1 only for a threshold of 1)."""
     keys = {}
     keys["ingest"] = _key("ingest", inputs, config.section("include_handicap", "dedupe"))
     keys["extract"] = _key(
         "extract", keys["ingest"],
         config.section("distance.certain", "distance.maybe", "corner_stones", "max_length", "influence.reach"),
     )
-    keys["build"] = _key("build", keys["extract"], config.section("influence.neutral"))
+    keys["build"] = _key("build", keys["extract"], config.section("influence.neutral"), floor)
     keys["prune"] = _key("prune", keys["build"], config.section("prune.min_count", "prune.min_fraction", "min_length"))
     keys["emit"] = _key("emit", keys["prune"], config.section("influence.share"))
     return keys
+
+
+def threshold_for(catalog: Catalog, config: Config) -> int:
+    """The pruning threshold for the games the ingest stage accepted."""
+    games = _figures(catalog, "ingest")["games_accepted"]
+    return prune_method.threshold(games, config.prune_min_count, config.prune_min_fraction)
 
 
 def read_manifest(catalog: Catalog, stage: str) -> dict | None:
@@ -104,9 +111,14 @@ def check_writable(*folders: Path) -> None:
 def _stage_actions(catalog: Catalog, config: Config, paths, progress: bool, strict: bool, engine: str,
                    jobs: int) -> dict[str, Callable[[], dict]]:
     def do_prune() -> dict:
-        games = _figures(catalog, "ingest")["games_accepted"]
-        thr = prune_method.threshold(games, config.prune_min_count, config.prune_min_fraction)
-        return prune.run(catalog.trie, catalog.joseki, threshold=thr, min_length=config.min_length)
+        threshold = threshold_for(catalog, config)
+        if _figures(catalog, "build").get("floor", 1) > threshold:
+            raise UsageError(f"a threshold of {threshold} needs every trie node: run `joseki build` again first")
+        return prune.run(catalog.trie, catalog.joseki, threshold=threshold, min_length=config.min_length)
+
+    def do_build() -> dict:
+        return build.run(catalog.sequences, catalog.trie, neutral=config.influence_neutral,
+                         floor=_floor(catalog, config), engine=engine, progress=progress)
 
     return {
         "ingest": lambda: ingest.run(
@@ -117,15 +129,17 @@ def _stage_actions(catalog: Catalog, config: Config, paths, progress: bool, stri
         "extract": lambda: extract.run(
             catalog.games, catalog.sequences, phase1_params(config), engine=engine, jobs=jobs, progress=progress
         ),
-        "build": lambda: build.run(
-            catalog.sequences, catalog.trie, neutral=config.influence_neutral, engine=engine, progress=progress
-        ),
+        "build": do_build,
         "prune": do_prune,
         "emit": lambda: emit.run(
             catalog.joseki, catalog.sgf, catalog.dot, catalog.influence_dot,
             share=config.influence_share, title="Joseki tree (joseki-miner)",
         ),
     }
+
+
+def _floor(catalog: Catalog, config: Config) -> int:
+    return 1 if threshold_for(catalog, config) <= 1 else 2
 
 
 def _figures(catalog: Catalog, stage: str) -> dict:
@@ -173,6 +187,8 @@ def run_stages(
     actions = _stage_actions(catalog, config, paths, progress, strict, engine, jobs)
     upstream_ran = False
     for stage in stages:
+        if stage in ("build", "prune", "emit"):  # the floor needs the games accepted
+            keys = stage_keys(config, inputs, _floor(catalog, config))
         manifest = read_manifest(catalog, stage)
         fresh = manifest is not None and manifest.get("key") == keys[stage] and not force and not upstream_ran
         if fresh:

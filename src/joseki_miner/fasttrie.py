@@ -169,20 +169,30 @@ class FastTrie:
                         self.counters, self.n, other.parent, other.key, other.count, other.counters, other.n)
         return self
 
-    def arrays(self) -> dict[str, np.ndarray]:
-        """The nodes in canonical order, renumbered: node, parent, depth, key,
-        count and the (n, 12) counters."""
-        order = _preorder(self.parent, self.key, self.n)
-        new_id = np.empty(self.n, dtype=np.int64)
-        new_id[order] = np.arange(self.n)
-        parent = self.parent[order]
+    def arrays(self, min_count: int = 1) -> dict[str, np.ndarray]:
+        """The nodes counted at least ``min_count`` times (and the root) in
+        canonical order, renumbered: node, parent, depth, key, count and the
+        (n, 12) counters."""
+        n = self.n
+        kept = np.flatnonzero(self.count[:n] >= min_count) if min_count > 1 else np.arange(n)
+        if min_count > 1 and (not len(kept) or kept[0] != 0):
+            kept = np.r_[0, kept]
+        old_id = np.full(n, -1, dtype=np.int64)
+        old_id[kept] = np.arange(len(kept))
+        parent = self.parent[kept]
+        local_parent = np.where(parent < 0, -1, old_id[np.maximum(parent, 0)])
+        order = _preorder(local_parent, self.key[kept], len(kept))
+        new_id = np.empty(len(kept), dtype=np.int64)
+        new_id[order] = np.arange(len(kept))
+        parent = local_parent[order]
+        rows = kept[order]
         return {
-            "node": np.arange(self.n, dtype=np.int64),
+            "node": np.arange(len(kept), dtype=np.int64),
             "parent": np.where(parent < 0, -1, new_id[np.maximum(parent, 0)]),
-            "depth": self.depth[order].astype(np.int64),
-            "key": self.key[order],
-            "count": self.count[order],
-            "counters": self.counters[order],
+            "depth": self.depth[rows].astype(np.int64),
+            "key": self.key[rows],
+            "count": self.count[rows],
+            "counters": self.counters[rows],
         }
 
 

@@ -110,10 +110,11 @@ class Trie:
             stack.extend(sorted(kids.get(n, ()), key=lambda m: self.key[m], reverse=True))
         return order
 
-    def to_arrays(self) -> dict[str, np.ndarray]:
-        """The nodes in canonical order, renumbered: node, parent, depth,
-        key, count and the (n, 12) counters (as fasttrie.FastTrie.arrays)."""
-        order = self.canonical_order()
+    def to_arrays(self, min_count: int = 1) -> dict[str, np.ndarray]:
+        """The nodes counted at least ``min_count`` times (and the root) in
+        canonical order, renumbered: node, parent, depth, key, count and the
+        (n, 12) counters (as fasttrie.FastTrie.arrays)."""
+        order = [n for n in self.canonical_order() if n == 0 or self.count[n] >= min_count]
         new_id = {old: i for i, old in enumerate(order)}
         return {
             "node": np.arange(len(order), dtype=np.int64),
