@@ -328,20 +328,13 @@ def _extract_batch(
     colours, points, move_offsets, setup_colours, setup_points, setup_offsets,
     certain, maybe, corner_stones, max_length, reach,
     point_map, direction_map, neighbours, high, low,
+    first_game, out_game, out_transform, out_swap, out_offsets, out_keys, out_scores, n_out, n_keys,
 ):
+    """Games from ``first_game`` on, into the given output arrays.  Returns
+    (next game, sequences, keys): when the outputs are full it stops before
+    a game and the caller grows them and calls again (arrays are never
+    reallocated in here: that would slow every access in the loop)."""
     n_games = len(move_offsets) - 1
-    # outputs grow by doubling
-    cap_seq = 16 * n_games + 16
-    cap_key = cap_seq * 8
-    out_game = np.empty(cap_seq, dtype=np.int64)
-    out_transform = np.empty(cap_seq, dtype=np.int8)
-    out_swap = np.empty(cap_seq, dtype=np.bool_)
-    out_offsets = np.empty(cap_seq + 1, dtype=np.int64)
-    out_keys = np.empty(cap_key, dtype=np.int16)
-    out_scores = np.empty((cap_key, 4), dtype=np.int16)
-    n_out = 0
-    n_keys = 0
-    out_offsets[0] = 0
 
     board = np.zeros(361, dtype=np.int8)
     rows = np.zeros((2, 19), dtype=np.int64)
@@ -368,7 +361,7 @@ def _extract_batch(
     joining = np.empty(max_moves, dtype=np.int64)
     norm_keys = np.empty(max_length, dtype=np.int16)
 
-    for g in range(n_games):
+    for g in range(first_game, n_games):
         board[:] = 0
         rows[:, :] = 0
         cols[:, :] = 0
@@ -467,20 +460,15 @@ def _extract_batch(
             if min(in_corner[0], min(in_corner[1], min(in_corner[2], in_corner[3]))) >= corner_stones:
                 break
         # normal form of every sequence, in the order they were started
+        need = 0
+        for s in range(nseq):
+            need += seq_len[s]
+        if n_out + nseq >= len(out_game) or n_keys + need > len(out_keys):
+            return g, n_out, n_keys
         for s in range(nseq):
             n = seq_len[s]
             swap = seq_cols[s, 0] > 0
             t = _normal_transform(seq_keys[s], seq_scores[s], n, swap, point_map, direction_map)
-            if n_out + 1 >= cap_seq:
-                cap_seq *= 2
-                out_game = _grow1(out_game, cap_seq)
-                out_transform = _grow1(out_transform, cap_seq)
-                out_swap = _grow1(out_swap, cap_seq)
-                out_offsets = _grow1(out_offsets, cap_seq + 1)
-            while n_keys + n > cap_key:
-                cap_key *= 2
-                out_keys = _grow1(out_keys, cap_key)
-                out_scores = _grow2(out_scores, cap_key)
             out_game[n_out] = g
             out_transform[n_out] = t
             out_swap[n_out] = swap
@@ -493,28 +481,19 @@ def _extract_batch(
             n_keys += n
             n_out += 1
             out_offsets[n_out] = n_keys
-    return (out_game[:n_out], out_transform[:n_out], out_swap[:n_out], out_offsets[: n_out + 1],
-            out_keys[:n_keys], out_scores[:n_keys])
+    return n_games, n_out, n_keys
 
 
-@njit(cache=True)
-def _grow1(a, n):
-    b = np.empty(n, dtype=a.dtype)
+def _grown(a: np.ndarray, n: int) -> np.ndarray:
+    b = np.empty((n,) + a.shape[1:], dtype=a.dtype)
     b[: len(a)] = a
-    return b
-
-
-@njit(cache=True)
-def _grow2(a, n):
-    b = np.empty((n, a.shape[1]), dtype=a.dtype)
-    b[: a.shape[0]] = a
     return b
 
 
 def extract_batch(colours, points, move_offsets, setup_colours, setup_points, setup_offsets, params):
     """Phase 1 for a batch of games (see the module docstring).  Returns a
     dict of arrays: game, transform, swapped, offsets, keys, scores."""
-    game, transform, swapped, offsets, keys, scores = _extract_batch(
+    inputs = (
         np.ascontiguousarray(colours, dtype=np.int8),
         np.ascontiguousarray(points, dtype=np.int16),
         np.ascontiguousarray(move_offsets, dtype=np.int64),
@@ -524,8 +503,21 @@ def extract_batch(colours, points, move_offsets, setup_colours, setup_points, se
         params.certain, params.maybe, params.corner_stones, params.max_length, params.reach,
         _POINT_MAP, _DIRECTION_MAP, _NEIGHBOURS, _HIGH, _LOW,
     )
-    return {"game": game, "transform": transform, "swapped": swapped, "offsets": offsets,
-            "keys": keys, "scores": scores}
+    n_games = len(move_offsets) - 1
+    cap = 8 * n_games + 16
+    out = [np.empty(cap, np.int64), np.empty(cap, np.int8), np.empty(cap, np.bool_), np.zeros(cap + 1, np.int64),
+           np.empty(16 * cap, np.int16), np.empty((16 * cap, 4), np.int16)]
+    g = n_out = n_keys = 0
+    while True:
+        g, n_out, n_keys = _extract_batch(*inputs, g, *out, n_out, n_keys)
+        if g == n_games:
+            break
+        cap *= 2  # full: grow and go on from game g
+        out = [_grown(out[0], cap), _grown(out[1], cap), _grown(out[2], cap), _grown(out[3], cap + 1),
+               _grown(out[4], 16 * cap), _grown(out[5], 16 * cap)]
+    game, transform, swapped, offsets, keys, scores = out
+    return {"game": game[:n_out], "transform": transform[:n_out], "swapped": swapped[:n_out],
+            "offsets": offsets[: n_out + 1], "keys": keys[:n_keys], "scores": scores[:n_keys]}
 
 
 __all__ = ["extract_batch", "TENUKI"]

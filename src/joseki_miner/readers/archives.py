@@ -176,6 +176,83 @@ def iter_tar(fileobj: BinaryIO, want: Callable[[str], bool] | None = None) -> It
             yield info.name, data, ""
 
 
+_FAST_TAR_LIMIT = 1 << 30  # decompressed bytes held in memory at most
+
+
+def _tar_in_memory(data: bytes) -> list[tuple[str, int, int]] | None:
+    """(name, start, size) of the regular files of a plain tar held in
+    memory, or None when anything is unusual (then ``iter_tar`` reads it and
+    reports what is wrong): bad checksums, pax or GNU long-name headers,
+    sparse files, base-256 sizes, a missing end marker, a cut member."""
+    out = []
+    off, end = 0, len(data)
+    while True:
+        if off + 512 > end:
+            return None  # no end-of-archive marker
+        header = data[off : off + 512]
+        if header.count(0) == 512:
+            return out
+        stored = header[148:156].split(b"\0", 1)[0].strip()
+        try:
+            if int(stored or b"-1", 8) != sum(header[:148]) + 256 + sum(header[156:]):
+                return None
+            size_field = header[124:136]
+            if size_field[0] & 0x80:
+                return None
+            size = int(size_field.split(b"\0", 1)[0].strip() or b"0", 8)
+        except ValueError:
+            return None
+        kind = header[156:157]
+        name = header[:100].split(b"\0", 1)[0]
+        prefix = header[345:500].split(b"\0", 1)[0]  # as tarfile: used whenever set
+        if prefix:
+            name = prefix + b"/" + name
+        start = off + 512
+        if start + size > end:
+            return None  # cut inside a member
+        if kind in (b"0", b"\0"):
+            if not (kind == b"\0" and name.endswith(b"/")):  # old-style directory
+                out.append((name.decode("utf-8", "surrogateescape"), start, size))
+        elif kind not in (b"1", b"2", b"3", b"4", b"5", b"6"):
+            return None
+        off = start + (size + 511) // 512 * 512
+
+
+def _decompressed(kind: str, fileobj: BinaryIO) -> bytes | None:
+    """The whole decompressed stream, or None if it cannot be had cleanly."""
+    try:
+        raw = fileobj.read()
+        if kind == "gzip":
+            return gzip.decompress(raw)
+        if kind == "bz2":
+            return bz2.decompress(raw)
+        if kind == "xz":
+            return lzma.decompress(raw)
+        return raw
+    except (OSError, EOFError, ValueError, lzma.LZMAError):
+        return None
+
+
+def iter_tar_fast(kind: str, fileobj: BinaryIO, want: Callable[[str], bool] | None = None) -> Iterator[Member]:
+    """``iter_tar`` for a plain, sound tar: decompress it whole and walk its
+    headers directly (tarfile's per-member work is most of the cost of
+    reading thousands of small files).  Anything unusual goes to
+    ``iter_tar``, which gives the same members for a sound archive."""
+    pos = fileobj.tell()
+    data = _decompressed(kind, fileobj)
+    members = _tar_in_memory(data) if data is not None and len(data) <= _FAST_TAR_LIMIT else None
+    if members is None:
+        fileobj.seek(pos)
+        yield from iter_tar(fileobj, want)
+        return
+    view = memoryview(data)
+    for name, start, size in members:
+        if want is not None and not want(name):
+            yield name, None, ""
+        else:
+            yield name, bytes(view[start : start + size]), ""
+
+
 def iter_zip(fileobj: BinaryIO, want: Callable[[str], bool] | None = None) -> Iterator[Member]:
     """The files of a zip, in stored order; a member that cannot be read
     (bad data, bad CRC, unsupported method) comes out with its error.  A zip
@@ -284,10 +361,10 @@ def iter_members(kind: str, fileobj: BinaryIO, name: str, want: Callable[[str], 
     if kind == "zip":
         yield from iter_zip(fileobj, want)
     elif kind == "tar":
-        yield from iter_tar(fileobj, want)
+        yield from iter_tar_fast(kind, fileobj, want)
     elif kind in ("gzip", "bz2", "xz"):
         if compressed_holds_tar(kind, fileobj, name):
-            yield from iter_tar(fileobj, want)
+            yield from iter_tar_fast(kind, fileobj, want)
             return
         member = inner_name(name.rsplit("/", 1)[-1], kind)
         if want is not None and not want(member):

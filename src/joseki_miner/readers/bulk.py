@@ -26,10 +26,12 @@ from ..records import GameRecord, Reject
 from . import _Reader, encoding, iter_files
 from .kifu import kifu_line_record, line_location
 from .scan import OK, _WS, scan_kifu, scan_sgf
-from .sgf import META_PROPERTIES, _game_location, _text, canonical_identifier, to_utf8
+from .sgf import _game_location, _text, canonical_identifier, to_utf8
 
 _NONE = np.zeros(0, np.int16)
-_PROPERTY_RE = re.compile(rb"([A-Za-z]+)\s*\[((?:[^\\\]]|\\.)*)\]", re.DOTALL)
+_PROPERTY_RE = re.compile(rb"([A-Za-z]+)\s*\[([^\\\]]*(?:\\.[^\\\]]*)*)\]", re.DOTALL)
+# only what games.parquet keeps (ingest.META) is decoded
+_WANTED = ("PB", "PW", "BR", "WR", "DT", "EV", "RE", "KM")
 
 
 @dataclass
@@ -95,8 +97,10 @@ def _root_meta(root: bytes) -> dict | None:
     """Game-info of a plain root node (None when the Python reader must decide)."""
     props: dict[str, bytes] = {}
     for m in _PROPERTY_RE.finditer(root):
-        ident = canonical_identifier(m.group(1).decode("ascii"))
-        props.setdefault(ident, m.group(2))
+        raw = m.group(1)
+        ident = raw.decode("ascii") if len(raw) <= 2 and raw.isupper() else canonical_identifier(raw.decode("ascii"))
+        if ident not in props:
+            props[ident] = m.group(2)
     gm = props.get("GM")
     if gm is not None and gm.strip() not in (b"1", b""):
         return None
@@ -105,7 +109,7 @@ def _root_meta(root: bytes) -> dict | None:
         if value is not None and not value.strip().isdigit():
             return None
     meta = {}
-    for prop in META_PROPERTIES:
+    for prop in _WANTED:
         value = props.get(prop)
         if value is not None:
             text = _text(value)
@@ -128,9 +132,12 @@ class _BulkReader(_Reader):
 
     def _sgf_batch(self, data: bytes, source: str, location: str) -> GameBatch | None:
         """All trees of a clean, plain SGF text, or None (read it in Python)."""
-        buf, bad = to_utf8(data, fallback=self.fallback)
-        if bad:
-            return None
+        if data.isascii():  # nothing to decode; the scanner refuses long identifiers
+            buf = data
+        else:
+            buf, bad = to_utf8(data, fallback=self.fallback)
+            if bad:
+                return None
         arr = np.frombuffer(buf, dtype=np.uint8)
         (unit, start, end, root_end, size, ha, status, moff, soff, mcol, mpt, scol, spt) = scan_sgf(
             arr, np.zeros(1, np.int64), np.array([len(arr)], np.int64), _WS

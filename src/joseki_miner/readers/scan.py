@@ -3,7 +3,8 @@ and one-game-per-line kifu dumps, straight from bytes to integer arrays.
 
 They take only the common, plain shape of a record.  Anything unusual (long
 FF[3] property names, setup stones after the root, compressed point lists,
-AE, a move off a 19x19 board, broken brackets...) marks the game ``UNUSUAL``
+AE, a move off a 19x19 board, broken brackets, identifiers that are not
+one or two capitals...) marks the game ``UNUSUAL``
 and the caller reads it with the full Python readers instead, so
 correctness never depends on this fast path.
 
@@ -61,7 +62,18 @@ def scan_sgf(data, starts, ends, ws):
     archive member).  Returns per game: unit, tree start/end, root node
     start/end, size, handicap, status, move offsets, setup offsets; and the
     flat colours/points of moves and setup stones."""
-    cap = 64
+    # upper bounds (a game opens with '(', a move or stone has a '['), so no
+    # array is ever reallocated inside the loop: that would cost numba's
+    # reference counting on every access and slow the scan several times
+    trees = 0
+    values = 0
+    for u in range(len(starts)):
+        for i in range(starts[u], ends[u]):
+            if data[i] == 40:
+                trees += 1
+            elif data[i] == 91:
+                values += 1
+    cap = trees + 2
     g_unit = np.empty(cap, np.int64)
     g_start = np.empty(cap, np.int64)
     g_end = np.empty(cap, np.int64)
@@ -71,10 +83,10 @@ def scan_sgf(data, starts, ends, ws):
     g_status = np.empty(cap, np.int8)
     g_moff = np.empty(cap + 1, np.int64)
     g_soff = np.empty(cap + 1, np.int64)
-    mcap = 4096
+    mcap = values + 1
     m_col = np.empty(mcap, np.int8)
     m_pt = np.empty(mcap, np.int16)
-    scap = 64
+    scap = values + 1
     s_col = np.empty(scap, np.int8)
     s_pt = np.empty(scap, np.int16)
     n = 0
@@ -91,17 +103,6 @@ def scan_sgf(data, starts, ends, ws):
                 i += 1
             if i >= end:
                 break
-            if n + 1 >= cap:
-                cap *= 2
-                g_unit = _grow(g_unit, cap)
-                g_start = _grow(g_start, cap)
-                g_end = _grow(g_end, cap)
-                g_root_end = _grow(g_root_end, cap)
-                g_size = _grow(g_size, cap)
-                g_ha = _grow(g_ha, cap)
-                g_status = _grow(g_status, cap)
-                g_moff = _grow(g_moff, cap + 1)
-                g_soff = _grow(g_soff, cap + 1)
             g_unit[n] = u
             g_start[n] = i
             g_size[n] = 19
@@ -152,8 +153,8 @@ def scan_sgf(data, starts, ends, ws):
                     ident_len = i - a
                     c0 = data[a]
                     c1 = data[a + 1] if ident_len > 1 else 0
-                    if lower and in_main_node:
-                        status = UNUSUAL
+                    if (lower or ident_len > 2) and in_main_node:
+                        status = UNUSUAL  # long or FF[3] names: the Python reader rewrites them
                     # values
                     nvalues = 0
                     while True:
@@ -187,10 +188,6 @@ def scan_sgf(data, starts, ends, ws):
                                 status = UNUSUAL
                                 continue
                             node_has_move = True
-                            if nm >= mcap:
-                                mcap *= 2
-                                m_col = _grow(m_col, mcap)
-                                m_pt = _grow(m_pt, mcap)
                             m_col[nm] = -1 if c0 == 66 else 1
                             m_pt[nm] = p
                             nm += 1
@@ -199,10 +196,6 @@ def scan_sgf(data, starts, ends, ws):
                             if nodes != 1 or p < 0:
                                 status = UNUSUAL
                                 continue
-                            if ns >= scap:
-                                scap *= 2
-                                s_col = _grow(s_col, scap)
-                                s_pt = _grow(s_pt, scap)
                             s_col[ns] = -1 if c1 == 66 else 1
                             s_pt[ns] = p
                             ns += 1
@@ -245,13 +238,20 @@ def scan_kifu(data, start, end, ws):
     line: its start/end (without trailing CR and blanks), its number
     (1-based), status (UNUSUAL unless a numeric id, a tab and plain moves),
     move offsets; and the flat colours/points of the moves."""
-    cap = 1024
+    lines = 0  # upper bounds, as in scan_sgf
+    values = 0
+    for i in range(start, end):
+        if data[i] == 10:
+            lines += 1
+        elif data[i] == 91:
+            values += 1
+    cap = lines + 2
     l_start = np.empty(cap, np.int64)
     l_end = np.empty(cap, np.int64)
     l_number = np.empty(cap, np.int64)
     l_status = np.empty(cap, np.int8)
     l_moff = np.empty(cap + 1, np.int64)
-    mcap = 1 << 16
+    mcap = values + 1
     m_col = np.empty(mcap, np.int8)
     m_pt = np.empty(mcap, np.int16)
     n = 0
@@ -276,13 +276,6 @@ def scan_kifu(data, start, end, ws):
         # strip \r and trailing blanks
         while b > a and (data[b - 1] == 13 or data[b - 1] == 32):
             b -= 1
-        if n + 1 >= cap:
-            cap *= 2
-            l_start = _grow(l_start, cap)
-            l_end = _grow(l_end, cap)
-            l_number = _grow(l_number, cap)
-            l_status = _grow(l_status, cap)
-            l_moff = _grow(l_moff, cap + 1)
         l_start[n] = a
         l_end[n] = b
         status = OK
@@ -315,10 +308,6 @@ def scan_kifu(data, start, end, ws):
             if p == -2:
                 status = UNUSUAL
                 break
-            if nm >= mcap:
-                mcap *= 2
-                m_col = _grow(m_col, mcap)
-                m_pt = _grow(m_pt, mcap)
             m_col[nm] = colour
             m_pt[nm] = p
             nm += 1
@@ -330,10 +319,3 @@ def scan_kifu(data, start, end, ws):
         l_moff[n + 1] = nm
         n += 1
     return l_start[:n], l_end[:n], l_number[:n], l_status[:n], l_moff[: n + 1], m_col[:nm], m_pt[:nm]
-
-
-@njit(cache=True)
-def _grow(a, n):
-    b = np.empty(n, dtype=a.dtype)
-    b[: len(a)] = a
-    return b
