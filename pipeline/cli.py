@@ -47,8 +47,10 @@ def _execute(stages, paths, out, work, config, sets, quiet, strict=False, force=
 
 def _print_summary(s: dict, catalog: Catalog) -> None:
     rejected = ", ".join(f"{k} {v}" for k, v in s["games_rejected"].items()) or "none"
+    skipped = sum(s.get("files_skipped", {}).values())
     typer.echo(
-        f"games read {s['games_read']:,}: accepted {s['games_accepted']:,}, rejected {s['games_rejected_total']:,} ({rejected})\n"
+        f"games read {s['games_read']:,}: accepted {s['games_accepted']:,}, rejected {s['games_rejected_total']:,} ({rejected})"
+        + (f"; {skipped:,} files without games skipped (see summary.json)" if skipped else "") + "\n"
         f"sequences {s['sequences']:,}; trie {s['nodes_before_prune']:,} nodes; "
         f"pruned at count >= {s['threshold']:,}: {s['nodes_after_prune']:,} nodes, "
         f"{s['leaves']:,} joseki, deepest {s['deepest']} moves\n"

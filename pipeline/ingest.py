@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -100,6 +101,11 @@ class _Ledger:
         self.reasons: Counter[str] = Counter()
         self.read = 0
         self.accepted = 0
+        self.skipped: Counter[str] = Counter()
+
+    def skip(self, source: str, location: str, why: str) -> None:
+        """A file or member that holds no game (an index file, a README)."""
+        self.skipped[why] += 1
 
     def duplicate_of(self, key, where: str) -> str | None:
         if not self.dedupe:
@@ -126,6 +132,7 @@ class _Ledger:
             "games_read": self.read,
             "games_accepted": self.accepted,
             "games_rejected": dict(sorted(self.reasons.items())),
+            "files_skipped": dict(sorted(self.skipped.items())),
         }
 
 
@@ -153,7 +160,7 @@ def _run_reference(paths, ledger: _Ledger, include_handicap: bool, bar) -> None:
             for c in columns.values():
                 c.clear()
 
-    for item in read_paths(paths):
+    for item in read_paths(paths, on_skip=ledger.skip):
         ledger.read += 1
         bar.update()
         if isinstance(item, GameRecord):
@@ -215,10 +222,24 @@ def _record(b: GameBatch, k: int) -> GameRecord:
     )
 
 
-def _fast_batch(b: GameBatch, ledger: _Ledger, include_handicap: bool) -> None:
-    occupied, played, h1, h2 = kernel.validate_batch(
-        b.colours, b.points, b.move_offsets, b.setup_colours, b.setup_points, b.setup_offsets
-    )
+def _validate(b: GameBatch, pool: ThreadPoolExecutor, jobs: int):
+    """kernel.validate_batch over ``jobs`` threads (it releases the GIL)."""
+    n = len(b)
+    bounds = np.linspace(0, n, max(1, min(jobs, n)) + 1).astype(int)
+    mo, so = b.move_offsets, b.setup_offsets
+
+    def part(lo: int, hi: int):
+        return kernel.validate_batch(
+            b.colours[mo[lo]:mo[hi]], b.points[mo[lo]:mo[hi]], mo[lo:hi + 1] - mo[lo],
+            b.setup_colours[so[lo]:so[hi]], b.setup_points[so[lo]:so[hi]], so[lo:hi + 1] - so[lo],
+        )
+
+    results = list(pool.map(part, bounds[:-1], bounds[1:]))
+    return [np.concatenate([r[i] for r in results]) for i in range(4)]
+
+
+def _fast_batch(b: GameBatch, ledger: _Ledger, include_handicap: bool, pool: ThreadPoolExecutor, jobs: int) -> None:
+    occupied, played, h1, h2 = _validate(b, pool, jobs)
     accepted: list[int] = []
     rejects: list[tuple[str, str, str, str]] = []
     for k in range(len(b)):
@@ -278,6 +299,7 @@ def run(
     dedupe: bool,
     strict: bool = False,
     engine: str = "fast",
+    jobs: int = 1,
     progress: bool = True,
 ) -> dict:
     """Read, validate and store every game; return the stage's figures."""
@@ -287,9 +309,10 @@ def run(
             if engine == "reference":
                 _run_reference(paths, ledger, include_handicap, bar)
             else:
-                for batch in read_batches(paths):
-                    _fast_batch(batch, ledger, include_handicap)
-                    bar.update(len(batch))
+                with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+                    for batch in read_batches(paths, on_skip=ledger.skip):
+                        _fast_batch(batch, ledger, include_handicap, pool, jobs)
+                        bar.update(len(batch))
     finally:
         figures = ledger.close()
     return figures

@@ -118,13 +118,13 @@ def _stage_actions(catalog: Catalog, config: Config, paths, progress: bool, stri
 
     def do_build() -> dict:
         return build.run(catalog.sequences, catalog.trie, neutral=config.influence_neutral,
-                         floor=_floor(catalog, config), engine=engine, progress=progress)
+                         floor=_floor(catalog, config), engine=engine, jobs=jobs, progress=progress)
 
     return {
         "ingest": lambda: ingest.run(
             paths, catalog.games, catalog.rejects,
             include_handicap=config.include_handicap, dedupe=config.dedupe, strict=strict, engine=engine,
-            progress=progress,
+            jobs=jobs, progress=progress,
         ),
         "extract": lambda: extract.run(
             catalog.games, catalog.sequences, phase1_params(config), engine=engine, jobs=jobs, progress=progress
@@ -221,6 +221,7 @@ def summarize(catalog: Catalog, seconds: float) -> dict:
         "games_accepted": figures.get("games_accepted", 0),
         "games_rejected": rejected,
         "games_rejected_total": sum(rejected.values()),
+        "files_skipped": figures.get("files_skipped", {}),
         "sequences": figures.get("sequences", 0),
         "nodes_before_prune": figures.get("nodes_before_prune", 0),
         "threshold": figures.get("threshold", 0),

@@ -42,7 +42,7 @@ def _find_or_add(table_keys, table_nodes, mask, parent_arr, key_arr, depth_arr, 
         i = (i + 1) & mask
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _insert(table_keys, table_nodes, parent_arr, key_arr, depth_arr, count, counters, n_nodes,
             offsets, keys, classes, weight):
     """Insert sequences (keys[offsets[i]:offsets[i+1]], classes per key per
@@ -173,27 +173,39 @@ class FastTrie:
         """The nodes counted at least ``min_count`` times (and the root) in
         canonical order, renumbered: node, parent, depth, key, count and the
         (n, 12) counters."""
-        n = self.n
-        kept = np.flatnonzero(self.count[:n] >= min_count) if min_count > 1 else np.arange(n)
-        if min_count > 1 and (not len(kept) or kept[0] != 0):
-            kept = np.r_[0, kept]
-        old_id = np.full(n, -1, dtype=np.int64)
-        old_id[kept] = np.arange(len(kept))
-        parent = self.parent[kept]
-        local_parent = np.where(parent < 0, -1, old_id[np.maximum(parent, 0)])
-        order = _preorder(local_parent, self.key[kept], len(kept))
-        new_id = np.empty(len(kept), dtype=np.int64)
-        new_id[order] = np.arange(len(kept))
-        parent = local_parent[order]
-        rows = kept[order]
-        return {
-            "node": np.arange(len(kept), dtype=np.int64),
-            "parent": np.where(parent < 0, -1, new_id[np.maximum(parent, 0)]),
-            "depth": self.depth[rows].astype(np.int64),
-            "key": self.key[rows],
-            "count": self.count[rows],
-            "counters": self.counters[rows],
-        }
+        return union_arrays([self], min_count)
+
+
+def union_arrays(tries: list[FastTrie], min_count: int = 1) -> dict[str, np.ndarray]:
+    """``FastTrie.arrays`` of the union of tries that share no child of the
+    root (sequences split by their first move), without merging them."""
+    root_count = sum(int(t.count[0]) for t in tries)
+    parts = {"parent": [np.array([-1])], "key": [np.array([-1], np.int16)], "depth": [np.zeros(1, np.int16)],
+             "count": [np.array([root_count])], "counters": [np.zeros((1, 12), np.int64)]}
+    base = 1
+    for t in tries:
+        n = t.n
+        kept = np.flatnonzero(t.count[1:n] >= min_count) + 1
+        local = np.full(n, -1, dtype=np.int64)
+        local[0] = 0
+        local[kept] = base + np.arange(len(kept))
+        parts["parent"].append(local[t.parent[kept]])
+        for name in ("key", "depth", "count", "counters"):
+            parts[name].append(getattr(t, name)[kept])
+        base += len(kept)
+    parent, key, depth, count, counters = (np.concatenate(parts[k]) for k in ("parent", "key", "depth", "count", "counters"))
+    order = _preorder(parent, key, len(parent))
+    new_id = np.empty(len(parent), dtype=np.int64)
+    new_id[order] = np.arange(len(parent))
+    parent = parent[order]
+    return {
+        "node": np.arange(len(parent), dtype=np.int64),
+        "parent": np.where(parent < 0, -1, new_id[np.maximum(parent, 0)]),
+        "depth": depth[order].astype(np.int64),
+        "key": key[order],
+        "count": count[order],
+        "counters": counters[order],
+    }
 
 
 def classes_of(scores: np.ndarray, neutral: int) -> np.ndarray:

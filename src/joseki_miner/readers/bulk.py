@@ -261,7 +261,7 @@ def concat(batches: list[GameBatch]) -> GameBatch:
 
 
 def read_batches(
-    paths: Iterable[str | os.PathLike], *, encoding_fallback: bool = True, games: int = 4096
+    paths: Iterable[str | os.PathLike], *, encoding_fallback: bool = True, games: int = 4096, on_skip=None
 ) -> Iterator[GameBatch]:
     """Every game under ``paths`` as ``read_paths`` gives them, in batches
     of about ``games`` games (small files are gathered together)."""
@@ -270,7 +270,7 @@ def read_batches(
         if not os.path.exists(p):
             raise FileNotFoundError(f"no such file or folder: {p}")
     files = list(iter_files(paths))
-    reader = _BulkReader(encoding_fallback, None)
+    reader = _BulkReader(encoding_fallback, on_skip)
     reader.load_indexes(files)
     pending: list[GameBatch] = []
     count = 0
