@@ -76,6 +76,14 @@ class Reject:
             raise ValueError(f"undocumented reject reason: {self.reason!r}")
 
 
+def handicap_of(declared: int, black: int, white: int) -> int:
+    """The handicap of a game: its HA value when that is 2 or more, else the
+    number of black setup stones when only black has setup stones, else 0."""
+    if declared < 2 and black and not white:
+        declared = black
+    return declared if declared >= 2 else 0
+
+
 class RecordError(ValueError):
     """A record that cannot be accepted; ``reason`` is one of REJECT_REASONS."""
 

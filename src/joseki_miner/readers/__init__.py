@@ -276,6 +276,18 @@ class _Reader:
             yield from read_ishi_bytes(data, source, location, encoding_fallback=self.fallback)
 
 
+def existing_files(paths: Iterable[str | os.PathLike] | str | os.PathLike) -> list[Path]:
+    """Every file under ``paths`` (see ``iter_files``); FileNotFoundError
+    for a path that does not exist."""
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    paths = list(paths)
+    for p in paths:
+        if not os.path.exists(p):
+            raise FileNotFoundError(f"no such file or folder: {p}")
+    return list(iter_files(paths))
+
+
 def read_paths(
     paths: Iterable[str | os.PathLike] | str | os.PathLike,
     *,
@@ -292,13 +304,7 @@ def read_paths(
     READMEs...).  Raises FileNotFoundError for a path that does not exist
     (an unusable invocation); everything else becomes a record or a reject.
     """
-    if isinstance(paths, (str, os.PathLike)):
-        paths = [paths]
-    paths = list(paths)
-    for p in paths:
-        if not os.path.exists(p):
-            raise FileNotFoundError(f"no such file or folder: {p}")
-    files = list(iter_files(paths))
+    files = existing_files(paths)
     reader = _Reader(encoding_fallback, on_skip)
     reader.load_indexes(files)
     for f in files:

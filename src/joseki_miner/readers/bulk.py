@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..records import GameRecord, Reject
-from . import _Reader, encoding, iter_files
+from ..records import GameRecord, Reject, handicap_of
+from . import _Reader, encoding, existing_files
 from .kifu import kifu_line_record, line_location
 from .scan import OK, _WS, scan_kifu, scan_sgf
 from .sgf import _game_location, _text, canonical_identifier, to_utf8
@@ -159,15 +159,13 @@ class _BulkReader(_Reader):
             else:
                 black = np.unique(spt[soff[k]:soff[k + 1]][scol[soff[k]:soff[k + 1]] < 0])
                 white = np.unique(spt[soff[k]:soff[k + 1]][scol[soff[k]:soff[k + 1]] > 0])
-            h = int(ha[k])
-            if h < 2 and len(black) and not len(white):
-                h = len(black)
+            h = handicap_of(int(ha[k]), len(black), len(white))
             b.source.append(source)
             b.location.append(location if n == 1 else _game_location(location, k + 1))
             b.meta.append(meta)
             b.reject.append(None)
             b.size.append(int(size[k]))
-            b.handicap.append(h if h >= 2 else 0)
+            b.handicap.append(h)
             b.events.append(())
             if len(black) or len(white):
                 b.setup_points = np.concatenate([b.setup_points, black, white]).astype(np.int16)
@@ -265,11 +263,7 @@ def read_batches(
 ) -> Iterator[GameBatch]:
     """Every game under ``paths`` as ``read_paths`` gives them, in batches
     of about ``games`` games (small files are gathered together)."""
-    paths = list(paths)
-    for p in paths:
-        if not os.path.exists(p):
-            raise FileNotFoundError(f"no such file or folder: {p}")
-    files = list(iter_files(paths))
+    files = existing_files(paths)
     reader = _BulkReader(encoding_fallback, on_skip)
     reader.load_indexes(files)
     pending: list[GameBatch] = []

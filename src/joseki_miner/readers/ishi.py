@@ -36,7 +36,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from ..points import BLACK, PASS, SIZE, WHITE
-from ..records import GameRecord, Move, RecordError, Reject
+from ..records import GameRecord, Move, RecordError, Reject, handicap_of
 from . import encoding
 
 HEADERS = {
@@ -118,18 +118,15 @@ def _record(ev: _Event, source: str, location: str) -> GameRecord | Reject:
             events.append((at, colour, p))
     except RecordError as exc:
         return Reject(source, location, exc.reason, f"line {line}: {exc.detail}")
-    handicap = 0
     try:
-        handicap = int(ev.meta.get("HA", "0").split()[0])
+        declared = int(ev.meta.get("HA", "0").split()[0])
     except (ValueError, IndexError):
-        handicap = 0
-    if handicap < 2 and black and not white:
-        handicap = len(black)
+        declared = 0
     return GameRecord(
         source=source,
         location=location,
         size=size,
-        handicap=handicap if handicap >= 2 else 0,
+        handicap=handicap_of(declared, len(set(black)), len(set(white))),
         setup_black=tuple(sorted(set(black))),
         setup_white=tuple(sorted(set(white))),
         moves=tuple(moves),

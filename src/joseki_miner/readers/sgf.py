@@ -27,7 +27,7 @@ from collections.abc import Iterator
 from sgfmill import sgf_grammar
 
 from ..points import BLACK, EMPTY, PASS, SIZE, WHITE
-from ..records import GameRecord, Move, RecordError, Reject
+from ..records import GameRecord, Move, RecordError, Reject, handicap_of
 from . import encoding
 
 META_PROPERTIES = ("PB", "PW", "BR", "WR", "DT", "EV", "RE", "KM", "RU", "PC", "GN", "RO")
@@ -271,14 +271,12 @@ def tree_to_record(tree, source: str, location: str = "") -> GameRecord | Reject
             text = _text(values[0])
             if text:
                 meta[prop] = text
-    handicap = _int(root["HA"][0]) if "HA" in root else 0
-    if handicap < 2 and black and not white:
-        handicap = len(black)
+    declared = _int(root["HA"][0]) if "HA" in root else 0
     return GameRecord(
         source=source,
         location=location,
         size=size,
-        handicap=handicap if handicap >= 2 else 0,
+        handicap=handicap_of(declared, len(set(black)), len(set(white))),
         setup_black=tuple(sorted(set(black))),
         setup_white=tuple(sorted(set(white))),
         moves=tuple(moves),
