@@ -223,7 +223,8 @@ def _record(b: GameBatch, k: int) -> GameRecord:
 
 
 def _validate(b: GameBatch, pool: ThreadPoolExecutor, jobs: int):
-    """kernel.validate_batch over ``jobs`` threads (it releases the GIL)."""
+    """kernel.validate_batch over ``jobs`` threads (it releases the GIL);
+    returns the futures of its parts, to be joined by ``_joined``."""
     n = len(b)
     bounds = np.linspace(0, n, max(1, min(jobs, n)) + 1).astype(int)
     mo, so = b.move_offsets, b.setup_offsets
@@ -234,12 +235,16 @@ def _validate(b: GameBatch, pool: ThreadPoolExecutor, jobs: int):
             b.setup_colours[so[lo]:so[hi]], b.setup_points[so[lo]:so[hi]], so[lo:hi + 1] - so[lo],
         )
 
-    results = list(pool.map(part, bounds[:-1], bounds[1:]))
+    return [pool.submit(part, lo, hi) for lo, hi in zip(bounds[:-1], bounds[1:])]
+
+
+def _joined(futures) -> list[np.ndarray]:
+    results = [f.result() for f in futures]
     return [np.concatenate([r[i] for r in results]) for i in range(4)]
 
 
-def _fast_batch(b: GameBatch, ledger: _Ledger, include_handicap: bool, pool: ThreadPoolExecutor, jobs: int) -> None:
-    occupied, played, h1, h2 = _validate(b, pool, jobs)
+def _fast_batch(b: GameBatch, ledger: _Ledger, include_handicap: bool, futures) -> None:
+    occupied, played, h1, h2 = _joined(futures)
     accepted: list[int] = []
     rejects: list[tuple[str, str, str, str]] = []
     for k in range(len(b)):
@@ -309,10 +314,20 @@ def run(
             if engine == "reference":
                 _run_reference(paths, ledger, include_handicap, bar)
             else:
+                # validation of one batch runs in threads while the next is read
                 with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+                    pending = None
                     for batch in read_batches(paths, on_skip=ledger.skip):
-                        _fast_batch(batch, ledger, include_handicap, pool, jobs)
-                        bar.update(len(batch))
+                        if len(batch) == 0:
+                            continue
+                        started = (batch, _validate(batch, pool, jobs))
+                        if pending is not None:
+                            _fast_batch(pending[0], ledger, include_handicap, pending[1])
+                            bar.update(len(pending[0]))
+                        pending = started
+                    if pending is not None:
+                        _fast_batch(pending[0], ledger, include_handicap, pending[1])
+                        bar.update(len(pending[0]))
     finally:
         figures = ledger.close()
     return figures
