@@ -46,16 +46,23 @@ def _execute(stages, paths, out, work, config, sets, quiet, strict=False, force=
 
 
 def _print_summary(s: dict, catalog: Catalog) -> None:
+    """A few lines: the games, then what the stages that have run found."""
     rejected = ", ".join(f"{k} {v}" for k, v in s["games_rejected"].items()) or "none"
     skipped = sum(s.get("files_skipped", {}).values())
-    typer.echo(
+    lines = [
         f"games read {s['games_read']:,}: accepted {s['games_accepted']:,}, rejected {s['games_rejected_total']:,} ({rejected})"
-        + (f"; {skipped:,} files without games skipped (see summary.json)" if skipped else "") + "\n"
-        f"sequences {s['sequences']:,}; trie {s['nodes_before_prune']:,} nodes; "
-        f"pruned at count >= {s['threshold']:,}: {s['nodes_after_prune']:,} nodes, "
-        f"{s['leaves']:,} joseki, deepest {s['deepest']} moves\n"
-        f"outputs in {catalog.out} ({s['seconds']:.1f} s)"
-    )
+        + (f"; files without games skipped: {skipped:,} (see summary.json)" if skipped else "")
+    ]
+    if s.get("nodes_before_prune"):
+        tree = f"sequences {s['sequences']:,}; trie {s['nodes_before_prune']:,} nodes"
+        if s.get("threshold"):
+            tree += (f"; pruned at count >= {s['threshold']:,}: {s['nodes_after_prune']:,} nodes, "
+                     f"{s['leaves']:,} joseki, deepest {s['deepest']} moves")
+        lines.append(tree)
+    elif s.get("sequences"):
+        lines.append(f"sequences {s['sequences']:,}")
+    lines.append(f"outputs in {catalog.out} ({s['seconds']:.1f} s)")
+    typer.echo("\n".join(lines))
 
 
 @app.command()

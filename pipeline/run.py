@@ -162,7 +162,9 @@ def run_stages(
     jobs: int | None = None,
     log: Callable[[str], None] = lambda s: None,
 ) -> dict:
-    """Run ``stages`` (a contiguous part of STAGES) and write summary.json.
+    """Run ``stages`` (a contiguous part of STAGES) and write summary.json
+    (the figures of this and earlier stages; later stages' stale figures are
+    left out).
 
     A stage re-runs only when its cache key (inputs + parameters) changed or
     ``force``; otherwise its outputs from last time stand.  ``engine``
@@ -203,15 +205,15 @@ def run_stages(
             catalog.manifest("ingest").write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
         upstream_ran = True
         log(f"{stage}: done in {time.perf_counter() - t0:.1f} s")
-    summary = summarize(catalog, time.perf_counter() - started)
+    summary = summarize(catalog, time.perf_counter() - started, upto=stages[-1])
     catalog.summary.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     return summary
 
 
-def summarize(catalog: Catalog, seconds: float) -> dict:
-    """The run report: the figures of every stage that has run."""
+def summarize(catalog: Catalog, seconds: float, upto: str = STAGES[-1]) -> dict:
+    """The run report: the figures of every stage up to ``upto`` that has run."""
     figures: dict = {}
-    for stage in STAGES:
+    for stage in STAGES[: STAGES.index(upto) + 1]:
         manifest = read_manifest(catalog, stage)
         if manifest:
             figures.update(manifest["figures"])
