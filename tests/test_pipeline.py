@@ -191,3 +191,12 @@ def test_kgs_archives_end_to_end(shared_data, tmp_path):
     parquet.pop(())
     assert sgf_paths(catalog.sgf.read_text(encoding="utf-8")) == parquet
     assert all(c >= summary["threshold"] for c in parquet.values())
+
+
+def test_cli_single_stage_reports_only_what_has_run(demo_games, tmp_path):
+    result = runner.invoke(app, ["ingest", str(demo_games), "--out", str(tmp_path), "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert "games read 403" in result.output and "files without games skipped: 1" in result.output
+    assert "trie" not in result.output and "joseki" not in result.output
+    result = runner.invoke(app, ["extract", "--out", str(tmp_path), "--quiet"])
+    assert "sequences 1,600" in result.output and "trie" not in result.output
