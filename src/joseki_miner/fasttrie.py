@@ -92,7 +92,7 @@ def _rehash(table_keys, table_nodes, parent_arr, key_arr, n_nodes):
 @njit(cache=True)
 def _preorder(parent, key, n):
     """Depth-first pre-order, children by key (as trie.Trie.canonical_order)."""
-    by = np.argsort(parent[1:n] * 362 + key[1:n], kind="mergesort") + 1
+    by = np.argsort(parent[1:n].astype(np.int64) * 362 + key[1:n], kind="mergesort") + 1
     first = np.full(n + 1, -1, dtype=np.int64)
     last = np.full(n + 1, -1, dtype=np.int64)
     for i in range(len(by)):
@@ -122,11 +122,13 @@ class FastTrie:
 
     def __init__(self, capacity: int = 1 << 16) -> None:
         self.n = 1
-        self.parent = np.full(capacity, -1, dtype=np.int64)
+        # 32-bit parents and counters: enough below 2**31 nodes and sequences
+        # a node, and they halve the trie's memory
+        self.parent = np.full(capacity, -1, dtype=np.int32)
         self.key = np.full(capacity, -1, dtype=np.int16)
         self.depth = np.zeros(capacity, dtype=np.int16)
         self.count = np.zeros(capacity, dtype=np.int64)
-        self.counters = np.zeros((capacity, 12), dtype=np.int64)
+        self.counters = np.zeros((capacity, 12), dtype=np.int32)
         self._table(capacity)
 
     def __len__(self) -> int:
@@ -135,7 +137,7 @@ class FastTrie:
     def _table(self, capacity: int) -> None:
         size = 1 << int(2 * capacity - 1).bit_length()
         self.table_keys = np.full(size, _EMPTY, dtype=np.int64)
-        self.table_nodes = np.zeros(size, dtype=np.int64)
+        self.table_nodes = np.zeros(size, dtype=np.int32)
         _rehash(self.table_keys, self.table_nodes, self.parent, self.key, self.n)
 
     def reserve(self, more: int) -> None:
@@ -149,7 +151,7 @@ class FastTrie:
             new = np.full(capacity, -1, dtype=old.dtype) if name in ("parent", "key") else np.zeros(capacity, dtype=old.dtype)
             new[: self.n] = old[: self.n]
             setattr(self, name, new)
-        counters = np.zeros((capacity, 12), dtype=np.int64)
+        counters = np.zeros((capacity, 12), dtype=np.int32)
         counters[: self.n] = self.counters[: self.n]
         self.counters = counters
         self._table(capacity)
@@ -181,7 +183,7 @@ def union_arrays(tries: list[FastTrie], min_count: int = 1) -> dict[str, np.ndar
     root (sequences split by their first move), without merging them."""
     root_count = sum(int(t.count[0]) for t in tries)
     parts = {"parent": [np.array([-1])], "key": [np.array([-1], np.int16)], "depth": [np.zeros(1, np.int16)],
-             "count": [np.array([root_count])], "counters": [np.zeros((1, 12), np.int64)]}
+             "count": [np.array([root_count])], "counters": [np.zeros((1, 12), np.int32)]}
     base = 1
     for t in tries:
         n = t.n
