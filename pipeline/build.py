@@ -18,7 +18,7 @@ from joseki_miner.influence import classify
 from joseki_miner.points import TENUKI, sgf_bytes_to_points
 from joseki_miner.trie import Trie, node_table
 
-from .parquet import count_rows
+from .parquet import count_rows, string_bytes
 
 
 def decode_keys(data: np.ndarray) -> np.ndarray:
@@ -30,11 +30,9 @@ def decode_keys(data: np.ndarray) -> np.ndarray:
 
 
 def _columns(batch):
-    moves, scores = batch.column("moves"), batch.column("scores")
-    offsets = np.frombuffer(moves.buffers()[1], dtype=np.int32)[moves.offset : moves.offset + len(moves) + 1]
-    data = np.frombuffer(moves.buffers()[2], dtype=np.uint8)[offsets[0] : offsets[-1]]
-    flat = scores.flatten().to_numpy(zero_copy_only=False).reshape(-1, 4)
-    return (offsets - offsets[0]) // 2, decode_keys(data), flat
+    offsets, data = string_bytes(batch.column("moves"))
+    flat = batch.column("scores").flatten().to_numpy(zero_copy_only=False).reshape(-1, 4)
+    return offsets // 2, decode_keys(data), flat
 
 
 def _parts_of_first_moves(first: np.ndarray, jobs: int) -> np.ndarray:

@@ -21,7 +21,7 @@ from joseki_miner.points import keys_to_sgf_bytes, sgf_bytes_to_points
 from joseki_miner.records import GameRecord, decode_moves, decode_points
 from joseki_miner.sequences import Phase1Params, extract
 
-from .parquet import count_rows
+from .parquet import count_rows, string_bytes
 
 SEQUENCES_SCHEMA = pa.schema(
     [
@@ -100,9 +100,7 @@ def _reference_batch(rows: list[dict], params: Phase1Params) -> dict:
 
 def _decode_batch(batch: pa.RecordBatch) -> dict:
     """Flat move and setup arrays of a batch of games.parquet rows."""
-    moves = batch.column("moves")
-    offsets = np.frombuffer(moves.buffers()[1], dtype=np.int32)[moves.offset : moves.offset + len(moves) + 1]
-    data = np.frombuffer(moves.buffers()[2], dtype=np.uint8)[offsets[0] : offsets[-1]]
+    offsets, data = string_bytes(batch.column("moves"))
     triples = data.reshape(-1, 3)
     colours = np.where(triples[:, 0] == ord("B"), -1, 1).astype(np.int8)
     points = sgf_bytes_to_points(np.ascontiguousarray(triples[:, 1:]).reshape(-1))
@@ -115,7 +113,7 @@ def _decode_batch(batch: pa.RecordBatch) -> dict:
                 setup_colours.extend([colour] * len(pts))
         setup_offsets.append(len(setup_points))
     return {
-        "colours": colours, "points": points, "move_offsets": ((offsets - offsets[0]) // 3).astype(np.int64),
+        "colours": colours, "points": points, "move_offsets": (offsets // 3).astype(np.int64),
         "setup_colours": np.array(setup_colours, dtype=np.int8), "setup_points": np.array(setup_points, dtype=np.int16),
         "setup_offsets": np.array(setup_offsets, dtype=np.int64),
     }
