@@ -83,10 +83,10 @@ def read_manifest(catalog: Catalog, stage: str) -> dict | None:
         return None
 
 
-def write_manifest(catalog: Catalog, stage: str, key: str, figures: dict, seconds: float) -> None:
+def write_manifest(catalog: Catalog, stage: str, key: str, figures: dict, seconds: float, **extra) -> None:
     path = catalog.manifest(stage)
     path.parent.mkdir(parents=True, exist_ok=True)
-    data = {"stage": stage, "key": key, "figures": figures, "seconds": round(seconds, 3)}
+    data = {"stage": stage, "key": key, "figures": figures, "seconds": round(seconds, 3), **extra}
     path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
 
 
@@ -198,11 +198,8 @@ def run_stages(
             continue
         t0 = time.perf_counter()
         figures = actions[stage]()
-        write_manifest(catalog, stage, keys[stage], figures, time.perf_counter() - t0)
-        if stage == "ingest":
-            data = json.loads(catalog.manifest("ingest").read_text(encoding="utf-8"))
-            data["inputs"] = inputs
-            catalog.manifest("ingest").write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        extra = {"inputs": inputs} if stage == "ingest" else {}  # so later stages can run alone
+        write_manifest(catalog, stage, keys[stage], figures, time.perf_counter() - t0, **extra)
         upstream_ran = True
         log(f"{stage}: done in {time.perf_counter() - t0:.1f} s")
     summary = summarize(catalog, time.perf_counter() - started, upto=stages[-1])

@@ -10,7 +10,7 @@ from joseki_miner.points import BLACK, PASS, WHITE, from_sgf, point
 from joseki_miner.records import GameRecord, Move
 from joseki_miner.sequences import Phase1Params, extract
 from joseki_miner.symmetry import POINT_MAP
-from joseki_miner.trie import Trie
+from joseki_miner.trie import Trie, build  # noqa: F401 - build is re-exported for the tests
 
 # every (board transform, colour swap): the 16 maps of thesis Diagram 7
 MAPS = tuple((t, swap) for t in range(8) for swap in (False, True))
@@ -80,13 +80,6 @@ def mine(records: Iterable[GameRecord], params: Phase1Params = Phase1Params(), n
     for record in records:
         for seq in extract(record, params):
             trie.insert(seq.keys, classes_of(seq.scores, neutral))
-    return trie
-
-
-def build(seqs: Iterable[tuple[Sequence[int], Sequence[Sequence[int]]]]) -> Trie:
-    trie = Trie()
-    for keys, classes in seqs:
-        trie.insert(keys, classes)
     return trie
 
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from .board import Board
 from .influence import beam_scores
-from .points import EMPTY, PASS, SIZE, TENUKI
+from .points import PASS, SIZE, TENUKI
 from .records import GameRecord
 from .symmetry import normalize
 
@@ -145,4 +145,4 @@ def extract(record: GameRecord, params: Phase1Params) -> list[NormalSequence]:
     return out
 
 
-__all__ = ["Phase1Params", "Sequence", "NormalSequence", "assign", "extract", "corners_of", "EMPTY"]
+__all__ = ["Phase1Params", "Sequence", "NormalSequence", "assign", "extract", "corners_of"]
