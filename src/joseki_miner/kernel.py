@@ -176,6 +176,42 @@ def _build_chains(board, chain, nxt, plib, size, neighbours, stack):
                     top += 1
 
 
+@njit(cache=True, inline="always")
+def _count_corners(in_corner, p):
+    """Count a stone in every corner whose quarter holds it (central lines
+    shared), as sequences.corners_of."""
+    r = p // 19
+    c = p % 19
+    for ri in range(2):
+        if (ri == 0 and r > 9) or (ri == 1 and r < 9):
+            continue
+        for ci in range(2):
+            if (ci == 0 and c > 9) or (ci == 1 and c < 9):
+                continue
+            in_corner[2 * ri + ci] += 1
+
+
+@njit(cache=True)
+def _set_up(board, rows, cols, chain, nxt, plib, size, neighbours, stack, setup_colours, setup_points, lo, hi):
+    """A game's starting position: an empty board, its setup stones
+    setup_*[lo:hi] (black first, then white; they never capture) and chains."""
+    board[:] = 0
+    rows[:, :] = 0
+    cols[:, :] = 0
+    for i in range(lo, hi):
+        _set(board, rows, cols, setup_points[i], setup_colours[i])
+    _build_chains(board, chain, nxt, plib, size, neighbours, stack)
+
+
+@njit(cache=True, inline="always")
+def _mix(a, b, v):
+    """One step of the two 64-bit hashes (FNV-1a style and an LCG) of a
+    game's fingerprint."""
+    a = (a ^ v) * np.uint64(1099511628211)
+    b = (b + v) * np.uint64(6364136223846793005) + np.uint64(1442695040888963407)
+    return a, b
+
+
 @njit(cache=True)
 def _beams(rows, cols, rmin, rmax, cmin, cmax, reach, high, low, out):
     """Influence (up, right, down, left) around a box, as influence.beam_scores."""
@@ -359,26 +395,13 @@ def _extract_batch(
     seq_box = np.empty((max_moves, 4), dtype=np.int64)
     near_b = np.empty(max_moves, dtype=np.int64)
     joining = np.empty(max_moves, dtype=np.int64)
-    norm_keys = np.empty(max_length, dtype=np.int16)
 
     for g in range(first_game, n_games):
-        board[:] = 0
-        rows[:, :] = 0
-        cols[:, :] = 0
+        _set_up(board, rows, cols, chain, nxt, plib, size, neighbours, stack,
+                setup_colours, setup_points, setup_offsets[g], setup_offsets[g + 1])
         in_corner[:] = 0
         for i in range(setup_offsets[g], setup_offsets[g + 1]):
-            p = setup_points[i]
-            _set(board, rows, cols, p, setup_colours[i])
-            r = p // 19
-            c = p % 19
-            for ri in range(2):
-                if (ri == 0 and r > 9) or (ri == 1 and r < 9):
-                    continue
-                for ci in range(2):
-                    if (ci == 0 and c > 9) or (ci == 1 and c < 9):
-                        continue
-                    in_corner[2 * ri + ci] += 1
-        _build_chains(board, chain, nxt, plib, size, neighbours, stack)
+            _count_corners(in_corner, setup_points[i])
         nseq = 0
         for m in range(move_offsets[g], move_offsets[g + 1]):
             p = points[m]
@@ -450,13 +473,7 @@ def _extract_batch(
                 for d in range(4):
                     seq_scores[s, k, d] = beam[d]
                 seq_len[s] = k + 1
-            for ri in range(2):
-                if (ri == 0 and r > 9) or (ri == 1 and r < 9):
-                    continue
-                for ci in range(2):
-                    if (ci == 0 and c > 9) or (ci == 1 and c < 9):
-                        continue
-                    in_corner[2 * ri + ci] += 1
+            _count_corners(in_corner, p)
             if min(in_corner[0], min(in_corner[1], min(in_corner[2], in_corner[3]))) >= corner_stones:
                 break
         # normal form of every sequence, in the order they were started
@@ -544,22 +561,14 @@ def _validate_batch(colours, points, move_offsets, setup_colours, setup_points, 
     for g in range(n_games):
         a = np.uint64(1469598103934665603)
         b = np.uint64(7809847782465536322)
-        board[:] = 0
-        rows[:, :] = 0
-        cols[:, :] = 0
+        _set_up(board, rows, cols, chain, nxt, plib, size, neighbours, stack,
+                setup_colours, setup_points, setup_offsets[g], setup_offsets[g + 1])
         for i in range(setup_offsets[g], setup_offsets[g + 1]):
-            _set(board, rows, cols, setup_points[i], setup_colours[i])
-            v = np.uint64(setup_points[i] + 1000 * (setup_colours[i] + 2))
-            a = (a ^ v) * np.uint64(1099511628211)
-            b = (b + v) * np.uint64(6364136223846793005) + np.uint64(1442695040888963407)
-        a = (a ^ np.uint64(99991)) * np.uint64(1099511628211)  # setup | moves
-        b = (b + np.uint64(99991)) * np.uint64(6364136223846793005) + np.uint64(1442695040888963407)
-        _build_chains(board, chain, nxt, plib, size, neighbours, stack)
+            a, b = _mix(a, b, np.uint64(setup_points[i] + 1000 * (setup_colours[i] + 2)))
+        a, b = _mix(a, b, np.uint64(99991))  # setup | moves
         for m in range(move_offsets[g], move_offsets[g + 1]):
             p = points[m]
-            v = np.uint64(p + 1 + 1000 * (colours[m] + 2))
-            a = (a ^ v) * np.uint64(1099511628211)
-            b = (b + v) * np.uint64(6364136223846793005) + np.uint64(1442695040888963407)
+            a, b = _mix(a, b, np.uint64(p + 1 + 1000 * (colours[m] + 2)))
             if p < 0:
                 continue
             played[g] += 1
