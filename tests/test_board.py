@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from joseki_miner.board import Board, IllegalMove, replay
+from joseki_miner.board import Board, IllegalMove, moves_on, replay
 from joseki_miner.points import BLACK, EMPTY, PASS, SIZE, WHITE, from_sgf, point
 from joseki_miner.records import GameRecord, Move
 
@@ -628,3 +628,22 @@ def test_random_games_agree_with_sgfmill():
                 assert ours.grid[point(r, c)] == want, (game, r, c)
         if game % 2:
             assert total_captured > 0
+
+
+def test_moves_on_applies_setup_events_before_their_move():
+    """The walk phase 1 and validation share: setup events take effect just
+    before the move they precede, and the caller plays the moves."""
+    record = GameRecord(
+        source="t", setup_black=(0,), setup_white=(1,),
+        moves=(Move(BLACK, 40), Move(WHITE, 41), Move(BLACK, 42)),
+        setup_events=((1, EMPTY, 0), (2, WHITE, 19)),
+    )
+    board = Board()
+    seen = []
+    for index, move in moves_on(board, record):
+        seen.append((index, board.grid[0], board.grid[19]))
+        board.play(move.colour, move.point)
+    # before move 0: the setup stones only; before move 1: black's corner
+    # stone cleared (AE); before move 2: a white stone added at 19
+    assert seen == [(0, BLACK, EMPTY), (1, EMPTY, EMPTY), (2, EMPTY, WHITE)]
+    assert board.grid[1] == WHITE and board.grid[42] == BLACK

@@ -260,4 +260,20 @@ def replay(record) -> Board:
     return board
 
 
-__all__ = ["Board", "IllegalMove", "replay"]
+def moves_on(board: Board, record):
+    """Set ``record``'s starting position on ``board`` (black then white
+    setup stones) and yield (index, move) for each of its moves, after the
+    setup events that come before that move have been applied (setup never
+    captures).  The caller plays the moves: this is how phase 1 and the
+    validation walk a game."""
+    board.setup(BLACK, record.setup_black)
+    board.setup(WHITE, record.setup_white)
+    events = list(record.setup_events)
+    for index, move in enumerate(record.moves):
+        while events and events[0][0] <= index:
+            _, colour, p = events.pop(0)
+            board.setup(colour, (p,))
+        yield index, move
+
+
+__all__ = ["Board", "IllegalMove", "moves_on", "replay"]

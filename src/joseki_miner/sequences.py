@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .board import Board
+from .board import Board, moves_on
 from .influence import beam_scores
 from .points import PASS, SIZE, TENUKI
 from .records import GameRecord
@@ -85,20 +85,14 @@ def corners_of(point: int) -> tuple[int, ...]:
 def assign(record: GameRecord, params: Phase1Params) -> list[Sequence]:
     """Replay a game and split its opening into corner sequences."""
     board = Board()
-    board.setup(-1, record.setup_black)
-    board.setup(1, record.setup_white)
     in_corner = [0, 0, 0, 0]
     for p in (*record.setup_black, *record.setup_white):
         for k in corners_of(p):
             in_corner[k] += 1
     sequences: list[Sequence] = []
-    events = list(record.setup_events)
     a, b, cap = params.certain, params.maybe, params.max_length
 
-    for index, move in enumerate(record.moves):
-        while events and events[0][0] <= index:
-            _, colour, p = events.pop(0)
-            board.setup(colour, [p])
+    for _, move in moves_on(board, record):
         if move.point == PASS:
             continue
         r, c = divmod(move.point, SIZE)

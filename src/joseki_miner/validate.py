@@ -6,7 +6,7 @@ Knows records and the board; nothing of the method or of files.
 
 from __future__ import annotations
 
-from .board import Board
+from .board import Board, moves_on
 from .points import PASS, SIZE
 from .records import GameRecord, RecordError
 
@@ -21,13 +21,7 @@ def check(record: GameRecord, include_handicap: bool) -> None:
     if not any(m.point != PASS for m in record.moves):
         raise RecordError("no moves")
     board = Board()
-    board.setup(-1, record.setup_black)
-    board.setup(1, record.setup_white)
-    events = list(record.setup_events)
-    for index, move in enumerate(record.moves):
-        while events and events[0][0] <= index:
-            _, colour, p = events.pop(0)
-            board.setup(colour, [p])
+    for index, move in moves_on(board, record):
         if move.point == PASS:
             continue
         if board.grid[move.point]:
