@@ -1,11 +1,13 @@
-"""The counted trie on flat arrays (numba): the same trie as ``trie.Trie``,
-for millions of sequences.
+"""The counted trie of many sequences at once, by sorting (numba): the same
+nodes, counts and counters as ``trie.Trie``, for millions of sequences.
 
-Nodes live in parallel arrays (parent, key, depth, count, 12 influence
-counters); children are found through an open-addressing hash table keyed by
-``parent * 362 + key``.  Tries merge by adding counts, and ``arrays()`` gives
-the same canonical node order as ``trie.Trie.to_table`` (depth-first
-pre-order, children by key), so both paths write identical tables.
+Sort the sequences; then a node is a prefix, its count is the length of the
+run of sorted sequences that share it, and the order in which prefixes first
+appear is the trie's canonical order (depth-first pre-order, children by
+key).  So one pass over the sorted sequences and their common-prefix lengths
+gives every node without a node table or a hash: memory is the sequences
+themselves, and the 96% of nodes that one sequence alone reaches are never
+made when only nodes counted at least twice are asked for.
 
 Knows trie keys and influence classes; nothing of boards, games or files.
 """
@@ -15,199 +17,120 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-_EMPTY = -1
-
-
-@njit(cache=True)
-def _hash(k, mask):
-    h = (k * 0x9E3779B97F4A7C15) & 0x7FFFFFFFFFFFFFFF
-    return (h >> 17) & mask
-
-
-@njit(cache=True)
-def _find_or_add(table_keys, table_nodes, mask, parent_arr, key_arr, depth_arr, n_nodes, parent, key):
-    k = parent * 362 + key
-    i = _hash(k, mask)
-    while True:
-        tk = table_keys[i]
-        if tk == k:
-            return table_nodes[i], n_nodes
-        if tk == _EMPTY:
-            table_keys[i] = k
-            table_nodes[i] = n_nodes
-            parent_arr[n_nodes] = parent
-            key_arr[n_nodes] = key
-            depth_arr[n_nodes] = depth_arr[parent] + 1
-            return n_nodes, n_nodes + 1
-        i = (i + 1) & mask
+_KEY_BITS = 9  # keys 0..361 stored as key + 1; 0 marks "sequence ended"
+_PER_WORD = 64 // _KEY_BITS
 
 
 @njit(cache=True, nogil=True)
-def _insert(table_keys, table_nodes, parent_arr, key_arr, depth_arr, count, counters, n_nodes,
-            offsets, keys, classes, weight):
-    """Insert sequences (keys[offsets[i]:offsets[i+1]], classes per key per
-    direction: 0 black, 1 white, 2 neutral); return the new node count."""
-    mask = len(table_keys) - 1
+def _pack(offsets, keys, words):
+    """Row i of ``words``: sequence i, 7 keys a word, so that comparing rows
+    word by word is comparing sequences (a prefix sorts first)."""
     for s in range(len(offsets) - 1):
-        node = 0
-        count[0] += weight
         for j in range(offsets[s], offsets[s + 1]):
-            node, n_nodes = _find_or_add(table_keys, table_nodes, mask, parent_arr, key_arr, depth_arr,
-                                         n_nodes, node, keys[j])
-            count[node] += weight
-            for d in range(4):
-                counters[node, 3 * d + classes[j, d]] += weight
-    return n_nodes
+            d = j - offsets[s]
+            w = d // _PER_WORD
+            shift = 63 - _KEY_BITS * (d % _PER_WORD + 1)
+            words[s, w] |= np.uint64(keys[j] + 1) << np.uint64(shift)
 
 
-@njit(cache=True)
-def _merge(table_keys, table_nodes, parent_arr, key_arr, depth_arr, count, counters, n_nodes,
-           o_parent, o_key, o_count, o_counters, o_n):
-    mask = len(table_keys) - 1
-    mapping = np.empty(o_n, dtype=np.int64)
-    mapping[0] = 0
-    count[0] += o_count[0]
-    for n in range(1, o_n):  # parents come before children
-        mine, n_nodes = _find_or_add(table_keys, table_nodes, mask, parent_arr, key_arr, depth_arr,
-                                     n_nodes, mapping[o_parent[n]], o_key[n])
-        mapping[n] = mine
-        count[mine] += o_count[n]
-        for i in range(12):
-            counters[mine, i] += o_counters[n, i]
-    return n_nodes
+@njit(cache=True, nogil=True)
+def _common_prefixes(order, offsets, keys):
+    """lcp[r]: length of the common prefix of sorted sequences r - 1 and r."""
+    lcp = np.zeros(len(order), np.int64)
+    for r in range(1, len(order)):
+        a, b = order[r - 1], order[r]
+        a0, b0 = offsets[a], offsets[b]
+        m = min(offsets[a + 1] - a0, offsets[b + 1] - b0)
+        k = 0
+        while k < m and keys[a0 + k] == keys[b0 + k]:
+            k += 1
+        lcp[r] = k
+    return lcp
 
 
-@njit(cache=True)
-def _rehash(table_keys, table_nodes, parent_arr, key_arr, n_nodes):
-    mask = len(table_keys) - 1
-    for n in range(1, n_nodes):
-        k = parent_arr[n] * 362 + key_arr[n]
-        i = _hash(k, mask)
-        while table_keys[i] != _EMPTY:
-            i = (i + 1) & mask
-        table_keys[i] = k
-        table_nodes[i] = n
+@njit(cache=True, nogil=True)
+def _kept_depths(order, offsets, lcp, min_count, max_depth):
+    """kept[r]: the deepest node first reached by sorted sequence r that is
+    counted at least ``min_count`` times (lcp[r] when none).  A node's count
+    is the number of sorted sequences from the one that opened it to the
+    one that leaves it; counts only fall with depth, so a sequence's kept
+    new nodes are those down to kept[r]."""
+    n = len(order)
+    kept = lcp.copy()
+    opened = np.zeros(max_depth + 1, np.int64)  # rank that opened the node at each depth of the path
+    top = 0
+    for r in range(n + 1):
+        common = lcp[r] if r < n else 0
+        for d in range(top, common, -1):  # close the path's nodes below the common prefix
+            if r - opened[d] >= min_count and kept[opened[d]] < d:
+                kept[opened[d]] = d
+        if r == n:
+            break
+        s = order[r]
+        length = offsets[s + 1] - offsets[s]
+        for d in range(common + 1, length + 1):
+            opened[d] = r
+        top = length
+    return kept
 
 
-@njit(cache=True)
-def _preorder(parent, key, n):
-    """Depth-first pre-order, children by key (as trie.Trie.canonical_order)."""
-    by = np.argsort(parent[1:n].astype(np.int64) * 362 + key[1:n], kind="mergesort") + 1
-    first = np.full(n + 1, -1, dtype=np.int64)
-    last = np.full(n + 1, -1, dtype=np.int64)
-    for i in range(len(by)):
-        p = parent[by[i]]
-        if first[p] < 0:
-            first[p] = i
-        last[p] = i
-    order = np.empty(n, dtype=np.int64)
-    stack = np.empty(n, dtype=np.int64)
-    top = 1
-    stack[0] = 0
-    k = 0
-    while top > 0:
-        top -= 1
-        node = stack[top]
-        order[k] = node
-        k += 1
-        if first[node] >= 0:
-            for i in range(last[node], first[node] - 1, -1):
-                stack[top] = by[i]
-                top += 1
-    return order
+@njit(cache=True, nogil=True)
+def _fill(order, offsets, keys, classes, lcp, kept, max_depth, parent, depth, key, count, counters):
+    """Number the kept nodes in order of first appearance (pre-order) and
+    add every sequence to the kept nodes of its path."""
+    path = np.zeros(max_depth + 1, np.int64)  # node number at each depth of the path; 0 is the root
+    n_nodes = 1
+    top = 0  # deepest kept node on the path
+    for r in range(len(order)):
+        s = order[r]
+        base = offsets[s]
+        if kept[r] > lcp[r]:
+            for d in range(lcp[r] + 1, kept[r] + 1):
+                parent[n_nodes] = path[d - 1]
+                depth[n_nodes] = d
+                key[n_nodes] = keys[base + d - 1]
+                path[d] = n_nodes
+                n_nodes += 1
+            top = kept[r]
+        elif lcp[r] < top:
+            top = lcp[r]
+        count[0] += 1
+        for d in range(1, top + 1):
+            node = path[d]
+            count[node] += 1
+            for direction in range(4):
+                counters[node, 3 * direction + classes[base + d - 1, direction]] += 1
 
 
-class FastTrie:
-    """A mergeable counted trie on numpy arrays; node 0 is the root."""
-
-    def __init__(self, capacity: int = 1 << 16) -> None:
-        self.n = 1
-        # 32-bit parents and counters: enough below 2**31 nodes and sequences
-        # a node, and they halve the trie's memory
-        self.parent = np.full(capacity, -1, dtype=np.int32)
-        self.key = np.full(capacity, -1, dtype=np.int16)
-        self.depth = np.zeros(capacity, dtype=np.int16)
-        self.count = np.zeros(capacity, dtype=np.int64)
-        self.counters = np.zeros((capacity, 12), dtype=np.int32)
-        self._table(capacity)
-
-    def __len__(self) -> int:
-        return self.n
-
-    def _table(self, capacity: int) -> None:
-        size = 1 << int(2 * capacity - 1).bit_length()
-        self.table_keys = np.full(size, _EMPTY, dtype=np.int64)
-        self.table_nodes = np.zeros(size, dtype=np.int32)
-        _rehash(self.table_keys, self.table_nodes, self.parent, self.key, self.n)
-
-    def reserve(self, more: int) -> None:
-        """Make room for ``more`` new nodes (the hash stays under half full)."""
-        need = self.n + more
-        if need <= len(self.parent):
-            return
-        capacity = max(need, 2 * len(self.parent))
-        for name in ("parent", "key", "depth", "count"):
-            old = getattr(self, name)
-            new = np.full(capacity, -1, dtype=old.dtype) if name in ("parent", "key") else np.zeros(capacity, dtype=old.dtype)
-            new[: self.n] = old[: self.n]
-            setattr(self, name, new)
-        counters = np.zeros((capacity, 12), dtype=np.int32)
-        counters[: self.n] = self.counters[: self.n]
-        self.counters = counters
-        self._table(capacity)
-
-    def insert_many(self, offsets: np.ndarray, keys: np.ndarray, classes: np.ndarray, weight: int = 1) -> None:
-        """Add sequences: keys[offsets[i]:offsets[i+1]] with classes (0 black,
-        1 white, 2 neutral) per key and direction."""
-        self.reserve(len(keys))
-        self.n = _insert(self.table_keys, self.table_nodes, self.parent, self.key, self.depth, self.count,
-                         self.counters, self.n, np.asarray(offsets, dtype=np.int64),
-                         np.asarray(keys, dtype=np.int16), np.asarray(classes, dtype=np.int8), weight)
-
-    def merge(self, other: "FastTrie") -> "FastTrie":
-        """Add the counts of ``other`` into this trie (in place)."""
-        self.reserve(other.n)
-        self.n = _merge(self.table_keys, self.table_nodes, self.parent, self.key, self.depth, self.count,
-                        self.counters, self.n, other.parent, other.key, other.count, other.counters, other.n)
-        return self
-
-    def arrays(self, min_count: int = 1) -> dict[str, np.ndarray]:
-        """The nodes counted at least ``min_count`` times (and the root) in
-        canonical order, renumbered: node, parent, depth, key, count and the
-        (n, 12) counters."""
-        return union_arrays([self], min_count)
-
-
-def union_arrays(tries: list[FastTrie], min_count: int = 1) -> dict[str, np.ndarray]:
-    """``FastTrie.arrays`` of the union of tries that share no child of the
-    root (sequences split by their first move), without merging them."""
-    root_count = sum(int(t.count[0]) for t in tries)
-    parts = {"parent": [np.array([-1])], "key": [np.array([-1], np.int16)], "depth": [np.zeros(1, np.int16)],
-             "count": [np.array([root_count])], "counters": [np.zeros((1, 12), np.int32)]}
-    base = 1
-    for t in tries:
-        n = t.n
-        kept = np.flatnonzero(t.count[1:n] >= min_count) + 1
-        local = np.full(n, -1, dtype=np.int64)
-        local[0] = 0
-        local[kept] = base + np.arange(len(kept))
-        parts["parent"].append(local[t.parent[kept]])
-        for name in ("key", "depth", "count", "counters"):
-            parts[name].append(getattr(t, name)[kept])
-        base += len(kept)
-    parent, key, depth, count, counters = (np.concatenate(parts[k]) for k in ("parent", "key", "depth", "count", "counters"))
-    order = _preorder(parent, key, len(parent))
-    new_id = np.empty(len(parent), dtype=np.int64)
-    new_id[order] = np.arange(len(parent))
-    parent = parent[order]
-    return {
-        "node": np.arange(len(parent), dtype=np.int64),
-        "parent": np.where(parent < 0, -1, new_id[np.maximum(parent, 0)]),
-        "depth": depth[order].astype(np.int64),
-        "key": key[order],
-        "count": count[order],
-        "counters": counters[order],
-    }
+def count_sequences(offsets: np.ndarray, keys: np.ndarray, classes: np.ndarray,
+                    min_count: int = 1) -> tuple[dict[str, np.ndarray], int]:
+    """The trie of sequences keys[offsets[i]:offsets[i+1]] (classes per key
+    and direction: 0 black, 1 white, 2 neutral), as ``trie.Trie.to_arrays``
+    gives it: the root and the nodes counted at least ``min_count`` times,
+    in canonical order.  Also returns the number of nodes of the whole trie."""
+    offsets = np.asarray(offsets, dtype=np.int64)
+    keys = np.asarray(keys, dtype=np.int16)
+    classes = np.asarray(classes, dtype=np.int8).reshape(-1, 4)
+    n = len(offsets) - 1
+    lengths = np.diff(offsets)
+    max_depth = int(lengths.max()) if n else 0
+    words = np.zeros((n, max(1, -(-max_depth // _PER_WORD))), dtype=np.uint64)
+    _pack(offsets, keys, words)
+    order = np.lexsort(words.T[::-1]) if n else np.zeros(0, np.int64)  # first word most significant
+    del words
+    lcp = _common_prefixes(order, offsets, keys)
+    total = 1 + int(lengths.sum() - lcp.sum())
+    kept = _kept_depths(order, offsets, lcp, max(1, min_count), max_depth)
+    size = 1 + int((kept - lcp).sum())
+    parent = np.full(size, -1, np.int64)
+    depth = np.zeros(size, np.int64)
+    key = np.full(size, -1, np.int16)
+    count = np.zeros(size, np.int64)
+    counters = np.zeros((size, 12), np.int32)
+    _fill(order, offsets, keys, classes, lcp, kept, max_depth, parent, depth, key, count, counters)
+    arrays = {"node": np.arange(size, dtype=np.int64), "parent": parent, "depth": depth, "key": key,
+              "count": count, "counters": counters}
+    return arrays, total
 
 
 def classes_of(scores: np.ndarray, neutral: int) -> np.ndarray:

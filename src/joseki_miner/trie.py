@@ -113,7 +113,7 @@ class Trie:
     def to_arrays(self, min_count: int = 1) -> dict[str, np.ndarray]:
         """The nodes counted at least ``min_count`` times (and the root) in
         canonical order, renumbered: node, parent, depth, key, count and the
-        (n, 12) counters (as fasttrie.FastTrie.arrays)."""
+        (n, 12) counters (as fasttrie.count_sequences)."""
         order = [n for n in self.canonical_order() if n == 0 or self.count[n] >= min_count]
         new_id = {old: i for i, old in enumerate(order)}
         return {
