@@ -30,7 +30,8 @@ def decode_keys(data: np.ndarray) -> np.ndarray:
 
 def _columns(batch):
     offsets, data = string_bytes(batch.column("moves"))
-    flat = batch.column("scores").flatten().to_numpy(zero_copy_only=False).reshape(-1, 4)
+    _, raw = string_bytes(batch.column("scores"))
+    flat = raw.view("<i2").reshape(-1, 4)
     return offsets // 2, decode_keys(data), flat
 
 
