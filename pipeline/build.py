@@ -36,11 +36,8 @@ def _columns(batch):
 
 
 def run(sequences_path: Path, trie_path: Path, *, neutral: int, floor: int = 2, engine: str = "fast",
-        jobs: int = 1, progress: bool = True) -> dict:
-    """Count the sequences; store the nodes counted at least ``floor`` times
-    (no pruning threshold above ``floor`` - 1 can keep the others).  The
-    fast engine counts by sorting (``fasttrie``); the reference engine
-    inserts one sequence at a time."""
+        progress: bool = True) -> dict:
+    """Count the sequences of sequences.parquet and store the trie."""
     trie = Trie() if engine == "reference" else None
     parts: list[tuple] = []
     with tqdm(total=count_rows(sequences_path), desc="build", unit=" seqs", disable=not progress) as bar:
@@ -51,12 +48,25 @@ def run(sequences_path: Path, trie_path: Path, *, neutral: int, floor: int = 2, 
                     a, b = offsets[i], offsets[i + 1]
                     trie.insert(keys[a:b].tolist(), [[classify(int(s), neutral) for s in row] for row in scores[a:b]])
             else:
-                parts.append((offsets, keys, classes_of(scores, neutral)))
+                parts.append((offsets, keys, scores))
             bar.update(batch.num_rows)
     if trie is not None:
-        arrays, nodes = trie.to_arrays(floor), len(trie)
-    else:
-        arrays, nodes = count_sequences(*_joined(parts), min_count=floor)
+        return write(trie_path, trie.to_arrays(floor), len(trie), floor)
+    return run_arrays(parts, trie_path, neutral=neutral, floor=floor)
+
+
+def run_arrays(parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]], trie_path: Path, *, neutral: int,
+               floor: int = 2) -> dict:
+    """The build stage on sequences already in memory (offsets, keys, scores
+    per part, in sequences.parquet order): counted by sorting (``fasttrie``)."""
+    offsets, keys, scores = _joined(parts)
+    arrays, nodes = count_sequences(offsets, keys, classes_of(scores, neutral), min_count=floor)
+    return write(trie_path, arrays, nodes, floor)
+
+
+def write(trie_path: Path, arrays: dict, nodes: int, floor: int) -> dict:
+    """Store the nodes counted at least ``floor`` times (no pruning threshold
+    above ``floor`` - 1 can keep the others); the stage's figures."""
     trie_path.parent.mkdir(parents=True, exist_ok=True)
     tmp = trie_path.with_suffix(".parquet.tmp")
     pq.write_table(node_table(arrays), tmp, compression="zstd", row_group_size=1 << 20)
@@ -65,9 +75,9 @@ def run(sequences_path: Path, trie_path: Path, *, neutral: int, floor: int = 2, 
 
 
 def _joined(parts: list[tuple]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """One offsets/keys/classes triple of the batches' triples."""
+    """One offsets/keys/scores triple of the parts' triples."""
     if not parts:
-        return np.zeros(1, np.int64), np.zeros(0, np.int16), np.zeros((0, 4), np.int8)
+        return np.zeros(1, np.int64), np.zeros(0, np.int16), np.zeros((0, 4), np.int16)
     starts = np.cumsum([0] + [int(o[-1]) for o, _, _ in parts[:-1]])
-    offsets = np.concatenate([np.zeros(1, np.int64)] + [o[1:] + s for (o, _, _), s in zip(parts, starts)])
+    offsets = np.concatenate([np.zeros(1, np.int64)] + [np.asarray(o[1:], np.int64) + s for (o, _, _), s in zip(parts, starts)])
     return offsets, np.concatenate([k for _, k, _ in parts]), np.concatenate([c for _, _, c in parts])

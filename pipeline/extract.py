@@ -8,7 +8,8 @@ Two engines give identical files: ``fast`` (the compiled kernel, over
 from __future__ import annotations
 
 import json
-from concurrent.futures import ThreadPoolExecutor
+from collections import deque
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +22,7 @@ from joseki_miner.points import keys_to_sgf_bytes, sgf_bytes_to_points
 from joseki_miner.records import GameRecord, decode_moves, decode_points
 from joseki_miner.sequences import Phase1Params, extract
 
-from .parquet import count_rows, string_bytes
+from .parquet import TableSink, count_rows, string_bytes
 
 SEQUENCES_SCHEMA = pa.schema(
     [
@@ -40,7 +41,8 @@ SEQUENCES_SCHEMA = pa.schema(
     ]
 )
 GAME_COLUMNS = ["game", "source", "location", "handicap", "setup_black", "setup_white", "setup_events", "moves"]
-BATCH = 20_000  # games a row group
+BATCH = 20_000  # games read at a time
+SEQUENCE_ROWS = 100_000  # sequences a row group
 
 
 def record_of(row: dict) -> GameRecord:
@@ -181,22 +183,60 @@ def _splice_reference(a: dict, batch: pa.RecordBatch, rows: np.ndarray, params: 
     }
 
 
+class Phase1Stream:
+    """Phase 1 of games tables as they come (``add``), in a background thread
+    so reading can go on; the sequences go to sequences.parquet in fixed row
+    groups (the file does not depend on how games were batched) and are kept
+    in memory for the build stage (``parts``: offsets, keys, scores)."""
+
+    def __init__(self, sequences_path: Path, params: Phase1Params, *, engine: str = "fast", jobs: int = 1,
+                 keep: bool = False) -> None:
+        self.params, self.engine, self.jobs, self.keep = params, engine, max(1, jobs), keep
+        self.sink = TableSink(sequences_path, SEQUENCES_SCHEMA, SEQUENCE_ROWS, use_dictionary=False)
+        self.pool = ThreadPoolExecutor(max_workers=self.jobs)
+        self.worker = ThreadPoolExecutor(max_workers=1)  # one: batches stay in order
+        self.pending: deque[Future] = deque()
+        self.parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self.sequences = 0
+
+    def add(self, batch: pa.RecordBatch | pa.Table) -> None:
+        """Queue a batch of games.parquet rows; waits while two are queued."""
+        if isinstance(batch, pa.Table):
+            batch = batch.combine_chunks().to_batches()[0] if batch.num_rows else None
+        if batch is None:
+            return
+        self.pending.append(self.worker.submit(self._phase1, batch))
+        while len(self.pending) > 2:
+            self.pending.popleft().result()
+
+    def _phase1(self, batch: pa.RecordBatch) -> None:
+        if self.engine == "reference":
+            arrays = _reference_batch(batch.to_pylist(), self.params)
+        else:
+            arrays = fast_batch(batch, self.params, self.pool, self.jobs)
+        table = sequence_table(arrays)
+        self.sink.add(table)
+        self.sequences += table.num_rows
+        if self.keep:
+            self.parts.append((arrays["offsets"], np.asarray(arrays["keys"]), np.asarray(arrays["scores"])))
+
+    def close(self) -> dict:
+        """Wait for every batch; close the file; the stage's figures."""
+        try:
+            while self.pending:
+                self.pending.popleft().result()
+        finally:
+            self.worker.shutdown()
+            self.pool.shutdown()
+        self.sink.close()
+        return {"sequences": self.sequences}
+
+
 def run(games_path: Path, sequences_path: Path, params: Phase1Params, *, engine: str = "fast", jobs: int = 1,
         progress: bool = True) -> dict:
-    sequences_path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = sequences_path.with_suffix(".parquet.tmp")
-    total = 0
-    with tqdm(total=count_rows(games_path), desc="extract", unit=" games", disable=not progress) as bar, \
-            ThreadPoolExecutor(max_workers=max(1, jobs)) as pool, \
-            pq.ParquetWriter(tmp, SEQUENCES_SCHEMA, compression="zstd", use_dictionary=False) as writer:
+    stream = Phase1Stream(sequences_path, params, engine=engine, jobs=jobs)
+    with tqdm(total=count_rows(games_path), desc="extract", unit=" games", disable=not progress) as bar:
         for batch in pq.ParquetFile(games_path).iter_batches(batch_size=BATCH, columns=GAME_COLUMNS):
-            if engine == "reference":
-                arrays = _reference_batch(batch.to_pylist(), params)
-            else:
-                arrays = fast_batch(batch, params, pool, jobs)
-            table = sequence_table(arrays)
-            writer.write_table(table, row_group_size=max(1, table.num_rows))
-            total += table.num_rows
+            stream.add(batch)
             bar.update(batch.num_rows)
-    tmp.replace(sequences_path)
-    return {"sequences": total}
+    return stream.close()

@@ -12,7 +12,7 @@ import hashlib
 import json
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +27,8 @@ from joseki_miner.readers import read_paths
 from joseki_miner.readers.bulk import GameBatch, events_json, read_batches
 from joseki_miner.records import GameRecord, Move, RecordError, Reject, encode_moves, encode_points
 from joseki_miner.validate import check
+
+from .parquet import TableSink
 
 META = ("PB", "PW", "BR", "WR", "DT", "EV", "RE", "KM")
 GAMES_SCHEMA = pa.schema(
@@ -45,43 +47,10 @@ GAMES_SCHEMA = pa.schema(
 REJECTS_SCHEMA = pa.schema(
     [("source", pa.string()), ("location", pa.string()), ("reason", pa.string()), ("detail", pa.string())]
 )
-ROW_GROUP = 50_000
 
 
 class StrictError(RuntimeError):
     """--strict: the first bad record stops the run."""
-
-
-class TableSink:
-    """Write tables to Parquet in row groups of exactly ``rows`` rows, so the
-    file does not depend on how the rows arrived."""
-
-    def __init__(self, path: Path, schema: pa.Schema, rows: int = ROW_GROUP) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self.path, self.tmp = path, path.with_suffix(path.suffix + ".tmp")
-        self.schema, self.rows = schema, rows
-        self.pending: list[pa.Table] = []
-        self.count = self.written = 0
-        self.writer = pq.ParquetWriter(self.tmp, schema, compression="zstd")
-
-    def add(self, table: pa.Table) -> None:
-        self.pending.append(table)
-        self.count += table.num_rows
-        if self.count - self.written >= self.rows:
-            whole = pa.concat_tables(self.pending)
-            cut = (whole.num_rows // self.rows) * self.rows
-            for a in range(0, cut, self.rows):
-                # one chunk a column: pages must not depend on how rows arrived
-                self.writer.write_table(whole.slice(a, self.rows).combine_chunks(), row_group_size=self.rows)
-            self.pending = [whole.slice(cut)]
-            self.written += cut
-
-    def close(self) -> None:
-        rest = pa.concat_tables(self.pending) if self.pending else None
-        if rest is not None and rest.num_rows:
-            self.writer.write_table(rest.combine_chunks(), row_group_size=self.rows)
-        self.writer.close()
-        self.tmp.replace(self.path)
 
 
 def _fingerprint(record: GameRecord) -> str:
@@ -93,8 +62,10 @@ def _fingerprint(record: GameRecord) -> str:
 class _Ledger:
     """Counts, duplicates and the two output files, shared by both engines."""
 
-    def __init__(self, games_path: Path, rejects_path: Path, dedupe: bool, strict: bool) -> None:
+    def __init__(self, games_path: Path, rejects_path: Path, dedupe: bool, strict: bool,
+                 on_games: Callable[[pa.Table], None] | None = None) -> None:
         self.games = TableSink(games_path, GAMES_SCHEMA)
+        self.on_games = on_games
         self.rejects = TableSink(rejects_path, REJECTS_SCHEMA)
         self.dedupe, self.strict = dedupe, strict
         self.seen: dict = {}
@@ -114,6 +85,13 @@ class _Ledger:
         if first is None:
             self.seen[key] = where
         return first
+
+    def add_games(self, table: pa.Table) -> None:
+        """Accepted games, numbered from ``self.accepted``."""
+        self.games.add(table)
+        self.accepted += table.num_rows
+        if self.on_games is not None:
+            self.on_games(table)
 
     def reject_rows(self, rows: list[tuple[str, str, str, str]]) -> None:
         if not rows:
@@ -156,7 +134,7 @@ def _run_reference(paths, ledger: _Ledger, include_handicap: bool, bar) -> None:
         ledger.reject_rows(rejects)
         rejects.clear()
         if columns["source"]:
-            ledger.games.add(_games_table(ledger.accepted - len(columns["source"]), columns))
+            ledger.add_games(_games_table(ledger.accepted, columns))
             for c in columns.values():
                 c.clear()
 
@@ -187,7 +165,6 @@ def _run_reference(paths, ledger: _Ledger, include_handicap: bool, bar) -> None:
         columns["setup_white"].append(encode_points(item.setup_white))
         columns["setup_events"].append(json.dumps(item.setup_events) if item.setup_events else "")
         columns["moves"].append(encode_moves(item.moves))
-        ledger.accepted += 1
         if len(columns["source"]) >= 10_000:
             flush()
     flush()
@@ -291,8 +268,7 @@ def _fast_batch(b: GameBatch, ledger: _Ledger, include_handicap: bool, futures) 
     columns["setup_white"] = ["".join(to_sgf(int(p)) for p in pts[c > 0]) if len(pts) else "" for c, pts in setup]
     columns["setup_events"] = [events_json(b.events[k]) for k in accepted]
     columns["moves"] = pc.take(_moves_strings(b.colours, b.points, b.move_offsets), pa.array(idx))
-    ledger.games.add(_games_table(ledger.accepted, columns))
-    ledger.accepted += len(accepted)
+    ledger.add_games(_games_table(ledger.accepted, columns))
 
 
 def run(
@@ -306,9 +282,11 @@ def run(
     engine: str = "fast",
     jobs: int = 1,
     progress: bool = True,
+    on_games: Callable[[pa.Table], None] | None = None,
 ) -> dict:
-    """Read, validate and store every game; return the stage's figures."""
-    ledger = _Ledger(games_path, rejects_path, dedupe, strict)
+    """Read, validate and store every game; return the stage's figures.
+    ``on_games`` hears every table of accepted games as it is stored."""
+    ledger = _Ledger(games_path, rejects_path, dedupe, strict, on_games)
     try:
         with tqdm(desc="ingest", unit=" games", disable=not progress) as bar:
             if engine == "reference":

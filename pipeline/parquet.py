@@ -8,6 +8,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+ROW_GROUP = 50_000
+
 
 def count_rows(path: Path) -> int:
     return pq.ParquetFile(path).metadata.num_rows
@@ -19,3 +21,36 @@ def string_bytes(column: pa.StringArray) -> tuple[np.ndarray, np.ndarray]:
     offsets = np.frombuffer(column.buffers()[1], dtype=np.int32)[column.offset : column.offset + len(column) + 1]
     data = np.frombuffer(column.buffers()[2], dtype=np.uint8)[offsets[0] : offsets[-1]]
     return offsets - offsets[0], data
+
+
+class TableSink:
+    """Write tables to Parquet in row groups of exactly ``rows`` rows, so the
+    file does not depend on how the rows arrived (``options`` go to the
+    ParquetWriter)."""
+
+    def __init__(self, path: Path, schema: pa.Schema, rows: int = ROW_GROUP, **options) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path, self.tmp = path, path.with_suffix(path.suffix + ".tmp")
+        self.schema, self.rows = schema, rows
+        self.pending: list[pa.Table] = []
+        self.count = self.written = 0
+        self.writer = pq.ParquetWriter(self.tmp, schema, **{"compression": "zstd", **options})
+
+    def add(self, table: pa.Table) -> None:
+        self.pending.append(table)
+        self.count += table.num_rows
+        if self.count - self.written >= self.rows:
+            whole = pa.concat_tables(self.pending)
+            cut = (whole.num_rows // self.rows) * self.rows
+            for a in range(0, cut, self.rows):
+                # one chunk a column: pages must not depend on how rows arrived
+                self.writer.write_table(whole.slice(a, self.rows).combine_chunks(), row_group_size=self.rows)
+            self.pending = [whole.slice(cut)]
+            self.written += cut
+
+    def close(self) -> None:
+        rest = pa.concat_tables(self.pending) if self.pending else None
+        if rest is not None and rest.num_rows:
+            self.writer.write_table(rest.combine_chunks(), row_group_size=self.rows)
+        self.writer.close()
+        self.tmp.replace(self.path)

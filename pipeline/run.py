@@ -118,7 +118,7 @@ def _stage_actions(catalog: Catalog, config: Config, paths, progress: bool, stri
 
     def do_build() -> dict:
         return build.run(catalog.sequences, catalog.trie, neutral=config.influence_neutral,
-                         floor=_floor(catalog, config), engine=engine, jobs=jobs, progress=progress)
+                         floor=_floor(catalog, config), engine=engine, progress=progress)
 
     return {
         "ingest": lambda: ingest.run(
@@ -136,6 +136,34 @@ def _stage_actions(catalog: Catalog, config: Config, paths, progress: bool, stri
             share=config.influence_share, title="Joseki tree (joseki-miner)",
         ),
     }
+
+
+def _ingest_to_build(catalog: Catalog, config: Config, paths, inputs: str, progress: bool, strict: bool,
+                     jobs: int, log: Callable[[str], None]) -> set[str]:
+    """Ingest, extract and build in one pass (``mine``, fast engine): phase 1
+    runs on each batch of accepted games while the next is read, and the
+    sequences go to the build in memory.  The stage files and manifests are
+    those of running the stages one by one; returns the stages done."""
+    t0 = time.perf_counter()
+    stream = extract.Phase1Stream(catalog.sequences, phase1_params(config), jobs=jobs, keep=True)
+    try:
+        figures = ingest.run(paths, catalog.games, catalog.rejects, include_handicap=config.include_handicap,
+                             dedupe=config.dedupe, strict=strict, jobs=jobs, progress=progress, on_games=stream.add)
+    finally:
+        read = time.perf_counter()
+        sequences = stream.close()
+    extracted = time.perf_counter()
+    keys = stage_keys(config, inputs)
+    write_manifest(catalog, "ingest", keys["ingest"], figures, read - t0, inputs=inputs)
+    write_manifest(catalog, "extract", keys["extract"], sequences, extracted - read, streamed=True)
+    log(f"ingest: done in {read - t0:.1f} s; extract (alongside): done {extracted - read:.1f} s later")
+    floor = _floor(catalog, config)
+    trie = build.run_arrays(stream.parts, catalog.trie, neutral=config.influence_neutral, floor=floor)
+    stream.parts.clear()
+    write_manifest(catalog, "build", stage_keys(config, inputs, floor)["build"], trie,
+                   time.perf_counter() - extracted, streamed=True)
+    log(f"build: done in {time.perf_counter() - extracted:.1f} s")
+    return {"extract", "build"}
 
 
 def _floor(catalog: Catalog, config: Config) -> int:
@@ -187,8 +215,12 @@ def run_stages(
         inputs = manifest.get("inputs", "")
     keys = stage_keys(config, inputs)
     actions = _stage_actions(catalog, config, paths, progress, strict, engine, jobs)
+    streamed = engine == "fast" and {"ingest", "extract", "build"} <= set(stages)
     upstream_ran = False
+    done: set[str] = set()
     for stage in stages:
+        if stage in done:
+            continue
         if stage in ("build", "prune", "emit"):  # the floor needs the games accepted
             keys = stage_keys(config, inputs, _floor(catalog, config))
         manifest = read_manifest(catalog, stage)
@@ -196,11 +228,14 @@ def run_stages(
         if fresh:
             log(f"{stage}: up to date, kept")
             continue
+        upstream_ran = True
+        if stage == "ingest" and streamed:
+            done |= _ingest_to_build(catalog, config, paths, inputs, progress, strict, jobs, log)
+            continue
         t0 = time.perf_counter()
         figures = actions[stage]()
         extra = {"inputs": inputs} if stage == "ingest" else {}  # so later stages can run alone
         write_manifest(catalog, stage, keys[stage], figures, time.perf_counter() - t0, **extra)
-        upstream_ran = True
         log(f"{stage}: done in {time.perf_counter() - t0:.1f} s")
     summary = summarize(catalog, time.perf_counter() - started, upto=stages[-1])
     catalog.summary.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")

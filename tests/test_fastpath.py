@@ -5,6 +5,7 @@ games from every collection, and the same files whatever the number of jobs."""
 from __future__ import annotations
 
 import io
+import json
 import tarfile
 import zipfile
 from pathlib import Path
@@ -88,3 +89,18 @@ def test_fast_path_equals_reference_on_the_demo_with_odd_settings(demo_games, tm
     _mine([demo_games], tmp_path / "fast", "fast", 2, *sets)
     _mine([demo_games], tmp_path / "reference", "reference", 1, *sets)
     _same(tmp_path / "fast", tmp_path / "reference")
+
+
+@pytest.mark.shared_data
+def test_mine_in_one_pass_equals_the_stages_one_by_one(real_subset, tmp_path):
+    """``mine`` streams ingest -> extract -> build in memory; each stage run
+    alone reads the previous one's Parquet.  Same files either way."""
+    streamed = _mine([real_subset], tmp_path / "streamed", "fast")
+    catalog = Catalog(work=tmp_path / "staged" / "interim", out=tmp_path / "staged")
+    config = load(None, ["prune.min_count=3"])
+    for stage in STAGES:
+        staged = run_stages(catalog, config, [stage], [real_subset] if stage == "ingest" else [], progress=False)
+    assert staged == {**streamed, "seconds": staged["seconds"]}
+    _same(tmp_path / "streamed", tmp_path / "staged")
+    manifest = json.loads((tmp_path / "streamed" / "interim" / "build.manifest.json").read_text())
+    assert manifest["streamed"] is True
