@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
@@ -25,13 +24,10 @@ import numpy as np
 from ..records import GameRecord, Reject, handicap_of
 from . import _Reader, encoding, existing_files
 from .kifu import kifu_line_record, line_location
-from .scan import OK, _WS, scan_kifu, scan_sgf
-from .sgf import _game_location, _text, canonical_identifier, to_utf8
+from .scan import OK, ROOT_SLOTS, ROOT_TEXT, _WS, scan_kifu, scan_sgf
+from .sgf import _game_location, _text, to_utf8
 
 _NONE = np.zeros(0, np.int16)
-_PROPERTY_RE = re.compile(rb"([A-Za-z]+)\s*\[([^\\\]]*(?:\\.[^\\\]]*)*)\]", re.DOTALL)
-# only what games.parquet keeps (ingest.META) is decoded
-_WANTED = ("PB", "PW", "BR", "WR", "DT", "EV", "RE", "KM")
 
 
 @dataclass
@@ -93,87 +89,156 @@ def batch_of_items(items: Iterable[GameRecord | Reject]) -> GameBatch:
     return b
 
 
-def _root_meta(root: bytes) -> dict | None:
-    """Game-info of a plain root node (None when the Python reader must decide)."""
-    props: dict[str, bytes] = {}
-    for m in _PROPERTY_RE.finditer(root):
-        raw = m.group(1)
-        ident = raw.decode("ascii") if len(raw) <= 2 and raw.isupper() else canonical_identifier(raw.decode("ascii"))
-        if ident not in props:
-            props[ident] = m.group(2)
-    gm = props.get("GM")
-    if gm is not None and gm.strip() not in (b"1", b""):
-        return None
-    for key in ("SZ", "HA"):
-        value = props.get(key)
-        if value is not None and not value.strip().isdigit():
-            return None
-    meta = {}
-    for prop in _WANTED:
-        value = props.get(prop)
-        if value is not None:
-            text = _text(value)
-            if text:
-                meta[prop] = text
-    return meta
+@dataclass
+class _SgfUnit:
+    """An SGF text unit waiting to be scanned with its neighbours."""
+
+    data: bytes
+    source: str
+    location: str
+
+
+UNITS_A_SCAN = 2048  # SGF units scanned in one compiled call (one KGS game each)
+
+
+def _metas(buf: bytes, text: np.ndarray, plain: np.ndarray) -> list[dict]:
+    """The root metadata of scanned games from their value spans."""
+    out = []
+    for spans, is_plain in zip(text.tolist(), plain.tolist()):
+        meta = {}
+        for name, (a, b) in zip(ROOT_TEXT, spans):
+            if a >= 0:
+                value = buf[a:b].decode("utf-8", "replace").strip() if is_plain else _text(buf[a:b])
+                if value:
+                    meta[name] = value
+        out.append(meta)
+    return out
 
 
 class _BulkReader(_Reader):
+    def read_files(self, files: list) -> Iterator[GameBatch]:
+        """The games of ``files`` as batches; SGF units (files or archive
+        members) are gathered, across files too, for one scan."""
+        units: list[_SgfUnit] = []
+        for item in (x for f in files for x in self.read_file(f)):
+            if isinstance(item, _SgfUnit):
+                units.append(item)
+                if len(units) >= UNITS_A_SCAN:
+                    yield from self._sgf_batches(units)
+                    units = []
+                continue
+            if units:
+                yield from self._sgf_batches(units)
+                units = []
+            yield item if isinstance(item, GameBatch) else batch_of_items([item])
+        if units:
+            yield from self._sgf_batches(units)
+
     def _read_text(self, kind, data, source, location, vpath):  # noqa: D102 - see _Reader
         if kind == "sgf":
-            batch = self._sgf_batch(data, source, location)
-        elif kind == "kifu":
-            batch = self._kifu_batch(data, source, location, vpath)
-        else:
-            batch = None
+            yield _SgfUnit(data, source, location)
+            return
+        batch = self._kifu_batch(data, source, location, vpath) if kind == "kifu" else None
         if batch is None:
             batch = batch_of_items(super()._read_text(kind, data, source, location, vpath))
         yield batch
 
-    def _sgf_batch(self, data: bytes, source: str, location: str) -> GameBatch | None:
-        """All trees of a clean, plain SGF text, or None (read it in Python)."""
-        if data.isascii():  # nothing to decode; the scanner refuses long identifiers
-            buf = data
-        else:
-            buf, bad = to_utf8(data, fallback=self.fallback)
-            if bad:
-                return None
-        arr = np.frombuffer(buf, dtype=np.uint8)
-        (unit, start, end, root_end, size, ha, status, moff, soff, mcol, mpt, scol, spt) = scan_sgf(
-            arr, np.zeros(1, np.int64), np.array([len(arr)], np.int64), _WS
-        )
-        n = len(start)
-        if n == 0 or (status != OK).any():
-            return None
-        # only blanks may stand outside the trees
-        gaps = [buf[:start[0]]] + [buf[end[k]:start[k + 1]] for k in range(n - 1)] + [buf[end[-1]:]]
-        if any(g.strip() for g in gaps):
-            return None
-        b = GameBatch()
-        for k in range(n):
-            meta = _root_meta(buf[start[k]:root_end[k]])
-            if meta is None:
-                return None
-            if soff[k] == soff[k + 1]:
-                black = white = _NONE
+    def _sgf_batches(self, units: list[_SgfUnit]) -> Iterator[GameBatch]:
+        """The games of SGF units, in order: one compiled scan for all of
+        them; a unit that is not clean and plain is read in Python."""
+        bufs: list[bytes | None] = []
+        for u in units:
+            if u.data.isascii():  # nothing to decode; the scanner refuses long identifiers
+                bufs.append(u.data)
             else:
-                black = np.unique(spt[soff[k]:soff[k + 1]][scol[soff[k]:soff[k + 1]] < 0])
-                white = np.unique(spt[soff[k]:soff[k + 1]][scol[soff[k]:soff[k + 1]] > 0])
-            h = handicap_of(int(ha[k]), len(black), len(white))
-            b.source.append(source)
-            b.location.append(location if n == 1 else _game_location(location, k + 1))
+                buf, bad = to_utf8(u.data, fallback=self.fallback)
+                bufs.append(None if bad else buf)
+        sizes = np.array([len(b) if b is not None else 0 for b in bufs], dtype=np.int64)
+        ends = np.cumsum(sizes)
+        starts = ends - sizes
+        joined = b"".join(b for b in bufs if b is not None)
+        (unit, start, end, size, ha, status, moff, soff, mcol, mpt, scol, spt, text, plain) = scan_sgf(
+            np.frombuffer(joined, dtype=np.uint8), starts, ends, _WS, ROOT_SLOTS
+        )
+        first = np.searchsorted(unit, np.arange(len(units) + 1))  # games of unit u: first[u]:first[u + 1]
+        bad_games = np.r_[0, np.cumsum(status != OK)]
+        run: list[int] = []  # consecutive clean units
+        for u, item in enumerate(units):
+            lo, hi = int(first[u]), int(first[u + 1])
+            clean = bufs[u] is not None and hi > lo and bad_games[hi] == bad_games[lo]
+            if clean:
+                gaps = [joined[starts[u]:start[lo]], joined[end[hi - 1]:ends[u]]]
+                gaps += [joined[end[k]:start[k + 1]] for k in range(lo, hi - 1)]
+                clean = not any(g.strip() for g in gaps)  # only blanks may stand outside the trees
+            if clean:
+                run.append(u)
+                continue
+            if run:
+                yield self._scanned(units, run, first, joined, size, ha, moff, soff, mcol, mpt, scol, spt, text, plain)
+                run = []
+            yield batch_of_items(super()._read_text("sgf", item.data, item.source, item.location, ""))
+        if run:
+            yield self._scanned(units, run, first, joined, size, ha, moff, soff, mcol, mpt, scol, spt, text, plain)
+
+    @staticmethod
+    def _scanned(units, run, first, joined, size, ha, moff, soff, mcol, mpt, scol, spt, text, plain) -> GameBatch:
+        """The batch of the scanned games of consecutive clean units ``run``."""
+        lo, hi = int(first[run[0]]), int(first[run[-1] + 1])
+        b = GameBatch()
+        for u in run:
+            n = int(first[u + 1] - first[u])
+            item = units[u]
+            b.source += [item.source] * n
+            b.location += [item.location] if n == 1 else [_game_location(item.location, k + 1) for k in range(n)]
+        b.meta = _metas(joined, text[lo:hi], plain[lo:hi])
+        n = hi - lo
+        b.reject = [None] * n
+        b.size = size[lo:hi].tolist()
+        b.events = [()] * n
+        b.colours, b.points = mcol[moff[lo]:moff[hi]], mpt[moff[lo]:moff[hi]]
+        b.move_offsets = moff[lo:hi + 1] - moff[lo]
+        declared = ha[lo:hi].tolist()
+        if soff[lo] == soff[hi]:  # no setup stones at all: the common case
+            b.handicap = [handicap_of(h, 0, 0) for h in declared]
+            b.setup_offsets = np.zeros(n + 1, np.int64)
+            return b
+        cols, pts, counts = [], [], []
+        for k in range(lo, hi):
+            c, p = scol[soff[k]:soff[k + 1]], spt[soff[k]:soff[k + 1]]
+            black, white = (np.unique(p[c < 0]), np.unique(p[c > 0])) if len(p) else (_NONE, _NONE)
+            b.handicap.append(handicap_of(declared[k - lo], len(black), len(white)))
+            pts += [black, white]
+            cols += [np.full(len(black), -1, np.int8), np.full(len(white), 1, np.int8)]
+            counts.append(len(black) + len(white))
+        b.setup_points = np.concatenate(pts).astype(np.int16)
+        b.setup_colours = np.concatenate(cols)
+        b.setup_offsets = np.r_[0, np.cumsum(counts)].astype(np.int64)
+        return b
+
+    @staticmethod
+    def _plain_kifu(data, source, location, meta_for, l_start, l_end, l_number, l_moff, mcol, mpt) -> GameBatch:
+        """The batch of a kifu unit whose every line the scanner read."""
+        b = GameBatch()
+        n = len(l_start)
+        for a, e, number in zip(l_start.tolist(), l_end.tolist(), l_number.tolist()):
+            ident = data[a:data.index(b"\t", a, e)].decode("ascii")
+            meta = None
+            if meta_for is not None:
+                try:
+                    meta = meta_for(ident)
+                except Exception:  # noqa: BLE001 - as kifu_line_record
+                    meta = None
+            meta = dict(meta) if meta else {}
+            meta["id"] = ident
             b.meta.append(meta)
-            b.reject.append(None)
-            b.size.append(int(size[k]))
-            b.handicap.append(h)
-            b.events.append(())
-            if len(black) or len(white):
-                b.setup_points = np.concatenate([b.setup_points, black, white]).astype(np.int16)
-                b.setup_colours = np.concatenate(
-                    [b.setup_colours, np.full(len(black), -1, np.int8), np.full(len(white), 1, np.int8)]
-                )
-        b.colours, b.points, b.move_offsets = mcol, mpt, moff
-        b.setup_offsets = _setup_offsets(spt, scol, soff) if len(spt) else np.zeros(n + 1, np.int64)
+            b.location.append(line_location(location, number))
+        b.source = [source] * n
+        b.reject = [None] * n
+        b.size = [19] * n
+        b.handicap = [0] * n
+        b.events = [()] * n
+        b.colours, b.points, b.move_offsets = mcol.astype(np.int8), mpt.astype(np.int16), l_moff.astype(np.int64)
+        b.setup_offsets = np.zeros(n + 1, dtype=np.int64)
         return b
 
     def _kifu_batch(self, data: bytes, source: str, location: str, vpath: str) -> GameBatch:
@@ -181,6 +246,8 @@ class _BulkReader(_Reader):
         meta_for = self.index.lookup_for(vpath)
         arr = np.frombuffer(data, dtype=np.uint8)
         l_start, l_end, l_number, l_status, l_moff, mcol, mpt = scan_kifu(arr, 0, len(arr), _WS)
+        if (l_status == OK).all():
+            return self._plain_kifu(data, source, location, meta_for, l_start, l_end, l_number, l_moff, mcol, mpt)
         b = GameBatch()
         colours, points, moff = [], [], [0]
         for k in range(len(l_start)):
@@ -226,19 +293,6 @@ class _BulkReader(_Reader):
         b.setup_offsets = np.zeros(len(b) + 1, dtype=np.int64)
         return b
 
-    def read_file(self, path):  # noqa: D102 - records outside text units come as batches too
-        for item in super().read_file(path):
-            yield item if isinstance(item, GameBatch) else batch_of_items([item])
-
-
-def _setup_offsets(spt, scol, soff) -> np.ndarray:
-    """Offsets of each game's setup stones once duplicates are dropped."""
-    counts = [len(np.unique(spt[soff[k]:soff[k + 1]][scol[soff[k]:soff[k + 1]] < 0]))
-              + len(np.unique(spt[soff[k]:soff[k + 1]][scol[soff[k]:soff[k + 1]] > 0]))
-              for k in range(len(soff) - 1)]
-    return np.r_[0, np.cumsum(counts)].astype(np.int64)
-
-
 def concat(batches: list[GameBatch]) -> GameBatch:
     """One batch of several, games in the same order."""
     if len(batches) == 1:
@@ -268,16 +322,15 @@ def read_batches(
     reader.load_indexes(files)
     pending: list[GameBatch] = []
     count = 0
-    for f in files:
-        for batch in reader.read_file(f):
-            if len(batch) >= games and not pending:
-                yield batch
-                continue
-            pending.append(batch)
-            count += len(batch)
-            if count >= games:
-                yield concat(pending)
-                pending, count = [], 0
+    for batch in reader.read_files(files):
+        if len(batch) >= games and not pending:
+            yield batch
+            continue
+        pending.append(batch)
+        count += len(batch)
+        if count >= games:
+            yield concat(pending)
+            pending, count = [], 0
     if pending:
         yield concat(pending)
 

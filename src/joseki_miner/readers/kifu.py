@@ -171,6 +171,9 @@ def index_meta(fields: list[str]) -> dict[str, str]:
     return meta
 
 
+_GLUED_WIDTHS = (2 * 11 - 1, 2 * 8 - 1)  # fields of two Tygem or two Tom lines run together
+
+
 def _split_glued(fields: list[str]) -> list[list[str]]:
     """An index line that swallowed the next one (its newline lost): the last
     field of the first record ends with the next record's id."""
@@ -212,6 +215,13 @@ class IndexStore:
         kept = 0
         for line in text.splitlines():
             line = line.rstrip("\r")
+            tabs = line.count("\t")
+            if tabs and tabs + 1 not in _GLUED_WIDTHS:  # the common line: kept as it is
+                ident = line[: line.index("\t")].strip()
+                if ident:
+                    table[ident] = line
+                    kept += 1
+                continue
             if not line.strip():
                 continue
             for fields in _split_glued(line.split("\t")):

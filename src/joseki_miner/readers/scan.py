@@ -56,12 +56,42 @@ def _number(data, a, b):
     return v if seen else -1
 
 
+# root properties whose first value the scanner locates (games.parquet's
+# metadata, ingest.META), and GM, which must be 1 (Go)
+ROOT_TEXT = ("PB", "PW", "BR", "WR", "DT", "EV", "RE", "KM")
+_GM = len(ROOT_TEXT)
+ROOT_SLOTS = np.full(26 * 26, -1, dtype=np.int64)
+for _slot, _name in enumerate(ROOT_TEXT + ("GM",)):
+    ROOT_SLOTS[(ord(_name[0]) - 65) * 26 + ord(_name[1]) - 65] = _slot
+
+
+@njit(cache=True, inline="always")
+def _blank_or(data, a, b, digits_only, one_only):
+    """Is data[a:b], blanks stripped, digits (``digits_only``, and not
+    empty) or "1" or nothing (``one_only``)?"""
+    while a < b and (data[a] == 32 or 9 <= data[a] <= 13):
+        a += 1
+    while b > a and (data[b - 1] == 32 or 9 <= data[b - 1] <= 13):
+        b -= 1
+    if one_only:
+        return b == a or (b == a + 1 and data[a] == 49)
+    if b == a:
+        return False
+    for k in range(a, b):
+        if data[k] < 48 or data[k] > 57:
+            return False
+    return digits_only
+
+
 @njit(cache=True, nogil=True)
-def scan_sgf(data, starts, ends, ws):
+def scan_sgf(data, starts, ends, ws, slots):
     """Game trees in data[starts[k]:ends[k]] for each unit k (a file or an
-    archive member).  Returns per game: unit, tree start/end, root node
-    start/end, size, handicap, status, move offsets, setup offsets; and the
-    flat colours/points of moves and setup stones."""
+    archive member).  Returns per game: unit, tree start/end, size,
+    handicap, status, move offsets, setup offsets; the flat colours/points
+    of moves and setup stones; and per game the spans of the first values of
+    the root properties ROOT_TEXT (``slots``: ROOT_SLOTS; -1 when absent)
+    with whether they are plain (no escape, no line break or tab: their
+    text is their bytes)."""
     # upper bounds (a game opens with '(', a move or stone has a '['), so no
     # array is ever reallocated inside the loop: that would cost numba's
     # reference counting on every access and slow the scan several times
@@ -77,7 +107,8 @@ def scan_sgf(data, starts, ends, ws):
     g_unit = np.empty(cap, np.int64)
     g_start = np.empty(cap, np.int64)
     g_end = np.empty(cap, np.int64)
-    g_root_end = np.empty(cap, np.int64)
+    g_text = np.full((cap, _GM, 2), -1, np.int64)
+    g_plain = np.ones(cap, np.bool_)
     g_size = np.empty(cap, np.int64)
     g_ha = np.empty(cap, np.int64)
     g_status = np.empty(cap, np.int8)
@@ -114,14 +145,15 @@ def scan_sgf(data, starts, ends, ws):
             main_depth = 0
             main_open = True
             nodes = 0  # main-line nodes seen
-            root_end = -1
             in_main_node = False
             node_has_move = False
             closed = False
+            bare = False  # after a '(' and before its first ';'
             while i < end:
                 ch = data[i]
                 if ch == 40:  # '('
                     depth += 1
+                    bare = True
                     if main_open:
                         main_depth = depth
                     i += 1
@@ -135,8 +167,7 @@ def scan_sgf(data, starts, ends, ws):
                         closed = True
                         break
                 elif ch == 59:  # ';'
-                    if nodes == 1 and root_end < 0:
-                        root_end = i
+                    bare = False
                     in_main_node = main_open and depth == main_depth
                     if in_main_node:
                         nodes += 1
@@ -144,6 +175,8 @@ def scan_sgf(data, starts, ends, ws):
                     i += 1
                 elif 65 <= ch <= 90 or 97 <= ch <= 122:
                     # property identifier
+                    if bare:
+                        status = UNUSUAL  # a property outside any node: '(' without ';'
                     a = i
                     lower = False
                     while i < end and (65 <= data[i] <= 90 or 97 <= data[i] <= 122):
@@ -203,11 +236,25 @@ def scan_sgf(data, starts, ends, ws):
                             status = UNUSUAL
                         elif ident_len == 2 and c0 == 83 and c1 == 90 and nodes == 1:  # SZ
                             g_size[n] = _number(data, va, vb)
-                            for k in range(va, vb):
-                                if data[k] == 58:  # ':' rectangular board
-                                    status = UNUSUAL
+                            if not _blank_or(data, va, vb, True, False):  # e.g. 19:13 or 19x19
+                                status = UNUSUAL
                         elif ident_len == 2 and c0 == 72 and c1 == 65 and nodes == 1:  # HA
                             g_ha[n] = _number(data, va, vb)
+                            if not _blank_or(data, va, vb, True, False):
+                                status = UNUSUAL
+                        elif ident_len == 2 and nodes == 1 and nvalues == 1 and 65 <= c1 <= 90:
+                            slot = slots[(c0 - 65) * 26 + c1 - 65]
+                            if slot == _GM:
+                                if not _blank_or(data, va, vb, False, True):
+                                    status = UNUSUAL  # not a game of Go
+                            elif slot >= 0 and g_text[n, slot, 0] < 0:
+                                g_text[n, slot, 0] = va
+                                g_text[n, slot, 1] = vb
+                                if escaped:
+                                    g_plain[n] = False
+                                for k in range(va, vb):
+                                    if 9 <= data[k] <= 13:
+                                        g_plain[n] = False
                     if nvalues == 0:
                         status = UNUSUAL  # identifier without a value
                 elif ws[ch]:
@@ -218,7 +265,6 @@ def scan_sgf(data, starts, ends, ws):
             if not closed or nodes == 0:
                 status = UNUSUAL
             g_end[n] = i
-            g_root_end[n] = root_end if root_end >= 0 else i
             g_status[n] = status
             g_moff[n + 1] = nm
             g_soff[n + 1] = ns
@@ -228,8 +274,8 @@ def scan_sgf(data, starts, ends, ws):
                 g_moff[n + 1] = nm
                 g_soff[n + 1] = ns
             n += 1
-    return (g_unit[:n], g_start[:n], g_end[:n], g_root_end[:n], g_size[:n], g_ha[:n], g_status[:n],
-            g_moff[: n + 1], g_soff[: n + 1], m_col[:nm], m_pt[:nm], s_col[:ns], s_pt[:ns])
+    return (g_unit[:n], g_start[:n], g_end[:n], g_size[:n], g_ha[:n], g_status[:n],
+            g_moff[: n + 1], g_soff[: n + 1], m_col[:nm], m_pt[:nm], s_col[:ns], s_pt[:ns], g_text[:n], g_plain[:n])
 
 
 @njit(cache=True, nogil=True)

@@ -1,0 +1,109 @@
+"""The bulk reader (compiled scanners, batches of arrays) reads the same games
+as the Python readers: same order, locations, metadata, setup stones, moves
+and reader rejects, on hand-made edge cases and on fuzzed files."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from joseki_miner.readers import read_paths
+from pipeline.ingest import META
+from joseki_miner.readers.bulk import UNITS_A_SCAN, read_batches
+from joseki_miner.records import GameRecord
+from test_readers_fuzz import FUZZ, FUZZ_EXAMPLES, _pack_tgz, cases, time_limit
+
+
+def kept(meta: dict) -> dict:
+    """The metadata games.parquet keeps (the bulk reader decodes no more)."""
+    return {k: v for k, v in meta.items() if k in META}
+
+
+def python_view(paths) -> list[tuple]:
+    out = []
+    for item in read_paths(paths):
+        if isinstance(item, GameRecord):
+            out.append((item.source, item.location, "game", item.size, item.handicap, kept(item.meta),
+                        sorted(item.setup_black), sorted(item.setup_white), item.setup_events,
+                        [(m.colour, m.point) for m in item.moves]))
+        else:
+            out.append((item.source, item.location, "reject", item.reason, item.detail))
+    return out
+
+
+def bulk_view(paths) -> list[tuple]:
+    out = []
+    for b in read_batches(paths, games=7):  # small batches: gathering must not matter
+        mo, so = b.move_offsets, b.setup_offsets
+        for k in range(len(b)):
+            if b.reject[k] is not None:
+                out.append((b.source[k], b.location[k], "reject", *b.reject[k]))
+                continue
+            sc, sp = b.setup_colours[so[k]:so[k + 1]], b.setup_points[so[k]:so[k + 1]]
+            out.append((b.source[k], b.location[k], "game", b.size[k], b.handicap[k], kept(b.meta[k]),
+                        sorted(int(p) for p in sp[sc < 0]), sorted(int(p) for p in sp[sc > 0]), b.events[k],
+                        list(zip(b.colours[mo[k]:mo[k + 1]].tolist(), b.points[mo[k]:mo[k + 1]].tolist()))))
+    return out
+
+
+ROOTS = [
+    "GM[1]FF[4]SZ[19]PB[Lee Sedol]PW[Gu Li]BR[9p]WR[9p]DT[2014-01-26]EV[Mlily]RE[B+R]KM[7.5]",
+    "GM[1]PB[a \\] b]PW[c\\\\d]",  # escapes
+    "GM[1]EV[two\nlines]PB[\ttab]PW[soft\\\nbreak]",  # line breaks and tabs
+    "GM[1]PB[first][second]PB[again]",  # first value of the first occurrence
+    "GM[1]PB[  ]PW[ padded ]RE[]",  # blank values are missing
+    "GM[2]PB[chess]",  # not Go
+    "GM[ 1 ]SZ[ 19 ]HA[ 0 ]",
+    "SZ[19x19]",
+    "SZ[19:19]",
+    "HA[two]",
+    "SZ[]",
+    "HA[3]AB[dd][pd][dp]",
+    "AB[dd][dd][pp]AW[qq]",
+    "AB[dd]",
+    "PB[李昌镐]PW[曺薰鉉]CA[UTF-8]",
+    "PlayerBlack[long name]",
+    "KM[6.5]C[a comment PB[not this]]PB[this]",
+]
+
+
+@pytest.mark.parametrize("root", ROOTS)
+def test_root_properties_read_as_the_python_reader_does(root, tmp_path):
+    (tmp_path / "g.sgf").write_text(f"(;{root};B[pd];W[dp];B[pp];W[dd])\n", encoding="utf-8")
+    assert bulk_view([tmp_path]) == python_view([tmp_path])
+
+
+def test_collections_archives_and_loose_files_in_order(tmp_path):
+    """Units gathered for one scan, across files and archive members, with
+    a unit the Python reader must take (variations) in the middle."""
+    games = [f"(;GM[1]PB[p{i}];B[{'abcdefghijklmnopqrs'[i % 19]}d];W[dp])" for i in range(3 * UNITS_A_SCAN + 5)]
+    members = {f"m/{i:05d}.sgf": g.encode() for i, g in enumerate(games)}
+    members["m/00100.sgf"] = b"(;GM[1]PB[var];B[pd](;W[dp])(;W[dd]))"
+    members["m/00101.sgf"] = games[0].encode() + b"\n" + games[1].encode()  # a collection
+    members["m/00102.sgf"] = b"junk before (;GM[1];B[pd])"
+    (tmp_path / "a.tar.gz").write_bytes(_pack_tgz(members))
+    (tmp_path / "b.sgf").write_text(games[5])
+    (tmp_path / "c.sgf").write_text("(;GM[1];B[zz])")
+    view = bulk_view([tmp_path])
+    assert view == python_view([tmp_path])
+    assert len(view) == len(members) + 1 + 2
+
+
+@settings(FUZZ, max_examples=max(10, FUZZ_EXAMPLES // 4))
+@given(files=st.lists(cases(), min_size=1, max_size=4))
+def test_fuzz_bulk_reader_equals_python_readers(files):
+    with tempfile.TemporaryDirectory() as tmp, time_limit(60):
+        for i, (name, data) in enumerate(files):
+            (Path(tmp) / f"{i:02d}_{name}").write_bytes(data)
+        assert bulk_view([tmp]) == python_view([tmp])
+
+
+def test_no_games_no_batches(tmp_path):
+    (tmp_path / "readme.txt").write_text("nothing here")
+    assert bulk_view([tmp_path]) == python_view([tmp_path]) == []
+    assert np.all([len(b) == 0 for b in read_batches([tmp_path])])
