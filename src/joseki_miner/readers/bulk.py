@@ -25,7 +25,7 @@ from ..records import GameRecord, Reject, handicap_of
 from . import _Reader, encoding, existing_files
 from .kifu import kifu_line_record, line_location
 from .scan import OK, ROOT_SLOTS, ROOT_TEXT, _WS, scan_kifu, scan_sgf
-from .sgf import _game_location, _text, to_utf8
+from .sgf import _game_location, _root_candidates, _text, to_utf8
 
 _NONE = np.zeros(0, np.int16)
 
@@ -170,6 +170,9 @@ class _BulkReader(_Reader):
                 gaps = [joined[starts[u]:start[lo]], joined[end[hi - 1]:ends[u]]]
                 gaps += [joined[end[k]:start[k + 1]] for k in range(lo, hi - 1)]
                 clean = not any(g.strip() for g in gaps)  # only blanks may stand outside the trees
+            if clean:  # what looks like a game start inside a tree makes the Python reader cut it there
+                tree_starts = set(start[lo:hi].tolist())
+                clean = all(p in tree_starts for p in _root_candidates(joined, int(starts[u]), int(ends[u])))
             if clean:
                 run.append(u)
                 continue
