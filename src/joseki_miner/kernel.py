@@ -5,8 +5,8 @@ It computes exactly what ``sequences.extract`` computes (the reference path:
 ``board``, ``sequences``, ``influence``, ``symmetry``), only faster; a test
 compares the two on thousands of real games.  Differences of technique:
 influence beams read per-row and per-column occupancy bit masks instead of
-walking the board, and a board's groups are found with a stamp-marked flood
-fill.
+walking the board, and chains are kept incrementally with pseudo-liberty
+counts instead of flood fills.
 
 Input, a batch of games: ``colours`` (int8, BLACK -1 / WHITE +1) and
 ``points`` (int16, PASS -1) of every move, ``move_offsets`` (int64, one more
@@ -33,7 +33,7 @@ _POINT_MAP = np.array(POINT_MAP, dtype=np.int16)  # [t, p], p in 0..361
 _DIRECTION_MAP = np.array(DIRECTION_MAP, dtype=np.int8)  # [t, d]
 _ROW = np.array([p // SIZE for p in range(NPOINTS)], dtype=np.int8)
 _COL = np.array([p % SIZE for p in range(NPOINTS)], dtype=np.int8)
-_NEIGHBOURS = np.full((NPOINTS, 4), -1, dtype=np.int16)
+_NEIGHBOURS = np.full((NPOINTS, 4), -1, dtype=np.int64)
 for _p in range(NPOINTS):
     _r, _c = divmod(_p, SIZE)
     _k = 0
@@ -50,30 +50,39 @@ _LOW[1:] = np.log2(_m & -_m).astype(np.int8)
 del _m
 
 
+# A board is one int64 array ``st`` of shape (ROWS, 361), one row per field
+# below, and ``masks`` (4, 19): occupancy bits of black rows, white rows,
+# black columns, white columns.  Few array arguments matter: numba counts
+# references to every array passed to a function, on every call.
+BOARD, CHAIN, NXT, PLIB, SIZE, STACK = range(6)  # colour; chain head; next stone of the chain (circular); pseudo-liberties and stones (at the head); scratch
+ROWS = 6
+
+
 @njit(cache=True)
-def _set(board, rows, cols, p, v):
+def _set(st, masks, p, v):
     """Put v (BLACK, WHITE or EMPTY) on p, keeping the bit masks in step."""
-    old = board[p]
+    old = st[BOARD, p]
     r = p // 19
     c = p % 19
     if old != 0:
-        rows[0 if old < 0 else 1, r] &= ~(1 << c)
-        cols[0 if old < 0 else 1, c] &= ~(1 << r)
-    board[p] = v
+        k = 0 if old < 0 else 1
+        masks[k, r] &= ~(1 << c)
+        masks[2 + k, c] &= ~(1 << r)
+    st[BOARD, p] = v
     if v != 0:
-        rows[0 if v < 0 else 1, r] |= 1 << c
-        cols[0 if v < 0 else 1, c] |= 1 << r
+        k = 0 if v < 0 else 1
+        masks[k, r] |= 1 << c
+        masks[2 + k, c] |= 1 << r
 
 
 @njit(cache=True)
-def _remove_chain(board, rows, cols, head, chain, nxt, plib, neighbours):
+def _remove_chain(st, masks, head, neighbours):
     """Take a chain off the board; its neighbours' chains gain the liberties."""
-    colour = board[head]
     p = head
     while True:  # clear first, so the chain's own stones gain nothing
-        _set(board, rows, cols, p, 0)
-        chain[p] = -1
-        p = nxt[p]
+        _set(st, masks, p, 0)
+        st[CHAIN, p] = -1
+        p = st[NXT, p]
         if p == head:
             break
     while True:
@@ -81,98 +90,99 @@ def _remove_chain(board, rows, cols, head, chain, nxt, plib, neighbours):
             q = neighbours[p, k]
             if q < 0:
                 break
-            if board[q] != 0:
-                plib[chain[q]] += 1
-        p = nxt[p]
+            if st[BOARD, q] != 0:
+                st[PLIB, st[CHAIN, q]] += 1
+        p = st[NXT, p]
         if p == head:
             break
-    return colour
 
 
 @njit(cache=True)
-def _merge(a, b, chain, nxt, plib, size):
+def _merge(st, a, b):
     """Join chain b into chain a (the larger keeps its head); return the head."""
-    if size[a] < size[b]:
+    if st[SIZE, a] < st[SIZE, b]:
         a, b = b, a
     p = b
     while True:
-        chain[p] = a
-        p = nxt[p]
+        st[CHAIN, p] = a
+        p = st[NXT, p]
         if p == b:
             break
-    nxt[a], nxt[b] = nxt[b], nxt[a]  # splice the two circular lists
-    plib[a] += plib[b]
-    size[a] += size[b]
+    na = st[NXT, a]  # splice the two circular lists
+    st[NXT, a] = st[NXT, b]
+    st[NXT, b] = na
+    st[PLIB, a] += st[PLIB, b]
+    st[SIZE, a] += st[SIZE, b]
     return a
 
 
 @njit(cache=True)
-def _play(board, rows, cols, colour, p, chain, nxt, plib, size, neighbours):
+def _play(st, masks, colour, p, neighbours):
     """SGF FF[5] on an empty point: place, capture adjacent opponent chains
     without liberties, then the mover's chain if it has none (suicide).
     Chains keep pseudo-liberties: one per (stone, empty neighbour) pair, so
     a chain has no liberty exactly when its count is 0."""
-    _set(board, rows, cols, p, colour)
-    chain[p] = p
-    nxt[p] = p
-    size[p] = 1
-    plib[p] = 0
+    _set(st, masks, p, colour)
+    st[CHAIN, p] = p
+    st[NXT, p] = p
+    st[SIZE, p] = 1
+    st[PLIB, p] = 0
     for k in range(4):
         q = neighbours[p, k]
         if q < 0:
             break
-        if board[q] == 0:
-            plib[p] += 1
+        if st[BOARD, q] == 0:
+            st[PLIB, p] += 1
         else:
-            plib[chain[q]] -= 1
+            st[PLIB, st[CHAIN, q]] -= 1
     head = p
     for k in range(4):
         q = neighbours[p, k]
         if q < 0:
             break
-        if board[q] == colour and chain[q] != head:
-            head = _merge(head, chain[q], chain, nxt, plib, size)
+        if st[BOARD, q] == colour and st[CHAIN, q] != head:
+            head = _merge(st, head, st[CHAIN, q])
     captured = False
     for k in range(4):
         q = neighbours[p, k]
         if q < 0:
             break
-        if board[q] == -colour and plib[chain[q]] == 0:
-            _remove_chain(board, rows, cols, chain[q], chain, nxt, plib, neighbours)
+        if st[BOARD, q] == -colour and st[PLIB, st[CHAIN, q]] == 0:
+            _remove_chain(st, masks, st[CHAIN, q], neighbours)
             captured = True
-    if not captured and plib[head] == 0:
-        _remove_chain(board, rows, cols, head, chain, nxt, plib, neighbours)
+    if not captured and st[PLIB, head] == 0:
+        _remove_chain(st, masks, head, neighbours)
 
 
 @njit(cache=True)
-def _build_chains(board, chain, nxt, plib, size, neighbours, stack):
+def _build_chains(st, neighbours):
     """Chains and pseudo-liberties of a position set up from scratch."""
-    chain[:] = -1
+    st[CHAIN, :] = -1
     for start in range(361):
-        if board[start] == 0 or chain[start] >= 0:
+        if st[BOARD, start] == 0 or st[CHAIN, start] >= 0:
             continue
-        colour = board[start]
-        chain[start] = start
-        nxt[start] = start
-        size[start] = 1
-        plib[start] = 0
-        stack[0] = start
+        colour = st[BOARD, start]
+        st[CHAIN, start] = start
+        st[NXT, start] = start
+        st[SIZE, start] = 1
+        st[PLIB, start] = 0
+        st[STACK, 0] = start
         top = 1
         while top > 0:
             top -= 1
-            p = stack[top]
+            p = st[STACK, top]
             for k in range(4):
                 q = neighbours[p, k]
                 if q < 0:
                     break
-                if board[q] == 0:
-                    plib[start] += 1
-                elif board[q] == colour and chain[q] < 0:
-                    chain[q] = start
-                    nxt[q] = nxt[start]
-                    nxt[start] = q
-                    size[start] += 1
-                    stack[top] = q
+                if st[BOARD, q] == 0:
+                    st[PLIB, start] += 1
+                elif st[BOARD, q] == colour and st[CHAIN, q] < 0:
+                    st[CHAIN, q] = start
+                    st[NXT, q] = st[NXT, start]
+                    st[NXT, start] = q
+                    st[SIZE, start] += 1
+                    st[STACK, top] = q
                     top += 1
 
 
@@ -192,15 +202,14 @@ def _count_corners(in_corner, p):
 
 
 @njit(cache=True)
-def _set_up(board, rows, cols, chain, nxt, plib, size, neighbours, stack, setup_colours, setup_points, lo, hi):
+def _set_up(st, masks, neighbours, setup_colours, setup_points, lo, hi):
     """A game's starting position: an empty board, its setup stones
     setup_*[lo:hi] (black first, then white; they never capture) and chains."""
-    board[:] = 0
-    rows[:, :] = 0
-    cols[:, :] = 0
+    st[BOARD, :] = 0
+    masks[:, :] = 0
     for i in range(lo, hi):
-        _set(board, rows, cols, setup_points[i], setup_colours[i])
-    _build_chains(board, chain, nxt, plib, size, neighbours, stack)
+        _set(st, masks, setup_points[i], setup_colours[i])
+    _build_chains(st, neighbours)
 
 
 @njit(cache=True, inline="always")
@@ -212,8 +221,8 @@ def _mix(a, b, v):
     return a, b
 
 
-@njit(cache=True)
-def _beams(rows, cols, rmin, rmax, cmin, cmax, reach, high, low, out):
+@njit(cache=True, inline="always")
+def _beams(masks, rmin, rmax, cmin, cmax, reach, high, low, out):
     """Influence (up, right, down, left) around a box, as influence.beam_scores."""
     lo_r = max(0, rmin - 1)
     hi_r = min(18, rmax + 1)
@@ -226,8 +235,8 @@ def _beams(rows, cols, rmin, rmax, cmin, cmax, reach, high, low, out):
     below_r = (1 << rmin) - 1
     above_r = ~((1 << (rmax + 1)) - 1) & 0x7FFFF
     for c in range(lo_c, hi_c + 1):
-        b = cols[0, c]
-        w = cols[1, c]
+        b = masks[2, c]
+        w = masks[3, c]
         m = (b | w) & below_r
         if m:
             r = high[m]
@@ -243,8 +252,8 @@ def _beams(rows, cols, rmin, rmax, cmin, cmax, reach, high, low, out):
     left_mask = (1 << cmin) - 1
     right_mask = ~((1 << (cmax + 1)) - 1) & 0x7FFFF
     for r in range(lo_r, hi_r + 1):
-        b = rows[0, r]
-        w = rows[1, r]
+        b = masks[0, r]
+        w = masks[1, r]
         m = (b | w) & left_mask
         if m:
             c = high[m]
@@ -372,14 +381,8 @@ def _extract_batch(
     reallocated in here: that would slow every access in the loop)."""
     n_games = len(move_offsets) - 1
 
-    board = np.zeros(361, dtype=np.int8)
-    rows = np.zeros((2, 19), dtype=np.int64)
-    cols = np.zeros((2, 19), dtype=np.int64)
-    stack = np.empty(361, dtype=np.int16)
-    chain = np.full(361, -1, dtype=np.int16)
-    nxt = np.zeros(361, dtype=np.int16)
-    plib = np.zeros(361, dtype=np.int32)
-    size = np.zeros(361, dtype=np.int32)
+    st = np.zeros((ROWS, 361), dtype=np.int64)
+    masks = np.zeros((4, 19), dtype=np.int64)
     beam = np.zeros(4, dtype=np.int64)
     in_corner = np.zeros(4, dtype=np.int64)
     max_moves = 1
@@ -397,8 +400,7 @@ def _extract_batch(
     joining = np.empty(max_moves, dtype=np.int64)
 
     for g in range(first_game, n_games):
-        _set_up(board, rows, cols, chain, nxt, plib, size, neighbours, stack,
-                setup_colours, setup_points, setup_offsets[g], setup_offsets[g + 1])
+        _set_up(st, masks, neighbours, setup_colours, setup_points, setup_offsets[g], setup_offsets[g + 1])
         in_corner[:] = 0
         for i in range(setup_offsets[g], setup_offsets[g + 1]):
             _count_corners(in_corner, setup_points[i])
@@ -440,11 +442,11 @@ def _extract_batch(
                         k = seq_len[s]
                         seq_keys[s, k] = 361
                         seq_cols[s, k] = -colour
-                        _beams(rows, cols, seq_box[s, 0], seq_box[s, 1], seq_box[s, 2], seq_box[s, 3], reach, high, low, beam)
+                        _beams(masks, seq_box[s, 0], seq_box[s, 1], seq_box[s, 2], seq_box[s, 3], reach, high, low, beam)
                         for d in range(4):
                             seq_scores[s, k, d] = beam[d]
                         seq_len[s] = k + 1
-            _play(board, rows, cols, colour, p, chain, nxt, plib, size, neighbours)
+            _play(st, masks, colour, p, neighbours)
             starts = (not near_a) and nb <= 1
             if starts:
                 s = nseq
@@ -469,7 +471,7 @@ def _extract_batch(
                 seq_box[s, 1] = max(seq_box[s, 1], r)
                 seq_box[s, 2] = min(seq_box[s, 2], c)
                 seq_box[s, 3] = max(seq_box[s, 3], c)
-                _beams(rows, cols, seq_box[s, 0], seq_box[s, 1], seq_box[s, 2], seq_box[s, 3], reach, high, low, beam)
+                _beams(masks, seq_box[s, 0], seq_box[s, 1], seq_box[s, 2], seq_box[s, 3], reach, high, low, beam)
                 for d in range(4):
                     seq_scores[s, k, d] = beam[d]
                 seq_len[s] = k + 1
@@ -550,19 +552,12 @@ def _validate_batch(colours, points, move_offsets, setup_colours, setup_points, 
     played = np.zeros(n_games, dtype=np.int64)
     h1 = np.zeros(n_games, dtype=np.uint64)
     h2 = np.zeros(n_games, dtype=np.uint64)
-    board = np.zeros(361, dtype=np.int8)
-    rows = np.zeros((2, 19), dtype=np.int64)
-    cols = np.zeros((2, 19), dtype=np.int64)
-    stack = np.empty(361, dtype=np.int16)
-    chain = np.full(361, -1, dtype=np.int16)
-    nxt = np.zeros(361, dtype=np.int16)
-    plib = np.zeros(361, dtype=np.int32)
-    size = np.zeros(361, dtype=np.int32)
+    st = np.zeros((ROWS, 361), dtype=np.int64)
+    masks = np.zeros((4, 19), dtype=np.int64)
     for g in range(n_games):
         a = np.uint64(1469598103934665603)
         b = np.uint64(7809847782465536322)
-        _set_up(board, rows, cols, chain, nxt, plib, size, neighbours, stack,
-                setup_colours, setup_points, setup_offsets[g], setup_offsets[g + 1])
+        _set_up(st, masks, neighbours, setup_colours, setup_points, setup_offsets[g], setup_offsets[g + 1])
         for i in range(setup_offsets[g], setup_offsets[g + 1]):
             a, b = _mix(a, b, np.uint64(setup_points[i] + 1000 * (setup_colours[i] + 2)))
         a, b = _mix(a, b, np.uint64(99991))  # setup | moves
@@ -573,10 +568,10 @@ def _validate_batch(colours, points, move_offsets, setup_colours, setup_points, 
                 continue
             played[g] += 1
             if occupied[g] < 0:
-                if board[p] != 0:
+                if st[BOARD, p] != 0:
                     occupied[g] = m - move_offsets[g]
                 else:
-                    _play(board, rows, cols, colours[m], p, chain, nxt, plib, size, neighbours)
+                    _play(st, masks, colours[m], p, neighbours)
         h1[g] = a
         h2[g] = b
     return occupied, played, h1, h2
