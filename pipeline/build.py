@@ -48,19 +48,19 @@ def run(sequences_path: Path, trie_path: Path, *, neutral: int, floor: int = 2, 
                     a, b = offsets[i], offsets[i + 1]
                     trie.insert(keys[a:b].tolist(), [[classify(int(s), neutral) for s in row] for row in scores[a:b]])
             else:
-                parts.append((offsets, keys, scores))
+                parts.append((offsets, keys, classes_of(scores, neutral)))
             bar.update(batch.num_rows)
     if trie is not None:
         return write(trie_path, trie.to_arrays(floor), len(trie), floor)
-    return run_arrays(parts, trie_path, neutral=neutral, floor=floor)
+    return run_arrays(parts, trie_path, floor=floor)
 
 
-def run_arrays(parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]], trie_path: Path, *, neutral: int,
-               floor: int = 2) -> dict:
-    """The build stage on sequences already in memory (offsets, keys, scores
-    per part, in sequences.parquet order): counted by sorting (``fasttrie``)."""
-    offsets, keys, scores = _joined(parts)
-    arrays, nodes = count_sequences(offsets, keys, classes_of(scores, neutral), min_count=floor)
+def run_arrays(parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]], trie_path: Path, *, floor: int = 2) -> dict:
+    """The build stage on sequences already in memory (offsets, keys and
+    influence classes per part, in sequences.parquet order): counted by
+    sorting (``fasttrie``)."""
+    offsets, keys, classes = _joined(parts)
+    arrays, nodes = count_sequences(offsets, keys, classes, min_count=floor)
     return write(trie_path, arrays, nodes, floor)
 
 
@@ -75,9 +75,9 @@ def write(trie_path: Path, arrays: dict, nodes: int, floor: int) -> dict:
 
 
 def _joined(parts: list[tuple]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """One offsets/keys/scores triple of the parts' triples."""
+    """One offsets/keys/classes triple of the parts' triples."""
     if not parts:
-        return np.zeros(1, np.int64), np.zeros(0, np.int16), np.zeros((0, 4), np.int16)
+        return np.zeros(1, np.int64), np.zeros(0, np.int16), np.zeros((0, 4), np.int8)
     starts = np.cumsum([0] + [int(o[-1]) for o, _, _ in parts[:-1]])
     offsets = np.concatenate([np.zeros(1, np.int64)] + [np.asarray(o[1:], np.int64) + s for (o, _, _), s in zip(parts, starts)])
     return offsets, np.concatenate([k for _, k, _ in parts]), np.concatenate([c for _, _, c in parts])

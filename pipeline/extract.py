@@ -18,6 +18,7 @@ import pyarrow.parquet as pq
 from tqdm import tqdm
 
 from joseki_miner import kernel
+from joseki_miner.fasttrie import classes_of
 from joseki_miner.points import keys_to_sgf_bytes, sgf_bytes_to_points
 from joseki_miner.records import GameRecord, decode_moves, decode_points
 from joseki_miner.sequences import Phase1Params, extract
@@ -187,11 +188,12 @@ class Phase1Stream:
     """Phase 1 of games tables as they come (``add``), in a background thread
     so reading can go on; the sequences go to sequences.parquet in fixed row
     groups (the file does not depend on how games were batched) and are kept
-    in memory for the build stage (``parts``: offsets, keys, scores)."""
+    in memory for the build stage when ``neutral`` is given (``parts``:
+    offsets, keys and influence classes, as build.run_arrays takes them)."""
 
     def __init__(self, sequences_path: Path, params: Phase1Params, *, engine: str = "fast", jobs: int = 1,
-                 keep: bool = False) -> None:
-        self.params, self.engine, self.jobs, self.keep = params, engine, max(1, jobs), keep
+                 neutral: int | None = None) -> None:
+        self.params, self.engine, self.jobs, self.neutral = params, engine, max(1, jobs), neutral
         self.sink = TableSink(sequences_path, SEQUENCES_SCHEMA, SEQUENCE_ROWS, use_dictionary=False)
         self.pool = ThreadPoolExecutor(max_workers=self.jobs)
         self.worker = ThreadPoolExecutor(max_workers=1)  # one: batches stay in order
@@ -217,8 +219,9 @@ class Phase1Stream:
         table = sequence_table(arrays)
         self.sink.add(table)
         self.sequences += table.num_rows
-        if self.keep:
-            self.parts.append((arrays["offsets"], np.asarray(arrays["keys"]), np.asarray(arrays["scores"])))
+        if self.neutral is not None:
+            self.parts.append((np.asarray(arrays["offsets"]), np.asarray(arrays["keys"]),
+                               classes_of(np.asarray(arrays["scores"]), self.neutral)))
 
     def close(self) -> dict:
         """Wait for every batch; close the file; the stage's figures."""

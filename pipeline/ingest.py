@@ -17,7 +17,6 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from tqdm import tqdm
 
@@ -25,6 +24,7 @@ from joseki_miner import kernel
 from joseki_miner.points import SIZE, to_sgf
 from joseki_miner.readers import read_paths
 from joseki_miner.readers.bulk import GameBatch, events_json, read_batches
+from joseki_miner.readers.scan import moves_text
 from joseki_miner.records import GameRecord, Move, RecordError, Reject, encode_moves, encode_points
 from joseki_miner.validate import check
 
@@ -172,20 +172,10 @@ def _run_reference(paths, ledger: _Ledger, include_handicap: bool, bar) -> None:
 
 # -- fast engine ----------------------------------------------------------------
 
-_LETTER = np.frombuffer(b"abcdefghijklmnopqrs", dtype=np.uint8)
-
-
-def _moves_strings(colours: np.ndarray, points: np.ndarray, offsets: np.ndarray) -> pa.Array:
-    """encode_moves for every game of a batch, at once."""
-    text = np.empty((len(points), 3), dtype=np.uint8)
-    text[:, 0] = np.where(colours < 0, ord("B"), ord("W"))
-    p = np.maximum(points.astype(np.int64), 0)
-    text[:, 1] = _LETTER[p % SIZE]
-    text[:, 2] = _LETTER[p // SIZE]
-    text[points < 0, 1:] = ord("t")
-    return pa.StringArray.from_buffers(
-        len(offsets) - 1, pa.py_buffer((3 * offsets).astype(np.int32)), pa.py_buffer(text.reshape(-1))
-    )
+def _moves_strings(b: GameBatch, games: np.ndarray) -> pa.Array:
+    """encode_moves of the games ``games`` of a batch, at once."""
+    text, offsets = moves_text(b.colours, b.points, b.move_offsets, games)
+    return pa.StringArray.from_buffers(len(games), pa.py_buffer(offsets), pa.py_buffer(text))
 
 
 def _record(b: GameBatch, k: int) -> GameRecord:
@@ -267,7 +257,7 @@ def _fast_batch(b: GameBatch, ledger: _Ledger, include_handicap: bool, futures) 
     columns["setup_black"] = ["".join(to_sgf(int(p)) for p in pts[c < 0]) if len(pts) else "" for c, pts in setup]
     columns["setup_white"] = ["".join(to_sgf(int(p)) for p in pts[c > 0]) if len(pts) else "" for c, pts in setup]
     columns["setup_events"] = [events_json(b.events[k]) for k in accepted]
-    columns["moves"] = pc.take(_moves_strings(b.colours, b.points, b.move_offsets), pa.array(idx))
+    columns["moves"] = _moves_strings(b, idx)
     ledger.add_games(_games_table(ledger.accepted, columns))
 
 

@@ -145,7 +145,8 @@ def _ingest_to_build(catalog: Catalog, config: Config, paths, inputs: str, progr
     sequences go to the build in memory.  The stage files and manifests are
     those of running the stages one by one; returns the stages done."""
     t0 = time.perf_counter()
-    stream = extract.Phase1Stream(catalog.sequences, phase1_params(config), jobs=jobs, keep=True)
+    stream = extract.Phase1Stream(catalog.sequences, phase1_params(config), jobs=jobs,
+                                  neutral=config.influence_neutral)
     try:
         figures = ingest.run(paths, catalog.games, catalog.rejects, include_handicap=config.include_handicap,
                              dedupe=config.dedupe, strict=strict, jobs=jobs, progress=progress, on_games=stream.add)
@@ -159,7 +160,7 @@ def _ingest_to_build(catalog: Catalog, config: Config, paths, inputs: str, progr
     log(f"ingest: done in {read - t0:.1f} s")
     log(f"extract: done alongside ingest, {extracted - read:.1f} s after it")
     floor = _floor(catalog, config)
-    trie = build.run_arrays(stream.parts, catalog.trie, neutral=config.influence_neutral, floor=floor)
+    trie = build.run_arrays(stream.parts, catalog.trie, floor=floor)
     stream.parts.clear()
     write_manifest(catalog, "build", stage_keys(config, inputs, floor)["build"], trie,
                    time.perf_counter() - extracted, streamed=True)

@@ -146,7 +146,12 @@ def looks_like_index(head: bytes) -> bool:
     return all(_INDEX_LINE_RE.match(ln) and ln.count(b"\t") >= 5 for ln in lines[:-1] or lines)
 
 
+_ISO_DATE_RE = re.compile(r"[0-9]{4}-[0-9][0-9]-[0-9][0-9]")
+
+
 def _date(text: str) -> str:
+    if len(text) == 10 and _ISO_DATE_RE.fullmatch(text):
+        return text  # already as wanted: the common case
     m = _DATE_RE.search(text)
     if not m:
         return text.strip()
@@ -154,17 +159,17 @@ def _date(text: str) -> str:
     return f"{y}-{int(mo):02d}-{int(d):02d}"
 
 
+_TYGEM_FIELDS = ((1, "DT"), (2, "PW"), (3, "PW_id"), (5, "PB"), (6, "PB_id"), (8, "RE"), (10, "OT"))
+_TOM_FIELDS = ((1, "DT"), (2, "PW"), (3, "PB"), (4, "KM"), (5, "RE"), (7, "OT"))
+
+
 def index_meta(fields: list[str]) -> dict[str, str]:
     """Metadata of one index line (already split on tabs)."""
+    n = len(fields)
+    wanted = _TYGEM_FIELDS if n >= 11 else _TOM_FIELDS if n >= 8 else ((1, "DT"),)
     meta: dict[str, str] = {}
-    if len(fields) >= 11:  # Tygem
-        keys = {1: "DT", 2: "PW", 3: "PW_id", 5: "PB", 6: "PB_id", 8: "RE", 10: "OT"}
-    elif len(fields) >= 8:  # Tom
-        keys = {1: "DT", 2: "PW", 3: "PB", 4: "KM", 5: "RE", 7: "OT"}
-    else:
-        keys = {1: "DT"}
-    for i, key in keys.items():
-        if i < len(fields):
+    for i, key in wanted:
+        if i < n:
             value = fields[i].strip()
             if value:
                 meta[key] = _date(value) if key == "DT" else value

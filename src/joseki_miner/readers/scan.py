@@ -365,3 +365,31 @@ def scan_kifu(data, start, end, ws):
         l_moff[n + 1] = nm
         n += 1
     return l_start[:n], l_end[:n], l_number[:n], l_status[:n], l_moff[: n + 1], m_col[:nm], m_pt[:nm]
+
+
+@njit(cache=True, nogil=True)
+def moves_text(colours, points, offsets, games):
+    """The SGF move text of each game in ``games`` (indices), 3 bytes a
+    move ("B" or "W" and the point, "tt" for a pass), as records.encode_moves
+    writes it: the bytes and the offsets of each game's text."""
+    total = 0
+    for g in games:
+        total += offsets[g + 1] - offsets[g]
+    out = np.empty(3 * total, np.uint8)
+    text_offsets = np.empty(len(games) + 1, np.int32)
+    text_offsets[0] = 0
+    k = 0
+    for i in range(len(games)):
+        g = games[i]
+        for m in range(offsets[g], offsets[g + 1]):
+            out[k] = 66 if colours[m] < 0 else 87
+            p = points[m]
+            if p < 0:
+                out[k + 1] = 116
+                out[k + 2] = 116
+            else:
+                out[k + 1] = 97 + p % 19
+                out[k + 2] = 97 + p // 19
+            k += 3
+        text_offsets[i + 1] = k
+    return out, text_offsets
