@@ -18,6 +18,7 @@ import json
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -101,6 +102,72 @@ class _SgfUnit:
 UNITS_A_SCAN = 2048  # SGF units scanned in one compiled call (one KGS game each)
 
 
+class _SgfScan(NamedTuple):
+    """What scan.scan_sgf returns, by name."""
+
+    unit: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    size: np.ndarray
+    handicap: np.ndarray
+    status: np.ndarray
+    move_offsets: np.ndarray
+    setup_offsets: np.ndarray
+    colours: np.ndarray
+    points: np.ndarray
+    setup_colours: np.ndarray
+    setup_points: np.ndarray
+    text: np.ndarray
+    plain: np.ndarray
+
+
+def _scanned(units: list[_SgfUnit], run: list[int], first: np.ndarray, joined: bytes, scan: _SgfScan) -> GameBatch:
+    """The batch of the scanned games of consecutive clean units ``run``."""
+    moff, soff, ha = scan.move_offsets, scan.setup_offsets, scan.handicap
+    lo, hi = int(first[run[0]]), int(first[run[-1] + 1])
+    b = GameBatch()
+    for u in run:
+        n = int(first[u + 1] - first[u])
+        item = units[u]
+        b.source += [item.source] * n
+        b.location += [item.location] if n == 1 else [_game_location(item.location, k + 1) for k in range(n)]
+    b.meta = _metas(joined, scan.text[lo:hi], scan.plain[lo:hi])
+    n = hi - lo
+    b.reject = [None] * n
+    b.size = scan.size[lo:hi].tolist()
+    b.events = [()] * n
+    b.colours, b.points = scan.colours[moff[lo]:moff[hi]], scan.points[moff[lo]:moff[hi]]
+    b.move_offsets = moff[lo:hi + 1] - moff[lo]
+    declared = ha[lo:hi].tolist()
+    if soff[lo] == soff[hi]:  # no setup stones at all: the common case
+        b.handicap = [handicap_of(h, 0, 0) for h in declared]
+        b.setup_offsets = np.zeros(n + 1, np.int64)
+        return b
+    cols, pts, counts = [], [], []
+    for k in range(lo, hi):
+        c, p = scan.setup_colours[soff[k]:soff[k + 1]], scan.setup_points[soff[k]:soff[k + 1]]
+        black, white = (np.unique(p[c < 0]), np.unique(p[c > 0])) if len(p) else (_NONE, _NONE)
+        b.handicap.append(handicap_of(declared[k - lo], len(black), len(white)))
+        pts += [black, white]
+        cols += [np.full(len(black), -1, np.int8), np.full(len(white), 1, np.int8)]
+        counts.append(len(black) + len(white))
+    b.setup_points = np.concatenate(pts).astype(np.int16)
+    b.setup_colours = np.concatenate(cols)
+    b.setup_offsets = np.r_[0, np.cumsum(counts)].astype(np.int64)
+    return b
+
+
+def _trees_fill(joined: bytes, a: int, e: int, start: np.ndarray, end: np.ndarray) -> bool:
+    """Are the scanned trees start:end the unit joined[a:e] as the Python
+    reader splits it: only blanks outside them, and nothing inside one that
+    looks like a game start (the Python reader cuts a tree there)?"""
+    gaps = [joined[a:start[0]], joined[end[-1]:e]] + [joined[end[k]:start[k + 1]] for k in range(len(start) - 1)]
+    if any(g.strip() for g in gaps):
+        return False
+    tree_starts = set(start.tolist())
+    return all(p in tree_starts for p in _root_candidates(joined, a, e))
+
+
 def _metas(buf: bytes, text: np.ndarray, plain: np.ndarray) -> list[dict]:
     """The root metadata of scanned games from their value spans."""
     out = []
@@ -113,6 +180,21 @@ def _metas(buf: bytes, text: np.ndarray, plain: np.ndarray) -> list[dict]:
                     meta[name] = value
         out.append(meta)
     return out
+
+
+def _line_meta(data: bytes, a: int, e: int, meta_for) -> dict:
+    """The metadata of the plain kifu line data[a:e]: its index line's, if
+    any, and its id (as kifu_line_record gives them)."""
+    ident = data[a:data.index(b"\t", a, e)].decode("ascii")
+    meta = None
+    if meta_for is not None:
+        try:
+            meta = meta_for(ident)
+        except Exception:  # noqa: BLE001 - as kifu_line_record
+            meta = None
+    meta = dict(meta) if meta else {}
+    meta["id"] = ident
+    return meta
 
 
 class _BulkReader(_Reader):
@@ -157,66 +239,22 @@ class _BulkReader(_Reader):
         ends = np.cumsum(sizes)
         starts = ends - sizes
         joined = b"".join(b for b in bufs if b is not None)
-        (unit, start, end, size, ha, status, moff, soff, mcol, mpt, scol, spt, text, plain) = scan_sgf(
-            np.frombuffer(joined, dtype=np.uint8), starts, ends, _WS, ROOT_SLOTS
-        )
-        first = np.searchsorted(unit, np.arange(len(units) + 1))  # games of unit u: first[u]:first[u + 1]
-        bad_games = np.r_[0, np.cumsum(status != OK)]
+        scan = _SgfScan(*scan_sgf(np.frombuffer(joined, dtype=np.uint8), starts, ends, _WS, ROOT_SLOTS))
+        first = np.searchsorted(scan.unit, np.arange(len(units) + 1))  # games of unit u: first[u]:first[u + 1]
+        bad_games = np.r_[0, np.cumsum(scan.status != OK)]
         run: list[int] = []  # consecutive clean units
         for u, item in enumerate(units):
             lo, hi = int(first[u]), int(first[u + 1])
-            clean = bufs[u] is not None and hi > lo and bad_games[hi] == bad_games[lo]
-            if clean:
-                gaps = [joined[starts[u]:start[lo]], joined[end[hi - 1]:ends[u]]]
-                gaps += [joined[end[k]:start[k + 1]] for k in range(lo, hi - 1)]
-                clean = not any(g.strip() for g in gaps)  # only blanks may stand outside the trees
-            if clean:  # what looks like a game start inside a tree makes the Python reader cut it there
-                tree_starts = set(start[lo:hi].tolist())
-                clean = all(p in tree_starts for p in _root_candidates(joined, int(starts[u]), int(ends[u])))
-            if clean:
+            if (bufs[u] is not None and hi > lo and bad_games[hi] == bad_games[lo]
+                    and _trees_fill(joined, int(starts[u]), int(ends[u]), scan.start[lo:hi], scan.end[lo:hi])):
                 run.append(u)
                 continue
             if run:
-                yield self._scanned(units, run, first, joined, size, ha, moff, soff, mcol, mpt, scol, spt, text, plain)
+                yield _scanned(units, run, first, joined, scan)
                 run = []
             yield batch_of_items(super()._read_text("sgf", item.data, item.source, item.location, ""))
         if run:
-            yield self._scanned(units, run, first, joined, size, ha, moff, soff, mcol, mpt, scol, spt, text, plain)
-
-    @staticmethod
-    def _scanned(units, run, first, joined, size, ha, moff, soff, mcol, mpt, scol, spt, text, plain) -> GameBatch:
-        """The batch of the scanned games of consecutive clean units ``run``."""
-        lo, hi = int(first[run[0]]), int(first[run[-1] + 1])
-        b = GameBatch()
-        for u in run:
-            n = int(first[u + 1] - first[u])
-            item = units[u]
-            b.source += [item.source] * n
-            b.location += [item.location] if n == 1 else [_game_location(item.location, k + 1) for k in range(n)]
-        b.meta = _metas(joined, text[lo:hi], plain[lo:hi])
-        n = hi - lo
-        b.reject = [None] * n
-        b.size = size[lo:hi].tolist()
-        b.events = [()] * n
-        b.colours, b.points = mcol[moff[lo]:moff[hi]], mpt[moff[lo]:moff[hi]]
-        b.move_offsets = moff[lo:hi + 1] - moff[lo]
-        declared = ha[lo:hi].tolist()
-        if soff[lo] == soff[hi]:  # no setup stones at all: the common case
-            b.handicap = [handicap_of(h, 0, 0) for h in declared]
-            b.setup_offsets = np.zeros(n + 1, np.int64)
-            return b
-        cols, pts, counts = [], [], []
-        for k in range(lo, hi):
-            c, p = scol[soff[k]:soff[k + 1]], spt[soff[k]:soff[k + 1]]
-            black, white = (np.unique(p[c < 0]), np.unique(p[c > 0])) if len(p) else (_NONE, _NONE)
-            b.handicap.append(handicap_of(declared[k - lo], len(black), len(white)))
-            pts += [black, white]
-            cols += [np.full(len(black), -1, np.int8), np.full(len(white), 1, np.int8)]
-            counts.append(len(black) + len(white))
-        b.setup_points = np.concatenate(pts).astype(np.int16)
-        b.setup_colours = np.concatenate(cols)
-        b.setup_offsets = np.r_[0, np.cumsum(counts)].astype(np.int64)
-        return b
+            yield _scanned(units, run, first, joined, scan)
 
     @staticmethod
     def _plain_kifu(data, source, location, meta_for, l_start, l_end, l_number, l_moff, mcol, mpt) -> GameBatch:
@@ -224,16 +262,7 @@ class _BulkReader(_Reader):
         b = GameBatch()
         n = len(l_start)
         for a, e, number in zip(l_start.tolist(), l_end.tolist(), l_number.tolist()):
-            ident = data[a:data.index(b"\t", a, e)].decode("ascii")
-            meta = None
-            if meta_for is not None:
-                try:
-                    meta = meta_for(ident)
-                except Exception:  # noqa: BLE001 - as kifu_line_record
-                    meta = None
-            meta = dict(meta) if meta else {}
-            meta["id"] = ident
-            b.meta.append(meta)
+            b.meta.append(_line_meta(data, a, e, meta_for))
             b.location.append(line_location(location, number))
         b.source = [source] * n
         b.reject = [None] * n
@@ -271,18 +300,9 @@ class _BulkReader(_Reader):
                 if len(one.setup_points):
                     return None  # setup stones in a kifu line: read the unit in Python
             else:
-                ident = data[a:data.index(b"\t", a, e)].decode("ascii")
-                meta = None
-                if meta_for is not None:
-                    try:
-                        meta = meta_for(ident)
-                    except Exception:  # noqa: BLE001 - as kifu_line_record
-                        meta = None
-                meta = dict(meta) if meta else {}
-                meta["id"] = ident
                 b.source.append(source)
                 b.location.append(where)
-                b.meta.append(meta)
+                b.meta.append(_line_meta(data, a, e, meta_for))
                 b.reject.append(None)
                 b.size.append(19)
                 b.handicap.append(0)
@@ -295,6 +315,7 @@ class _BulkReader(_Reader):
         b.move_offsets = np.array(moff, dtype=np.int64)
         b.setup_offsets = np.zeros(len(b) + 1, dtype=np.int64)
         return b
+
 
 def concat(batches: list[GameBatch]) -> GameBatch:
     """One batch of several, games in the same order."""
