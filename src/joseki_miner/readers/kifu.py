@@ -176,13 +176,14 @@ def index_meta(fields: list[str]) -> dict[str, str]:
     return meta
 
 
-_GLUED_WIDTHS = (2 * 11 - 1, 2 * 8 - 1)  # fields of two Tygem or two Tom lines run together
+_LINE_WIDTHS = (11, 8)  # fields of a Tygem and of a Tom index line
+_GLUED_WIDTHS = tuple(2 * w - 1 for w in _LINE_WIDTHS)  # two lines run together
 
 
 def _split_glued(fields: list[str]) -> list[list[str]]:
     """An index line that swallowed the next one (its newline lost): the last
     field of the first record ends with the next record's id."""
-    for width in (11, 8):
+    for width in _LINE_WIDTHS:
         if len(fields) == 2 * width - 1:
             m = _GLUED_RE.match(fields[width - 1])
             if m:

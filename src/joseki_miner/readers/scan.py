@@ -66,21 +66,45 @@ for _slot, _name in enumerate(ROOT_TEXT + ("GM",)):
 
 
 @njit(cache=True, inline="always")
-def _blank_or(data, a, b, digits_only, one_only):
-    """Is data[a:b], blanks stripped, digits (``digits_only``, and not
-    empty) or "1" or nothing (``one_only``)?"""
+def _stripped(data, a, b):
+    """data[a:b] without leading and trailing blanks, as (a, b)."""
     while a < b and (data[a] == 32 or 9 <= data[a] <= 13):
         a += 1
     while b > a and (data[b - 1] == 32 or 9 <= data[b - 1] <= 13):
         b -= 1
-    if one_only:
-        return b == a or (b == a + 1 and data[a] == 49)
+    return a, b
+
+
+@njit(cache=True, inline="always")
+def _is_number(data, a, b):
+    """Is data[a:b], blanks stripped, a non-empty run of digits?"""
+    a, b = _stripped(data, a, b)
     if b == a:
         return False
     for k in range(a, b):
         if data[k] < 48 or data[k] > 57:
             return False
-    return digits_only
+    return True
+
+
+@njit(cache=True, inline="always")
+def _is_go(data, a, b):
+    """Is the GM value data[a:b], blanks stripped, "1" or nothing?"""
+    a, b = _stripped(data, a, b)
+    return b == a or (b == a + 1 and data[a] == 49)
+
+
+@njit(cache=True, inline="always")
+def _count_two(data, a, b, x, y):
+    """How often the bytes x and y occur in data[a:b]."""
+    nx = 0
+    ny = 0
+    for i in range(a, b):
+        if data[i] == x:
+            nx += 1
+        elif data[i] == y:
+            ny += 1
+    return nx, ny
 
 
 @njit(cache=True, nogil=True)
@@ -98,11 +122,9 @@ def scan_sgf(data, starts, ends, ws, slots):
     trees = 0
     values = 0
     for u in range(len(starts)):
-        for i in range(starts[u], ends[u]):
-            if data[i] == 40:
-                trees += 1
-            elif data[i] == 91:
-                values += 1
+        t, v = _count_two(data, starts[u], ends[u], 40, 91)  # '(' and '['
+        trees += t
+        values += v
     cap = trees + 2
     g_unit = np.empty(cap, np.int64)
     g_start = np.empty(cap, np.int64)
@@ -236,16 +258,16 @@ def scan_sgf(data, starts, ends, ws, slots):
                             status = UNUSUAL
                         elif ident_len == 2 and c0 == 83 and c1 == 90 and nodes == 1:  # SZ
                             g_size[n] = _number(data, va, vb)
-                            if not _blank_or(data, va, vb, True, False):  # e.g. 19:13 or 19x19
+                            if not _is_number(data, va, vb):  # e.g. 19:13 or 19x19
                                 status = UNUSUAL
                         elif ident_len == 2 and c0 == 72 and c1 == 65 and nodes == 1:  # HA
                             g_ha[n] = _number(data, va, vb)
-                            if not _blank_or(data, va, vb, True, False):
+                            if not _is_number(data, va, vb):
                                 status = UNUSUAL
                         elif ident_len == 2 and nodes == 1 and nvalues == 1 and 65 <= c1 <= 90:
                             slot = slots[(c0 - 65) * 26 + c1 - 65]
                             if slot == _GM:
-                                if not _blank_or(data, va, vb, False, True):
+                                if not _is_go(data, va, vb):
                                     status = UNUSUAL  # not a game of Go
                             elif slot >= 0 and g_text[n, slot, 0] < 0:
                                 g_text[n, slot, 0] = va
@@ -284,13 +306,7 @@ def scan_kifu(data, start, end, ws):
     line: its start/end (without trailing CR and blanks), its number
     (1-based), status (UNUSUAL unless a numeric id, a tab and plain moves),
     move offsets; and the flat colours/points of the moves."""
-    lines = 0  # upper bounds, as in scan_sgf
-    values = 0
-    for i in range(start, end):
-        if data[i] == 10:
-            lines += 1
-        elif data[i] == 91:
-            values += 1
+    lines, values = _count_two(data, start, end, 10, 91)  # upper bounds, as in scan_sgf
     cap = lines + 2
     l_start = np.empty(cap, np.int64)
     l_end = np.empty(cap, np.int64)
