@@ -222,50 +222,36 @@ def _mix(a, b, v):
 
 
 @njit(cache=True, inline="always")
+def _beam_pair(masks, k, lo, hi, near, far, reach, high, low):
+    """The beams out of both sides of a box along lines lo..hi: rows (k 0,
+    beams left and right) or columns (k 2, beams up and down); the box
+    spans near..far across them.  Returns (toward 0, toward 18)."""
+    before = (1 << near) - 1
+    after = ~((1 << (far + 1)) - 1) & 0x7FFFF
+    toward_0 = 0
+    toward_18 = 0
+    for line in range(lo, hi + 1):
+        b = masks[k, line]
+        m = (b | masks[k + 1, line]) & before
+        if m:
+            x = high[m]
+            d = near - x
+            if d < reach:
+                toward_0 += (reach - d) * (-1 if (b >> x) & 1 else 1)
+        m = (b | masks[k + 1, line]) & after
+        if m:
+            x = low[m]
+            d = x - far
+            if d < reach:
+                toward_18 += (reach - d) * (-1 if (b >> x) & 1 else 1)
+    return toward_0, toward_18
+
+
+@njit(cache=True, inline="always")
 def _beams(masks, rmin, rmax, cmin, cmax, reach, high, low, out):
     """Influence (up, right, down, left) around a box, as influence.beam_scores."""
-    lo_r = max(0, rmin - 1)
-    hi_r = min(18, rmax + 1)
-    lo_c = max(0, cmin - 1)
-    hi_c = min(18, cmax + 1)
-    up = 0
-    right = 0
-    down = 0
-    left = 0
-    below_r = (1 << rmin) - 1
-    above_r = ~((1 << (rmax + 1)) - 1) & 0x7FFFF
-    for c in range(lo_c, hi_c + 1):
-        b = masks[2, c]
-        w = masks[3, c]
-        m = (b | w) & below_r
-        if m:
-            r = high[m]
-            d = rmin - r
-            if d < reach:
-                up += (reach - d) * (-1 if (b >> r) & 1 else 1)
-        m = (b | w) & above_r
-        if m:
-            r = low[m]
-            d = r - rmax
-            if d < reach:
-                down += (reach - d) * (-1 if (b >> r) & 1 else 1)
-    left_mask = (1 << cmin) - 1
-    right_mask = ~((1 << (cmax + 1)) - 1) & 0x7FFFF
-    for r in range(lo_r, hi_r + 1):
-        b = masks[0, r]
-        w = masks[1, r]
-        m = (b | w) & left_mask
-        if m:
-            c = high[m]
-            d = cmin - c
-            if d < reach:
-                left += (reach - d) * (-1 if (b >> c) & 1 else 1)
-        m = (b | w) & right_mask
-        if m:
-            c = low[m]
-            d = c - cmax
-            if d < reach:
-                right += (reach - d) * (-1 if (b >> c) & 1 else 1)
+    up, down = _beam_pair(masks, 2, max(0, cmin - 1), min(18, cmax + 1), rmin, rmax, reach, high, low)
+    left, right = _beam_pair(masks, 0, max(0, rmin - 1), min(18, rmax + 1), cmin, cmax, reach, high, low)
     out[0] = up
     out[1] = right
     out[2] = down
