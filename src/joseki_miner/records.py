@@ -84,6 +84,24 @@ def handicap_of(declared: int, black: int, white: int) -> int:
     return declared if declared >= 2 else 0
 
 
+def game_record(source: str, location: str, size: int, declared_handicap: int, black, white, moves, events,
+                meta: dict) -> GameRecord:
+    """A reader's record: setup stones as read (repeats dropped, sorted), the
+    handicap from HA and them (``handicap_of``)."""
+    black, white = sorted(set(black)), sorted(set(white))
+    return GameRecord(
+        source=source,
+        location=location,
+        size=size,
+        handicap=handicap_of(declared_handicap, len(black), len(white)),
+        setup_black=tuple(black),
+        setup_white=tuple(white),
+        moves=tuple(moves),
+        setup_events=tuple(events),
+        meta=meta,
+    )
+
+
 class RecordError(ValueError):
     """A record that cannot be accepted; ``reason`` is one of REJECT_REASONS."""
 

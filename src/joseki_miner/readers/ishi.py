@@ -36,7 +36,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from ..points import BLACK, PASS, SIZE, WHITE
-from ..records import GameRecord, Move, RecordError, Reject, handicap_of
+from ..records import GameRecord, Move, RecordError, Reject, game_record
 from . import encoding
 
 HEADERS = {
@@ -122,17 +122,7 @@ def _record(ev: _Event, source: str, location: str) -> GameRecord | Reject:
         declared = int(ev.meta.get("HA", "0").split()[0])
     except (ValueError, IndexError):
         declared = 0
-    return GameRecord(
-        source=source,
-        location=location,
-        size=size,
-        handicap=handicap_of(declared, len(set(black)), len(set(white))),
-        setup_black=tuple(sorted(set(black))),
-        setup_white=tuple(sorted(set(white))),
-        moves=tuple(moves),
-        setup_events=tuple(events),
-        meta=dict(ev.meta),
-    )
+    return game_record(source, location, size, declared, black, white, moves, events, dict(ev.meta))
 
 
 def _parse(lines: list[str]) -> list[_Event]:

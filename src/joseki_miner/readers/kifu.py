@@ -21,6 +21,8 @@ Metadata uses SGF property names: ``id``, ``DT`` (YYYY-MM-DD), ``PW``,
 
 from __future__ import annotations
 
+import dataclasses
+
 import re
 from collections.abc import Callable, Iterator
 
@@ -90,17 +92,7 @@ def kifu_line_record(
         return item
     if item.meta:
         meta = {**item.meta, **meta}
-    return GameRecord(
-        source=source,
-        location=location,
-        size=item.size,
-        handicap=item.handicap,
-        setup_black=item.setup_black,
-        setup_white=item.setup_white,
-        moves=item.moves,
-        setup_events=item.setup_events,
-        meta=meta,
-    )
+    return dataclasses.replace(item, source=source, location=location, meta=meta)
 
 
 def line_location(location: str, number: int) -> str:

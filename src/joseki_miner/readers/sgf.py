@@ -27,7 +27,7 @@ from collections.abc import Iterator
 from sgfmill import sgf_grammar
 
 from ..points import BLACK, EMPTY, PASS, SIZE, WHITE
-from ..records import GameRecord, Move, RecordError, Reject, handicap_of
+from ..records import GameRecord, Move, RecordError, Reject, game_record
 from . import encoding
 
 META_PROPERTIES = ("PB", "PW", "BR", "WR", "DT", "EV", "RE", "KM", "RU", "PC", "GN", "RO")
@@ -272,17 +272,7 @@ def tree_to_record(tree, source: str, location: str = "") -> GameRecord | Reject
             if text:
                 meta[prop] = text
     declared = _int(root["HA"][0]) if "HA" in root else 0
-    return GameRecord(
-        source=source,
-        location=location,
-        size=size,
-        handicap=handicap_of(declared, len(set(black)), len(set(white))),
-        setup_black=tuple(sorted(set(black))),
-        setup_white=tuple(sorted(set(white))),
-        moves=tuple(moves),
-        setup_events=tuple(events),
-        meta=meta,
-    )
+    return game_record(source, location, size, declared, black, white, moves, events, meta)
 
 
 # -- text ------------------------------------------------------------------
