@@ -3,6 +3,9 @@ trie, prune): hand-made games, the 16 symmetry x colour maps, mining."""
 
 from __future__ import annotations
 
+import io
+import tarfile
+import zipfile
 from collections.abc import Iterable, Sequence
 
 from joseki_miner.influence import classify
@@ -98,3 +101,23 @@ def path_table(table) -> dict[tuple[str, ...], tuple]:
         out[p] = (r["count"], tuple(r[c] for c in COUNTER_COLUMNS))
     assert len(by_id) == len(rows)
     return out
+
+
+def make_zip(members: dict[str, bytes], method=zipfile.ZIP_DEFLATED) -> bytes:
+    """A zip archive of ``members`` (name -> bytes)."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", method) as z:
+        for name, data in members.items():
+            z.writestr(name, data)
+    return buf.getvalue()
+
+
+def make_tar(members: dict[str, bytes], mode: str = "w") -> bytes:
+    """A tar archive of ``members``; mode "w:gz" compresses it."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode=mode) as tar:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return buf.getvalue()

@@ -5,13 +5,12 @@ from __future__ import annotations
 import bz2
 import hashlib
 import gzip
-import io
 import lzma
-import tarfile
 import zipfile
 
 import pytest
 
+from helpers import make_tar, make_zip
 from joseki_miner.readers import read_bytes, read_paths
 from joseki_miner.records import GameRecord, Reject
 
@@ -28,24 +27,6 @@ MEMBERS = {
     "games/c.sgf": game(4),
 }
 EXPECTED = [("games/a.sgf", "p1"), ("games/b.SGF:game 1", "p2"), ("games/b.SGF:game 2", "p3"), ("games/c.sgf", "p4")]
-
-
-def make_tar(members: dict[str, bytes], mode: str = "w") -> bytes:
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode=mode) as tar:
-        for name, data in members.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-    return buf.getvalue()
-
-
-def make_zip(members: dict[str, bytes], method=zipfile.ZIP_DEFLATED) -> bytes:
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", method) as z:
-        for name, data in members.items():
-            z.writestr(name, data)
-    return buf.getvalue()
 
 
 ARCHIVES = {

@@ -16,7 +16,8 @@ from joseki_miner.readers import read_paths
 from pipeline.ingest import META
 from joseki_miner.readers.bulk import UNITS_A_SCAN, read_batches
 from joseki_miner.records import GameRecord
-from test_readers_fuzz import FUZZ, FUZZ_EXAMPLES, _pack_tgz, cases, time_limit
+from helpers import make_tar
+from test_readers_fuzz import FUZZ, FUZZ_EXAMPLES, cases, time_limit
 
 
 def kept(meta: dict) -> dict:
@@ -86,7 +87,7 @@ def test_collections_archives_and_loose_files_in_order(tmp_path):
     members["m/00100.sgf"] = b"(;GM[1]PB[var];B[pd](;W[dp])(;W[dd]))"
     members["m/00101.sgf"] = games[0].encode() + b"\n" + games[1].encode()  # a collection
     members["m/00102.sgf"] = b"junk before (;GM[1];B[pd])"
-    (tmp_path / "a.tar.gz").write_bytes(_pack_tgz(members))
+    (tmp_path / "a.tar.gz").write_bytes(make_tar(members, "w:gz"))
     (tmp_path / "b.sgf").write_text(games[5])
     (tmp_path / "c.sgf").write_text("(;GM[1];B[zz])")
     view = bulk_view([tmp_path])

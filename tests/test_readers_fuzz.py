@@ -24,12 +24,9 @@ JOSEKI_FUZZ_EXAMPLES for more and JOSEKI_FUZZ_RANDOM=1 for new ones.
 
 from __future__ import annotations
 
-import io
 import os
 import signal
-import tarfile
 import tempfile
-import zipfile
 from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
@@ -37,6 +34,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from helpers import make_tar, make_zip
 from joseki_miner.points import NPOINTS, PASS
 from joseki_miner.readers import read_bytes, read_paths
 from joseki_miner.records import REJECT_REASONS, GameRecord, Reject
@@ -67,24 +65,6 @@ SEEDS: dict[str, bytes] = {
     "2011-01": b"1\t;B[pd];W[dp];B[pp];W[dd]\n2\t;B[qd];W[];B[tt]\n3\t;B[aa];W[ss]\n",
     "testspec.go": SAMPLE,
 }
-
-
-def _pack_zip(members: dict[str, bytes]) -> bytes:
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
-        for name, data in members.items():
-            z.writestr(name, data)
-    return buf.getvalue()
-
-
-def _pack_tgz(members: dict[str, bytes]) -> bytes:
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
-        for name, data in members.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-    return buf.getvalue()
 
 
 CODECS = ["utf-8", "utf-16", "utf-16-le", "gb18030", "euc_kr", "shift_jis", "big5", "latin-1", "cp1252"]
@@ -130,10 +110,10 @@ def cases(draw) -> tuple[str, bytes]:
     names = draw(st.lists(st.sampled_from(sorted(SEEDS)), min_size=1, max_size=3, unique=True))
     members = {f"d/{n}": draw(mutate(SEEDS[n])) if draw(st.booleans()) else SEEDS[n] for n in names}
     if kind == "zip":
-        return "games.zip", _pack_zip(members)
+        return "games.zip", make_zip(members)
     if kind == "tgz":
-        return "games.tar.gz", _pack_tgz(members)
-    packed = _pack_zip(members) if draw(st.booleans()) else _pack_tgz(members)
+        return "games.tar.gz", make_tar(members, "w:gz")
+    packed = make_zip(members) if draw(st.booleans()) else make_tar(members, "w:gz")
     return draw(st.sampled_from(["games.zip", "games.tar.gz", "blob"])), draw(mutate(packed, allow_dup=False))
 
 

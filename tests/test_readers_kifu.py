@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import io
-import tarfile
-import zipfile
-
+from helpers import make_tar, make_zip
 from joseki_miner.points import BLACK, PASS, WHITE, from_sgf
 from joseki_miner.readers import read_paths
 from joseki_miner.readers.kifu import IndexStore, index_meta, parse_moves, read_kifu_bytes
@@ -65,14 +62,6 @@ def test_kifu_without_index_has_its_id(tmp_path):
     assert [i.location for i in items] == ["line 1", "line 2"]
 
 
-def _zip(members: dict[str, bytes]) -> bytes:
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
-        for name, data in members.items():
-            z.writestr(name, data)
-    return buf.getvalue()
-
-
 TYGEM_INDEX = (
     "407331168\tC2011.01.01 00:01\t흑돌이\tsentimenta\t0\t李四(P)\trock(P)\t2\tB+9.5\t3\t20/3 0m\r\n"
     # two records glued together: the newline of the first was lost
@@ -85,8 +74,8 @@ TYGEM_KIFU = b"407331168\t;B[qd];W[dp];B[dc]\n407331387\t;B[pd];W[dd]\n407331390
 def test_tygem_layout_index_zip_found_by_itself(tmp_path):
     (tmp_path / "index").mkdir()
     (tmp_path / "kifu").mkdir()
-    (tmp_path / "index" / "Kifu2011.zip").write_bytes(_zip({"Kifu2011.index": TYGEM_INDEX.encode()}))
-    (tmp_path / "kifu" / "2011-01.zip").write_bytes(_zip({"2011-01": TYGEM_KIFU}))
+    (tmp_path / "index" / "Kifu2011.zip").write_bytes(make_zip({"Kifu2011.index": TYGEM_INDEX.encode()}))
+    (tmp_path / "kifu" / "2011-01.zip").write_bytes(make_zip({"2011-01": TYGEM_KIFU}))
     items = list(read_paths([tmp_path]))
     assert len(items) == 3 and all(isinstance(i, GameRecord) for i in items)
     assert items[0].location == "2011-01:line 1"
@@ -102,16 +91,12 @@ def test_tygem_layout_index_zip_found_by_itself(tmp_path):
 def test_index_inside_a_tar_after_its_kifu(tmp_path):
     """The index member comes after the kifu member in the tar: it is still
     read first (a pre-pass over the member names)."""
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
-        for name, data in (("Bot/kifu/2017-07", b"9\t;B[pd];W[dp]\n"),
-                           ("Bot/kifu.index", "9\tC2017.07.13 17:10\tBot\tBOT\t0\t사람\tman\t2\tW+0.5\t2\t30/3 10m\n".encode()),
-                           ("Other/kifu/2017-07", b"9\t;B[dd]\n")):
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
     path = tmp_path / "ai.tar.gz"
-    path.write_bytes(buf.getvalue())
+    path.write_bytes(make_tar({
+        "Bot/kifu/2017-07": b"9\t;B[pd];W[dp]\n",
+        "Bot/kifu.index": "9\tC2017.07.13 17:10\tBot\tBOT\t0\t사람\tman\t2\tW+0.5\t2\t30/3 10m\n".encode(),
+        "Other/kifu/2017-07": b"9\t;B[dd]\n",
+    }, "w:gz"))
     items = list(read_paths([path]))
     assert [i.location for i in items] == ["Bot/kifu/2017-07:line 1", "Other/kifu/2017-07:line 1"]
     assert items[0].meta["PB"] == "사람" and items[0].meta["PW"] == "Bot"
