@@ -88,6 +88,22 @@ def _numbered(game: np.ndarray) -> np.ndarray:
     return (np.arange(len(game)) - run_start).astype(np.int32)
 
 
+def of_games(sequences: dict, n_games: int, games: np.ndarray, first_id: int) -> dict:
+    """Of the sequences of a batch of ``n_games`` games, those of the games
+    ``games`` (indices in the batch, ascending), which are renumbered
+    ``first_id``, ``first_id`` + 1, ... in that order."""
+    rank = np.full(n_games, -1, dtype=np.int64)
+    rank[games] = np.arange(len(games))
+    number = rank[sequences["game"]]
+    keep = number >= 0
+    lengths = np.diff(sequences["offsets"])[keep]
+    key_keep = np.repeat(keep, np.diff(sequences["offsets"]))
+    game = number[keep] + first_id
+    return {"game": game, "sequence": _numbered(game), "transform": sequences["transform"][keep],
+            "swapped": sequences["swapped"][keep], "offsets": np.r_[0, np.cumsum(lengths)].astype(np.int64),
+            "keys": sequences["keys"][key_keep], "scores": sequences["scores"][key_keep]}
+
+
 def _reference_batch(rows: list[dict], params: Phase1Params) -> dict:
     game, transform, swapped, offsets, keys, scores = [], [], [], [0], [], []
     for row in rows:
@@ -201,20 +217,22 @@ class Phase1Stream:
         self.parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         self.sequences = 0
 
-    def add(self, batch: pa.RecordBatch | pa.Table) -> None:
-        """Queue a batch of games.parquet rows; waits while two are queued."""
+    def add(self, batch: pa.RecordBatch | pa.Table, sequences: dict | None = None) -> None:
+        """Queue a batch of games.parquet rows (with their sequences, as
+        ``fast_batch`` gives them, when already found); waits while two are
+        queued."""
         if isinstance(batch, pa.Table):
             batch = batch.combine_chunks().to_batches()[0] if batch.num_rows else None
         if batch is None:
             return
-        self.pending.append(self.worker.submit(self._phase1, batch))
+        self.pending.append(self.worker.submit(self._phase1, batch, sequences))
         while len(self.pending) > 2:
             self.pending.popleft().result()
 
-    def _phase1(self, batch: pa.RecordBatch) -> None:
-        if self.engine == "reference":
+    def _phase1(self, batch: pa.RecordBatch, arrays: dict | None) -> None:
+        if arrays is None and self.engine == "reference":
             arrays = _reference_batch(batch.to_pylist(), self.params)
-        else:
+        elif arrays is None:
             arrays = fast_batch(batch, self.params, self.pool, self.jobs)
         table = sequence_table(arrays)
         self.sink.add(table)

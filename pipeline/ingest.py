@@ -4,7 +4,9 @@ Every game read is either accepted (a row of games.parquet) or rejected with
 a documented reason and its location (a row of rejects.parquet).  The
 ``reference`` engine reads record by record (``read_paths`` and
 ``validate.check``); the ``fast`` engine reads batches of flat arrays
-(``read_batches``) and validates them compiled.  Both write identical files."""
+(``read_batches``) and validates them compiled; within ``mine`` that same
+replay also finds each game's sequences for the extract stage (one replay
+a game, not two).  Both engines write identical files."""
 
 from __future__ import annotations
 
@@ -26,8 +28,10 @@ from joseki_miner.readers import read_paths
 from joseki_miner.readers.bulk import GameBatch, events_json, read_batches
 from joseki_miner.readers.scan import moves_text
 from joseki_miner.records import GameRecord, Move, RecordError, Reject, encode_moves, encode_points
+from joseki_miner.sequences import Phase1Params
 from joseki_miner.validate import check
 
+from .extract import of_games
 from .parquet import TableSink
 
 META = ("PB", "PW", "BR", "WR", "DT", "EV", "RE", "KM")
@@ -63,7 +67,7 @@ class _Ledger:
     """Counts, duplicates and the two output files, shared by both engines."""
 
     def __init__(self, games_path: Path, rejects_path: Path, dedupe: bool, strict: bool,
-                 on_games: Callable[[pa.Table], None] | None = None) -> None:
+                 on_games: Callable[[pa.Table, dict | None], None] | None = None) -> None:
         self.games = TableSink(games_path, GAMES_SCHEMA)
         self.on_games = on_games
         self.rejects = TableSink(rejects_path, REJECTS_SCHEMA)
@@ -86,12 +90,13 @@ class _Ledger:
             self.seen[key] = where
         return first
 
-    def add_games(self, table: pa.Table) -> None:
-        """Accepted games, numbered from ``self.accepted``."""
+    def add_games(self, table: pa.Table, sequences: dict | None = None) -> None:
+        """Accepted games, numbered from ``self.accepted`` (and their
+        sequences, when phase 1 ran with validation)."""
         self.games.add(table)
         self.accepted += table.num_rows
         if self.on_games is not None:
-            self.on_games(table)
+            self.on_games(table, sequences)
 
     def reject_rows(self, rows: list[tuple[str, str, str, str]]) -> None:
         if not rows:
@@ -189,29 +194,51 @@ def _record(b: GameBatch, k: int) -> GameRecord:
     )
 
 
-def _validate(b: GameBatch, pool: ThreadPoolExecutor, jobs: int):
-    """kernel.validate_batch over ``jobs`` threads (it releases the GIL);
-    returns the futures of its parts, to be joined by ``_joined``."""
+def _replay(b: GameBatch, pool: ThreadPoolExecutor, jobs: int, phase1: Phase1Params | None, include_handicap: bool):
+    """The kernel's validation over ``jobs`` threads (it releases the GIL);
+    given ``phase1``, phase 1 too, in the same replay, for the games the
+    reader, board size and handicap do not already reject.  Returns the
+    futures of its parts, to be joined by ``_joined``."""
     n = len(b)
     bounds = np.linspace(0, n, max(1, min(jobs, n)) + 1).astype(int)
     mo, so = b.move_offsets, b.setup_offsets
+    if phase1 is not None:
+        todo = np.array([r is None for r in b.reject], dtype=bool) & (np.array(b.size) == SIZE)
+        if not include_handicap:
+            todo &= np.array(b.handicap) == 0
 
     def part(lo: int, hi: int):
-        return kernel.validate_batch(
-            b.colours[mo[lo]:mo[hi]], b.points[mo[lo]:mo[hi]], mo[lo:hi + 1] - mo[lo],
-            b.setup_colours[so[lo]:so[hi]], b.setup_points[so[lo]:so[hi]], so[lo:hi + 1] - so[lo],
-        )
+        args = (b.colours[mo[lo]:mo[hi]], b.points[mo[lo]:mo[hi]], mo[lo:hi + 1] - mo[lo],
+                b.setup_colours[so[lo]:so[hi]], b.setup_points[so[lo]:so[hi]], so[lo:hi + 1] - so[lo])
+        if phase1 is None:
+            return kernel.validate_batch(*args), None
+        return kernel.validate_and_extract(*args, params=phase1, todo=todo[lo:hi])
 
-    return [pool.submit(part, lo, hi) for lo, hi in zip(bounds[:-1], bounds[1:])]
+    return [(lo, pool.submit(part, lo, hi)) for lo, hi in zip(bounds[:-1], bounds[1:])]
 
 
-def _joined(futures) -> list[np.ndarray]:
-    results = [f.result() for f in futures]
-    return [np.concatenate([r[i] for r in results]) for i in range(4)]
+def _joined(futures) -> tuple[list[np.ndarray], dict | None]:
+    """The parts' validation arrays, and their sequences (game = index in
+    the batch) when phase 1 ran."""
+    results = [(lo, f.result()) for lo, f in futures]
+    checks = [np.concatenate([r[0][i] for _, r in results]) for i in range(4)]
+    if results[0][1][1] is None:
+        return checks, None
+    parts = [(lo, r[1]) for lo, r in results]
+    lengths = np.concatenate([np.diff(s["offsets"]) for _, s in parts])
+    sequences = {
+        "game": np.concatenate([s["game"] + lo for lo, s in parts]),
+        "transform": np.concatenate([s["transform"] for _, s in parts]),
+        "swapped": np.concatenate([s["swapped"] for _, s in parts]),
+        "offsets": np.r_[0, np.cumsum(lengths)].astype(np.int64),
+        "keys": np.concatenate([s["keys"] for _, s in parts]),
+        "scores": np.concatenate([s["scores"] for _, s in parts]),
+    }
+    return checks, sequences
 
 
 def _fast_batch(b: GameBatch, ledger: _Ledger, include_handicap: bool, futures) -> None:
-    occupied, played, h1, h2 = _joined(futures)
+    (occupied, played, h1, h2), sequences = _joined(futures)
     accepted: list[int] = []
     rejects: list[tuple[str, str, str, str]] = []
     for k in range(len(b)):
@@ -258,7 +285,12 @@ def _fast_batch(b: GameBatch, ledger: _Ledger, include_handicap: bool, futures) 
     columns["setup_white"] = ["".join(to_sgf(int(p)) for p in pts[c > 0]) if len(pts) else "" for c, pts in setup]
     columns["setup_events"] = [events_json(b.events[k]) for k in accepted]
     columns["moves"] = _moves_strings(b, idx)
-    ledger.add_games(_games_table(ledger.accepted, columns))
+    if sequences is not None:
+        if any(b.events[k] for k in accepted):
+            sequences = None  # setup after the root: phase 1 of the stored games, spliced with the reference
+        else:
+            sequences = of_games(sequences, len(b), idx, ledger.accepted)
+    ledger.add_games(_games_table(ledger.accepted, columns), sequences)
 
 
 def run(
@@ -272,10 +304,14 @@ def run(
     engine: str = "fast",
     jobs: int = 1,
     progress: bool = True,
-    on_games: Callable[[pa.Table], None] | None = None,
+    on_games: Callable[[pa.Table, dict | None], None] | None = None,
+    phase1: Phase1Params | None = None,
 ) -> dict:
     """Read, validate and store every game; return the stage's figures.
-    ``on_games`` hears every table of accepted games as it is stored."""
+    ``on_games(table, sequences)`` hears every table of accepted games as it
+    is stored; given ``phase1`` (fast engine), the replay that validates a
+    game also finds its sequences, and ``sequences`` holds them (as
+    ``extract.fast_batch`` gives them; None where that replay cannot serve)."""
     ledger = _Ledger(games_path, rejects_path, dedupe, strict, on_games)
     try:
         with tqdm(desc="ingest", unit=" games", disable=not progress) as bar:
@@ -288,7 +324,7 @@ def run(
                     for batch in read_batches(paths, on_skip=ledger.skip):
                         if len(batch) == 0:
                             continue
-                        started = (batch, _validate(batch, pool, jobs))
+                        started = (batch, _replay(batch, pool, jobs, phase1, include_handicap))
                         if pending is not None:
                             _fast_batch(pending[0], ledger, include_handicap, pending[1])
                             bar.update(len(pending[0]))

@@ -149,7 +149,8 @@ def _ingest_to_build(catalog: Catalog, config: Config, paths, inputs: str, progr
                                   neutral=config.influence_neutral)
     try:
         figures = ingest.run(paths, catalog.games, catalog.rejects, include_handicap=config.include_handicap,
-                             dedupe=config.dedupe, strict=strict, jobs=jobs, progress=progress, on_games=stream.add)
+                             dedupe=config.dedupe, strict=strict, jobs=jobs, progress=progress, on_games=stream.add,
+                             phase1=phase1_params(config))
     finally:
         read = time.perf_counter()
         sequences = stream.close()

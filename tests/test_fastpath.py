@@ -104,3 +104,37 @@ def test_mine_in_one_pass_equals_the_stages_one_by_one(real_subset, tmp_path):
     _same(tmp_path / "streamed", tmp_path / "staged")
     manifest = json.loads((tmp_path / "streamed" / "interim" / "build.manifest.json").read_text())
     assert manifest["streamed"] is True
+
+
+def _odd_games(folder: Path, later_setup: bool) -> Path:
+    """Games that take every branch around the one replay that validates and
+    finds sequences: handicap stones, a capture played into again, a move on
+    an occupied point, a repeat, a 9x9 game; and, if asked, setup stones
+    after the root (which send their batch's phase 1 the staged way)."""
+    opening = ";B[pd];W[dp];B[qp];W[dd];B[fq];W[cn];B[jp];W[pj];B[qh];W[qn];B[pn];W[pm];B[on];W[qo]"
+    games = {
+        "plain.sgf": f"(;GM[1]FF[4]SZ[19]{opening};B[nq];W[rp])",
+        "repeat.sgf": f"(;GM[1]FF[4]SZ[19]PB[again]{opening};B[nq];W[rp])",
+        "handicap.sgf": "(;GM[1]FF[4]SZ[19]HA[2]AB[pd][dp];W[dd];B[qp];W[fq];B[cn];W[jp];B[pj];W[qh];B[qn])",
+        # white captures the black stone at aa, then black plays there again
+        "capture.sgf": f"(;GM[1]FF[4]SZ[19]{opening};B[aa];W[ba];B[pp];W[ab];B[oo];W[pq];B[aa])",
+        "occupied.sgf": f"(;GM[1]FF[4]SZ[19]{opening};B[pd])",
+        "small.sgf": "(;GM[1]FF[4]SZ[9];B[ee];W[cc];B[gg])",
+    }
+    if later_setup:
+        games["setup-later.sgf"] = f"(;GM[1]FF[4]SZ[19]{opening};AB[cc]AW[qq];B[oc])"
+    folder.mkdir()
+    for name, text in games.items():
+        (folder / name).write_text(text)
+    return folder
+
+
+@pytest.mark.parametrize("later_setup", [False, True])
+def test_fast_path_equals_reference_on_odd_games(tmp_path, later_setup):
+    games = _odd_games(tmp_path / "games", later_setup)
+    sets = ("include_handicap=true", "prune.min_count=1", "min_length=1")
+    fast = _mine([games], tmp_path / "fast", "fast", 2, *sets)
+    reference = _mine([games], tmp_path / "reference", "reference", 1, *sets)
+    assert fast == {**reference, "seconds": fast["seconds"]}
+    assert fast["games_rejected"] == {"duplicate": 1, "move on an occupied point": 1, "not 19x19": 1}
+    _same(tmp_path / "fast", tmp_path / "reference")

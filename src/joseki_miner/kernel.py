@@ -384,13 +384,17 @@ def _normal_transform(keys, scores, n, swap, point_map, direction_map):
 def _extract_batch(
     colours, points, move_offsets, setup_colours, setup_points, setup_offsets,
     certain, maybe, corner_stones, max_length, reach,
-    point_map, direction_map, neighbours, spans,
+    point_map, direction_map, neighbours, spans, todo, validate,
     first_game, out_game, out_transform, out_swap, out_offsets, out_keys, out_scores, n_out, n_keys,
+    occupied, played, h1, h2,
 ):
-    """Games from ``first_game`` on, into the given output arrays.  Returns
-    (next game, sequences, keys): when the outputs are full it stops before
-    a game and the caller grows them and calls again (arrays are never
-    reallocated in here: that would slow every access in the loop)."""
+    """Games from ``first_game`` on (those with ``todo`` set), into the given
+    output arrays.  Returns (next game, sequences, keys): when the outputs
+    are full it stops before a game and the caller grows them and calls
+    again (arrays are never reallocated in here: that would slow every
+    access in the loop).  With ``validate`` it also fills occupied, played,
+    h1 and h2 as ``_validate_batch`` does, replaying each game on from where
+    phase 1 stopped: one replay serves both."""
     n_games = len(move_offsets) - 1
 
     st = np.zeros((ROWS, 361), dtype=np.int64)
@@ -412,15 +416,23 @@ def _extract_batch(
     joining = np.empty(max_moves, dtype=np.int64)
 
     for g in range(first_game, n_games):
+        if not todo[g]:
+            continue
+        lo = move_offsets[g]
+        hi = move_offsets[g + 1]
         _set_up(st, masks, neighbours, setup_colours, setup_points, setup_offsets[g], setup_offsets[g + 1])
         in_corner[:] = 0
         for i in range(setup_offsets[g], setup_offsets[g + 1]):
             _count_corners(in_corner, setup_points[i])
         nseq = 0
-        for m in range(move_offsets[g], move_offsets[g + 1]):
+        stop = hi  # the first move phase 1 did not play
+        for m in range(lo, hi):
             p = points[m]
             if p < 0:
                 continue
+            if st[BOARD, p] != 0:  # not a valid game: validation rejects it
+                stop = m
+                break
             colour = colours[m]
             r = p // 19
             c = p % 19
@@ -480,7 +492,13 @@ def _extract_batch(
                 seq_len[s] = k + 1
             _count_corners(in_corner, p)
             if min(in_corner[0], min(in_corner[1], min(in_corner[2], in_corner[3]))) >= corner_stones:
+                stop = m + 1
                 break
+        if validate:
+            first = _first_occupied(st, masks, colours, points, neighbours, stop, hi)
+            occupied[g] = first - lo if first >= 0 else -1
+            played[g], h1[g], h2[g] = _fingerprint(colours, points, lo, hi, setup_colours, setup_points,
+                                                   setup_offsets[g], setup_offsets[g + 1])
         # normal form of every sequence, in the order they were started
         need = 0
         for s in range(nseq):
@@ -515,6 +533,20 @@ def _grown(a: np.ndarray, n: int) -> np.ndarray:
 def extract_batch(colours, points, move_offsets, setup_colours, setup_points, setup_offsets, params):
     """Phase 1 for a batch of games (see the module docstring).  Returns a
     dict of arrays: game, transform, swapped, offsets, keys, scores."""
+    n_games = len(move_offsets) - 1
+    return _run(colours, points, move_offsets, setup_colours, setup_points, setup_offsets, params,
+                np.ones(n_games, dtype=np.bool_), False)[0]
+
+
+def validate_and_extract(colours, points, move_offsets, setup_colours, setup_points, setup_offsets, params, todo):
+    """``validate_batch`` and ``extract_batch`` in one replay, for the games
+    with ``todo`` set (the others get no sequences and zero figures).
+    Returns (occupied, played, h1, h2), sequences."""
+    return _run(colours, points, move_offsets, setup_colours, setup_points, setup_offsets, params,
+                np.ascontiguousarray(todo, dtype=np.bool_), True)[::-1]
+
+
+def _run(colours, points, move_offsets, setup_colours, setup_points, setup_offsets, params, todo, validate):
     inputs = (
         np.ascontiguousarray(colours, dtype=np.int8),
         np.ascontiguousarray(points, dtype=np.int16),
@@ -523,26 +555,61 @@ def extract_batch(colours, points, move_offsets, setup_colours, setup_points, se
         np.ascontiguousarray(setup_points, dtype=np.int16),
         np.ascontiguousarray(setup_offsets, dtype=np.int64),
         params.certain, params.maybe, params.corner_stones, params.max_length, params.reach,
-        _POINT_MAP, _DIRECTION_MAP, _NEIGHBOURS, _SPANS,
+        _POINT_MAP, _DIRECTION_MAP, _NEIGHBOURS, _SPANS, todo, validate,
     )
     n_games = len(move_offsets) - 1
-    cap = 8 * n_games + 16
+    n_checks = n_games if validate else 0
+    checks = (np.full(n_checks, -1, np.int64), np.zeros(n_checks, np.int64),
+              np.zeros(n_checks, np.uint64), np.zeros(n_checks, np.uint64))
+    cap = 8 * n_games + 16  # sequences; about 5 a game, of about 28 keys
     out = [np.empty(cap, np.int64), np.empty(cap, np.int8), np.empty(cap, np.bool_), np.zeros(cap + 1, np.int64),
-           np.empty(16 * cap, np.int16), np.empty((16 * cap, 4), np.int16)]
+           np.empty(24 * cap, np.int16), np.empty((24 * cap, 4), np.int16)]
     g = n_out = n_keys = 0
     while True:
-        g, n_out, n_keys = _extract_batch(*inputs, g, *out, n_out, n_keys)
+        g, n_out, n_keys = _extract_batch(*inputs, g, *out, n_out, n_keys, *checks)
         if g == n_games:
             break
         cap *= 2  # full: grow and go on from game g
         out = [_grown(out[0], cap), _grown(out[1], cap), _grown(out[2], cap), _grown(out[3], cap + 1),
-               _grown(out[4], 16 * cap), _grown(out[5], 16 * cap)]
+               _grown(out[4], 24 * cap), _grown(out[5], 24 * cap)]
     game, transform, swapped, offsets, keys, scores = out
-    return {"game": game[:n_out], "transform": transform[:n_out], "swapped": swapped[:n_out],
-            "offsets": offsets[: n_out + 1], "keys": keys[:n_keys], "scores": scores[:n_keys]}
+    sequences = {"game": game[:n_out], "transform": transform[:n_out], "swapped": swapped[:n_out],
+                 "offsets": offsets[: n_out + 1], "keys": keys[:n_keys], "scores": scores[:n_keys]}
+    return sequences, checks
 
 
-__all__ = ["extract_batch", "TENUKI"]
+__all__ = ["extract_batch", "validate_and_extract", "validate_batch", "TENUKI"]
+
+
+@njit(cache=True)
+def _first_occupied(st, masks, colours, points, neighbours, start, hi):
+    """Play moves start..hi-1 on the board; the index of the first one on an
+    occupied point (-1 if none; the board is left there)."""
+    for m in range(start, hi):
+        p = points[m]
+        if p < 0:
+            continue
+        if st[BOARD, p] != 0:
+            return m
+        _play(st, masks, colours[m], p, neighbours)
+    return -1
+
+
+@njit(cache=True)
+def _fingerprint(colours, points, lo, hi, setup_colours, setup_points, slo, shi):
+    """The moves that are not passes, and a 128-bit fingerprint of setup
+    stones and moves (two 64-bit hashes) of one game."""
+    a = np.uint64(1469598103934665603)
+    b = np.uint64(7809847782465536322)
+    for i in range(slo, shi):
+        a, b = _mix(a, b, np.uint64(setup_points[i] + 1000 * (setup_colours[i] + 2)))
+    a, b = _mix(a, b, np.uint64(99991))  # setup | moves
+    played = 0
+    for m in range(lo, hi):
+        a, b = _mix(a, b, np.uint64(points[m] + 1 + 1000 * (colours[m] + 2)))
+        if points[m] >= 0:
+            played += 1
+    return played, a, b
 
 
 @njit(cache=True, nogil=True)
@@ -558,25 +625,13 @@ def _validate_batch(colours, points, move_offsets, setup_colours, setup_points, 
     st = np.zeros((ROWS, 361), dtype=np.int64)
     masks = np.zeros((4, 19), dtype=np.int64)
     for g in range(n_games):
-        a = np.uint64(1469598103934665603)
-        b = np.uint64(7809847782465536322)
+        lo = move_offsets[g]
+        hi = move_offsets[g + 1]
         _set_up(st, masks, neighbours, setup_colours, setup_points, setup_offsets[g], setup_offsets[g + 1])
-        for i in range(setup_offsets[g], setup_offsets[g + 1]):
-            a, b = _mix(a, b, np.uint64(setup_points[i] + 1000 * (setup_colours[i] + 2)))
-        a, b = _mix(a, b, np.uint64(99991))  # setup | moves
-        for m in range(move_offsets[g], move_offsets[g + 1]):
-            p = points[m]
-            a, b = _mix(a, b, np.uint64(p + 1 + 1000 * (colours[m] + 2)))
-            if p < 0:
-                continue
-            played[g] += 1
-            if occupied[g] < 0:
-                if st[BOARD, p] != 0:
-                    occupied[g] = m - move_offsets[g]
-                else:
-                    _play(st, masks, colours[m], p, neighbours)
-        h1[g] = a
-        h2[g] = b
+        first = _first_occupied(st, masks, colours, points, neighbours, lo, hi)
+        occupied[g] = first - lo if first >= 0 else -1
+        played[g], h1[g], h2[g] = _fingerprint(colours, points, lo, hi, setup_colours, setup_points,
+                                               setup_offsets[g], setup_offsets[g + 1])
     return occupied, played, h1, h2
 
 
