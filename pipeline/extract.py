@@ -96,6 +96,9 @@ def of_games(sequences: dict, n_games: int, games: np.ndarray, first_id: int) ->
     rank[games] = np.arange(len(games))
     number = rank[sequences["game"]]
     keep = number >= 0
+    if keep.all():  # the common case: no game with sequences was rejected
+        game = number + first_id
+        return {**sequences, "game": game, "sequence": _numbered(game)}
     lengths = np.diff(sequences["offsets"])[keep]
     key_keep = np.repeat(keep, np.diff(sequences["offsets"]))
     game = number[keep] + first_id

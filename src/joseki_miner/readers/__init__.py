@@ -52,6 +52,7 @@ SGF_SUFFIXES = {".sgf", ".mgt"}
 ARCHIVE_SUFFIXES = {".zip", ".tar", ".gz", ".tgz", ".bz2", ".tbz", ".tbz2", ".xz", ".txz", ".gzip"}
 INDEX_SUFFIX = ".index"
 HEAD = 8192
+KEPT_BYTES = 256 << 20  # decompressed archives held from the index pre-pass for the main pass, at most
 MAX_NESTING = 4
 
 SkipHook = Callable[[str, str, str], None]
@@ -164,9 +165,33 @@ class _Reader:
         self.on_skip = on_skip
         self.index = IndexStore()
         self.loaded: set[str] = set()  # vpaths of index files already read
+        self.inflater: archives.Inflater | None = None
+        self.kept: dict[str, bytes] = {}  # archives the index pre-pass decompressed, for the main pass
+        self.kept_bytes = 0
 
     # -- index pre-pass --------------------------------------------------
     def load_indexes(self, files: list[Path]) -> None:
+        inflater = archives.Inflater(files, ahead=2, zips=False)  # this pass mostly waits for them
+        try:
+            self._load_indexes(files, inflater)
+        finally:
+            inflater.close()
+
+    def _keep(self, path: Path, inflated: bytes | None) -> None:
+        """Hold a decompressed archive for the main pass, within KEPT_BYTES."""
+        if inflated is not None and self.kept_bytes + len(inflated) <= KEPT_BYTES:
+            self.kept[str(path)] = inflated
+            self.kept_bytes += len(inflated)
+
+    def _kept(self, path: Path) -> bytes | None:
+        inflated = self.kept.pop(str(path), None)
+        if inflated is not None:
+            self.kept_bytes -= len(inflated)
+        elif self.inflater is not None:
+            inflated = self.inflater.take(path)
+        return inflated
+
+    def _load_indexes(self, files: list[Path], inflater: archives.Inflater) -> None:
         for f in files:
             name = f.name
             if _is_junk(name):
@@ -181,14 +206,16 @@ class _Reader:
                         kind = archives.magic_kind(head)
                         if kind is not None:
                             fh.seek(0)
-                            self._scan_archive_indexes(kind, fh, name, _vpath(f))
+                            inflated = inflater.take(f)
+                            self._scan_archive_indexes(kind, fh, name, _vpath(f), inflated)
+                            self._keep(f, inflated)
                         elif suffix == "" and looks_like_index(head):
                             self._add_index(_vpath(f), None, head + fh.read())
             except Exception:  # noqa: BLE001 - the main pass reports what cannot be read
                 continue
 
-    def _scan_archive_indexes(self, kind: str, fh, name: str, vpath: str) -> None:
-        for member, data, error in archives.iter_members(kind, fh, name, want=_wants_index):
+    def _scan_archive_indexes(self, kind: str, fh, name: str, vpath: str, inflated: bytes | None = None) -> None:
+        for member, data, error in archives.iter_members(kind, fh, name, want=_wants_index, inflated=inflated):
             if data is not None and not error:
                 self._add_index(f"{vpath}/{member}", vpath, data)
 
@@ -202,6 +229,19 @@ class _Reader:
     def skip(self, source: str, location: str, why: str) -> None:
         if self.on_skip is not None:
             self.on_skip(source, location, why)
+
+    def read_files(self, files: list[Path]) -> Iterator:
+        """The items of ``files``, in order (compressed tars decompressed a
+        file ahead, in the background)."""
+        self.inflater = archives.Inflater([f for f in files if str(f) not in self.kept])
+        try:
+            for f in files:
+                yield from self.read_file(f)
+        finally:
+            self.inflater.close()
+            self.inflater = None
+            self.kept.clear()
+            self.kept_bytes = 0
 
     def read_file(self, path: Path) -> Iterator[GameRecord | Reject]:
         source = str(path)
@@ -220,7 +260,8 @@ class _Reader:
             kind = sniff(path.name, head)
             if kind in archives.ARCHIVE_KINDS:
                 fh.seek(0)
-                yield from self._read_archive(kind, fh, path.name, source, "", vpath, 0)
+                inflated = self._kept(path)
+                yield from self._read_archive(kind, fh, path.name, source, "", vpath, 0, inflated)
                 return
             if kind is None or kind == "index":
                 self._skip_kind(kind, source, "", vpath, None, head, fh)
@@ -244,12 +285,12 @@ class _Reader:
         else:
             self.skip(source, location, "not a game record")
 
-    def _read_archive(self, kind, fh, name, source, prefix, vpath, depth) -> Iterator[GameRecord | Reject]:
+    def _read_archive(self, kind, fh, name, source, prefix, vpath, depth, inflated=None) -> Iterator[GameRecord | Reject]:
         if depth >= MAX_NESTING:
             yield Reject(source, prefix, "unreadable archive member", "archives nested too deep")
             return
         try:
-            for member, data, error in archives.iter_members(kind, fh, name):
+            for member, data, error in archives.iter_members(kind, fh, name, inflated=inflated):
                 location = _join(prefix, member) if member else (prefix or "(archive)")
                 if error or data is None:
                     yield Reject(source, location, "unreadable archive member", error or "no data")
@@ -307,8 +348,7 @@ def read_paths(
     files = existing_files(paths)
     reader = _Reader(encoding_fallback, on_skip)
     reader.load_indexes(files)
-    for f in files:
-        yield from reader.read_file(f)
+    yield from reader.read_files(files)
 
 
 def read_bytes(

@@ -19,6 +19,7 @@ import tarfile
 import zipfile
 import zlib
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import BinaryIO
 
 Member = tuple[str, "bytes | None", str]
@@ -233,13 +234,78 @@ def _decompressed(kind: str, fileobj: BinaryIO) -> bytes | None:
         return None
 
 
-def iter_tar_fast(kind: str, fileobj: BinaryIO, want: Callable[[str], bool] | None = None) -> Iterator[Member]:
-    """``iter_tar`` for a plain, sound tar: decompress it whole and walk its
-    headers directly (tarfile's per-member work is most of the cost of
-    reading thousands of small files).  Anything unusual goes to
-    ``iter_tar``, which gives the same members for a sound archive."""
+class Inflater:
+    """Archives decompressed in background threads, ``ahead`` files ahead of
+    the reader, so that reading need not wait for zlib, bz2 or lzma (which
+    let other threads run meanwhile).  ``take(path)`` gives, for a
+    compressed tar, its content as ``iter_members`` would decompress it;
+    for a zip (when ``zips``), its members as ``iter_zip`` gives them; or
+    None (then ``iter_members`` reads the file itself)."""
+
+    def __init__(self, paths: list, ahead: int = 1, zips: bool = True) -> None:
+        suffixes = _COMPRESSED_SUFFIXES + ((".zip",) if zips else ())
+        self.paths = [str(p) for p in paths if str(p).lower().endswith(suffixes)]
+        self.position = {p: i for i, p in enumerate(self.paths)}
+        self.ahead = ahead
+        self.futures: dict[int, Future] = {}
+        self.pool = ThreadPoolExecutor(max_workers=ahead, thread_name_prefix="inflate") if self.paths else None
+
+    def take(self, path) -> bytes | list[Member] | None:
+        i = self.position.get(str(path))
+        if i is None or self.pool is None:
+            return None
+        for j in range(i, min(i + self.ahead + 1, len(self.paths))):
+            if j not in self.futures:
+                self.futures[j] = self.pool.submit(_inflate_file, self.paths[j])
+        for j in [j for j in self.futures if j < i]:
+            self.futures.pop(j).cancel()
+        return self.futures.pop(i).result()
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=False, cancel_futures=True)
+        self.futures.clear()
+
+
+_COMPRESSED_SUFFIXES = (".gz", ".tgz", ".gzip", ".bz2", ".tbz", ".tbz2", ".xz", ".txz")
+
+
+_INFLATE_LIMIT = 256 << 20  # decompressed bytes of a zip read ahead, at most
+
+
+def _inflate_file(path: str) -> bytes | list[Member] | None:
+    try:
+        with open(path, "rb") as fh:
+            kind = magic_kind(fh.read(1024))
+            if kind == "zip":
+                fh.seek(0)
+                try:
+                    with zipfile.ZipFile(fh) as zf:
+                        if sum(i.file_size for i in zf.infolist()) > _INFLATE_LIMIT:
+                            return None
+                except READ_ERRORS:
+                    return None
+                fh.seek(0)
+                return list(iter_zip(fh))
+            if kind not in ("gzip", "bz2", "xz"):
+                return None
+            fh.seek(0)
+            if not compressed_holds_tar(kind, fh, path):
+                return None
+            return _decompressed(kind, fh)
+    except Exception:  # noqa: BLE001 - the reader then reads the file itself and reports what is wrong
+        return None
+
+
+def iter_tar_fast(kind: str, fileobj: BinaryIO, want: Callable[[str], bool] | None = None,
+                  inflated: bytes | None = None) -> Iterator[Member]:
+    """``iter_tar`` for a plain, sound tar: decompress it whole (unless
+    ``inflated`` holds that already) and walk its headers directly
+    (tarfile's per-member work is most of the cost of reading thousands of
+    small files).  Anything unusual goes to ``iter_tar``, which gives the
+    same members for a sound archive."""
     pos = fileobj.tell()
-    data = _decompressed(kind, fileobj)
+    data = inflated if inflated is not None else _decompressed(kind, fileobj)
     members = _tar_in_memory(data) if data is not None and len(data) <= _FAST_TAR_LIMIT else None
     if members is None:
         fileobj.seek(pos)
@@ -356,15 +422,21 @@ def inner_name(name: str, kind: str) -> str:
     return name
 
 
-def iter_members(kind: str, fileobj: BinaryIO, name: str, want: Callable[[str], bool] | None = None) -> Iterator[Member]:
-    """The members of an archive of ``kind`` (a magic_kind() answer)."""
+def iter_members(kind: str, fileobj: BinaryIO, name: str, want: Callable[[str], bool] | None = None,
+                 inflated: bytes | list[Member] | None = None) -> Iterator[Member]:
+    """The members of an archive of ``kind`` (a magic_kind() answer);
+    ``inflated``: what an ``Inflater`` read of it ahead, if anything."""
     if kind == "zip":
-        yield from iter_zip(fileobj, want)
+        if isinstance(inflated, list) and want is None:
+            yield from inflated
+        else:
+            yield from iter_zip(fileobj, want)
     elif kind == "tar":
         yield from iter_tar_fast(kind, fileobj, want)
     elif kind in ("gzip", "bz2", "xz"):
-        if compressed_holds_tar(kind, fileobj, name):
-            yield from iter_tar_fast(kind, fileobj, want)
+        tar = inflated if isinstance(inflated, bytes) else None
+        if tar is not None or compressed_holds_tar(kind, fileobj, name):
+            yield from iter_tar_fast(kind, fileobj, want, tar)
             return
         member = inner_name(name.rsplit("/", 1)[-1], kind)
         if want is not None and not want(member):

@@ -202,7 +202,7 @@ class _BulkReader(_Reader):
         """The games of ``files`` as batches; SGF units (files or archive
         members) are gathered, across files too, for one scan."""
         units: list[_SgfUnit] = []
-        for item in (x for f in files for x in self.read_file(f)):
+        for item in super().read_files(files):
             if isinstance(item, _SgfUnit):
                 units.append(item)
                 if len(units) >= UNITS_A_SCAN:

@@ -80,6 +80,10 @@ def canonical_identifier(ident: str) -> str:
 _VALUE = rb"\[[^\\\]]*(?:\\.[^\\\]]*)*\]"
 _IDENT_OR_VALUE_RE = re.compile(rb"(" + _VALUE + rb")|([A-Za-z]+)(?=\s*\[)", re.DOTALL)
 _NEEDS_FIX_RE = re.compile(rb"[a-z]\s*\[|(?<![A-Za-z])[A-Z]{3,}\s*\[")
+# the two halves, quicker apart (the look-behind slows every position); the
+# second without it finds a superset, which the whole pattern then confirms
+_LOWER_RE = re.compile(rb"[a-z]\s*\[")
+_LONG_RE = re.compile(rb"[A-Z]{3,}\s*\[")
 
 
 def _fix_identifier(m: re.Match) -> bytes:
@@ -92,7 +96,7 @@ def _fix_identifier(m: re.Match) -> bytes:
 def normalise_identifiers(data: bytes) -> bytes:
     """Rewrite long and lower-case property identifiers to FF[4] ones, leaving
     property values untouched.  Cheap when there is nothing to do."""
-    if not _NEEDS_FIX_RE.search(data):
+    if not (_LOWER_RE.search(data) or (_LONG_RE.search(data) and _NEEDS_FIX_RE.search(data))):
         return data
     return _IDENT_OR_VALUE_RE.sub(_fix_identifier, data)
 
