@@ -187,3 +187,42 @@ def test_archive_cut_in_its_first_bytes(name, data):
     """Found by the fuzz test: tarfile raised TypeError on a 3-byte gzip."""
     items = list(read_bytes(data, name))
     assert len(items) == 1 and items[0].reason == "unreadable archive member" and items[0].detail
+
+
+def test_inflater_reads_ahead_what_iter_members_would_read(tmp_path):
+    """The background read-ahead gives a compressed tar's content and a zip's
+    members exactly as the reader would get them itself, and nothing (so the
+    reader reads the file itself and reports the damage) for a broken one."""
+    from joseki_miner.readers import archives
+
+    paths = {}
+    for name, data in {"a.tar.gz": make_tar(MEMBERS, "w:gz"), "b.zip": make_zip(MEMBERS),
+                       "c.tar.bz2": make_tar(MEMBERS, "w:bz2"),
+                       "broken.tar.gz": make_tar(MEMBERS, "w:gz")[:-40], "plain.gz": gzip.compress(game(5))}.items():
+        paths[name] = tmp_path / name
+        paths[name].write_bytes(data)
+    inflater = archives.Inflater(list(paths.values()), ahead=2)
+    try:
+        for name in ("a.tar.gz", "c.tar.bz2"):
+            assert inflater.take(paths[name]) == archives._decompressed(
+                "gzip" if name.endswith("gz") else "bz2", paths[name].open("rb"))
+        with paths["b.zip"].open("rb") as fh:
+            assert inflater.take(paths["b.zip"]) == list(archives.iter_zip(fh))
+        assert inflater.take(paths["broken.tar.gz"]) is None
+        assert inflater.take(paths["plain.gz"]) is None  # not a tar: read as a single file
+    finally:
+        inflater.close()
+    assert [(r.location, r.meta.get("PB")) for r in read_paths([paths["a.tar.gz"]])] == EXPECTED
+
+
+def test_index_pre_pass_decompresses_each_archive_once(tmp_path, monkeypatch):
+    """The main pass takes the tars the index pre-pass decompressed."""
+    from joseki_miner.readers import archives
+
+    (tmp_path / "games.tar.gz").write_bytes(make_tar(MEMBERS, "w:gz"))
+    calls = []
+    real = archives._decompressed
+    monkeypatch.setattr(archives, "_decompressed", lambda kind, fh: calls.append(kind) or real(kind, fh))
+    items = list(read_paths([tmp_path]))
+    assert [(r.location, r.meta.get("PB")) for r in items] == EXPECTED
+    assert calls == ["gzip"]
