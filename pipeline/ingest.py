@@ -68,7 +68,7 @@ class _Ledger:
 
     def __init__(self, games_path: Path, rejects_path: Path, dedupe: bool, strict: bool,
                  on_games: Callable[[pa.Table, dict | None], None] | None = None) -> None:
-        self.games = TableSink(games_path, GAMES_SCHEMA)
+        self.games = TableSink(games_path, GAMES_SCHEMA, background=True)
         self.on_games = on_games
         self.rejects = TableSink(rejects_path, REJECTS_SCHEMA)
         self.dedupe, self.strict = dedupe, strict

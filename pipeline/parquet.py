@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import deque
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -26,17 +28,28 @@ def string_bytes(column: pa.StringArray) -> tuple[np.ndarray, np.ndarray]:
 class TableSink:
     """Write tables to Parquet in row groups of exactly ``rows`` rows, so the
     file does not depend on how the rows arrived (``options`` go to the
-    ParquetWriter)."""
+    ParquetWriter).  With ``background``, a thread of its own encodes and
+    writes, in order, while the caller goes on."""
 
-    def __init__(self, path: Path, schema: pa.Schema, rows: int = ROW_GROUP, **options) -> None:
+    def __init__(self, path: Path, schema: pa.Schema, rows: int = ROW_GROUP, background: bool = False,
+                 **options) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path, self.tmp = path, path.with_suffix(path.suffix + ".tmp")
         self.schema, self.rows = schema, rows
         self.pending: list[pa.Table] = []
         self.count = self.written = 0
         self.writer = pq.ParquetWriter(self.tmp, schema, **{"compression": "zstd", **options})
+        self.thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sink") if background else None
+        self.queued: deque[Future] = deque()
 
     def add(self, table: pa.Table) -> None:
+        if self.thread is None:
+            return self._add(table)
+        self.queued.append(self.thread.submit(self._add, table))
+        while len(self.queued) > 2 or (self.queued and self.queued[0].done()):
+            self.queued.popleft().result()  # errors surface here
+
+    def _add(self, table: pa.Table) -> None:
         self.pending.append(table)
         self.count += table.num_rows
         if self.count - self.written >= self.rows:
@@ -49,6 +62,12 @@ class TableSink:
             self.written += cut
 
     def close(self) -> None:
+        if self.thread is not None:
+            try:
+                while self.queued:
+                    self.queued.popleft().result()
+            finally:
+                self.thread.shutdown()
         rest = pa.concat_tables(self.pending) if self.pending else None
         if rest is not None and rest.num_rows:
             self.writer.write_table(rest.combine_chunks(), row_group_size=self.rows)
