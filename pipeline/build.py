@@ -55,12 +55,15 @@ def run(sequences_path: Path, trie_path: Path, *, neutral: int, floor: int = 2, 
     return run_arrays(parts, trie_path, floor=floor)
 
 
-def run_arrays(parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]], trie_path: Path, *, floor: int = 2) -> dict:
+def run_arrays(parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]], trie_path: Path, *, floor: int = 2,
+               sorted_parts: bool = False) -> dict:
     """The build stage on sequences already in memory (offsets, keys and
-    influence classes per part, in sequences.parquet order): counted by
-    sorting (``fasttrie``)."""
+    packed influence classes per part): counted by sorting (``fasttrie``),
+    or, for parts each already sorted (``fasttrie.sort_sequences``), by
+    merging them."""
     offsets, keys, classes = _joined(parts)
-    arrays, nodes = count_sequences(offsets, keys, classes, min_count=floor)
+    runs = np.cumsum([0] + [len(o) - 1 for o, _, _ in parts[:-1]]) if sorted_parts and parts else None
+    arrays, nodes = count_sequences(offsets, keys, classes, min_count=floor, runs=runs)
     return write(trie_path, arrays, nodes, floor)
 
 
@@ -77,7 +80,7 @@ def write(trie_path: Path, arrays: dict, nodes: int, floor: int) -> dict:
 def _joined(parts: list[tuple]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One offsets/keys/classes triple of the parts' triples."""
     if not parts:
-        return np.zeros(1, np.int64), np.zeros(0, np.int16), np.zeros((0, 4), np.int8)
+        return np.zeros(1, np.int64), np.zeros(0, np.int16), np.zeros(0, np.uint8)
     starts = np.cumsum([0] + [int(o[-1]) for o, _, _ in parts[:-1]])
     offsets = np.concatenate([np.zeros(1, np.int64)] + [np.asarray(o[1:], np.int64) + s for (o, _, _), s in zip(parts, starts)])
     return offsets, np.concatenate([k for _, k, _ in parts]), np.concatenate([c for _, _, c in parts])

@@ -18,7 +18,7 @@ import pyarrow.parquet as pq
 from tqdm import tqdm
 
 from joseki_miner import kernel
-from joseki_miner.fasttrie import classes_of
+from joseki_miner.fasttrie import classes_of, sort_sequences
 from joseki_miner.points import keys_to_sgf_bytes, sgf_bytes_to_points
 from joseki_miner.records import GameRecord, decode_moves, decode_points
 from joseki_miner.sequences import Phase1Params, extract
@@ -208,7 +208,8 @@ class Phase1Stream:
     so reading can go on; the sequences go to sequences.parquet in fixed row
     groups (the file does not depend on how games were batched) and are kept
     in memory for the build stage when ``neutral`` is given (``parts``:
-    offsets, keys and influence classes, as build.run_arrays takes them)."""
+    offsets, keys and packed influence classes, each part sorted, as
+    build.run_arrays takes them)."""
 
     def __init__(self, sequences_path: Path, params: Phase1Params, *, engine: str = "fast", jobs: int = 1,
                  neutral: int | None = None) -> None:
@@ -241,8 +242,7 @@ class Phase1Stream:
         self.sink.add(table)
         self.sequences += table.num_rows
         if self.neutral is not None:
-            self.parts.append((np.asarray(arrays["offsets"]), np.asarray(arrays["keys"]),
-                               classes_of(np.asarray(arrays["scores"]), self.neutral)))
+            self.parts.append(sort_sequences(arrays["offsets"], arrays["keys"], classes_of(arrays["scores"], self.neutral)))
 
     def close(self) -> dict:
         """Wait for every batch; close the file; the stage's figures."""

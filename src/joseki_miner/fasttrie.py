@@ -33,6 +33,73 @@ def _pack(offsets, keys, words):
             words[s, w] |= np.uint64(keys[j] + 1) << np.uint64(shift)
 
 
+@njit(cache=True, inline="always")
+def _less(words, a, b):
+    """Does row a of ``words`` sort before row b?"""
+    for w in range(words.shape[1]):
+        if words[a, w] != words[b, w]:
+            return words[a, w] < words[b, w]
+    return False
+
+
+@njit(cache=True, nogil=True)
+def _merge_runs(words, starts):
+    """The sorted order of rows made of sorted runs that begin at ``starts``
+    (and end at the next start or the last row): runs merged pairwise, the
+    earlier run first among equal rows (as a stable sort)."""
+    n = words.shape[0]
+    order = np.arange(n)
+    spare = np.empty(n, np.int64)
+    bounds = np.append(starts, n)
+    while len(bounds) > 2:
+        merged = np.empty((len(bounds) + 2) // 2, np.int64)
+        k = 0
+        for i in range(0, len(bounds) - 1, 2):
+            lo = bounds[i]
+            mid = bounds[i + 1]
+            hi = bounds[i + 2] if i + 2 < len(bounds) else mid
+            a, b, out = lo, mid, lo
+            while a < mid and b < hi:
+                if _less(words, order[b], order[a]):
+                    spare[out] = order[b]
+                    b += 1
+                else:
+                    spare[out] = order[a]
+                    a += 1
+                out += 1
+            while a < mid:
+                spare[out] = order[a]
+                a += 1
+                out += 1
+            while b < hi:
+                spare[out] = order[b]
+                b += 1
+                out += 1
+            merged[k] = lo
+            k += 1
+        merged[k] = n
+        order, spare = spare, order
+        bounds = merged[: k + 1]
+    return order
+
+
+@njit(cache=True, nogil=True)
+def _gather(order, offsets, keys, classes):
+    """The sequences in ``order``: their offsets, keys and classes."""
+    new_offsets = np.zeros(len(order) + 1, np.int64)
+    new_keys = np.empty_like(keys)
+    new_classes = np.empty_like(classes)
+    at = 0
+    for r in range(len(order)):
+        s = order[r]
+        for j in range(offsets[s], offsets[s + 1]):
+            new_keys[at] = keys[j]
+            new_classes[at] = classes[j]
+            at += 1
+        new_offsets[r + 1] = at
+    return new_offsets, new_keys, new_classes
+
+
 @njit(cache=True, nogil=True)
 def _common_prefixes(order, offsets, keys):
     """lcp[r]: length of the common prefix of sorted sequences r - 1 and r."""
@@ -98,25 +165,51 @@ def _fill(order, offsets, keys, classes, lcp, kept, max_depth, parent, depth, ke
         for d in range(1, top + 1):
             node = path[d]
             count[node] += 1
+            packed = classes[base + d - 1]
             for direction in range(4):
-                counters[node, 3 * direction + classes[base + d - 1, direction]] += 1
+                counters[node, 3 * direction + ((packed >> (2 * direction)) & 3)] += 1
+
+
+def _words(offsets: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    lengths = np.diff(offsets)
+    max_depth = int(lengths.max()) if len(lengths) else 0
+    words = np.zeros((len(lengths), max(1, -(-max_depth // _PER_WORD))), dtype=np.uint64)
+    _pack(offsets, keys, words)
+    return words
+
+
+def _sorted_order(words: np.ndarray) -> np.ndarray:
+    return np.lexsort(words.T[::-1]) if len(words) else np.zeros(0, np.int64)  # first word most significant
+
+
+def sort_sequences(offsets: np.ndarray, keys: np.ndarray, classes: np.ndarray):
+    """The sequences (offsets, keys, packed classes) reordered into sorted
+    order: parts sorted this way, joined, count with ``runs`` (a merge, not
+    a sort), so a stream can sort each part while it reads the next."""
+    offsets = np.asarray(offsets, dtype=np.int64)
+    order = _sorted_order(_words(offsets, keys))
+    return _gather(order, offsets, np.asarray(keys, dtype=np.int16), np.asarray(classes, dtype=np.uint8))
 
 
 def count_sequences(offsets: np.ndarray, keys: np.ndarray, classes: np.ndarray,
-                    min_count: int = 1) -> tuple[dict[str, np.ndarray], int]:
-    """The trie of sequences keys[offsets[i]:offsets[i+1]] (classes per key
-    and direction: 0 black, 1 white, 2 neutral), as ``trie.Trie.to_arrays``
-    gives it: the root and the nodes counted at least ``min_count`` times,
-    in canonical order.  Also returns the number of nodes of the whole trie."""
+                    min_count: int = 1, runs: np.ndarray | None = None) -> tuple[dict[str, np.ndarray], int]:
+    """The trie of sequences keys[offsets[i]:offsets[i+1]] (``classes``: per
+    key, the packed influence classes of ``classes_of``), as
+    ``trie.Trie.to_arrays`` gives it: the root and the nodes counted at
+    least ``min_count`` times, in canonical order.  Also returns the number
+    of nodes of the whole trie.  ``runs``: the first sequence of each run
+    already in sorted order (``sort_sequences``), when that is so."""
     offsets = np.asarray(offsets, dtype=np.int64)
     keys = np.asarray(keys, dtype=np.int16)
-    classes = np.asarray(classes, dtype=np.int8).reshape(-1, 4)
+    classes = np.asarray(classes, dtype=np.uint8)
     n = len(offsets) - 1
     lengths = np.diff(offsets)
     max_depth = int(lengths.max()) if n else 0
-    words = np.zeros((n, max(1, -(-max_depth // _PER_WORD))), dtype=np.uint64)
-    _pack(offsets, keys, words)
-    order = np.lexsort(words.T[::-1]) if n else np.zeros(0, np.int64)  # first word most significant
+    words = _words(offsets, keys)
+    if runs is not None and n:
+        order = _merge_runs(words, np.asarray(runs, dtype=np.int64))
+    else:
+        order = _sorted_order(words)
     del words
     lcp = _common_prefixes(order, offsets, keys)
     total = 1 + int(lengths.sum() - lcp.sum())
@@ -133,10 +226,28 @@ def count_sequences(offsets: np.ndarray, keys: np.ndarray, classes: np.ndarray,
     return arrays, total
 
 
+def pack_classes(classes: np.ndarray) -> np.ndarray:
+    """Per key, its four direction classes (n, 4) in one byte, 2 bits each
+    (up in the lowest): a quarter of the memory for the sequences kept."""
+    c = np.asarray(classes, dtype=np.uint8).reshape(-1, 4)
+    return c[:, 0] | (c[:, 1] << 2) | (c[:, 2] << 4) | (c[:, 3] << 6)
+
+
 def classes_of(scores: np.ndarray, neutral: int) -> np.ndarray:
-    """Influence classes of scores: 0 black (< -neutral), 1 white
-    (> neutral), 2 neutral (as influence.classify, by trie slot)."""
-    out = np.full(scores.shape, 2, dtype=np.int8)
-    out[scores < -neutral] = 0
-    out[scores > neutral] = 1
+    """Packed influence classes of scores (n, 4): per direction 0 black
+    (< -neutral), 1 white (> neutral), 2 neutral (as influence.classify, by
+    trie slot), 2 bits each, as ``pack_classes``."""
+    scores = np.ascontiguousarray(scores, dtype=np.int16).reshape(-1, 4)
+    out = np.empty(len(scores), dtype=np.uint8)
+    _classes(scores, neutral, out)
     return out
+
+
+@njit(cache=True, nogil=True)
+def _classes(scores, neutral, out):
+    for i in range(len(scores)):
+        packed = 0
+        for direction in range(4):
+            s = scores[i, direction]
+            packed |= (0 if s < -neutral else 1 if s > neutral else 2) << (2 * direction)
+        out[i] = packed
