@@ -166,7 +166,7 @@ class _Reader:
         self.index = IndexStore()
         self.loaded: set[str] = set()  # vpaths of index files already read
         self.inflater: archives.Inflater | None = None
-        self.kept: dict[str, bytes] = {}  # archives the index pre-pass decompressed, for the main pass
+        self.kept: dict[str, archives.Tar] = {}  # archives the index pre-pass decompressed, for the main pass
         self.kept_bytes = 0
 
     # -- index pre-pass --------------------------------------------------
@@ -177,16 +177,16 @@ class _Reader:
         finally:
             inflater.close()
 
-    def _keep(self, path: Path, inflated: bytes | None) -> None:
+    def _keep(self, path: Path, inflated: archives.Tar | None) -> None:
         """Hold a decompressed archive for the main pass, within KEPT_BYTES."""
-        if inflated is not None and self.kept_bytes + len(inflated) <= KEPT_BYTES:
+        if inflated is not None and self.kept_bytes + len(inflated.data) <= KEPT_BYTES:
             self.kept[str(path)] = inflated
-            self.kept_bytes += len(inflated)
+            self.kept_bytes += len(inflated.data)
 
-    def _kept(self, path: Path) -> bytes | None:
+    def _kept(self, path: Path):
         inflated = self.kept.pop(str(path), None)
         if inflated is not None:
-            self.kept_bytes -= len(inflated)
+            self.kept_bytes -= len(inflated.data)
         elif self.inflater is not None:
             inflated = self.inflater.take(path)
         return inflated
@@ -214,7 +214,7 @@ class _Reader:
             except Exception:  # noqa: BLE001 - the main pass reports what cannot be read
                 continue
 
-    def _scan_archive_indexes(self, kind: str, fh, name: str, vpath: str, inflated: bytes | None = None) -> None:
+    def _scan_archive_indexes(self, kind: str, fh, name: str, vpath: str, inflated: archives.Tar | None = None) -> None:
         for member, data, error in archives.iter_members(kind, fh, name, want=_wants_index, inflated=inflated):
             if data is not None and not error:
                 self._add_index(f"{vpath}/{member}", vpath, data)

@@ -20,7 +20,7 @@ import zipfile
 import zlib
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import BinaryIO
+from typing import BinaryIO, NamedTuple
 
 Member = tuple[str, "bytes | None", str]
 
@@ -238,7 +238,7 @@ class Inflater:
     """Archives decompressed in background threads, ``ahead`` files ahead of
     the reader, so that reading need not wait for zlib, bz2 or lzma (which
     let other threads run meanwhile).  ``take(path)`` gives, for a
-    compressed tar, its content as ``iter_members`` would decompress it;
+    compressed tar, its content and headers as ``iter_tar_fast`` would find them;
     for a zip (when ``zips``), its members as ``iter_zip`` gives them; or
     None (then ``iter_members`` reads the file itself)."""
 
@@ -250,7 +250,7 @@ class Inflater:
         self.futures: dict[int, Future] = {}
         self.pool = ThreadPoolExecutor(max_workers=ahead, thread_name_prefix="inflate") if self.paths else None
 
-    def take(self, path) -> bytes | list[Member] | None:
+    def take(self, path) -> Tar | list[Member] | None:
         i = self.position.get(str(path))
         if i is None or self.pool is None:
             return None
@@ -273,7 +273,7 @@ _COMPRESSED_SUFFIXES = (".gz", ".tgz", ".gzip", ".bz2", ".tbz", ".tbz2", ".xz", 
 _INFLATE_LIMIT = 256 << 20  # decompressed bytes of a zip read ahead, at most
 
 
-def _inflate_file(path: str) -> bytes | list[Member] | None:
+def _inflate_file(path: str) -> Tar | list[Member] | None:
     try:
         with open(path, "rb") as fh:
             kind = magic_kind(fh.read(1024))
@@ -292,21 +292,35 @@ def _inflate_file(path: str) -> bytes | list[Member] | None:
             fh.seek(0)
             if not compressed_holds_tar(kind, fh, path):
                 return None
-            return _decompressed(kind, fh)
+            data = _decompressed(kind, fh)
+            return _tar(data) if data is not None else None
     except Exception:  # noqa: BLE001 - the reader then reads the file itself and reports what is wrong
         return None
 
 
+class Tar(NamedTuple):
+    """A decompressed tar and its members as ``_tar_in_memory`` finds them."""
+
+    data: bytes
+    members: list[tuple[str, int, int]] | None
+
+
+def _tar(data: bytes) -> Tar:
+    return Tar(data, _tar_in_memory(data) if len(data) <= _FAST_TAR_LIMIT else None)
+
+
 def iter_tar_fast(kind: str, fileobj: BinaryIO, want: Callable[[str], bool] | None = None,
-                  inflated: bytes | None = None) -> Iterator[Member]:
+                  inflated: Tar | None = None) -> Iterator[Member]:
     """``iter_tar`` for a plain, sound tar: decompress it whole (unless
-    ``inflated`` holds that already) and walk its headers directly
+    ``inflated`` holds it and its headers already) and walk its headers directly
     (tarfile's per-member work is most of the cost of reading thousands of
     small files).  Anything unusual goes to ``iter_tar``, which gives the
     same members for a sound archive."""
     pos = fileobj.tell()
-    data = inflated if inflated is not None else _decompressed(kind, fileobj)
-    members = _tar_in_memory(data) if data is not None and len(data) <= _FAST_TAR_LIMIT else None
+    if inflated is None:
+        data = _decompressed(kind, fileobj)
+        inflated = _tar(data) if data is not None else None
+    data, members = inflated if inflated is not None else (None, None)
     if members is None:
         fileobj.seek(pos)
         yield from iter_tar(fileobj, want)
@@ -423,7 +437,7 @@ def inner_name(name: str, kind: str) -> str:
 
 
 def iter_members(kind: str, fileobj: BinaryIO, name: str, want: Callable[[str], bool] | None = None,
-                 inflated: bytes | list[Member] | None = None) -> Iterator[Member]:
+                 inflated: Tar | list[Member] | None = None) -> Iterator[Member]:
     """The members of an archive of ``kind`` (a magic_kind() answer);
     ``inflated``: what an ``Inflater`` read of it ahead, if anything."""
     if kind == "zip":
@@ -434,7 +448,7 @@ def iter_members(kind: str, fileobj: BinaryIO, name: str, want: Callable[[str], 
     elif kind == "tar":
         yield from iter_tar_fast(kind, fileobj, want)
     elif kind in ("gzip", "bz2", "xz"):
-        tar = inflated if isinstance(inflated, bytes) else None
+        tar = inflated if isinstance(inflated, Tar) else None
         if tar is not None or compressed_holds_tar(kind, fileobj, name):
             yield from iter_tar_fast(kind, fileobj, want, tar)
             return
