@@ -102,9 +102,10 @@ def of_games(sequences: dict, n_games: int, games: np.ndarray, first_id: int) ->
     lengths = np.diff(sequences["offsets"])[keep]
     key_keep = np.repeat(keep, np.diff(sequences["offsets"]))
     game = number[keep] + first_id
+    rows = np.ascontiguousarray(sequences["scores"], dtype=np.int16).view(np.int64).ravel()  # a key's 4 scores as one
     return {"game": game, "sequence": _numbered(game), "transform": sequences["transform"][keep],
             "swapped": sequences["swapped"][keep], "offsets": np.r_[0, np.cumsum(lengths)].astype(np.int64),
-            "keys": sequences["keys"][key_keep], "scores": sequences["scores"][key_keep]}
+            "keys": sequences["keys"][key_keep], "scores": rows[key_keep].view(np.int16).reshape(-1, 4)}
 
 
 def _reference_batch(rows: list[dict], params: Phase1Params) -> dict:

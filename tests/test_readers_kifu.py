@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from helpers import make_tar, make_zip
 from joseki_miner.points import BLACK, PASS, WHITE, from_sgf
 from joseki_miner.readers import read_paths
@@ -128,3 +133,17 @@ def test_read_kifu_bytes_with_lookup():
     items = list(read_kifu_bytes(b"1\t;B[pd]\n2\t;W[dd]\n", "s", "m", lambda i: {"PB": "p" + i}))
     assert [i.meta for i in items] == [{"PB": "p1", "id": "1"}, {"PB": "p2", "id": "2"}]
     assert [i.location for i in items] == ["m:line 1", "m:line 2"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(text=st.text(alphabet="0123456789./- :Cx\u0661", max_size=18))
+def test_index_dates_quick_path_reads_as_the_pattern(text):
+    """``_date`` reads the index files' usual dates without the regular
+    expression; anything it reads must come out as the expression reads it."""
+    from joseki_miner.readers.kifu import _DATE_RE, _date
+
+    m = _DATE_RE.search(text)
+    expected = f"{m.group(1)}-{int(m.group(2)):02d}-{int(m.group(3)):02d}" if m else text.strip()
+    if len(text) == 10 and re.fullmatch(r"[0-9]{4}-[0-9][0-9]-[0-9][0-9]", text):
+        expected = text
+    assert _date(text) == expected

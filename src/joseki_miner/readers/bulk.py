@@ -189,10 +189,10 @@ def _line_meta(data: bytes, a: int, e: int, meta_for) -> dict:
     meta = None
     if meta_for is not None:
         try:
-            meta = meta_for(ident)
+            meta = meta_for(ident)  # a new dict each call
         except Exception:  # noqa: BLE001 - as kifu_line_record
             meta = None
-    meta = dict(meta) if meta else {}
+    meta = meta or {}
     meta["id"] = ident
     return meta
 

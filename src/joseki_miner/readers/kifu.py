@@ -143,7 +143,12 @@ _ISO_DATE_RE = re.compile(r"[0-9]{4}-[0-9][0-9]-[0-9][0-9]")
 
 def _date(text: str) -> str:
     if len(text) == 10 and _ISO_DATE_RE.fullmatch(text):
-        return text  # already as wanted: the common case
+        return text  # already as wanted
+    # the index files' own "2003.09.25 20:21" and "C2011.01.01 00:01", quickly
+    day = text[1:11] if text[:1].isalpha() else text[:10]
+    if (len(day) == 10 and day[4] in "./-" and day[7] in "./-" and day.isascii()
+            and day[:4].isdigit() and day[5:7].isdigit() and day[8:].isdigit()):
+        return f"{day[:4]}-{day[5:7]}-{day[8:]}"
     m = _DATE_RE.search(text)
     if not m:
         return text.strip()
