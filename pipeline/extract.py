@@ -23,7 +23,7 @@ from joseki_miner.points import keys_to_sgf_bytes, sgf_bytes_to_points
 from joseki_miner.records import GameRecord, decode_moves, decode_points
 from joseki_miner.sequences import Phase1Params, extract
 
-from .parquet import TableSink, count_rows, string_bytes
+from .parquet import TableSink, count_rows, string_bytes, yield_to_reader
 
 SEQUENCES_SCHEMA = pa.schema(
     [
@@ -217,7 +217,7 @@ class Phase1Stream:
         self.params, self.engine, self.jobs, self.neutral = params, engine, max(1, jobs), neutral
         self.sink = TableSink(sequences_path, SEQUENCES_SCHEMA, SEQUENCE_ROWS, use_dictionary=False)
         self.pool = ThreadPoolExecutor(max_workers=self.jobs)
-        self.worker = ThreadPoolExecutor(max_workers=1)  # one: batches stay in order
+        self.worker = ThreadPoolExecutor(max_workers=1, initializer=yield_to_reader)  # one: batches stay in order
         self.pending: deque[Future] = deque()
         self.parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         self.sequences = 0

@@ -32,7 +32,7 @@ from joseki_miner.sequences import Phase1Params
 from joseki_miner.validate import check
 
 from .extract import of_games
-from .parquet import TableSink
+from .parquet import TableSink, yield_to_reader
 
 META = ("PB", "PW", "BR", "WR", "DT", "EV", "RE", "KM")
 GAMES_SCHEMA = pa.schema(
@@ -319,7 +319,7 @@ def run(
                 _run_reference(paths, ledger, include_handicap, bar)
             else:
                 # validation of one batch runs in threads while the next is read
-                with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+                with ThreadPoolExecutor(max_workers=max(1, jobs), initializer=yield_to_reader) as pool:
                     pending = None
                     for batch in read_batches(paths, on_skip=ledger.skip):
                         if len(batch) == 0:

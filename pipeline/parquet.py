@@ -1,7 +1,9 @@
-"""Parquet helpers shared by the stages."""
+"""Parquet and thread helpers shared by the stages."""
 
 from __future__ import annotations
 
+import os
+import threading
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
@@ -73,3 +75,13 @@ class TableSink:
             self.writer.write_table(rest.combine_chunks(), row_group_size=self.rows)
         self.writer.close()
         self.tmp.replace(self.path)
+
+
+def yield_to_reader() -> None:
+    """Lower the calling worker thread's scheduling priority (Linux: a
+    thread's own nice value): the reading thread is the one the others
+    wait for, so it should have a core whenever it can run."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
+    except (AttributeError, OSError):  # not Linux, or not allowed: no matter
+        pass
