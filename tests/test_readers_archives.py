@@ -189,6 +189,14 @@ def test_archive_cut_in_its_first_bytes(name, data):
     assert len(items) == 1 and items[0].reason == "unreadable archive member" and items[0].detail
 
 
+def _damaged_zip() -> bytes:
+    """A zip whose second member's data is damaged (its CRC fails)."""
+    data = bytearray(make_zip(MEMBERS))
+    at = data.index(b"PK\x03\x04", 1)  # the second member's header
+    data[at + 60] ^= 0xFF
+    return bytes(data)
+
+
 def test_inflater_reads_ahead_what_iter_members_would_read(tmp_path):
     """The background read-ahead gives a compressed tar's content and a zip's
     members exactly as the reader would get them itself, and nothing (so the
@@ -198,6 +206,7 @@ def test_inflater_reads_ahead_what_iter_members_would_read(tmp_path):
     paths = {}
     for name, data in {"a.tar.gz": make_tar(MEMBERS, "w:gz"), "b.zip": make_zip(MEMBERS),
                        "c.tar.bz2": make_tar(MEMBERS, "w:bz2"),
+                       "stored.zip": make_zip(MEMBERS, zipfile.ZIP_STORED), "damaged.zip": _damaged_zip(),
                        "broken.tar.gz": make_tar(MEMBERS, "w:gz")[:-40], "plain.gz": gzip.compress(game(5))}.items():
         paths[name] = tmp_path / name
         paths[name].write_bytes(data)
@@ -206,8 +215,9 @@ def test_inflater_reads_ahead_what_iter_members_would_read(tmp_path):
         for name in ("a.tar.gz", "c.tar.bz2"):
             data = archives._decompressed("gzip" if name.endswith("gz") else "bz2", paths[name].open("rb"))
             assert inflater.take(paths[name]) == (data, archives._tar_in_memory(data))
-        with paths["b.zip"].open("rb") as fh:
-            assert inflater.take(paths["b.zip"]) == list(archives.iter_zip(fh))
+        for name in ("b.zip", "stored.zip", "damaged.zip"):
+            with paths[name].open("rb") as fh:
+                assert inflater.take(paths[name]) == list(archives.iter_zip(fh)), name
         assert inflater.take(paths["broken.tar.gz"]) is None
         assert inflater.take(paths["plain.gz"]) is None  # not a tar: read as a single file
     finally:
