@@ -119,6 +119,10 @@ def _odd_games(folder: Path, later_setup: bool) -> Path:
         # white captures the black stone at aa, then black plays there again
         "capture.sgf": f"(;GM[1]FF[4]SZ[19]{opening};B[aa];W[ba];B[pp];W[ab];B[oo];W[pq];B[aa])",
         "occupied.sgf": f"(;GM[1]FF[4]SZ[19]{opening};B[pd])",
+        # every corner holds 3 stones at W[ee] (corner_stones=3 below): the
+        # move on an occupied point comes after phase 1 stops, as does the
+        # capture game's play into its captured point
+        "late-occupied.sgf": f"(;GM[1]FF[4]SZ[19]{opening};B[cc];W[ee];B[nq];B[pd])",
         "small.sgf": "(;GM[1]FF[4]SZ[9];B[ee];W[cc];B[gg])",
     }
     if later_setup:
@@ -132,9 +136,9 @@ def _odd_games(folder: Path, later_setup: bool) -> Path:
 @pytest.mark.parametrize("later_setup", [False, True])
 def test_fast_path_equals_reference_on_odd_games(tmp_path, later_setup):
     games = _odd_games(tmp_path / "games", later_setup)
-    sets = ("include_handicap=true", "prune.min_count=1", "min_length=1")
+    sets = ("include_handicap=true", "prune.min_count=1", "min_length=1", "corner_stones=3")
     fast = _mine([games], tmp_path / "fast", "fast", 2, *sets)
     reference = _mine([games], tmp_path / "reference", "reference", 1, *sets)
     assert fast == {**reference, "seconds": fast["seconds"]}
-    assert fast["games_rejected"] == {"duplicate": 1, "move on an occupied point": 1, "not 19x19": 1}
+    assert fast["games_rejected"] == {"duplicate": 1, "move on an occupied point": 2, "not 19x19": 1}
     _same(tmp_path / "fast", tmp_path / "reference")

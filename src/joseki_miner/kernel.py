@@ -399,6 +399,7 @@ def _extract_batch(
 
     st = np.zeros((ROWS, 361), dtype=np.int64)
     masks = np.zeros((4, 19), dtype=np.int64)
+    seen = np.zeros(361, dtype=np.bool_)
     beam = np.zeros(4, dtype=np.int64)
     in_corner = np.zeros(4, dtype=np.int64)
     max_moves = 1
@@ -495,7 +496,8 @@ def _extract_batch(
                 stop = m + 1
                 break
         if validate:
-            first = _first_occupied(st, masks, colours, points, neighbours, stop, hi)
+            last = _last_repeat(points, lo, hi, setup_points, setup_offsets[g], setup_offsets[g + 1], seen)
+            first = _first_occupied(st, masks, colours, points, neighbours, stop, last + 1)
             occupied[g] = first - lo if first >= 0 else -1
             played[g], h1[g], h2[g] = _fingerprint(colours, points, lo, hi, setup_colours, setup_points,
                                                    setup_offsets[g], setup_offsets[g + 1])
@@ -582,6 +584,24 @@ __all__ = ["extract_batch", "validate_and_extract", "validate_batch", "TENUKI"]
 
 
 @njit(cache=True)
+def _last_repeat(points, lo, hi, setup_points, slo, shi, seen):
+    """The last of moves lo..hi-1 on a point that held a stone before it
+    (set up or played earlier), or lo - 1.  Past it every move is on a point
+    never used, so empty: validation's replay can stop there."""
+    seen[:] = False
+    for i in range(slo, shi):
+        seen[setup_points[i]] = True
+    last = lo - 1
+    for m in range(lo, hi):
+        p = points[m]
+        if p >= 0:
+            if seen[p]:
+                last = m
+            seen[p] = True
+    return last
+
+
+@njit(cache=True)
 def _first_occupied(st, masks, colours, points, neighbours, start, hi):
     """Play moves start..hi-1 on the board; the index of the first one on an
     occupied point (-1 if none; the board is left there)."""
@@ -624,11 +644,13 @@ def _validate_batch(colours, points, move_offsets, setup_colours, setup_points, 
     h2 = np.zeros(n_games, dtype=np.uint64)
     st = np.zeros((ROWS, 361), dtype=np.int64)
     masks = np.zeros((4, 19), dtype=np.int64)
+    seen = np.zeros(361, dtype=np.bool_)
     for g in range(n_games):
         lo = move_offsets[g]
         hi = move_offsets[g + 1]
         _set_up(st, masks, neighbours, setup_colours, setup_points, setup_offsets[g], setup_offsets[g + 1])
-        first = _first_occupied(st, masks, colours, points, neighbours, lo, hi)
+        last = _last_repeat(points, lo, hi, setup_points, setup_offsets[g], setup_offsets[g + 1], seen)
+        first = _first_occupied(st, masks, colours, points, neighbours, lo, last + 1)
         occupied[g] = first - lo if first >= 0 else -1
         played[g], h1[g], h2[g] = _fingerprint(colours, points, lo, hi, setup_colours, setup_points,
                                                setup_offsets[g], setup_offsets[g + 1])
