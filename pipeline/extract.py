@@ -71,7 +71,7 @@ def sequence_table(a: dict) -> pa.Table:
     )
     scores = pa.Array.from_buffers(pa.binary(), len(game), [
         None, pa.py_buffer((8 * offsets).astype(np.int32)),
-        pa.py_buffer(np.ascontiguousarray(a["scores"], dtype="<i2").tobytes())])
+        pa.py_buffer(np.ascontiguousarray(a["scores"], dtype="<i2"))])
     return pa.Table.from_arrays(
         [pa.array(game), pa.array(a["sequence"], pa.int32()), pa.array(a["transform"], pa.int8()),
          pa.array(a["swapped"], pa.bool_()), pa.array(lengths.astype(np.int16)), moves, scores],

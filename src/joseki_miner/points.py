@@ -5,6 +5,8 @@ Knows nothing of games, rules or the method; every other module builds on it.
 
 from __future__ import annotations
 
+import functools
+
 SIZE = 19
 NPOINTS = SIZE * SIZE
 PASS = -1
@@ -99,13 +101,16 @@ def sgf_bytes_to_points(data, size: int = SIZE):
     return points
 
 
+@functools.cache
+def _sgf_pairs():
+    """Each key's 2 SGF bytes as one uint16, indexed by key."""
+    import numpy as np
+
+    return np.frombuffer(b"".join(to_sgf(p).encode() for p in range(NPOINTS)) + b"--", dtype=np.uint16)
+
+
 def keys_to_sgf_bytes(keys):
     """2 bytes a key: SGF letters of a point, "--" for a tenuki."""
     import numpy as np
 
-    keys = np.asarray(keys, dtype=np.int64)
-    out = np.empty((len(keys), 2), dtype=np.uint8)
-    out[:, 0] = ord("a") + keys % SIZE
-    out[:, 1] = ord("a") + keys // SIZE
-    out[keys == TENUKI] = ord("-")
-    return out.reshape(-1)
+    return _sgf_pairs()[np.asarray(keys, dtype=np.intp)].view(np.uint8)
