@@ -12,10 +12,13 @@ nothing of games or files.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 from numba import njit
+
+if TYPE_CHECKING:  # pandas loads only when a table is made
+    import pandas as pd
 
 
 def threshold(games: int, min_count: int | None, min_fraction: float) -> int:

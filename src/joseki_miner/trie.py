@@ -16,20 +16,23 @@ layout: node, parent, depth, color, move, count and the twelve counters.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from .influence import INF_BLACK, INF_WHITE
 from .points import DIRECTIONS, NPOINTS, TENUKI, from_sgf, to_sgf
 
+if TYPE_CHECKING:  # pandas loads only when a table is made
+    import pandas as pd
+
 CLASSES = ("black", "white", "neutral")
 COUNTER_COLUMNS = tuple(f"{d}_{k}" for d in DIRECTIONS for k in CLASSES)
 COLUMNS = ("node", "parent", "depth", "color", "move", "count", *COUNTER_COLUMNS)
-MOVE_NAMES = pa.array([to_sgf(k) for k in range(NPOINTS)] + [""])  # by key; "" = tenuki
-COLOR_NAMES = pa.array(["", "B", "W"])
+MOVE_NAMES = [to_sgf(k) for k in range(NPOINTS)] + [""]  # by key; "" = tenuki
+COLOR_NAMES = ["", "B", "W"]
 
 
 def _slot(cls: int) -> int:
@@ -160,8 +163,8 @@ def node_table(a: dict[str, np.ndarray]) -> pa.Table:
         "node": pa.array(np.asarray(a["node"], dtype=np.int64)),
         "parent": pa.array(np.asarray(a["parent"], dtype=np.int64)),
         "depth": pa.array(depth),
-        "color": pc.take(COLOR_NAMES, pa.array(np.where(depth == 0, 0, 2 - depth % 2))),
-        "move": pc.take(MOVE_NAMES, pa.array(keys)),
+        "color": pc.take(pa.array(COLOR_NAMES), pa.array(np.where(depth == 0, 0, 2 - depth % 2))),
+        "move": pc.take(pa.array(MOVE_NAMES), pa.array(keys)),
         "count": pa.array(np.asarray(a["count"], dtype=np.int64)),
     }
     counters = np.asarray(a["counters"], dtype=np.int64).reshape(-1, 12)
