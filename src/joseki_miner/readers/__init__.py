@@ -184,6 +184,7 @@ class _Reader:
             self.kept_bytes += len(inflated.data)
 
     def _kept(self, path: Path):
+        """What the pre-pass kept or the read-ahead has of ``path``, if anything."""
         inflated = self.kept.pop(str(path), None)
         if inflated is not None:
             self.kept_bytes -= len(inflated.data)
@@ -231,8 +232,8 @@ class _Reader:
             self.on_skip(source, location, why)
 
     def read_files(self, files: list[Path]) -> Iterator:
-        """The items of ``files``, in order (compressed tars decompressed a
-        file ahead, in the background)."""
+        """The items of ``files``, in order (archives inflated a file ahead,
+        in the background, unless the index pre-pass kept them)."""
         self.inflater = archives.Inflater([f for f in files if str(f) not in self.kept])
         try:
             for f in files:
