@@ -1,0 +1,40 @@
+"""The stages' Parquet sink: files that do not depend on how rows arrive,
+nor on whether a background thread writes them."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+import pytest
+
+from pipeline.parquet import TableSink
+
+SCHEMA = pa.schema([("n", pa.int64()), ("text", pa.string())])
+
+
+def _table(lo: int, hi: int) -> pa.Table:
+    return pa.table({"n": list(range(lo, hi)), "text": [f"row {i}" for i in range(lo, hi)]}, schema=SCHEMA)
+
+
+def _write(path, cuts, background: bool) -> bytes:
+    sink = TableSink(path, SCHEMA, rows=100, background=background)
+    for lo, hi in zip(cuts[:-1], cuts[1:]):
+        sink.add(_table(lo, hi))
+    sink.close()
+    return path.read_bytes()
+
+
+@pytest.mark.parametrize("background", [False, True])
+def test_the_file_does_not_depend_on_how_rows_arrive(tmp_path, background):
+    one = _write(tmp_path / "one.parquet", [0, 1000], background=False)
+    assert _write(tmp_path / "many.parquet", [0, 3, 150, 151, 420, 999, 1000], background) == one
+    assert _write(tmp_path / "rows.parquet", list(range(0, 1001, 7)) + [1000], background) == one
+
+
+def test_a_background_write_that_fails_fails_the_caller(tmp_path):
+    sink = TableSink(tmp_path / "bad.parquet", SCHEMA, rows=10, background=True)
+    wrong = pa.table({"other": [1] * 20})
+    with pytest.raises((ValueError, pa.ArrowInvalid)):
+        sink.add(wrong)
+        for _ in range(5):  # the error surfaces at a later add, or at close
+            sink.add(_table(0, 20))
+        sink.close()
