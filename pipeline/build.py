@@ -19,6 +19,8 @@ from joseki_miner.trie import Trie, node_table
 
 from .parquet import count_rows, string_bytes
 
+NODE_ROWS = 1 << 20  # rows a trie.parquet row group
+
 
 def decode_keys(data: np.ndarray) -> np.ndarray:
     """Trie keys of 2-byte SGF points ("--" is a tenuki)."""
@@ -72,9 +74,18 @@ def write(trie_path: Path, arrays: dict, nodes: int, floor: int) -> dict:
     above ``floor`` - 1 can keep the others); the stage's figures."""
     trie_path.parent.mkdir(parents=True, exist_ok=True)
     tmp = trie_path.with_suffix(".parquet.tmp")
-    pq.write_table(node_table(arrays), tmp, compression="zstd", row_group_size=1 << 20)
+    # a row group at a time: the same file as one write_table, without the
+    # whole table's columns in memory at once (a large trie's are gigabytes)
+    n = len(arrays["node"])
+    with pq.ParquetWriter(tmp, node_table(_rows(arrays, 0, 0)).schema, compression="zstd") as writer:
+        for lo in range(0, n, NODE_ROWS):
+            writer.write_table(node_table(_rows(arrays, lo, lo + NODE_ROWS)), row_group_size=NODE_ROWS)
     tmp.replace(trie_path)
     return {"nodes_before_prune": nodes, "nodes_stored": int(len(arrays["node"])), "floor": floor}
+
+
+def _rows(arrays: dict, lo: int, hi: int) -> dict:
+    return {name: a[lo:hi] for name, a in arrays.items()}
 
 
 def _joined(parts: list[tuple]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
