@@ -54,8 +54,8 @@ for _c in range(SIZE):
 
 @intrinsic
 def _leading_zeros(typingctx, x):
-    """LLVM's ctlz on an int64 (64 for 0): one instruction, where a table of
-    every 19-bit mask is a megabyte of cache misses."""
+    """LLVM's ctlz on an int64 (64 for 0): one instruction instead of a
+    megabyte of lookup tables passed to every call."""
     def codegen(context, builder, signature, args):
         return builder.ctlz(args[0], ir.Constant(ir.IntType(1), 0))
     return types.int64(types.int64), codegen
@@ -278,10 +278,10 @@ def _beams(masks, rmin, rmax, cmin, cmax, reach, out):
 
 
 @njit(cache=True, inline="always")
-def _widen(reach, s, k, r, c, d, spans):
-    """Add the diamond of Manhattan radius d around (r, c) to reach[s, k]."""
+def _widen(within, s, k, r, c, d, spans):
+    """Add the diamond of Manhattan radius d around (r, c) to within[s, k]."""
     for row in range(max(0, r - d), min(18, r + d) + 1):
-        reach[s, k, row] |= spans[c, min(18, d - abs(row - r))]
+        within[s, k, row] |= spans[c, min(18, d - abs(row - r))]
 
 
 @njit(cache=True)
@@ -411,7 +411,7 @@ def _extract_batch(
     seq_scores = np.empty((max_moves, max_length, 4), dtype=np.int16)
     # per sequence, row bit masks of the points within certain (0) and
     # maybe (1) of its stones: a move's distance test is one bit
-    seq_reach = np.empty((max_moves, 2, 19), dtype=np.int64)
+    seq_within = np.empty((max_moves, 2, 19), dtype=np.int64)
     seq_box = np.empty((max_moves, 4), dtype=np.int64)
     near_b = np.empty(max_moves, dtype=np.int64)
     joining = np.empty(max_moves, dtype=np.int64)
@@ -441,10 +441,10 @@ def _extract_batch(
             near_a = False
             bit = np.int64(1) << c
             for s in range(nseq):
-                if seq_reach[s, 1, r] & bit:
+                if seq_within[s, 1, r] & bit:
                     near_b[nb] = s
                     nb += 1
-                    if certain == maybe or seq_reach[s, 0, r] & bit:
+                    if certain == maybe or seq_within[s, 0, r] & bit:
                         near_a = True
             nj = 0
             for j in range(nb):
@@ -468,7 +468,7 @@ def _extract_batch(
                 s = nseq
                 nseq += 1
                 seq_len[s] = 0
-                seq_reach[s, :, :] = 0
+                seq_within[s, :, :] = 0
                 seq_box[s, 0] = 19
                 seq_box[s, 1] = -1
                 seq_box[s, 2] = 19
@@ -480,9 +480,9 @@ def _extract_batch(
                 k = seq_len[s]
                 seq_keys[s, k] = p
                 seq_cols[s, k] = colour
-                _widen(seq_reach, s, 1, r, c, maybe, spans)
+                _widen(seq_within, s, 1, r, c, maybe, spans)
                 if certain < maybe:
-                    _widen(seq_reach, s, 0, r, c, certain, spans)
+                    _widen(seq_within, s, 0, r, c, certain, spans)
                 seq_box[s, 0] = min(seq_box[s, 0], r)
                 seq_box[s, 1] = max(seq_box[s, 1], r)
                 seq_box[s, 2] = min(seq_box[s, 2], c)
