@@ -178,6 +178,8 @@ def iter_tar(fileobj: BinaryIO, want: Callable[[str], bool] | None = None) -> It
 
 
 _FAST_TAR_LIMIT = 1 << 30  # decompressed bytes held in memory at most
+_INFLATE_LIMIT = 256 << 20  # decompressed bytes of a zip read ahead, at most
+_COMPRESSED_SUFFIXES = (".gz", ".tgz", ".gzip", ".bz2", ".tbz", ".tbz2", ".xz", ".txz")  # read ahead when tars
 
 
 def _tar_in_memory(data: bytes) -> list[tuple[str, int, int]] | None:
@@ -285,22 +287,12 @@ class Inflater:
         self.futures.clear()
 
 
-_COMPRESSED_SUFFIXES = (".gz", ".tgz", ".gzip", ".bz2", ".tbz", ".tbz2", ".xz", ".txz")
-
-
-_INFLATE_LIMIT = 256 << 20  # decompressed bytes of a zip read ahead, at most
-
-
-def _zip_members(buf: bytes) -> list[Member] | None:
-    """``list(iter_zip(...))`` of a sound zip held in memory, its members
-    inflated by ISA-L; None at anything zipfile itself should judge
-    (encryption, other methods, names or sizes or CRCs that disagree)."""
+def _zip_members(buf: bytes, infos: list[zipfile.ZipInfo]) -> list[Member] | None:
+    """``list(iter_zip(...))`` of a sound zip held in memory (``infos``: its
+    central directory), its members inflated by ISA-L; None at anything
+    zipfile itself should judge (encryption, other methods, names or sizes
+    or CRCs that disagree)."""
     if _isal_zlib is None:
-        return None
-    try:
-        with zipfile.ZipFile(io.BytesIO(buf)) as zf:
-            infos = zf.infolist()
-    except READ_ERRORS:
         return None
     out: list[Member] = []
     for info in infos:
@@ -308,11 +300,13 @@ def _zip_members(buf: bytes) -> list[Member] | None:
             continue
         h = info.header_offset
         if info.flag_bits & 1 or info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED) \
-                or buf[h:h + 4] != b"PK\x03\x04":
+                or h + _LOCAL.size > len(buf):
             return None
-        flags, nlen, xlen = struct.unpack_from("<H", buf, h + 6)[0], *struct.unpack_from("<HH", buf, h + 26)
+        (magic, _, flags, _, _, _, _, _, _, nlen, xlen) = _LOCAL.unpack_from(buf, h)
         name = buf[h + 30:h + 30 + nlen].decode("utf-8" if flags & 0x800 else "cp437", "replace")
         start = h + 30 + nlen + xlen
+        if magic != b"PK\x03\x04":
+            return None
         raw = buf[start:start + info.compress_size]
         if name != info.orig_filename or len(raw) != info.compress_size:
             return None
@@ -334,12 +328,13 @@ def _inflate_file(path: str) -> Tar | list[Member] | None:
                 fh.seek(0)
                 try:
                     with zipfile.ZipFile(fh) as zf:
-                        if sum(i.file_size for i in zf.infolist()) > _INFLATE_LIMIT:
-                            return None
+                        infos = zf.infolist()
                 except READ_ERRORS:
                     return None
+                if sum(i.file_size for i in infos) > _INFLATE_LIMIT:
+                    return None
                 fh.seek(0)
-                members = _zip_members(fh.read())
+                members = _zip_members(fh.read(), infos)
                 if members is None:
                     fh.seek(0)
                     members = list(iter_zip(fh))
