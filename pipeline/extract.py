@@ -88,6 +88,20 @@ def _numbered(game: np.ndarray) -> np.ndarray:
     return (np.arange(len(game)) - run_start).astype(np.int32)
 
 
+def joined_parts(parts: list[tuple[int, dict]]) -> dict:
+    """The kernel's sequences of consecutive parts of a batch, each given
+    with its first game, as one: games numbered within the batch."""
+    lengths = np.concatenate([np.diff(s["offsets"]) for _, s in parts])
+    return {
+        "game": np.concatenate([s["game"] + lo for lo, s in parts]),
+        "transform": np.concatenate([s["transform"] for _, s in parts]),
+        "swapped": np.concatenate([s["swapped"] for _, s in parts]),
+        "offsets": np.r_[0, np.cumsum(lengths)].astype(np.int64),
+        "keys": np.concatenate([s["keys"] for _, s in parts]),
+        "scores": np.concatenate([s["scores"] for _, s in parts]),
+    }
+
+
 def of_games(sequences: dict, n_games: int, games: np.ndarray, first_id: int) -> dict:
     """Of the sequences of a batch of ``n_games`` games, those of the games
     ``games`` (indices in the batch, ascending), which are renumbered
@@ -166,15 +180,9 @@ def fast_batch(batch: pa.RecordBatch, params: Phase1Params, pool: ThreadPoolExec
     parts = [_slice(decoded, lo, hi) for lo, hi in zip(bounds[:-1], bounds[1:])]
     run = lambda part: kernel.extract_batch(**part, params=params)  # noqa: E731
     results = list(pool.map(run, parts)) if pool and len(parts) > 1 else [run(p) for p in parts]
-    out = {"game": [], "transform": [], "swapped": [], "lengths": [], "keys": [], "scores": []}
-    for (lo, _), r in zip(zip(bounds[:-1], bounds[1:]), results):
-        out["game"].append(ids[lo + r["game"]])
-        out["transform"].append(r["transform"])
-        out["swapped"].append(r["swapped"])
-        out["lengths"].append(np.diff(r["offsets"]))
-        out["keys"].append(r["keys"])
-        out["scores"].append(r["scores"])
-    a = {k: np.concatenate(v) if v else np.zeros(0) for k, v in out.items()}
+    joined = joined_parts(list(zip(bounds[:-1], results)))
+    a = {"game": ids[joined["game"]], "transform": joined["transform"], "swapped": joined["swapped"],
+         "lengths": np.diff(joined["offsets"]), "keys": joined["keys"], "scores": joined["scores"]}
     if events.any():  # rare: splice in the reference path's sequences for those games
         a = _splice_reference(a, batch, np.flatnonzero(events), params)
     offsets = np.r_[0, np.cumsum(a["lengths"])].astype(np.int64)

@@ -13,8 +13,8 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -31,7 +31,7 @@ from joseki_miner.records import GameRecord, Move, RecordError, Reject, encode_m
 from joseki_miner.sequences import Phase1Params
 from joseki_miner.validate import check
 
-from .extract import of_games
+from .extract import joined_parts, of_games
 from .parquet import TableSink, yield_to_reader
 
 META = ("PB", "PW", "BR", "WR", "DT", "EV", "RE", "KM")
@@ -224,17 +224,7 @@ def _joined(futures) -> tuple[list[np.ndarray], dict | None]:
     checks = [np.concatenate([r[0][i] for _, r in results]) for i in range(4)]
     if results[0][1][1] is None:
         return checks, None
-    parts = [(lo, r[1]) for lo, r in results]
-    lengths = np.concatenate([np.diff(s["offsets"]) for _, s in parts])
-    sequences = {
-        "game": np.concatenate([s["game"] + lo for lo, s in parts]),
-        "transform": np.concatenate([s["transform"] for _, s in parts]),
-        "swapped": np.concatenate([s["swapped"] for _, s in parts]),
-        "offsets": np.r_[0, np.cumsum(lengths)].astype(np.int64),
-        "keys": np.concatenate([s["keys"] for _, s in parts]),
-        "scores": np.concatenate([s["scores"] for _, s in parts]),
-    }
-    return checks, sequences
+    return checks, joined_parts([(lo, r[1]) for lo, r in results])
 
 
 def _fast_batch(b: GameBatch, ledger: _Ledger, include_handicap: bool, futures) -> None:

@@ -145,12 +145,12 @@ def _ingest_to_build(catalog: Catalog, config: Config, paths, inputs: str, progr
     sequences go to the build in memory.  The stage files and manifests are
     those of running the stages one by one; returns the stages done."""
     t0 = time.perf_counter()
-    stream = extract.Phase1Stream(catalog.sequences, phase1_params(config), jobs=jobs,
-                                  neutral=config.influence_neutral)
+    params = phase1_params(config)
+    stream = extract.Phase1Stream(catalog.sequences, params, jobs=jobs, neutral=config.influence_neutral)
     try:
         figures = ingest.run(paths, catalog.games, catalog.rejects, include_handicap=config.include_handicap,
                              dedupe=config.dedupe, strict=strict, jobs=jobs, progress=progress, on_games=stream.add,
-                             phase1=phase1_params(config))
+                             phase1=params)
     finally:
         read = time.perf_counter()
         sequences = stream.close()
