@@ -170,10 +170,12 @@ def _fill(order, offsets, keys, classes, lcp, kept, max_depth, parent, depth, ke
                 counters[node, 3 * direction + ((packed >> (2 * direction)) & 3)] += 1
 
 
-def _words(offsets: np.ndarray, keys: np.ndarray) -> np.ndarray:
-    lengths = np.diff(offsets)
-    max_depth = int(lengths.max()) if len(lengths) else 0
-    words = np.zeros((len(lengths), max(1, -(-max_depth // _PER_WORD))), dtype=np.uint64)
+def _max_depth(offsets: np.ndarray) -> int:
+    return int(np.diff(offsets).max()) if len(offsets) > 1 else 0
+
+
+def _words(offsets: np.ndarray, keys: np.ndarray, max_depth: int) -> np.ndarray:
+    words = np.zeros((len(offsets) - 1, max(1, -(-max_depth // _PER_WORD))), dtype=np.uint64)
     _pack(offsets, keys, words)
     return words
 
@@ -187,8 +189,9 @@ def sort_sequences(offsets: np.ndarray, keys: np.ndarray, classes: np.ndarray):
     order: parts sorted this way, joined, count with ``runs`` (a merge, not
     a sort), so a stream can sort each part while it reads the next."""
     offsets = np.asarray(offsets, dtype=np.int64)
-    order = _sorted_order(_words(offsets, keys))
-    return _gather(order, offsets, np.asarray(keys, dtype=np.int16), np.asarray(classes, dtype=np.uint8))
+    keys = np.asarray(keys, dtype=np.int16)
+    order = _sorted_order(_words(offsets, keys, _max_depth(offsets)))
+    return _gather(order, offsets, keys, np.asarray(classes, dtype=np.uint8))
 
 
 def count_sequences(offsets: np.ndarray, keys: np.ndarray, classes: np.ndarray,
@@ -203,16 +206,15 @@ def count_sequences(offsets: np.ndarray, keys: np.ndarray, classes: np.ndarray,
     keys = np.asarray(keys, dtype=np.int16)
     classes = np.asarray(classes, dtype=np.uint8)
     n = len(offsets) - 1
-    lengths = np.diff(offsets)
-    max_depth = int(lengths.max()) if n else 0
-    words = _words(offsets, keys)
+    max_depth = _max_depth(offsets)
+    words = _words(offsets, keys, max_depth)
     if runs is not None and n:
         order = _merge_runs(words, np.asarray(runs, dtype=np.int64))
     else:
         order = _sorted_order(words)
     del words
     lcp = _common_prefixes(order, offsets, keys)
-    total = 1 + int(lengths.sum() - lcp.sum())
+    total = 1 + int(offsets[-1] - offsets[0] - lcp.sum())
     kept = _kept_depths(order, offsets, lcp, max(1, min_count), max_depth)
     size = 1 + int((kept - lcp).sum())
     parent = np.full(size, -1, np.int64)
