@@ -32,6 +32,8 @@ from numba.extending import intrinsic
 from .points import NPOINTS, SIZE, TENUKI
 from .symmetry import DIRECTION_MAP, POINT_MAP
 
+__all__ = ["extract_batch", "validate_and_extract", "validate_batch", "TENUKI"]
+
 _POINT_MAP = np.array(POINT_MAP, dtype=np.int16)  # [t, p], p in 0..361
 _DIRECTION_MAP = np.array(DIRECTION_MAP, dtype=np.int8)  # [t, d]
 _ROW = np.array([p // SIZE for p in range(NPOINTS)], dtype=np.int8)
@@ -380,6 +382,55 @@ def _normal_transform(keys, scores, n, swap, point_map, direction_map):
     return chosen
 
 
+@njit(cache=True)
+def _last_repeat(points, lo, hi, setup_points, slo, shi, seen):
+    """The last of moves lo..hi-1 on a point that held a stone before it
+    (set up or played earlier), or lo - 1.  Past it every move is on a point
+    never used, so empty: validation's replay can stop there."""
+    seen[:] = False
+    for i in range(slo, shi):
+        seen[setup_points[i]] = True
+    last = lo - 1
+    for m in range(lo, hi):
+        p = points[m]
+        if p >= 0:
+            if seen[p]:
+                last = m
+            seen[p] = True
+    return last
+
+
+@njit(cache=True)
+def _first_occupied(st, masks, colours, points, neighbours, start, hi):
+    """Play moves start..hi-1 on the board; the index of the first one on an
+    occupied point (-1 if none; the board is left there)."""
+    for m in range(start, hi):
+        p = points[m]
+        if p < 0:
+            continue
+        if st[BOARD, p] != 0:
+            return m
+        _play(st, masks, colours[m], p, neighbours)
+    return -1
+
+
+@njit(cache=True)
+def _fingerprint(colours, points, lo, hi, setup_colours, setup_points, slo, shi):
+    """The moves that are not passes, and a 128-bit fingerprint of setup
+    stones and moves (two 64-bit hashes) of one game."""
+    a = np.uint64(1469598103934665603)
+    b = np.uint64(7809847782465536322)
+    for i in range(slo, shi):
+        a, b = _mix(a, b, np.uint64(setup_points[i] + 1000 * (setup_colours[i] + 2)))
+    a, b = _mix(a, b, np.uint64(99991))  # setup | moves
+    played = 0
+    for m in range(lo, hi):
+        a, b = _mix(a, b, np.uint64(points[m] + 1 + 1000 * (colours[m] + 2)))
+        if points[m] >= 0:
+            played += 1
+    return played, a, b
+
+
 @njit(cache=True, nogil=True)
 def _extract_batch(
     colours, points, move_offsets, setup_colours, setup_points, setup_offsets,
@@ -544,18 +595,21 @@ def validate_and_extract(colours, points, move_offsets, setup_colours, setup_poi
     """``validate_batch`` and ``extract_batch`` in one replay, for the games
     with ``todo`` set (the others get no sequences and zero figures).
     Returns (occupied, played, h1, h2), sequences."""
-    return _run(colours, points, move_offsets, setup_colours, setup_points, setup_offsets, params,
-                np.ascontiguousarray(todo, dtype=np.bool_), True)[::-1]
+    sequences, checks = _run(colours, points, move_offsets, setup_colours, setup_points, setup_offsets, params,
+                             np.ascontiguousarray(todo, dtype=np.bool_), True)
+    return checks, sequences
+
+
+def _games(colours, points, move_offsets, setup_colours, setup_points, setup_offsets) -> tuple:
+    """A batch's arrays in the kernels' types (one compiled version each)."""
+    return (np.ascontiguousarray(colours, dtype=np.int8), np.ascontiguousarray(points, dtype=np.int16),
+            np.ascontiguousarray(move_offsets, dtype=np.int64), np.ascontiguousarray(setup_colours, dtype=np.int8),
+            np.ascontiguousarray(setup_points, dtype=np.int16), np.ascontiguousarray(setup_offsets, dtype=np.int64))
 
 
 def _run(colours, points, move_offsets, setup_colours, setup_points, setup_offsets, params, todo, validate):
     inputs = (
-        np.ascontiguousarray(colours, dtype=np.int8),
-        np.ascontiguousarray(points, dtype=np.int16),
-        np.ascontiguousarray(move_offsets, dtype=np.int64),
-        np.ascontiguousarray(setup_colours, dtype=np.int8),
-        np.ascontiguousarray(setup_points, dtype=np.int16),
-        np.ascontiguousarray(setup_offsets, dtype=np.int64),
+        *_games(colours, points, move_offsets, setup_colours, setup_points, setup_offsets),
         params.certain, params.maybe, params.corner_stones, params.max_length, params.reach,
         _POINT_MAP, _DIRECTION_MAP, _NEIGHBOURS, _SPANS, todo, validate,
     )
@@ -578,58 +632,6 @@ def _run(colours, points, move_offsets, setup_colours, setup_points, setup_offse
     sequences = {"game": game[:n_out], "transform": transform[:n_out], "swapped": swapped[:n_out],
                  "offsets": offsets[: n_out + 1], "keys": keys[:n_keys], "scores": scores[:n_keys]}
     return sequences, checks
-
-
-__all__ = ["extract_batch", "validate_and_extract", "validate_batch", "TENUKI"]
-
-
-@njit(cache=True)
-def _last_repeat(points, lo, hi, setup_points, slo, shi, seen):
-    """The last of moves lo..hi-1 on a point that held a stone before it
-    (set up or played earlier), or lo - 1.  Past it every move is on a point
-    never used, so empty: validation's replay can stop there."""
-    seen[:] = False
-    for i in range(slo, shi):
-        seen[setup_points[i]] = True
-    last = lo - 1
-    for m in range(lo, hi):
-        p = points[m]
-        if p >= 0:
-            if seen[p]:
-                last = m
-            seen[p] = True
-    return last
-
-
-@njit(cache=True)
-def _first_occupied(st, masks, colours, points, neighbours, start, hi):
-    """Play moves start..hi-1 on the board; the index of the first one on an
-    occupied point (-1 if none; the board is left there)."""
-    for m in range(start, hi):
-        p = points[m]
-        if p < 0:
-            continue
-        if st[BOARD, p] != 0:
-            return m
-        _play(st, masks, colours[m], p, neighbours)
-    return -1
-
-
-@njit(cache=True)
-def _fingerprint(colours, points, lo, hi, setup_colours, setup_points, slo, shi):
-    """The moves that are not passes, and a 128-bit fingerprint of setup
-    stones and moves (two 64-bit hashes) of one game."""
-    a = np.uint64(1469598103934665603)
-    b = np.uint64(7809847782465536322)
-    for i in range(slo, shi):
-        a, b = _mix(a, b, np.uint64(setup_points[i] + 1000 * (setup_colours[i] + 2)))
-    a, b = _mix(a, b, np.uint64(99991))  # setup | moves
-    played = 0
-    for m in range(lo, hi):
-        a, b = _mix(a, b, np.uint64(points[m] + 1 + 1000 * (colours[m] + 2)))
-        if points[m] >= 0:
-            played += 1
-    return played, a, b
 
 
 @njit(cache=True, nogil=True)
@@ -659,9 +661,5 @@ def _validate_batch(colours, points, move_offsets, setup_colours, setup_points, 
 
 def validate_batch(colours, points, move_offsets, setup_colours, setup_points, setup_offsets):
     """See ``_validate_batch``."""
-    return _validate_batch(
-        np.ascontiguousarray(colours, dtype=np.int8), np.ascontiguousarray(points, dtype=np.int16),
-        np.ascontiguousarray(move_offsets, dtype=np.int64), np.ascontiguousarray(setup_colours, dtype=np.int8),
-        np.ascontiguousarray(setup_points, dtype=np.int16), np.ascontiguousarray(setup_offsets, dtype=np.int64),
-        _NEIGHBOURS,
-    )
+    return _validate_batch(*_games(colours, points, move_offsets, setup_colours, setup_points, setup_offsets),
+                           _NEIGHBOURS)
