@@ -24,7 +24,7 @@ import numpy as np
 
 from ..records import GameRecord, Reject, handicap_of
 from . import _Reader, encoding, existing_files
-from .kifu import kifu_line_record, line_location
+from .kifu import game_meta, kifu_line_record, line_location
 from .scan import OK, ROOT_SLOTS, ROOT_TEXT, _WS, scan_kifu, scan_sgf
 from .sgf import _game_location, _root_candidates, _text, to_utf8
 
@@ -185,16 +185,7 @@ def _metas(buf: bytes, text: np.ndarray, plain: np.ndarray) -> list[dict]:
 def _line_meta(data: bytes, a: int, e: int, meta_for) -> dict:
     """The metadata of the plain kifu line data[a:e]: its index line's, if
     any, and its id (as kifu_line_record gives them)."""
-    ident = data[a:data.index(b"\t", a, e)].decode("ascii")
-    meta = None
-    if meta_for is not None:
-        try:
-            meta = meta_for(ident)  # a new dict each call
-        except Exception:  # noqa: BLE001 - as kifu_line_record
-            meta = None
-    meta = meta or {}
-    meta["id"] = ident
-    return meta
+    return game_meta(data[a:data.index(b"\t", a, e)].decode("ascii"), meta_for)
 
 
 class _BulkReader(_Reader):

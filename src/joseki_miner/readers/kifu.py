@@ -61,6 +61,20 @@ def parse_moves(text: bytes) -> tuple[Move, ...] | None:
     )
 
 
+def game_meta(ident: str, meta_for: Callable[[str], dict | None] | None) -> dict:
+    """The metadata of the game ``ident``: its index line's, if any, and
+    its id."""
+    meta = None
+    if meta_for is not None:
+        try:
+            meta = meta_for(ident)
+        except Exception:  # noqa: BLE001 - a bad index line never loses the game
+            meta = None
+    meta = dict(meta) if meta else {}
+    meta["id"] = ident
+    return meta
+
+
 def kifu_line_record(
     line: bytes, source: str, location: str, meta_for: Callable[[str], dict | None] | None = None
 ) -> GameRecord | Reject:
@@ -71,14 +85,7 @@ def kifu_line_record(
         return Reject(source, location, "parse error", "not a kifu line 'id<TAB>;B[..];W[..]...'")
     body = body.strip()
     moves = parse_moves(body)
-    meta = None
-    if meta_for is not None:
-        try:
-            meta = meta_for(ident)
-        except Exception:  # noqa: BLE001 - a bad index line never loses the game
-            meta = None
-    meta = dict(meta) if meta else {}
-    meta["id"] = ident
+    meta = game_meta(ident, meta_for)
     if moves is not None:
         return GameRecord(source=source, location=location, moves=moves, meta=meta)
     # anything unusual: lower case, blanks, comments, setup... via sgfmill
