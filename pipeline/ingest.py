@@ -27,14 +27,14 @@ from joseki_miner.points import SIZE, to_sgf
 from joseki_miner.readers import read_paths
 from joseki_miner.readers.bulk import GameBatch, events_json, read_batches
 from joseki_miner.readers.scan import moves_text
-from joseki_miner.records import GameRecord, Move, RecordError, Reject, encode_moves, encode_points
+from joseki_miner.records import GAME_INFO, GameRecord, Move, RecordError, Reject, encode_moves, encode_points
 from joseki_miner.sequences import Phase1Params
 from joseki_miner.validate import check
 
 from .extract import joined_parts, of_games
 from .parquet import TableSink, yield_to_reader
 
-META = ("PB", "PW", "BR", "WR", "DT", "EV", "RE", "KM")
+META = GAME_INFO
 GAMES_SCHEMA = pa.schema(
     [("game", pa.int64()), ("source", pa.string()), ("location", pa.string())]
     + [(m, pa.string()) for m in META]

@@ -27,6 +27,9 @@ REJECT_REASONS = {
     "unreadable file": "a file could not be read (permissions, I/O error)",
 }
 
+# The game-info properties games.parquet keeps, one column each
+GAME_INFO = ("PB", "PW", "BR", "WR", "DT", "EV", "RE", "KM")
+
 
 @dataclass(frozen=True)
 class Move:

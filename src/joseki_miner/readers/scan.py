@@ -16,6 +16,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..records import GAME_INFO
+
 OK, UNUSUAL = 0, 1
 
 _WS = np.zeros(256, dtype=np.bool_)
@@ -57,8 +59,8 @@ def _number(data, a, b):
 
 
 # root properties whose first value the scanner locates (games.parquet's
-# metadata, ingest.META), and GM, which must be 1 (Go)
-ROOT_TEXT = ("PB", "PW", "BR", "WR", "DT", "EV", "RE", "KM")
+# game-info), and GM, which must be 1 (Go)
+ROOT_TEXT = GAME_INFO
 _GM = len(ROOT_TEXT)
 ROOT_SLOTS = np.full(26 * 26, -1, dtype=np.int64)
 for _slot, _name in enumerate(ROOT_TEXT + ("GM",)):
