@@ -38,3 +38,26 @@ def test_a_background_write_that_fails_fails_the_caller(tmp_path):
         for _ in range(5):  # the error surfaces at a later add, or at close
             sink.add(_table(0, 20))
         sink.close()
+
+
+def test_the_trie_written_a_row_group_at_a_time_is_one_write(tmp_path, monkeypatch):
+    """build.write writes trie.parquet in slices of NODE_ROWS nodes; the file
+    is byte for byte the one a single write_table of the whole would give."""
+    import numpy as np
+    import pyarrow.parquet as pq
+
+    from pipeline import build
+    from joseki_miner.fasttrie import count_sequences, pack_classes
+    from joseki_miner.trie import node_table
+
+    rng = np.random.default_rng(7)
+    lengths = rng.integers(1, 8, 200)
+    offsets = np.r_[0, np.cumsum(lengths)].astype(np.int64)
+    keys = rng.integers(0, 6, offsets[-1]).astype(np.int16)
+    classes = pack_classes(rng.integers(0, 3, (offsets[-1], 4)))
+    arrays, nodes = count_sequences(offsets, keys, classes, min_count=1)
+    monkeypatch.setattr(build, "NODE_ROWS", 16)
+    assert len(arrays["node"]) > 3 * build.NODE_ROWS  # several row groups
+    build.write(tmp_path / "trie.parquet", arrays, nodes, floor=1)
+    pq.write_table(node_table(arrays), tmp_path / "whole.parquet", compression="zstd", row_group_size=16)
+    assert (tmp_path / "trie.parquet").read_bytes() == (tmp_path / "whole.parquet").read_bytes()
