@@ -200,3 +200,23 @@ def test_cli_single_stage_reports_only_what_has_run(demo_games, tmp_path):
     assert "trie" not in result.output and "joseki" not in result.output
     result = runner.invoke(app, ["extract", "--out", str(tmp_path), "--quiet"])
     assert "sequences 1,600" in result.output and "trie" not in result.output
+
+
+def test_console_command_flushes_its_output_and_exit_code(demo_games, tmp_path):
+    """The installed ``joseki`` ends its process at once (pipeline.cli.main):
+    its summary still reaches a pipe, its files are complete and a usage
+    error still exits 2."""
+    import subprocess
+    import sys
+
+    command = [sys.executable, "-c", "from pipeline.cli import main; main()"]
+    done = subprocess.run(command + ["mine", str(demo_games), "--out", str(tmp_path), "--quiet"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "games read 403: accepted 400, rejected 3" in done.stdout and "6 joseki" in done.stdout
+    assert json.loads((tmp_path / "summary.json").read_text())["games_accepted"] == 400
+    assert pq.read_table(tmp_path / "joseki.parquet").num_rows > 0
+    failed = subprocess.run(command + ["mine", str(tmp_path / "nope"), "--out", str(tmp_path)],
+                            capture_output=True, text=True, timeout=300)
+    assert failed.returncode == 2
+    assert failed.stderr.strip() == f"joseki: no such path: {tmp_path / 'nope'}"
