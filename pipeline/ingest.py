@@ -10,6 +10,7 @@ a game, not two).  Both engines write identical files."""
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import json
 from collections import Counter
@@ -23,6 +24,7 @@ import pyarrow.parquet as pq
 from tqdm import tqdm
 
 from joseki_miner import kernel
+from joseki_miner.fingerprints import FingerprintTable
 from joseki_miner.points import SIZE, to_sgf
 from joseki_miner.readers import read_paths
 from joseki_miner.readers.bulk import GameBatch, events_json, read_batches
@@ -64,7 +66,13 @@ def _fingerprint(record: GameRecord) -> str:
 
 
 class _Ledger:
-    """Counts, duplicates and the two output files, shared by both engines."""
+    """Counts, duplicates and the two output files, shared by both engines.
+
+    Duplicates: the reference engine asks ``duplicate_of`` game by game (a
+    dict of digests, as plainly as it can be said); the fast engine asks
+    ``first_games`` a batch at a time (the kernel's fingerprints in a
+    compact table) and finds where the first game was read from the games
+    already stored."""
 
     def __init__(self, games_path: Path, rejects_path: Path, dedupe: bool, strict: bool,
                  on_games: Callable[[pa.Table, dict | None], None] | None = None) -> None:
@@ -73,6 +81,8 @@ class _Ledger:
         self.rejects = TableSink(rejects_path, REJECTS_SCHEMA)
         self.dedupe, self.strict = dedupe, strict
         self.seen: dict = {}
+        self.fingerprints = FingerprintTable()
+        self._wheres: list[tuple[int, pa.ChunkedArray, pa.ChunkedArray]] = []  # (first id, source, location)
         self.reasons: Counter[str] = Counter()
         self.read = 0
         self.accepted = 0
@@ -90,10 +100,28 @@ class _Ledger:
             self.seen[key] = where
         return first
 
+    def first_games(self, h1: np.ndarray, h2: np.ndarray) -> np.ndarray:
+        """Per candidate game of a batch (fingerprint h1, h2), in order: the
+        id of the stored game with the same moves, or -1; the games with -1
+        must then be stored, in order (``add_games``), as they are numbered
+        so.  Nothing is a duplicate without ``dedupe``."""
+        if not self.dedupe:
+            return np.full(len(h1), -1, np.int64)
+        return self.fingerprints.first_ids(h1, h2, self.accepted)
+
+    def where(self, game: int) -> str:
+        """Where the stored game ``game`` was read (as ``GameRecord.where``)."""
+        at = bisect.bisect_right(self._wheres, game, key=lambda w: w[0]) - 1
+        first, source, location = self._wheres[at]
+        s, loc = source[game - first].as_py(), location[game - first].as_py()
+        return f"{s}:{loc}" if loc else s
+
     def add_games(self, table: pa.Table, sequences: dict | None = None) -> None:
         """Accepted games, numbered from ``self.accepted`` (and their
         sequences, when phase 1 ran with validation)."""
         self.games.add(table)
+        if self.dedupe:  # where each was read, for the duplicates found later (few columns, no objects)
+            self._wheres.append((self.accepted, table.column("source").dictionary_encode(), table.column("location")))
         self.accepted += table.num_rows
         if self.on_games is not None:
             self.on_games(table, sequences)
@@ -190,7 +218,7 @@ def _record(b: GameBatch, k: int) -> GameRecord:
         source=b.source[k], location=b.location[k], size=b.size[k], handicap=b.handicap[k],
         setup_black=tuple(int(p) for p in sp[sc < 0]), setup_white=tuple(int(p) for p in sp[sc > 0]),
         moves=tuple(Move(int(c), int(p)) for c, p in zip(b.colours[mo[k]:mo[k + 1]], b.points[mo[k]:mo[k + 1]])),
-        setup_events=b.events[k], meta=b.meta[k],
+        setup_events=b.events[k], meta=b.info_of(k),
     )
 
 
@@ -227,60 +255,93 @@ def _joined(futures) -> tuple[list[np.ndarray], dict | None]:
     return checks, joined_parts([(lo, r[1]) for lo, r in results])
 
 
+def _verdicts(b: GameBatch, include_handicap: bool, played: np.ndarray, occupied: np.ndarray) -> dict[int, tuple[str, str]]:
+    """(reason, detail) of every game of the batch that is not valid, by
+    game, first reason first: the reader's, board size, handicap, setup
+    after the root (checked in Python), no moves, an occupied point."""
+    verdicts = {k: r for k, r in enumerate(b.reject) if r is not None}
+    open_ = np.ones(len(b), dtype=bool)
+    open_[list(verdicts)] = False
+    size = np.asarray(b.size)
+    for k in np.flatnonzero(open_ & (size != SIZE)).tolist():
+        verdicts[k] = ("not 19x19", f"board size {b.size[k]}")
+    open_ &= size == SIZE
+    if not include_handicap:
+        handicap = np.asarray(b.handicap)
+        for k in np.flatnonzero(open_ & (handicap != 0)).tolist():
+            verdicts[k] = ("handicap", f"handicap {b.handicap[k]}")
+        open_ &= handicap == 0
+    events = np.array([bool(e) for e in b.events], dtype=bool)
+    for k in np.flatnonzero(open_ & events).tolist():
+        try:
+            check(_record(b, k), include_handicap)
+        except RecordError as exc:
+            verdicts[k] = (exc.reason, exc.detail)
+    open_ &= ~events
+    for k in np.flatnonzero(open_ & (played == 0)).tolist():
+        verdicts[k] = ("no moves", "")
+    open_ &= played != 0
+    for k in np.flatnonzero(open_ & (occupied >= 0)).tolist():
+        verdicts[k] = ("move on an occupied point", f"move {occupied[k] + 1}")
+    return verdicts
+
+
+def _take(values: list, idx: list[int]) -> list:
+    return values if len(idx) == len(values) else [values[k] for k in idx]
+
+
+def _setup_strings(b: GameBatch, accepted: list[int]) -> tuple[list[str], list[str]]:
+    """games.parquet's setup_black and setup_white of the accepted games."""
+    black, white = [""] * len(accepted), [""] * len(accepted)
+    so = b.setup_offsets
+    for i, k in enumerate(accepted):
+        if so[k + 1] > so[k]:
+            c, pts = b.setup_colours[so[k]:so[k + 1]], b.setup_points[so[k]:so[k + 1]]
+            black[i] = "".join(to_sgf(int(p)) for p in pts[c < 0])
+            white[i] = "".join(to_sgf(int(p)) for p in pts[c > 0])
+    return black, white
+
+
 def _fast_batch(b: GameBatch, ledger: _Ledger, include_handicap: bool, futures) -> None:
     (occupied, played, h1, h2), sequences = _joined(futures)
-    accepted: list[int] = []
-    rejects: list[tuple[str, str, str, str]] = []
-    for k in range(len(b)):
-        where = f"{b.source[k]}:{b.location[k]}" if b.location[k] else b.source[k]
-        reason = b.reject[k]
-        if reason is None:
-            if b.size[k] != SIZE:
-                reason = ("not 19x19", f"board size {b.size[k]}")
-            elif b.handicap[k] and not include_handicap:
-                reason = ("handicap", f"handicap {b.handicap[k]}")
-            elif b.events[k]:
-                try:
-                    check(_record(b, k), include_handicap)
-                except RecordError as exc:
-                    reason = (exc.reason, exc.detail)
-            elif played[k] == 0:
-                reason = ("no moves", "")
-            elif occupied[k] >= 0:
-                reason = ("move on an occupied point", f"move {occupied[k] + 1}")
-        if reason is None:
-            first = ledger.duplicate_of((int(h1[k]), int(h2[k])), where)
-            if first is not None:
-                reason = ("duplicate", f"same moves as {first}")
-        if reason is None:
-            accepted.append(k)
-        else:
-            rejects.append((b.source[k], b.location[k], reason[0], reason[1]))
-            if ledger.strict:
-                break
+    verdicts = _verdicts(b, include_handicap, played, occupied)
+    candidates = np.ones(len(b), dtype=bool)
+    candidates[list(verdicts)] = False
+    candidates = np.flatnonzero(candidates)
+    firsts = ledger.first_games(h1[candidates], h2[candidates])
+    accepted = candidates[firsts < 0].tolist()
+    duplicates = {int(k): int(first) for k, first in zip(candidates[firsts >= 0], firsts[firsts >= 0])}
     ledger.read += len(b)
-    ledger.reject_rows(rejects)
-    if not accepted:
-        return
-    idx = np.array(accepted, dtype=np.int64)
-    so = b.setup_offsets
-    columns: dict = {m: [b.meta[k].get(m, "") for k in accepted] for m in META}
-    columns["source"] = [b.source[k] for k in accepted]
-    columns["location"] = [b.location[k] for k in accepted]
-    columns["handicap"] = [b.handicap[k] for k in accepted]
-    columns["size"] = [b.size[k] for k in accepted]
-    columns["move_count"] = np.diff(b.move_offsets)[idx].astype(np.int32)
-    setup = [(b.setup_colours[so[k]:so[k + 1]], b.setup_points[so[k]:so[k + 1]]) for k in accepted]
-    columns["setup_black"] = ["".join(to_sgf(int(p)) for p in pts[c < 0]) if len(pts) else "" for c, pts in setup]
-    columns["setup_white"] = ["".join(to_sgf(int(p)) for p in pts[c > 0]) if len(pts) else "" for c, pts in setup]
-    columns["setup_events"] = [events_json(b.events[k]) for k in accepted]
-    columns["moves"] = _moves_strings(b, idx)
-    if sequences is not None:
-        if any(b.events[k] for k in accepted):
-            sequences = None  # setup after the root: phase 1 of the stored games, spliced with the reference
-        else:
-            sequences = of_games(sequences, len(b), idx, ledger.accepted)
-    ledger.add_games(_games_table(ledger.accepted, columns), sequences)
+    if accepted:
+        idx = np.array(accepted, dtype=np.int64)
+        columns: dict = {m: _take(b.info[m], accepted) for m in META}
+        columns["source"] = _take(b.source, accepted)
+        columns["location"] = _take(b.location, accepted)
+        columns["handicap"] = np.asarray(b.handicap, dtype=np.int16)[idx]
+        columns["size"] = np.asarray(b.size, dtype=np.int16)[idx]
+        columns["move_count"] = np.diff(b.move_offsets)[idx].astype(np.int32)
+        columns["setup_black"], columns["setup_white"] = _setup_strings(b, accepted)
+        columns["setup_events"] = [events_json(b.events[k]) if b.events[k] else "" for k in accepted]
+        columns["moves"] = _moves_strings(b, idx)
+        if sequences is not None:
+            if any(b.events[k] for k in accepted):
+                sequences = None  # setup after the root: phase 1 of the stored games, spliced with the reference
+            else:
+                sequences = of_games(sequences, len(b), idx, ledger.accepted)
+        table = _games_table(ledger.accepted, columns)
+
+    def where(first: int) -> str:  # the game stored as ``first``, maybe from this very batch
+        if first < ledger.accepted:
+            return ledger.where(first)
+        k = accepted[first - ledger.accepted]
+        return f"{b.source[k]}:{b.location[k]}" if b.location[k] else b.source[k]
+
+    rejects = {k: (b.source[k], b.location[k], *v) for k, v in verdicts.items()}
+    for k, first in duplicates.items():
+        rejects[k] = (b.source[k], b.location[k], "duplicate", f"same moves as {where(first)}")
+    ledger.reject_rows([rejects[k] for k in sorted(rejects)])  # --strict: raises at the first
+    if accepted:
+        ledger.add_games(table, sequences)
 
 
 def run(

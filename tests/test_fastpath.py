@@ -142,3 +142,32 @@ def test_fast_path_equals_reference_on_odd_games(tmp_path, later_setup):
     assert fast == {**reference, "seconds": fast["seconds"]}
     assert fast["games_rejected"] == {"duplicate": 1, "move on an occupied point": 2, "not 19x19": 1}
     _same(tmp_path / "fast", tmp_path / "reference")
+
+
+def test_duplicates_name_their_first_game_across_batches(tmp_path, monkeypatch):
+    """Batches of three games: a repeat whose first game is in an earlier
+    batch or in its own, and a repeat of a repeat, name the first game as
+    the reference does."""
+    import functools
+
+    from joseki_miner.readers import bulk
+    from pipeline import ingest
+
+    monkeypatch.setattr(bulk, "UNITS_A_SCAN", 3)
+    monkeypatch.setattr(ingest, "read_batches", functools.partial(bulk.read_batches, games=3))
+    firsts = ["pd", "pe", "qd", "qe", "oc", "od"]
+    order = [0, 1, 2, 3, 4, 4, 0, 5, 1, 1]  # game 5 repeats 4 (its own batch), 6 repeats 0 (an earlier one)
+    folder = tmp_path / "games"
+    folder.mkdir()
+    for i, g in enumerate(order):
+        (folder / f"g{i:02d}.sgf").write_text(f"(;GM[1]FF[4]SZ[19];B[{firsts[g]}];W[dp];B[qp];W[dd];B[fq])")
+    fast = _mine([folder], tmp_path / "fast", "fast", 2, "prune.min_count=1")
+    reference = _mine([folder], tmp_path / "reference", "reference", 1, "prune.min_count=1")
+    assert fast == {**reference, "seconds": fast["seconds"]}
+    assert fast["games_rejected"] == {"duplicate": 4}
+    _same(tmp_path / "fast", tmp_path / "reference")
+    import pyarrow.parquet as pq
+
+    rejects = pq.read_table(tmp_path / "fast" / "interim" / "rejects.parquet").to_pylist()
+    assert [(Path(r["source"]).name, Path(r["detail"].removeprefix("same moves as ")).name) for r in rejects] == [
+        ("g05.sgf", "g04.sgf"), ("g06.sgf", "g00.sgf"), ("g08.sgf", "g01.sgf"), ("g09.sgf", "g01.sgf")]

@@ -46,7 +46,7 @@ def bulk_view(paths) -> list[tuple]:
                 out.append((b.source[k], b.location[k], "reject", *b.reject[k]))
                 continue
             sc, sp = b.setup_colours[so[k]:so[k + 1]], b.setup_points[so[k]:so[k + 1]]
-            out.append((b.source[k], b.location[k], "game", b.size[k], b.handicap[k], kept(b.meta[k]),
+            out.append((b.source[k], b.location[k], "game", b.size[k], b.handicap[k], b.info_of(k),
                         sorted(int(p) for p in sp[sc < 0]), sorted(int(p) for p in sp[sc > 0]), b.events[k],
                         list(zip(b.colours[mo[k]:mo[k + 1]].tolist(), b.points[mo[k]:mo[k + 1]].tolist()))))
     return out

@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 from helpers import make_tar, make_zip
 from joseki_miner.points import BLACK, PASS, WHITE, from_sgf
 from joseki_miner.readers import read_paths
-from joseki_miner.readers.kifu import IndexStore, index_meta, parse_moves, read_kifu_bytes
-from joseki_miner.records import GameRecord, Move, Reject
+from joseki_miner.readers.kifu import IndexStore, index_info, index_meta, parse_moves, read_kifu_bytes
+from joseki_miner.records import GAME_INFO, GameRecord, Move, Reject
 
 TOM_INDEX = (
     "1001\t2003.09.25 20:21\t白棋手\tBlackMan\t6.5\tB+0.5\t4\t30/3 5m\n"
@@ -147,3 +147,15 @@ def test_index_dates_quick_path_reads_as_the_pattern(text):
     if len(text) == 10 and re.fullmatch(r"[0-9]{4}-[0-9][0-9]-[0-9][0-9]", text):
         expected = text
     assert _date(text) == expected
+
+
+@settings(max_examples=500, deadline=None)
+@given(fields=st.lists(st.sampled_from(["", " ", "7", "2003.09.25 20:21", "C2016.6.9", " B+R ", "x y", "6.5"]),
+                       max_size=13))
+def test_index_info_reads_what_index_meta_reads(fields):
+    """The bulk reader's columns of an index line are index_meta's values
+    of the GAME_INFO names, whatever the line's layout."""
+    line = "\t".join(fields)
+    meta = index_meta(line.split("\t"))
+    assert index_info(line) == tuple(meta.get(m, "") for m in GAME_INFO)
+    assert index_info(None) == ("",) * len(GAME_INFO)

@@ -22,9 +22,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..records import GameRecord, Reject, handicap_of
+from ..records import GAME_INFO, GameRecord, Reject, handicap_of
 from . import _Reader, encoding, existing_files
-from .kifu import game_meta, kifu_line_record, line_location
+from .kifu import index_info, kifu_line_record, line_location
 from .scan import OK, ROOT_SLOTS, ROOT_TEXT, _WS, scan_kifu, scan_sgf
 from .sgf import _game_location, _root_candidates, _text, to_utf8
 
@@ -37,7 +37,9 @@ class GameBatch:
 
     source: list[str] = field(default_factory=list)
     location: list[str] = field(default_factory=list)
-    meta: list[dict] = field(default_factory=list)
+    # the game information games.parquet keeps, by GAME_INFO name: one
+    # column of values ("" where missing), not a dict a game
+    info: dict[str, list[str]] = field(default_factory=lambda: {m: [] for m in GAME_INFO})
     reject: list[tuple[str, str] | None] = field(default_factory=list)  # reader's (reason, detail)
     size: list[int] = field(default_factory=list)
     handicap: list[int] = field(default_factory=list)
@@ -53,6 +55,14 @@ class GameBatch:
     def __len__(self) -> int:
         return len(self.source)
 
+    def info_of(self, k: int) -> dict[str, str]:
+        """Game k's information, as a record's ``meta`` would hold it."""
+        return {m: column[k] for m, column in self.info.items() if column[k]}
+
+    def add_info(self, meta: dict) -> None:
+        for m, column in self.info.items():
+            column.append(meta.get(m, ""))
+
 
 def batch_of_items(items: Iterable[GameRecord | Reject]) -> GameBatch:
     """Records and rejects from the Python readers, packed as a batch."""
@@ -63,13 +73,13 @@ def batch_of_items(items: Iterable[GameRecord | Reject]) -> GameBatch:
         b.source.append(item.source)
         b.location.append(item.location)
         if isinstance(item, Reject):
-            b.meta.append({})
+            b.add_info({})
             b.reject.append((item.reason, item.detail))
             b.size.append(19)
             b.handicap.append(0)
             b.events.append(())
         else:
-            b.meta.append(item.meta)
+            b.add_info(item.meta)
             b.reject.append(None)
             b.size.append(item.size)
             b.handicap.append(item.handicap)
@@ -131,7 +141,7 @@ def _scanned(units: list[_SgfUnit], run: list[int], first: np.ndarray, joined: b
         item = units[u]
         b.source += [item.source] * n
         b.location += [item.location] if n == 1 else [_game_location(item.location, k + 1) for k in range(n)]
-    b.meta = _metas(joined, scan.text[lo:hi], scan.plain[lo:hi])
+    b.info = _infos(joined, scan.text[lo:hi], scan.plain[lo:hi])
     n = hi - lo
     b.reject = [None] * n
     b.size = scan.size[lo:hi].tolist()
@@ -168,24 +178,35 @@ def _trees_fill(joined: bytes, a: int, e: int, start: np.ndarray, end: np.ndarra
     return all(p in tree_starts for p in _root_candidates(joined, a, e))
 
 
-def _metas(buf: bytes, text: np.ndarray, plain: np.ndarray) -> list[dict]:
-    """The root metadata of scanned games from their value spans."""
-    out = []
-    for spans, is_plain in zip(text.tolist(), plain.tolist()):
-        meta = {}
-        for name, (a, b) in zip(ROOT_TEXT, spans):
-            if a >= 0:
-                value = buf[a:b].decode("utf-8", "replace").strip() if is_plain else _text(buf[a:b])
-                if value:
-                    meta[name] = value
-        out.append(meta)
+def _infos(buf: bytes, text: np.ndarray, plain: np.ndarray) -> dict[str, list[str]]:
+    """The root information (GAME_INFO columns) of scanned games from their
+    value spans."""
+    plain = plain.tolist()
+    out = {}
+    for i, name in enumerate(ROOT_TEXT):
+        column = []
+        for (a, b), is_plain in zip(text[:, i].tolist(), plain):
+            if a < 0:
+                column.append("")
+            else:
+                column.append(buf[a:b].decode("utf-8", "replace").strip() if is_plain else _text(buf[a:b]))
+        out[name] = column
     return out
 
 
-def _line_meta(data: bytes, a: int, e: int, meta_for) -> dict:
-    """The metadata of the plain kifu line data[a:e]: its index line's, if
-    any, and its id (as kifu_line_record gives them)."""
-    return game_meta(data[a:data.index(b"\t", a, e)].decode("ascii"), meta_for)
+def _line_info(data: bytes, a: int, e: int, line_of) -> tuple[str, ...]:
+    """The GAME_INFO values of the plain kifu line data[a:e]: its index
+    line's, if any (as kifu_line_record reads them)."""
+    if line_of is None:
+        return index_info(None)
+    return index_info(line_of(data[a:data.index(b"\t", a, e)].decode("ascii")))
+
+
+def _columns(rows: list[tuple[str, ...]]) -> dict[str, list[str]]:
+    """GAME_INFO rows as columns."""
+    if not rows:
+        return {m: [] for m in GAME_INFO}
+    return {m: list(column) for m, column in zip(GAME_INFO, zip(*rows))}
 
 
 class _BulkReader(_Reader):
@@ -248,13 +269,12 @@ class _BulkReader(_Reader):
             yield _scanned(units, run, first, joined, scan)
 
     @staticmethod
-    def _plain_kifu(data, source, location, meta_for, l_start, l_end, l_number, l_moff, mcol, mpt) -> GameBatch:
+    def _plain_kifu(data, source, location, line_of, l_start, l_end, l_number, l_moff, mcol, mpt) -> GameBatch:
         """The batch of a kifu unit whose every line the scanner read."""
         b = GameBatch()
         n = len(l_start)
-        for a, e, number in zip(l_start.tolist(), l_end.tolist(), l_number.tolist()):
-            b.meta.append(_line_meta(data, a, e, meta_for))
-            b.location.append(line_location(location, number))
+        b.info = _columns([_line_info(data, a, e, line_of) for a, e in zip(l_start.tolist(), l_end.tolist())])
+        b.location = [line_location(location, number) for number in l_number.tolist()]
         b.source = [source] * n
         b.reject = [None] * n
         b.size = [19] * n
@@ -266,11 +286,12 @@ class _BulkReader(_Reader):
 
     def _kifu_batch(self, data: bytes, source: str, location: str, vpath: str) -> GameBatch:
         data, _ = encoding.strip_bom(data)
-        meta_for = self.index.lookup_for(vpath)
+        line_of = self.index.line_for(vpath)
         arr = np.frombuffer(data, dtype=np.uint8)
         l_start, l_end, l_number, l_status, l_moff, mcol, mpt = scan_kifu(arr, 0, len(arr), _WS)
         if (l_status == OK).all():
-            return self._plain_kifu(data, source, location, meta_for, l_start, l_end, l_number, l_moff, mcol, mpt)
+            return self._plain_kifu(data, source, location, line_of, l_start, l_end, l_number, l_moff, mcol, mpt)
+        meta_for = self.index.lookup_for(vpath)
         b = GameBatch()
         colours, points, moff = [], [], [0]
         for k in range(len(l_start)):
@@ -281,7 +302,7 @@ class _BulkReader(_Reader):
                 one = batch_of_items([item])
                 b.source.append(source)
                 b.location.append(where)
-                b.meta.append(one.meta[0])
+                b.add_info(one.info_of(0))
                 b.reject.append(one.reject[0])
                 b.size.append(one.size[0])
                 b.handicap.append(one.handicap[0])
@@ -293,7 +314,8 @@ class _BulkReader(_Reader):
             else:
                 b.source.append(source)
                 b.location.append(where)
-                b.meta.append(_line_meta(data, a, e, meta_for))
+                for m, value in zip(GAME_INFO, _line_info(data, a, e, line_of)):
+                    b.info[m].append(value)
                 b.reject.append(None)
                 b.size.append(19)
                 b.handicap.append(0)
@@ -313,8 +335,9 @@ def concat(batches: list[GameBatch]) -> GameBatch:
     if len(batches) == 1:
         return batches[0]
     out = GameBatch()
-    for name in ("source", "location", "meta", "reject", "size", "handicap", "events"):
+    for name in ("source", "location", "reject", "size", "handicap", "events"):
         setattr(out, name, [x for b in batches for x in getattr(b, name)])
+    out.info = {m: [x for b in batches for x in b.info[m]] for m in GAME_INFO}
     for name in ("colours", "points", "setup_colours", "setup_points"):
         setattr(out, name, np.concatenate([getattr(b, name) for b in batches]))
     for name in ("move_offsets", "setup_offsets"):

@@ -27,7 +27,7 @@ import re
 from collections.abc import Callable, Iterator
 
 from ..points import BLACK, PASS, SIZE, WHITE
-from ..records import GameRecord, Move, Reject
+from ..records import GAME_INFO, GameRecord, Move, Reject
 from . import encoding
 from .sgf import read_sgf_bytes
 
@@ -180,6 +180,33 @@ def index_meta(fields: list[str]) -> dict[str, str]:
     return meta
 
 
+def _slots(wanted: tuple[tuple[int, str], ...]) -> tuple[tuple[int, int], ...]:
+    """(slot in GAME_INFO, field) of a layout's fields games.parquet keeps."""
+    return tuple((GAME_INFO.index(key), i) for i, key in wanted if key in GAME_INFO)
+
+
+_TYGEM_SLOTS, _TOM_SLOTS, _DATE_SLOTS = _slots(_TYGEM_FIELDS), _slots(_TOM_FIELDS), _slots(((1, "DT"),))
+_DT = GAME_INFO.index("DT")
+_NO_INFO = ("",) * len(GAME_INFO)
+
+
+def index_info(line: str | None) -> tuple[str, ...]:
+    """The GAME_INFO values ("" where missing) of one raw index line, as
+    ``index_meta`` reads them: the bulk reader's columns, without a dict a
+    game."""
+    if line is None:
+        return _NO_INFO
+    fields = line.split("\t")
+    n = len(fields)
+    row = list(_NO_INFO)
+    for slot, i in _TYGEM_SLOTS if n >= 11 else _TOM_SLOTS if n >= 8 else _DATE_SLOTS:
+        if i < n:
+            value = fields[i].strip()
+            if value:
+                row[slot] = _date(value) if slot == _DT else value
+    return tuple(row)
+
+
 _LINE_WIDTHS = (11, 8)  # fields of a Tygem and of a Tom index line
 _GLUED_WIDTHS = tuple(2 * w - 1 for w in _LINE_WIDTHS)  # two lines run together
 
@@ -241,9 +268,9 @@ class IndexStore:
                     kept += 1
         return kept
 
-    def lookup_for(self, path: str) -> Callable[[str], dict | None] | None:
-        """The id -> metadata function for games at ``path`` (virtual path):
-        the indexes whose scope holds ``path``, nearest first."""
+    def line_for(self, path: str) -> Callable[[str], str | None] | None:
+        """The id -> raw index line function for games at ``path`` (virtual
+        path): the indexes whose scope holds ``path``, nearest first."""
         tables = [
             self._scopes[s]
             for s in sorted(self._scopes, key=len, reverse=True)
@@ -251,12 +278,26 @@ class IndexStore:
         ]
         if not tables:
             return None
+        if len(tables) == 1:
+            return tables[0].get
+
+        def line(ident: str) -> str | None:
+            for table in tables:
+                found = table.get(ident)
+                if found is not None:
+                    return found
+            return None
+
+        return line
+
+    def lookup_for(self, path: str) -> Callable[[str], dict | None] | None:
+        """The id -> metadata function for games at ``path`` (see ``line_for``)."""
+        line_of = self.line_for(path)
+        if line_of is None:
+            return None
 
         def meta_for(ident: str) -> dict | None:
-            for table in tables:
-                line = table.get(ident)
-                if line is not None:
-                    return index_meta(line.split("\t"))
-            return None
+            line = line_of(ident)
+            return None if line is None else index_meta(line.split("\t"))
 
         return meta_for

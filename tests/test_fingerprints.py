@@ -1,0 +1,49 @@
+"""The fingerprint table of duplicate games against a plain dict."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from joseki_miner.fingerprints import FingerprintTable
+
+# few distinct values, so repeats are common; high bits vary too
+PRINTS = st.tuples(st.sampled_from([0, 1, 2**63, 2**64 - 1, 12345, 2**40 + 7]),
+                   st.sampled_from([0, 1, 2**63 + 5, 99]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(PRINTS, max_size=40), max_size=8))
+def test_first_ids_are_those_of_a_dict_of_first_occurrences(batches):
+    """Batch after batch: a fingerprint seen before gives the id its first
+    game was stored with; a new one gives -1 and takes the next id."""
+    table = FingerprintTable(capacity=16)  # small, so it grows on the way
+    seen: dict = {}
+    next_id = 0
+    for batch in batches:
+        h1 = np.array([a for a, _ in batch], dtype=np.uint64)
+        h2 = np.array([b for _, b in batch], dtype=np.uint64)
+        got = table.first_ids(h1, h2, next_id).tolist()
+        want = []
+        for key in batch:
+            if key in seen:
+                want.append(seen[key])
+            else:
+                seen[key] = next_id
+                next_id += 1
+                want.append(-1)
+        assert got == want
+        assert len(table) == len(seen)
+        assert 2 * len(table) <= len(table.ids)
+
+
+def test_a_million_distinct_fingerprints_stay_distinct():
+    rng = np.random.default_rng(7)
+    h1 = rng.integers(0, 2**63, size=1_000_000, dtype=np.uint64)
+    h2 = rng.integers(0, 2**63, size=1_000_000, dtype=np.uint64)
+    table = FingerprintTable()
+    assert (table.first_ids(h1, h2, 0) == -1).all()
+    again = table.first_ids(h1[::-1], h2[::-1], 10**6)
+    assert (again == np.arange(10**6)[::-1]).all()
+    assert table.nbytes < 24 * 4 * 10**6  # 24 bytes a slot, more than a quarter full
