@@ -28,14 +28,8 @@ ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"
 COLLECTIONS = ("kgs-6d", "tom-9d", "tygem-9d", "ai")
 E2E_RUNS = 3
-# the CLI in a process that writes its own peak RSS (KiB) to $JOSEKI_RSS_FILE at exit
-JOSEKI = [sys.executable, "-c", (
-    "import atexit, os, resource, runpy, sys\n"
-    "atexit.register(lambda: open(os.environ['JOSEKI_RSS_FILE'], 'w').write("
-    "str(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)))\n"
-    "sys.argv = ['joseki', *sys.argv[1:]]\n"
-    "runpy.run_module('pipeline.cli', run_name='__main__')\n"
-)]
+# the CLI as its own process; its peak RSS comes from the kernel (wait4)
+JOSEKI = [sys.executable, "-m", "pipeline.cli"]
 
 
 def machine() -> str:
@@ -81,13 +75,16 @@ def baseline(games: int = 2000) -> float:
 
 def mine(paths: list[Path], out: Path, *extra: str) -> tuple[float, float, dict]:
     """Run `joseki mine` as its own process: wall seconds, peak RSS (MiB), summary."""
-    rss_file = out.parent / f"{out.name}.rss"
     start = time.perf_counter()
-    subprocess.run([*JOSEKI, "mine", *map(str, paths), "--out", str(out), "--quiet", "--force", *extra],
-                   check=True, cwd=ROOT, stdout=subprocess.DEVNULL, env={**os.environ, "JOSEKI_RSS_FILE": str(rss_file)})
+    child = subprocess.Popen([*JOSEKI, "mine", *map(str, paths), "--out", str(out), "--quiet", "--force", *extra],
+                             cwd=ROOT, stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(child.pid, 0)  # this child's own rusage: ru_maxrss in KiB
     wall = time.perf_counter() - start
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode:
+        raise subprocess.CalledProcessError(child.returncode, child.args)
     summary = json.loads((out / "summary.json").read_text())
-    return wall, int(rss_file.read_text()) / 1024, summary
+    return wall, usage.ru_maxrss / 1024, summary
 
 
 def stage_seconds(out: Path) -> dict[str, float]:
