@@ -62,9 +62,9 @@ def run_arrays(parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]], trie_path
     """The build stage on sequences already in memory (offsets, keys and
     packed influence classes per part): counted by sorting (``fasttrie``),
     or, for parts each already sorted (``fasttrie.sort_sequences``), by
-    merging them."""
-    offsets, keys, classes = _joined(parts)
+    merging them.  Empties ``parts`` as it goes."""
     runs = np.cumsum([0] + [len(o) - 1 for o, _, _ in parts[:-1]]) if sorted_parts and parts else None
+    offsets, keys, classes = _joined(parts)
     arrays, nodes = count_sequences(offsets, keys, classes, min_count=floor, runs=runs)
     return write(trie_path, arrays, nodes, floor)
 
@@ -89,9 +89,24 @@ def _rows(arrays: dict, lo: int, hi: int) -> dict:
 
 
 def _joined(parts: list[tuple]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """One offsets/keys/classes triple of the parts' triples."""
-    if not parts:
-        return np.zeros(1, np.int64), np.zeros(0, np.int16), np.zeros(0, np.uint8)
-    starts = np.cumsum([0] + [int(o[-1]) for o, _, _ in parts[:-1]])
-    offsets = np.concatenate([np.zeros(1, np.int64)] + [np.asarray(o[1:], np.int64) + s for (o, _, _), s in zip(parts, starts)])
-    return offsets, np.concatenate([k for _, k, _ in parts]), np.concatenate([c for _, _, c in parts])
+    """One offsets/keys/classes triple of the parts' triples.  The list is
+    emptied part by part as they are copied, so the parts and the joined
+    arrays are never all held at once (a large collection's sequences are
+    gigabytes)."""
+    n_sequences = sum(len(o) - 1 for o, _, _ in parts)
+    n_keys = sum(len(k) for _, k, _ in parts)
+    offsets = np.zeros(n_sequences + 1, np.int64)
+    keys = np.empty(n_keys, np.int16)
+    classes = np.empty(n_keys, np.uint8)
+    s = k = 0
+    for i in range(len(parts)):
+        o, part_keys, part_classes = parts[i]
+        parts[i] = None  # the caller's reference too: the list is the caller's
+        m = len(o) - 1
+        offsets[s + 1:s + m + 1] = np.asarray(o[1:], np.int64) + k
+        keys[k:k + len(part_keys)] = part_keys
+        classes[k:k + len(part_keys)] = part_classes
+        s, k = s + m, k + len(part_keys)
+        del o, part_keys, part_classes
+    parts.clear()
+    return offsets, keys, classes

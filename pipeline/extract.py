@@ -218,7 +218,7 @@ class Phase1Stream:
     groups (the file does not depend on how games were batched) and are kept
     in memory for the build stage when ``neutral`` is given (``parts``:
     offsets, keys and packed influence classes, each part sorted, as
-    build.run_arrays takes them)."""
+    build.run_arrays takes, and empties, them)."""
 
     def __init__(self, sequences_path: Path, params: Phase1Params, *, engine: str = "fast", jobs: int = 1,
                  neutral: int | None = None) -> None:

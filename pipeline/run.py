@@ -161,8 +161,7 @@ def _ingest_to_build(catalog: Catalog, config: Config, paths, inputs: str, progr
     log(f"ingest: done in {read - t0:.1f} s")
     log(f"extract: done alongside ingest, {extracted - read:.1f} s after it")
     floor = _floor(catalog, config)
-    trie = build.run_arrays(stream.parts, catalog.trie, floor=floor, sorted_parts=True)
-    stream.parts.clear()
+    trie = build.run_arrays(stream.parts, catalog.trie, floor=floor, sorted_parts=True)  # empties stream.parts
     write_manifest(catalog, "build", stage_keys(config, inputs, floor)["build"], trie,
                    time.perf_counter() - extracted, streamed=True)
     log(f"build: done in {time.perf_counter() - extracted:.1f} s")
