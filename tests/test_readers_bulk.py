@@ -108,3 +108,22 @@ def test_no_games_no_batches(tmp_path):
     (tmp_path / "readme.txt").write_text("nothing here")
     assert bulk_view([tmp_path]) == python_view([tmp_path]) == []
     assert np.all([len(b) == 0 for b in read_batches([tmp_path])])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.tuples(st.sampled_from([-1, 1]), st.integers(-1, 400)), max_size=6), max_size=6))
+def test_setup_stones_of_a_run_are_each_games_sorted_and_deduplicated(games):
+    """All games' setup stones at once: per game its black stones then its
+    white ones, each sorted without repeats, as a record holds them."""
+    from joseki_miner.readers.bulk import _setup_stones
+
+    offsets = np.r_[0, np.cumsum([len(g) for g in games])].astype(np.int64)
+    colours = np.array([c for g in games for c, _ in g], dtype=np.int8)
+    points = np.array([p for g in games for _, p in g], dtype=np.int16)
+    got_colours, got_points, black, white = _setup_stones(colours, points, offsets)
+    want = []
+    for g in games:
+        want += [(-1, p) for p in sorted({p for c, p in g if c < 0})] + [(1, p) for p in sorted({p for c, p in g if c > 0})]
+    assert list(zip(got_colours.tolist(), got_points.tolist())) == want
+    assert black.tolist() == [len({p for c, p in g if c < 0}) for g in games]
+    assert white.tolist() == [len({p for c, p in g if c > 0}) for g in games]

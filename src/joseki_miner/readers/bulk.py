@@ -153,18 +153,27 @@ def _scanned(units: list[_SgfUnit], run: list[int], first: np.ndarray, joined: b
         b.handicap = [handicap_of(h, 0, 0) for h in declared]
         b.setup_offsets = np.zeros(n + 1, np.int64)
         return b
-    cols, pts, counts = [], [], []
-    for k in range(lo, hi):
-        c, p = scan.setup_colours[soff[k]:soff[k + 1]], scan.setup_points[soff[k]:soff[k + 1]]
-        black, white = (np.unique(p[c < 0]), np.unique(p[c > 0])) if len(p) else (_NONE, _NONE)
-        b.handicap.append(handicap_of(declared[k - lo], len(black), len(white)))
-        pts += [black, white]
-        cols += [np.full(len(black), -1, np.int8), np.full(len(white), 1, np.int8)]
-        counts.append(len(black) + len(white))
-    b.setup_points = np.concatenate(pts).astype(np.int16)
-    b.setup_colours = np.concatenate(cols)
-    b.setup_offsets = np.r_[0, np.cumsum(counts)].astype(np.int64)
+    b.setup_colours, b.setup_points, black, white = _setup_stones(
+        scan.setup_colours[soff[lo]:soff[hi]], scan.setup_points[soff[lo]:soff[hi]], soff[lo:hi + 1] - soff[lo])
+    b.setup_offsets = np.r_[0, np.cumsum(black + white)].astype(np.int64)
+    b.handicap = [handicap_of(h, nb, nw) for h, nb, nw in zip(declared, black.tolist(), white.tolist())]
     return b
+
+
+def _setup_stones(colours: np.ndarray, points: np.ndarray, offsets: np.ndarray):
+    """Setup stones of games (game k: [offsets[k], offsets[k + 1])) as a
+    record holds them: each game's black ones then its white ones, each
+    sorted, repeats dropped.  Returns colours, points and each game's
+    numbers of black and of white stones."""
+    n = len(offsets) - 1
+    game = np.repeat(np.arange(n, dtype=np.int64), np.diff(offsets))
+    # one sortable key a stone: game, then colour (black first), then point (int16, made non-negative)
+    white = (np.asarray(colours) > 0).astype(np.int64)
+    unique = np.unique((game << 17) | (white << 16) | (np.asarray(points, np.int64) + 32768))
+    game, white, point = unique >> 17, (unique >> 16) & 1, (unique & 0xFFFF) - 32768
+    black_counts = np.bincount(game[white == 0], minlength=n)
+    white_counts = np.bincount(game[white == 1], minlength=n)
+    return np.where(white == 1, 1, -1).astype(np.int8), point.astype(np.int16), black_counts, white_counts
 
 
 def _trees_fill(joined: bytes, a: int, e: int, start: np.ndarray, end: np.ndarray) -> bool:
