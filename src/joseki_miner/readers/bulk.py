@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -218,24 +219,46 @@ def _columns(rows: list[tuple[str, ...]]) -> dict[str, list[str]]:
     return {m: list(column) for m, column in zip(GAME_INFO, zip(*rows))}
 
 
+class _UnitsScan(NamedTuple):
+    """SGF units and their compiled scan (``_BulkReader._scan``)."""
+
+    units: list[_SgfUnit]
+    bufs: list[bytes | None]  # each unit's UTF-8 text, None if it does not decode
+    starts: np.ndarray
+    ends: np.ndarray
+    joined: bytes
+    scan: _SgfScan
+
+
 class _BulkReader(_Reader):
     def read_files(self, files: list) -> Iterator[GameBatch]:
         """The games of ``files`` as batches; SGF units (files or archive
-        members) are gathered, across files too, for one scan."""
+        members) are gathered, across files too, for one scan.  The scan
+        runs in a thread of its own (it releases the GIL) while the next
+        units are read, so reading SGF keeps two cores busy."""
         units: list[_SgfUnit] = []
-        for item in super().read_files(files):
-            if isinstance(item, _SgfUnit):
-                units.append(item)
-                if len(units) >= UNITS_A_SCAN:
-                    yield from self._sgf_batches(units)
+        scanning: Future | None = None  # the scan of the units before ``units``
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="scan") as pool:
+            for item in super().read_files(files):
+                if isinstance(item, _SgfUnit):
+                    units.append(item)
+                    if len(units) >= UNITS_A_SCAN:
+                        started = pool.submit(self._scan, units)
+                        if scanning is not None:
+                            yield from self._sgf_batches(scanning.result())
+                        scanning, units = started, []
+                    continue
+                if scanning is not None:
+                    yield from self._sgf_batches(scanning.result())
+                    scanning = None
+                if units:
+                    yield from self._sgf_batches(self._scan(units))
                     units = []
-                continue
+                yield item if isinstance(item, GameBatch) else batch_of_items([item])
+            if scanning is not None:
+                yield from self._sgf_batches(scanning.result())
             if units:
-                yield from self._sgf_batches(units)
-                units = []
-            yield item if isinstance(item, GameBatch) else batch_of_items([item])
-        if units:
-            yield from self._sgf_batches(units)
+                yield from self._sgf_batches(self._scan(units))
 
     def _read_text(self, kind, data, source, location, vpath):  # noqa: D102 - see _Reader
         if kind == "sgf":
@@ -246,9 +269,8 @@ class _BulkReader(_Reader):
             batch = batch_of_items(super()._read_text(kind, data, source, location, vpath))
         yield batch
 
-    def _sgf_batches(self, units: list[_SgfUnit]) -> Iterator[GameBatch]:
-        """The games of SGF units, in order: one compiled scan for all of
-        them; a unit that is not clean and plain is read in Python."""
+    def _scan(self, units: list[_SgfUnit]) -> _UnitsScan:
+        """One compiled scan of SGF units (as UTF-8)."""
         bufs: list[bytes | None] = []
         for u in units:
             if u.data.isascii():  # nothing to decode; the scanner refuses long identifiers
@@ -261,6 +283,12 @@ class _BulkReader(_Reader):
         starts = ends - sizes
         joined = b"".join(b for b in bufs if b is not None)
         scan = _SgfScan(*scan_sgf(np.frombuffer(joined, dtype=np.uint8), starts, ends, _WS, ROOT_SLOTS))
+        return _UnitsScan(units, bufs, starts, ends, joined, scan)
+
+    def _sgf_batches(self, scanned: _UnitsScan) -> Iterator[GameBatch]:
+        """The games of scanned SGF units, in order; a unit that is not clean
+        and plain is read in Python."""
+        units, bufs, starts, ends, joined, scan = scanned
         first = np.searchsorted(scan.unit, np.arange(len(units) + 1))  # games of unit u: first[u]:first[u + 1]
         bad_games = np.r_[0, np.cumsum(scan.status != OK)]
         run: list[int] = []  # consecutive clean units
