@@ -59,14 +59,20 @@ def run(sequences_path: Path, trie_path: Path, *, neutral: int, floor: int = 2, 
 
 def run_arrays(parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]], trie_path: Path, *, floor: int = 2,
                sorted_parts: bool = False) -> dict:
-    """The build stage on sequences already in memory (offsets, keys and
-    packed influence classes per part): counted by sorting (``fasttrie``),
-    or, for parts each already sorted (``fasttrie.sort_sequences``), by
-    merging them.  Empties ``parts`` as it goes."""
+    """The build stage on sequences already in memory (see ``count``)."""
+    return write(trie_path, *count(parts, floor=floor, sorted_parts=sorted_parts), floor)
+
+
+def count(parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]], *, floor: int = 2,
+          sorted_parts: bool = False) -> tuple[dict, int]:
+    """The trie's node arrays (nodes counted at least ``floor`` times) and
+    its number of nodes, of sequences in memory (offsets, keys and packed
+    influence classes per part): counted by sorting (``fasttrie``), or, for
+    parts each already sorted (``fasttrie.sort_sequences``), by merging
+    them.  Empties ``parts`` as it goes."""
     runs = np.cumsum([0] + [len(o) - 1 for o, _, _ in parts[:-1]]) if sorted_parts and parts else None
     offsets, keys, classes = _joined(parts)
-    arrays, nodes = count_sequences(offsets, keys, classes, min_count=floor, runs=runs)
-    return write(trie_path, arrays, nodes, floor)
+    return count_sequences(offsets, keys, classes, min_count=floor, runs=runs)
 
 
 def write(trie_path: Path, arrays: dict, nodes: int, floor: int) -> dict:

@@ -9,6 +9,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from joseki_miner import prune as method
+from joseki_miner.trie import node_table
 
 
 def run(trie_path: Path, joseki_path: Path, *, threshold: int, min_length: int) -> dict:
@@ -20,17 +21,30 @@ def run(trie_path: Path, joseki_path: Path, *, threshold: int, min_length: int) 
     new_node, new_parent = method.renumber(node, parent, keep)
     pruned = table.filter(pa.array(keep))
     pruned = pruned.set_column(0, "node", pa.array(new_node)).set_column(1, "parent", pa.array(new_parent))
+    return _write(pruned, joseki_path, threshold, depth[keep], new_parent)
+
+
+def run_arrays(arrays: dict[str, np.ndarray], joseki_path: Path, *, threshold: int, min_length: int) -> dict:
+    """``run`` on the trie's node arrays in memory (``build.count``), while
+    trie.parquet is still being written: the same joseki.parquet."""
+    node, parent, depth = arrays["node"], arrays["parent"], arrays["depth"]
+    keep = method.keep_mask(method.parent_rows(node, parent), depth, arrays["count"], threshold, min_length)
+    new_node, new_parent = method.renumber(node, parent, keep)
+    pruned = node_table({**{name: a[keep] for name, a in arrays.items()}, "node": new_node, "parent": new_parent})
+    return _write(pruned, joseki_path, threshold, depth[keep], new_parent)
+
+
+def _write(pruned: pa.Table, joseki_path: Path, threshold: int, kept_depth: np.ndarray, new_parent: np.ndarray) -> dict:
     joseki_path.parent.mkdir(parents=True, exist_ok=True)
     tmp = joseki_path.with_suffix(".parquet.tmp")
     pq.write_table(pruned, tmp, compression="zstd")
     tmp.replace(joseki_path)
-    kept_depth = depth[keep]
-    is_leaf = np.ones(len(new_node), dtype=bool)
+    is_leaf = np.ones(len(new_parent), dtype=bool)
     is_leaf[new_parent[new_parent >= 0]] = False
     is_leaf &= kept_depth > 0
     return {
         "threshold": threshold,
-        "nodes_after_prune": int(keep.sum()),
+        "nodes_after_prune": int(len(new_parent)),
         "leaves": int(is_leaf.sum()),
         "deepest": int(kept_depth[is_leaf].max()) if is_leaf.any() else 0,
     }

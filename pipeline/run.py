@@ -8,6 +8,7 @@ import json
 import os
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import joseki_miner
@@ -109,11 +110,17 @@ def check_writable(*folders: Path) -> None:
 
 
 def _stage_actions(catalog: Catalog, config: Config, paths, progress: bool, strict: bool, engine: str,
-                   jobs: int) -> dict[str, Callable[[], dict]]:
+                   jobs: int, memory: dict) -> dict[str, Callable[[], dict]]:
+    """Each stage's work; ``memory`` holds the trie ``mine`` has just counted
+    ("trie": node arrays, "floor"), which prune takes from there."""
     def do_prune() -> dict:
         threshold = threshold_for(catalog, config)
-        if _figures(catalog, "build").get("floor", 1) > threshold:
+        floor = memory["floor"] if "trie" in memory else _figures(catalog, "build").get("floor", 1)
+        if floor > threshold:
             raise UsageError(f"a threshold of {threshold} needs every trie node: run `joseki build` again first")
+        if "trie" in memory:
+            return prune.run_arrays(memory.pop("trie"), catalog.joseki, threshold=threshold,
+                                    min_length=config.min_length)
         return prune.run(catalog.trie, catalog.joseki, threshold=threshold, min_length=config.min_length)
 
     def do_build() -> dict:
@@ -139,11 +146,15 @@ def _stage_actions(catalog: Catalog, config: Config, paths, progress: bool, stri
 
 
 def _ingest_to_build(catalog: Catalog, config: Config, paths, inputs: str, progress: bool, strict: bool,
-                     jobs: int, log: Callable[[str], None]) -> set[str]:
+                     jobs: int, log: Callable[[str], None], memory: dict, pool: ThreadPoolExecutor,
+                     finish: list[Callable[[], None]]) -> set[str]:
     """Ingest, extract and build in one pass (``mine``, fast engine): phase 1
     runs on each batch of accepted games while the next is read, and the
-    sequences go to the build in memory.  The stage files and manifests are
-    those of running the stages one by one; returns the stages done."""
+    sequences go to the build in memory.  trie.parquet is written in
+    ``pool`` while prune (from the node arrays left in ``memory``) and emit
+    run; ``finish`` gets what waits for it and writes the build manifest.
+    The stage files and manifests are those of running the stages one by
+    one; returns the stages done."""
     t0 = time.perf_counter()
     params = phase1_params(config)
     stream = extract.Phase1Stream(catalog.sequences, params, jobs=jobs, neutral=config.influence_neutral)
@@ -161,10 +172,17 @@ def _ingest_to_build(catalog: Catalog, config: Config, paths, inputs: str, progr
     log(f"ingest: done in {read - t0:.1f} s")
     log(f"extract: done alongside ingest, {extracted - read:.1f} s after it")
     floor = _floor(catalog, config)
-    trie = build.run_arrays(stream.parts, catalog.trie, floor=floor, sorted_parts=True)  # empties stream.parts
-    write_manifest(catalog, "build", stage_keys(config, inputs, floor)["build"], trie,
-                   time.perf_counter() - extracted, streamed=True)
-    log(f"build: done in {time.perf_counter() - extracted:.1f} s")
+    arrays, nodes = build.count(stream.parts, floor=floor, sorted_parts=True)  # empties stream.parts
+    memory.update(trie=arrays, floor=floor)
+    writing = pool.submit(build.write, catalog.trie, arrays, nodes, floor)
+    log(f"build: done in {time.perf_counter() - extracted:.1f} s (trie.parquet is written alongside prune and emit)")
+
+    def written() -> None:
+        figures = writing.result()
+        write_manifest(catalog, "build", stage_keys(config, inputs, floor)["build"], figures,
+                       time.perf_counter() - extracted, streamed=True)
+
+    finish.append(written)
     return {"extract", "build"}
 
 
@@ -216,29 +234,38 @@ def run_stages(
             raise UsageError(f"no ingested games in {catalog.work}: run `joseki ingest` first")
         inputs = manifest.get("inputs", "")
     keys = stage_keys(config, inputs)
-    actions = _stage_actions(catalog, config, paths, progress, strict, engine, jobs)
+    memory: dict = {}
+    finish: list[Callable[[], None]] = []
+    actions = _stage_actions(catalog, config, paths, progress, strict, engine, jobs, memory)
     streamed = engine == "fast" and {"ingest", "extract", "build"} <= set(stages)
     upstream_ran = False
     done: set[str] = set()
-    for stage in stages:
-        if stage in done:
-            continue
-        if stage in ("build", "prune", "emit"):  # the floor needs the games accepted
-            keys = stage_keys(config, inputs, _floor(catalog, config))
-        manifest = read_manifest(catalog, stage)
-        fresh = manifest is not None and manifest.get("key") == keys[stage] and not force and not upstream_ran
-        if fresh:
-            log(f"{stage}: up to date, kept")
-            continue
-        upstream_ran = True
-        if stage == "ingest" and streamed:
-            done |= _ingest_to_build(catalog, config, paths, inputs, progress, strict, jobs, log)
-            continue
-        t0 = time.perf_counter()
-        figures = actions[stage]()
-        extra = {"inputs": inputs} if stage == "ingest" else {}  # so later stages can run alone
-        write_manifest(catalog, stage, keys[stage], figures, time.perf_counter() - t0, **extra)
-        log(f"{stage}: done in {time.perf_counter() - t0:.1f} s")
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="write") as pool:
+        try:
+            for stage in stages:
+                if stage in done:
+                    continue
+                if stage in ("build", "prune", "emit"):  # the floor needs the games accepted
+                    keys = stage_keys(config, inputs, _floor(catalog, config))
+                manifest = read_manifest(catalog, stage)
+                fresh = manifest is not None and manifest.get("key") == keys[stage] and not force and not upstream_ran
+                if fresh:
+                    log(f"{stage}: up to date, kept")
+                    continue
+                upstream_ran = True
+                if stage == "ingest" and streamed:
+                    done |= _ingest_to_build(catalog, config, paths, inputs, progress, strict, jobs, log, memory,
+                                             pool, finish)
+                    continue
+                t0 = time.perf_counter()
+                figures = actions[stage]()
+                extra = {"inputs": inputs} if stage == "ingest" else {}  # so later stages can run alone
+                write_manifest(catalog, stage, keys[stage], figures, time.perf_counter() - t0, **extra)
+                log(f"{stage}: done in {time.perf_counter() - t0:.1f} s")
+        finally:
+            memory.clear()
+            for step in finish:
+                step()
     summary = summarize(catalog, time.perf_counter() - started, upto=stages[-1])
     catalog.summary.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     return summary

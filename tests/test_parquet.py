@@ -61,3 +61,28 @@ def test_the_trie_written_a_row_group_at_a_time_is_one_write(tmp_path, monkeypat
     build.write(tmp_path / "trie.parquet", arrays, nodes, floor=1)
     pq.write_table(node_table(arrays), tmp_path / "whole.parquet", compression="zstd", row_group_size=16)
     assert (tmp_path / "trie.parquet").read_bytes() == (tmp_path / "whole.parquet").read_bytes()
+
+
+@pytest.mark.parametrize("threshold,min_length", [(1, 1), (3, 2), (5, 3)])
+def test_prune_from_the_node_arrays_writes_the_file_prune_from_trie_parquet_does(tmp_path, monkeypatch, threshold,
+                                                                                  min_length):
+    """``mine`` prunes the trie it has just counted while trie.parquet is
+    still being written (prune.run_arrays); joseki.parquet is byte for byte
+    the one pruning trie.parquet gives, a trie of several row groups too."""
+    import numpy as np
+
+    from pipeline import build, prune
+    from joseki_miner.fasttrie import count_sequences, pack_classes
+
+    rng = np.random.default_rng(11)
+    lengths = rng.integers(1, 9, 300)
+    offsets = np.r_[0, np.cumsum(lengths)].astype(np.int64)
+    keys = rng.integers(0, 5, offsets[-1]).astype(np.int16)
+    classes = pack_classes(rng.integers(0, 3, (offsets[-1], 4)))
+    arrays, nodes = count_sequences(offsets, keys, classes, min_count=1)
+    monkeypatch.setattr(build, "NODE_ROWS", 32)
+    build.write(tmp_path / "trie.parquet", arrays, nodes, floor=1)
+    from_file = prune.run(tmp_path / "trie.parquet", tmp_path / "a.parquet", threshold=threshold, min_length=min_length)
+    from_arrays = prune.run_arrays(arrays, tmp_path / "b.parquet", threshold=threshold, min_length=min_length)
+    assert from_arrays == from_file and from_file["nodes_after_prune"] > 1
+    assert (tmp_path / "a.parquet").read_bytes() == (tmp_path / "b.parquet").read_bytes()
