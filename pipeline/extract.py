@@ -262,7 +262,8 @@ class Phase1Stream:
             self.worker.shutdown()
             self.pool.shutdown()
         self.sink.close()
-        return {"sequences": self.sequences}
+        held = sum(a.nbytes for part in self.parts for a in part)  # what grows with the games, for the build
+        return {"sequences": self.sequences, **({"sequence_bytes": held} if self.parts else {})}
 
 
 def run(games_path: Path, sequences_path: Path, params: Phase1Params, *, engine: str = "fast", jobs: int = 1,

@@ -139,12 +139,15 @@ class _Ledger:
     def close(self) -> dict:
         self.games.close()
         self.rejects.close()
-        return {
+        figures = {
             "games_read": self.read,
             "games_accepted": self.accepted,
             "games_rejected": dict(sorted(self.reasons.items())),
             "files_skipped": dict(sorted(self.skipped.items())),
         }
+        if self.dedupe and self.accepted:  # what grows with the games: fingerprints and where each was read
+            figures["dedupe_bytes"] = self.fingerprints.nbytes + sum(s.nbytes + loc.nbytes for _, s, loc in self._wheres)
+        return figures
 
 
 def _games_table(first_id: int, columns: dict) -> pa.Table:
