@@ -25,11 +25,13 @@ from tqdm import tqdm
 
 from joseki_miner import kernel
 from joseki_miner.fingerprints import FingerprintTable
-from joseki_miner.points import SIZE, to_sgf
+from joseki_miner.points import SIZE
 from joseki_miner.readers import read_paths
 from joseki_miner.readers.bulk import GameBatch, events_json, read_batches
 from joseki_miner.readers.scan import moves_text
-from joseki_miner.records import GAME_INFO, GameRecord, Move, RecordError, Reject, encode_moves, encode_points
+from joseki_miner.records import (
+    GAME_INFO, GameRecord, Move, RecordError, Reject, encode_moves, encode_points, where_of,
+)
 from joseki_miner.sequences import Phase1Params
 from joseki_miner.validate import check
 
@@ -113,8 +115,7 @@ class _Ledger:
         """Where the stored game ``game`` was read (as ``GameRecord.where``)."""
         at = bisect.bisect_right(self._wheres, game, key=lambda w: w[0]) - 1
         first, source, location = self._wheres[at]
-        s, loc = source[game - first].as_py(), location[game - first].as_py()
-        return f"{s}:{loc}" if loc else s
+        return where_of(source[game - first].as_py(), location[game - first].as_py())
 
     def add_games(self, table: pa.Table, sequences: dict | None = None) -> None:
         """Accepted games, numbered from ``self.accepted`` (and their
@@ -300,8 +301,7 @@ def _setup_strings(b: GameBatch, accepted: list[int]) -> tuple[list[str], list[s
     for i, k in enumerate(accepted):
         if so[k + 1] > so[k]:
             c, pts = b.setup_colours[so[k]:so[k + 1]], b.setup_points[so[k]:so[k + 1]]
-            black[i] = "".join(to_sgf(int(p)) for p in pts[c < 0])
-            white[i] = "".join(to_sgf(int(p)) for p in pts[c > 0])
+            black[i], white[i] = encode_points(pts[c < 0].tolist()), encode_points(pts[c > 0].tolist())
     return black, white
 
 
@@ -324,7 +324,7 @@ def _fast_batch(b: GameBatch, ledger: _Ledger, include_handicap: bool, futures) 
         columns["size"] = np.asarray(b.size, dtype=np.int16)[idx]
         columns["move_count"] = np.diff(b.move_offsets)[idx].astype(np.int32)
         columns["setup_black"], columns["setup_white"] = _setup_strings(b, accepted)
-        columns["setup_events"] = [events_json(b.events[k]) if b.events[k] else "" for k in accepted]
+        columns["setup_events"] = [events_json(b.events[k]) for k in accepted]
         columns["moves"] = _moves_strings(b, idx)
         if sequences is not None:
             if any(b.events[k] for k in accepted):
@@ -337,7 +337,7 @@ def _fast_batch(b: GameBatch, ledger: _Ledger, include_handicap: bool, futures) 
         if first < ledger.accepted:
             return ledger.where(first)
         k = accepted[first - ledger.accepted]
-        return f"{b.source[k]}:{b.location[k]}" if b.location[k] else b.source[k]
+        return where_of(b.source[k], b.location[k])
 
     rejects = {k: (b.source[k], b.location[k], *v) for k, v in verdicts.items()}
     for k, first in duplicates.items():

@@ -62,7 +62,12 @@ class GameRecord:
 
     @property
     def where(self) -> str:
-        return f"{self.source}:{self.location}" if self.location else self.source
+        return where_of(self.source, self.location)
+
+
+def where_of(source: str, location: str) -> str:
+    """Where a game was read: its source, then its location in it, if any."""
+    return f"{source}:{location}" if location else source
 
 
 @dataclass(frozen=True)

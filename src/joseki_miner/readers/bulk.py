@@ -29,8 +29,6 @@ from .kifu import index_info, kifu_line_record, line_location
 from .scan import OK, ROOT_SLOTS, ROOT_TEXT, _WS, scan_kifu, scan_sgf
 from .sgf import _game_location, _root_candidates, _text, to_utf8
 
-_NONE = np.zeros(0, np.int16)
-
 
 @dataclass
 class GameBatch:
@@ -351,8 +349,7 @@ class _BulkReader(_Reader):
             else:
                 b.source.append(source)
                 b.location.append(where)
-                for m, value in zip(GAME_INFO, _line_info(data, a, e, line_of)):
-                    b.info[m].append(value)
+                b.add_info(dict(zip(GAME_INFO, _line_info(data, a, e, line_of))))
                 b.reject.append(None)
                 b.size.append(19)
                 b.handicap.append(0)
