@@ -17,8 +17,8 @@ def run(trie_path: Path, joseki_path: Path, *, threshold: int, min_length: int) 
     node = table.column("node").to_numpy()
     parent = table.column("parent").to_numpy()
     depth = table.column("depth").to_numpy()
-    keep = method.keep_mask(method.parent_rows(node, parent), depth, table.column("count").to_numpy(), threshold, min_length)
-    new_node, new_parent = method.renumber(node, parent, keep)
+    keep, new_node, new_parent = method.survivors(node, parent, depth, table.column("count").to_numpy(), threshold,
+                                                  min_length)
     pruned = table.filter(pa.array(keep))
     pruned = pruned.set_column(0, "node", pa.array(new_node)).set_column(1, "parent", pa.array(new_parent))
     return _write(pruned, joseki_path, threshold, depth[keep], new_parent)
@@ -28,8 +28,7 @@ def run_arrays(arrays: dict[str, np.ndarray], joseki_path: Path, *, threshold: i
     """``run`` on the trie's node arrays in memory (``build.count``), while
     trie.parquet is still being written: the same joseki.parquet."""
     node, parent, depth = arrays["node"], arrays["parent"], arrays["depth"]
-    keep = method.keep_mask(method.parent_rows(node, parent), depth, arrays["count"], threshold, min_length)
-    new_node, new_parent = method.renumber(node, parent, keep)
+    keep, new_node, new_parent = method.survivors(node, parent, depth, arrays["count"], threshold, min_length)
     pruned = node_table({**{name: a[keep] for name, a in arrays.items()}, "node": new_node, "parent": new_parent})
     return _write(pruned, joseki_path, threshold, depth[keep], new_parent)
 

@@ -65,14 +65,23 @@ def parent_rows(node: np.ndarray, parent: np.ndarray) -> np.ndarray:
     return np.where(parent < 0, 0, row_of[np.maximum(parent, 0)])
 
 
+def survivors(node: np.ndarray, parent: np.ndarray, depth: np.ndarray, count: np.ndarray, threshold: int,
+              min_length: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Which rows survive phase 2 (the root always does), and their new ids
+    and parents' new ids (``renumber``)."""
+    keep = keep_mask(parent_rows(node, parent), depth, count, threshold, min_length)
+    return (keep, *renumber(node, parent, keep))
+
+
 def prune(table: pd.DataFrame, threshold: int, min_length: int) -> pd.DataFrame:
     """The nodes that survive phase 2, renumbered 0.. in table order (the
     root always survives)."""
     node = table["node"].to_numpy(dtype=np.int64)
     parent = table["parent"].to_numpy(dtype=np.int64)
-    keep = keep_mask(parent_rows(node, parent), table["depth"].to_numpy(), table["count"].to_numpy(), threshold, min_length)
+    keep, new_node, new_parent = survivors(node, parent, table["depth"].to_numpy(), table["count"].to_numpy(),
+                                           threshold, min_length)
     kept = table[keep].copy()
-    kept["node"], kept["parent"] = renumber(node, parent, keep)
+    kept["node"], kept["parent"] = new_node, new_parent
     return kept.reset_index(drop=True)
 
 
