@@ -92,17 +92,19 @@ def mine(paths: list[Path], out: Path, *extra: str) -> tuple[float, float, dict]
 COUNT_BYTES_A_SEQUENCE = 5 * 8 + 8 + 8 + 8 + 8
 
 
+def manifest(out: Path, stage: str) -> dict:
+    """A run's stage manifest (the work folder is OUT/interim; prune's and emit's are in OUT)."""
+    folder = out if stage in ("prune", "emit") else out / "interim"
+    return json.loads((folder / f"{stage}.manifest.json").read_text())
+
+
 def figure(out: Path, stage: str, name: str) -> int:
     """One figure of a run's stage manifest (0 when absent)."""
-    return json.loads((out / "interim" / f"{stage}.manifest.json").read_text())["figures"].get(name, 0)
+    return manifest(out, stage)["figures"].get(name, 0)
 
 
 def stage_seconds(out: Path) -> dict[str, float]:
-    seconds = {}
-    for stage in ("ingest", "extract", "build", "prune", "emit"):
-        folder = out if stage in ("prune", "emit") else out / "interim"
-        seconds[stage] = json.loads((folder / f"{stage}.manifest.json").read_text())["seconds"]
-    return seconds
+    return {stage: manifest(out, stage)["seconds"] for stage in ("ingest", "extract", "build", "prune", "emit")}
 
 
 def main() -> int:

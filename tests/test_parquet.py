@@ -40,22 +40,27 @@ def test_a_background_write_that_fails_fails_the_caller(tmp_path):
         sink.close()
 
 
+def _random_trie(seed: int, sequences: int, longest: int, keys: int) -> tuple[dict, int]:
+    """The counted trie (every node) of random sequences with random classes."""
+    import numpy as np
+
+    from joseki_miner.fasttrie import count_sequences, pack_classes
+
+    rng = np.random.default_rng(seed)
+    offsets = np.r_[0, np.cumsum(rng.integers(1, longest, sequences))].astype(np.int64)
+    classes = pack_classes(rng.integers(0, 3, (offsets[-1], 4)))
+    return count_sequences(offsets, rng.integers(0, keys, offsets[-1]).astype(np.int16), classes, min_count=1)
+
+
 def test_the_trie_written_a_row_group_at_a_time_is_one_write(tmp_path, monkeypatch):
     """build.write writes trie.parquet in slices of NODE_ROWS nodes; the file
     is byte for byte the one a single write_table of the whole would give."""
-    import numpy as np
     import pyarrow.parquet as pq
 
     from pipeline import build
-    from joseki_miner.fasttrie import count_sequences, pack_classes
     from joseki_miner.trie import node_table
 
-    rng = np.random.default_rng(7)
-    lengths = rng.integers(1, 8, 200)
-    offsets = np.r_[0, np.cumsum(lengths)].astype(np.int64)
-    keys = rng.integers(0, 6, offsets[-1]).astype(np.int16)
-    classes = pack_classes(rng.integers(0, 3, (offsets[-1], 4)))
-    arrays, nodes = count_sequences(offsets, keys, classes, min_count=1)
+    arrays, nodes = _random_trie(7, 200, 8, 6)
     monkeypatch.setattr(build, "NODE_ROWS", 16)
     assert len(arrays["node"]) > 3 * build.NODE_ROWS  # several row groups
     build.write(tmp_path / "trie.parquet", arrays, nodes, floor=1)
@@ -69,17 +74,9 @@ def test_prune_from_the_node_arrays_writes_the_file_prune_from_trie_parquet_does
     """``mine`` prunes the trie it has just counted while trie.parquet is
     still being written (prune.run_arrays); joseki.parquet is byte for byte
     the one pruning trie.parquet gives, a trie of several row groups too."""
-    import numpy as np
-
     from pipeline import build, prune
-    from joseki_miner.fasttrie import count_sequences, pack_classes
 
-    rng = np.random.default_rng(11)
-    lengths = rng.integers(1, 9, 300)
-    offsets = np.r_[0, np.cumsum(lengths)].astype(np.int64)
-    keys = rng.integers(0, 5, offsets[-1]).astype(np.int16)
-    classes = pack_classes(rng.integers(0, 3, (offsets[-1], 4)))
-    arrays, nodes = count_sequences(offsets, keys, classes, min_count=1)
+    arrays, nodes = _random_trie(11, 300, 9, 5)
     monkeypatch.setattr(build, "NODE_ROWS", 32)
     build.write(tmp_path / "trie.parquet", arrays, nodes, floor=1)
     from_file = prune.run(tmp_path / "trie.parquet", tmp_path / "a.parquet", threshold=threshold, min_length=min_length)
