@@ -7,12 +7,14 @@ and the ``reference`` engine (plain Python trie) write identical files."""
 from __future__ import annotations
 
 from pathlib import Path
+from queue import Queue
+from threading import Thread
 
 import numpy as np
 import pyarrow.parquet as pq
 from tqdm import tqdm
 
-from joseki_miner.fasttrie import classes_of, count_sequences
+from joseki_miner.fasttrie import StreamCounter, classes_of, cut, in_order, merge_sorted, sort_sequences, width_of
 from joseki_miner.influence import classify
 from joseki_miner.points import TENUKI, sgf_bytes_to_points
 from joseki_miner.trie import Trie, node_table
@@ -37,11 +39,137 @@ def _columns(batch):
     return offsets // 2, decode_keys(data), flat
 
 
+SPILL_BLOCK = 1 << 15  # sequences a block of a run file, and a merge's step through a run
+FAN_IN = 16  # run files merged at once; more are first merged into one
+SORT_MEMORY = 1024  # MB of sequences held before they are spilled as a sorted run
+
+
+class SortedRuns:
+    """The sequences counted into the trie, in sorted runs, in bounded memory.
+
+    Each part added is sorted (``fasttrie.sort_sequences``).  Parts are held
+    until they pass ``budget`` bytes; then they are merged into one sorted
+    run in a file of ``folder``, and so are the files, ``FAN_IN`` at a time.
+    ``count`` merges what is held and the files into one stream and counts
+    it: memory is the budget, a block a run and the trie kept, however many
+    the games.  Run files hold blocks: sequence and key numbers (int64),
+    lengths (int16), keys (int16), packed classes (uint8)."""
+
+    def __init__(self, folder: Path, budget: int = SORT_MEMORY << 20) -> None:
+        self.folder, self.budget = folder, budget
+        self.held: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self.held_bytes = 0
+        self.files: list[Path] = []
+        self.max_depth = 0
+        self.figures = {"sequence_bytes": 0, "spilled_bytes": 0, "runs_spilled": 0}
+
+    def add(self, offsets: np.ndarray, keys: np.ndarray, classes: np.ndarray) -> None:
+        """A part, sorted."""
+        if len(offsets) > 1:
+            self.max_depth = max(self.max_depth, int(np.diff(offsets).max()))
+        part = (np.asarray(offsets, np.int64), np.asarray(keys, np.int16), np.asarray(classes, np.uint8))
+        size = sum(a.nbytes for a in part)
+        self.held.append(part)
+        self.held_bytes += size
+        self.figures["sequence_bytes"] += size
+        if self.held_bytes > self.budget:
+            self._spill()
+
+    def _spill(self) -> None:
+        held, self.held, self.held_bytes = self.held, [], 0
+        self._write([_blocks(p) for p in held])
+        if len(self.files) >= FAN_IN:
+            files, self.files = self.files, []
+            self._write([_read(f) for f in files])
+            for f in files:
+                f.unlink()
+
+    def _write(self, runs: list) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        path = self.folder / f"run-{self.figures['runs_spilled']:05d}.bin"
+        with open(path, "wb") as f:
+            for merged in merge_sorted(runs, width_of(self.max_depth)):
+                block = in_order(*merged)
+                for lo in range(0, len(block[0]) - 1, SPILL_BLOCK):
+                    offsets, keys, classes = cut(block, lo, min(len(block[0]) - 1, lo + SPILL_BLOCK))
+                    np.array([len(offsets) - 1, len(keys)], np.int64).tofile(f)
+                    np.diff(offsets).astype(np.int16).tofile(f)
+                    keys.tofile(f)
+                    classes.tofile(f)
+        self.files.append(path)
+        self.figures["runs_spilled"] += 1
+        self.figures["spilled_bytes"] += path.stat().st_size
+
+    def count(self, floor: int = 2) -> tuple[dict, int]:
+        """The trie's node arrays (the nodes counted at least ``floor`` times)
+        and its number of nodes; the runs are then gone."""
+        counter = StreamCounter(self.max_depth, floor)
+        held, self.held, self.held_bytes = self.held, [], 0
+        runs = [_read(f) for f in self.files] + [_blocks(p) for p in held]
+        del held
+        for block in _ahead(merge_sorted(runs, width_of(self.max_depth))):
+            counter.add(*block)
+        self.close()
+        return counter.finish()
+
+    def close(self) -> None:
+        """Remove the run files."""
+        for f in self.files:
+            f.unlink(missing_ok=True)
+        self.files = []
+        self.held = []
+
+
+def _blocks(part):
+    """A sorted part held in memory, as blocks."""
+    for lo in range(0, len(part[0]) - 1, SPILL_BLOCK):
+        yield cut(part, lo, min(len(part[0]) - 1, lo + SPILL_BLOCK))
+
+
+def _ahead(blocks, depth: int = 2):
+    """``blocks``, made in a thread of their own, ``depth`` ahead of the
+    caller: the merge and the count (both compiled, GIL released) run on
+    two cores."""
+    queue: Queue = Queue(maxsize=depth)
+    done = object()
+
+    def make() -> None:
+        try:
+            for block in blocks:
+                queue.put(block)
+            queue.put(done)
+        except BaseException as exc:  # handed to the caller
+            queue.put(exc)
+
+    thread = Thread(target=make, name="merge", daemon=True)
+    thread.start()
+    while (item := queue.get()) is not done:
+        if isinstance(item, BaseException):
+            raise item
+        yield item
+    thread.join()
+
+
+def _read(path: Path):
+    """The blocks of a run file, one at a time."""
+    with open(path, "rb") as f:
+        while True:
+            head = np.fromfile(f, np.int64, 2)
+            if len(head) < 2:
+                return
+            n, k = int(head[0]), int(head[1])
+            lengths = np.fromfile(f, np.int16, n)
+            offsets = np.zeros(n + 1, np.int64)
+            np.cumsum(lengths, out=offsets[1:])
+            yield offsets, np.fromfile(f, np.int16, k), np.fromfile(f, np.uint8, k)
+
+
 def run(sequences_path: Path, trie_path: Path, *, neutral: int, floor: int = 2, engine: str = "fast",
-        progress: bool = True) -> dict:
-    """Count the sequences of sequences.parquet and store the trie."""
+        progress: bool = True, spill: Path | None = None, budget: int = SORT_MEMORY << 20) -> dict:
+    """Count the sequences of sequences.parquet and store the trie (the fast
+    engine spills sorted runs to ``spill``, by default beside the trie)."""
     trie = Trie() if engine == "reference" else None
-    parts: list[tuple] = []
+    runs = SortedRuns(spill or trie_path.parent / "runs", budget)
     with tqdm(total=count_rows(sequences_path), desc="build", unit=" seqs", disable=not progress) as bar:
         for batch in pq.ParquetFile(sequences_path).iter_batches(batch_size=200_000, columns=["moves", "scores"]):
             offsets, keys, scores = _columns(batch)
@@ -50,29 +178,14 @@ def run(sequences_path: Path, trie_path: Path, *, neutral: int, floor: int = 2, 
                     a, b = offsets[i], offsets[i + 1]
                     trie.insert(keys[a:b].tolist(), [[classify(int(s), neutral) for s in row] for row in scores[a:b]])
             else:
-                parts.append((offsets, keys, classes_of(scores, neutral)))
+                runs.add(*sort_sequences(offsets, keys, classes_of(scores, neutral)))
             bar.update(batch.num_rows)
     if trie is not None:
         return write(trie_path, trie.to_arrays(floor), len(trie), floor)
-    return run_arrays(parts, trie_path, floor=floor)
-
-
-def run_arrays(parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]], trie_path: Path, *, floor: int = 2,
-               sorted_parts: bool = False) -> dict:
-    """The build stage on sequences already in memory (see ``count``)."""
-    return write(trie_path, *count(parts, floor=floor, sorted_parts=sorted_parts), floor)
-
-
-def count(parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]], *, floor: int = 2,
-          sorted_parts: bool = False) -> tuple[dict, int]:
-    """The trie's node arrays (nodes counted at least ``floor`` times) and
-    its number of nodes, of sequences in memory (offsets, keys and packed
-    influence classes per part): counted by sorting (``fasttrie``), or, for
-    parts each already sorted (``fasttrie.sort_sequences``), by merging
-    them.  Empties ``parts`` as it goes."""
-    runs = np.cumsum([0] + [len(o) - 1 for o, _, _ in parts[:-1]]) if sorted_parts and parts else None
-    offsets, keys, classes = _joined(parts)
-    return count_sequences(offsets, keys, classes, min_count=floor, runs=runs)
+    try:
+        return write(trie_path, *runs.count(floor), floor)
+    finally:
+        runs.close()
 
 
 def write(trie_path: Path, arrays: dict, nodes: int, floor: int) -> dict:
@@ -92,27 +205,3 @@ def write(trie_path: Path, arrays: dict, nodes: int, floor: int) -> dict:
 
 def _rows(arrays: dict, lo: int, hi: int) -> dict:
     return {name: a[lo:hi] for name, a in arrays.items()}
-
-
-def _joined(parts: list[tuple]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """One offsets/keys/classes triple of the parts' triples.  The list is
-    emptied part by part as they are copied, so the parts and the joined
-    arrays are never all held at once (a large collection's sequences are
-    gigabytes)."""
-    n_sequences = sum(len(o) - 1 for o, _, _ in parts)
-    n_keys = sum(len(k) for _, k, _ in parts)
-    offsets = np.zeros(n_sequences + 1, np.int64)
-    keys = np.empty(n_keys, np.int16)
-    classes = np.empty(n_keys, np.uint8)
-    s = k = 0
-    for i in range(len(parts)):
-        o, part_keys, part_classes = parts[i]
-        parts[i] = None  # the caller's reference too: the list is the caller's
-        m = len(o) - 1
-        offsets[s + 1:s + m + 1] = np.asarray(o[1:], np.int64) + k
-        keys[k:k + len(part_keys)] = part_keys
-        classes[k:k + len(part_keys)] = part_classes
-        s, k = s + m, k + len(part_keys)
-        del o, part_keys, part_classes
-    parts.clear()
-    return offsets, keys, classes

@@ -28,6 +28,11 @@ class Catalog:
         return self.work / "trie.parquet"
 
     @property
+    def runs(self) -> Path:
+        """Sorted runs of sequences spilled while the trie is built (removed after)."""
+        return self.work / "runs"
+
+    @property
     def joseki(self) -> Path:
         return self.out / "joseki.parquet"
 

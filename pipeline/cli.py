@@ -15,6 +15,7 @@ from joseki_miner.config import ConfigError, load
 
 from .catalog import Catalog
 from .ingest import StrictError
+from .build import SORT_MEMORY as SORT_MEMORY_MB
 from .run import STAGES, UsageError, run_stages
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
@@ -26,16 +27,19 @@ SET = typer.Option(None, "--set", help="override one parameter: KEY=VALUE (repea
 QUIET = typer.Option(False, "--quiet", help="no progress bars")
 JOBS = typer.Option(None, "--jobs", help="threads for the compiled kernel (default: all cores)")
 ENGINE = typer.Option("fast", "--engine", help="fast (compiled) or reference (plain Python); same outputs")
+SORT_MEMORY = typer.Option(SORT_MEMORY_MB, "--sort-memory", metavar="MB",
+                           help="sequences held for the trie before sorted runs are spilled to WORK/runs; same outputs")
 
 
-def _execute(stages, paths, out, work, config, sets, quiet, strict=False, force=False, engine="fast", jobs=None) -> None:
+def _execute(stages, paths, out, work, config, sets, quiet, strict=False, force=False, engine="fast", jobs=None,
+             sort_memory=SORT_MEMORY_MB) -> None:
     try:
         cfg = load(config, sets or [])
         catalog = Catalog(work=work or out / "interim", out=out)
         log = (lambda s: None) if quiet else (lambda s: typer.echo(s, err=True))
         summary = run_stages(
             catalog, cfg, stages, paths or [], progress=not quiet, strict=strict, force=force,
-            engine=engine, jobs=jobs, log=log,
+            engine=engine, jobs=jobs, sort_memory=sort_memory, log=log,
         )
     except (ConfigError, UsageError) as exc:
         typer.echo(f"joseki: {exc}", err=True)
@@ -73,10 +77,10 @@ def mine(
     set_: Optional[List[str]] = SET,
     strict: bool = typer.Option(False, "--strict", help="stop at the first bad record"),
     force: bool = typer.Option(False, "--force", help="re-run every stage even if up to date"),
-    quiet: bool = QUIET, jobs: Optional[int] = JOBS, engine: str = ENGINE,
+    quiet: bool = QUIET, jobs: Optional[int] = JOBS, engine: str = ENGINE, sort_memory: int = SORT_MEMORY,
 ) -> None:
     """Mine joseki from game collections: every stage, skipping up-to-date ones."""
-    _execute(STAGES, paths, out, work, config, set_, quiet, strict, force, engine, jobs)
+    _execute(STAGES, paths, out, work, config, set_, quiet, strict, force, engine, jobs, sort_memory)
 
 
 @app.command()
@@ -95,8 +99,9 @@ def _single(stage: str, doc: str):
     def command(
         out: Path = OUT, work: Optional[Path] = WORK, config: Optional[Path] = CONFIG,
         set_: Optional[List[str]] = SET, quiet: bool = QUIET, jobs: Optional[int] = JOBS, engine: str = ENGINE,
+        sort_memory: int = SORT_MEMORY,
     ) -> None:
-        _execute([stage], [], out, work, config, set_, quiet, False, True, engine, jobs)
+        _execute([stage], [], out, work, config, set_, quiet, False, True, engine, jobs, sort_memory)
 
     command.__doc__ = doc
     app.command(name=stage)(command)

@@ -23,6 +23,7 @@ from joseki_miner.points import keys_to_sgf_bytes, sgf_bytes_to_points
 from joseki_miner.records import GameRecord, decode_moves, decode_points
 from joseki_miner.sequences import Phase1Params, extract
 
+from .build import SortedRuns
 from .parquet import TableSink, count_rows, string_bytes, yield_to_reader
 
 SEQUENCES_SCHEMA = pa.schema(
@@ -216,18 +217,17 @@ class Phase1Stream:
     """Phase 1 of games tables as they come (``add``), in a background thread
     so reading can go on; the sequences go to sequences.parquet in fixed row
     groups (the file does not depend on how games were batched) and are kept
-    in memory for the build stage when ``neutral`` is given (``parts``:
-    offsets, keys and packed influence classes, each part sorted, as
-    build.run_arrays takes, and empties, them)."""
+    for the build stage in ``runs`` (sorted runs of offsets, keys and
+    packed influence classes) when given, with ``neutral``."""
 
     def __init__(self, sequences_path: Path, params: Phase1Params, *, engine: str = "fast", jobs: int = 1,
-                 neutral: int | None = None) -> None:
+                 neutral: int | None = None, runs: SortedRuns | None = None) -> None:
         self.params, self.engine, self.jobs, self.neutral = params, engine, max(1, jobs), neutral
+        self.runs = runs
         self.sink = TableSink(sequences_path, SEQUENCES_SCHEMA, SEQUENCE_ROWS, use_dictionary=False)
         self.pool = ThreadPoolExecutor(max_workers=self.jobs)
         self.worker = ThreadPoolExecutor(max_workers=1, initializer=yield_to_reader)  # one: batches stay in order
         self.pending: deque[Future] = deque()
-        self.parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         self.sequences = 0
 
     def add(self, batch: pa.RecordBatch | pa.Table, sequences: dict | None = None) -> None:
@@ -250,8 +250,8 @@ class Phase1Stream:
         table = sequence_table(arrays)
         self.sink.add(table)
         self.sequences += table.num_rows
-        if self.neutral is not None:
-            self.parts.append(sort_sequences(arrays["offsets"], arrays["keys"], classes_of(arrays["scores"], self.neutral)))
+        if self.runs is not None:
+            self.runs.add(*sort_sequences(arrays["offsets"], arrays["keys"], classes_of(arrays["scores"], self.neutral)))
 
     def close(self) -> dict:
         """Wait for every batch; close the file; the stage's figures."""
@@ -262,8 +262,7 @@ class Phase1Stream:
             self.worker.shutdown()
             self.pool.shutdown()
         self.sink.close()
-        held = sum(a.nbytes for part in self.parts for a in part)  # what grows with the games, for the build
-        return {"sequences": self.sequences, **({"sequence_bytes": held} if self.parts else {})}
+        return {"sequences": self.sequences, **(self.runs.figures if self.runs is not None else {})}
 
 
 def run(games_path: Path, sequences_path: Path, params: Phase1Params, *, engine: str = "fast", jobs: int = 1,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import resource
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -110,7 +111,7 @@ def check_writable(*folders: Path) -> None:
 
 
 def _stage_actions(catalog: Catalog, config: Config, paths, progress: bool, strict: bool, engine: str,
-                   jobs: int, memory: dict) -> dict[str, Callable[[], dict]]:
+                   jobs: int, memory: dict, sort_memory: float) -> dict[str, Callable[[], dict]]:
     """Each stage's work; ``memory`` holds the trie ``mine`` has just counted
     ("trie": node arrays, "floor"), which prune takes from there."""
     def do_prune() -> dict:
@@ -125,7 +126,8 @@ def _stage_actions(catalog: Catalog, config: Config, paths, progress: bool, stri
 
     def do_build() -> dict:
         return build.run(catalog.sequences, catalog.trie, neutral=config.influence_neutral,
-                         floor=_floor(catalog, config), engine=engine, progress=progress)
+                         floor=_floor(catalog, config), engine=engine, progress=progress, spill=catalog.runs,
+                         budget=int(sort_memory * 2**20))
 
     return {
         "ingest": lambda: ingest.run(
@@ -147,7 +149,7 @@ def _stage_actions(catalog: Catalog, config: Config, paths, progress: bool, stri
 
 def _ingest_to_build(catalog: Catalog, config: Config, paths, inputs: str, progress: bool, strict: bool,
                      jobs: int, log: Callable[[str], None], memory: dict, pool: ThreadPoolExecutor,
-                     finish: list[Callable[[], None]]) -> set[str]:
+                     finish: list[Callable[[], None]], sort_memory: float) -> set[str]:
     """Ingest, extract and build in one pass (``mine``, fast engine): phase 1
     runs on each batch of accepted games while the next is read, and the
     sequences go to the build in memory.  trie.parquet is written in
@@ -157,22 +159,31 @@ def _ingest_to_build(catalog: Catalog, config: Config, paths, inputs: str, progr
     one; returns the stages done."""
     t0 = time.perf_counter()
     params = phase1_params(config)
-    stream = extract.Phase1Stream(catalog.sequences, params, jobs=jobs, neutral=config.influence_neutral)
+    runs = build.SortedRuns(catalog.runs, int(sort_memory * 2**20))
+    stream = extract.Phase1Stream(catalog.sequences, params, jobs=jobs, neutral=config.influence_neutral, runs=runs)
     try:
         figures = ingest.run(paths, catalog.games, catalog.rejects, include_handicap=config.include_handicap,
                              dedupe=config.dedupe, strict=strict, jobs=jobs, progress=progress, on_games=stream.add,
                              phase1=params)
     finally:
         read = time.perf_counter()
-        sequences = stream.close()
+        try:
+            sequences = stream.close()
+        except BaseException:
+            runs.close()
+            raise
     extracted = time.perf_counter()
     keys = stage_keys(config, inputs)
     write_manifest(catalog, "ingest", keys["ingest"], figures, read - t0, inputs=inputs)
-    write_manifest(catalog, "extract", keys["extract"], sequences, extracted - read, streamed=True)
+    write_manifest(catalog, "extract", keys["extract"], sequences, extracted - read, streamed=True,
+                   peak_rss_mib=peak_rss_mib())
     log(f"ingest: done in {read - t0:.1f} s")
     log(f"extract: done alongside ingest, {extracted - read:.1f} s after it")
     floor = _floor(catalog, config)
-    arrays, nodes = build.count(stream.parts, floor=floor, sorted_parts=True)  # empties stream.parts
+    try:
+        arrays, nodes = runs.count(floor)
+    finally:
+        runs.close()
     memory.update(trie=arrays, floor=floor)
     writing = pool.submit(build.write, catalog.trie, arrays, nodes, floor)
     log(f"build: done in {time.perf_counter() - extracted:.1f} s (trie.parquet is written alongside prune and emit)")
@@ -180,10 +191,16 @@ def _ingest_to_build(catalog: Catalog, config: Config, paths, inputs: str, progr
     def written() -> None:
         figures = writing.result()
         write_manifest(catalog, "build", stage_keys(config, inputs, floor)["build"], figures,
-                       time.perf_counter() - extracted, streamed=True)
+                       time.perf_counter() - extracted, streamed=True, peak_rss_mib=peak_rss_mib())
 
     finish.append(written)
     return {"extract", "build"}
+
+
+def peak_rss_mib() -> float:
+    """This process's peak resident memory so far (MiB), for the manifests:
+    at the end of reading, and once the trie is counted and stored."""
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
 
 def _floor(catalog: Catalog, config: Config) -> int:
@@ -208,6 +225,7 @@ def run_stages(
     force: bool = False,
     engine: str = "fast",
     jobs: int | None = None,
+    sort_memory: float = build.SORT_MEMORY,
     log: Callable[[str], None] = lambda s: None,
 ) -> dict:
     """Run ``stages`` (a contiguous part of STAGES) and write summary.json
@@ -217,12 +235,16 @@ def run_stages(
     A stage re-runs only when its cache key (inputs + parameters) changed or
     ``force``; otherwise its outputs from last time stand.  ``engine``
     "fast" (compiled, over ``jobs`` threads, default all cores) and
-    "reference" (plain Python) give identical files.  Returns the summary."""
+    "reference" (plain Python) give identical files, and so does any
+    ``sort_memory`` (MB of sequences held for the trie before sorted runs
+    are spilled to disk).  Returns the summary."""
     if engine not in ENGINES:
         raise UsageError(f"unknown engine {engine!r}: choose one of {', '.join(ENGINES)}")
     jobs = jobs or os.cpu_count() or 1
     if jobs < 1:
         raise UsageError("--jobs must be at least 1")
+    if sort_memory <= 0:
+        raise UsageError("--sort-memory must be a positive number of MB")
     started = time.perf_counter()
     check_writable(catalog.work, catalog.out)
     if "ingest" in stages:
@@ -236,7 +258,7 @@ def run_stages(
     keys = stage_keys(config, inputs)
     memory: dict = {}
     finish: list[Callable[[], None]] = []
-    actions = _stage_actions(catalog, config, paths, progress, strict, engine, jobs, memory)
+    actions = _stage_actions(catalog, config, paths, progress, strict, engine, jobs, memory, sort_memory)
     streamed = engine == "fast" and {"ingest", "extract", "build"} <= set(stages)
     upstream_ran = False
     done: set[str] = set()
@@ -255,7 +277,7 @@ def run_stages(
                 upstream_ran = True
                 if stage == "ingest" and streamed:
                     done |= _ingest_to_build(catalog, config, paths, inputs, progress, strict, jobs, log, memory,
-                                             pool, finish)
+                                             pool, finish, sort_memory)
                     continue
                 t0 = time.perf_counter()
                 figures = actions[stage]()

@@ -20,10 +20,10 @@ FILES = ("interim/games.parquet", "interim/rejects.parquet", "interim/sequences.
          "joseki.parquet", "joseki.sgf", "joseki.dot", "influence.dot")
 
 
-def _mine(paths, out: Path, engine: str, jobs: int = 2, *sets: str) -> dict:
+def _mine(paths, out: Path, engine: str, jobs: int = 2, *sets: str, sort_memory: float = 1024) -> dict:
     catalog = Catalog(work=out / "interim", out=out)
     return run_stages(catalog, load(None, ["prune.min_count=3", *sets]), STAGES, paths, progress=False,
-                      engine=engine, jobs=jobs)
+                      engine=engine, jobs=jobs, sort_memory=sort_memory)
 
 
 def _same(a: Path, b: Path) -> None:
@@ -76,9 +76,15 @@ def test_fast_path_equals_reference_on_real_games(real_subset, tmp_path):
 
 
 @pytest.mark.shared_data
-def test_jobs_do_not_change_the_outputs(real_subset, tmp_path):
+def test_jobs_and_spilling_do_not_change_the_outputs(real_subset, tmp_path):
+    """One job, everything sorted in memory; three jobs, the sequences spilled
+    as a sorted run once 64 KB are held, and merged with the rest into the
+    count: the same files (test_build spills many runs)."""
     _mine([real_subset], tmp_path / "one", "fast", 1)
-    _mine([real_subset], tmp_path / "three", "fast", 3)
+    summary = _mine([real_subset], tmp_path / "three", "fast", 3, sort_memory=1 / 16)
+    extract = json.loads((tmp_path / "three" / "interim" / "extract.manifest.json").read_text())["figures"]
+    assert extract["runs_spilled"] >= 1 and summary["sequences"] == extract["sequences"]
+    assert not any((tmp_path / "three" / "interim" / "runs").iterdir())  # the runs are removed
     _same(tmp_path / "one", tmp_path / "three")
 
 
@@ -98,8 +104,9 @@ def test_mine_in_one_pass_equals_the_stages_one_by_one(real_subset, tmp_path):
     streamed = _mine([real_subset], tmp_path / "streamed", "fast")
     catalog = Catalog(work=tmp_path / "staged" / "interim", out=tmp_path / "staged")
     config = load(None, ["prune.min_count=3"])
-    for stage in STAGES:
-        staged = run_stages(catalog, config, [stage], [real_subset] if stage == "ingest" else [], progress=False)
+    for stage in STAGES:  # the build stage spilling sorted runs too
+        staged = run_stages(catalog, config, [stage], [real_subset] if stage == "ingest" else [], progress=False,
+                            sort_memory=1 / 4)
     assert staged == {**streamed, "seconds": staged["seconds"]}
     _same(tmp_path / "streamed", tmp_path / "staged")
     manifest = json.loads((tmp_path / "streamed" / "interim" / "build.manifest.json").read_text())

@@ -7,7 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from helpers import build
-from joseki_miner.fasttrie import classes_of, count_sequences, pack_classes, sort_sequences
+from joseki_miner.fasttrie import (StreamCounter, classes_of, count_sequences, cut, in_order, merge_sorted,
+                                   pack_classes, sort_sequences, width_of)
 from joseki_miner.influence import INF_BLACK, INF_NEUTRAL, INF_WHITE
 from joseki_miner.points import TENUKI
 from joseki_miner.trie import _slot
@@ -93,3 +94,27 @@ def test_classes_pack_two_bits_a_direction():
     packed = classes_of(scores, neutral=5)
     assert packed.tolist() == [0 | 1 << 2 | 2 << 4 | 2 << 6, 2 | 0 << 2 | 1 << 4 | 2 << 6]
     assert packed.tolist() == pack_classes([[0, 1, 2, 2], [2, 0, 1, 2]]).tolist()
+
+
+@settings(max_examples=200, deadline=None)
+@given(seqs=st.lists(seq_st, max_size=40), cuts=st.lists(st.integers(0, 40), max_size=6),
+       block=st.integers(1, 7), min_count=st.integers(1, 3))
+def test_sorted_runs_merged_a_block_at_a_time_stream_into_the_same_trie(seqs, cuts, block, min_count):
+    """merge_sorted over runs read ``block`` sequences at a time gives every
+    sequence once, in sorted order; StreamCounter counts that stream, a
+    block at a time, into the trie of one sort."""
+    whole, total = count_sequences(*arrays_of(seqs), min_count=min_count)
+    bounds = sorted({0, len(seqs), *[c for c in cuts if c <= len(seqs)]})
+    parts = [sort_sequences(*arrays_of(seqs[a:b])) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+    runs = [[cut(p, lo, min(len(p[0]) - 1, lo + block)) for lo in range(0, len(p[0]) - 1, block)] for p in parts]
+    depth = max((len(k) for k, _ in seqs), default=0)
+    counter = StreamCounter(depth, min_count)
+    merged = []
+    for piece in merge_sorted(runs, width_of(depth)):
+        offsets, keys, classes = in_order(*piece)
+        merged += [tuple(keys[a:b]) for a, b in zip(offsets[:-1], offsets[1:])]
+        counter.add(*piece)
+    assert merged == sorted(tuple(k) for k, _ in seqs)
+    streamed, streamed_total = counter.finish()
+    assert streamed_total == total
+    assert_same(streamed, whole)

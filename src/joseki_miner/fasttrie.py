@@ -253,3 +253,245 @@ def _classes(scores, neutral, out):
             s = scores[i, direction]
             packed |= (0 if s < -neutral else 1 if s > neutral else 2) << (2 * direction)
         out[i] = packed
+
+
+# --- Counting a stream of sorted sequences in bounded memory ---------------
+#
+# The sequences of millions of games need not all be in memory at once: sorted
+# runs of them (kept on disk by the caller) are merged a block at a time
+# (``merge_sorted``), and ``StreamCounter`` counts the merged stream as it
+# passes.  A node is closed, and its count known, when the stream leaves its
+# prefix; only the nodes counted at least ``min_count`` times are kept, so
+# what is held is the trie itself plus the open path.  Kept nodes are
+# numbered at the end in the order they were opened (the rank of the first
+# sequence through them, then depth), which is the canonical pre-order of
+# ``count_sequences``.
+
+
+def width_of(max_depth: int) -> int:
+    """Words a packed sequence of up to ``max_depth`` keys takes (``_pack``)."""
+    return max(1, -(-max_depth // _PER_WORD))
+
+
+@njit(cache=True, nogil=True)
+def _not_above(words, lo, row):
+    """The number of sorted rows of ``words`` from ``lo`` on that do not sort
+    after ``row``."""
+    a, b = lo, words.shape[0]
+    while a < b:
+        m = (a + b) // 2
+        after = False
+        for w in range(words.shape[1]):
+            if words[m, w] != row[w]:
+                after = words[m, w] > row[w]
+                break
+        if after:
+            b = m
+        else:
+            a = m + 1
+    return a - lo
+
+
+def _block_words(block, width: int) -> np.ndarray:
+    offsets, keys, _ = block
+    words = np.zeros((len(offsets) - 1, width), dtype=np.uint64)
+    _pack(offsets, keys, words)
+    return words
+
+
+def cut(block, lo: int, hi: int):
+    """Sequences lo..hi of a block (offsets, keys, classes)."""
+    offsets, keys, classes = block
+    a, b = offsets[lo], offsets[hi]
+    return offsets[lo:hi + 1] - a, keys[a:b], classes[a:b]
+
+
+def merge_sorted(runs, width: int):
+    """The blocks of sorted runs (each an iterable of sorted blocks:
+    offsets, keys, packed classes), merged into sorted blocks: offsets,
+    keys, classes and the order of their sequences (None when they are in
+    order).  Keys fit in ``width`` words (``width_of``).  Each round takes,
+    from the block at the head of every run, the sequences that sort no
+    later than the smallest last sequence among those blocks: nothing still
+    unread can sort before them."""
+    iters = [iter(r) for r in runs]
+    heads = [_next_head(it, width) for it in iters]  # per run: [block, words, first unread], None when done
+    live = [i for i, h in enumerate(heads) if h is not None]
+    while live:
+        cutoff_run = min(live, key=lambda i: _last_key(heads[i]))
+        cutoff = heads[cutoff_run][1][-1]
+        pieces, words = [], []
+        for i in live:
+            block, w, at = heads[i]
+            take = len(w) - at if i == cutoff_run else _not_above(w, at, cutoff)
+            if take:
+                pieces.append(cut(block, at, at + take))
+                words.append(w[at:at + take])
+                heads[i][2] = at + take
+        if len(pieces) == 1:
+            yield (*pieces[0], None)
+        else:
+            starts = np.cumsum([0] + [len(w) for w in words[:-1]]).astype(np.int64)
+            yield (*_concat(pieces), _merge_runs(np.concatenate(words), starts))
+        for i in live:
+            if heads[i][2] == len(heads[i][1]):
+                heads[i] = _next_head(iters[i], width)
+        live = [i for i in live if heads[i] is not None]
+
+
+def in_order(offsets, keys, classes, order):
+    """A block of ``merge_sorted`` with its sequences in order."""
+    return (offsets, keys, classes) if order is None else _gather(order, offsets, keys, classes)
+
+
+def _last_key(head) -> tuple:
+    return tuple(head[1][-1])
+
+
+def _next_head(it, width: int):
+    for block in it:
+        if len(block[0]) > 1:
+            return [block, _block_words(block, width), 0]
+    return None
+
+
+def _concat(pieces):
+    offsets = [np.zeros(1, np.int64)]
+    at = 0
+    for o, k, _ in pieces:
+        offsets.append(o[1:] + at)
+        at += len(k)
+    return (np.concatenate(offsets), np.concatenate([k for _, k, _ in pieces]),
+            np.concatenate([c for _, _, c in pieces]))
+
+
+@njit(cache=True, nogil=True)
+def _count_block(offsets, keys, classes, order, min_count, rank, final, path_keys, path_first, state, opened,
+                 counters, out_opened, out_depth, out_key, out_count, out_counters):
+    """Count a block of sequences, sorted in ``order``, whose first has
+    global rank ``rank``, after the path the blocks before left
+    (``path_keys``, the classes of the sequence that opened each node
+    ``path_first``, ``opened`` and ``counters``, by depth; ``state``: the
+    path's depth and the nodes seen so far); ``final``: then close the
+    whole path.  Writes the nodes it closes counted at least ``min_count``
+    times to the out arrays (with the rank that opened them); returns how
+    many.  A node's counters hold the sequences after the one that opened
+    it; the opener's classes are added when it closes, so the 96% of
+    nodes that one sequence alone reaches cost no counting."""
+    n = len(order)
+    n_out = 0
+    for r in range(n + 1):
+        if r == n and not final:
+            break
+        common = 0
+        length = 0
+        base = 0
+        if r < n:
+            s = order[r]
+            base = offsets[s]
+            length = offsets[s + 1] - base
+            m = min(length, state[0])
+            while common < m and keys[base + common] == path_keys[common + 1]:
+                common += 1
+        for d in range(state[0], common, -1):  # close the path's nodes below the common prefix
+            c = rank + r - opened[d]
+            if c >= min_count:
+                out_opened[n_out] = opened[d]
+                out_depth[n_out] = d
+                out_key[n_out] = path_keys[d]
+                out_count[n_out] = c
+                first = path_first[d]
+                for direction in range(4):
+                    counters[d, 3 * direction + ((first >> (2 * direction)) & 3)] += 1
+                out_counters[n_out] = counters[d]
+                n_out += 1
+            counters[d] = 0
+        if r == n:
+            break
+        for d in range(1, common + 1):
+            packed = classes[base + d - 1]
+            for direction in range(4):
+                counters[d, 3 * direction + ((packed >> (2 * direction)) & 3)] += 1
+        for d in range(common + 1, length + 1):
+            opened[d] = rank + r
+            path_keys[d] = keys[base + d - 1]
+            path_first[d] = classes[base + d - 1]
+        state[1] += length - common
+        state[0] = length
+    return n_out
+
+
+@njit(cache=True)
+def _parents(depth):
+    """Each node's parent in pre-order (0 is the root, at depth 0): the last
+    node before it one level up."""
+    last = np.zeros(depth.max() + 1 if len(depth) else 1, np.int64)
+    parent = np.empty(len(depth), np.int64)
+    for i in range(len(depth)):
+        d = depth[i]
+        parent[i] = last[d - 1] if d > 0 else -1
+        last[d] = i
+    return parent
+
+
+_KEPT_TYPES = (np.int64, np.int64, np.int16, np.int64, np.int32)  # opened, depth, key, count, counters
+
+
+class StreamCounter:
+    """The trie of sequences given in sorted order, block by block (``add``),
+    as ``count_sequences`` gives it (``finish``), holding only the nodes
+    counted at least ``min_count`` times and the current path."""
+
+    def __init__(self, max_depth: int, min_count: int = 1) -> None:
+        self.min_count = max(1, min_count)
+        self.levels = max_depth + 1
+        self.path_keys = np.zeros(self.levels, np.int16)
+        self.path_first = np.zeros(self.levels, np.uint8)  # the classes of the sequence that opened each node
+        self.opened = np.zeros(self.levels, np.int64)  # the rank that opened each node of the path
+        self.counters = np.zeros((self.levels, 12), np.int64)
+        self.state = np.zeros(2, np.int64)  # the path's depth; the nodes seen
+        self.sequences = 0
+        self.kept: list[tuple] = []
+
+    def add(self, offsets: np.ndarray, keys: np.ndarray, classes: np.ndarray, order: np.ndarray | None = None) -> None:
+        """The next block of the sorted stream (in ``order``, when given)."""
+        n = len(offsets) - 1
+        order = np.arange(n) if order is None else order
+        self._count(np.asarray(offsets, np.int64), np.asarray(keys, np.int16), np.asarray(classes, np.uint8),
+                    order, False)
+        self.sequences += n
+
+    def _count(self, offsets, keys, classes, order, final: bool) -> None:
+        out = self._out(len(keys) + self.levels)  # a node closes at most once a key, and the path at the end
+        n = _count_block(offsets, keys, classes, order, self.min_count, self.sequences, final, self.path_keys,
+                         self.path_first, self.state, self.opened, self.counters, *out)
+        if n:
+            self.kept.append(tuple(a[:n].copy() for a in out))
+
+    @staticmethod
+    def _out(room: int) -> tuple[np.ndarray, ...]:
+        return tuple(np.empty((room, 12) if i == 4 else room, t) for i, t in enumerate(_KEPT_TYPES))
+
+    def finish(self) -> tuple[dict[str, np.ndarray], int]:
+        """The node arrays (the root, then the kept nodes in canonical order)
+        and the number of nodes of the whole trie."""
+        self._count(np.zeros(1, np.int64), np.zeros(0, np.int16), np.zeros(0, np.uint8), np.zeros(0, np.int64), True)
+        columns = [list(c) for c in zip(self._out(0), *self.kept)]
+        self.kept = []
+        opened, depth = (np.concatenate(columns[i]) for i in (0, 1))
+        # canonical pre-order: by the rank that opened the node, then depth
+        order = np.argsort(opened * self.levels + depth, kind="stable")
+        del opened
+        depth = np.r_[0, depth[order]]
+        arrays = {"node": np.arange(len(depth), dtype=np.int64), "parent": _parents(depth), "depth": depth}
+        # the rest a column at a time, each dropped as it is placed: a large
+        # trie's columns are gigabytes
+        for name, i, root in (("key", 2, -1), ("count", 3, self.sequences), ("counters", 4, 0)):
+            column = np.concatenate(columns[i])
+            columns[i] = None
+            placed = np.empty((len(depth),) + column.shape[1:], column.dtype)
+            placed[0] = root
+            np.take(column, order, axis=0, out=placed[1:])
+            del column
+            arrays[name] = placed
+        return arrays, 1 + int(self.state[1])

@@ -1,0 +1,54 @@
+"""Counting in bounded memory (pipeline.build.SortedRuns): sorted runs held,
+spilled to disk and merged give the trie of sorting everything at once."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from joseki_miner.fasttrie import count_sequences, sort_sequences
+from pipeline import build
+from test_fasttrie import arrays_of, assert_same, seq_st
+
+
+@settings(max_examples=60, deadline=None)
+@given(seqs=st.lists(seq_st, max_size=60), cuts=st.lists(st.integers(0, 60), max_size=8),
+       budget=st.integers(1, 400), min_count=st.integers(1, 3))
+def test_spilled_runs_count_as_one_sort(tmp_path_factory, seqs, cuts, budget, min_count):
+    """Parts spilled whenever ``budget`` bytes are held, in blocks of three
+    sequences, run files merged two at a time: the trie of one sort."""
+    folder = tmp_path_factory.mktemp("runs")
+    whole, total = count_sequences(*arrays_of(seqs), min_count=min_count)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(build, "SPILL_BLOCK", 3)
+        patch.setattr(build, "FAN_IN", 2)
+        runs = build.SortedRuns(folder, budget)
+        bounds = sorted({0, len(seqs), *[c for c in cuts if c <= len(seqs)]})
+        for a, b in zip(bounds[:-1], bounds[1:]):
+            runs.add(*sort_sequences(*arrays_of(seqs[a:b])))
+        spilled = runs.figures["runs_spilled"]
+        counted, counted_total = runs.count(min_count)
+    assert counted_total == total
+    assert_same(counted, whole)
+    assert list(folder.iterdir()) == []
+    if spilled:
+        assert runs.figures["spilled_bytes"] > 0
+
+
+def test_parts_past_the_budget_go_to_disk_and_fan_in_bounds_the_files(tmp_path, monkeypatch):
+    monkeypatch.setattr(build, "FAN_IN", 3)
+    rng = np.random.default_rng(7)
+    runs = build.SortedRuns(tmp_path, budget=1)  # every part is spilled as it comes
+    for _ in range(10):
+        lengths = rng.integers(1, 30, 50)
+        offsets = np.r_[0, np.cumsum(lengths)]
+        runs.add(*sort_sequences(offsets, rng.integers(0, 5, offsets[-1]).astype(np.int16),
+                                 np.full(offsets[-1], 0b10101010, np.uint8)))
+        assert len(list(tmp_path.iterdir())) < 3 and runs.held_bytes == 0
+    # ten parts spilled, and four merges of three run files into one
+    assert runs.figures["runs_spilled"] == 14
+    arrays, _ = runs.count(2)
+    assert arrays["count"][0] == 500
+    assert list(tmp_path.iterdir()) == []
