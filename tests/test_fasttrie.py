@@ -72,23 +72,6 @@ def test_no_sequences():
     assert total == 1 and fast["count"].tolist() == [0] and fast["parent"].tolist() == [-1]
 
 
-@settings(max_examples=200, deadline=None)
-@given(seqs=st.lists(seq_st, max_size=40), cuts=st.lists(st.integers(0, 40), max_size=6), min_count=st.integers(1, 3))
-def test_parts_sorted_apart_then_merged_count_as_one_sort(seqs, cuts, min_count):
-    """A stream sorts each part as it comes (sort_sequences) and the count
-    merges the sorted runs: the same trie as sorting everything at once."""
-    whole, total = count_sequences(*arrays_of(seqs), min_count=min_count)
-    bounds = sorted({0, len(seqs), *[c for c in cuts if c <= len(seqs)]})
-    parts = [sort_sequences(*arrays_of(seqs[a:b])) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
-    runs = np.cumsum([0] + [len(o) - 1 for o, _, _ in parts[:-1]])
-    offsets = np.r_[0, np.cumsum(np.concatenate([np.diff(o) for o, _, _ in parts]))] if parts else np.zeros(1)
-    keys = np.concatenate([k for _, k, _ in parts]) if parts else np.zeros(0, np.int16)
-    classes = np.concatenate([c for _, _, c in parts]) if parts else np.zeros(0, np.uint8)
-    merged, merged_total = count_sequences(offsets, keys, classes, min_count=min_count, runs=runs)
-    assert merged_total == total
-    assert_same(merged, whole)
-
-
 def test_classes_pack_two_bits_a_direction():
     scores = np.array([[-6, 6, 5, -5], [0, -100, 100, 0]], dtype=np.int16)
     packed = classes_of(scores, neutral=5)

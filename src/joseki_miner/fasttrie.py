@@ -4,10 +4,15 @@ nodes, counts and counters as ``trie.Trie``, for millions of sequences.
 Sort the sequences; then a node is a prefix, its count is the length of the
 run of sorted sequences that share it, and the order in which prefixes first
 appear is the trie's canonical order (depth-first pre-order, children by
-key).  So one pass over the sorted sequences and their common-prefix lengths
-gives every node without a node table or a hash: memory is the sequences
-themselves, and the 96% of nodes that one sequence alone reaches are never
-made when only nodes counted at least twice are asked for.
+key).  So one pass over the sorted sequences (``StreamCounter``) gives
+every node without a node table or a hash: a node is closed, and its count
+known, when the stream leaves its prefix, and only the nodes counted at
+least ``min_count`` times are kept (the 96% of nodes that one sequence
+alone reaches are never made when only nodes counted at least twice are
+asked for).  What is held is the trie kept and the current path, so the
+sorted stream can come a block at a time: ``merge_sorted`` merges sorted
+runs (parts sorted as they come, ``sort_sequences``; on disk, for a large
+collection) block by block.
 
 Knows trie keys and influence classes; nothing of boards, games or files.
 """
@@ -100,82 +105,12 @@ def _gather(order, offsets, keys, classes):
     return new_offsets, new_keys, new_classes
 
 
-@njit(cache=True, nogil=True)
-def _common_prefixes(order, offsets, keys):
-    """lcp[r]: length of the common prefix of sorted sequences r - 1 and r."""
-    lcp = np.zeros(len(order), np.int64)
-    for r in range(1, len(order)):
-        a, b = order[r - 1], order[r]
-        a0, b0 = offsets[a], offsets[b]
-        m = min(offsets[a + 1] - a0, offsets[b + 1] - b0)
-        k = 0
-        while k < m and keys[a0 + k] == keys[b0 + k]:
-            k += 1
-        lcp[r] = k
-    return lcp
-
-
-@njit(cache=True, nogil=True)
-def _kept_depths(order, offsets, lcp, min_count, max_depth):
-    """kept[r]: the deepest node first reached by sorted sequence r that is
-    counted at least ``min_count`` times (lcp[r] when none).  A node's count
-    is the number of sorted sequences from the one that opened it to the
-    one that leaves it; counts only fall with depth, so a sequence's kept
-    new nodes are those down to kept[r]."""
-    n = len(order)
-    kept = lcp.copy()
-    opened = np.zeros(max_depth + 1, np.int64)  # rank that opened the node at each depth of the path
-    top = 0
-    for r in range(n + 1):
-        common = lcp[r] if r < n else 0
-        for d in range(top, common, -1):  # close the path's nodes below the common prefix
-            if r - opened[d] >= min_count and kept[opened[d]] < d:
-                kept[opened[d]] = d
-        if r == n:
-            break
-        s = order[r]
-        length = offsets[s + 1] - offsets[s]
-        for d in range(common + 1, length + 1):
-            opened[d] = r
-        top = length
-    return kept
-
-
-@njit(cache=True, nogil=True)
-def _fill(order, offsets, keys, classes, lcp, kept, max_depth, parent, depth, key, count, counters):
-    """Number the kept nodes in order of first appearance (pre-order) and
-    add every sequence to the kept nodes of its path."""
-    path = np.zeros(max_depth + 1, np.int64)  # node number at each depth of the path; 0 is the root
-    n_nodes = 1
-    top = 0  # deepest kept node on the path
-    for r in range(len(order)):
-        s = order[r]
-        base = offsets[s]
-        if kept[r] > lcp[r]:
-            for d in range(lcp[r] + 1, kept[r] + 1):
-                parent[n_nodes] = path[d - 1]
-                depth[n_nodes] = d
-                key[n_nodes] = keys[base + d - 1]
-                path[d] = n_nodes
-                n_nodes += 1
-            top = kept[r]
-        elif lcp[r] < top:
-            top = lcp[r]
-        count[0] += 1
-        for d in range(1, top + 1):
-            node = path[d]
-            count[node] += 1
-            packed = classes[base + d - 1]
-            for direction in range(4):
-                counters[node, 3 * direction + ((packed >> (2 * direction)) & 3)] += 1
-
-
 def _max_depth(offsets: np.ndarray) -> int:
     return int(np.diff(offsets).max()) if len(offsets) > 1 else 0
 
 
-def _words(offsets: np.ndarray, keys: np.ndarray, max_depth: int) -> np.ndarray:
-    words = np.zeros((len(offsets) - 1, max(1, -(-max_depth // _PER_WORD))), dtype=np.uint64)
+def _words(offsets: np.ndarray, keys: np.ndarray, width: int) -> np.ndarray:
+    words = np.zeros((len(offsets) - 1, width), dtype=np.uint64)
     _pack(offsets, keys, words)
     return words
 
@@ -190,42 +125,22 @@ def sort_sequences(offsets: np.ndarray, keys: np.ndarray, classes: np.ndarray):
     a sort), so a stream can sort each part while it reads the next."""
     offsets = np.asarray(offsets, dtype=np.int64)
     keys = np.asarray(keys, dtype=np.int16)
-    order = _sorted_order(_words(offsets, keys, _max_depth(offsets)))
+    order = _sorted_order(_words(offsets, keys, width_of(_max_depth(offsets))))
     return _gather(order, offsets, keys, np.asarray(classes, dtype=np.uint8))
 
 
 def count_sequences(offsets: np.ndarray, keys: np.ndarray, classes: np.ndarray,
-                    min_count: int = 1, runs: np.ndarray | None = None) -> tuple[dict[str, np.ndarray], int]:
+                    min_count: int = 1) -> tuple[dict[str, np.ndarray], int]:
     """The trie of sequences keys[offsets[i]:offsets[i+1]] (``classes``: per
     key, the packed influence classes of ``classes_of``), as
     ``trie.Trie.to_arrays`` gives it: the root and the nodes counted at
     least ``min_count`` times, in canonical order.  Also returns the number
-    of nodes of the whole trie.  ``runs``: the first sequence of each run
-    already in sorted order (``sort_sequences``), when that is so."""
-    offsets = np.asarray(offsets, dtype=np.int64)
-    keys = np.asarray(keys, dtype=np.int16)
-    classes = np.asarray(classes, dtype=np.uint8)
-    n = len(offsets) - 1
-    max_depth = _max_depth(offsets)
-    words = _words(offsets, keys, max_depth)
-    if runs is not None and n:
-        order = _merge_runs(words, np.asarray(runs, dtype=np.int64))
-    else:
-        order = _sorted_order(words)
-    del words
-    lcp = _common_prefixes(order, offsets, keys)
-    total = 1 + int(offsets[-1] - offsets[0] - lcp.sum())
-    kept = _kept_depths(order, offsets, lcp, max(1, min_count), max_depth)
-    size = 1 + int((kept - lcp).sum())
-    parent = np.full(size, -1, np.int64)
-    depth = np.zeros(size, np.int64)
-    key = np.full(size, -1, np.int16)
-    count = np.zeros(size, np.int64)
-    counters = np.zeros((size, 12), np.int32)
-    _fill(order, offsets, keys, classes, lcp, kept, max_depth, parent, depth, key, count, counters)
-    arrays = {"node": np.arange(size, dtype=np.int64), "parent": parent, "depth": depth, "key": key,
-              "count": count, "counters": counters}
-    return arrays, total
+    of nodes of the whole trie.  One sort, then ``StreamCounter``; the
+    build merges sorted runs into the counter instead."""
+    offsets, keys, classes = sort_sequences(offsets, keys, classes)
+    counter = StreamCounter(_max_depth(offsets), min_count)
+    counter.add(offsets, keys, classes)
+    return counter.finish()
 
 
 def pack_classes(classes: np.ndarray) -> np.ndarray:
@@ -255,19 +170,6 @@ def _classes(scores, neutral, out):
         out[i] = packed
 
 
-# --- Counting a stream of sorted sequences in bounded memory ---------------
-#
-# The sequences of millions of games need not all be in memory at once: sorted
-# runs of them (kept on disk by the caller) are merged a block at a time
-# (``merge_sorted``), and ``StreamCounter`` counts the merged stream as it
-# passes.  A node is closed, and its count known, when the stream leaves its
-# prefix; only the nodes counted at least ``min_count`` times are kept, so
-# what is held is the trie itself plus the open path.  Kept nodes are
-# numbered at the end in the order they were opened (the rank of the first
-# sequence through them, then depth), which is the canonical pre-order of
-# ``count_sequences``.
-
-
 def width_of(max_depth: int) -> int:
     """Words a packed sequence of up to ``max_depth`` keys takes (``_pack``)."""
     return max(1, -(-max_depth // _PER_WORD))
@@ -290,13 +192,6 @@ def _not_above(words, lo, row):
         else:
             a = m + 1
     return a - lo
-
-
-def _block_words(block, width: int) -> np.ndarray:
-    offsets, keys, _ = block
-    words = np.zeros((len(offsets) - 1, width), dtype=np.uint64)
-    _pack(offsets, keys, words)
-    return words
 
 
 def cut(block, lo: int, hi: int):
@@ -351,7 +246,7 @@ def _last_key(head) -> tuple:
 def _next_head(it, width: int):
     for block in it:
         if len(block[0]) > 1:
-            return [block, _block_words(block, width), 0]
+            return [block, _words(block[0], block[1], width), 0]
     return None
 
 
@@ -366,20 +261,28 @@ def _concat(pieces):
 
 
 @njit(cache=True, nogil=True)
-def _count_block(offsets, keys, classes, order, min_count, rank, final, path_keys, path_first, state, opened,
-                 counters, out_opened, out_depth, out_key, out_count, out_counters):
+def _count_block(offsets, keys, classes, order, min_count, rank, final, segments, path_keys, path_first, counters,
+                 state, parent, depth, key, count, node_counters):
     """Count a block of sequences, sorted in ``order``, whose first has
-    global rank ``rank``, after the path the blocks before left
-    (``path_keys``, the classes of the sequence that opened each node
-    ``path_first``, ``opened`` and ``counters``, by depth; ``state``: the
-    path's depth and the nodes seen so far); ``final``: then close the
-    whole path.  Writes the nodes it closes counted at least ``min_count``
-    times to the out arrays (with the rank that opened them); returns how
-    many.  A node's counters hold the sequences after the one that opened
-    it; the opener's classes are added when it closes, so the 96% of
-    nodes that one sequence alone reaches cost no counting."""
+    global rank ``rank``, after the path the blocks before left; ``final``:
+    then close the whole path.  The nodes it closes counted at least
+    ``min_count`` times go to the node arrays at their numbers.
+
+    The path is held by depth (``path_keys``; ``path_first``, the classes
+    of the sequence that opened the node; ``counters`` of the sequences
+    after that one) and as segments, the nodes one sequence opened
+    together (``segments``: first depth, the sequence's rank, the nodes
+    kept before it opened them); ``state``: the path's depth, the number
+    of segments, the nodes seen and the nodes kept so far.
+
+    - The nodes of a segment share their count, so a segment that one
+      sequence alone reached (most nodes) closes at once.
+    - A node's number is known when it opens: before it in pre-order come
+      the root, the kept nodes closed by then and its ancestors, which are
+      kept if it is (counts fall with depth).
+    - Counters start at the second sequence through a node (the opener's
+      classes are added when it is kept), so nodes of count 1 cost none."""
     n = len(order)
-    n_out = 0
     for r in range(n + 1):
         if r == n and not final:
             break
@@ -393,48 +296,51 @@ def _count_block(offsets, keys, classes, order, min_count, rank, final, path_key
             m = min(length, state[0])
             while common < m and keys[base + common] == path_keys[common + 1]:
                 common += 1
-        for d in range(state[0], common, -1):  # close the path's nodes below the common prefix
-            c = rank + r - opened[d]
+        top = state[0]
+        while state[1] > 0 and top > common:  # close the path's nodes below the common prefix
+            g = state[1] - 1
+            start = segments[g, 0]
+            low = max(start, common + 1)
+            c = rank + r - segments[g, 1]
             if c >= min_count:
-                out_opened[n_out] = opened[d]
-                out_depth[n_out] = d
-                out_key[n_out] = path_keys[d]
-                out_count[n_out] = c
-                first = path_first[d]
-                for direction in range(4):
-                    counters[d, 3 * direction + ((first >> (2 * direction)) & 3)] += 1
-                out_counters[n_out] = counters[d]
-                n_out += 1
-            counters[d] = 0
+                for d in range(top, low - 1, -1):
+                    i = segments[g, 2] + d
+                    if d > start:
+                        parent[i] = i - 1
+                    else:
+                        parent[i] = segments[g - 1, 2] + d - 1 if g > 0 else 0
+                    depth[i] = d
+                    key[i] = path_keys[d]
+                    count[i] = c
+                    first = path_first[d]
+                    for direction in range(4):
+                        counters[d, 3 * direction + ((first >> (2 * direction)) & 3)] += 1
+                    node_counters[i] = counters[d]
+                    counters[d] = 0
+                    state[3] += 1
+            elif c > 1:
+                for d in range(low, top + 1):
+                    counters[d] = 0
+            if low == start:
+                state[1] -= 1
+            top = low - 1
         if r == n:
             break
         for d in range(1, common + 1):
             packed = classes[base + d - 1]
             for direction in range(4):
                 counters[d, 3 * direction + ((packed >> (2 * direction)) & 3)] += 1
-        for d in range(common + 1, length + 1):
-            opened[d] = rank + r
-            path_keys[d] = keys[base + d - 1]
-            path_first[d] = classes[base + d - 1]
-        state[1] += length - common
+        if length > common:
+            g = state[1]
+            segments[g, 0] = common + 1
+            segments[g, 1] = rank + r
+            segments[g, 2] = state[3]  # a node's number: the root, the kept nodes closed, its ancestors
+            state[1] += 1
+            for d in range(common + 1, length + 1):
+                path_keys[d] = keys[base + d - 1]
+                path_first[d] = classes[base + d - 1]
+        state[2] += length - common
         state[0] = length
-    return n_out
-
-
-@njit(cache=True)
-def _parents(depth):
-    """Each node's parent in pre-order (0 is the root, at depth 0): the last
-    node before it one level up."""
-    last = np.zeros(depth.max() + 1 if len(depth) else 1, np.int64)
-    parent = np.empty(len(depth), np.int64)
-    for i in range(len(depth)):
-        d = depth[i]
-        parent[i] = last[d - 1] if d > 0 else -1
-        last[d] = i
-    return parent
-
-
-_KEPT_TYPES = (np.int64, np.int64, np.int16, np.int64, np.int32)  # opened, depth, key, count, counters
 
 
 class StreamCounter:
@@ -445,13 +351,13 @@ class StreamCounter:
     def __init__(self, max_depth: int, min_count: int = 1) -> None:
         self.min_count = max(1, min_count)
         self.levels = max_depth + 1
+        self.segments = np.zeros((self.levels, 3), np.int64)
         self.path_keys = np.zeros(self.levels, np.int16)
-        self.path_first = np.zeros(self.levels, np.uint8)  # the classes of the sequence that opened each node
-        self.opened = np.zeros(self.levels, np.int64)  # the rank that opened each node of the path
+        self.path_first = np.zeros(self.levels, np.uint8)
         self.counters = np.zeros((self.levels, 12), np.int64)
-        self.state = np.zeros(2, np.int64)  # the path's depth; the nodes seen
+        self.state = np.zeros(4, np.int64)  # the path's depth; its segments; the nodes seen; the nodes kept
         self.sequences = 0
-        self.kept: list[tuple] = []
+        self.nodes = _node_arrays(1 << 12)
 
     def add(self, offsets: np.ndarray, keys: np.ndarray, classes: np.ndarray, order: np.ndarray | None = None) -> None:
         """The next block of the sorted stream (in ``order``, when given)."""
@@ -462,36 +368,34 @@ class StreamCounter:
         self.sequences += n
 
     def _count(self, offsets, keys, classes, order, final: bool) -> None:
-        out = self._out(len(keys) + self.levels)  # a node closes at most once a key, and the path at the end
-        n = _count_block(offsets, keys, classes, order, self.min_count, self.sequences, final, self.path_keys,
-                         self.path_first, self.state, self.opened, self.counters, *out)
-        if n:
-            self.kept.append(tuple(a[:n].copy() for a in out))
-
-    @staticmethod
-    def _out(room: int) -> tuple[np.ndarray, ...]:
-        return tuple(np.empty((room, 12) if i == 4 else room, t) for i, t in enumerate(_KEPT_TYPES))
+        # the largest number a block can give: a node kept a key and the path twice over
+        room = int(self.state[3]) + len(keys) + 2 * self.levels + 1
+        if room > len(self.nodes["count"]):
+            grown = _node_arrays(max(room, 2 * len(self.nodes["count"])))
+            kept = int(self.state[3]) + 1
+            for name, a in self.nodes.items():
+                grown[name][:kept] = a[:kept]
+            self.nodes = grown
+        nodes = self.nodes
+        _count_block(offsets, keys, classes, order, self.min_count, self.sequences, final, self.segments, self.path_keys,
+                     self.path_first, self.counters, self.state, nodes["parent"], nodes["depth"], nodes["key"],
+                     nodes["count"], nodes["counters"])
 
     def finish(self) -> tuple[dict[str, np.ndarray], int]:
         """The node arrays (the root, then the kept nodes in canonical order)
         and the number of nodes of the whole trie."""
         self._count(np.zeros(1, np.int64), np.zeros(0, np.int16), np.zeros(0, np.uint8), np.zeros(0, np.int64), True)
-        columns = [list(c) for c in zip(self._out(0), *self.kept)]
-        self.kept = []
-        opened, depth = (np.concatenate(columns[i]) for i in (0, 1))
-        # canonical pre-order: by the rank that opened the node, then depth
-        order = np.argsort(opened * self.levels + depth, kind="stable")
-        del opened
-        depth = np.r_[0, depth[order]]
-        arrays = {"node": np.arange(len(depth), dtype=np.int64), "parent": _parents(depth), "depth": depth}
-        # the rest a column at a time, each dropped as it is placed: a large
-        # trie's columns are gigabytes
-        for name, i, root in (("key", 2, -1), ("count", 3, self.sequences), ("counters", 4, 0)):
-            column = np.concatenate(columns[i])
-            columns[i] = None
-            placed = np.empty((len(depth),) + column.shape[1:], column.dtype)
-            placed[0] = root
-            np.take(column, order, axis=0, out=placed[1:])
-            del column
-            arrays[name] = placed
-        return arrays, 1 + int(self.state[1])
+        size = int(self.state[3]) + 1
+        arrays = {"node": np.arange(size, dtype=np.int64)}
+        for name, a in self.nodes.items():
+            a.resize((size,) + a.shape[1:], refcheck=False)  # drop the spare room, in place
+            arrays[name] = a
+        self.nodes = {}
+        arrays["parent"][0], arrays["depth"][0], arrays["key"][0] = -1, 0, -1
+        arrays["count"][0], arrays["counters"][0] = self.sequences, 0
+        return arrays, 1 + int(self.state[2])
+
+
+def _node_arrays(room: int) -> dict[str, np.ndarray]:
+    return {"parent": np.empty(room, np.int64), "depth": np.empty(room, np.int64), "key": np.empty(room, np.int16),
+            "count": np.empty(room, np.int64), "counters": np.empty((room, 12), np.int32)}
