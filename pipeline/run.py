@@ -176,7 +176,7 @@ def _ingest_to_build(catalog: Catalog, config: Config, paths, inputs: str, progr
     keys = stage_keys(config, inputs)
     write_manifest(catalog, "ingest", keys["ingest"], figures, read - t0, inputs=inputs)
     write_manifest(catalog, "extract", keys["extract"], sequences, extracted - read, streamed=True,
-                   peak_rss_mib=peak_rss_mib())
+                   peak_rss_mib=peak_rss_mib(), rss_mib=rss_mib())
     log(f"ingest: done in {read - t0:.1f} s")
     log(f"extract: done alongside ingest, {extracted - read:.1f} s after it")
     floor = _floor(catalog, config)
@@ -201,6 +201,16 @@ def peak_rss_mib() -> float:
     """This process's peak resident memory so far (MiB), for the manifests:
     at the end of reading, and once the trie is counted and stored."""
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+
+
+def rss_mib() -> float | None:
+    """This process's resident memory now (MiB; Linux only): at the end of
+    reading, what the run still holds, against the transient peaks."""
+    try:
+        pages = int(Path("/proc/self/statm").read_text().split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
+    return round(pages * os.sysconf("SC_PAGE_SIZE") / 2**20, 1)
 
 
 def _floor(catalog: Catalog, config: Config) -> int:

@@ -141,6 +141,12 @@ def test_cli_missing_path_is_one_line_and_nonzero(tmp_path):
     assert result.output.strip().splitlines() == [f"joseki: no such path: {tmp_path / 'nope'}"]
 
 
+def test_cli_no_sort_memory_is_one_line_and_nonzero(demo_games, tmp_path):
+    result = runner.invoke(app, ["mine", str(demo_games), "--out", str(tmp_path), "--sort-memory", "0", "--quiet"])
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines() == ["joseki: --sort-memory must be a positive number of MB"]
+
+
 def test_cli_invalid_config_is_one_line_and_nonzero(demo_games, tmp_path):
     result = runner.invoke(app, ["mine", str(demo_games), "--out", str(tmp_path), "--set", "distance.certain=7", "--quiet"])
     assert result.exit_code == 2
@@ -223,10 +229,10 @@ def test_console_command_flushes_its_output_and_exit_code(demo_games, tmp_path):
 
 
 def test_mine_reports_the_memory_that_grows_with_the_games(demo_run):
-    """The manifests say what a run holds that grows with the games (the
-    bench extrapolates from them): the sequences kept for the build (2-byte
-    keys, 1-byte packed classes, 8-byte offsets) and the duplicate table
-    (24 bytes a slot, at most half full) with where each game was read."""
+    """The manifests size what the bench extrapolates memory from: the
+    sequences passed to the build (2-byte keys, 1-byte packed classes,
+    8-byte offsets; held up to the sort memory) and the duplicate table (24
+    bytes a slot, at most half full) with where each game was read."""
     summary, catalog, _ = demo_run
     figures = {s: json.loads(catalog.manifest(s).read_text())["figures"] for s in ("ingest", "extract")}
     moves = pq.read_table(catalog.sequences, columns=["moves"]).column("moves").to_pylist()
