@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -159,3 +160,39 @@ def test_index_info_reads_what_index_meta_reads(fields):
     meta = index_meta(line.split("\t"))
     assert index_info(line) == tuple(meta.get(m, "") for m in GAME_INFO)
     assert index_info(None) == ("",) * len(GAME_INFO)
+
+
+index_line_st = st.tuples(st.sampled_from(["1", "2", " 3", "10", "407331390", "x"]),
+                          st.text(alphabet="ab\u3131\t.", max_size=12))
+
+
+@settings(max_examples=200, deadline=None)
+@given(texts=st.lists(st.tuples(st.sampled_from(["/a", "/a/b"]), st.lists(index_line_st, max_size=8)), max_size=4),
+       collide=st.booleans())
+def test_index_store_finds_the_line_a_dict_of_lines_finds(texts, collide):
+    """The compact store, one id or many at a time, against the plain
+    reading it replaced: per scope a dict id -> line, a later line winning;
+    the nearest scope first.  With every id's hash made equal, lines are
+    still told apart by their id."""
+    from joseki_miner.readers import kifu
+
+    with pytest.MonkeyPatch.context() as patch:
+        if collide:
+            patch.setattr(kifu, "_hash", lambda s: 7)
+        store, plain = IndexStore(), {}
+        for scope, lines in texts:
+            text = "\n".join(f"{ident}\t{rest}" for ident, rest in lines)
+            store.add(scope, b"\xef\xbb\xbf" + text.encode("utf-8"))  # a BOM: no guessing at the encoding
+            table = plain.setdefault(scope, {})
+            for line in text.splitlines():
+                if "\t" in line and line.count("\t") + 1 not in (21, 15) and line.split("\t")[0].strip():
+                    table[line.split("\t")[0].strip()] = line
+        for path in ("/a/k", "/a/b/k", "/c/k"):
+            line_of = store.line_for(path)
+            scopes = [s for s in sorted(plain, key=len, reverse=True) if path.startswith(s + "/")]
+            assert (line_of is None) == (not scopes)
+            idents = ["1", "2", "3", "10", "407331390", "x", "4", "1"]
+            expected = [next((plain[s][i] for s in scopes if i in plain[s]), None) for i in idents]
+            assert [line_of(i) if line_of else None for i in idents] == expected
+            lines_of = store.lines_for(path)  # all at once, as the bulk reader asks
+            assert (lines_of(idents) if lines_of else [None] * len(idents)) == expected

@@ -207,7 +207,18 @@ def _line_info(data: bytes, a: int, e: int, line_of) -> tuple[str, ...]:
     line's, if any (as kifu_line_record reads them)."""
     if line_of is None:
         return index_info(None)
-    return index_info(line_of(data[a:data.index(b"\t", a, e)].decode("ascii")))
+    return index_info(line_of(_line_id(data, a, e)))
+
+
+def _line_id(data: bytes, a: int, e: int) -> str:
+    return data[a:data.index(b"\t", a, e)].decode("ascii")
+
+
+def _lines_info(data: bytes, starts: list[int], ends: list[int], lines_of) -> list[tuple[str, ...]]:
+    """``_line_info`` of many plain kifu lines, their index lines found together."""
+    if lines_of is None:
+        return [index_info(None)] * len(starts)
+    return [index_info(line) for line in lines_of([_line_id(data, a, e) for a, e in zip(starts, ends)])]
 
 
 def _columns(rows: list[tuple[str, ...]]) -> dict[str, list[str]]:
@@ -304,11 +315,11 @@ class _BulkReader(_Reader):
             yield _scanned(units, run, first, joined, scan)
 
     @staticmethod
-    def _plain_kifu(data, source, location, line_of, l_start, l_end, l_number, l_moff, mcol, mpt) -> GameBatch:
+    def _plain_kifu(data, source, location, lines_of, l_start, l_end, l_number, l_moff, mcol, mpt) -> GameBatch:
         """The batch of a kifu unit whose every line the scanner read."""
         b = GameBatch()
         n = len(l_start)
-        b.info = _columns([_line_info(data, a, e, line_of) for a, e in zip(l_start.tolist(), l_end.tolist())])
+        b.info = _columns(_lines_info(data, l_start.tolist(), l_end.tolist(), lines_of))
         b.location = [line_location(location, number) for number in l_number.tolist()]
         b.source = [source] * n
         b.reject = [None] * n
@@ -321,11 +332,12 @@ class _BulkReader(_Reader):
 
     def _kifu_batch(self, data: bytes, source: str, location: str, vpath: str) -> GameBatch:
         data, _ = encoding.strip_bom(data)
-        line_of = self.index.line_for(vpath)
         arr = np.frombuffer(data, dtype=np.uint8)
         l_start, l_end, l_number, l_status, l_moff, mcol, mpt = scan_kifu(arr, 0, len(arr), _WS)
         if (l_status == OK).all():
-            return self._plain_kifu(data, source, location, line_of, l_start, l_end, l_number, l_moff, mcol, mpt)
+            return self._plain_kifu(data, source, location, self.index.lines_for(vpath), l_start, l_end, l_number,
+                                    l_moff, mcol, mpt)
+        line_of = self.index.line_for(vpath)
         meta_for = self.index.lookup_for(vpath)
         b = GameBatch()
         colours, points, moff = [], [], [0]

@@ -22,9 +22,10 @@ Metadata uses SGF property names: ``id``, ``DT`` (YYYY-MM-DD), ``PW``,
 from __future__ import annotations
 
 import dataclasses
-
 import re
 from collections.abc import Callable, Iterator
+
+import numpy as np
 
 from ..points import BLACK, PASS, SIZE, WHITE
 from ..records import GAME_INFO, GameRecord, Move, Reject
@@ -224,17 +225,103 @@ def _split_glued(fields: list[str]) -> list[list[str]]:
     return [fields]
 
 
+def _ident_of(line: str) -> str:
+    """The id of a kept index line: its first field."""
+    return line[: line.find("\t")].strip()
+
+
+_hash = hash  # a name of its own, so tests can make ids collide
+
+
+class _Lines:
+    """The lines one index text gave a scope, compact: their UTF-8 text, where
+    each starts, and their ids' hashes sorted, with the line of each (about
+    110 bytes a line, where a dict of str took 300: a kifu dump's index is
+    held from the pre-pass to the end of the run)."""
+
+    __slots__ = ("hashes", "rows", "starts", "text")
+
+    def __init__(self, idents: list[str], lines: list[str]) -> None:
+        hashes = np.fromiter(map(_hash, idents), np.int64, len(idents))
+        self.rows = np.argsort(hashes).astype(np.int32)  # among equal ids the line of the larger row wins
+        self.hashes = hashes[self.rows]
+        # kept lines hold no line breaks (splitlines), so each ends at its own "\n"
+        self.text = ("\n".join(lines) + "\n").encode("utf-8", "surrogatepass") if lines else b""
+        self.starts = np.r_[0, np.flatnonzero(np.frombuffer(self.text, np.uint8) == 10) + 1]
+
+    def __len__(self) -> int:
+        return len(self.hashes)
+
+    def _line(self, k: int) -> str:
+        row = self.rows[k]
+        return self.text[self.starts[row]:self.starts[row + 1] - 1].decode("utf-8", "surrogatepass")
+
+    def get(self, ident: str) -> str | None:
+        """The last line read with id ``ident``, or None."""
+        h = _hash(ident)
+        k = int(np.searchsorted(self.hashes, h))
+        found, latest = None, -1
+        while k < len(self.hashes) and self.hashes[k] == h:
+            line = self._line(k)
+            if self.rows[k] > latest and _ident_of(line) == ident:
+                found, latest = line, self.rows[k]
+            k += 1
+        return found
+
+    def get_many(self, idents: list[str]) -> list[str | None]:
+        """``get`` of each id, found together: a hash met once and a line
+        whose id is the one asked for settle most at once."""
+        n = len(self.hashes)
+        if not n:
+            return [None] * len(idents)
+        wanted = np.fromiter(map(_hash, idents), np.int64, len(idents))
+        at = np.searchsorted(self.hashes, wanted)
+        first = np.minimum(at, n - 1)
+        hit = self.hashes[first] == wanted
+        alone = hit & ((first + 1 >= n) | (self.hashes[np.minimum(first + 1, n - 1)] != wanted))
+        out: list[str | None] = [None] * len(idents)
+        for i, k, one, anyhit in zip(range(len(idents)), first.tolist(), alone.tolist(), hit.tolist()):
+            if not anyhit:
+                continue
+            line = self._line(k) if one else None
+            out[i] = line if line is not None and _ident_of(line) == idents[i] else self.get(idents[i])
+        return out
+
+
+def _with_odd_lines(idents: list[str], lines: list[str], tabs: list[int],
+                    odd: list[int]) -> tuple[list[str], list[str]]:
+    """The ids and lines an index keeps, where the lines ``odd`` are not
+    simply an id, a tab and the rest: one of no tab or no id is dropped, and
+    two lines run together are split (``_split_glued``)."""
+    kept_ids: list[str] = []
+    kept: list[str] = []
+    start = 0
+    for i in odd:
+        kept_ids += idents[start:i]
+        kept += lines[start:i]
+        start = i + 1
+        if tabs[i] and tabs[i] + 1 not in _GLUED_WIDTHS:  # a common line of no id
+            continue
+        for fields in _split_glued(lines[i].split("\t")):
+            ident = fields[0].strip()
+            if ident and len(fields) >= 2:
+                kept_ids.append(ident)
+                kept.append("\t".join(fields))
+    return kept_ids + idents[start:], kept + lines[start:]
+
+
 class IndexStore:
     """Index lines by scope (a folder, real or inside an archive) and id.
 
-    Lines are kept raw and turned into metadata only when a game asks, so a
-    large index costs little more than its text."""
+    Lines are kept raw, compactly (``_Lines``), and turned into metadata
+    only when a game asks, so a large index costs little more than its
+    text.  A line read later wins over one read earlier with the same id."""
 
     def __init__(self) -> None:
-        self._scopes: dict[str, dict[str, str]] = {}
+        self._scopes: dict[str, list[_Lines]] = {}
 
     def __len__(self) -> int:
-        return sum(len(d) for d in self._scopes.values())
+        return sum(len(lines) for chunks in self._scopes.values() for lines in chunks)
 
     @property
     def scopes(self) -> list[str]:
@@ -248,34 +335,27 @@ class IndexStore:
         else:
             dec = encoding.decode(data)
             text = dec.text if dec.text is not None else data.decode("utf-8", "replace")
-        table = self._scopes.setdefault(scope, {})
-        kept = 0
-        for line in text.splitlines():
-            line = line.rstrip("\r")
-            tabs = line.count("\t")
-            if tabs and tabs + 1 not in _GLUED_WIDTHS:  # the common line: kept as it is
-                ident = line[: line.index("\t")].strip()
-                if ident:
-                    table[ident] = line
-                    kept += 1
-                continue
-            if not line.strip():
-                continue
-            for fields in _split_glued(line.split("\t")):
-                ident = fields[0].strip()
-                if ident and len(fields) >= 2:
-                    table[ident] = "\t".join(fields)
-                    kept += 1
-        return kept
+        lines = text.splitlines()  # no "\r" is left in a line: splitlines splits at it too
+        tabs = [line.count("\t") for line in lines]
+        idents = [line[: line.find("\t")].strip() for line in lines]  # the common line's id
+        odd = [i for i, n in enumerate(tabs) if not n or n + 1 in _GLUED_WIDTHS]
+        if "" in idents:
+            odd = sorted({*odd, *(i for i, ident in enumerate(idents) if not ident)})
+        if odd:  # the rare lines kept otherwise, or not at all (_kept_lines)
+            idents, lines = _with_odd_lines(idents, lines, tabs, odd)
+        self._scopes.setdefault(scope, []).insert(0, _Lines(idents, lines))  # the latest first
+        return len(lines)
+
+    def _tables(self, path: str) -> list[_Lines]:
+        """The texts whose scope holds ``path``: nearest scope first, each
+        scope's latest text first."""
+        return [lines for s in sorted(self._scopes, key=len, reverse=True) if path.startswith(s.rstrip("/") + "/")
+                for lines in self._scopes[s]]
 
     def line_for(self, path: str) -> Callable[[str], str | None] | None:
         """The id -> raw index line function for games at ``path`` (virtual
-        path): the indexes whose scope holds ``path``, nearest first."""
-        tables = [
-            self._scopes[s]
-            for s in sorted(self._scopes, key=len, reverse=True)
-            if path.startswith(s.rstrip("/") + "/")
-        ]
+        path): the indexes whose scope holds ``path`` (``_tables``)."""
+        tables = self._tables(path)
         if not tables:
             return None
         if len(tables) == 1:
@@ -289,6 +369,24 @@ class IndexStore:
             return None
 
         return line
+
+    def lines_for(self, path: str) -> Callable[[list[str]], list[str | None]] | None:
+        """``line_for`` of many ids at once (``_Lines.get_many``)."""
+        tables = self._tables(path)
+        if not tables:
+            return None
+
+        def lines(idents: list[str]) -> list[str | None]:
+            out = tables[0].get_many(idents)
+            for table in tables[1:]:
+                missing = [i for i, line in enumerate(out) if line is None]
+                if not missing:
+                    break
+                for i, line in zip(missing, table.get_many([idents[i] for i in missing])):
+                    out[i] = line
+            return out
+
+        return lines
 
     def lookup_for(self, path: str) -> Callable[[str], dict | None] | None:
         """The id -> metadata function for games at ``path`` (see ``line_for``)."""
