@@ -7,8 +7,8 @@ and the ``reference`` engine (plain Python trie) write identical files."""
 from __future__ import annotations
 
 from pathlib import Path
-from queue import Queue
-from threading import Thread
+from queue import Full, Queue
+from threading import Event, Thread
 
 import numpy as np
 import pyarrow.parquet as pq
@@ -129,25 +129,39 @@ def _blocks(part):
 def _ahead(blocks, depth: int = 2):
     """``blocks``, made in a thread of their own, ``depth`` ahead of the
     caller: the merge and the count (both compiled, GIL released) run on
-    two cores."""
+    two cores.  If the caller stops early, so does the thread."""
     queue: Queue = Queue(maxsize=depth)
     done = object()
+    stop = Event()
+
+    def put(item) -> bool:
+        while not stop.is_set():
+            try:
+                queue.put(item, timeout=0.1)
+                return True
+            except Full:
+                pass
+        return False
 
     def make() -> None:
         try:
             for block in blocks:
-                queue.put(block)
-            queue.put(done)
+                if not put(block):
+                    return
+            put(done)
         except BaseException as exc:  # handed to the caller
-            queue.put(exc)
+            put(exc)
 
     thread = Thread(target=make, name="merge", daemon=True)
     thread.start()
-    while (item := queue.get()) is not done:
-        if isinstance(item, BaseException):
-            raise item
-        yield item
-    thread.join()
+    try:
+        while (item := queue.get()) is not done:
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        stop.set()
+        thread.join()
 
 
 def _read(path: Path):

@@ -52,3 +52,31 @@ def test_parts_past_the_budget_go_to_disk_and_fan_in_bounds_the_files(tmp_path, 
     arrays, _ = runs.count(2)
     assert arrays["count"][0] == 500
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_count_that_stops_early_stops_its_merge_thread(tmp_path):
+    """The merge runs ahead in a thread (build._ahead); a count that fails
+    part way must not leave it blocked on a full queue."""
+    import threading
+
+    made = []
+
+    def blocks():
+        for i in range(100):
+            made.append(i)
+            yield i
+
+    ahead = build._ahead(blocks(), depth=2)
+    assert next(ahead) == 0
+    ahead.close()  # the caller gives up
+    assert not any(t.name == "merge" and t.is_alive() for t in threading.enumerate())
+    assert len(made) < 10
+
+
+def test_a_merge_that_fails_fails_the_count():
+    def blocks():
+        yield 1
+        raise OSError("run file cut short")
+
+    with pytest.raises(OSError, match="cut short"):
+        list(build._ahead(blocks()))
