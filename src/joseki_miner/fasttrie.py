@@ -121,8 +121,8 @@ def _sorted_order(words: np.ndarray) -> np.ndarray:
 
 def sort_sequences(offsets: np.ndarray, keys: np.ndarray, classes: np.ndarray):
     """The sequences (offsets, keys, packed classes) reordered into sorted
-    order: parts sorted this way, joined, count with ``runs`` (a merge, not
-    a sort), so a stream can sort each part while it reads the next."""
+    order: a stream sorts each part while it reads the next, and the count
+    merges the sorted parts (``merge_sorted``) instead of sorting them all."""
     offsets = np.asarray(offsets, dtype=np.int64)
     keys = np.asarray(keys, dtype=np.int16)
     order = _sorted_order(_words(offsets, keys, width_of(_max_depth(offsets))))
