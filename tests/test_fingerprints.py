@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from joseki_miner.fingerprints import FingerprintTable
+from joseki_miner.fingerprints import MAX_ID, FingerprintTable, room_in
 
 # few distinct values, so repeats are common; high bits vary too
 PRINTS = st.tuples(st.sampled_from([0, 1, 2**63, 2**64 - 1, 12345, 2**40 + 7]),
@@ -35,7 +36,7 @@ def test_first_ids_are_those_of_a_dict_of_first_occurrences(batches):
                 want.append(-1)
         assert got == want
         assert len(table) == len(seen)
-        assert 2 * len(table) <= len(table.ids)
+        assert len(table) <= room_in(len(table.ids))  # at most three quarters full
 
 
 def test_a_million_distinct_fingerprints_stay_distinct():
@@ -46,4 +47,10 @@ def test_a_million_distinct_fingerprints_stay_distinct():
     assert (table.first_ids(h1, h2, 0) == -1).all()
     again = table.first_ids(h1[::-1], h2[::-1], 10**6)
     assert (again == np.arange(10**6)[::-1]).all()
-    assert table.nbytes < 24 * 4 * 10**6  # 24 bytes a slot, more than a quarter full
+    assert table.nbytes <= 20 * 2**21  # 20 bytes a slot, 2**21 slots: more than a third full
+
+
+def test_ids_past_int32_are_refused_not_wrapped():
+    table = FingerprintTable()
+    with pytest.raises(OverflowError):
+        table.first_ids(np.array([1], np.uint64), np.array([2], np.uint64), MAX_ID)

@@ -1,6 +1,8 @@
 """Duplicate games by their 128-bit fingerprints (the kernel's two 64-bit
 hashes of setup stones and moves): an open-addressing hash table on flat
-arrays (numba), 24 bytes a slot, at most half full.
+arrays (numba), 20 bytes a slot (two hashes and a 32-bit id), at most
+three quarters full: 27 to 53 bytes a game.  Linear probing at that load
+takes a few probes more for a new game, nothing beside a game's replay.
 
 A Python dict of tuples costs about ten times that a game, and a
 collection of millions of games is mostly distinct games, every one of
@@ -64,13 +66,21 @@ def _rehash(keys, ids, new_keys, new_ids):
             new_ids[t] = ids[s]
 
 
+MAX_ID = 2**31 - 2  # ids are int32, -1 marking an empty slot
+
+
+def room_in(capacity: int) -> int:
+    """Fingerprints a table of ``capacity`` slots holds: three quarters."""
+    return capacity // 4 * 3
+
+
 class FingerprintTable:
     """Fingerprints seen so far, each with the id of the game first seen."""
 
     def __init__(self, capacity: int = 1 << 16) -> None:
         capacity = 1 << max(4, (capacity - 1).bit_length())
         self.keys = np.zeros((capacity, 2), np.uint64)
-        self.ids = np.full(capacity, _EMPTY, np.int64)
+        self.ids = np.full(capacity, _EMPTY, np.int32)
         self.size = 0
 
     def __len__(self) -> int:
@@ -88,9 +98,11 @@ class FingerprintTable:
         h1 = np.ascontiguousarray(h1, dtype=np.uint64)
         h2 = np.ascontiguousarray(h2, dtype=np.uint64)
         out = np.empty(len(h1), np.int64)
+        if first_id + len(h1) > MAX_ID:
+            raise OverflowError(f"more than {MAX_ID:,} distinct games")
         at = 0
         while at < len(h1):
-            room = len(self.ids) // 2 - self.size  # at most half full
+            room = room_in(len(self.ids)) - self.size
             if room == 0:
                 self._grow()
                 continue
@@ -101,6 +113,6 @@ class FingerprintTable:
 
     def _grow(self) -> None:
         keys = np.zeros((2 * len(self.ids), 2), np.uint64)
-        ids = np.full(2 * len(self.ids), _EMPTY, np.int64)
+        ids = np.full(2 * len(self.ids), _EMPTY, np.int32)
         _rehash(self.keys, self.ids, keys, ids)
         self.keys, self.ids = keys, ids
