@@ -110,8 +110,8 @@ def copies(dest: Path, n: int) -> Path:
 def memory_bound(tmp: Path) -> list[dict]:
     """The data once and ``BOUND_COPIES`` times over in one run each
     (dedupe off, so every copy is read, replayed and counted), the
-    sequences spilled past ``BOUND_SORT_MEMORY`` MB: the peak RSS when
-    reading ends (sequences, fingerprints, buffers) against the games."""
+    sequences spilled past ``BOUND_SORT_MEMORY`` MB: the RSS when reading
+    ends and the peaks, while reading and overall, against the games."""
     rows = []
     for n in (1, BOUND_COPIES):
         out = tmp / f"bound{n}"
@@ -209,7 +209,7 @@ def main() -> int:
             f"({n / wall:,.0f} games/s), the median of {E2E_RUNS} runs ({walls} s)\n"
             f"- stages: " + ", ".join(f"{k} {v:.1f} s" for k, v in s.items()) + "\n"
             f"- peak RSS: **{rss:,.0f} MiB**, the largest of the runs; "
-            f"{manifest(out, 'extract')['peak_rss_mib']:,.0f} MiB when reading ended\n"
+            f"{reading_peak:,.0f} MiB when reading ended\n"
             f"- ratio to the baseline sgfmill loop: **{n / wall / base:.1f}x**\n"
             f"\n## Memory against the number of games\n\n"
             f"Games are streamed in bounded batches, archives are held within fixed bounds (the index "

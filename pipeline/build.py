@@ -89,9 +89,7 @@ class SortedRuns:
         path = self.folder / f"run-{self.figures['runs_spilled']:05d}.bin"
         with open(path, "wb") as f:
             for merged in merge_sorted(runs, width_of(self.max_depth)):
-                block = in_order(*merged)
-                for lo in range(0, len(block[0]) - 1, SPILL_BLOCK):
-                    offsets, keys, classes = cut(block, lo, min(len(block[0]) - 1, lo + SPILL_BLOCK))
+                for offsets, keys, classes in _blocks(in_order(*merged)):
                     np.array([len(offsets) - 1, len(keys)], np.int64).tofile(f)
                     np.diff(offsets).astype(np.int16).tofile(f)
                     keys.tofile(f)
@@ -121,7 +119,7 @@ class SortedRuns:
 
 
 def _blocks(part):
-    """A sorted part held in memory, as blocks."""
+    """A sorted part (offsets, keys, classes) as blocks of ``SPILL_BLOCK``."""
     for lo in range(0, len(part[0]) - 1, SPILL_BLOCK):
         yield cut(part, lo, min(len(part[0]) - 1, lo + SPILL_BLOCK))
 

@@ -13,9 +13,9 @@ import typer
 
 from joseki_miner.config import ConfigError, load
 
+from .build import SORT_MEMORY as SORT_MEMORY_MB
 from .catalog import Catalog
 from .ingest import StrictError
-from .build import SORT_MEMORY as SORT_MEMORY_MB
 from .run import STAGES, UsageError, run_stages
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)

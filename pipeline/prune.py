@@ -25,7 +25,7 @@ def run(trie_path: Path, joseki_path: Path, *, threshold: int, min_length: int) 
 
 
 def run_arrays(arrays: dict[str, np.ndarray], joseki_path: Path, *, threshold: int, min_length: int) -> dict:
-    """``run`` on the trie's node arrays in memory (``build.count``), while
+    """``run`` on the trie's node arrays in memory (``build.SortedRuns.count``), while
     trie.parquet is still being written: the same joseki.parquet."""
     node, parent, depth = arrays["node"], arrays["parent"], arrays["depth"]
     keep, new_node, new_parent = method.survivors(node, parent, depth, arrays["count"], threshold, min_length)

@@ -111,7 +111,7 @@ def check_writable(*folders: Path) -> None:
 
 
 def _stage_actions(catalog: Catalog, config: Config, paths, progress: bool, strict: bool, engine: str,
-                   jobs: int, memory: dict, sort_memory: float) -> dict[str, Callable[[], dict]]:
+                   jobs: int, memory: dict, sort_bytes: int) -> dict[str, Callable[[], dict]]:
     """Each stage's work; ``memory`` holds the trie ``mine`` has just counted
     ("trie": node arrays, "floor"), which prune takes from there."""
     def do_prune() -> dict:
@@ -127,7 +127,7 @@ def _stage_actions(catalog: Catalog, config: Config, paths, progress: bool, stri
     def do_build() -> dict:
         return build.run(catalog.sequences, catalog.trie, neutral=config.influence_neutral,
                          floor=_floor(catalog, config), engine=engine, progress=progress, spill=catalog.runs,
-                         budget=int(sort_memory * 2**20))
+                         budget=sort_bytes)
 
     return {
         "ingest": lambda: ingest.run(
@@ -149,7 +149,7 @@ def _stage_actions(catalog: Catalog, config: Config, paths, progress: bool, stri
 
 def _ingest_to_build(catalog: Catalog, config: Config, paths, inputs: str, progress: bool, strict: bool,
                      jobs: int, log: Callable[[str], None], memory: dict, pool: ThreadPoolExecutor,
-                     finish: list[Callable[[], None]], sort_memory: float) -> set[str]:
+                     finish: list[Callable[[], None]], sort_bytes: int) -> set[str]:
     """Ingest, extract and build in one pass (``mine``, fast engine): phase 1
     runs on each batch of accepted games while the next is read, and the
     sequences go to the build in memory.  trie.parquet is written in
@@ -159,7 +159,7 @@ def _ingest_to_build(catalog: Catalog, config: Config, paths, inputs: str, progr
     one; returns the stages done."""
     t0 = time.perf_counter()
     params = phase1_params(config)
-    runs = build.SortedRuns(catalog.runs, int(sort_memory * 2**20))
+    runs = build.SortedRuns(catalog.runs, sort_bytes)
     stream = extract.Phase1Stream(catalog.sequences, params, jobs=jobs, neutral=config.influence_neutral, runs=runs)
     try:
         figures = ingest.run(paths, catalog.games, catalog.rejects, include_handicap=config.include_handicap,
@@ -255,6 +255,7 @@ def run_stages(
         raise UsageError("--jobs must be at least 1")
     if sort_memory <= 0:
         raise UsageError("--sort-memory must be a positive number of MB")
+    sort_bytes = int(sort_memory * 2**20)
     started = time.perf_counter()
     check_writable(catalog.work, catalog.out)
     if "ingest" in stages:
@@ -268,7 +269,7 @@ def run_stages(
     keys = stage_keys(config, inputs)
     memory: dict = {}
     finish: list[Callable[[], None]] = []
-    actions = _stage_actions(catalog, config, paths, progress, strict, engine, jobs, memory, sort_memory)
+    actions = _stage_actions(catalog, config, paths, progress, strict, engine, jobs, memory, sort_bytes)
     streamed = engine == "fast" and {"ingest", "extract", "build"} <= set(stages)
     upstream_ran = False
     done: set[str] = set()
@@ -287,7 +288,7 @@ def run_stages(
                 upstream_ran = True
                 if stage == "ingest" and streamed:
                     done |= _ingest_to_build(catalog, config, paths, inputs, progress, strict, jobs, log, memory,
-                                             pool, finish, sort_memory)
+                                             pool, finish, sort_bytes)
                     continue
                 t0 = time.perf_counter()
                 figures = actions[stage]()

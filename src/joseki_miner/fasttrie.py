@@ -39,11 +39,11 @@ def _pack(offsets, keys, words):
 
 
 @njit(cache=True, inline="always")
-def _less(words, a, b):
-    """Does row a of ``words`` sort before row b?"""
-    for w in range(words.shape[1]):
-        if words[a, w] != words[b, w]:
-            return words[a, w] < words[b, w]
+def _less(x, a, y, b):
+    """Does row a of words ``x`` sort before row b of words ``y``?"""
+    for w in range(x.shape[1]):
+        if x[a, w] != y[b, w]:
+            return x[a, w] < y[b, w]
     return False
 
 
@@ -65,7 +65,7 @@ def _merge_runs(words, starts):
             hi = bounds[i + 2] if i + 2 < len(bounds) else mid
             a, b, out = lo, mid, lo
             while a < mid and b < hi:
-                if _less(words, order[b], order[a]):
+                if _less(words, order[b], words, order[a]):
                     spare[out] = order[b]
                     b += 1
                 else:
@@ -176,18 +176,13 @@ def width_of(max_depth: int) -> int:
 
 
 @njit(cache=True, nogil=True)
-def _not_above(words, lo, row):
+def _not_above(words, lo, last, row):
     """The number of sorted rows of ``words`` from ``lo`` on that do not sort
-    after ``row``."""
+    after row ``row`` of ``last``."""
     a, b = lo, words.shape[0]
     while a < b:
         m = (a + b) // 2
-        after = False
-        for w in range(words.shape[1]):
-            if words[m, w] != row[w]:
-                after = words[m, w] > row[w]
-                break
-        if after:
+        if _less(last, row, words, m):
             b = m
         else:
             a = m + 1
@@ -214,11 +209,11 @@ def merge_sorted(runs, width: int):
     live = [i for i, h in enumerate(heads) if h is not None]
     while live:
         cutoff_run = min(live, key=lambda i: _last_key(heads[i]))
-        cutoff = heads[cutoff_run][1][-1]
+        cutoff = heads[cutoff_run][1]  # its last row
         pieces, words = [], []
         for i in live:
             block, w, at = heads[i]
-            take = len(w) - at if i == cutoff_run else _not_above(w, at, cutoff)
+            take = len(w) - at if i == cutoff_run else _not_above(w, at, cutoff, len(cutoff) - 1)
             if take:
                 pieces.append(cut(block, at, at + take))
                 words.append(w[at:at + take])
