@@ -176,7 +176,7 @@ def _ingest_to_build(catalog: Catalog, config: Config, paths, inputs: str, progr
     keys = stage_keys(config, inputs)
     write_manifest(catalog, "ingest", keys["ingest"], figures, read - t0, inputs=inputs)
     write_manifest(catalog, "extract", keys["extract"], sequences, extracted - read, streamed=True,
-                   peak_rss_mib=peak_rss_mib(), rss_mib=rss_mib())
+                   rss_mib=rss_mib(), peak_rss_mib=peak_rss_mib())  # now, then the peak so far
     log(f"ingest: done in {read - t0:.1f} s")
     log(f"extract: done alongside ingest, {extracted - read:.1f} s after it")
     floor = _floor(catalog, config)

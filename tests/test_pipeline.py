@@ -240,3 +240,16 @@ def test_mine_reports_the_memory_that_grows_with_the_games(demo_run):
     held = figures["extract"]["sequence_bytes"]
     assert 3 * keys + 8 * len(moves) <= held <= 3 * keys + 8 * len(moves) + 8 * 1000
     assert figures["ingest"]["dedupe_bytes"] >= 20 * summary["games_accepted"] * 4 // 3
+    assert figures["extract"]["runs_spilled"] == 0 == figures["extract"]["spilled_bytes"]  # the demo fits
+
+
+def test_mine_records_its_memory_when_reading_ends_and_after_the_build(demo_run):
+    """The streamed manifests carry the process's RSS (the bench reads it):
+    when reading ended, now and at its peak so far, and the peak once the
+    trie is stored, which is no lower."""
+    _, catalog, _ = demo_run
+    extract, build = (json.loads(catalog.manifest(s).read_text()) for s in ("extract", "build"))
+    assert extract["rss_mib"] > 10 and extract["peak_rss_mib"] <= build["peak_rss_mib"]
+    # Linux syncs a thread's RSS counters with the process's peak in steps, so
+    # the two readings can differ by a few pages either way
+    assert extract["rss_mib"] <= extract["peak_rss_mib"] + 1
