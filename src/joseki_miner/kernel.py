@@ -74,12 +74,15 @@ def _trailing_zeros(typingctx, x):
 # A board is one int64 array ``st`` of shape (ROWS, 361), one row per field
 # below, and ``masks`` (4, 19): occupancy bits of black rows, white rows,
 # black columns, white columns.  Few array arguments matter: numba counts
-# references to every array passed to a function, on every call.
+# references to every array passed to a function, on every call.  The
+# helpers that allocate nothing are compiled without reference counting
+# (``_nrt=False``): the board's calls, a few per move, then cost no atomic
+# counts (a tenth of the kernel's time).
 BOARD, CHAIN, NXT, PLIB, SIZE, STACK = range(6)  # colour; chain head; next stone of the chain (circular); pseudo-liberties and stones (at the head); scratch
 ROWS = 6
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _set(st, masks, p, v):
     """Put v (BLACK, WHITE or EMPTY) on p, keeping the bit masks in step."""
     old = st[BOARD, p]
@@ -96,7 +99,7 @@ def _set(st, masks, p, v):
         masks[2 + k, c] |= 1 << r
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _remove_chain(st, masks, head, neighbours):
     """Take a chain off the board; its neighbours' chains gain the liberties."""
     p = head
@@ -118,7 +121,7 @@ def _remove_chain(st, masks, head, neighbours):
             break
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _merge(st, a, b):
     """Join chain b into chain a (the larger keeps its head); return the head."""
     if st[SIZE, a] < st[SIZE, b]:
@@ -137,7 +140,7 @@ def _merge(st, a, b):
     return a
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _play(st, masks, colour, p, neighbours):
     """SGF FF[5] on an empty point: place, capture adjacent opponent chains
     without liberties, then the mover's chain if it has none (suicide).
@@ -175,7 +178,7 @@ def _play(st, masks, colour, p, neighbours):
         _remove_chain(st, masks, head, neighbours)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _build_chains(st, neighbours):
     """Chains and pseudo-liberties of a position set up from scratch."""
     st[CHAIN, :] = -1
@@ -222,7 +225,7 @@ def _count_corners(in_corner, p):
             in_corner[2 * ri + ci] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _set_up(st, masks, neighbours, setup_colours, setup_points, lo, hi):
     """A game's starting position: an empty board, its setup stones
     setup_*[lo:hi] (black first, then white; they never capture) and chains."""
@@ -286,7 +289,7 @@ def _widen(within, s, k, r, c, d, spans):
         within[s, k, row] |= spans[c, min(18, d - abs(row - r))]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _axis_half(r1, c1, r2, c2, r, c):
     """Is (r, c) on the canonical side of the axis mapping (r1,c1) to (r2,c2)?"""
     if r1 == r2:
@@ -382,7 +385,7 @@ def _normal_transform(keys, scores, n, swap, point_map, direction_map):
     return chosen
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _last_repeat(points, lo, hi, setup_points, slo, shi, seen):
     """The last of moves lo..hi-1 on a point that held a stone before it
     (set up or played earlier), or lo - 1.  Past it every move is on a point
@@ -400,7 +403,7 @@ def _last_repeat(points, lo, hi, setup_points, slo, shi, seen):
     return last
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _first_occupied(st, masks, colours, points, neighbours, start, hi):
     """Play moves start..hi-1 on the board; the index of the first one on an
     occupied point (-1 if none; the board is left there)."""
@@ -414,7 +417,7 @@ def _first_occupied(st, masks, colours, points, neighbours, start, hi):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _fingerprint(colours, points, lo, hi, setup_colours, setup_points, slo, shi):
     """The moves that are not passes, and a 128-bit fingerprint of setup
     stones and moves (two 64-bit hashes) of one game."""
