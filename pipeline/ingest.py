@@ -290,8 +290,10 @@ def _verdicts(b: GameBatch, include_handicap: bool, played: np.ndarray, occupied
     return verdicts
 
 
-def _take(values: list, idx: list[int]) -> list:
-    return values if len(idx) == len(values) else [values[k] for k in idx]
+def _take(values: list | pa.Array, idx: list[int]) -> list | pa.Array:
+    if len(idx) == len(values):
+        return values
+    return [values[k] for k in idx] if isinstance(values, list) else values.take(pa.array(idx, pa.int64()))
 
 
 def _setup_strings(b: GameBatch, accepted: list[int]) -> tuple[list[str], list[str]]:

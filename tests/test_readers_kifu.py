@@ -162,6 +162,42 @@ def test_index_info_reads_what_index_meta_reads(fields):
     assert index_info(None) == ("",) * len(GAME_INFO)
 
 
+index_field_st = st.one_of(
+    st.sampled_from(["", " ", "7", "6.5", "B+R", "2003.09.25 20:21", "C2016.06.09 00:01", "C2016.6.9", "2016-06-09",
+                     "\u00e92016.06.09", "忧郁的孤影", " 흑 ", "\u3000x\u3000", "\u00a0", "a\x1fb\x1f", "x\u2003"]),
+    st.text(alphabet="0123456789./-: C\u00a0\u3000\u2003\x1f흑é", max_size=14),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(lines=st.lists(st.lists(index_field_st, min_size=1, max_size=12), max_size=6),
+       asked=st.lists(st.sampled_from(["1", "2", "3", "4", "5", "6", "9"]), max_size=8))
+def test_index_columns_read_what_index_info_reads(lines, asked):
+    """The bulk reader's compiled columns of index lines (Tom, Tygem and
+    shorter layouts; Unicode blanks, dates of every shape) are index_info's
+    values of the lines the store finds, "" for an id it does not hold."""
+    from joseki_miner.readers.kifu import info_columns
+
+    text = "\n".join("\t".join([str(i + 1), *fields]) for i, fields in enumerate(lines))
+    store = IndexStore()
+    store.add("/a", b"\xef\xbb\xbf" + text.encode("utf-8"))
+    store.add("/a/b", b"\xef\xbb\xbf" + "9\t2011.01.01\tw\tb\t1\tR\t2\t3".encode("utf-8"))  # a nearer scope
+    for path in ("/a/b/k", "/a/k"):
+        columns = info_columns(*store.rows_for(path)(asked))
+        lines_of = store.lines_for(path)(asked)
+        for m in GAME_INFO:
+            assert columns[m].to_pylist() == [index_info(line)[GAME_INFO.index(m)] for line in lines_of]
+
+
+def test_no_blank_past_the_strip_table():
+    """The compiled columns strip the blanks of a table up to U+3000:
+    Python knows no blank beyond it."""
+    from joseki_miner.readers.kifu import _STRIP
+
+    assert not any(chr(c).isspace() for c in range(len(_STRIP), 0x110000))
+    assert all(_STRIP[c] == chr(c).isspace() for c in range(len(_STRIP)))
+
+
 index_line_st = st.tuples(st.sampled_from(["1", "2", " 3", "10", "407331390", "x"]),
                           st.text(alphabet="ab\u3131\t.", max_size=12))
 

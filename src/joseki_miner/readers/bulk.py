@@ -22,10 +22,11 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
+import pyarrow as pa
 
 from ..records import GAME_INFO, GameRecord, Reject, handicap_of
 from . import _Reader, encoding, existing_files
-from .kifu import index_info, kifu_line_record, line_location
+from .kifu import index_info, info_columns, kifu_line_record, line_location
 from .scan import OK, ROOT_SLOTS, ROOT_TEXT, _WS, scan_kifu, scan_sgf
 from .sgf import _game_location, _root_candidates, _text, to_utf8
 
@@ -37,8 +38,9 @@ class GameBatch:
     source: list[str] = field(default_factory=list)
     location: list[str] = field(default_factory=list)
     # the game information games.parquet keeps, by GAME_INFO name: one
-    # column of values ("" where missing), not a dict a game
-    info: dict[str, list[str]] = field(default_factory=lambda: {m: [] for m in GAME_INFO})
+    # column of values ("" where missing), not a dict a game; a list, or an
+    # Arrow string array where the values were read without strings (kifu)
+    info: dict[str, list[str] | pa.StringArray] = field(default_factory=lambda: {m: [] for m in GAME_INFO})
     reject: list[tuple[str, str] | None] = field(default_factory=list)  # reader's (reason, detail)
     size: list[int] = field(default_factory=list)
     handicap: list[int] = field(default_factory=list)
@@ -56,7 +58,8 @@ class GameBatch:
 
     def info_of(self, k: int) -> dict[str, str]:
         """Game k's information, as a record's ``meta`` would hold it."""
-        return {m: column[k] for m, column in self.info.items() if column[k]}
+        values = {m: column[k] if isinstance(column, list) else column[k].as_py() for m, column in self.info.items()}
+        return {m: value for m, value in values.items() if value}
 
     def add_info(self, meta: dict) -> None:
         for m, column in self.info.items():
@@ -214,18 +217,19 @@ def _line_id(data: bytes, a: int, e: int) -> str:
     return data[a:data.index(b"\t", a, e)].decode("ascii")
 
 
-def _lines_info(data: bytes, starts: list[int], ends: list[int], lines_of) -> list[tuple[str, ...]]:
-    """``_line_info`` of many plain kifu lines, their index lines found together."""
-    if lines_of is None:
-        return [index_info(None)] * len(starts)
-    return [index_info(line) for line in lines_of([_line_id(data, a, e) for a, e in zip(starts, ends)])]
+def _lines_info(data: bytes, starts: list[int], ends: list[int], rows_of) -> dict[str, pa.StringArray]:
+    """``_line_info`` of many plain kifu lines as columns, their index lines
+    found together (``IndexStore.rows_for``) and read compiled."""
+    if rows_of is None:
+        return info_columns([], np.zeros(0, np.int64), np.full(len(starts), -1, np.int64))
+    return info_columns(*rows_of([_line_id(data, a, e) for a, e in zip(starts, ends)]))
 
 
-def _columns(rows: list[tuple[str, ...]]) -> dict[str, list[str]]:
-    """GAME_INFO rows as columns."""
-    if not rows:
-        return {m: [] for m in GAME_INFO}
-    return {m: list(column) for m, column in zip(GAME_INFO, zip(*rows))}
+def info_concat(columns: list[list[str] | pa.StringArray]) -> list[str] | pa.StringArray:
+    """One info column of several batches' (lists stay lists)."""
+    if all(isinstance(c, list) for c in columns):
+        return [x for c in columns for x in c]
+    return pa.concat_arrays([c if isinstance(c, pa.Array) else pa.array(c, pa.string()) for c in columns])
 
 
 class _UnitsScan(NamedTuple):
@@ -315,11 +319,11 @@ class _BulkReader(_Reader):
             yield _scanned(units, run, first, joined, scan)
 
     @staticmethod
-    def _plain_kifu(data, source, location, lines_of, l_start, l_end, l_number, l_moff, mcol, mpt) -> GameBatch:
+    def _plain_kifu(data, source, location, rows_of, l_start, l_end, l_number, l_moff, mcol, mpt) -> GameBatch:
         """The batch of a kifu unit whose every line the scanner read."""
         b = GameBatch()
         n = len(l_start)
-        b.info = _columns(_lines_info(data, l_start.tolist(), l_end.tolist(), lines_of))
+        b.info = _lines_info(data, l_start.tolist(), l_end.tolist(), rows_of)
         b.location = [line_location(location, number) for number in l_number.tolist()]
         b.source = [source] * n
         b.reject = [None] * n
@@ -335,7 +339,7 @@ class _BulkReader(_Reader):
         arr = np.frombuffer(data, dtype=np.uint8)
         l_start, l_end, l_number, l_status, l_moff, mcol, mpt = scan_kifu(arr, 0, len(arr), _WS)
         if (l_status == OK).all():
-            return self._plain_kifu(data, source, location, self.index.lines_for(vpath), l_start, l_end, l_number,
+            return self._plain_kifu(data, source, location, self.index.rows_for(vpath), l_start, l_end, l_number,
                                     l_moff, mcol, mpt)
         line_of = self.index.line_for(vpath)
         meta_for = self.index.lookup_for(vpath)
@@ -383,7 +387,7 @@ def concat(batches: list[GameBatch]) -> GameBatch:
     out = GameBatch()
     for name in ("source", "location", "reject", "size", "handicap", "events"):
         setattr(out, name, [x for b in batches for x in getattr(b, name)])
-    out.info = {m: [x for b in batches for x in b.info[m]] for m in GAME_INFO}
+    out.info = {m: info_concat([b.info[m] for b in batches]) for m in GAME_INFO}
     for name in ("colours", "points", "setup_colours", "setup_points"):
         setattr(out, name, np.concatenate([getattr(b, name) for b in batches]))
     for name in ("move_offsets", "setup_offsets"):

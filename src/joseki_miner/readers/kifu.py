@@ -26,10 +26,12 @@ import re
 from collections.abc import Callable, Iterator
 
 import numpy as np
+import pyarrow as pa
 
 from ..points import BLACK, PASS, SIZE, WHITE
 from ..records import GAME_INFO, GameRecord, Move, Reject
 from . import encoding
+from .scan import INFO_EMPTY, INFO_EXTRA, index_info_spans, info_column
 from .sgf import read_sgf_bytes
 
 _LETTERS = b"abcdefghijklmnopqrstuvwxyz"
@@ -252,40 +254,58 @@ class _Lines:
     def __len__(self) -> int:
         return len(self.hashes)
 
-    def _line(self, k: int) -> str:
-        row = self.rows[k]
+    def line(self, row: int) -> str:
+        """The text of line ``row`` (in reading order)."""
         return self.text[self.starts[row]:self.starts[row + 1] - 1].decode("utf-8", "surrogatepass")
 
-    def get(self, ident: str) -> str | None:
-        """The last line read with id ``ident``, or None."""
+    def row(self, ident: str) -> int:
+        """The row of the last line read with id ``ident``, or -1."""
         h = _hash(ident)
         k = int(np.searchsorted(self.hashes, h))
-        found, latest = None, -1
+        found = -1
         while k < len(self.hashes) and self.hashes[k] == h:
-            line = self._line(k)
-            if self.rows[k] > latest and _ident_of(line) == ident:
-                found, latest = line, self.rows[k]
+            row = int(self.rows[k])
+            if row > found and _ident_of(self.line(row)) == ident:
+                found = row
             k += 1
         return found
 
-    def get_many(self, idents: list[str]) -> list[str | None]:
-        """``get`` of each id, found together: a hash met once and a line
+    def get(self, ident: str) -> str | None:
+        """The last line read with id ``ident``, or None."""
+        row = self.row(ident)
+        return None if row < 0 else self.line(row)
+
+    def rows_many(self, idents: list[str]) -> np.ndarray:
+        """``row`` of each id, found together: a hash met once and a line
         whose id is the one asked for settle most at once."""
         n = len(self.hashes)
+        out = np.full(len(idents), -1, np.int64)
         if not n:
-            return [None] * len(idents)
+            return out
         wanted = np.fromiter(map(_hash, idents), np.int64, len(idents))
-        at = np.searchsorted(self.hashes, wanted)
-        first = np.minimum(at, n - 1)
+        first = np.minimum(np.searchsorted(self.hashes, wanted), n - 1)
         hit = self.hashes[first] == wanted
         alone = hit & ((first + 1 >= n) | (self.hashes[np.minimum(first + 1, n - 1)] != wanted))
-        out: list[str | None] = [None] * len(idents)
-        for i, k, one, anyhit in zip(range(len(idents)), first.tolist(), alone.tolist(), hit.tolist()):
-            if not anyhit:
-                continue
-            line = self._line(k) if one else None
-            out[i] = line if line is not None and _ident_of(line) == idents[i] else self.get(idents[i])
+        rows = self.rows[first]
+        for i in np.flatnonzero(hit).tolist():
+            row, ident = int(rows[i]), idents[i]
+            if alone[i] and self._begins(row, ident):
+                out[i] = row
+            else:
+                out[i] = self.row(ident)
         return out
+
+    def _begins(self, row: int, ident: str) -> bool:
+        """Is line ``row``'s id ``ident``?  Most lines begin with their id
+        and a tab, told without decoding the line."""
+        if ident == ident.strip() and self.text.startswith(ident.encode("utf-8", "surrogatepass") + b"\t",
+                                                           int(self.starts[row])):
+            return True
+        return _ident_of(self.line(row)) == ident
+
+    def get_many(self, idents: list[str]) -> list[str | None]:
+        """``get`` of each id, found together (``rows_many``)."""
+        return [None if row < 0 else self.line(row) for row in self.rows_many(idents).tolist()]
 
 
 def _with_odd_lines(idents: list[str], lines: list[str], tabs: list[int],
@@ -370,21 +390,40 @@ class IndexStore:
 
         return line
 
-    def lines_for(self, path: str) -> Callable[[list[str]], list[str | None]] | None:
-        """``line_for`` of many ids at once (``_Lines.get_many``)."""
+    def rows_for(self, path: str) -> Callable[[list[str]], tuple[list[_Lines], np.ndarray, np.ndarray]] | None:
+        """``line_for`` of many ids at once (``_Lines.rows_many``), as
+        places: the texts (``_tables``) and, per id, which of them holds its
+        line (-1: none) and the line's row there."""
         tables = self._tables(path)
         if not tables:
             return None
 
-        def lines(idents: list[str]) -> list[str | None]:
-            out = tables[0].get_many(idents)
-            for table in tables[1:]:
-                missing = [i for i, line in enumerate(out) if line is None]
-                if not missing:
+        def rows(idents: list[str]) -> tuple[list[_Lines], np.ndarray, np.ndarray]:
+            which = np.full(len(idents), -1, np.int64)
+            found = np.full(len(idents), -1, np.int64)
+            missing = np.arange(len(idents))
+            for t, table in enumerate(tables):
+                asked = idents if t == 0 else [idents[i] for i in missing.tolist()]
+                got = table.rows_many(asked)
+                hit = got >= 0
+                which[missing[hit]] = t
+                found[missing[hit]] = got[hit]
+                missing = missing[~hit]
+                if not len(missing):
                     break
-                for i, line in zip(missing, table.get_many([idents[i] for i in missing])):
-                    out[i] = line
-            return out
+            return tables, which, found
+
+        return rows
+
+    def lines_for(self, path: str) -> Callable[[list[str]], list[str | None]] | None:
+        """``line_for`` of many ids at once (``rows_for``)."""
+        rows_of = self.rows_for(path)
+        if rows_of is None:
+            return None
+
+        def lines(idents: list[str]) -> list[str | None]:
+            tables, which, rows = rows_of(idents)
+            return [None if t < 0 else tables[t].line(r) for t, r in zip(which.tolist(), rows.tolist())]
 
         return lines
 
@@ -399,3 +438,53 @@ class IndexStore:
             return None if line is None else index_meta(line.split("\t"))
 
         return meta_for
+
+
+# the field of each GAME_INFO slot in a Tygem, a Tom and a date-only line (-1: none)
+_INFO_LAYOUTS = np.full((3, len(GAME_INFO)), -1, np.int64)
+for _layout, _slots_of in enumerate((_TYGEM_SLOTS, _TOM_SLOTS, _DATE_SLOTS)):
+    for _slot, _field in _slots_of:
+        _INFO_LAYOUTS[_layout, _slot] = _field
+# the code points str.strip takes off; none lies beyond U+3000 (a test checks)
+_STRIP = np.array([chr(i).isspace() for i in range(0x3001)], dtype=np.bool_)
+
+
+def info_columns(tables: list[_Lines], which: np.ndarray, rows: np.ndarray) -> dict[str, pa.StringArray]:
+    """``index_info`` of the lines ``rows_for`` found ("" where none), as
+    one Arrow column a GAME_INFO name, read from the texts' bytes without
+    a string a game: the bulk reader's columns of a kifu unit."""
+    n = len(rows)
+    per_table = [_table_info(table, np.where(which == t, rows, -1)) for t, table in enumerate(tables)
+                 if (which == t).any()] or [_table_info(None, np.full(n, -1, np.int64))]
+    if len(per_table) == 1:
+        return per_table[0]
+    # several texts: each game's values from the text that holds its line
+    used = [t for t in range(len(tables)) if (which == t).any()]
+    pick = pa.array(np.searchsorted(used, np.maximum(which, used[0])) * n + np.arange(n))
+    return {m: pa.concat_arrays([c[m] for c in per_table]).take(pick) for m in GAME_INFO}
+
+
+def _table_info(table: _Lines | None, rows: np.ndarray) -> dict[str, pa.StringArray]:
+    """``info_columns`` of lines of one text; lines the compiled reading
+    leaves to Python (``scan.index_info_spans``) are read by ``index_info``."""
+    n = len(rows)
+    text = np.frombuffer(table.text if table is not None else b"", np.uint8)
+    starts = table.starts if table is not None else np.zeros(1, np.int64)
+    spans = np.empty((n, len(GAME_INFO), 3), np.int64)
+    python = index_info_spans(text, starts, rows, _INFO_LAYOUTS, _DT, _STRIP, spans)
+    pieces: list[bytes] = []
+    at = 0
+    for g in np.flatnonzero(python).tolist():
+        for slot, value in enumerate(index_info(table.line(int(rows[g])))):
+            spans[g, slot, 0] = INFO_EMPTY
+            if value:
+                piece = value.encode("utf-8")
+                spans[g, slot] = (INFO_EXTRA, at, at + len(piece))
+                pieces.append(piece)
+                at += len(piece)
+    extra = np.frombuffer(b"".join(pieces), np.uint8)
+    columns = {}
+    for slot, name in enumerate(GAME_INFO):
+        offsets, data = info_column(text, extra, spans, slot)
+        columns[name] = pa.StringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(data))
+    return columns

@@ -411,3 +411,144 @@ def moves_text(colours, points, offsets, games):
             k += 3
         text_offsets[i + 1] = k
     return out, text_offsets
+
+
+# index_info_spans: how a GAME_INFO value of an index line is given
+INFO_EMPTY, INFO_SPAN, INFO_DATE, INFO_EXTRA = 0, 1, 2, 3
+_MAX_FIELDS = 16  # field boundaries kept a line; the layouts read the first 11
+
+
+@njit(cache=True, inline="always")
+def _code_point(text, k):
+    """The code point whose UTF-8 starts at text[k], and its size in bytes."""
+    c = text[k]
+    if c < 0x80:
+        return c, 1
+    if c < 0xE0:
+        return ((c & 0x1F) << 6) | (text[k + 1] & 0x3F), 2
+    if c < 0xF0:
+        return ((c & 0x0F) << 12) | ((text[k + 1] & 0x3F) << 6) | (text[k + 2] & 0x3F), 3
+    return ((c & 0x07) << 18) | ((text[k + 1] & 0x3F) << 12) | ((text[k + 2] & 0x3F) << 6) | (text[k + 3] & 0x3F), 4
+
+
+@njit(cache=True, nogil=True)
+def index_info_spans(text, starts, rows, layouts, date_slot, strip, spans):
+    """The GAME_INFO values of index lines, as ``kifu.index_info`` reads
+    them, without a string a game.  Line ``rows[g]`` (-1: none) is
+    ``text[starts[r]:starts[r + 1] - 1]``, UTF-8; its fields are split on
+    tabs, and the layout is chosen by their number (11 or more ``layouts[0]``,
+    8 or more ``layouts[1]``, else ``layouts[2]``: the field of each slot,
+    -1 none).  Fills ``spans[g, slot]`` with (kind, a, b): INFO_EMPTY "",
+    INFO_SPAN ``text[a:b]``, INFO_DATE the date whose year starts at ``a``
+    ("YYYY?MM?DD" written "YYYY-MM-DD").  Returns per game whether its line
+    must be read in Python instead: a value that begins or ends with a byte
+    that is not ASCII (Unicode blanks strip too), a lone surrogate, or a
+    date of another shape."""
+    n_games = len(rows)
+    python = np.zeros(n_games, np.bool_)
+    bounds = np.empty(_MAX_FIELDS + 1, np.int64)
+    for g in range(n_games):
+        for s in range(spans.shape[1]):
+            spans[g, s, 0] = INFO_EMPTY
+        r = rows[g]
+        if r < 0:
+            continue
+        a = starts[r]
+        e = starts[r + 1] - 1
+        fields = 1
+        bounds[0] = a
+        for k in range(a, e):
+            c = text[k]
+            if c == 9:
+                if fields <= _MAX_FIELDS - 1:
+                    bounds[fields] = k + 1
+                fields += 1
+            elif c == 0xED and k + 1 < e and text[k + 1] >= 0xA0:
+                python[g] = True  # a surrogate, as "surrogatepass" wrote it
+        if python[g]:
+            continue
+        layout = 0 if fields >= 11 else 1 if fields >= 8 else 2
+        for s in range(spans.shape[1]):
+            f = layouts[layout, s]
+            if f < 0 or f >= fields:
+                continue
+            fa = bounds[f]
+            fb = e if f + 1 >= fields else bounds[f + 1] - 1
+            while fa < fb:  # str.strip: blanks are Unicode's (a table of code points)
+                cp, size = _code_point(text, fa)
+                if cp >= len(strip) or not strip[cp]:
+                    break
+                fa += size
+            while fb > fa:
+                start = fb - 1
+                while text[start] & 0xC0 == 0x80:
+                    start -= 1
+                cp, size = _code_point(text, start)
+                if cp >= len(strip) or not strip[cp]:
+                    break
+                fb = start
+            if fa == fb:
+                continue
+            if s != date_slot:
+                spans[g, s, 0] = INFO_SPAN
+                spans[g, s, 1] = fa
+                spans[g, s, 2] = fb
+                continue
+            c = text[fa]
+            if c >= 0x80:  # is it a letter?  Python knows
+                python[g] = True
+                break
+            d = fa + 1 if (65 <= c <= 90 or 97 <= c <= 122) else fa
+            ok = d + 10 <= fb
+            if ok:
+                for k in (0, 1, 2, 3, 5, 6, 8, 9):
+                    if not 48 <= text[d + k] <= 57:
+                        ok = False
+                for k in (4, 7):
+                    c = text[d + k]
+                    if c != 46 and c != 47 and c != 45:  # . / -
+                        ok = False
+            if not ok:
+                python[g] = True
+                break
+            spans[g, s, 0] = INFO_DATE
+            spans[g, s, 1] = d
+    return python
+
+
+@njit(cache=True, nogil=True)
+def info_column(text, extra, spans, slot):
+    """One GAME_INFO column of ``index_info_spans``' spans as an Arrow
+    string array's offsets and bytes; INFO_EXTRA values are ``extra[a:b]``."""
+    n = spans.shape[0]
+    offsets = np.empty(n + 1, np.int32)
+    offsets[0] = 0
+    total = 0
+    for g in range(n):
+        kind = spans[g, slot, 0]
+        if kind == INFO_DATE:
+            total += 10
+        elif kind != INFO_EMPTY:
+            total += spans[g, slot, 2] - spans[g, slot, 1]
+        offsets[g + 1] = total
+    data = np.empty(total, np.uint8)
+    for g in range(n):
+        kind = spans[g, slot, 0]
+        a = spans[g, slot, 1]
+        o = offsets[g]
+        if kind == INFO_DATE:
+            for k in range(4):
+                data[o + k] = text[a + k]
+            data[o + 4] = 45
+            data[o + 5] = text[a + 5]
+            data[o + 6] = text[a + 6]
+            data[o + 7] = 45
+            data[o + 8] = text[a + 8]
+            data[o + 9] = text[a + 9]
+        elif kind == INFO_SPAN:
+            for k in range(spans[g, slot, 2] - a):
+                data[o + k] = text[a + k]
+        elif kind == INFO_EXTRA:
+            for k in range(spans[g, slot, 2] - a):
+                data[o + k] = extra[a + k]
+    return offsets, data
