@@ -176,14 +176,14 @@ def test_index_columns_read_what_index_info_reads(lines, asked):
     """The bulk reader's compiled columns of index lines (Tom, Tygem and
     shorter layouts; Unicode blanks, dates of every shape) are index_info's
     values of the lines the store finds, "" for an id it does not hold."""
-    from joseki_miner.readers.kifu import info_columns
+    from joseki_miner.readers.kifu import _packed, info_columns
 
     text = "\n".join("\t".join([str(i + 1), *fields]) for i, fields in enumerate(lines))
     store = IndexStore()
     store.add("/a", b"\xef\xbb\xbf" + text.encode("utf-8"))
     store.add("/a/b", b"\xef\xbb\xbf" + "9\t2011.01.01\tw\tb\t1\tR\t2\t3".encode("utf-8"))  # a nearer scope
     for path in ("/a/b/k", "/a/k"):
-        columns = info_columns(*store.rows_for(path)(asked))
+        columns = info_columns(*store.rows_for(path)(*_packed(asked)))
         lines_of = store.lines_for(path)(asked)
         for m in GAME_INFO:
             assert columns[m].to_pylist() == [index_info(line)[GAME_INFO.index(m)] for line in lines_of]
@@ -198,8 +198,8 @@ def test_no_blank_past_the_strip_table():
     assert all(_STRIP[c] == chr(c).isspace() for c in range(len(_STRIP)))
 
 
-index_line_st = st.tuples(st.sampled_from(["1", "2", " 3", "10", "407331390", "x"]),
-                          st.text(alphabet="ab\u3131\t.", max_size=12))
+index_line_st = st.tuples(st.sampled_from(["1", "2", " 3", "10", "407331390", "x", "\u30004\u3000", "\u00a0"]),
+                          st.text(alphabet="ab\u3131\t.\r\x0b\x1c\x85\u2028 ", max_size=12))
 
 
 @settings(max_examples=200, deadline=None)
@@ -207,14 +207,15 @@ index_line_st = st.tuples(st.sampled_from(["1", "2", " 3", "10", "407331390", "x
        collide=st.booleans())
 def test_index_store_finds_the_line_a_dict_of_lines_finds(texts, collide):
     """The compact store, one id or many at a time, against the plain
-    reading it replaced: per scope a dict id -> line, a later line winning;
-    the nearest scope first.  With every id's hash made equal, lines are
-    still told apart by their id."""
+    reading it replaced: per scope a dict id -> line (str.splitlines'
+    lines, ids stripped of Unicode blanks), a later line winning; the
+    nearest scope first.  With every id's hash made equal, lines are still
+    told apart by their id."""
     from joseki_miner.readers import kifu
 
     with pytest.MonkeyPatch.context() as patch:
         if collide:
-            patch.setattr(kifu, "_hash", lambda s: 7)
+            patch.setattr(kifu, "_HASH_MASK", 0)
         store, plain = IndexStore(), {}
         for scope, lines in texts:
             text = "\n".join(f"{ident}\t{rest}" for ident, rest in lines)

@@ -27,7 +27,7 @@ import pyarrow as pa
 from ..records import GAME_INFO, GameRecord, Reject, handicap_of
 from . import _Reader, encoding, existing_files
 from .kifu import index_info, info_columns, kifu_line_record, line_location
-from .scan import OK, ROOT_SLOTS, ROOT_TEXT, _WS, scan_kifu, scan_sgf
+from .scan import OK, ROOT_SLOTS, ROOT_TEXT, _WS, kifu_ids, scan_kifu, scan_sgf
 from .sgf import _game_location, _root_candidates, _text, to_utf8
 
 
@@ -217,12 +217,13 @@ def _line_id(data: bytes, a: int, e: int) -> str:
     return data[a:data.index(b"\t", a, e)].decode("ascii")
 
 
-def _lines_info(data: bytes, starts: list[int], ends: list[int], rows_of) -> dict[str, pa.StringArray]:
-    """``_line_info`` of many plain kifu lines as columns, their index lines
-    found together (``IndexStore.rows_for``) and read compiled."""
+def _lines_info(data: np.ndarray, starts: np.ndarray, ends: np.ndarray, rows_of) -> dict[str, pa.StringArray]:
+    """``_line_info`` of many plain kifu lines (of the bytes ``data``) as
+    columns, their index lines found together (``IndexStore.rows_for``) and
+    read compiled."""
     if rows_of is None:
         return info_columns([], np.zeros(0, np.int64), np.full(len(starts), -1, np.int64))
-    return info_columns(*rows_of([_line_id(data, a, e) for a, e in zip(starts, ends)]))
+    return info_columns(*rows_of(data, starts, kifu_ids(data, starts, ends)))
 
 
 def info_concat(columns: list[list[str] | pa.StringArray]) -> list[str] | pa.StringArray:
@@ -323,7 +324,7 @@ class _BulkReader(_Reader):
         """The batch of a kifu unit whose every line the scanner read."""
         b = GameBatch()
         n = len(l_start)
-        b.info = _lines_info(data, l_start.tolist(), l_end.tolist(), rows_of)
+        b.info = _lines_info(np.frombuffer(data, np.uint8), l_start, l_end, rows_of)
         b.location = [line_location(location, number) for number in l_number.tolist()]
         b.source = [source] * n
         b.reject = [None] * n

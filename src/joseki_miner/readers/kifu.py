@@ -31,7 +31,9 @@ import pyarrow as pa
 from ..points import BLACK, PASS, SIZE, WHITE
 from ..records import GAME_INFO, GameRecord, Move, Reject
 from . import encoding
-from .scan import INFO_EMPTY, INFO_EXTRA, index_info_spans, info_column
+from .scan import (
+    INFO_EMPTY, INFO_EXTRA, find_rows, ident_hashes, index_info_spans, info_column, joined_lines, text_lines,
+)
 from .sgf import read_sgf_bytes
 
 _LETTERS = b"abcdefghijklmnopqrstuvwxyz"
@@ -227,107 +229,86 @@ def _split_glued(fields: list[str]) -> list[list[str]]:
     return [fields]
 
 
-def _ident_of(line: str) -> str:
-    """The id of a kept index line: its first field."""
-    return line[: line.find("\t")].strip()
-
-
-_hash = hash  # a name of its own, so tests can make ids collide
+_HASH_MASK = -1  # ids' hashes are and'ed with it: tests set 0 to make every id collide
 
 
 class _Lines:
-    """The lines one index text gave a scope, compact: their UTF-8 text, where
-    each starts, and their ids' hashes sorted, with the line of each (about
-    110 bytes a line, where a dict of str took 300: a kifu dump's index is
-    held from the pre-pass to the end of the run)."""
+    """The lines one index text gave a scope, compact: their UTF-8 text, each
+    ended by a newline, where each starts, and their ids' hashes sorted,
+    with the line of each (about 110 bytes a line, where a dict of str took
+    300: a kifu dump's index is held from the pre-pass to the end of the
+    run).  Built and searched compiled (``scan``); a line's id is its text
+    before the first tab, stripped."""
 
-    __slots__ = ("hashes", "rows", "starts", "text")
+    __slots__ = ("hashes", "mask", "rows", "starts", "text")
 
-    def __init__(self, idents: list[str], lines: list[str]) -> None:
-        hashes = np.fromiter(map(_hash, idents), np.int64, len(idents))
-        self.rows = np.argsort(hashes).astype(np.int32)  # among equal ids the line of the larger row wins
+    def __init__(self, buf: bytes) -> None:
+        """The lines of an index's UTF-8 text ``buf``, as ``str.splitlines``
+        cuts them: kept when an id and a tab begin them; two lines run
+        together are split, and a line of no id or no tab is dropped
+        (``_odd_line``, in Python: they are rare)."""
+        data = np.frombuffer(buf, np.uint8)
+        starts, ends, odd = text_lines(data, _STRIP, *_GLUED_WIDTHS)
+        spans = np.stack([np.zeros(len(starts), np.int64), starts, ends], axis=1)
+        extra = b""
+        if odd.any():
+            parts, pieces, at = [], [], 0
+            done = 0
+            for i in np.flatnonzero(odd).tolist():
+                parts.append(spans[done:i])
+                done = i + 1
+                for line in _odd_line(buf[starts[i]:ends[i]].decode("utf-8", "surrogatepass")):
+                    piece = line.encode("utf-8", "surrogatepass")
+                    parts.append(np.array([[1, at, at + len(piece)]], np.int64))
+                    pieces.append(piece)
+                    at += len(piece)
+            parts.append(spans[done:])
+            spans = np.concatenate(parts)
+            extra = b"".join(pieces)
+        self.text, self.starts = joined_lines(data, np.frombuffer(extra, np.uint8), spans)
+        self.mask = _HASH_MASK
+        hashes = ident_hashes(self.text, self.starts, _STRIP, self.mask)
+        self.rows = np.argsort(hashes, kind="stable").astype(np.int32)
         self.hashes = hashes[self.rows]
-        # kept lines hold no line breaks (splitlines), so each ends at its own "\n"
-        self.text = ("\n".join(lines) + "\n").encode("utf-8", "surrogatepass") if lines else b""
-        self.starts = np.r_[0, np.flatnonzero(np.frombuffer(self.text, np.uint8) == 10) + 1]
 
     def __len__(self) -> int:
         return len(self.hashes)
 
     def line(self, row: int) -> str:
         """The text of line ``row`` (in reading order)."""
-        return self.text[self.starts[row]:self.starts[row + 1] - 1].decode("utf-8", "surrogatepass")
+        return self.text[self.starts[row]:self.starts[row + 1] - 1].tobytes().decode("utf-8", "surrogatepass")
 
-    def row(self, ident: str) -> int:
-        """The row of the last line read with id ``ident``, or -1."""
-        h = _hash(ident)
-        k = int(np.searchsorted(self.hashes, h))
-        found = -1
-        while k < len(self.hashes) and self.hashes[k] == h:
-            row = int(self.rows[k])
-            if row > found and _ident_of(self.line(row)) == ident:
-                found = row
-            k += 1
-        return found
+    def rows_at(self, buf: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
+        """The row of the last line read whose id is ``buf[start[i]:end[i]]``
+        (UTF-8), or -1, for each i."""
+        return find_rows(self.hashes, self.rows, self.text, self.starts, _STRIP, self.mask, buf, start, end)
 
     def get(self, ident: str) -> str | None:
         """The last line read with id ``ident``, or None."""
-        row = self.row(ident)
+        row = int(self.rows_at(*_packed([ident]))[0])
         return None if row < 0 else self.line(row)
 
-    def rows_many(self, idents: list[str]) -> np.ndarray:
-        """``row`` of each id, found together: a hash met once and a line
-        whose id is the one asked for settle most at once."""
-        n = len(self.hashes)
-        out = np.full(len(idents), -1, np.int64)
-        if not n:
-            return out
-        wanted = np.fromiter(map(_hash, idents), np.int64, len(idents))
-        first = np.minimum(np.searchsorted(self.hashes, wanted), n - 1)
-        hit = self.hashes[first] == wanted
-        alone = hit & ((first + 1 >= n) | (self.hashes[np.minimum(first + 1, n - 1)] != wanted))
-        rows = self.rows[first]
-        for i in np.flatnonzero(hit).tolist():
-            row, ident = int(rows[i]), idents[i]
-            if alone[i] and self._begins(row, ident):
-                out[i] = row
-            else:
-                out[i] = self.row(ident)
-        return out
 
-    def _begins(self, row: int, ident: str) -> bool:
-        """Is line ``row``'s id ``ident``?  Most lines begin with their id
-        and a tab, told without decoding the line."""
-        if ident == ident.strip() and self.text.startswith(ident.encode("utf-8", "surrogatepass") + b"\t",
-                                                           int(self.starts[row])):
-            return True
-        return _ident_of(self.line(row)) == ident
-
-    def get_many(self, idents: list[str]) -> list[str | None]:
-        """``get`` of each id, found together (``rows_many``)."""
-        return [None if row < 0 else self.line(row) for row in self.rows_many(idents).tolist()]
+def _packed(idents: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Ids as one UTF-8 buffer and where each starts and ends."""
+    pieces = [ident.encode("utf-8", "surrogatepass") for ident in idents]
+    sizes = np.fromiter(map(len, pieces), np.int64, len(pieces))
+    end = np.cumsum(sizes)
+    return np.frombuffer(b"".join(pieces), np.uint8), end - sizes, end
 
 
-def _with_odd_lines(idents: list[str], lines: list[str], tabs: list[int],
-                    odd: list[int]) -> tuple[list[str], list[str]]:
-    """The ids and lines an index keeps, where the lines ``odd`` are not
-    simply an id, a tab and the rest: one of no tab or no id is dropped, and
-    two lines run together are split (``_split_glued``)."""
-    kept_ids: list[str] = []
-    kept: list[str] = []
-    start = 0
-    for i in odd:
-        kept_ids += idents[start:i]
-        kept += lines[start:i]
-        start = i + 1
-        if tabs[i] and tabs[i] + 1 not in _GLUED_WIDTHS:  # a common line of no id
-            continue
-        for fields in _split_glued(lines[i].split("\t")):
-            ident = fields[0].strip()
-            if ident and len(fields) >= 2:
-                kept_ids.append(ident)
-                kept.append("\t".join(fields))
-    return kept_ids + idents[start:], kept + lines[start:]
+def _odd_line(line: str) -> list[str]:
+    """The lines an index keeps of a line that is not simply an id, a tab
+    and the rest: none of a line of no tab or no id, and two of two lines
+    run together (``_split_glued``)."""
+    tabs = line.count("\t")
+    if tabs and tabs + 1 not in _GLUED_WIDTHS:  # a common line of no id
+        return []
+    kept = []
+    for fields in _split_glued(line.split("\t")):
+        if fields[0].strip() and len(fields) >= 2:
+            kept.append("\t".join(fields))
+    return kept
 
 
 class IndexStore:
@@ -355,15 +336,8 @@ class IndexStore:
         else:
             dec = encoding.decode(data)
             text = dec.text if dec.text is not None else data.decode("utf-8", "replace")
-        lines = text.splitlines()  # no "\r" is left in a line: splitlines splits at it too
-        tabs = [line.count("\t") for line in lines]
-        idents = [line[: line.find("\t")].strip() for line in lines]  # the common line's id
-        odd = [i for i, n in enumerate(tabs) if not n or n + 1 in _GLUED_WIDTHS]
-        if "" in idents:
-            odd = sorted({*odd, *(i for i, ident in enumerate(idents) if not ident)})
-        if odd:  # the rare lines kept otherwise, or not at all (_kept_lines)
-            idents, lines = _with_odd_lines(idents, lines, tabs, odd)
-        self._scopes.setdefault(scope, []).insert(0, _Lines(idents, lines))  # the latest first
+        lines = _Lines(text.encode("utf-8", "surrogatepass"))
+        self._scopes.setdefault(scope, []).insert(0, lines)  # the latest first
         return len(lines)
 
     def _tables(self, path: str) -> list[_Lines]:
@@ -390,21 +364,21 @@ class IndexStore:
 
         return line
 
-    def rows_for(self, path: str) -> Callable[[list[str]], tuple[list[_Lines], np.ndarray, np.ndarray]] | None:
-        """``line_for`` of many ids at once (``_Lines.rows_many``), as
-        places: the texts (``_tables``) and, per id, which of them holds its
-        line (-1: none) and the line's row there."""
+    def rows_for(self, path: str) -> Callable[..., tuple[list[_Lines], np.ndarray, np.ndarray]] | None:
+        """``line_for`` of many ids at once, the ids given as spans of a
+        UTF-8 buffer (``_Lines.rows_at``), as places: the texts
+        (``_tables``) and, per id, which of them holds its line (-1: none)
+        and the line's row there."""
         tables = self._tables(path)
         if not tables:
             return None
 
-        def rows(idents: list[str]) -> tuple[list[_Lines], np.ndarray, np.ndarray]:
-            which = np.full(len(idents), -1, np.int64)
-            found = np.full(len(idents), -1, np.int64)
-            missing = np.arange(len(idents))
+        def rows(buf: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[list[_Lines], np.ndarray, np.ndarray]:
+            which = np.full(len(start), -1, np.int64)
+            found = np.full(len(start), -1, np.int64)
+            missing = np.arange(len(start))
             for t, table in enumerate(tables):
-                asked = idents if t == 0 else [idents[i] for i in missing.tolist()]
-                got = table.rows_many(asked)
+                got = table.rows_at(buf, start[missing], end[missing])
                 hit = got >= 0
                 which[missing[hit]] = t
                 found[missing[hit]] = got[hit]
@@ -422,7 +396,7 @@ class IndexStore:
             return None
 
         def lines(idents: list[str]) -> list[str | None]:
-            tables, which, rows = rows_of(idents)
+            tables, which, rows = rows_of(*_packed(idents))
             return [None if t < 0 else tables[t].line(r) for t, r in zip(which.tolist(), rows.tolist())]
 
         return lines
@@ -468,7 +442,7 @@ def _table_info(table: _Lines | None, rows: np.ndarray) -> dict[str, pa.StringAr
     """``info_columns`` of lines of one text; lines the compiled reading
     leaves to Python (``scan.index_info_spans``) are read by ``index_info``."""
     n = len(rows)
-    text = np.frombuffer(table.text if table is not None else b"", np.uint8)
+    text = table.text if table is not None else np.zeros(0, np.uint8)
     starts = table.starts if table is not None else np.zeros(1, np.int64)
     spans = np.empty((n, len(GAME_INFO), 3), np.int64)
     python = index_info_spans(text, starts, rows, _INFO_LAYOUTS, _DT, _STRIP, spans)

@@ -431,6 +431,26 @@ def _code_point(text, k):
     return ((c & 0x07) << 18) | ((text[k + 1] & 0x3F) << 12) | ((text[k + 2] & 0x3F) << 6) | (text[k + 3] & 0x3F), 4
 
 
+@njit(cache=True, inline="always")
+def _unicode_stripped(text, a, b, strip):
+    """text[a:b] (UTF-8) without the leading and trailing code points
+    ``strip`` marks, as str.strip takes off its blanks."""
+    while a < b:
+        cp, size = _code_point(text, a)
+        if cp >= len(strip) or not strip[cp]:
+            break
+        a += size
+    while b > a:
+        start = b - 1
+        while text[start] & 0xC0 == 0x80:
+            start -= 1
+        cp, size = _code_point(text, start)
+        if cp >= len(strip) or not strip[cp]:
+            break
+        b = start
+    return a, b
+
+
 @njit(cache=True, nogil=True)
 def index_info_spans(text, starts, rows, layouts, date_slot, strip, spans):
     """The GAME_INFO values of index lines, as ``kifu.index_info`` reads
@@ -474,19 +494,7 @@ def index_info_spans(text, starts, rows, layouts, date_slot, strip, spans):
                 continue
             fa = bounds[f]
             fb = e if f + 1 >= fields else bounds[f + 1] - 1
-            while fa < fb:  # str.strip: blanks are Unicode's (a table of code points)
-                cp, size = _code_point(text, fa)
-                if cp >= len(strip) or not strip[cp]:
-                    break
-                fa += size
-            while fb > fa:
-                start = fb - 1
-                while text[start] & 0xC0 == 0x80:
-                    start -= 1
-                cp, size = _code_point(text, start)
-                if cp >= len(strip) or not strip[cp]:
-                    break
-                fb = start
+            fa, fb = _unicode_stripped(text, fa, fb, strip)
             if fa == fb:
                 continue
             if s != date_slot:
@@ -552,3 +560,150 @@ def info_column(text, extra, spans, slot):
             for k in range(spans[g, slot, 2] - a):
                 data[o + k] = extra[a + k]
     return offsets, data
+
+
+@njit(cache=True, nogil=True)
+def text_lines(buf, strip, glued_a, glued_b):
+    """The lines of UTF-8 text as ``str.splitlines`` cuts them (at \\n, \\r,
+    \\r\\n, \\v, \\f, \\x1c-\\x1e, U+0085, U+2028, U+2029), for an index:
+    each line's start and end, and whether it is odd (no tab, a blank id
+    before the first tab, or ``glued_a`` or ``glued_b`` fields: two lines
+    run together), to be read in Python."""
+    n = len(buf)
+    cap = 1
+    for k in range(n):
+        c = buf[k]
+        if c == 10 or c == 13 or c == 11 or c == 12 or 28 <= c <= 30 or c == 0x85 or c == 0xA8 or c == 0xA9:
+            cap += 1  # an upper bound: every byte that may end a line
+    starts = np.empty(cap, np.int64)
+    ends = np.empty(cap, np.int64)
+    odd = np.empty(cap, np.bool_)
+    lines = 0
+    k = 0
+    while k < n:
+        a = k
+        tabs = 0
+        first_tab = -1
+        size = 0  # of the line break
+        while k < n:
+            c = buf[k]
+            if c == 10 or c == 13 or c == 11 or c == 12 or 28 <= c <= 30:
+                size = 2 if c == 13 and k + 1 < n and buf[k + 1] == 10 else 1
+                break
+            if c == 0xC2 and k + 1 < n and buf[k + 1] == 0x85:
+                size = 2
+                break
+            if c == 0xE2 and k + 2 < n and buf[k + 1] == 0x80 and (buf[k + 2] == 0xA8 or buf[k + 2] == 0xA9):
+                size = 3
+                break
+            if c == 9:
+                if first_tab < 0:
+                    first_tab = k
+                tabs += 1
+            k += 1
+        starts[lines] = a
+        ends[lines] = k
+        if tabs == 0 or tabs + 1 == glued_a or tabs + 1 == glued_b:
+            odd[lines] = True
+        else:
+            fa, fb = _unicode_stripped(buf, a, first_tab, strip)
+            odd[lines] = fa == fb
+        lines += 1
+        k += size
+    return starts[:lines], ends[:lines], odd[:lines]
+
+
+@njit(cache=True, nogil=True)
+def joined_lines(buf, extra, spans):
+    """Lines given as (0: ``buf``, 1: ``extra``; start, end) spans, copied
+    into one text, each ended by \\n: the text and each line's start (one
+    more: the end)."""
+    total = 0
+    for i in range(len(spans)):
+        total += spans[i, 2] - spans[i, 1] + 1
+    text = np.empty(total, np.uint8)
+    starts = np.empty(len(spans) + 1, np.int64)
+    o = 0
+    for i in range(len(spans)):
+        starts[i] = o
+        src = buf if spans[i, 0] == 0 else extra
+        for k in range(spans[i, 1], spans[i, 2]):
+            text[o] = src[k]
+            o += 1
+        text[o] = 10
+        o += 1
+    starts[len(spans)] = o
+    return text, starts
+
+
+@njit(cache=True, inline="always")
+def _bytes_hash(text, a, b, mask):
+    """FNV-1a of text[a:b] (64 bits, as int64), and'ed with ``mask``."""
+    h = np.uint64(14695981039346656037)
+    for k in range(a, b):
+        h = (h ^ np.uint64(text[k])) * np.uint64(1099511628211)
+    return np.int64(h) & mask
+
+
+@njit(cache=True, inline="always")
+def _line_ident(text, starts, row, strip):
+    """The id of line ``row``: its text before the first tab, stripped."""
+    a = starts[row]
+    t = a
+    while text[t] != 9 and text[t] != 10:
+        t += 1
+    return _unicode_stripped(text, a, t, strip)
+
+
+@njit(cache=True, nogil=True)
+def ident_hashes(text, starts, strip, mask):
+    """``_bytes_hash`` of every line's id (``_line_ident``)."""
+    n = len(starts) - 1
+    out = np.empty(n, np.int64)
+    for row in range(n):
+        a, b = _line_ident(text, starts, row, strip)
+        out[row] = _bytes_hash(text, a, b, mask)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def find_rows(hashes, rows, text, starts, strip, mask, q_buf, q_start, q_end):
+    """For each id ``q_buf[q_start[i]:q_end[i]]``: the largest row among
+    the lines whose id is those very bytes (``hashes`` sorted, ``rows``
+    the line of each), or -1."""
+    n = len(hashes)
+    out = np.full(len(q_start), -1, np.int64)
+    for i in range(len(q_start)):
+        qa = q_start[i]
+        qb = q_end[i]
+        h = _bytes_hash(q_buf, qa, qb, mask)
+        lo = np.searchsorted(hashes, h)
+        for k in range(lo, n):
+            if hashes[k] != h:
+                break
+            row = rows[k]
+            if row <= out[i]:
+                continue
+            a, b = _line_ident(text, starts, row, strip)
+            if b - a != qb - qa:
+                continue
+            same = True
+            for j in range(b - a):
+                if text[a + j] != q_buf[qa + j]:
+                    same = False
+                    break
+            if same:
+                out[i] = row
+    return out
+
+
+@njit(cache=True, nogil=True)
+def kifu_ids(data, l_start, l_end):
+    """Where each plain kifu line's id ends: its first tab."""
+    out = np.empty(len(l_start), np.int64)
+    for i in range(len(l_start)):
+        k = l_start[i]
+        while k < l_end[i] and data[k] != 9:
+            k += 1
+        out[i] = k
+    return out
