@@ -196,24 +196,27 @@ def cut(block, lo: int, hi: int):
     return offsets[lo:hi + 1] - a, keys[a:b], classes[a:b]
 
 
-def merge_sorted(runs, width: int):
+def merge_sorted(runs, width: int, step: int = 2048):
     """The blocks of sorted runs (each an iterable of sorted blocks:
     offsets, keys, packed classes), merged into sorted blocks: offsets,
     keys, classes and the order of their sequences (None when they are in
     order).  Keys fit in ``width`` words (``width_of``).  Each round takes,
     from the block at the head of every run, the sequences that sort no
-    later than the smallest last sequence among those blocks: nothing still
-    unread can sort before them."""
+    later than the smallest among the sequences ``step`` rows on in each
+    (or their last): nothing still unread can sort before them, and a
+    round is at most about ``step`` sequences a run, so the count can go
+    on with one round while the next is merged."""
     iters = [iter(r) for r in runs]
     heads = [_next_head(it, width) for it in iters]  # per run: [block, words, first unread], None when done
     live = [i for i, h in enumerate(heads) if h is not None]
     while live:
-        cutoff_run = min(live, key=lambda i: _last_key(heads[i]))
-        cutoff = heads[cutoff_run][1]  # its last row
+        cutoff_run = min(live, key=lambda i: _step_key(heads[i], step))
+        block, cutoff, at = heads[cutoff_run]
+        row = min(at + step, len(cutoff)) - 1  # the cutoff: this row of that run
         pieces, words = [], []
         for i in live:
             block, w, at = heads[i]
-            take = len(w) - at if i == cutoff_run else _not_above(w, at, cutoff, len(cutoff) - 1)
+            take = row + 1 - at if i == cutoff_run else _not_above(w, at, cutoff, row)
             if take:
                 pieces.append(cut(block, at, at + take))
                 words.append(w[at:at + take])
@@ -234,8 +237,9 @@ def in_order(offsets, keys, classes, order):
     return (offsets, keys, classes) if order is None else _gather(order, offsets, keys, classes)
 
 
-def _last_key(head) -> tuple:
-    return tuple(head[1][-1])
+def _step_key(head, step: int) -> tuple:
+    """The sequence ``step`` rows on in a run's head block (or its last)."""
+    return tuple(head[1][min(head[2] + step, len(head[1])) - 1])
 
 
 def _next_head(it, width: int):
@@ -343,7 +347,7 @@ class StreamCounter:
     as ``count_sequences`` gives it (``finish``), holding only the nodes
     counted at least ``min_count`` times and the current path."""
 
-    def __init__(self, max_depth: int, min_count: int = 1) -> None:
+    def __init__(self, max_depth: int, min_count: int = 1, room: int = 1 << 12) -> None:
         self.min_count = max(1, min_count)
         self.levels = max_depth + 1
         self.segments = np.zeros((self.levels, 3), np.int64)
@@ -352,7 +356,7 @@ class StreamCounter:
         self.counters = np.zeros((self.levels, 12), np.int64)
         self.state = np.zeros(4, np.int64)  # the path's depth; its segments; the nodes seen; the nodes kept
         self.sequences = 0
-        self.nodes = _node_arrays(1 << 12)
+        self.nodes = _node_arrays(room)  # grown as needed
 
     def add(self, offsets: np.ndarray, keys: np.ndarray, classes: np.ndarray, order: np.ndarray | None = None) -> None:
         """The next block of the sorted stream (in ``order``, when given)."""
@@ -367,9 +371,10 @@ class StreamCounter:
         room = int(self.state[3]) + len(keys) + 2 * self.levels + 1
         if room > len(self.nodes["count"]):
             grown = _node_arrays(max(room, 2 * len(self.nodes["count"])))
-            kept = int(self.state[3]) + 1
+            # all of it: nodes closed below ancestors still open are written
+            # past the kept count (their numbers come after the ancestors')
             for name, a in self.nodes.items():
-                grown[name][:kept] = a[:kept]
+                grown[name][:len(a)] = a
             self.nodes = grown
         nodes = self.nodes
         _count_block(offsets, keys, classes, order, self.min_count, self.sequences, final, self.segments, self.path_keys,

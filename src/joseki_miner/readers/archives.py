@@ -358,8 +358,8 @@ def _decompressed(kind: str, fileobj: BinaryIO) -> bytes | None:
 
 class Inflater:
     """Archives decompressed in background threads, ``ahead`` files ahead of
-    the reader, so that reading need not wait for zlib, bz2 or lzma (which
-    let other threads run meanwhile).  ``take(path)`` gives, for a
+    the reader (the first ones from the start), so that reading need not
+    wait for zlib, bz2 or lzma (which let other threads run meanwhile).  ``take(path)`` gives, for a
     compressed tar, its content and headers as ``iter_tar_fast`` would find them;
     for a zip (when ``zips``), its members as ``iter_zip`` gives them; or
     None (then ``iter_members`` reads the file itself)."""
@@ -371,6 +371,8 @@ class Inflater:
         self.ahead = ahead
         self.futures: dict[int, Future] = {}
         self.pool = ThreadPoolExecutor(max_workers=ahead, thread_name_prefix="inflate") if self.paths else None
+        for j in range(min(ahead, len(self.paths))):  # from now on: the reader has other files to read first
+            self.futures[j] = self.pool.submit(_inflate_file, self.paths[j])
 
     def take(self, path) -> Tar | list[Member] | None:
         i = self.position.get(str(path))
