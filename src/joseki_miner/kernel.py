@@ -7,7 +7,8 @@ compares the two on thousands of real games.  Differences of technique:
 influence beams read per-row and per-column occupancy bit masks instead of
 walking the board; each sequence keeps bit masks of the points within the
 two distances of its stones instead of measuring to every stone; chains
-are kept incrementally with pseudo-liberty counts instead of flood fills.
+are kept incrementally with pseudo-liberty counts instead of flood fills,
+on a grid padded with a border, so neighbours need no bounds tests.
 
 Input, a batch of games: ``colours`` (int8, BLACK -1 / WHITE +1) and
 ``points`` (int16, PASS -1) of every move, ``move_offsets`` (int64, one more
@@ -36,16 +37,6 @@ __all__ = ["extract_batch", "validate_and_extract", "validate_batch", "TENUKI"]
 
 _POINT_MAP = np.array(POINT_MAP, dtype=np.int16)  # [t, p], p in 0..361
 _DIRECTION_MAP = np.array(DIRECTION_MAP, dtype=np.int8)  # [t, d]
-_ROW = np.array([p // SIZE for p in range(NPOINTS)], dtype=np.int8)
-_COL = np.array([p % SIZE for p in range(NPOINTS)], dtype=np.int8)
-_NEIGHBOURS = np.full((NPOINTS, 4), -1, dtype=np.int64)
-for _p in range(NPOINTS):
-    _r, _c = divmod(_p, SIZE)
-    _k = 0
-    for _q, _ok in ((_p - SIZE, _r > 0), (_p + 1, _c < SIZE - 1), (_p + SIZE, _r < SIZE - 1), (_p - 1, _c > 0)):
-        if _ok:
-            _NEIGHBOURS[_p, _k] = _q
-            _k += 1
 # _SPANS[c, w]: the bits of columns c - w .. c + w on a row, clipped to the board
 _SPANS = np.zeros((SIZE, SIZE), dtype=np.int64)
 for _c in range(SIZE):
@@ -71,28 +62,41 @@ def _trailing_zeros(typingctx, x):
     return types.int64(types.int64), codegen
 
 
-# A board is one int64 array ``st`` of shape (ROWS, 361), one row per field
-# below, and ``masks`` (4, 19): occupancy bits of black rows, white rows,
-# black columns, white columns.  Few array arguments matter: numba counts
-# references to every array passed to a function, on every call.  The
-# helpers that allocate nothing are compiled without reference counting
-# (``_nrt=False``): the board's calls, a few per move, then cost no atomic
-# counts (a tenth of the kernel's time).
-BOARD, CHAIN, NXT, PLIB, SIZE, STACK = range(6)  # colour; chain head; next stone of the chain (circular); pseudo-liberties and stones (at the head); scratch
+# A board is one int64 array ``st`` of shape (ROWS, CELLS), one row per
+# field below, and ``masks`` (4, 19): occupancy bits of black rows, white
+# rows, black columns, white columns.  The grid is padded: point p (row r,
+# column c) is cell (r + 1) * W + c + 1 of a W x W grid whose border holds
+# OFF, so a cell's neighbours are at -W, +1, +W and -1, with no table and
+# no bounds to test.  Few array arguments matter: numba counts references
+# to every array passed to a function, on every call.  The helpers that
+# allocate nothing are compiled without reference counting (``_nrt=False``):
+# the board's calls, a few per move, then cost no atomic counts (a tenth
+# of the kernel's time).
+BOARD, CHAIN, NXT, PLIB, STONES, STACK = range(6)  # colour (OFF on the border); chain head; next stone of the chain (circular); pseudo-liberties and stones (at the head); scratch
 ROWS = 6
+W = SIZE + 2
+CELLS = W * W
+OFF = 2
+STEPS = (-W, 1, W, -1)  # to the four neighbours of a cell
+
+
+@njit(cache=True, inline="always")
+def _cell(p):
+    """The cell of point p."""
+    return p + W + 1 + 2 * (p // SIZE)
 
 
 @njit(cache=True, _nrt=False)
-def _set(st, masks, p, v):
-    """Put v (BLACK, WHITE or EMPTY) on p, keeping the bit masks in step."""
-    old = st[BOARD, p]
-    r = p // 19
-    c = p % 19
+def _set(st, masks, cell, v):
+    """Put v (BLACK, WHITE or EMPTY) on a cell, keeping the bit masks in step."""
+    old = st[BOARD, cell]
+    r = cell // W - 1
+    c = cell % W - 1
     if old != 0:
         k = 0 if old < 0 else 1
         masks[k, r] &= ~(1 << c)
         masks[2 + k, c] &= ~(1 << r)
-    st[BOARD, p] = v
+    st[BOARD, cell] = v
     if v != 0:
         k = 0 if v < 0 else 1
         masks[k, r] |= 1 << c
@@ -100,7 +104,7 @@ def _set(st, masks, p, v):
 
 
 @njit(cache=True, _nrt=False)
-def _remove_chain(st, masks, head, neighbours):
+def _remove_chain(st, masks, head):
     """Take a chain off the board; its neighbours' chains gain the liberties."""
     p = head
     while True:  # clear first, so the chain's own stones gain nothing
@@ -110,12 +114,10 @@ def _remove_chain(st, masks, head, neighbours):
         if p == head:
             break
     while True:
-        for k in range(4):
-            q = neighbours[p, k]
-            if q < 0:
-                break
-            if st[BOARD, q] != 0:
-                st[PLIB, st[CHAIN, q]] += 1
+        for step in STEPS:
+            v = st[BOARD, p + step]
+            if v != 0 and v != OFF:
+                st[PLIB, st[CHAIN, p + step]] += 1
         p = st[NXT, p]
         if p == head:
             break
@@ -124,7 +126,7 @@ def _remove_chain(st, masks, head, neighbours):
 @njit(cache=True, _nrt=False)
 def _merge(st, a, b):
     """Join chain b into chain a (the larger keeps its head); return the head."""
-    if st[SIZE, a] < st[SIZE, b]:
+    if st[STONES, a] < st[STONES, b]:
         a, b = b, a
     p = b
     while True:
@@ -136,76 +138,68 @@ def _merge(st, a, b):
     st[NXT, a] = st[NXT, b]
     st[NXT, b] = na
     st[PLIB, a] += st[PLIB, b]
-    st[SIZE, a] += st[SIZE, b]
+    st[STONES, a] += st[STONES, b]
     return a
 
 
 @njit(cache=True, _nrt=False)
-def _play(st, masks, colour, p, neighbours):
-    """SGF FF[5] on an empty point: place, capture adjacent opponent chains
+def _play(st, masks, colour, cell):
+    """SGF FF[5] on an empty cell: place, capture adjacent opponent chains
     without liberties, then the mover's chain if it has none (suicide).
     Chains keep pseudo-liberties: one per (stone, empty neighbour) pair, so
     a chain has no liberty exactly when its count is 0."""
-    _set(st, masks, p, colour)
-    st[CHAIN, p] = p
-    st[NXT, p] = p
-    st[SIZE, p] = 1
-    st[PLIB, p] = 0
-    for k in range(4):
-        q = neighbours[p, k]
-        if q < 0:
-            break
-        if st[BOARD, q] == 0:
-            st[PLIB, p] += 1
-        else:
-            st[PLIB, st[CHAIN, q]] -= 1
-    head = p
-    for k in range(4):
-        q = neighbours[p, k]
-        if q < 0:
-            break
+    _set(st, masks, cell, colour)
+    st[CHAIN, cell] = cell
+    st[NXT, cell] = cell
+    st[STONES, cell] = 1
+    st[PLIB, cell] = 0
+    for step in STEPS:
+        v = st[BOARD, cell + step]
+        if v == 0:
+            st[PLIB, cell] += 1
+        elif v != OFF:
+            st[PLIB, st[CHAIN, cell + step]] -= 1
+    head = cell
+    for step in STEPS:
+        q = cell + step
         if st[BOARD, q] == colour and st[CHAIN, q] != head:
             head = _merge(st, head, st[CHAIN, q])
     captured = False
-    for k in range(4):
-        q = neighbours[p, k]
-        if q < 0:
-            break
+    for step in STEPS:
+        q = cell + step
         if st[BOARD, q] == -colour and st[PLIB, st[CHAIN, q]] == 0:
-            _remove_chain(st, masks, st[CHAIN, q], neighbours)
+            _remove_chain(st, masks, st[CHAIN, q])
             captured = True
     if not captured and st[PLIB, head] == 0:
-        _remove_chain(st, masks, head, neighbours)
+        _remove_chain(st, masks, head)
 
 
 @njit(cache=True, _nrt=False)
-def _build_chains(st, neighbours):
+def _build_chains(st):
     """Chains and pseudo-liberties of a position set up from scratch."""
     st[CHAIN, :] = -1
-    for start in range(361):
-        if st[BOARD, start] == 0 or st[CHAIN, start] >= 0:
-            continue
+    for start in range(CELLS):
         colour = st[BOARD, start]
+        if colour == 0 or colour == OFF or st[CHAIN, start] >= 0:
+            continue
         st[CHAIN, start] = start
         st[NXT, start] = start
-        st[SIZE, start] = 1
+        st[STONES, start] = 1
         st[PLIB, start] = 0
         st[STACK, 0] = start
         top = 1
         while top > 0:
             top -= 1
             p = st[STACK, top]
-            for k in range(4):
-                q = neighbours[p, k]
-                if q < 0:
-                    break
+            for step in STEPS:
+                q = p + step
                 if st[BOARD, q] == 0:
                     st[PLIB, start] += 1
                 elif st[BOARD, q] == colour and st[CHAIN, q] < 0:
                     st[CHAIN, q] = start
                     st[NXT, q] = st[NXT, start]
                     st[NXT, start] = q
-                    st[SIZE, start] += 1
+                    st[STONES, start] += 1
                     st[STACK, top] = q
                     top += 1
 
@@ -226,14 +220,21 @@ def _count_corners(in_corner, p):
 
 
 @njit(cache=True, _nrt=False)
-def _set_up(st, masks, neighbours, setup_colours, setup_points, lo, hi):
-    """A game's starting position: an empty board, its setup stones
-    setup_*[lo:hi] (black first, then white; they never capture) and chains."""
+def _set_up(st, masks, setup_colours, setup_points, lo, hi):
+    """A game's starting position: an empty board within its border, its
+    setup stones setup_*[lo:hi] (black first, then white; they never
+    capture) and their chains."""
     st[BOARD, :] = 0
+    for i in range(W):
+        st[BOARD, i] = OFF
+        st[BOARD, CELLS - W + i] = OFF
+        st[BOARD, i * W] = OFF
+        st[BOARD, i * W + W - 1] = OFF
     masks[:, :] = 0
     for i in range(lo, hi):
-        _set(st, masks, setup_points[i], setup_colours[i])
-    _build_chains(st, neighbours)
+        _set(st, masks, _cell(setup_points[i]), setup_colours[i])
+    if hi > lo:
+        _build_chains(st)
 
 
 @njit(cache=True, inline="always")
@@ -404,16 +405,17 @@ def _last_repeat(points, lo, hi, setup_points, slo, shi, seen):
 
 
 @njit(cache=True, _nrt=False)
-def _first_occupied(st, masks, colours, points, neighbours, start, hi):
+def _first_occupied(st, masks, colours, points, start, hi):
     """Play moves start..hi-1 on the board; the index of the first one on an
     occupied point (-1 if none; the board is left there)."""
     for m in range(start, hi):
         p = points[m]
         if p < 0:
             continue
-        if st[BOARD, p] != 0:
+        cell = _cell(p)
+        if st[BOARD, cell] != 0:
             return m
-        _play(st, masks, colours[m], p, neighbours)
+        _play(st, masks, colours[m], cell)
     return -1
 
 
@@ -438,7 +440,7 @@ def _fingerprint(colours, points, lo, hi, setup_colours, setup_points, slo, shi)
 def _extract_batch(
     colours, points, move_offsets, setup_colours, setup_points, setup_offsets,
     certain, maybe, corner_stones, max_length, reach,
-    point_map, direction_map, neighbours, spans, todo, validate,
+    point_map, direction_map, spans, todo, validate,
     first_game, out_game, out_transform, out_swap, out_offsets, out_keys, out_scores, n_out, n_keys,
     occupied, played, h1, h2,
 ):
@@ -451,7 +453,7 @@ def _extract_batch(
     phase 1 stopped: one replay serves both."""
     n_games = len(move_offsets) - 1
 
-    st = np.zeros((ROWS, 361), dtype=np.int64)
+    st = np.zeros((ROWS, CELLS), dtype=np.int64)
     masks = np.zeros((4, 19), dtype=np.int64)
     seen = np.zeros(361, dtype=np.bool_)
     beam = np.zeros(4, dtype=np.int64)
@@ -475,7 +477,7 @@ def _extract_batch(
             continue
         lo = move_offsets[g]
         hi = move_offsets[g + 1]
-        _set_up(st, masks, neighbours, setup_colours, setup_points, setup_offsets[g], setup_offsets[g + 1])
+        _set_up(st, masks, setup_colours, setup_points, setup_offsets[g], setup_offsets[g + 1])
         in_corner[:] = 0
         for i in range(setup_offsets[g], setup_offsets[g + 1]):
             _count_corners(in_corner, setup_points[i])
@@ -485,7 +487,8 @@ def _extract_batch(
             p = points[m]
             if p < 0:
                 continue
-            if st[BOARD, p] != 0:  # not a valid game: validation rejects it
+            cell = _cell(p)
+            if st[BOARD, cell] != 0:  # not a valid game: validation rejects it
                 stop = m
                 break
             colour = colours[m]
@@ -516,7 +519,7 @@ def _extract_batch(
                         for d in range(4):
                             seq_scores[s, k, d] = beam[d]
                         seq_len[s] = k + 1
-            _play(st, masks, colour, p, neighbours)
+            _play(st, masks, colour, cell)
             starts = (not near_a) and nb <= 1
             if starts:
                 s = nseq
@@ -551,7 +554,7 @@ def _extract_batch(
                 break
         if validate:
             last = _last_repeat(points, lo, hi, setup_points, setup_offsets[g], setup_offsets[g + 1], seen)
-            first = _first_occupied(st, masks, colours, points, neighbours, stop, last + 1)
+            first = _first_occupied(st, masks, colours, points, stop, last + 1)
             occupied[g] = first - lo if first >= 0 else -1
             played[g], h1[g], h2[g] = _fingerprint(colours, points, lo, hi, setup_colours, setup_points,
                                                    setup_offsets[g], setup_offsets[g + 1])
@@ -614,7 +617,7 @@ def _run(colours, points, move_offsets, setup_colours, setup_points, setup_offse
     inputs = (
         *_games(colours, points, move_offsets, setup_colours, setup_points, setup_offsets),
         params.certain, params.maybe, params.corner_stones, params.max_length, params.reach,
-        _POINT_MAP, _DIRECTION_MAP, _NEIGHBOURS, _SPANS, todo, validate,
+        _POINT_MAP, _DIRECTION_MAP, _SPANS, todo, validate,
     )
     n_games = len(move_offsets) - 1
     n_checks = n_games if validate else 0
@@ -638,7 +641,7 @@ def _run(colours, points, move_offsets, setup_colours, setup_points, setup_offse
 
 
 @njit(cache=True, nogil=True)
-def _validate_batch(colours, points, move_offsets, setup_colours, setup_points, setup_offsets, neighbours):
+def _validate_batch(colours, points, move_offsets, setup_colours, setup_points, setup_offsets):
     """Per game: index of the first move on an occupied point (-1 if none),
     the number of moves that are not passes, and a 128-bit fingerprint of
     setup stones and moves (two 64-bit hashes)."""
@@ -647,15 +650,15 @@ def _validate_batch(colours, points, move_offsets, setup_colours, setup_points, 
     played = np.zeros(n_games, dtype=np.int64)
     h1 = np.zeros(n_games, dtype=np.uint64)
     h2 = np.zeros(n_games, dtype=np.uint64)
-    st = np.zeros((ROWS, 361), dtype=np.int64)
+    st = np.zeros((ROWS, CELLS), dtype=np.int64)
     masks = np.zeros((4, 19), dtype=np.int64)
     seen = np.zeros(361, dtype=np.bool_)
     for g in range(n_games):
         lo = move_offsets[g]
         hi = move_offsets[g + 1]
-        _set_up(st, masks, neighbours, setup_colours, setup_points, setup_offsets[g], setup_offsets[g + 1])
+        _set_up(st, masks, setup_colours, setup_points, setup_offsets[g], setup_offsets[g + 1])
         last = _last_repeat(points, lo, hi, setup_points, setup_offsets[g], setup_offsets[g + 1], seen)
-        first = _first_occupied(st, masks, colours, points, neighbours, lo, last + 1)
+        first = _first_occupied(st, masks, colours, points, lo, last + 1)
         occupied[g] = first - lo if first >= 0 else -1
         played[g], h1[g], h2[g] = _fingerprint(colours, points, lo, hi, setup_colours, setup_points,
                                                setup_offsets[g], setup_offsets[g + 1])
@@ -664,5 +667,4 @@ def _validate_batch(colours, points, move_offsets, setup_colours, setup_points, 
 
 def validate_batch(colours, points, move_offsets, setup_colours, setup_points, setup_offsets):
     """See ``_validate_batch``."""
-    return _validate_batch(*_games(colours, points, move_offsets, setup_colours, setup_points, setup_offsets),
-                           _NEIGHBOURS)
+    return _validate_batch(*_games(colours, points, move_offsets, setup_colours, setup_points, setup_offsets))
