@@ -67,14 +67,54 @@ def _fingerprint(record: GameRecord) -> str:
     return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
 
 
+class _Wheres:
+    """Where each stored game was read (source, location), for naming the
+    first game of a duplicate found later: appended a table of games at a
+    time to a file beside games.parquet (Arrow IPC), so it does not grow in
+    memory with the games; ``of`` reads back the table that holds a game
+    (the last one read is kept).  The file is removed on ``close``."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.file = open(path, "w+b")
+        self.index: list[tuple[int, int, int]] = []  # per table: first game, offset, size
+        self.bytes = 0
+        self._last: tuple[int, pa.Table] | None = None
+
+    def add(self, first: int, table: pa.Table) -> None:
+        sink = pa.BufferOutputStream()
+        columns = pa.table({"source": table.column("source").dictionary_encode(), "location": table.column("location")})
+        with pa.ipc.new_stream(sink, columns.schema) as writer:
+            writer.write_table(columns)
+        data = sink.getvalue()
+        self.file.seek(self.bytes)
+        self.file.write(data)
+        self.index.append((first, self.bytes, data.size))
+        self.bytes += data.size
+
+    def of(self, game: int) -> str:
+        """Where the stored game ``game`` was read (as ``GameRecord.where``)."""
+        at = bisect.bisect_right(self.index, game, key=lambda w: w[0]) - 1
+        if self._last is None or self._last[0] != at:
+            _, offset, size = self.index[at]
+            self.file.seek(offset)
+            self._last = (at, pa.ipc.open_stream(self.file.read(size)).read_all())
+        first, table = self.index[at][0], self._last[1]
+        return where_of(table.column("source")[game - first].as_py(), table.column("location")[game - first].as_py())
+
+    def close(self) -> None:
+        self.file.close()
+        self.path.unlink(missing_ok=True)
+
+
 class _Ledger:
     """Counts, duplicates and the two output files, shared by both engines.
 
     Duplicates: the reference engine asks ``duplicate_of`` game by game (a
     dict of digests, as plainly as it can be said); the fast engine asks
     ``first_games`` a batch at a time (the kernel's fingerprints in a
-    compact table) and finds where the first game was read from the games
-    already stored."""
+    compact table) and finds where the first game was read in the log of
+    the games already stored (``_Wheres``, on disk)."""
 
     def __init__(self, games_path: Path, rejects_path: Path, dedupe: bool, strict: bool,
                  on_games: Callable[[pa.Table, dict | None], None] | None = None) -> None:
@@ -84,7 +124,7 @@ class _Ledger:
         self.dedupe, self.strict = dedupe, strict
         self.seen: dict = {}
         self.fingerprints = FingerprintTable()
-        self._wheres: list[tuple[int, pa.ChunkedArray, pa.ChunkedArray]] = []  # (first id, source, location)
+        self.wheres = _Wheres(games_path.with_name(games_path.name + ".wheres")) if dedupe else None
         self.reasons: Counter[str] = Counter()
         self.read = 0
         self.accepted = 0
@@ -113,16 +153,14 @@ class _Ledger:
 
     def where(self, game: int) -> str:
         """Where the stored game ``game`` was read (as ``GameRecord.where``)."""
-        at = bisect.bisect_right(self._wheres, game, key=lambda w: w[0]) - 1
-        first, source, location = self._wheres[at]
-        return where_of(source[game - first].as_py(), location[game - first].as_py())
+        return self.wheres.of(game)
 
     def add_games(self, table: pa.Table, sequences: dict | None = None) -> None:
         """Accepted games, numbered from ``self.accepted`` (and their
         sequences, when phase 1 ran with validation)."""
         self.games.add(table)
-        if self.dedupe:  # where each was read, for the duplicates found later (few columns, no objects)
-            self._wheres.append((self.accepted, table.column("source").dictionary_encode(), table.column("location")))
+        if self.wheres is not None:  # where each was read, for the duplicates found later
+            self.wheres.add(self.accepted, table)
         self.accepted += table.num_rows
         if self.on_games is not None:
             self.on_games(table, sequences)
@@ -138,16 +176,21 @@ class _Ledger:
         self.rejects.add(pa.Table.from_arrays([pa.array(list(c), pa.string()) for c in zip(*rows)], schema=REJECTS_SCHEMA))
 
     def close(self) -> dict:
-        self.games.close()
-        self.rejects.close()
+        try:
+            self.games.close()
+            self.rejects.close()
+        finally:
+            if self.wheres is not None:
+                self.wheres.close()
         figures = {
             "games_read": self.read,
             "games_accepted": self.accepted,
             "games_rejected": dict(sorted(self.reasons.items())),
             "files_skipped": dict(sorted(self.skipped.items())),
         }
-        if self.dedupe and self.accepted:  # what grows with the games: fingerprints and where each was read
-            figures["dedupe_bytes"] = self.fingerprints.nbytes + sum(s.nbytes + loc.nbytes for _, s, loc in self._wheres)
+        if self.dedupe and self.accepted:  # what grows with the games: the fingerprints (where each was read is on disk)
+            figures["dedupe_bytes"] = self.fingerprints.nbytes
+            figures["wheres_spilled_bytes"] = self.wheres.bytes
         return figures
 
 

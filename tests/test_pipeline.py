@@ -232,7 +232,8 @@ def test_mine_reports_the_memory_that_grows_with_the_games(demo_run):
     """The manifests size what the bench extrapolates memory from: the
     sequences passed to the build (2-byte keys, 1-byte packed classes,
     8-byte offsets; held up to the sort memory) and the duplicate table (20
-    bytes a slot, at most three quarters full) with where each game was read."""
+    bytes a slot, at most three quarters full); where each game was read
+    goes to a file, removed when the stage ends."""
     summary, catalog, _ = demo_run
     figures = {s: json.loads(catalog.manifest(s).read_text())["figures"] for s in ("ingest", "extract")}
     moves = pq.read_table(catalog.sequences, columns=["moves"]).column("moves").to_pylist()
@@ -240,6 +241,8 @@ def test_mine_reports_the_memory_that_grows_with_the_games(demo_run):
     held = figures["extract"]["sequence_bytes"]
     assert 3 * keys + 8 * len(moves) <= held <= 3 * keys + 8 * len(moves) + 8 * 1000
     assert figures["ingest"]["dedupe_bytes"] >= 20 * summary["games_accepted"] * 4 // 3
+    assert figures["ingest"]["wheres_spilled_bytes"] > 0
+    assert not list(catalog.games.parent.glob("*.wheres"))
     assert figures["extract"]["runs_spilled"] == 0 == figures["extract"]["spilled_bytes"]  # the demo fits
 
 
