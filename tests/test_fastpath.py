@@ -154,7 +154,9 @@ def test_fast_path_equals_reference_on_odd_games(tmp_path, later_setup):
 def test_duplicates_name_their_first_game_across_batches(tmp_path, monkeypatch):
     """Batches of three games: a repeat whose first game is in an earlier
     batch or in its own, and a repeat of a repeat, name the first game as
-    the reference does."""
+    the reference does; so do repeats whose first games lie in different
+    earlier batches, one after the other (where each game was read is read
+    back from disk a batch at a time)."""
     import functools
 
     from joseki_miner.readers import bulk
@@ -163,7 +165,8 @@ def test_duplicates_name_their_first_game_across_batches(tmp_path, monkeypatch):
     monkeypatch.setattr(bulk, "UNITS_A_SCAN", 3)
     monkeypatch.setattr(ingest, "read_batches", functools.partial(bulk.read_batches, games=3))
     firsts = ["pd", "pe", "qd", "qe", "oc", "od"]
-    order = [0, 1, 2, 3, 4, 4, 0, 5, 1, 1]  # game 5 repeats 4 (its own batch), 6 repeats 0 (an earlier one)
+    # game 5 repeats 4 (its own batch), 6 repeats 0 (an earlier one), 9 and 10 repeat 1 and 3 (two earlier ones)
+    order = [0, 1, 2, 3, 4, 4, 0, 5, 1, 1, 3]
     folder = tmp_path / "games"
     folder.mkdir()
     for i, g in enumerate(order):
@@ -171,10 +174,11 @@ def test_duplicates_name_their_first_game_across_batches(tmp_path, monkeypatch):
     fast = _mine([folder], tmp_path / "fast", "fast", 2, "prune.min_count=1")
     reference = _mine([folder], tmp_path / "reference", "reference", 1, "prune.min_count=1")
     assert fast == {**reference, "seconds": fast["seconds"]}
-    assert fast["games_rejected"] == {"duplicate": 4}
+    assert fast["games_rejected"] == {"duplicate": 5}
     _same(tmp_path / "fast", tmp_path / "reference")
     import pyarrow.parquet as pq
 
     rejects = pq.read_table(tmp_path / "fast" / "interim" / "rejects.parquet").to_pylist()
     assert [(Path(r["source"]).name, Path(r["detail"].removeprefix("same moves as ")).name) for r in rejects] == [
-        ("g05.sgf", "g04.sgf"), ("g06.sgf", "g00.sgf"), ("g08.sgf", "g01.sgf"), ("g09.sgf", "g01.sgf")]
+        ("g05.sgf", "g04.sgf"), ("g06.sgf", "g00.sgf"), ("g08.sgf", "g01.sgf"), ("g09.sgf", "g01.sgf"),
+        ("g10.sgf", "g03.sgf")]
