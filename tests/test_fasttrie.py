@@ -103,3 +103,14 @@ def test_sorted_runs_merged_a_block_at_a_time_stream_into_the_same_trie(seqs, cu
     streamed, streamed_total = counter.finish()
     assert streamed_total == total
     assert_same(streamed, whole)
+
+
+@settings(max_examples=200, deadline=None)
+@given(rows=st.lists(st.lists(st.integers(0, 3), min_size=3, max_size=3), max_size=60))
+def test_the_row_sort_is_lexsort_first_word_first(rows):
+    """The compiled sort of packed sequences gives np.lexsort's order (first
+    word most significant, equal rows in their order): ties are common."""
+    from joseki_miner.fasttrie import _sorted_order
+
+    words = np.array(rows, dtype=np.uint64).reshape(-1, 3)
+    assert _sorted_order(words).tolist() == np.lexsort(words.T[::-1]).tolist()
