@@ -1,5 +1,7 @@
 """Compiled scanners for plain game records: the main line of SGF game trees
-and one-game-per-line kifu dumps, straight from bytes to integer arrays.
+and one-game-per-line kifu dumps, straight from bytes to integer arrays;
+and for the kifu dumps' index texts: their lines, ids and game information,
+straight from UTF-8 bytes, as the Python reading (``kifu``) gives them.
 
 They take only the common, plain shape of a record.  Anything unusual (long
 FF[3] property names, setup stones after the root, compressed point lists,
@@ -460,10 +462,11 @@ def index_info_spans(text, starts, rows, layouts, date_slot, strip, spans):
     8 or more ``layouts[1]``, else ``layouts[2]``: the field of each slot,
     -1 none).  Fills ``spans[g, slot]`` with (kind, a, b): INFO_EMPTY "",
     INFO_SPAN ``text[a:b]``, INFO_DATE the date whose year starts at ``a``
-    ("YYYY?MM?DD" written "YYYY-MM-DD").  Returns per game whether its line
-    must be read in Python instead: a value that begins or ends with a byte
-    that is not ASCII (Unicode blanks strip too), a lone surrogate, or a
-    date of another shape."""
+    ("YYYY?MM?DD" written "YYYY-MM-DD"); values are stripped of the code
+    points ``strip`` marks (str.strip's blanks).  Returns per game whether
+    its line must be read in Python instead: a lone surrogate, a date of
+    another shape, or one that begins with a character that is not ASCII
+    (is it a letter?)."""
     n_games = len(rows)
     python = np.zeros(n_games, np.bool_)
     bounds = np.empty(_MAX_FIELDS + 1, np.int64)
