@@ -42,6 +42,9 @@ def _columns(batch):
 SPILL_BLOCK = 1 << 15  # sequences a block of a run file, and a merge's step through a run
 FAN_IN = 16  # run files merged at once; more are first merged into one
 SORT_MEMORY = 1024  # MB of sequences held before they are spilled as a sorted run
+# nodes the count's arrays start with, at most: reserved, not touched until
+# written (74 bytes a node), so the arrays seldom grow, and growing copies
+ROOM = 1 << 24
 
 
 class SortedRuns:
@@ -61,6 +64,7 @@ class SortedRuns:
         self.held_bytes = 0
         self.files: list[Path] = []
         self.max_depth = 0
+        self.keys = 0
         self.figures = {"sequence_bytes": 0, "spilled_bytes": 0, "runs_spilled": 0}
 
     def add(self, offsets: np.ndarray, keys: np.ndarray, classes: np.ndarray) -> None:
@@ -68,6 +72,7 @@ class SortedRuns:
         if len(offsets) > 1:
             self.max_depth = max(self.max_depth, int(np.diff(offsets).max()))
         part = (np.asarray(offsets, np.int64), np.asarray(keys, np.int16), np.asarray(classes, np.uint8))
+        self.keys += len(part[1])
         size = sum(a.nbytes for a in part)
         self.held.append(part)
         self.held_bytes += size
@@ -101,7 +106,8 @@ class SortedRuns:
     def count(self, floor: int = 2) -> tuple[dict, int]:
         """The trie's node arrays (the nodes counted at least ``floor`` times)
         and its number of nodes; the runs are then gone."""
-        counter = StreamCounter(self.max_depth, floor)
+        most = self.keys // max(1, floor)  # a node kept is counted at least floor times, a key a count
+        counter = StreamCounter(self.max_depth, floor, room=min(most, ROOM) + 2 * self.max_depth + 3, most=most)
         held, self.held, self.held_bytes = self.held, [], 0
         runs = [_read(f) for f in self.files] + [_blocks(p) for p in held]
         del held

@@ -81,19 +81,21 @@ def test_classes_pack_two_bits_a_direction():
 
 @settings(max_examples=200, deadline=None)
 @given(seqs=st.lists(seq_st, max_size=40), cuts=st.lists(st.integers(0, 40), max_size=6),
-       block=st.integers(1, 7), min_count=st.integers(1, 3), step=st.integers(1, 9))
-def test_sorted_runs_merged_a_block_at_a_time_stream_into_the_same_trie(seqs, cuts, block, min_count, step):
+       block=st.integers(1, 7), min_count=st.integers(1, 3), step=st.integers(1, 9), bounded=st.booleans())
+def test_sorted_runs_merged_a_block_at_a_time_stream_into_the_same_trie(seqs, cuts, block, min_count, step, bounded):
     """merge_sorted over runs read ``block`` sequences at a time, merging at
     most about ``step`` a run a round, gives every sequence once, in sorted
     order; StreamCounter counts that stream, a block at a time, into the
     trie of one sort, its node arrays grown between blocks (while deep nodes
-    kept wait for their ancestors to close)."""
+    kept wait for their ancestors to close), or only up to the most nodes
+    the keys can keep."""
     whole, total = count_sequences(*arrays_of(seqs), min_count=min_count)
     bounds = sorted({0, len(seqs), *[c for c in cuts if c <= len(seqs)]})
     parts = [sort_sequences(*arrays_of(seqs[a:b])) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
     runs = [[cut(p, lo, min(len(p[0]) - 1, lo + block)) for lo in range(0, len(p[0]) - 1, block)] for p in parts]
     depth = max((len(k) for k, _ in seqs), default=0)
-    counter = StreamCounter(depth, min_count, room=1)  # its node arrays grow between blocks
+    most = sum(len(k) for k, _ in seqs) // min_count if bounded else None
+    counter = StreamCounter(depth, min_count, room=1, most=most)  # its node arrays grow between blocks
     merged = []
     for piece in merge_sorted(runs, width_of(depth), step=step):
         offsets, keys, classes = in_order(*piece)

@@ -350,7 +350,10 @@ class StreamCounter:
     as ``count_sequences`` gives it (``finish``), holding only the nodes
     counted at least ``min_count`` times and the current path."""
 
-    def __init__(self, max_depth: int, min_count: int = 1, room: int = 1 << 12) -> None:
+    def __init__(self, max_depth: int, min_count: int = 1, room: int = 1 << 12, most: int | None = None) -> None:
+        """``room``: nodes the arrays start with; ``most``: the most nodes
+        the stream can keep, if known (its keys over ``min_count``), so the
+        arrays need not grow past it."""
         self.min_count = max(1, min_count)
         self.levels = max_depth + 1
         self.segments = np.zeros((self.levels, 3), np.int64)
@@ -360,6 +363,7 @@ class StreamCounter:
         self.state = np.zeros(4, np.int64)  # the path's depth; its segments; the nodes seen; the nodes kept
         self.sequences = 0
         self.nodes = _node_arrays(room)  # grown as needed
+        self.most = most
 
     def add(self, offsets: np.ndarray, keys: np.ndarray, classes: np.ndarray, order: np.ndarray | None = None) -> None:
         """The next block of the sorted stream (in ``order``, when given)."""
@@ -372,12 +376,16 @@ class StreamCounter:
     def _count(self, offsets, keys, classes, order, final: bool) -> None:
         # the largest number a block can give: a node kept a key and the path twice over
         room = int(self.state[3]) + len(keys) + 2 * self.levels + 1
+        if self.most is not None:
+            room = min(room, self.most + 2 * self.levels + 1)
         if room > len(self.nodes["count"]):
             grown = _node_arrays(max(room, 2 * len(self.nodes["count"])))
-            # all of it: nodes closed below ancestors still open are written
-            # past the kept count (their numbers come after the ancestors')
+            # the nodes written: the kept ones, and past them a node closed
+            # under ancestors still open (numbered after them: at most the
+            # depth further)
+            written = min(len(self.nodes["count"]), int(self.state[3]) + self.levels + 1)
             for name, a in self.nodes.items():
-                grown[name][:len(a)] = a
+                grown[name][:written] = a[:written]
             self.nodes = grown
         nodes = self.nodes
         _count_block(offsets, keys, classes, order, self.min_count, self.sequences, final, self.segments, self.path_keys,
