@@ -182,3 +182,24 @@ def test_duplicates_name_their_first_game_across_batches(tmp_path, monkeypatch):
     assert [(Path(r["source"]).name, Path(r["detail"].removeprefix("same moves as ")).name) for r in rejects] == [
         ("g05.sgf", "g04.sgf"), ("g06.sgf", "g00.sgf"), ("g08.sgf", "g01.sgf"), ("g09.sgf", "g01.sgf"),
         ("g10.sgf", "g03.sgf")]
+
+
+def test_without_dedupe_every_repeat_is_kept_and_counted(tmp_path):
+    """``dedupe: false``: a game read twice is stored and counted twice, the
+    same in both engines, and no log of where games were read is kept."""
+    folder = tmp_path / "games"
+    folder.mkdir()
+    for i, first in enumerate(["pd", "pd", "qd", "pd"]):
+        (folder / f"g{i}.sgf").write_text(f"(;GM[1]FF[4]SZ[19];B[{first}];W[dp];B[qp];W[dd];B[fq])")
+    fast = _mine([folder], tmp_path / "fast", "fast", 2, "dedupe=false", "prune.min_count=1")
+    reference = _mine([folder], tmp_path / "reference", "reference", 1, "dedupe=false", "prune.min_count=1")
+    assert fast == {**reference, "seconds": fast["seconds"]}
+    assert fast["games_accepted"] == 4 and fast["games_rejected_total"] == 0
+    _same(tmp_path / "fast", tmp_path / "reference")
+    import pyarrow.parquet as pq
+
+    sequences: dict[int, list] = {}
+    for row in pq.read_table(tmp_path / "fast" / "interim" / "sequences.parquet").to_pylist():
+        sequences.setdefault(row["game"], []).append((row["moves"], row["scores"]))
+    assert sequences[0] and sequences[0] == sequences[1] == sequences[3] != sequences[2]  # g0, g1, g3 alike
+    assert not list((tmp_path / "fast" / "interim").glob("*.wheres"))
