@@ -171,15 +171,17 @@ class _Reader:
 
     # -- index pre-pass --------------------------------------------------
     def load_indexes(self, files: list[Path]) -> None:
-        inflater = archives.Inflater(files, ahead=2, zips=False)  # this pass mostly waits for them
+        # this pass mostly waits for them; of a zip only the index files are inflated
+        inflater = archives.Inflater(files, ahead=2, want=_wants_index)
         try:
             self._load_indexes(files, inflater)
         finally:
             inflater.close()
 
-    def _keep(self, path: Path, inflated: archives.Tar | None) -> None:
-        """Hold a decompressed archive for the main pass, within KEPT_BYTES."""
-        if inflated is not None and self.kept_bytes + len(inflated.data) <= KEPT_BYTES:
+    def _keep(self, path: Path, inflated: archives.Tar | list | None) -> None:
+        """Hold a decompressed tar for the main pass, within KEPT_BYTES (of
+        a zip this pass inflated only the index files)."""
+        if isinstance(inflated, archives.Tar) and self.kept_bytes + len(inflated.data) <= KEPT_BYTES:
             self.kept[str(path)] = inflated
             self.kept_bytes += len(inflated.data)
 

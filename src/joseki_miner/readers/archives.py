@@ -361,18 +361,20 @@ class Inflater:
     the reader (the first ones from the start), so that reading need not
     wait for zlib, bz2 or lzma (which let other threads run meanwhile).  ``take(path)`` gives, for a
     compressed tar, its content and headers as ``iter_tar_fast`` would find them;
-    for a zip (when ``zips``), its members as ``iter_zip`` gives them; or
-    None (then ``iter_members`` reads the file itself)."""
+    for a zip (when ``zips``), its members as ``iter_zip`` gives them (with
+    ``want``: only the members it wants are inflated); or None (then
+    ``iter_members`` reads the file itself)."""
 
-    def __init__(self, paths: list, ahead: int = 1, zips: bool = True) -> None:
+    def __init__(self, paths: list, ahead: int = 1, zips: bool = True, want: Callable[[str], bool] | None = None) -> None:
         suffixes = _COMPRESSED_SUFFIXES + ((".zip",) if zips else ())
+        self.want = want
         self.paths = [str(p) for p in paths if str(p).lower().endswith(suffixes)]
         self.position = {p: i for i, p in enumerate(self.paths)}
         self.ahead = ahead
         self.futures: dict[int, Future] = {}
         self.pool = ThreadPoolExecutor(max_workers=ahead, thread_name_prefix="inflate") if self.paths else None
         for j in range(min(ahead, len(self.paths))):  # from now on: the reader has other files to read first
-            self.futures[j] = self.pool.submit(_inflate_file, self.paths[j])
+            self.futures[j] = self.pool.submit(_inflate_file, self.paths[j], self.want)
 
     def take(self, path) -> Tar | list[Member] | None:
         i = self.position.get(str(path))
@@ -380,7 +382,7 @@ class Inflater:
             return None
         for j in range(i, min(i + self.ahead + 1, len(self.paths))):
             if j not in self.futures:
-                self.futures[j] = self.pool.submit(_inflate_file, self.paths[j])
+                self.futures[j] = self.pool.submit(_inflate_file, self.paths[j], self.want)
         for j in [j for j in self.futures if j < i]:
             self.futures.pop(j).cancel()
         return self.futures.pop(i).result()
@@ -424,7 +426,7 @@ def _zip_members(buf: bytes, infos: list[zipfile.ZipInfo]) -> list[Member] | Non
     return out
 
 
-def _inflate_file(path: str) -> Tar | list[Member] | None:
+def _inflate_file(path: str, want: Callable[[str], bool] | None = None) -> Tar | list[Member] | None:
     try:
         with open(path, "rb") as fh:
             kind = magic_kind(fh.read(1024))
@@ -435,13 +437,18 @@ def _inflate_file(path: str) -> Tar | list[Member] | None:
                         infos = zf.infolist()
                 except READ_ERRORS:
                     return None
-                if sum(i.file_size for i in infos) > _INFLATE_LIMIT:
+                wanted = [i for i in infos if want is None or want(i.filename)]
+                if sum(i.file_size for i in wanted) > _INFLATE_LIMIT:
                     return None
                 fh.seek(0)
-                members = _zip_members(fh.read(), infos)
+                members = _zip_members(fh.read(), wanted)
                 if members is None:
                     fh.seek(0)
-                    members = list(iter_zip(fh))
+                    return list(iter_zip(fh, want))
+                if want is not None:  # as iter_zip gives them: the others named, without data
+                    found = iter(members)
+                    members = [next(found) if want(i.filename) else (i.filename, None, "") for i in infos
+                               if not i.is_dir()]
                 return members
             if kind not in ("gzip", "bz2", "xz"):
                 return None
@@ -595,9 +602,10 @@ def inner_name(name: str, kind: str) -> str:
 def iter_members(kind: str, fileobj: BinaryIO, name: str, want: Callable[[str], bool] | None = None,
                  inflated: Tar | list[Member] | None = None) -> Iterator[Member]:
     """The members of an archive of ``kind`` (a magic_kind() answer);
-    ``inflated``: what an ``Inflater`` read of it ahead, if anything."""
+    ``inflated``: what an ``Inflater`` read of it ahead with the same
+    ``want``, if anything."""
     if kind == "zip":
-        if isinstance(inflated, list) and want is None:
+        if isinstance(inflated, list):
             yield from inflated
         else:
             yield from iter_zip(fileobj, want)

@@ -332,11 +332,15 @@ class IndexStore:
         """Read one index text into ``scope``; returns the lines kept."""
         data, bom = encoding.strip_bom(data)
         if bom is not None:
-            text = data.decode(bom, "replace")
+            buf = data.decode(bom, "replace").encode("utf-8", "surrogatepass")
         else:
             dec = encoding.decode(data)
-            text = dec.text if dec.text is not None else data.decode("utf-8", "replace")
-        lines = _Lines(text.encode("utf-8", "surrogatepass"))
+            if dec.text is not None and dec.encoding in ("ascii", "utf_8"):
+                buf = data  # read strictly as UTF-8: the bytes are the text's already
+            else:
+                text = dec.text if dec.text is not None else data.decode("utf-8", "replace")
+                buf = text.encode("utf-8", "surrogatepass")
+        lines = _Lines(buf)
         self._scopes.setdefault(scope, []).insert(0, lines)  # the latest first
         return len(lines)
 
