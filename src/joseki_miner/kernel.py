@@ -30,7 +30,7 @@ from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic
 
-from .points import NPOINTS, SIZE, TENUKI
+from .points import SIZE, TENUKI
 from .symmetry import DIRECTION_MAP, POINT_MAP
 
 __all__ = ["extract_batch", "validate_and_extract", "validate_batch", "TENUKI"]
