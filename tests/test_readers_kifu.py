@@ -233,3 +233,29 @@ def test_index_store_finds_the_line_a_dict_of_lines_finds(texts, collide):
             assert [line_of(i) if line_of else None for i in idents] == expected
             lines_of = store.lines_for(path)  # all at once, as the bulk reader asks
             assert (lines_of(idents) if lines_of else [None] * len(idents)) == expected
+
+
+def test_index_read_aside_finds_what_read_at_once_finds(monkeypatch):
+    """The pre-pass reads index texts in a thread (``add_aside``): asked
+    later, the store answers as if they had been read at once, latest text
+    first; a text that fails to read is left out, as the pre-pass leaves
+    out what it cannot read."""
+    from joseki_miner.readers import kifu
+
+    texts = [("/a", "1\t2003.09.25 20:21\tw1\tb1\t6.5\tB+R\t3\t5m\n2\t2003.09.26\tw2\tb2\t6.5\tW+R\t3\t5m\n"),
+             ("/a", "1\t2004.01.01\tw3\tb3\t6.5\tB+1\t3\t5m\n"), ("/a/b", "2\t2005.01.01\tw4\tb4\t0\tW+1\t3\t5m\n")]
+    at_once, aside = IndexStore(), IndexStore()
+    for scope, text in texts:
+        at_once.add(scope, text.encode())
+        aside.add_aside(scope, text.encode())
+    for path in ("/a/k", "/a/b/k"):
+        assert aside.lines_for(path)(["1", "2", "3"]) == at_once.lines_for(path)(["1", "2", "3"])
+    assert len(aside) == len(at_once) == 4
+
+    real = kifu._read_index
+    monkeypatch.setattr(kifu, "_read_index", lambda data: real(data) if b"w3" not in data else 1 / 0)
+    failing = IndexStore()
+    for scope, text in texts:
+        failing.add_aside(scope, text.encode())
+    assert failing.line_for("/a/k")("1").split("\t")[2] == "w1"  # the text that failed is left out
+    assert len(failing) == 3

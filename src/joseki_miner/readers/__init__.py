@@ -226,7 +226,7 @@ class _Reader:
         if vpath in self.loaded:
             return
         self.loaded.add(vpath)
-        self.index.add(_index_scope(vpath, archive_vpath), data)
+        self.index.add_aside(_index_scope(vpath, archive_vpath), data)  # read while the pre-pass goes on
 
     # -- main pass -------------------------------------------------------
     def skip(self, source: str, location: str, why: str) -> None:

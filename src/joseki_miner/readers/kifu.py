@@ -24,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 
 import numpy as np
 import pyarrow as pa
@@ -289,6 +290,28 @@ class _Lines:
         return None if row < 0 else self.line(row)
 
 
+def _read_index(data: bytes) -> _Lines:
+    """The lines of one index file's bytes, decoded as game files are."""
+    data, bom = encoding.strip_bom(data)
+    if bom is not None:
+        buf = data.decode(bom, "replace").encode("utf-8", "surrogatepass")
+    else:
+        dec = encoding.decode(data)
+        if dec.text is not None and dec.encoding in ("ascii", "utf_8"):
+            buf = data  # read strictly as UTF-8: the bytes are the text's already
+        else:
+            text = dec.text if dec.text is not None else data.decode("utf-8", "replace")
+            buf = text.encode("utf-8", "surrogatepass")
+    return _Lines(buf)
+
+
+def _read_index_or_none(data: bytes) -> _Lines | None:
+    try:
+        return _read_index(data)
+    except Exception:  # noqa: BLE001 - as the pre-pass leaves an index it cannot read
+        return None
+
+
 def _packed(idents: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Ids as one UTF-8 buffer and where each starts and ends."""
     pieces = [ident.encode("utf-8", "surrogatepass") for ident in idents]
@@ -319,9 +342,11 @@ class IndexStore:
     text.  A line read later wins over one read earlier with the same id."""
 
     def __init__(self) -> None:
-        self._scopes: dict[str, list[_Lines]] = {}
+        self._scopes: dict[str, list[_Lines | Future]] = {}
+        self._pool: ThreadPoolExecutor | None = None
 
     def __len__(self) -> int:
+        self._settle()
         return sum(len(lines) for chunks in self._scopes.values() for lines in chunks)
 
     @property
@@ -330,23 +355,33 @@ class IndexStore:
 
     def add(self, scope: str, data: bytes) -> int:
         """Read one index text into ``scope``; returns the lines kept."""
-        data, bom = encoding.strip_bom(data)
-        if bom is not None:
-            buf = data.decode(bom, "replace").encode("utf-8", "surrogatepass")
-        else:
-            dec = encoding.decode(data)
-            if dec.text is not None and dec.encoding in ("ascii", "utf_8"):
-                buf = data  # read strictly as UTF-8: the bytes are the text's already
-            else:
-                text = dec.text if dec.text is not None else data.decode("utf-8", "replace")
-                buf = text.encode("utf-8", "surrogatepass")
-        lines = _Lines(buf)
+        lines = _read_index(data)
         self._scopes.setdefault(scope, []).insert(0, lines)  # the latest first
         return len(lines)
+
+    def add_aside(self, scope: str, data: bytes) -> None:
+        """``add``, in a thread of its own (the compiled reading releases the
+        GIL) while the caller goes on: the texts are waited for when first
+        asked.  A text that cannot be read is left out, as the index
+        pre-pass leaves out what fails (the main pass reports it)."""
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="index")
+        self._scopes.setdefault(scope, []).insert(0, self._pool.submit(_read_index_or_none, data))
+
+    def _settle(self) -> None:
+        """Wait for the texts read aside."""
+        if self._pool is None:
+            return
+        for scope, chunks in self._scopes.items():
+            done = [c.result() if isinstance(c, Future) else c for c in chunks]
+            self._scopes[scope] = [c for c in done if c is not None]
+        self._pool.shutdown()
+        self._pool = None
 
     def _tables(self, path: str) -> list[_Lines]:
         """The texts whose scope holds ``path``: nearest scope first, each
         scope's latest text first."""
+        self._settle()
         return [lines for s in sorted(self._scopes, key=len, reverse=True) if path.startswith(s.rstrip("/") + "/")
                 for lines in self._scopes[s]]
 
