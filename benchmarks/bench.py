@@ -5,7 +5,8 @@ Prints and writes benchmarks/RESULTS.md:
 - the baseline: sgfmill parse + main line + replay on a Board, games/s;
 - per collection: games/s of each stage and of the steady state
   (read, replay, sequences, normalization, influence, trie: the ingest,
-  extract and build stages), warm (compiled code cached);
+  extract and build stages), warm (compiled code cached), the median of
+  three runs;
 - end to end: every collection in one `joseki mine` process, start-up,
   pruning and emission included: wall time, games/s, peak RSS, and an
   extrapolation of the memory to 10 million games;
@@ -160,23 +161,30 @@ def main() -> int:
 
         write_collection(tmp / "demo")
         mine([tmp / "demo"], tmp / "warm")  # compile (cached on disk) before timing
-        lines.append("\n## Per collection (one `joseki mine` process each, warm)\n\n"
+        lines.append(f"\n## Per collection (one `joseki mine` process each, warm; {E2E_RUNS} runs, the median)\n\n"
                      "`mine` streams: phase 1 (extract) runs on each batch of accepted games while the next "
                      "is read, so *ingest* is reading, validation and phase 1 together, *extract* the phase-1 "
-                     "work left when reading ends, *build* the trie counted from the sequences in memory.\n\n"
-                     "| collection | games read | ingest | extract | build | steady state | prune + emit | wall "
-                     "| peak RSS |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+                     "work left when reading ends, *build* the trie counted from the sequences in memory. "
+                     "The run of median steady state is shown, with the steady state of every run.\n\n"
+                     "| collection | games read | ingest | extract | build | steady state | runs | prune + emit "
+                     "| wall | peak RSS |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
         for name in COLLECTIONS:
-            out = tmp / name
-            wall, rss, summary = mine([DATA / name], out)
-            s = stage_seconds(out)
+            runs = []
+            for i in range(E2E_RUNS):  # this machine's timings vary by several percent
+                out = tmp / f"{name}{i}"
+                wall, rss, summary = mine([DATA / name], out)
+                s = stage_seconds(out)
+                runs.append((s["ingest"] + s["extract"] + s["build"], wall, rss, summary, s))
+            runs.sort(key=lambda r: r[0])
+            steady, wall, rss, summary, s = runs[len(runs) // 2]
             n = summary["games_read"]
-            steady = s["ingest"] + s["extract"] + s["build"]
             rate = lambda sec: f"{n / sec:,.0f}/s" if sec > 0 else "-"  # noqa: E731
+            each = ", ".join(f"{n / r[0]:,.0f}" for r in runs)
             print(f"{name}: {n:,} games; ingest {rate(s['ingest'])}, extract {rate(s['extract'])}, "
-                  f"build {rate(s['build'])}; steady state {rate(steady)}; wall {wall:.1f} s")
+                  f"build {rate(s['build'])}; steady state {rate(steady)} (runs: {each}); wall {wall:.1f} s")
             lines.append(f"| {name} | {n:,} | {rate(s['ingest'])} | {rate(s['extract'])} | {rate(s['build'])} | "
-                         f"**{rate(steady)}** | {s['prune'] + s['emit']:.2f} s | {wall:.1f} s | {rss:,.0f} MiB |\n")
+                         f"**{rate(steady)}** | {each} | {s['prune'] + s['emit']:.2f} s | {wall:.1f} s | "
+                         f"{rss:,.0f} MiB |\n")
         # this machine's timings vary by several percent: three runs, the median reported
         runs = []
         for i in range(E2E_RUNS):
