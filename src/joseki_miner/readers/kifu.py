@@ -428,18 +428,6 @@ class IndexStore:
 
         return rows
 
-    def lines_for(self, path: str) -> Callable[[list[str]], list[str | None]] | None:
-        """``line_for`` of many ids at once (``rows_for``)."""
-        rows_of = self.rows_for(path)
-        if rows_of is None:
-            return None
-
-        def lines(idents: list[str]) -> list[str | None]:
-            tables, which, rows = rows_of(*_packed(idents))
-            return [None if t < 0 else tables[t].line(r) for t, r in zip(which.tolist(), rows.tolist())]
-
-        return lines
-
     def lookup_for(self, path: str) -> Callable[[str], dict | None] | None:
         """The id -> metadata function for games at ``path`` (see ``line_for``)."""
         line_of = self.line_for(path)
