@@ -107,7 +107,7 @@ class SortedRuns:
         """The trie's node arrays (the nodes counted at least ``floor`` times)
         and its number of nodes; the runs are then gone."""
         most = self.keys // max(1, floor)  # a node kept is counted at least floor times, a key a count
-        counter = StreamCounter(self.max_depth, floor, room=min(most, ROOM) + 2 * self.max_depth + 3, most=most)
+        counter = StreamCounter(self.max_depth, floor, room=ROOM, most=most)
         held, self.held, self.held_bytes = self.held, [], 0
         runs = [_read(f) for f in self.files] + [_blocks(p) for p in held]
         del held

@@ -351,11 +351,15 @@ class StreamCounter:
     counted at least ``min_count`` times and the current path."""
 
     def __init__(self, max_depth: int, min_count: int = 1, room: int = 1 << 12, most: int | None = None) -> None:
-        """``room``: nodes the arrays start with; ``most``: the most nodes
-        the stream can keep, if known (its keys over ``min_count``), so the
-        arrays need not grow past it."""
+        """``room``: nodes the arrays start with, at most; ``most``: the most
+        nodes the stream can keep, if known (its keys over ``min_count``),
+        so the arrays need not grow past it."""
         self.min_count = max(1, min_count)
         self.levels = max_depth + 1
+        self.spare = 2 * self.levels + 1  # room past the kept nodes: a block's path, twice over
+        self.most = most
+        if most is not None:
+            room = min(room, most + self.spare)
         self.segments = np.zeros((self.levels, 3), np.int64)
         self.path_keys = np.zeros(self.levels, np.int16)
         self.path_first = np.zeros(self.levels, np.uint8)
@@ -363,7 +367,6 @@ class StreamCounter:
         self.state = np.zeros(4, np.int64)  # the path's depth; its segments; the nodes seen; the nodes kept
         self.sequences = 0
         self.nodes = _node_arrays(room)  # grown as needed
-        self.most = most
 
     def add(self, offsets: np.ndarray, keys: np.ndarray, classes: np.ndarray, order: np.ndarray | None = None) -> None:
         """The next block of the sorted stream (in ``order``, when given)."""
@@ -374,10 +377,10 @@ class StreamCounter:
         self.sequences += n
 
     def _count(self, offsets, keys, classes, order, final: bool) -> None:
-        # the largest number a block can give: a node kept a key and the path twice over
-        room = int(self.state[3]) + len(keys) + 2 * self.levels + 1
+        # the largest number a block can give: a node kept a key, and the spare
+        room = int(self.state[3]) + len(keys) + self.spare
         if self.most is not None:
-            room = min(room, self.most + 2 * self.levels + 1)
+            room = min(room, self.most + self.spare)
         if room > len(self.nodes["count"]):
             grown = _node_arrays(max(room, 2 * len(self.nodes["count"])))
             # the nodes written: the kept ones, and past them a node closed
