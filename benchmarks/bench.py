@@ -30,7 +30,7 @@ from pipeline.build import SORT_MEMORY  # MB, the default of `--sort-memory`
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"
 COLLECTIONS = ("kgs-6d", "tom-9d", "tygem-9d", "ai")
-E2E_RUNS = 3
+RUNS = 3  # of every measure (baseline, each collection, end to end): the median reported
 # the CLI as its own process; its peak RSS comes from the kernel (wait4)
 JOSEKI = [sys.executable, "-m", "pipeline.cli"]
 
@@ -149,11 +149,11 @@ def main() -> int:
         print(f"bench: the real collections are not at {DATA}; nothing to measure")
         return 0
     lines = [f"# Benchmark results\n\nMachine: {machine()}\n", f"Measured {time.strftime('%Y-%m-%d %H:%M')}.\n"]
-    bases = sorted(baseline() for _ in range(E2E_RUNS))
+    bases = sorted(baseline() for _ in range(RUNS))
     base = bases[len(bases) // 2]
-    print(f"baseline (sgfmill parse + main line + replay): {base:,.0f} games/s (median of {E2E_RUNS})")
+    print(f"baseline (sgfmill parse + main line + replay): {base:,.0f} games/s (median of {RUNS})")
     lines.append(f"Baseline, plain sgfmill loop (parse + main line + replay of <=150 moves), "
-                 f"2,000 KGS games: **{base:,.0f} games/s**, the median of {E2E_RUNS} runs "
+                 f"2,000 KGS games: **{base:,.0f} games/s**, the median of {RUNS} runs "
                  f"({', '.join(f'{b:,.0f}' for b in bases)}).\n")
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
@@ -161,7 +161,7 @@ def main() -> int:
 
         write_collection(tmp / "demo")
         mine([tmp / "demo"], tmp / "warm")  # compile (cached on disk) before timing
-        lines.append(f"\n## Per collection (one `joseki mine` process each, warm; {E2E_RUNS} runs, the median)\n\n"
+        lines.append(f"\n## Per collection (one `joseki mine` process each, warm; {RUNS} runs, the median)\n\n"
                      "`mine` streams: phase 1 (extract) runs on each batch of accepted games while the next "
                      "is read, so *ingest* is reading, validation and phase 1 together, *extract* the phase-1 "
                      "work left when reading ends, *build* the trie counted from the sequences in memory. "
@@ -170,7 +170,7 @@ def main() -> int:
                      "| wall | peak RSS |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
         for name in COLLECTIONS:
             runs = []
-            for i in range(E2E_RUNS):  # this machine's timings vary by several percent
+            for i in range(RUNS):  # this machine's timings vary by several percent
                 out = tmp / f"{name}{i}"
                 wall, rss, summary = mine([DATA / name], out)
                 s = stage_seconds(out)
@@ -187,7 +187,7 @@ def main() -> int:
                          f"{rss:,.0f} MiB |\n")
         # this machine's timings vary by several percent: three runs, the median reported
         runs = []
-        for i in range(E2E_RUNS):
+        for i in range(RUNS):
             out = tmp / f"all{i}"
             runs.append((*mine([DATA / c for c in COLLECTIONS], out), out))
         runs.sort(key=lambda r: r[0])
@@ -206,7 +206,7 @@ def main() -> int:
         sequences = figure(out, "extract", "sequence_bytes") / 2**20
         reading_peak = manifest(out, "extract")["peak_rss_mib"]
         ten_million = reading_peak - sequences + min(SORT_MEMORY, sequences / n * 1e7) + dedupe * (1e7 - n)
-        print(f"end to end, all collections ({E2E_RUNS} runs: {walls} s): {n:,} games in {wall:.1f} s "
+        print(f"end to end, all collections ({RUNS} runs: {walls} s): {n:,} games in {wall:.1f} s "
               f"(median) = {n / wall:,.0f} games/s; "
               f"peak RSS {rss:,.0f} MiB; ratio to baseline {n / wall / base:.1f}x")
         lines.append(
@@ -214,7 +214,7 @@ def main() -> int:
             f"{n:,} games read ({summary['games_accepted']:,} accepted), {summary['sequences']:,} sequences, "
             f"{summary['nodes_before_prune']:,} trie nodes, {summary['leaves']:,} joseki.\n\n"
             f"- wall time, start-up, pruning and emission included: **{wall:.1f} s** "
-            f"({n / wall:,.0f} games/s), the median of {E2E_RUNS} runs ({walls} s)\n"
+            f"({n / wall:,.0f} games/s), the median of {RUNS} runs ({walls} s)\n"
             f"- stages: " + ", ".join(f"{k} {v:.1f} s" for k, v in s.items()) + "\n"
             f"- peak RSS: **{rss:,.0f} MiB**, the largest of the runs; "
             f"{reading_peak:,.0f} MiB when reading ended\n"
