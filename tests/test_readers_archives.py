@@ -222,6 +222,17 @@ def test_inflater_reads_ahead_what_iter_members_would_read(tmp_path):
         assert inflater.take(paths["plain.gz"]) is None  # not a tar: read as a single file
     finally:
         inflater.close()
+    # as the index pre-pass asks: of a zip only the members it wants inflated, the others named
+    wanted = sorted(MEMBERS)[1]
+    inflater = archives.Inflater(list(paths.values()), ahead=2, want=lambda name: name == wanted)
+    try:
+        for name in ("b.zip", "stored.zip", "damaged.zip"):
+            with paths[name].open("rb") as fh:
+                expected = list(archives.iter_zip(fh, lambda n: n == wanted))
+            assert inflater.take(paths[name]) == expected, name
+            assert any(data is not None for _, data, _ in expected) and any(data is None for _, data, _ in expected)
+    finally:
+        inflater.close()
     assert [(r.location, r.meta.get("PB")) for r in read_paths([paths["a.tar.gz"]])] == EXPECTED
 
 
