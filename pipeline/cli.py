@@ -16,7 +16,7 @@ from joseki_miner.config import ConfigError, load
 from .build import SORT_MEMORY as SORT_MEMORY_MB
 from .catalog import Catalog
 from .ingest import StrictError
-from .run import STAGES, UsageError, run_stages
+from .run import STAGES, TABLE_MEMORY as TABLE_MEMORY_MB, UsageError, run_stages
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
 
@@ -29,17 +29,20 @@ JOBS = typer.Option(None, "--jobs", help="threads for the compiled kernel (defau
 ENGINE = typer.Option("fast", "--engine", help="fast (compiled) or reference (plain Python); same outputs")
 SORT_MEMORY = typer.Option(SORT_MEMORY_MB, "--sort-memory", metavar="MB",
                            help="sequences held for the trie before sorted runs are spilled to WORK/runs; same outputs")
+TABLE_MEMORY = typer.Option(TABLE_MEMORY_MB, "--table-memory", metavar="MB",
+                            help="duplicate fingerprints and kifu index lines held in memory; past it they are "
+                                 "mapped from files in WORK, about MB of them resident; same outputs")
 
 
 def _execute(stages, paths, out, work, config, sets, quiet, strict=False, force=False, engine="fast", jobs=None,
-             sort_memory=SORT_MEMORY_MB) -> None:
+             sort_memory=SORT_MEMORY_MB, table_memory=TABLE_MEMORY_MB) -> None:
     try:
         cfg = load(config, sets or [])
         catalog = Catalog(work=work or out / "interim", out=out)
         log = (lambda s: None) if quiet else (lambda s: typer.echo(s, err=True))
         summary = run_stages(
             catalog, cfg, stages, paths or [], progress=not quiet, strict=strict, force=force,
-            engine=engine, jobs=jobs, sort_memory=sort_memory, log=log,
+            engine=engine, jobs=jobs, sort_memory=sort_memory, table_memory=table_memory, log=log,
         )
     except (ConfigError, UsageError) as exc:
         typer.echo(f"joseki: {exc}", err=True)
@@ -78,9 +81,10 @@ def mine(
     strict: bool = typer.Option(False, "--strict", help="stop at the first bad record"),
     force: bool = typer.Option(False, "--force", help="re-run every stage even if up to date"),
     quiet: bool = QUIET, jobs: Optional[int] = JOBS, engine: str = ENGINE, sort_memory: int = SORT_MEMORY,
+    table_memory: int = TABLE_MEMORY,
 ) -> None:
     """Mine joseki from game collections: every stage, skipping up-to-date ones."""
-    _execute(STAGES, paths, out, work, config, set_, quiet, strict, force, engine, jobs, sort_memory)
+    _execute(STAGES, paths, out, work, config, set_, quiet, strict, force, engine, jobs, sort_memory, table_memory)
 
 
 @app.command()
@@ -89,10 +93,11 @@ def ingest(
     out: Path = OUT, work: Optional[Path] = WORK, config: Optional[Path] = CONFIG,
     set_: Optional[List[str]] = SET,
     strict: bool = typer.Option(False, "--strict", help="stop at the first bad record"),
-    quiet: bool = QUIET, jobs: Optional[int] = JOBS, engine: str = ENGINE,
+    quiet: bool = QUIET, jobs: Optional[int] = JOBS, engine: str = ENGINE, table_memory: int = TABLE_MEMORY,
 ) -> None:
     """Stage 1: read and validate games into games.parquet and rejects.parquet."""
-    _execute(["ingest"], paths, out, work, config, set_, quiet, strict, True, engine, jobs)
+    _execute(["ingest"], paths, out, work, config, set_, quiet, strict, True, engine, jobs,
+             table_memory=table_memory)
 
 
 def _single(stage: str, doc: str):

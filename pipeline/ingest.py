@@ -24,6 +24,7 @@ from tqdm import tqdm
 
 from joseki_miner import kernel
 from joseki_miner.fingerprints import FingerprintTable
+from joseki_miner.mapped import BUDGET, Arena
 from joseki_miner.points import SIZE
 from joseki_miner.readers import read_paths
 from joseki_miner.readers.bulk import GameBatch, events_json, read_batches
@@ -116,13 +117,14 @@ class _Ledger:
     the games already stored (``_Wheres``, on disk)."""
 
     def __init__(self, games_path: Path, rejects_path: Path, dedupe: bool, strict: bool,
-                 on_games: Callable[[pa.Table, dict | None], None] | None = None) -> None:
+                 on_games: Callable[[pa.Table, dict | None], None] | None = None, arena: Arena | None = None) -> None:
         self.games = TableSink(games_path, GAMES_SCHEMA, background=True)
         self.on_games = on_games
         self.rejects = TableSink(rejects_path, REJECTS_SCHEMA)
         self.dedupe, self.strict = dedupe, strict
         self.seen: dict = {}
-        self.fingerprints = FingerprintTable()
+        self.arena = arena if arena is not None else Arena()
+        self.fingerprints = FingerprintTable(arena=self.arena)
         self.wheres = _Wheres(games_path.with_name(games_path.name + ".wheres")) if dedupe else None
         self.reasons: Counter[str] = Counter()
         self.read = 0
@@ -190,6 +192,7 @@ class _Ledger:
         if self.dedupe and self.accepted:  # what grows with the games: the fingerprints (where each was read is on disk)
             figures["dedupe_bytes"] = self.fingerprints.nbytes
             figures["wheres_spilled_bytes"] = self.wheres.bytes
+        figures.update(self.arena.figures())  # fingerprints and index lines past the table memory
         return figures
 
 
@@ -217,7 +220,7 @@ def _run_reference(paths, ledger: _Ledger, include_handicap: bool, bar) -> None:
             for c in columns.values():
                 c.clear()
 
-    for item in read_paths(paths, on_skip=ledger.skip):
+    for item in read_paths(paths, on_skip=ledger.skip, arena=ledger.arena):
         ledger.read += 1
         bar.update()
         if isinstance(item, GameRecord):
@@ -404,13 +407,18 @@ def run(
     progress: bool = True,
     on_games: Callable[[pa.Table, dict | None], None] | None = None,
     phase1: Phase1Params | None = None,
+    table_memory: int = BUDGET,
 ) -> dict:
     """Read, validate and store every game; return the stage's figures.
     ``on_games(table, sequences)`` hears every table of accepted games as it
     is stored; given ``phase1`` (fast engine), the replay that validates a
     game also finds its sequences, and ``sequences`` holds them (as
-    ``extract.fast_batch`` gives them; None where that replay cannot serve)."""
-    ledger = _Ledger(games_path, rejects_path, dedupe, strict, on_games)
+    ``extract.fast_batch`` gives them; None where that replay cannot serve).
+    The tables that grow with the games (the fast engine's duplicate
+    fingerprints, the kifu index lines) hold ``table_memory`` bytes in
+    memory, the rest in mapped files beside ``games_path`` (``mapped``)."""
+    arena = Arena(games_path.parent, budget=table_memory)
+    ledger = _Ledger(games_path, rejects_path, dedupe, strict, on_games, arena)
     try:
         with tqdm(desc="ingest", unit=" games", disable=not progress) as bar:
             if engine == "reference":
@@ -419,7 +427,7 @@ def run(
                 # validation of one batch runs in threads while the next is read
                 with ThreadPoolExecutor(max_workers=max(1, jobs), initializer=yield_to_reader) as pool:
                     pending = None
-                    for batch in read_batches(paths, on_skip=ledger.skip):
+                    for batch in read_batches(paths, on_skip=ledger.skip, arena=ledger.arena):
                         if len(batch) == 0:
                             continue
                         started = (batch, _replay(batch, pool, jobs, phase1, include_handicap))

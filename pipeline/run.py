@@ -15,6 +15,7 @@ from pathlib import Path
 import joseki_miner
 from joseki_miner import prune as prune_method
 from joseki_miner.config import Config
+from joseki_miner.mapped import BUDGET
 from joseki_miner.readers import iter_files
 from joseki_miner.sequences import Phase1Params
 
@@ -23,6 +24,7 @@ from .catalog import Catalog
 
 STAGES = ("ingest", "extract", "build", "prune", "emit")
 ENGINES = ("fast", "reference")
+TABLE_MEMORY = BUDGET / 2**20  # MB
 
 
 class UsageError(Exception):
@@ -111,7 +113,7 @@ def check_writable(*folders: Path) -> None:
 
 
 def _stage_actions(catalog: Catalog, config: Config, paths, progress: bool, strict: bool, engine: str,
-                   jobs: int, memory: dict, sort_bytes: int) -> dict[str, Callable[[], dict]]:
+                   jobs: int, memory: dict, sort_bytes: int, table_bytes: int) -> dict[str, Callable[[], dict]]:
     """Each stage's work; ``memory`` holds the trie ``mine`` has just counted
     ("trie": node arrays, "floor"), which prune takes from there."""
     def do_prune() -> dict:
@@ -133,7 +135,7 @@ def _stage_actions(catalog: Catalog, config: Config, paths, progress: bool, stri
         "ingest": lambda: ingest.run(
             paths, catalog.games, catalog.rejects,
             include_handicap=config.include_handicap, dedupe=config.dedupe, strict=strict, engine=engine,
-            jobs=jobs, progress=progress,
+            jobs=jobs, progress=progress, table_memory=table_bytes,
         ),
         "extract": lambda: extract.run(
             catalog.games, catalog.sequences, phase1_params(config), engine=engine, jobs=jobs, progress=progress
@@ -149,7 +151,7 @@ def _stage_actions(catalog: Catalog, config: Config, paths, progress: bool, stri
 
 def _ingest_to_build(catalog: Catalog, config: Config, paths, inputs: str, progress: bool, strict: bool,
                      jobs: int, log: Callable[[str], None], memory: dict, pool: ThreadPoolExecutor,
-                     finish: list[Callable[[], None]], sort_bytes: int) -> set[str]:
+                     finish: list[Callable[[], None]], sort_bytes: int, table_bytes: int) -> set[str]:
     """Ingest, extract and build in one pass (``mine``, fast engine): phase 1
     runs on each batch of accepted games while the next is read, and the
     sequences go to the build in memory.  trie.parquet is written in
@@ -164,7 +166,7 @@ def _ingest_to_build(catalog: Catalog, config: Config, paths, inputs: str, progr
     try:
         figures = ingest.run(paths, catalog.games, catalog.rejects, include_handicap=config.include_handicap,
                              dedupe=config.dedupe, strict=strict, jobs=jobs, progress=progress, on_games=stream.add,
-                             phase1=params)
+                             phase1=params, table_memory=table_bytes)
     finally:
         read = time.perf_counter()
         try:
@@ -240,6 +242,7 @@ def run_stages(
     engine: str = "fast",
     jobs: int | None = None,
     sort_memory: float = build.SORT_MEMORY,
+    table_memory: float = TABLE_MEMORY,
     log: Callable[[str], None] = lambda s: None,
 ) -> dict:
     """Run ``stages`` (a contiguous part of STAGES) and write summary.json
@@ -251,7 +254,9 @@ def run_stages(
     "fast" (compiled, over ``jobs`` threads, default all cores) and
     "reference" (plain Python) give identical files, and so does any
     ``sort_memory`` (MB of sequences held for the trie before sorted runs
-    are spilled to disk).  Returns the summary."""
+    are spilled to disk) and any ``table_memory`` (MB of duplicate
+    fingerprints and kifu index lines held in memory, the rest mapped from
+    files in the work folder).  Returns the summary."""
     if engine not in ENGINES:
         raise UsageError(f"unknown engine {engine!r}: choose one of {', '.join(ENGINES)}")
     jobs = jobs or os.cpu_count() or 1
@@ -260,6 +265,9 @@ def run_stages(
     if sort_memory <= 0:
         raise UsageError("--sort-memory must be a positive number of MB")
     sort_bytes = int(sort_memory * 2**20)
+    if table_memory < 0:
+        raise UsageError("--table-memory must be a number of MB, 0 or more")
+    table_bytes = int(table_memory * 2**20)
     started = time.perf_counter()
     check_writable(catalog.work, catalog.out)
     if "ingest" in stages:
@@ -273,7 +281,7 @@ def run_stages(
     keys = stage_keys(config, inputs)
     memory: dict = {}
     finish: list[Callable[[], None]] = []
-    actions = _stage_actions(catalog, config, paths, progress, strict, engine, jobs, memory, sort_bytes)
+    actions = _stage_actions(catalog, config, paths, progress, strict, engine, jobs, memory, sort_bytes, table_bytes)
     streamed = engine == "fast" and {"ingest", "extract", "build"} <= set(stages)
     upstream_ran = False
     done: set[str] = set()
@@ -292,7 +300,7 @@ def run_stages(
                 upstream_ran = True
                 if stage == "ingest" and streamed:
                     done |= _ingest_to_build(catalog, config, paths, inputs, progress, strict, jobs, log, memory,
-                                             pool, finish, sort_bytes)
+                                             pool, finish, sort_bytes, table_bytes)
                     continue
                 t0 = time.perf_counter()
                 figures = actions[stage]()

@@ -4,9 +4,13 @@ trie, prune): hand-made games, the 16 symmetry x colour maps, mining."""
 from __future__ import annotations
 
 import io
+import sys
 import tarfile
 import zipfile
 from collections.abc import Iterable, Sequence
+
+import numpy as np
+import pytest
 
 from joseki_miner.influence import classify
 from joseki_miner.points import BLACK, PASS, WHITE, from_sgf, point
@@ -121,3 +125,21 @@ def make_tar(members: dict[str, bytes], mode: str = "w") -> bytes:
             info.size = len(data)
             tar.addfile(info, io.BytesIO(data))
     return buf.getvalue()
+
+
+linux = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/smaps (Linux)")
+
+
+def resident(array: np.ndarray) -> int:
+    """Bytes of ``array``'s mapping resident now (/proc/self/smaps)."""
+    address = array.__array_interface__["data"][0]
+    inside = False
+    with open("/proc/self/smaps") as smaps:
+        for line in smaps:
+            head = line.split()[0]
+            if "-" in head and not head.endswith(":"):
+                lo, hi = (int(x, 16) for x in head.split("-"))
+                inside = lo <= address < hi
+            elif inside and head == "Rss:":
+                return int(line.split()[1]) * 1024
+    raise AssertionError("no mapping holds the array")

@@ -20,10 +20,11 @@ FILES = ("interim/games.parquet", "interim/rejects.parquet", "interim/sequences.
          "joseki.parquet", "joseki.sgf", "joseki.dot", "influence.dot")
 
 
-def _mine(paths, out: Path, engine: str, jobs: int = 2, *sets: str, sort_memory: float = 1024) -> dict:
+def _mine(paths, out: Path, engine: str, jobs: int = 2, *sets: str, sort_memory: float = 1024,
+          table_memory: float = 256) -> dict:
     catalog = Catalog(work=out / "interim", out=out)
     return run_stages(catalog, load(None, ["prune.min_count=3", *sets]), STAGES, paths, progress=False,
-                      engine=engine, jobs=jobs, sort_memory=sort_memory)
+                      engine=engine, jobs=jobs, sort_memory=sort_memory, table_memory=table_memory)
 
 
 def _same(a: Path, b: Path) -> None:
@@ -77,13 +78,17 @@ def test_fast_path_equals_reference_on_real_games(real_subset, tmp_path):
 
 @pytest.mark.shared_data
 def test_jobs_and_spilling_do_not_change_the_outputs(real_subset, tmp_path):
-    """One job, everything sorted in memory; three jobs, the sequences spilled
-    as a sorted run once 64 KB are held, and merged with the rest into the
-    count: the same files (test_build spills many runs)."""
+    """One job, everything sorted and held in memory; three jobs, the
+    sequences spilled as a sorted run once 64 KB are held, and merged with
+    the rest into the count, the fingerprints and index lines in mapped
+    files whose pages are dropped at every access: the same files
+    (test_build spills many runs)."""
     _mine([real_subset], tmp_path / "one", "fast", 1)
-    summary = _mine([real_subset], tmp_path / "three", "fast", 3, sort_memory=1 / 16)
+    summary = _mine([real_subset], tmp_path / "three", "fast", 3, sort_memory=1 / 16, table_memory=0)
     extract = json.loads((tmp_path / "three" / "interim" / "extract.manifest.json").read_text())["figures"]
     assert extract["runs_spilled"] >= 1 and summary["sequences"] == extract["sequences"]
+    ingest = json.loads((tmp_path / "three" / "interim" / "ingest.manifest.json").read_text())["figures"]
+    assert ingest["tables_mapped_bytes"] == ingest["tables_bytes"] > 2**20 and ingest["tables_dropped"] > 0
     assert not any((tmp_path / "three" / "interim" / "runs").iterdir())  # the runs are removed
     _same(tmp_path / "one", tmp_path / "three")
 

@@ -7,7 +7,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from helpers import linux, resident
+
 from joseki_miner.fingerprints import MAX_ID, FingerprintTable, room_in
+from joseki_miner.mapped import PAGE, Arena
 
 # few distinct values, so repeats are common; high bits vary too
 PRINTS = st.tuples(st.sampled_from([0, 1, 2**63, 2**64 - 1, 12345, 2**40 + 7]),
@@ -15,11 +18,13 @@ PRINTS = st.tuples(st.sampled_from([0, 1, 2**63, 2**64 - 1, 12345, 2**40 + 7]),
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.lists(PRINTS, max_size=40), max_size=8))
-def test_first_ids_are_those_of_a_dict_of_first_occurrences(batches):
+@given(st.lists(st.lists(PRINTS, max_size=40), max_size=8), st.booleans())
+def test_first_ids_are_those_of_a_dict_of_first_occurrences(tmp_path_factory, batches, mapped):
     """Batch after batch: a fingerprint seen before gives the id its first
-    game was stored with; a new one gives -1 and takes the next id."""
-    table = FingerprintTable(capacity=16)  # small, so it grows on the way
+    game was stored with; a new one gives -1 and takes the next id; in
+    memory or in mapped files whose pages are dropped all the time."""
+    arena = Arena(tmp_path_factory.mktemp("arena"), budget=0) if mapped else None
+    table = FingerprintTable(capacity=16, arena=arena)  # small, so it grows on the way
     seen: dict = {}
     next_id = 0
     for batch in batches:
@@ -54,3 +59,23 @@ def test_ids_past_int32_are_refused_not_wrapped():
     table = FingerprintTable()
     with pytest.raises(OverflowError):
         table.first_ids(np.array([1], np.uint64), np.array([2], np.uint64), MAX_ID)
+
+
+@linux
+def test_a_table_past_its_arena_budget_stays_resident_within_it(tmp_path):
+    """Two million games: the table goes to mapped files (40 MiB at the
+    end), of which about half the budget stays resident, and still finds
+    every first game."""
+    budget = 2 * 2**20
+    table = FingerprintTable(arena=Arena(tmp_path, budget=budget))
+    rng = np.random.default_rng(11)
+    h1 = rng.integers(0, 2**64 - 1, size=2_000_000, dtype=np.uint64)
+    h2 = rng.integers(0, 2**64 - 1, size=2_000_000, dtype=np.uint64)
+    batch = 4096
+    for lo in range(0, len(h1), batch):
+        assert (table.first_ids(h1[lo:lo + batch], h2[lo:lo + batch], lo) == -1).all()
+        held = sum(resident(a) if id(a) in table.arena.mapped else a.nbytes for a in (table.keys, table.ids))
+        assert held <= budget + 3 * PAGE * batch  # half the budget in memory, half mapped, and a batch
+    assert table.arena.most_mapped >= table.nbytes > 2 * budget and table.arena.drops > 0
+    order = rng.permutation(len(h1))
+    assert (table.first_ids(h1[order], h2[order], len(h1)) == order).all()

@@ -147,6 +147,12 @@ def test_cli_no_sort_memory_is_one_line_and_nonzero(demo_games, tmp_path):
     assert result.output.strip().splitlines() == ["joseki: --sort-memory must be a positive number of MB"]
 
 
+def test_cli_negative_table_memory_is_one_line_and_nonzero(demo_games, tmp_path):
+    result = runner.invoke(app, ["mine", str(demo_games), "--out", str(tmp_path), "--table-memory", "-1", "--quiet"])
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines() == ["joseki: --table-memory must be a number of MB, 0 or more"]
+
+
 def test_cli_invalid_config_is_one_line_and_nonzero(demo_games, tmp_path):
     result = runner.invoke(app, ["mine", str(demo_games), "--out", str(tmp_path), "--set", "distance.certain=7", "--quiet"])
     assert result.exit_code == 2

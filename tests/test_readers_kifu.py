@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers import make_tar, make_zip
+from helpers import linux, make_tar, make_zip, resident
+
+from joseki_miner.mapped import PAGE, Arena
 from joseki_miner.points import BLACK, PASS, WHITE, from_sgf
 from joseki_miner.readers import read_paths
 from joseki_miner.readers.kifu import IndexStore, index_info, index_meta, parse_moves, read_kifu_bytes
@@ -216,19 +219,22 @@ index_line_st = st.tuples(st.sampled_from(["1", "2", " 3", "10", "407331390", "x
 
 @settings(max_examples=200, deadline=None)
 @given(texts=st.lists(st.tuples(st.sampled_from(["/a", "/a/b"]), st.lists(index_line_st, max_size=8)), max_size=4),
-       collide=st.booleans())
-def test_index_store_finds_the_line_a_dict_of_lines_finds(texts, collide):
+       collide=st.booleans(), fence=st.sampled_from([1, 2, 3, 512]), mapped=st.booleans())
+def test_index_store_finds_the_line_a_dict_of_lines_finds(tmp_path_factory, texts, collide, fence, mapped):
     """The compact store, one id or many at a time, against the plain
     reading it replaced: per scope a dict id -> line (str.splitlines'
     lines, ids stripped of Unicode blanks), a later line winning; the
     nearest scope first.  With every id's hash made equal, lines are still
-    told apart by their id."""
+    told apart by their id.  Searched by blocks of any size, in memory or
+    mapped with its pages dropped at every search."""
     from joseki_miner.readers import kifu
 
     with pytest.MonkeyPatch.context() as patch:
         if collide:
             patch.setattr(kifu, "_HASH_MASK", 0)
-        store, plain = IndexStore(), {}
+        patch.setattr(kifu, "_FENCE", fence)
+        arena = Arena(tmp_path_factory.mktemp("arena"), budget=0) if mapped else None
+        store, plain = IndexStore(arena), {}
         for scope, lines in texts:
             text = "\n".join(f"{ident}\t{rest}" for ident, rest in lines)
             store.add(scope, b"\xef\xbb\xbf" + text.encode("utf-8"))  # a BOM: no guessing at the encoding
@@ -244,6 +250,32 @@ def test_index_store_finds_the_line_a_dict_of_lines_finds(texts, collide):
             expected = [next((plain[s][i] for s in scopes if i in plain[s]), None) for i in idents]
             assert [line_of(i) if line_of else None for i in idents] == expected
             assert lines_of(store, path, idents) == expected  # all at once, as the bulk reader asks
+
+
+@linux
+def test_a_large_index_past_its_arena_budget_is_found_within_it(tmp_path):
+    """200,000 lines (some ids twice, the later winning): mapped past a small
+    budget, every id is found as a dict finds it, and about half the
+    budget of the store's pages stays resident."""
+    from joseki_miner.readers.kifu import _packed
+
+    rng = np.random.default_rng(5)
+    idents = [str(i) for i in rng.integers(0, 150_000, 200_000)]
+    text = "".join(f"{ident}\t2003.09.{i % 28 + 1:02d}\tw{i}\tb{i}\t6.5\tB+R\t{i % 300}\t5m\n"
+                   for i, ident in enumerate(idents))
+    plain = {line.split("\t")[0]: line for line in text.splitlines()}
+    budget = 2 * 2**20
+    store = IndexStore(Arena(tmp_path, budget=budget))
+    store.add("/a", text.encode())
+    (lines,) = store._tables("/a/k")
+    assert id(lines.text) in store.arena.mapped  # 10 MiB of text: past the budget
+    asked = [str(i) for i in range(160_000)]
+    for lo in range(0, len(asked), 4096):
+        part = asked[lo:lo + 4096]
+        assert lines_of(store, "/a/k", part) == [plain.get(i) for i in part]
+        mapped = [a for a in (lines.text, lines.starts, lines.hashes, lines.rows) if id(a) in store.arena.mapped]
+        assert sum(map(resident, mapped)) <= budget // 2 + 6 * PAGE * 4096
+    assert store.arena.drops > 0
 
 
 def test_index_read_aside_finds_what_read_at_once_finds(monkeypatch):
@@ -264,7 +296,7 @@ def test_index_read_aside_finds_what_read_at_once_finds(monkeypatch):
     assert len(aside) == len(at_once) == 4
 
     real = kifu._read_index
-    monkeypatch.setattr(kifu, "_read_index", lambda data: real(data) if b"w3" not in data else 1 / 0)
+    monkeypatch.setattr(kifu, "_read_index", lambda data, arena: real(data, arena) if b"w3" not in data else 1 / 0)
     failing = IndexStore()
     for scope, text in texts:
         failing.add_aside(scope, text.encode())

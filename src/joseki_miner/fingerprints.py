@@ -8,6 +8,10 @@ A Python dict of tuples costs about ten times that a game, and a
 collection of millions of games is mostly distinct games, every one of
 which the table must remember.
 
+Its arrays come from an ``Arena``: past the arena's budget they are mapped
+files, of which the process keeps about the budget resident, so the
+table's memory does not grow with the games (``mapped``).
+
 Knows nothing of boards, files or the method; ids are whatever the caller
 numbers its games with (ingest: the game's row in games.parquet).
 """
@@ -17,7 +21,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-_EMPTY = -1
+from .mapped import PAGE, Arena
+
+# a slot holds its game's id + 1, so 0 marks an empty slot and a table of
+# zeros (a new mapped file) is empty
+_EMPTY = 0
 
 
 @njit(cache=True, inline="always")
@@ -43,21 +51,22 @@ def _insert(keys, ids, h1, h2, start, first_id, out, room):
                     return i, added
                 keys[s, 0] = h1[i]
                 keys[s, 1] = h2[i]
-                ids[s] = first_id + added
+                ids[s] = first_id + added + 1
                 added += 1
                 out[i] = -1
                 break
             if keys[s, 0] == h1[i] and keys[s, 1] == h2[i]:
-                out[i] = ids[s]
+                out[i] = ids[s] - 1
                 break
             s = (s + 1) & mask
     return len(h1), added
 
 
 @njit(cache=True)
-def _rehash(keys, ids, new_keys, new_ids):
+def _rehash(keys, ids, new_keys, new_ids, lo, hi):
+    """Slots lo..hi-1 of the old table into the new one."""
     mask = len(new_ids) - 1
-    for s in range(len(ids)):
+    for s in range(lo, hi):
         if ids[s] != _EMPTY:
             t = _slot(keys[s, 0], mask)
             while new_ids[t] != _EMPTY:
@@ -66,7 +75,10 @@ def _rehash(keys, ids, new_keys, new_ids):
             new_ids[t] = ids[s]
 
 
-MAX_ID = 2**31 - 2  # ids are int32, -1 marking an empty slot
+MAX_ID = 2**31 - 2  # ids + 1 are int32
+# slots rehashed at a time: each may touch a page of the new table, so a
+# step stays far within any budget of a mapped table
+_REHASH_STEP = 4096
 
 
 def room_in(capacity: int) -> int:
@@ -77,10 +89,11 @@ def room_in(capacity: int) -> int:
 class FingerprintTable:
     """Fingerprints seen so far, each with the id of the game first seen."""
 
-    def __init__(self, capacity: int = 1 << 16) -> None:
+    def __init__(self, capacity: int = 1 << 16, arena: Arena | None = None) -> None:
         capacity = 1 << max(4, (capacity - 1).bit_length())
-        self.keys = np.zeros((capacity, 2), np.uint64)
-        self.ids = np.full(capacity, _EMPTY, np.int32)
+        self.arena = arena if arena is not None else Arena()
+        self.keys = self.arena.zeros((capacity, 2), np.uint64)
+        self.ids = self.arena.zeros(capacity, np.int32)
         self.size = 0
 
     def __len__(self) -> int:
@@ -109,10 +122,16 @@ class FingerprintTable:
             at, added = _insert(self.keys, self.ids, h1, h2, at, first_id, out, room)
             self.size += added
             first_id += added
+        self.arena.touched(3 * PAGE * len(h1))  # a page of keys, maybe the next, one of ids
         return out
 
     def _grow(self) -> None:
-        keys = np.zeros((2 * len(self.ids), 2), np.uint64)
-        ids = np.full(2 * len(self.ids), _EMPTY, np.int32)
-        _rehash(self.keys, self.ids, keys, ids)
+        keys = self.arena.zeros((2 * len(self.ids), 2), np.uint64)
+        ids = self.arena.zeros(2 * len(self.ids), np.int32)
+        for lo in range(0, len(self.ids), _REHASH_STEP):
+            hi = min(len(self.ids), lo + _REHASH_STEP)
+            _rehash(self.keys, self.ids, keys, ids, lo, hi)
+            self.arena.touched(2 * PAGE * (hi - lo) + 20 * (hi - lo))
+        self.arena.free(self.keys)
+        self.arena.free(self.ids)
         self.keys, self.ids = keys, ids

@@ -42,6 +42,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
+from ..mapped import Arena
 from ..records import GameRecord, Reject
 from . import archives, encoding
 from .ishi import looks_like_ishi, read_ishi_bytes
@@ -160,10 +161,10 @@ def _wants_index(name: str) -> bool:
 
 
 class _Reader:
-    def __init__(self, encoding_fallback: bool, on_skip: SkipHook | None) -> None:
+    def __init__(self, encoding_fallback: bool, on_skip: SkipHook | None, arena: Arena | None = None) -> None:
         self.fallback = encoding_fallback
         self.on_skip = on_skip
-        self.index = IndexStore()
+        self.index = IndexStore(arena)
         self.loaded: set[str] = set()  # vpaths of index files already read
         self.inflater: archives.Inflater | None = None
         self.kept: dict[str, archives.Tar] = {}  # archives the index pre-pass decompressed, for the main pass
@@ -337,6 +338,7 @@ def read_paths(
     *,
     encoding_fallback: bool = True,
     on_skip: SkipHook | None = None,
+    arena: Arena | None = None,
 ) -> Iterator[GameRecord | Reject]:
     """Every game found under ``paths``, in a deterministic order: one
     ``GameRecord`` or one ``Reject`` per game met.
@@ -347,9 +349,11 @@ def read_paths(
     why)`` hears of every file or member that holds no game (index files,
     READMEs...).  Raises FileNotFoundError for a path that does not exist
     (an unusable invocation); everything else becomes a record or a reject.
+    The index lines of kifu dumps are held in ``arena`` (``mapped``; in
+    memory if none).
     """
     files = existing_files(paths)
-    reader = _Reader(encoding_fallback, on_skip)
+    reader = _Reader(encoding_fallback, on_skip, arena)
     reader.load_indexes(files)
     yield from reader.read_files(files)
 

@@ -24,6 +24,7 @@ from typing import NamedTuple
 import numpy as np
 import pyarrow as pa
 
+from ..mapped import Arena
 from ..records import GAME_INFO, GameRecord, Reject, handicap_of
 from . import _Reader, encoding, existing_files
 from .kifu import index_info, info_columns, kifu_line_record, line_location
@@ -402,12 +403,13 @@ def concat(batches: list[GameBatch]) -> GameBatch:
 
 
 def read_batches(
-    paths: Iterable[str | os.PathLike], *, encoding_fallback: bool = True, games: int = 4096, on_skip=None
+    paths: Iterable[str | os.PathLike], *, encoding_fallback: bool = True, games: int = 4096, on_skip=None,
+    arena: Arena | None = None,
 ) -> Iterator[GameBatch]:
     """Every game under ``paths`` as ``read_paths`` gives them, in batches
     of about ``games`` games (small files are gathered together)."""
     files = existing_files(paths)
-    reader = _BulkReader(encoding_fallback, on_skip)
+    reader = _BulkReader(encoding_fallback, on_skip, arena)
     reader.load_indexes(files)
     pending: list[GameBatch] = []
     count = 0

@@ -29,6 +29,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 import numpy as np
 import pyarrow as pa
 
+from ..mapped import PAGE, Arena
 from ..points import BLACK, PASS, SIZE, WHITE
 from ..records import GAME_INFO, GameRecord, Move, Reject
 from . import encoding
@@ -231,6 +232,7 @@ def _split_glued(fields: list[str]) -> list[list[str]]:
 
 
 _HASH_MASK = -1  # ids' hashes are and'ed with it: tests set 0 to make every id collide
+_FENCE = PAGE // 8  # hashes a block of the search: a page of them
 
 
 class _Lines:
@@ -239,15 +241,22 @@ class _Lines:
     with the line of each (about 110 bytes a line, where a dict of str took
     300: a kifu dump's index is held from the pre-pass to the end of the
     run).  Built and searched compiled (``scan``); a line's id is its text
-    before the first tab, stripped."""
+    before the first tab, stripped.
 
-    __slots__ = ("hashes", "mask", "rows", "starts", "text")
+    The arrays come from an ``Arena``: past its budget they are mapped
+    files, so an index as large as the games' own dump does not stay in
+    memory.  A search reads a page or two of each array: a block of the
+    sorted hashes (found by ``fences``, every ``_FENCE``-th hash, in memory),
+    the row, its start and its text."""
 
-    def __init__(self, buf: bytes) -> None:
+    __slots__ = ("arena", "fences", "hashes", "mask", "rows", "starts", "text")
+
+    def __init__(self, buf: bytes, arena: Arena | None = None) -> None:
         """The lines of an index's UTF-8 text ``buf``, as ``str.splitlines``
         cuts them: kept when an id and a tab begin them; two lines run
         together are split, and a line of no id or no tab is dropped
         (``_odd_line``, in Python: they are rare)."""
+        self.arena = arena = arena if arena is not None else Arena()
         data = np.frombuffer(buf, np.uint8)
         starts, ends, odd = text_lines(data, _STRIP, *_GLUED_WIDTHS)
         spans = np.stack([np.zeros(len(starts), np.int64), starts, ends], axis=1)
@@ -266,11 +275,15 @@ class _Lines:
             parts.append(spans[done:])
             spans = np.concatenate(parts)
             extra = b"".join(pieces)
-        self.text, self.starts = joined_lines(data, np.frombuffer(extra, np.uint8), spans)
+        text, starts = joined_lines(data, np.frombuffer(extra, np.uint8), spans)
+        del spans
         self.mask = _HASH_MASK
-        hashes = ident_hashes(self.text, self.starts, _STRIP, self.mask)
-        self.rows = np.argsort(hashes, kind="stable").astype(np.int32)
-        self.hashes = hashes[self.rows]
+        hashes = ident_hashes(text, starts, _STRIP, self.mask)
+        rows = np.argsort(hashes, kind="stable").astype(np.int32)
+        hashes = hashes[rows]
+        self.fences = hashes[::_FENCE].copy()
+        self.text, self.starts = arena.keep(text), arena.keep(starts)
+        self.hashes, self.rows = arena.keep(hashes), arena.keep(rows)
 
     def __len__(self) -> int:
         return len(self.hashes)
@@ -282,7 +295,10 @@ class _Lines:
     def rows_at(self, buf: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
         """The row of the last line read whose id is ``buf[start[i]:end[i]]``
         (UTF-8), or -1, for each i."""
-        return find_rows(self.hashes, self.rows, self.text, self.starts, _STRIP, self.mask, buf, start, end)
+        found = find_rows(self.hashes, self.fences, _FENCE, self.rows, self.text, self.starts, _STRIP, self.mask,
+                          buf, start, end)
+        self.arena.touched(6 * PAGE * len(start))  # hashes, row, start, text: a page or two each
+        return found
 
     def get(self, ident: str) -> str | None:
         """The last line read with id ``ident``, or None."""
@@ -290,7 +306,7 @@ class _Lines:
         return None if row < 0 else self.line(row)
 
 
-def _read_index(data: bytes) -> _Lines:
+def _read_index(data: bytes, arena: Arena | None = None) -> _Lines:
     """The lines of one index file's bytes, decoded as game files are."""
     data, bom = encoding.strip_bom(data)
     if bom is not None:
@@ -302,12 +318,12 @@ def _read_index(data: bytes) -> _Lines:
         else:
             text = dec.text if dec.text is not None else data.decode("utf-8", "replace")
             buf = text.encode("utf-8", "surrogatepass")
-    return _Lines(buf)
+    return _Lines(buf, arena)
 
 
-def _read_index_or_none(data: bytes) -> _Lines | None:
+def _read_index_or_none(data: bytes, arena: Arena | None = None) -> _Lines | None:
     try:
-        return _read_index(data)
+        return _read_index(data, arena)
     except Exception:  # noqa: BLE001 - as the pre-pass leaves an index it cannot read
         return None
 
@@ -339,9 +355,11 @@ class IndexStore:
 
     Lines are kept raw, compactly (``_Lines``), and turned into metadata
     only when a game asks, so a large index costs little more than its
-    text.  A line read later wins over one read earlier with the same id."""
+    text.  A line read later wins over one read earlier with the same id.
+    The lines' arrays come from ``arena`` (in memory if none)."""
 
-    def __init__(self) -> None:
+    def __init__(self, arena: Arena | None = None) -> None:
+        self.arena = arena
         self._scopes: dict[str, list[_Lines | Future]] = {}
         self._pool: ThreadPoolExecutor | None = None
 
@@ -355,7 +373,7 @@ class IndexStore:
 
     def add(self, scope: str, data: bytes) -> int:
         """Read one index text into ``scope``; returns the lines kept."""
-        lines = _read_index(data)
+        lines = _read_index(data, self.arena)
         self._scopes.setdefault(scope, []).insert(0, lines)  # the latest first
         return len(lines)
 
@@ -366,7 +384,7 @@ class IndexStore:
         pre-pass leaves out what fails (the main pass reports it)."""
         if self._pool is None:
             self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="index")
-        self._scopes.setdefault(scope, []).insert(0, self._pool.submit(_read_index_or_none, data))
+        self._scopes.setdefault(scope, []).insert(0, self._pool.submit(_read_index_or_none, data, self.arena))
 
     def _settle(self) -> None:
         """Wait for the texts read aside."""
@@ -473,6 +491,8 @@ def _table_info(table: _Lines | None, rows: np.ndarray) -> dict[str, pa.StringAr
     starts = table.starts if table is not None else np.zeros(1, np.int64)
     spans = np.empty((n, len(GAME_INFO), 3), np.int64)
     python = index_info_spans(text, starts, rows, _INFO_LAYOUTS, _DT, _STRIP, spans)
+    if table is not None:
+        table.arena.touched(3 * PAGE * n)  # a line's start and text
     pieces: list[bytes] = []
     at = 0
     for g in np.flatnonzero(python).tolist():

@@ -670,17 +670,20 @@ def ident_hashes(text, starts, strip, mask):
 
 
 @njit(cache=True, nogil=True)
-def find_rows(hashes, rows, text, starts, strip, mask, q_buf, q_start, q_end):
+def find_rows(hashes, fences, step, rows, text, starts, strip, mask, q_buf, q_start, q_end):
     """For each id ``q_buf[q_start[i]:q_end[i]]``: the largest row among
     the lines whose id is those very bytes (``hashes`` sorted, ``rows``
-    the line of each), or -1."""
+    the line of each), or -1.  ``fences`` is every ``step``-th hash: the
+    search reads one block of ``hashes`` (a page, when they are mapped)."""
     n = len(hashes)
     out = np.full(len(q_start), -1, np.int64)
     for i in range(len(q_start)):
         qa = q_start[i]
         qb = q_end[i]
         h = _bytes_hash(q_buf, qa, qb, mask)
-        lo = np.searchsorted(hashes, h)
+        j = np.searchsorted(fences, h)  # fences[j - 1] < h <= fences[j]
+        a = max(0, (j - 1) * step)
+        lo = a + np.searchsorted(hashes[a:min(n, j * step + 1)], h)
         for k in range(lo, n):
             if hashes[k] != h:
                 break
