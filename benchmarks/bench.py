@@ -15,6 +15,7 @@ Prints and writes benchmarks/RESULTS.md:
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import platform
@@ -93,6 +94,7 @@ def mine(paths: list[Path], out: Path, *extra: str) -> tuple[float, float, dict]
 # the memory bound: the data read once and three times over, duplicates kept,
 # with this little memory for the sequences before sorted runs are spilled
 BOUND_SORT_MEMORY = 16
+BOUND_TABLE_MEMORY = 8
 BOUND_COPIES = 3
 
 
@@ -108,22 +110,32 @@ def copies(dest: Path, n: int) -> Path:
     return dest
 
 
+def tar_size(path: Path) -> int:
+    """Bytes of a tar.gz inflated."""
+    with gzip.open(path) as f:
+        return sum(len(block) for block in iter(lambda: f.read(1 << 24), b""))
+
+
 def memory_bound(tmp: Path) -> list[dict]:
     """The data once and ``BOUND_COPIES`` times over in one run each
     (dedupe off, so every copy is read, replayed and counted), the
-    sequences spilled past ``BOUND_SORT_MEMORY`` MB: the RSS when reading
-    ends and the peaks, while reading and overall, against the games."""
+    sequences spilled past ``BOUND_SORT_MEMORY`` MB, the kifu index lines
+    mapped past ``BOUND_TABLE_MEMORY`` MB: the RSS when reading ends and
+    the peaks, while reading and overall, against the games."""
     rows = []
     for n in (1, BOUND_COPIES):
         out = tmp / f"bound{n}"
         wall, rss, summary = mine([copies(tmp / f"data{n}", n)], out, "--set", "dedupe=false",
-                                  "--sort-memory", str(BOUND_SORT_MEMORY))
+                                  "--sort-memory", str(BOUND_SORT_MEMORY), "--table-memory", str(BOUND_TABLE_MEMORY))
         extract = manifest(out, "extract")
+        ingest = manifest(out, "ingest")["figures"]
         rows.append({"copies": n, "games": summary["games_read"], "wall": wall, "rss": rss,
                      "reading": extract["peak_rss_mib"], "held": extract["rss_mib"], "spilled": extract["figures"]["spilled_bytes"],
-                     "runs": extract["figures"]["runs_spilled"], "stored": figure(out, "build", "nodes_stored")})
+                     "runs": extract["figures"]["runs_spilled"], "stored": figure(out, "build", "nodes_stored"),
+                     "tables": ingest["tables_bytes"], "mapped": ingest["tables_mapped_bytes"]})
         r = rows[-1]
-        print(f"memory bound, data x{n}: {r['games']:,} games, RSS when reading ends {r['held']:,.0f} MiB "
+        print(f"memory bound, data x{n}: {r['games']:,} games, tables {r['tables'] / 2**20:,.0f} MiB "
+              f"({r['mapped'] / 2**20:,.0f} MiB mapped), RSS when reading ends {r['held']:,.0f} MiB "
               f"(peak so far {r['reading']:,.0f} MiB), "
               f"peak {rss:,.0f} MiB ({r['stored']:,} trie nodes stored), {r['runs']} runs spilled, {wall:.1f} s")
     return rows
@@ -199,13 +211,17 @@ def main() -> int:
         # memory against games: the data once and three times over, duplicates
         # kept; the duplicate table (dedupe on) by its own figures
         bound = memory_bound(tmp)
+        inflated = sum(tar_size(p) for p in sorted(DATA.rglob("*.tar.gz"))) / 2**20
         dedupe = figure(out, "ingest", "dedupe_bytes") / n / 2**20
+        tables = figure(out, "ingest", "tables_bytes") / 2**20  # fingerprints and kifu index lines
+        table_memory = figure(out, "ingest", "table_memory_bytes") / 2**20
         stored = figure(out, "build", "nodes_stored")
         # at 10 million games: this run's reading peak, its sequences grown to
-        # the default sort memory, and the duplicate table grown
+        # the default sort memory, the growing tables to the default table memory
         sequences = figure(out, "extract", "sequence_bytes") / 2**20
         reading_peak = manifest(out, "extract")["peak_rss_mib"]
-        ten_million = reading_peak - sequences + min(SORT_MEMORY, sequences / n * 1e7) + dedupe * (1e7 - n)
+        ten_million = (reading_peak - sequences + min(SORT_MEMORY, sequences / n * 1e7)
+                       - tables + min(table_memory, tables / n * 1e7))
         print(f"end to end, all collections ({RUNS} runs: {walls} s): {n:,} games in {wall:.1f} s "
               f"(median) = {n / wall:,.0f} games/s; "
               f"peak RSS {rss:,.0f} MiB; ratio to baseline {n / wall / base:.1f}x")
@@ -222,28 +238,31 @@ def main() -> int:
             f"\n## Memory against the number of games\n\n"
             f"Games are streamed in bounded batches, archives are held within fixed bounds (the index "
             f"pre-pass keeps up to 256 MB of inflated archives for the main pass; a zip is read ahead up to "
-            f"256 MB), and the sequences kept for the trie are held up to `--sort-memory` (default "
+            f"256 MB), the sequences kept for the trie are held up to `--sort-memory` (default "
             f"{SORT_MEMORY:,} MB), then spilled to disk as sorted runs and merged into the count a block at "
-            f"a time. The data read once and {BOUND_COPIES} times over (file symlinks), duplicates kept "
-            f"(`--set dedupe=false`) so every copy is read, replayed and counted, with "
-            f"`--sort-memory {BOUND_SORT_MEMORY}`:\n\n"
-            f"| data | games read | runs spilled | RSS when reading ends | peak RSS while reading | peak RSS "
-            f"| trie nodes stored | wall |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n"
+            f"a time, and the two tables that grow with the games (duplicate fingerprints, kifu index lines) "
+            f"are held up to `--table-memory` (default {table_memory:,.0f} MB): half of it in memory, the rest "
+            f"in mapped files of which the other half stays resident. The data read once and {BOUND_COPIES} "
+            f"times over (file symlinks), duplicates kept (`--set dedupe=false`) so every copy is read, replayed "
+            f"and counted, with `--sort-memory {BOUND_SORT_MEMORY} --table-memory {BOUND_TABLE_MEMORY}`:\n\n"
+            f"| data | games read | runs spilled | tables (mapped) | RSS when reading ends | peak RSS while reading "
+            f"| peak RSS | trie nodes stored | wall |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n"
             + "".join(f"| x{r['copies']} | {r['games']:,} | {r['runs']} ({r['spilled'] / 2**20:,.0f} MiB) | "
+                      f"{r['tables'] / 2**20:,.0f} MiB ({r['mapped'] / 2**20:,.0f} MiB) | "
                       f"{r['held']:,.0f} MiB | {r['reading']:,.0f} MiB | {r['rss']:,.0f} MiB | {r['stored']:,} | "
                       f"{r['wall']:.1f} s |\n" for r in bound)
-            + f"\nThe sequences no longer grow with the games: past the sort memory they go to disk. The "
-            f"peak while reading still grows from x1 to x{BOUND_COPIES}: x{BOUND_COPIES} fills the pre-pass's "
-            f"256 MB of kept archives, and the index lines of the kifu dumps are held from the pre-pass for the "
-            f"whole run (the README gives their size). The peak after reading is the stored trie: copies of the "
-            f"same games count every node at least {BOUND_COPIES} times, so x{BOUND_COPIES} stores every node "
-            f"of the trie, while distinct games store only the nodes counted at least twice ({stored:,} of "
+            + f"\nNeither the sequences nor the tables grow in memory with the games: past their budgets "
+            f"they go to disk. The peak while reading still moves from x1 to x{BOUND_COPIES}, within a fixed "
+            f"bound: the tar archives of all data inflate to {inflated:,.0f} MiB, all kept from the pre-pass, "
+            f"and x{BOUND_COPIES}'s to {BOUND_COPIES * inflated:,.0f} MiB, of which 256 MB are kept. The peak after reading is the stored trie: copies of "
+            f"the same games count every node at least {BOUND_COPIES} times, so x{BOUND_COPIES} stores every "
+            f"node of the trie, while distinct games store only the nodes counted at least twice ({stored:,} of "
             f"{summary['nodes_before_prune']:,} for all data). With duplicates removed (the default) the "
-            f"fingerprint table adds {dedupe * 2**20:,.0f} bytes a game (where each game was read goes to a "
-            f"file of the run, not to memory). "
+            f"fingerprint table is {dedupe * 2**20:,.0f} bytes a game read, and the tables {tables:,.0f} MiB "
+            f"for all data (where each game was read goes to a file of the run, not to memory). "
             f"Extrapolated from all data (its reading peak, its {sequences:,.0f} MiB of sequences grown to "
-            f"at most {SORT_MEMORY:,} MB, and the duplicate table grown): about **{ten_million / 1024:,.1f} GiB "
-            f"while reading 10 million games**, plus the kifu index lines and the stored trie, "
+            f"at most {SORT_MEMORY:,} MB, its {tables:,.0f} MiB of tables grown to at most {table_memory:,.0f} "
+            f"MB): about **{ten_million / 1024:,.1f} GiB while reading 10 million games**, plus the stored trie, "
             f"which grows with the distinct sequences played.\n"
         )
     (ROOT / "benchmarks" / "RESULTS.md").write_text("".join(lines), encoding="utf-8")
