@@ -18,6 +18,7 @@ import pyarrow.parquet as pq
 from tqdm import tqdm
 
 from joseki_miner import kernel
+from joseki_miner.arrow import column
 from joseki_miner.fasttrie import classes_of, sort_sequences
 from joseki_miner.points import keys_to_sgf_bytes, sgf_bytes_to_points
 from joseki_miner.records import GameRecord, decode_moves, decode_points
@@ -74,8 +75,8 @@ def sequence_table(a: dict) -> pa.Table:
         None, pa.py_buffer((8 * offsets).astype(np.int32)),
         pa.py_buffer(np.ascontiguousarray(a["scores"], dtype="<i2"))])
     return pa.Table.from_arrays(
-        [pa.array(game), pa.array(a["sequence"], pa.int32()), pa.array(a["transform"], pa.int8()),
-         pa.array(a["swapped"], pa.bool_()), pa.array(lengths.astype(np.int16)), moves, scores],
+        [column(game), column(a["sequence"], np.int32), column(a["transform"], np.int8),
+         column(a["swapped"], np.bool_), column(lengths, np.int16), moves, scores],
         schema=SEQUENCES_SCHEMA,
     )
 

@@ -23,6 +23,7 @@ import pyarrow as pa
 from tqdm import tqdm
 
 from joseki_miner import kernel
+from joseki_miner.arrow import column, strings
 from joseki_miner.fingerprints import FingerprintTable
 from joseki_miner.mapped import BUDGET, Arena
 from joseki_miner.points import SIZE
@@ -174,7 +175,7 @@ class _Ledger:
             raise StrictError(f"{s}:{loc}: {reason}: {detail}".replace("::", ":"))
         for row in rows:
             self.reasons[row[2]] += 1
-        self.rejects.add(pa.Table.from_arrays([pa.array(list(c), pa.string()) for c in zip(*rows)], schema=REJECTS_SCHEMA))
+        self.rejects.add(pa.Table.from_arrays([strings(list(c)) for c in zip(*rows)], schema=REJECTS_SCHEMA))
 
     def close(self) -> dict:
         try:
@@ -198,10 +199,16 @@ class _Ledger:
 
 def _games_table(first_id: int, columns: dict) -> pa.Table:
     n = len(columns["source"])
-    arrays = [pa.array(np.arange(first_id, first_id + n, dtype=np.int64))]
+    arrays = [column(np.arange(first_id, first_id + n, dtype=np.int64))]
     for name in GAMES_SCHEMA.names[1:]:
         value = columns[name]
-        arrays.append(value if isinstance(value, (pa.Array, pa.ChunkedArray)) else pa.array(value, GAMES_SCHEMA.field(name).type))
+        kind = GAMES_SCHEMA.field(name).type
+        if isinstance(value, (pa.Array, pa.ChunkedArray)):
+            arrays.append(value)
+        elif kind == pa.string():
+            arrays.append(strings(value))
+        else:
+            arrays.append(column(value, kind))
     return pa.Table.from_arrays(arrays, schema=GAMES_SCHEMA)
 
 
@@ -338,7 +345,7 @@ def _verdicts(b: GameBatch, include_handicap: bool, played: np.ndarray, occupied
 def _take(values: list | pa.Array, idx: list[int]) -> list | pa.Array:
     if len(idx) == len(values):
         return values
-    return [values[k] for k in idx] if isinstance(values, list) else values.take(pa.array(idx, pa.int64()))
+    return [values[k] for k in idx] if isinstance(values, list) else values.take(column(idx, np.int64))
 
 
 def _setup_strings(b: GameBatch, accepted: list[int]) -> tuple[list[str], list[str]]:

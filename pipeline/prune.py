@@ -9,18 +9,19 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from joseki_miner import prune as method
+from joseki_miner.arrow import column, numpy
 from joseki_miner.trie import node_table
 
 
 def run(trie_path: Path, joseki_path: Path, *, threshold: int, min_length: int) -> dict:
-    table = pq.read_table(trie_path)
-    node = table.column("node").to_numpy()
-    parent = table.column("parent").to_numpy()
-    depth = table.column("depth").to_numpy()
-    keep, new_node, new_parent = method.survivors(node, parent, depth, table.column("count").to_numpy(), threshold,
+    table = pq.ParquetFile(trie_path).read()
+    node = numpy(table.column("node"))
+    parent = numpy(table.column("parent"))
+    depth = numpy(table.column("depth"))
+    keep, new_node, new_parent = method.survivors(node, parent, depth, numpy(table.column("count")), threshold,
                                                   min_length)
-    pruned = table.filter(pa.array(keep))
-    pruned = pruned.set_column(0, "node", pa.array(new_node)).set_column(1, "parent", pa.array(new_parent))
+    pruned = table.filter(column(keep))
+    pruned = pruned.set_column(0, "node", column(new_node)).set_column(1, "parent", column(new_parent))
     return _write(pruned, joseki_path, threshold, depth[keep], new_parent)
 
 

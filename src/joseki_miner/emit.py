@@ -25,6 +25,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import pyarrow as pa
+
 from .influence import verdict
 from .points import DIRECTIONS
 
@@ -59,14 +61,17 @@ def _field(row: Any, name: str) -> Any:
 
 
 def _columns(table) -> dict[str, list]:
-    """The columns of ``table`` as plain Python lists (fast row access)."""
-    missing = [c for c in BASE_COLUMNS if c not in table.columns]
+    """The columns of ``table`` (a pandas DataFrame or an Arrow table) as
+    plain Python lists (fast row access)."""
+    arrow = isinstance(table, pa.Table)
+    names = table.column_names if arrow else list(table.columns)
+    missing = [c for c in BASE_COLUMNS if c not in names]
     if missing:
         raise ValueError(f"joseki table lacks columns: {', '.join(missing)}")
     cols: dict[str, list] = {}
     for c in BASE_COLUMNS + COUNTER_COLUMNS:
-        if c in table.columns:
-            cols[c] = table[c].tolist()
+        if c in names:
+            cols[c] = table[c].to_pylist() if arrow else table[c].tolist()
     cols["node"] = [int(v) for v in cols["node"]]
     cols["parent"] = [int(v) for v in cols["parent"]]
     cols["count"] = [int(v) for v in cols["count"]]

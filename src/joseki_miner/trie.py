@@ -22,6 +22,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .arrow import column, strings
 from .influence import INF_BLACK, INF_WHITE
 from .points import DIRECTIONS, NPOINTS, TENUKI, from_sgf, to_sgf
 
@@ -160,20 +161,20 @@ def node_table(a: dict[str, np.ndarray]) -> pa.Table:
     depth = np.asarray(a["depth"], dtype=np.int64)
     keys = np.where(depth == 0, TENUKI, np.asarray(a["key"], dtype=np.int64))
     columns = {
-        "node": pa.array(np.asarray(a["node"], dtype=np.int64)),
-        "parent": pa.array(np.asarray(a["parent"], dtype=np.int64)),
-        "depth": pa.array(depth),
-        "color": pc.take(pa.array(COLOR_NAMES), pa.array(np.where(depth == 0, 0, 2 - depth % 2))),
-        "move": pc.take(pa.array(MOVE_NAMES), pa.array(keys)),
-        "count": pa.array(np.asarray(a["count"], dtype=np.int64)),
+        "node": column(a["node"], np.int64),
+        "parent": column(a["parent"], np.int64),
+        "depth": column(depth),
+        "color": pc.take(strings(list(COLOR_NAMES)), column(np.where(depth == 0, 0, 2 - depth % 2))),
+        "move": pc.take(strings(list(MOVE_NAMES)), column(keys)),
+        "count": column(a["count"], np.int64),
     }
     counters = np.asarray(a["counters"]).reshape(-1, 12)
     by_column = np.empty((12, len(counters)), dtype=np.int64)
     for start in range(0, len(counters), _BLOCK):  # in blocks that stay in cache: a column-by-column
         by_column[:, start:start + _BLOCK] = counters[start:start + _BLOCK].T  # copy is 5x slower
     for i, name in enumerate(COUNTER_COLUMNS):
-        columns[name] = pa.array(by_column[i])
-    return pa.table(columns)
+        columns[name] = column(by_column[i])
+    return pa.Table.from_arrays(list(columns.values()), names=list(columns))
 
 
 _BLOCK = 1 << 16

@@ -24,6 +24,7 @@ from typing import NamedTuple
 import numpy as np
 import pyarrow as pa
 
+from ..arrow import strings
 from ..mapped import Arena
 from ..records import GAME_INFO, GameRecord, Reject, handicap_of
 from . import _Reader, encoding, existing_files
@@ -231,7 +232,7 @@ def info_concat(columns: list[list[str] | pa.StringArray]) -> list[str] | pa.Str
     """One info column of several batches' (lists stay lists)."""
     if all(isinstance(c, list) for c in columns):
         return [x for c in columns for x in c]
-    return pa.concat_arrays([c if isinstance(c, pa.Array) else pa.array(c, pa.string()) for c in columns])
+    return pa.concat_arrays([c if isinstance(c, pa.Array) else strings(c) for c in columns])
 
 
 class _UnitsScan(NamedTuple):

@@ -29,6 +29,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 import numpy as np
 import pyarrow as pa
 
+from ..arrow import column
 from ..mapped import PAGE, Arena
 from ..points import BLACK, PASS, SIZE, WHITE
 from ..records import GAME_INFO, GameRecord, Move, Reject
@@ -479,7 +480,7 @@ def info_columns(tables: list[_Lines], which: np.ndarray, rows: np.ndarray) -> d
         return per_table[0]
     # several texts: each game's values from the text that holds its line
     used = [t for t in range(len(tables)) if (which == t).any()]
-    pick = pa.array(np.searchsorted(used, np.maximum(which, used[0])) * n + np.arange(n))
+    pick = column(np.searchsorted(used, np.maximum(which, used[0])) * n + np.arange(n))
     return {m: pa.concat_arrays([c[m] for c in per_table]).take(pick) for m in GAME_INFO}
 
 
