@@ -57,22 +57,16 @@ class Arena:
         """A new array of zeros (a mapped file is zeros until written)."""
         dtype = np.dtype(dtype)
         nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
-        with self._lock:
-            if self.folder is None or self.held + nbytes <= self.half:
-                self.held += nbytes
-                self.most = max(self.most, self.held + self.mapped_bytes)
-                return np.zeros(shape, dtype)
+        if self._hold(nbytes):
+            return np.zeros(shape, dtype)
         return self._mapped(shape, dtype, nbytes)
 
     def keep(self, array: np.ndarray) -> np.ndarray:
         """``array`` as an array of this arena: itself while half the budget
         holds it, else copied to a mapped file a block at a time (so the
         copy stays within the budget too)."""
-        with self._lock:
-            if self.folder is None or self.held + array.nbytes <= self.half:
-                self.held += array.nbytes
-                self.most = max(self.most, self.held + self.mapped_bytes)
-                return array
+        if self._hold(array.nbytes):
+            return array
         out = self._mapped(array.shape, array.dtype, array.nbytes)
         flat, src = out.reshape(-1), np.ascontiguousarray(array).reshape(-1)
         step = max(self.half // 4, COPY_STEP) // max(1, array.itemsize)
@@ -80,6 +74,16 @@ class Arena:
             flat[lo:lo + step] = src[lo:lo + step]
             self.touched(min(step, len(flat) - lo) * array.itemsize)
         return out
+
+    def _hold(self, nbytes: int) -> bool:
+        """Can ``nbytes`` more be held in memory (within half the budget, or
+        with no folder)?  If so, they are counted as held."""
+        with self._lock:
+            if self.folder is not None and self.held + nbytes > self.half:
+                return False
+            self.held += nbytes
+            self.most = max(self.most, self.held + self.mapped_bytes)
+            return True
 
     def _mapped(self, shape, dtype: np.dtype, nbytes: int) -> np.ndarray:
         self.folder.mkdir(parents=True, exist_ok=True)

@@ -374,7 +374,10 @@ class Inflater:
         self.futures: dict[int, Future] = {}
         self.pool = ThreadPoolExecutor(max_workers=ahead, thread_name_prefix="inflate") if self.paths else None
         for j in range(min(ahead, len(self.paths))):  # from now on: the reader has other files to read first
-            self.futures[j] = self.pool.submit(_inflate_file, self.paths[j], self.want)
+            self._start(j)
+
+    def _start(self, j: int) -> None:
+        self.futures[j] = self.pool.submit(_inflate_file, self.paths[j], self.want)
 
     def take(self, path) -> Tar | list[Member] | None:
         i = self.position.get(str(path))
@@ -382,7 +385,7 @@ class Inflater:
             return None
         for j in range(i, min(i + self.ahead + 1, len(self.paths))):
             if j not in self.futures:
-                self.futures[j] = self.pool.submit(_inflate_file, self.paths[j], self.want)
+                self._start(j)
         for j in [j for j in self.futures if j < i]:
             self.futures.pop(j).cancel()
         return self.futures.pop(i).result()

@@ -212,11 +212,7 @@ def _line_info(data: bytes, a: int, e: int, line_of) -> tuple[str, ...]:
     line's, if any (as kifu_line_record reads them)."""
     if line_of is None:
         return index_info(None)
-    return index_info(line_of(_line_id(data, a, e)))
-
-
-def _line_id(data: bytes, a: int, e: int) -> str:
-    return data[a:data.index(b"\t", a, e)].decode("ascii")
+    return index_info(line_of(data[a:data.index(b"\t", a, e)].decode("ascii")))
 
 
 def _lines_info(data: np.ndarray, starts: np.ndarray, ends: np.ndarray, rows_of) -> dict[str, pa.StringArray]:

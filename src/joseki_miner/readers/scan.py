@@ -681,9 +681,9 @@ def find_rows(hashes, fences, step, rows, text, starts, strip, mask, q_buf, q_st
         qa = q_start[i]
         qb = q_end[i]
         h = _bytes_hash(q_buf, qa, qb, mask)
-        j = np.searchsorted(fences, h)  # fences[j - 1] < h <= fences[j]
-        a = max(0, (j - 1) * step)
-        lo = a + np.searchsorted(hashes[a:min(n, j * step + 1)], h)
+        block = np.searchsorted(fences, h)  # fences[block - 1] < h <= fences[block]
+        first = max(0, (block - 1) * step)
+        lo = first + np.searchsorted(hashes[first:min(n, block * step + 1)], h)
         for k in range(lo, n):
             if hashes[k] != h:
                 break
