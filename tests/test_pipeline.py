@@ -147,6 +147,22 @@ def test_cli_no_sort_memory_is_one_line_and_nonzero(demo_games, tmp_path):
     assert result.output.strip().splitlines() == ["joseki: --sort-memory must be a positive number of MB"]
 
 
+def test_cli_ingest_maps_its_tables_past_the_table_memory(demo_games, tmp_path):
+    """`joseki ingest --table-memory 0`: the duplicate fingerprints go to a
+    mapped file of the work folder (none is left behind), the same games."""
+    for name, extra in (("held", []), ("mapped", ["--table-memory", "0"])):
+        result = runner.invoke(app, ["ingest", str(demo_games), "--out", str(tmp_path / name), "--quiet", *extra])
+        assert result.exit_code == 0, result.output
+    figures = {n: json.loads((tmp_path / n / "interim" / "ingest.manifest.json").read_text())["figures"]
+               for n in ("held", "mapped")}
+    assert figures["held"]["tables_mapped_bytes"] == 0
+    assert figures["mapped"]["tables_mapped_bytes"] == figures["mapped"]["tables_bytes"] > 0
+    assert sorted(p.name for p in (tmp_path / "mapped" / "interim").iterdir()) == sorted(
+        p.name for p in (tmp_path / "held" / "interim").iterdir())
+    assert pq.read_table(tmp_path / "held" / "interim" / "games.parquet").equals(
+        pq.read_table(tmp_path / "mapped" / "interim" / "games.parquet"))
+
+
 def test_cli_negative_table_memory_is_one_line_and_nonzero(demo_games, tmp_path):
     result = runner.invoke(app, ["mine", str(demo_games), "--out", str(tmp_path), "--table-memory", "-1", "--quiet"])
     assert result.exit_code == 2
