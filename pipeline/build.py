@@ -22,6 +22,9 @@ from joseki_miner.trie import Trie, node_table
 from .parquet import count_rows, string_bytes
 
 NODE_ROWS = 1 << 20  # rows a trie.parquet row group
+# trie.parquet columns dictionary-encoded: those of few values; node numbers
+# and counts are nearly all distinct, a dictionary tried on them is thrown away
+DICTIONARY = ["depth", "color", "move"]
 
 
 def decode_keys(data: np.ndarray) -> np.ndarray:
@@ -214,7 +217,8 @@ def write(trie_path: Path, arrays: dict, nodes: int, floor: int) -> dict:
     # a row group at a time: the same file as one write_table, without the
     # whole table's columns in memory at once (a large trie's are gigabytes)
     n = len(arrays["node"])
-    with pq.ParquetWriter(tmp, node_table(_rows(arrays, 0, 0)).schema, compression="zstd") as writer:
+    with pq.ParquetWriter(tmp, node_table(_rows(arrays, 0, 0)).schema, compression="zstd",
+                          use_dictionary=DICTIONARY) as writer:
         for lo in range(0, n, NODE_ROWS):
             writer.write_table(node_table(_rows(arrays, lo, lo + NODE_ROWS)), row_group_size=NODE_ROWS)
     tmp.replace(trie_path)
