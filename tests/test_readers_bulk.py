@@ -127,3 +127,41 @@ def test_setup_stones_of_a_run_are_each_games_sorted_and_deduplicated(games):
     assert list(zip(got_colours.tolist(), got_points.tolist())) == want
     assert black.tolist() == [len({p for c, p in g if c < 0}) for g in games]
     assert white.tolist() == [len({p for c, p in g if c > 0}) for g in games]
+
+
+def test_a_large_unit_is_cut_into_batches_of_about_the_batch_size(tmp_path):
+    """A kifu month is one unit of thousands of games: it is cut into parts
+    of about ``games`` (so the kernel's threads start on the first part and
+    have little left when reading ends), holding the same games in order."""
+    lines = "".join(f"{i}\t;B[pd];W[dp];B[p{chr(97 + i % 19)}]\n" for i in range(100))
+    (tmp_path / "month").write_text(lines)
+    sizes = [len(b) for b in read_batches([tmp_path], games=30)]
+    assert sizes == [33, 33, 34]
+    whole = [b for b in read_batches([tmp_path], games=1000)]
+    assert len(whole) == 1 and len(whole[0]) == 100
+    assert bulk_view([tmp_path]) == python_view([tmp_path])  # bulk_view cuts it into parts of 7
+
+
+def test_parts_of_a_batch_join_back_into_it(tmp_path):
+    """``GameBatch.part``: moves, setup stones, rejects and game information
+    of games lo..hi-1, offsets from 0; the parts concatenated are the batch."""
+    from joseki_miner.readers.bulk import concat
+
+    games = ["(;GM[1]SZ[19]PB[a]AB[dd][pp]AW[dp];B[qd];W[cc])", "(;GM[1]SZ[9];B[ee])", "(;GM[1]SZ[19]PW[b];B[pd])",
+             "(;GM[1]SZ[19]AB[aa];W[bb];B[cc];W[dd])", "(;GM[1]SZ[19]PB[c]PW[d];B[pd];W[dp];B[pp])"]
+    for i, g in enumerate(games):
+        (tmp_path / f"{i}.sgf").write_text(g)
+    (batch,) = read_batches([tmp_path], games=100)
+    assert len(batch) == 5
+    for cuts in ([0, 5], [0, 1, 5], [0, 2, 3, 5], [0, 1, 2, 3, 4, 5]):
+        parts = [batch.part(lo, hi) for lo, hi in zip(cuts[:-1], cuts[1:])]
+        assert [len(p) for p in parts] == np.diff(cuts).tolist()
+        joined = concat(parts)
+        for name in ("source", "location", "reject", "size", "handicap", "events"):
+            assert getattr(joined, name) == getattr(batch, name)
+        for name in ("colours", "points", "move_offsets", "setup_colours", "setup_points", "setup_offsets"):
+            assert np.array_equal(getattr(joined, name), getattr(batch, name)), name
+        assert [joined.info_of(k) for k in range(5)] == [batch.info_of(k) for k in range(5)]
+    part = batch.part(3, 5)
+    assert part.move_offsets[0] == part.setup_offsets[0] == 0
+    assert part.info_of(1) == batch.info_of(4) and part.setup_points.tolist() == [0]

@@ -67,6 +67,20 @@ class GameBatch:
         for m, column in self.info.items():
             column.append(meta.get(m, ""))
 
+    def part(self, lo: int, hi: int) -> GameBatch:
+        """Games lo..hi-1, as a batch of their own."""
+        out = GameBatch()
+        for name in ("source", "location", "reject", "size", "handicap", "events"):
+            setattr(out, name, getattr(self, name)[lo:hi])
+        out.info = {m: column[lo:hi] for m, column in self.info.items()}
+        for moves, offsets in (("colours", "move_offsets"), ("points", "move_offsets"),
+                               ("setup_colours", "setup_offsets"), ("setup_points", "setup_offsets")):
+            o = getattr(self, offsets)
+            setattr(out, moves, getattr(self, moves)[o[lo]:o[hi]])
+        out.move_offsets = self.move_offsets[lo:hi + 1] - self.move_offsets[lo]
+        out.setup_offsets = self.setup_offsets[lo:hi + 1] - self.setup_offsets[lo]
+        return out
+
 
 def batch_of_items(items: Iterable[GameRecord | Reject]) -> GameBatch:
     """Records and rejects from the Python readers, packed as a batch."""
@@ -404,7 +418,10 @@ def read_batches(
     arena: Arena | None = None,
 ) -> Iterator[GameBatch]:
     """Every game under ``paths`` as ``read_paths`` gives them, in batches
-    of about ``games`` games (small files are gathered together)."""
+    of about ``games`` games: small files are gathered together, and a large
+    one (a month of a kifu dump) is cut into parts, so the threads that
+    replay a batch start on the first part while the next is cut, and have
+    little left when reading ends."""
     files = existing_files(paths)
     reader = _BulkReader(encoding_fallback, on_skip, arena)
     reader.load_indexes(files)
@@ -412,7 +429,10 @@ def read_batches(
     count = 0
     for batch in reader.read_files(files):
         if len(batch) >= games and not pending:
-            yield batch
+            parts = max(1, round(len(batch) / games))
+            bounds = np.linspace(0, len(batch), parts + 1).astype(int).tolist()
+            for lo, hi in zip(bounds[:-1], bounds[1:]):
+                yield batch.part(lo, hi) if parts > 1 else batch
             continue
         pending.append(batch)
         count += len(batch)
