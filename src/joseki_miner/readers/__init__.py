@@ -160,6 +160,12 @@ def _wants_index(name: str) -> bool:
     return name.lower().endswith(INDEX_SUFFIX) and not _is_junk(name)
 
 
+def _inflated_size(inflated: archives.Tar | list | None) -> int:
+    if isinstance(inflated, archives.Tar):
+        return len(inflated.data)
+    return sum(len(data) for _, data, _ in inflated) if inflated else 0
+
+
 class _Reader:
     def __init__(self, encoding_fallback: bool, on_skip: SkipHook | None, arena: Arena | None = None) -> None:
         self.fallback = encoding_fallback
@@ -167,7 +173,7 @@ class _Reader:
         self.index = IndexStore(arena)
         self.loaded: set[str] = set()  # vpaths of index files already read
         self.inflater: archives.Inflater | None = None
-        self.kept: dict[str, archives.Tar] = {}  # archives the index pre-pass decompressed, for the main pass
+        self.kept: dict[str, archives.Tar | list] = {}  # archives the index pre-pass decompressed, for the main pass
         self.kept_bytes = 0
 
     # -- index pre-pass --------------------------------------------------
@@ -180,17 +186,21 @@ class _Reader:
             inflater.close()
 
     def _keep(self, path: Path, inflated: archives.Tar | list | None) -> None:
-        """Hold a decompressed tar for the main pass, within KEPT_BYTES (of
-        a zip this pass inflated only the index files)."""
-        if isinstance(inflated, archives.Tar) and self.kept_bytes + len(inflated.data) <= KEPT_BYTES:
+        """Hold a decompressed tar for the main pass, within KEPT_BYTES; and
+        a zip whose members this pass inflated all (it inflates only index
+        files: a zip of indexes)."""
+        if isinstance(inflated, list) and not all(data is not None for _, data, _ in inflated):
+            return
+        size = _inflated_size(inflated)
+        if inflated is not None and self.kept_bytes + size <= KEPT_BYTES:
             self.kept[str(path)] = inflated
-            self.kept_bytes += len(inflated.data)
+            self.kept_bytes += size
 
     def _kept(self, path: Path):
         """What the pre-pass kept or the read-ahead has of ``path``, if anything."""
         inflated = self.kept.pop(str(path), None)
         if inflated is not None:
-            self.kept_bytes -= len(inflated.data)
+            self.kept_bytes -= _inflated_size(inflated)
         elif self.inflater is not None:
             inflated = self.inflater.take(path)
         return inflated
