@@ -296,9 +296,59 @@ def test_index_read_aside_finds_what_read_at_once_finds(monkeypatch):
     assert len(aside) == len(at_once) == 4
 
     real = kifu._read_index
-    monkeypatch.setattr(kifu, "_read_index", lambda data, arena: real(data, arena) if b"w3" not in data else 1 / 0)
+    monkeypatch.setattr(kifu, "_read_index", lambda data, *rest: real(data, *rest) if b"w3" not in data else 1 / 0)
     failing = IndexStore()
     for scope, text in texts:
         failing.add_aside(scope, text.encode())
     assert failing.line_for("/a/k")("1").split("\t")[2] == "w1"  # the text that failed is left out
     assert len(failing) == 3
+
+
+def test_an_index_zip_is_inflated_once(tmp_path, monkeypatch):
+    """A zip the index pre-pass inflated whole (a zip of index files) is kept
+    for the main pass, not inflated again; a kifu zip, of which the pre-pass
+    inflated nothing, is inflated once by the main pass."""
+    from joseki_miner.readers import archives
+
+    (tmp_path / "index").mkdir()
+    (tmp_path / "kifu").mkdir()
+    (tmp_path / "index" / "Kifu2011.zip").write_bytes(make_zip({"Kifu2011.index": TYGEM_INDEX.encode()}))
+    (tmp_path / "kifu" / "2011-01.zip").write_bytes(make_zip({"2011-01": TYGEM_KIFU, "Kifu.index": b""}))
+    inflated: list[tuple[str, bool]] = []
+    real = archives._inflate_file
+
+    def counted(path, want=None):
+        got = real(path, want)
+        if isinstance(got, list):
+            inflated.append((path.rsplit("/", 2)[-2], all(data is not None for _, data, _ in got)))
+        return got
+
+    monkeypatch.setattr(archives, "_inflate_file", counted)
+    skipped = []
+    from joseki_miner.readers.bulk import read_batches
+
+    games = sum(len(b) for b in read_batches([tmp_path], on_skip=lambda *a: skipped.append(a)))
+    assert games == 3 and len(skipped) == 2  # both index files are seen by the main pass
+    # the pre-pass inflates both (in threads, in any order), the main pass only the kifu zip
+    assert sorted(inflated) == [("index", True), ("kifu", False), ("kifu", True)]
+
+
+def test_texts_read_aside_go_to_the_arena_in_the_order_they_were_given(tmp_path):
+    """Index texts are read by two threads at once; each hands its arrays to
+    the arena only after the text given before it did, so which arrays are
+    held and which mapped does not depend on which thread finishes first."""
+    import threading
+
+    from joseki_miner.readers import kifu
+
+    arena = Arena(tmp_path, budget=0)  # every array mapped: each keep is counted
+    turn, done = threading.Event(), threading.Event()
+    text = "".join(f"{i}\t2003.09.25\tw\tb\t6.5\tB+R\t3\t5m\n" for i in range(100)).encode()
+    reading = threading.Thread(target=kifu._read_index_aside, args=(text, arena, turn, done))
+    reading.start()
+    assert not done.wait(0.5)  # read, and waiting for its turn
+    assert arena.figures()["tables_bytes"] == 0
+    turn.set()
+    assert done.wait(30)
+    reading.join()
+    assert arena.figures()["tables_bytes"] > 0

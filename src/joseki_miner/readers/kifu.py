@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 
@@ -234,6 +235,7 @@ def _split_glued(fields: list[str]) -> list[list[str]]:
 
 _HASH_MASK = -1  # ids' hashes are and'ed with it: tests set 0 to make every id collide
 _FENCE = PAGE // 8  # hashes a block of the search: a page of them
+ASIDE = 2  # index texts read at once in threads of their own (the reading releases the GIL)
 
 
 class _Lines:
@@ -252,11 +254,12 @@ class _Lines:
 
     __slots__ = ("arena", "fences", "hashes", "mask", "rows", "starts", "text")
 
-    def __init__(self, buf: bytes, arena: Arena | None = None) -> None:
+    def __init__(self, buf: bytes, arena: Arena | None = None, turn: threading.Event | None = None) -> None:
         """The lines of an index's UTF-8 text ``buf``, as ``str.splitlines``
         cuts them: kept when an id and a tab begin them; two lines run
         together are split, and a line of no id or no tab is dropped
-        (``_odd_line``, in Python: they are rare)."""
+        (``_odd_line``, in Python: they are rare).  Given ``turn``, the
+        arrays go to the arena once it is set."""
         self.arena = arena = arena if arena is not None else Arena()
         data = np.frombuffer(buf, np.uint8)
         starts, ends, odd = text_lines(data, _STRIP, *_GLUED_WIDTHS)
@@ -283,6 +286,8 @@ class _Lines:
         rows = np.argsort(hashes, kind="stable").astype(np.int32)
         hashes = hashes[rows]
         self.fences = hashes[::_FENCE].copy()
+        if turn is not None:
+            turn.wait()
         self.text, self.starts = arena.keep(text), arena.keep(starts)
         self.hashes, self.rows = arena.keep(hashes), arena.keep(rows)
 
@@ -307,7 +312,7 @@ class _Lines:
         return None if row < 0 else self.line(row)
 
 
-def _read_index(data: bytes, arena: Arena | None = None) -> _Lines:
+def _read_index(data: bytes, arena: Arena | None = None, turn: threading.Event | None = None) -> _Lines:
     """The lines of one index file's bytes, decoded as game files are."""
     data, bom = encoding.strip_bom(data)
     if bom is not None:
@@ -319,14 +324,21 @@ def _read_index(data: bytes, arena: Arena | None = None) -> _Lines:
         else:
             text = dec.text if dec.text is not None else data.decode("utf-8", "replace")
             buf = text.encode("utf-8", "surrogatepass")
-    return _Lines(buf, arena)
+    return _Lines(buf, arena, turn)
 
 
-def _read_index_or_none(data: bytes, arena: Arena | None = None) -> _Lines | None:
+def _read_index_aside(data: bytes, arena: Arena | None, turn: threading.Event | None,
+                      done: threading.Event) -> _Lines | None:
+    """``_read_index``, or None for a text it cannot read; its arrays go to
+    the arena after ``turn`` (the text read before it) is set, and then it
+    sets ``done``: which arrays are mapped does not depend on which of the
+    threads reading aside finishes first."""
     try:
-        return _read_index(data, arena)
+        return _read_index(data, arena, turn)
     except Exception:  # noqa: BLE001 - as the pre-pass leaves an index it cannot read
         return None
+    finally:
+        done.set()
 
 
 def _packed(idents: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -363,6 +375,7 @@ class IndexStore:
         self.arena = arena
         self._scopes: dict[str, list[_Lines | Future]] = {}
         self._pool: ThreadPoolExecutor | None = None
+        self._turn: threading.Event | None = None  # set once the last text read aside is in the arena
 
     def __len__(self) -> int:
         self._settle()
@@ -384,8 +397,10 @@ class IndexStore:
         asked.  A text that cannot be read is left out, as the index
         pre-pass leaves out what fails (the main pass reports it)."""
         if self._pool is None:
-            self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="index")
-        self._scopes.setdefault(scope, []).insert(0, self._pool.submit(_read_index_or_none, data, self.arena))
+            self._pool = ThreadPoolExecutor(max_workers=ASIDE, thread_name_prefix="index")
+        turn, self._turn = self._turn, threading.Event()
+        self._scopes.setdefault(scope, []).insert(
+            0, self._pool.submit(_read_index_aside, data, self.arena, turn, self._turn))
 
     def _settle(self) -> None:
         """Wait for the texts read aside."""
