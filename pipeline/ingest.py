@@ -15,7 +15,7 @@ import hashlib
 import json
 from collections import Counter
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -177,9 +177,11 @@ class _Ledger:
             self.reasons[row[2]] += 1
         self.rejects.add(pa.Table.from_arrays([strings(list(c)) for c in zip(*rows)], schema=REJECTS_SCHEMA))
 
-    def close(self) -> dict:
+    def close(self) -> tuple[dict, Future]:
+        """The stage's figures, and the closing of games.parquet (its last
+        row group is written in the sink's thread)."""
         try:
-            self.games.close()
+            games = self.games.closing()
             self.rejects.close()
         finally:
             if self.wheres is not None:
@@ -194,7 +196,7 @@ class _Ledger:
             figures["dedupe_bytes"] = self.fingerprints.nbytes
             figures["wheres_spilled_bytes"] = self.wheres.bytes
         figures.update(self.arena.figures())  # fingerprints and index lines past the table memory
-        return figures
+        return figures, games
 
 
 def _games_table(first_id: int, columns: dict) -> pa.Table:
@@ -415,6 +417,7 @@ def run(
     on_games: Callable[[pa.Table, dict | None], None] | None = None,
     phase1: Phase1Params | None = None,
     table_memory: int = BUDGET,
+    finish: list[Callable[[], None]] | None = None,
 ) -> dict:
     """Read, validate and store every game; return the stage's figures.
     ``on_games(table, sequences)`` hears every table of accepted games as it
@@ -423,9 +426,13 @@ def run(
     ``extract.fast_batch`` gives them; None where that replay cannot serve).
     The tables that grow with the games (the fast engine's duplicate
     fingerprints, the kifu index lines) hold ``table_memory`` bytes in
-    memory, the rest in mapped files beside ``games_path`` (``mapped``)."""
+    memory, the rest in mapped files beside ``games_path`` (``mapped``).
+    Given ``finish``, the run returns while the last row group of
+    games.parquet is still being written, and ``finish`` gets the wait for
+    it (the caller goes on with the trie meanwhile)."""
     arena = Arena(games_path.parent, budget=table_memory)
     ledger = _Ledger(games_path, rejects_path, dedupe, strict, on_games, arena)
+    read = False
     try:
         with tqdm(desc="ingest", unit=" games", disable=not progress) as bar:
             if engine == "reference":
@@ -445,6 +452,11 @@ def run(
                     if pending is not None:
                         _fast_batch(pending[0], ledger, include_handicap, pending[1])
                         bar.update(len(pending[0]))
+        read = True
     finally:
-        figures = ledger.close()
+        figures, games = ledger.close()
+        if finish is None or not read:
+            games.result()
+    if finish is not None:
+        finish.append(games.result)
     return figures

@@ -64,12 +64,27 @@ class TableSink:
             self.written += cut
 
     def close(self) -> None:
-        if self.thread is not None:
+        self.closing().result()
+
+    def closing(self) -> Future:
+        """Write what is left and close the file; with ``background``, in the
+        sink's thread, so the caller can go on (the file is whole once the
+        future is done)."""
+        if self.thread is None:
+            done: Future = Future()
             try:
-                while self.queued:
-                    self.queued.popleft().result()
-            finally:
-                self.thread.shutdown()
+                self._close()
+                done.set_result(None)
+            except BaseException as exc:
+                done.set_exception(exc)
+            return done
+        future = self.thread.submit(self._close)
+        self.thread.shutdown(wait=False)
+        return future
+
+    def _close(self) -> None:
+        while self.queued and self.queued[0].done():
+            self.queued.popleft().result()
         rest = pa.concat_tables(self.pending) if self.pending else None
         if rest is not None and rest.num_rows:
             self.writer.write_table(rest.combine_chunks(), row_group_size=self.rows)

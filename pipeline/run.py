@@ -163,10 +163,11 @@ def _ingest_to_build(catalog: Catalog, config: Config, paths, inputs: str, progr
     params = phase1_params(config)
     runs = build.SortedRuns(catalog.runs, sort_bytes)
     stream = extract.Phase1Stream(catalog.sequences, params, jobs=jobs, neutral=config.influence_neutral, runs=runs)
+    games_written: list[Callable[[], None]] = []  # the last row group of games.parquet, written beside the count
     try:
         figures = ingest.run(paths, catalog.games, catalog.rejects, include_handicap=config.include_handicap,
                              dedupe=config.dedupe, strict=strict, jobs=jobs, progress=progress, on_games=stream.add,
-                             phase1=params, table_memory=table_bytes)
+                             phase1=params, table_memory=table_bytes, finish=games_written)
     finally:
         read = time.perf_counter()
         try:
@@ -175,13 +176,8 @@ def _ingest_to_build(catalog: Catalog, config: Config, paths, inputs: str, progr
             runs.close()
             raise
     extracted = time.perf_counter()
-    keys = stage_keys(config, inputs)
-    write_manifest(catalog, "ingest", keys["ingest"], figures, read - t0, inputs=inputs)
-    write_manifest(catalog, "extract", keys["extract"], sequences, extracted - read, streamed=True,
-                   rss_mib=rss_mib(), peak_rss_mib=peak_rss_mib())  # now, then the peak so far
-    log(f"ingest: done in {read - t0:.1f} s")
-    log(f"extract: done alongside ingest, {extracted - read:.1f} s after it")
-    floor = _floor(catalog, config)
+    rss = {"rss_mib": rss_mib(), "peak_rss_mib": peak_rss_mib()}  # when reading ended, and the peak so far
+    floor = floor_for(figures["games_accepted"], config)
     try:
         arrays, nodes = runs.count(floor)
     finally:
@@ -192,10 +188,19 @@ def _ingest_to_build(catalog: Catalog, config: Config, paths, inputs: str, progr
         return build.write(catalog.trie, arrays, nodes, floor), time.perf_counter()
 
     writing = pool.submit(write_trie)
+    for wait in games_written:
+        wait()
+    games_done = time.perf_counter()
+    keys = stage_keys(config, inputs)  # a stage's manifest once its files are whole
+    write_manifest(catalog, "ingest", keys["ingest"], figures, read - t0, inputs=inputs)
+    write_manifest(catalog, "extract", keys["extract"], sequences, extracted - read, streamed=True, **rss)
+    log(f"ingest: done in {read - t0:.1f} s")
+    log(f"extract: done alongside ingest, {extracted - read:.1f} s after it")
     log(f"build: done in {time.perf_counter() - extracted:.1f} s (trie.parquet is written alongside prune and emit)")
 
     def written() -> None:
-        figures, done = writing.result()  # the build's time ends with trie.parquet, not with prune and emit after
+        figures, done = writing.result()  # the build's time ends with trie.parquet, not with prune and emit after,
+        done = max(done, games_done)  # nor before games.parquet, whose last row group was written beside the count
         write_manifest(catalog, "build", stage_keys(config, inputs, floor)["build"], figures, done - extracted,
                        streamed=True, peak_rss_mib=peak_rss_mib())
 
@@ -219,8 +224,14 @@ def rss_mib() -> float | None:
     return round(pages * os.sysconf("SC_PAGE_SIZE") / 2**20, 1)
 
 
+def floor_for(games: int, config: Config) -> int:
+    """The least count the build stores, for ``games`` accepted: 2, unless
+    the pruning threshold is 1."""
+    return 1 if prune_method.threshold(games, config.prune_min_count, config.prune_min_fraction) <= 1 else 2
+
+
 def _floor(catalog: Catalog, config: Config) -> int:
-    return 1 if threshold_for(catalog, config) <= 1 else 2
+    return floor_for(_figures(catalog, "ingest")["games_accepted"], config)
 
 
 def _figures(catalog: Catalog, stage: str) -> dict:

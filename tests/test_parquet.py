@@ -30,6 +30,20 @@ def test_the_file_does_not_depend_on_how_rows_arrive(tmp_path, background):
     assert _write(tmp_path / "rows.parquet", list(range(0, 1001, 7)) + [1000], background) == one
 
 
+@pytest.mark.parametrize("background", [False, True])
+def test_a_sink_closing_in_its_thread_writes_the_file_close_writes(tmp_path, background):
+    """``closing`` hands back the closing (the last row group and the
+    footer) as a future: the file is whole, and the same, once it is done."""
+    one = _write(tmp_path / "one.parquet", [0, 1000], background=False)
+    sink = TableSink(tmp_path / "later.parquet", SCHEMA, rows=100, background=background)
+    for lo, hi in [(0, 450), (450, 1000)]:
+        sink.add(_table(lo, hi))
+    closing = sink.closing()
+    closing.result()
+    assert (tmp_path / "later.parquet").read_bytes() == one
+    assert not (tmp_path / "later.parquet.tmp").exists()
+
+
 def test_a_background_write_that_fails_fails_the_caller(tmp_path):
     sink = TableSink(tmp_path / "bad.parquet", SCHEMA, rows=10, background=True)
     wrong = pa.table({"other": [1] * 20})
