@@ -302,13 +302,15 @@ def _axis_half(r1, c1, r2, c2, r, c):
     return r + c <= 18  # anti-diagonal
 
 
-@njit(cache=True)
-def _normal_transform(keys, scores, n, swap, point_map, direction_map):
-    """The transform of section 5.1 for one sequence (see symmetry.normalize)."""
-    cand = np.ones(8, dtype=np.bool_)
+@njit(cache=True, _nrt=False)
+def _normal_transform(seq_keys, seq_scores, s, n, swap, point_map, direction_map, cand):
+    """The transform of section 5.1 for sequence s (see symmetry.normalize);
+    ``cand``: 8 booleans of scratch."""
+    for t in range(8):
+        cand[t] = True
     ncand = 8
     for i in range(n):
-        p = keys[i]
+        p = seq_keys[s, i]
         if p == 361:
             continue
         # distinct images among the candidates
@@ -373,9 +375,9 @@ def _normal_transform(keys, scores, n, swap, point_map, direction_map):
                 b = 0
                 for d in range(4):
                     if direction_map[t, d] == d_new:
-                        a = sign * scores[i, d]
+                        a = sign * seq_scores[s, i, d]
                     if direction_map[chosen, d] == d_new:
-                        b = sign * scores[i, d]
+                        b = sign * seq_scores[s, i, d]
                 if a != b:
                     verdict = -1 if a < b else 1
                     break
@@ -458,6 +460,7 @@ def _extract_batch(
     seen = np.zeros(361, dtype=np.bool_)
     beam = np.zeros(4, dtype=np.int64)
     in_corner = np.zeros(4, dtype=np.int64)
+    cand = np.zeros(8, dtype=np.bool_)
     max_moves = 1
     for g in range(n_games):
         max_moves = max(max_moves, move_offsets[g + 1] - move_offsets[g] + 1)
@@ -478,7 +481,8 @@ def _extract_batch(
         lo = move_offsets[g]
         hi = move_offsets[g + 1]
         _set_up(st, masks, setup_colours, setup_points, setup_offsets[g], setup_offsets[g + 1])
-        in_corner[:] = 0
+        for i in range(4):
+            in_corner[i] = 0
         for i in range(setup_offsets[g], setup_offsets[g + 1]):
             _count_corners(in_corner, setup_points[i])
         nseq = 0
@@ -525,7 +529,9 @@ def _extract_batch(
                 s = nseq
                 nseq += 1
                 seq_len[s] = 0
-                seq_within[s, :, :] = 0
+                for k in range(2):
+                    for row in range(SIZE):
+                        seq_within[s, k, row] = 0
                 seq_box[s, 0] = 19
                 seq_box[s, 1] = -1
                 seq_box[s, 2] = 19
@@ -567,7 +573,7 @@ def _extract_batch(
         for s in range(nseq):
             n = seq_len[s]
             swap = seq_cols[s, 0] > 0
-            t = _normal_transform(seq_keys[s], seq_scores[s], n, swap, point_map, direction_map)
+            t = _normal_transform(seq_keys, seq_scores, s, n, swap, point_map, direction_map, cand)
             out_game[n_out] = g
             out_transform[n_out] = t
             out_swap[n_out] = swap
