@@ -225,7 +225,7 @@ class Phase1Stream:
                  neutral: int | None = None, runs: SortedRuns | None = None) -> None:
         self.params, self.engine, self.jobs, self.neutral = params, engine, max(1, jobs), neutral
         self.runs = runs
-        self.sink = TableSink(sequences_path, SEQUENCES_SCHEMA, SEQUENCE_ROWS, use_dictionary=False)
+        self.sink = TableSink(sequences_path, SEQUENCES_SCHEMA, SEQUENCE_ROWS, background=True, use_dictionary=False)
         self.pool = ThreadPoolExecutor(max_workers=self.jobs)
         self.worker = ThreadPoolExecutor(max_workers=1, initializer=yield_to_reader)  # one: batches stay in order
         self.pending: deque[Future] = deque()
@@ -254,15 +254,21 @@ class Phase1Stream:
         if self.runs is not None:
             self.runs.add(*sort_sequences(arrays["offsets"], arrays["keys"], classes_of(arrays["scores"], self.neutral)))
 
-    def close(self) -> dict:
-        """Wait for every batch; close the file; the stage's figures."""
+    def close(self, finish: list[Callable[[], None]] | None = None) -> dict:
+        """Wait for every batch; close the file; the stage's figures.  Given
+        ``finish``, the last row group of the file is written in the sink's
+        thread, and ``finish`` gets the wait for it (``runs`` are whole)."""
         try:
             while self.pending:
                 self.pending.popleft().result()
         finally:
             self.worker.shutdown()
             self.pool.shutdown()
-        self.sink.close()
+        closing = self.sink.closing()
+        if finish is None:
+            closing.result()
+        else:
+            finish.append(closing.result)
         return {"sequences": self.sequences, **(self.runs.figures if self.runs is not None else {})}
 
 

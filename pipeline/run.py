@@ -163,15 +163,15 @@ def _ingest_to_build(catalog: Catalog, config: Config, paths, inputs: str, progr
     params = phase1_params(config)
     runs = build.SortedRuns(catalog.runs, sort_bytes)
     stream = extract.Phase1Stream(catalog.sequences, params, jobs=jobs, neutral=config.influence_neutral, runs=runs)
-    games_written: list[Callable[[], None]] = []  # the last row group of games.parquet, written beside the count
+    closing: list[Callable[[], None]] = []  # the last row groups of games.parquet and sequences.parquet, beside the count
     try:
         figures = ingest.run(paths, catalog.games, catalog.rejects, include_handicap=config.include_handicap,
                              dedupe=config.dedupe, strict=strict, jobs=jobs, progress=progress, on_games=stream.add,
-                             phase1=params, table_memory=table_bytes, finish=games_written)
+                             phase1=params, table_memory=table_bytes, finish=closing)
     finally:
         read = time.perf_counter()
         try:
-            sequences = stream.close()
+            sequences = stream.close(finish=closing)
         except BaseException:
             runs.close()
             raise
@@ -188,9 +188,9 @@ def _ingest_to_build(catalog: Catalog, config: Config, paths, inputs: str, progr
         return build.write(catalog.trie, arrays, nodes, floor), time.perf_counter()
 
     writing = pool.submit(write_trie)
-    for wait in games_written:
+    for wait in closing:
         wait()
-    games_done = time.perf_counter()
+    closed = time.perf_counter()
     keys = stage_keys(config, inputs)  # a stage's manifest once its files are whole
     write_manifest(catalog, "ingest", keys["ingest"], figures, read - t0, inputs=inputs)
     write_manifest(catalog, "extract", keys["extract"], sequences, extracted - read, streamed=True, **rss)
@@ -200,7 +200,7 @@ def _ingest_to_build(catalog: Catalog, config: Config, paths, inputs: str, progr
 
     def written() -> None:
         figures, done = writing.result()  # the build's time ends with trie.parquet, not with prune and emit after,
-        done = max(done, games_done)  # nor before games.parquet, whose last row group was written beside the count
+        done = max(done, closed)  # nor before the stage files whose last row groups were written beside the count
         write_manifest(catalog, "build", stage_keys(config, inputs, floor)["build"], figures, done - extracted,
                        streamed=True, peak_rss_mib=peak_rss_mib())
 
