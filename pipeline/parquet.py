@@ -41,7 +41,8 @@ class TableSink:
         self.pending: list[pa.Table] = []
         self.count = self.written = 0
         self.writer = pq.ParquetWriter(self.tmp, schema, **{"compression": "zstd", **options})
-        self.thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sink") if background else None
+        self.thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sink",
+                                         initializer=yield_to_reader) if background else None
         self.queued: deque[Future] = deque()
 
     def add(self, table: pa.Table) -> None:
