@@ -423,7 +423,7 @@ def _zip_members(buf: bytes, infos: list[zipfile.ZipInfo]) -> list[Member] | Non
             data = raw if info.compress_type == zipfile.ZIP_STORED else _isal_zlib.decompress(raw, -15)
         except Exception:  # noqa: BLE001 - zipfile judges it
             return None
-        if len(data) != info.file_size or zlib.crc32(data) != info.CRC:
+        if len(data) != info.file_size or _isal_zlib.crc32(data) != info.CRC:
             return None
         out.append((info.filename, data, ""))
     return out
