@@ -86,21 +86,29 @@ def _cell(p):
     return p + W + 1 + 2 * (p // SIZE)
 
 
+@njit(cache=True, inline="always")
+def _u(i):
+    """Index i, known to be 0 or more, as an unsigned index: numba tests a
+    signed index for a negative value (Python's a[-1]) on every access; the
+    board's accesses paid a fifteenth of the kernel's time for it."""
+    return np.uint64(i)
+
+
 @njit(cache=True, _nrt=False)
 def _set(st, masks, cell, v):
     """Put v (BLACK, WHITE or EMPTY) on a cell, keeping the bit masks in step."""
-    old = st[BOARD, cell]
+    old = st[BOARD, _u(cell)]
     r = cell // W - 1
     c = cell % W - 1
     if old != 0:
         k = 0 if old < 0 else 1
-        masks[k, r] &= ~(1 << c)
-        masks[2 + k, c] &= ~(1 << r)
-    st[BOARD, cell] = v
+        masks[_u(k), _u(r)] &= ~(1 << c)
+        masks[_u(2 + k), _u(c)] &= ~(1 << r)
+    st[BOARD, _u(cell)] = v
     if v != 0:
         k = 0 if v < 0 else 1
-        masks[k, r] |= 1 << c
-        masks[2 + k, c] |= 1 << r
+        masks[_u(k), _u(r)] |= 1 << c
+        masks[_u(2 + k), _u(c)] |= 1 << r
 
 
 @njit(cache=True, _nrt=False)
@@ -109,16 +117,16 @@ def _remove_chain(st, masks, head):
     p = head
     while True:  # clear first, so the chain's own stones gain nothing
         _set(st, masks, p, 0)
-        st[CHAIN, p] = -1
-        p = st[NXT, p]
+        st[CHAIN, _u(p)] = -1
+        p = st[NXT, _u(p)]
         if p == head:
             break
     while True:
         for step in STEPS:
-            v = st[BOARD, p + step]
+            v = st[BOARD, _u(p + step)]
             if v != 0 and v != OFF:
-                st[PLIB, st[CHAIN, p + step]] += 1
-        p = st[NXT, p]
+                st[PLIB, _u(st[CHAIN, _u(p + step)])] += 1
+        p = st[NXT, _u(p)]
         if p == head:
             break
 
@@ -126,19 +134,19 @@ def _remove_chain(st, masks, head):
 @njit(cache=True, _nrt=False)
 def _merge(st, a, b):
     """Join chain b into chain a (the larger keeps its head); return the head."""
-    if st[STONES, a] < st[STONES, b]:
+    if st[STONES, _u(a)] < st[STONES, _u(b)]:
         a, b = b, a
     p = b
     while True:
-        st[CHAIN, p] = a
-        p = st[NXT, p]
+        st[CHAIN, _u(p)] = a
+        p = st[NXT, _u(p)]
         if p == b:
             break
-    na = st[NXT, a]  # splice the two circular lists
-    st[NXT, a] = st[NXT, b]
-    st[NXT, b] = na
-    st[PLIB, a] += st[PLIB, b]
-    st[STONES, a] += st[STONES, b]
+    na = st[NXT, _u(a)]  # splice the two circular lists
+    st[NXT, _u(a)] = st[NXT, _u(b)]
+    st[NXT, _u(b)] = na
+    st[PLIB, _u(a)] += st[PLIB, _u(b)]
+    st[STONES, _u(a)] += st[STONES, _u(b)]
     return a
 
 
@@ -149,28 +157,30 @@ def _play(st, masks, colour, cell):
     Chains keep pseudo-liberties: one per (stone, empty neighbour) pair, so
     a chain has no liberty exactly when its count is 0."""
     _set(st, masks, cell, colour)
-    st[CHAIN, cell] = cell
-    st[NXT, cell] = cell
-    st[STONES, cell] = 1
-    st[PLIB, cell] = 0
+    here = _u(cell)
+    st[CHAIN, here] = cell
+    st[NXT, here] = cell
+    st[STONES, here] = 1
+    st[PLIB, here] = 0
     for step in STEPS:
-        v = st[BOARD, cell + step]
+        q = _u(cell + step)
+        v = st[BOARD, q]
         if v == 0:
-            st[PLIB, cell] += 1
+            st[PLIB, here] += 1
         elif v != OFF:
-            st[PLIB, st[CHAIN, cell + step]] -= 1
+            st[PLIB, _u(st[CHAIN, q])] -= 1
     head = cell
     for step in STEPS:
-        q = cell + step
+        q = _u(cell + step)
         if st[BOARD, q] == colour and st[CHAIN, q] != head:
             head = _merge(st, head, st[CHAIN, q])
     captured = False
     for step in STEPS:
-        q = cell + step
-        if st[BOARD, q] == -colour and st[PLIB, st[CHAIN, q]] == 0:
+        q = _u(cell + step)
+        if st[BOARD, q] == -colour and st[PLIB, _u(st[CHAIN, q])] == 0:
             _remove_chain(st, masks, st[CHAIN, q])
             captured = True
-    if not captured and st[PLIB, head] == 0:
+    if not captured and st[PLIB, _u(head)] == 0:
         _remove_chain(st, masks, head)
 
 
@@ -256,14 +266,15 @@ def _beam_pair(masks, k, lo, hi, near, far, reach):
     toward_0 = 0
     toward_18 = 0
     for line in range(lo, hi + 1):
-        b = masks[k, line]
-        m = (b | masks[k + 1, line]) & before
+        b = masks[_u(k), _u(line)]
+        o = b | masks[_u(k + 1), _u(line)]
+        m = o & before
         if m:
             x = 63 - _leading_zeros(m)
             d = near - x
             if d < reach:
                 toward_0 += (reach - d) * (-1 if (b >> x) & 1 else 1)
-        m = (b | masks[k + 1, line]) & after
+        m = o & after
         if m:
             x = _trailing_zeros(m)
             d = x - far
@@ -287,7 +298,7 @@ def _beams(masks, rmin, rmax, cmin, cmax, reach, out):
 def _widen(within, s, k, r, c, d, spans):
     """Add the diamond of Manhattan radius d around (r, c) to within[s, k]."""
     for row in range(max(0, r - d), min(18, r + d) + 1):
-        within[s, k, row] |= spans[c, min(18, d - abs(row - r))]
+        within[_u(s), _u(k), _u(row)] |= spans[_u(c), _u(min(18, d - abs(row - r)))]
 
 
 @njit(cache=True, _nrt=False)
