@@ -432,7 +432,7 @@ def run(
     it (the caller goes on with the trie meanwhile)."""
     arena = Arena(games_path.parent, budget=table_memory)
     ledger = _Ledger(games_path, rejects_path, dedupe, strict, on_games, arena)
-    read = False
+    complete = False
     try:
         with tqdm(desc="ingest", unit=" games", disable=not progress) as bar:
             if engine == "reference":
@@ -452,10 +452,10 @@ def run(
                     if pending is not None:
                         _fast_batch(pending[0], ledger, include_handicap, pending[1])
                         bar.update(len(pending[0]))
-        read = True
+        complete = True
     finally:
         figures, games = ledger.close()
-        if finish is None or not read:
+        if finish is None or not complete:
             games.result()
     if finish is not None:
         finish.append(games.result)

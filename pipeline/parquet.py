@@ -30,8 +30,9 @@ def string_bytes(column: pa.StringArray) -> tuple[np.ndarray, np.ndarray]:
 class TableSink:
     """Write tables to Parquet in row groups of exactly ``rows`` rows, so the
     file does not depend on how the rows arrived (``options`` go to the
-    ParquetWriter).  With ``background``, a thread of its own encodes and
-    writes, in order, while the caller goes on."""
+    ParquetWriter).  With ``background``, a thread of its own (at the
+    workers' lower priority) encodes and writes, in order, while the caller
+    goes on."""
 
     def __init__(self, path: Path, schema: pa.Schema, rows: int = ROW_GROUP, background: bool = False,
                  **options) -> None:
