@@ -176,7 +176,9 @@ def main() -> int:
         lines.append(f"\n## Per collection (one `joseki mine` process each, warm; {RUNS} runs, the median)\n\n"
                      "`mine` streams: phase 1 (extract) runs on each batch of accepted games while the next "
                      "is read, so *ingest* is reading, validation and phase 1 together, *extract* the phase-1 "
-                     "work left when reading ends, *build* the trie counted from the sequences in memory. "
+                     "work left when reading ends, *build* the trie counted from the sequences in memory and "
+                     "written to trie.parquet (the last row groups of games.parquet and sequences.parquet are "
+                     "written beside the count: the build ends when all are whole). "
                      "The run of median steady state is shown, with the steady state of every run.\n\n"
                      "| collection | games read | ingest | extract | build | steady state | runs | prune + emit "
                      "| wall | peak RSS |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
