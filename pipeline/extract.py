@@ -264,11 +264,7 @@ class Phase1Stream:
         finally:
             self.worker.shutdown()
             self.pool.shutdown()
-        closing = self.sink.closing()
-        if finish is None:
-            closing.result()
-        else:
-            finish.append(closing.result)
+        self.sink.close(finish)
         return {"sequences": self.sequences, **(self.runs.figures if self.runs is not None else {})}
 
 

@@ -15,7 +15,7 @@ import hashlib
 import json
 from collections import Counter
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -177,11 +177,12 @@ class _Ledger:
             self.reasons[row[2]] += 1
         self.rejects.add(pa.Table.from_arrays([strings(list(c)) for c in zip(*rows)], schema=REJECTS_SCHEMA))
 
-    def close(self) -> tuple[dict, Future]:
-        """The stage's figures, and the closing of games.parquet (its last
-        row group is written in the sink's thread)."""
+    def close(self, finish: list[Callable[[], None]] | None = None) -> dict:
+        """Close the files (given ``finish``, games.parquet's last row group
+        is written in the sink's thread, and ``finish`` gets the wait for
+        it: ``TableSink.close``); the stage's figures."""
         try:
-            games = self.games.closing()
+            self.games.close(finish)
             self.rejects.close()
         finally:
             if self.wheres is not None:
@@ -196,7 +197,7 @@ class _Ledger:
             figures["dedupe_bytes"] = self.fingerprints.nbytes
             figures["wheres_spilled_bytes"] = self.wheres.bytes
         figures.update(self.arena.figures())  # fingerprints and index lines past the table memory
-        return figures, games
+        return figures
 
 
 def _games_table(first_id: int, columns: dict) -> pa.Table:
@@ -287,15 +288,13 @@ def _replay(b: GameBatch, pool: ThreadPoolExecutor, jobs: int, phase1: Phase1Par
     futures of its parts, to be joined by ``_joined``."""
     n = len(b)
     bounds = np.linspace(0, n, max(1, min(jobs, n)) + 1).astype(int)
-    mo, so = b.move_offsets, b.setup_offsets
     if phase1 is not None:
         todo = np.array([r is None for r in b.reject], dtype=bool) & (np.array(b.size) == SIZE)
         if not include_handicap:
             todo &= np.array(b.handicap) == 0
 
     def part(lo: int, hi: int):
-        args = (b.colours[mo[lo]:mo[hi]], b.points[mo[lo]:mo[hi]], mo[lo:hi + 1] - mo[lo],
-                b.setup_colours[so[lo]:so[hi]], b.setup_points[so[lo]:so[hi]], so[lo:hi + 1] - so[lo])
+        args = b.stones(lo, hi)
         if phase1 is None:
             return kernel.validate_batch(*args), None
         return kernel.validate_and_extract(*args, params=phase1, todo=todo[lo:hi])
@@ -454,9 +453,5 @@ def run(
                         bar.update(len(pending[0]))
         complete = True
     finally:
-        figures, games = ledger.close()
-        if finish is None or not complete:
-            games.result()
-    if finish is not None:
-        finish.append(games.result)
+        figures = ledger.close(finish if complete else None)
     return figures

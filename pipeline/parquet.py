@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import threading
 from collections import deque
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
@@ -65,8 +66,15 @@ class TableSink:
             self.pending = [whole.slice(cut)]
             self.written += cut
 
-    def close(self) -> None:
-        self.closing().result()
+    def close(self, finish: list[Callable[[], None]] | None = None) -> None:
+        """Write what is left and close the file.  Given ``finish``, the
+        caller goes on at once (with ``background``, the sink's thread does
+        it) and ``finish`` gets the wait for it."""
+        closing = self.closing()
+        if finish is None:
+            closing.result()
+        else:
+            finish.append(closing.result)
 
     def closing(self) -> Future:
         """Write what is left and close the file; with ``background``, in the

@@ -43,6 +43,14 @@ def test_a_sink_closing_in_its_thread_writes_the_file_close_writes(tmp_path, bac
     assert (tmp_path / "later.parquet").read_bytes() == one
     assert not (tmp_path / "later.parquet.tmp").exists()
 
+    finish: list = []  # close(finish): the wait is handed to the caller
+    sink = TableSink(tmp_path / "handed.parquet", SCHEMA, rows=100, background=background)
+    sink.add(_table(0, 1000))
+    sink.close(finish)
+    assert len(finish) == 1
+    finish[0]()
+    assert (tmp_path / "handed.parquet").read_bytes() == one
+
 
 def test_a_background_write_that_fails_fails_the_caller(tmp_path):
     sink = TableSink(tmp_path / "bad.parquet", SCHEMA, rows=10, background=True)
