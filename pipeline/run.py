@@ -73,7 +73,10 @@ def stage_keys(config: Config, inputs: str, floor: int = 2) -> dict[str, str]:
 
 def threshold_for(catalog: Catalog, config: Config) -> int:
     """The pruning threshold for the games the ingest stage accepted."""
-    games = _figures(catalog, "ingest")["games_accepted"]
+    return _threshold(_figures(catalog, "ingest")["games_accepted"], config)
+
+
+def _threshold(games: int, config: Config) -> int:
     return prune_method.threshold(games, config.prune_min_count, config.prune_min_fraction)
 
 
@@ -227,7 +230,7 @@ def rss_mib() -> float | None:
 def floor_for(games: int, config: Config) -> int:
     """The least count the build stores, for ``games`` accepted: 2, unless
     the pruning threshold is 1."""
-    return 1 if prune_method.threshold(games, config.prune_min_count, config.prune_min_fraction) <= 1 else 2
+    return 1 if _threshold(games, config) <= 1 else 2
 
 
 def _floor(catalog: Catalog, config: Config) -> int:

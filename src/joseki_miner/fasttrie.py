@@ -358,8 +358,7 @@ class StreamCounter:
         self.levels = max_depth + 1
         self.spare = 2 * self.levels + 1  # room past the kept nodes: a block's path, twice over
         self.most = most
-        if most is not None:
-            room = min(room, most + self.spare)
+        room = self._capped(room)
         self.segments = np.zeros((self.levels, 3), np.int64)
         self.path_keys = np.zeros(self.levels, np.int16)
         self.path_first = np.zeros(self.levels, np.uint8)
@@ -367,6 +366,10 @@ class StreamCounter:
         self.state = np.zeros(4, np.int64)  # the path's depth; its segments; the nodes seen; the nodes kept
         self.sequences = 0
         self.nodes = _node_arrays(room)  # grown as needed
+
+    def _capped(self, room: int) -> int:
+        """``room`` nodes, but no more than the stream can keep (and the spare)."""
+        return room if self.most is None else min(room, self.most + self.spare)
 
     def add(self, offsets: np.ndarray, keys: np.ndarray, classes: np.ndarray, order: np.ndarray | None = None) -> None:
         """The next block of the sorted stream (in ``order``, when given)."""
@@ -378,9 +381,7 @@ class StreamCounter:
 
     def _count(self, offsets, keys, classes, order, final: bool) -> None:
         # the largest number a block can give: a node kept a key, and the spare
-        room = int(self.state[3]) + len(keys) + self.spare
-        if self.most is not None:
-            room = min(room, self.most + self.spare)
+        room = self._capped(int(self.state[3]) + len(keys) + self.spare)
         if room > len(self.nodes["count"]):
             grown = _node_arrays(max(room, 2 * len(self.nodes["count"])))
             # the nodes written: the kept ones, and past them a node closed

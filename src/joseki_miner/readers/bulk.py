@@ -67,18 +67,22 @@ class GameBatch:
         for m, column in self.info.items():
             column.append(meta.get(m, ""))
 
+    def stones(self, lo: int, hi: int) -> tuple[np.ndarray, ...]:
+        """The moves and setup stones of games lo..hi-1, offsets from 0, in
+        the kernel's order: colours, points, move_offsets, setup_colours,
+        setup_points, setup_offsets."""
+        mo, so = self.move_offsets, self.setup_offsets
+        return (self.colours[mo[lo]:mo[hi]], self.points[mo[lo]:mo[hi]], mo[lo:hi + 1] - mo[lo],
+                self.setup_colours[so[lo]:so[hi]], self.setup_points[so[lo]:so[hi]], so[lo:hi + 1] - so[lo])
+
     def part(self, lo: int, hi: int) -> GameBatch:
         """Games lo..hi-1, as a batch of their own."""
         out = GameBatch()
         for name in ("source", "location", "reject", "size", "handicap", "events"):
             setattr(out, name, getattr(self, name)[lo:hi])
         out.info = {m: column[lo:hi] for m, column in self.info.items()}
-        for moves, offsets in (("colours", "move_offsets"), ("points", "move_offsets"),
-                               ("setup_colours", "setup_offsets"), ("setup_points", "setup_offsets")):
-            o = getattr(self, offsets)
-            setattr(out, moves, getattr(self, moves)[o[lo]:o[hi]])
-        out.move_offsets = self.move_offsets[lo:hi + 1] - self.move_offsets[lo]
-        out.setup_offsets = self.setup_offsets[lo:hi + 1] - self.setup_offsets[lo]
+        (out.colours, out.points, out.move_offsets,
+         out.setup_colours, out.setup_points, out.setup_offsets) = self.stones(lo, hi)
         return out
 
 
