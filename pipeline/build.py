@@ -17,6 +17,7 @@ from tqdm import tqdm
 from joseki_miner.fasttrie import StreamCounter, classes_of, cut, in_order, merge_sorted, sort_sequences, width_of
 from joseki_miner.influence import classify
 from joseki_miner.points import TENUKI, sgf_bytes_to_points
+from joseki_miner.stop import check as check_stop
 from joseki_miner.trie import COUNTER_COLUMNS, Trie, node_table
 
 from .parquet import count_rows, string_bytes
@@ -123,6 +124,7 @@ class SortedRuns:
         runs = [_read(f) for f in self.files] + [_blocks(p) for p in held]
         del held
         for block in _ahead(merge_sorted(runs, width_of(self.max_depth))):
+            check_stop()
             counter.add(*block)
         self.close()
         return counter.finish()
@@ -201,6 +203,7 @@ def run(sequences_path: Path, trie_path: Path, *, neutral: int, floor: int = 2, 
     runs = SortedRuns(spill or trie_path.parent / "runs", budget)
     with tqdm(total=count_rows(sequences_path), desc="build", unit=" seqs", disable=not progress) as bar:
         for batch in pq.ParquetFile(sequences_path).iter_batches(batch_size=200_000, columns=["moves", "scores"]):
+            check_stop()
             offsets, keys, scores = _columns(batch)
             if trie is not None:
                 for i in range(len(offsets) - 1):
@@ -221,14 +224,13 @@ def write(trie_path: Path, arrays: dict, nodes: int, floor: int) -> dict:
     """Store the nodes counted at least ``floor`` times (no pruning threshold
     above ``floor`` - 1 can keep the others); the stage's figures."""
     trie_path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = trie_path.with_suffix(".parquet.tmp")
     # a row group at a time: the same file as one write_table, without the
     # whole table's columns in memory at once (a large trie's are gigabytes)
     n = len(arrays["node"])
-    with pq.ParquetWriter(tmp, node_table(_rows(arrays, 0, 0)).schema, **TRIE_FILE) as writer:
+    with pq.ParquetWriter(trie_path, node_table(_rows(arrays, 0, 0)).schema, **TRIE_FILE) as writer:
         for lo in range(0, n, NODE_ROWS):
+            check_stop()
             writer.write_table(node_table(_rows(arrays, lo, lo + NODE_ROWS)), row_group_size=NODE_ROWS)
-    tmp.replace(trie_path)
     return {"nodes_before_prune": nodes, "nodes_stored": int(len(arrays["node"])), "floor": floor}
 
 

@@ -33,6 +33,11 @@ class Catalog:
         return self.work / "runs"
 
     @property
+    def digests(self) -> Path:
+        """The inputs' content digests, cached by their files' stat identity."""
+        return self.work / "input-digests.parquet"
+
+    @property
     def joseki(self) -> Path:
         return self.out / "joseki.parquet"
 
@@ -45,14 +50,38 @@ class Catalog:
         return self.out / "joseki.dot"
 
     @property
+    def svg(self) -> Path:
+        return self.out / "joseki.svg"
+
+    @property
     def influence_dot(self) -> Path:
         return self.out / "influence.dot"
+
+    @property
+    def influence_svg(self) -> Path:
+        return self.out / "influence.svg"
 
     @property
     def summary(self) -> Path:
         return self.out / "summary.json"
 
     def manifest(self, stage: str) -> Path:
-        """The record of a stage's last run: its cache key and figures."""
+        """The record of a stage's last run: its cache key, figures and files."""
         folder = self.out if stage in ("prune", "emit") else self.work
         return folder / f"{stage}.manifest.json"
+
+    def outputs(self, stage: str) -> list[Path]:
+        """The files a stage may write (emit's SVGs only where Graphviz is)."""
+        return {
+            "ingest": [self.games, self.rejects],
+            "extract": [self.sequences],
+            "build": [self.trie],
+            "prune": [self.joseki],
+            "emit": [self.sgf, self.dot, self.influence_dot, self.svg, self.influence_svg],
+        }[stage]
+
+    def scratch(self) -> list[Path]:
+        """What a run keeps only while it runs (a stopped run may leave them;
+        the next one removes them): the spilled runs, the log of where
+        each game was read."""
+        return [self.runs, self.games.with_name(self.games.name + ".tmp.wheres")]

@@ -23,6 +23,7 @@ from joseki_miner.fasttrie import classes_of, sort_sequences
 from joseki_miner.points import keys_to_sgf_bytes, sgf_bytes_to_points
 from joseki_miner.records import GameRecord, decode_moves, decode_points
 from joseki_miner.sequences import Phase1Params, extract
+from joseki_miner.stop import check as check_stop
 
 from .build import SortedRuns
 from .parquet import TableSink, count_rows, string_bytes, yield_to_reader
@@ -267,12 +268,28 @@ class Phase1Stream:
         self.sink.close(finish)
         return {"sequences": self.sequences, **(self.runs.figures if self.runs is not None else {})}
 
+    def abort(self) -> None:
+        """The run failed: drop the queued batches, wait for the running
+        one, remove the file."""
+        for future in self.pending:
+            future.cancel()
+        self.worker.shutdown(wait=True, cancel_futures=True)
+        self.pool.shutdown(wait=True, cancel_futures=True)
+        self.pending.clear()
+        self.sink.abort()
+
 
 def run(games_path: Path, sequences_path: Path, params: Phase1Params, *, engine: str = "fast", jobs: int = 1,
         progress: bool = True) -> dict:
     stream = Phase1Stream(sequences_path, params, engine=engine, jobs=jobs)
-    with tqdm(total=count_rows(games_path), desc="extract", unit=" games", disable=not progress) as bar:
-        for batch in pq.ParquetFile(games_path).iter_batches(batch_size=BATCH, columns=GAME_COLUMNS):
-            stream.add(batch)
-            bar.update(batch.num_rows)
+    try:
+        with tqdm(total=count_rows(games_path), desc="extract", unit=" games", disable=not progress) as bar:
+            for batch in pq.ParquetFile(games_path).iter_batches(batch_size=BATCH, columns=GAME_COLUMNS):
+                check_stop()
+                stream.add(batch)
+                bar.update(batch.num_rows)
+        check_stop()
+    except BaseException:
+        stream.abort()
+        raise
     return stream.close()

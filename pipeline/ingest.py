@@ -34,6 +34,7 @@ from joseki_miner.records import (
     GAME_INFO, GameRecord, Move, RecordError, Reject, encode_moves, encode_points, where_of,
 )
 from joseki_miner.sequences import Phase1Params
+from joseki_miner.stop import check as check_stop
 from joseki_miner.validate import check
 
 from .extract import joined_parts, of_games
@@ -199,6 +200,15 @@ class _Ledger:
         figures.update(self.arena.figures())  # fingerprints and index lines past the table memory
         return figures
 
+    def abort(self) -> None:
+        """The run failed: stop writing, remove the files."""
+        try:
+            self.games.abort()
+            self.rejects.abort()
+        finally:
+            if self.wheres is not None:
+                self.wheres.close()
+
 
 def _games_table(first_id: int, columns: dict) -> pa.Table:
     n = len(columns["source"])
@@ -218,7 +228,7 @@ def _games_table(first_id: int, columns: dict) -> pa.Table:
 # -- reference engine -----------------------------------------------------------
 
 
-def _run_reference(paths, ledger: _Ledger, include_handicap: bool, bar) -> None:
+def _run_reference(paths, ledger: _Ledger, include_handicap: bool, bar, exclude=()) -> None:
     columns: dict[str, list] = {n: [] for n in GAMES_SCHEMA.names[1:]}
     rejects: list[tuple[str, str, str, str]] = []
 
@@ -230,7 +240,8 @@ def _run_reference(paths, ledger: _Ledger, include_handicap: bool, bar) -> None:
             for c in columns.values():
                 c.clear()
 
-    for item in read_paths(paths, on_skip=ledger.skip, arena=ledger.arena):
+    for item in read_paths(paths, on_skip=ledger.skip, arena=ledger.arena, exclude=exclude):
+        check_stop()
         ledger.read += 1
         bar.update()
         if isinstance(item, GameRecord):
@@ -417,6 +428,7 @@ def run(
     phase1: Phase1Params | None = None,
     table_memory: int = BUDGET,
     finish: list[Callable[[], None]] | None = None,
+    exclude: Sequence[str | Path] = (),
 ) -> dict:
     """Read, validate and store every game; return the stage's figures.
     ``on_games(table, sequences)`` hears every table of accepted games as it
@@ -428,19 +440,21 @@ def run(
     memory, the rest in mapped files beside ``games_path`` (``mapped``).
     Given ``finish``, the run returns while the last row group of
     games.parquet is still being written, and ``finish`` gets the wait for
-    it (the caller goes on with the trie meanwhile)."""
+    it (the caller goes on with the trie meanwhile).  Folders in ``exclude``
+    (the run's own) are never read.  A run that fails (or is stopped:
+    ``stop``) removes what it wrote."""
     arena = Arena(games_path.parent, budget=table_memory)
     ledger = _Ledger(games_path, rejects_path, dedupe, strict, on_games, arena)
-    complete = False
     try:
         with tqdm(desc="ingest", unit=" games", disable=not progress) as bar:
             if engine == "reference":
-                _run_reference(paths, ledger, include_handicap, bar)
+                _run_reference(paths, ledger, include_handicap, bar, exclude)
             else:
                 # validation of one batch runs in threads while the next is read
                 with ThreadPoolExecutor(max_workers=max(1, jobs), initializer=yield_to_reader) as pool:
                     pending = None
-                    for batch in read_batches(paths, on_skip=ledger.skip, arena=ledger.arena):
+                    for batch in read_batches(paths, on_skip=ledger.skip, arena=ledger.arena, exclude=exclude):
+                        check_stop()  # between batches: a stop never looks like the end of the input
                         if len(batch) == 0:
                             continue
                         started = (batch, _replay(batch, pool, jobs, phase1, include_handicap))
@@ -448,10 +462,11 @@ def run(
                             _fast_batch(pending[0], ledger, include_handicap, pending[1])
                             bar.update(len(pending[0]))
                         pending = started
+                    check_stop()
                     if pending is not None:
                         _fast_batch(pending[0], ledger, include_handicap, pending[1])
                         bar.update(len(pending[0]))
-        complete = True
-    finally:
-        figures = ledger.close(finish if complete else None)
-    return figures
+    except BaseException:
+        ledger.abort()
+        raise
+    return ledger.close(finish)

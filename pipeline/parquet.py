@@ -33,16 +33,17 @@ class TableSink:
     file does not depend on how the rows arrived (``options`` go to the
     ParquetWriter).  With ``background``, a thread of its own (at the
     workers' lower priority) encodes and writes, in order, while the caller
-    goes on."""
+    goes on.  The file is whole once closed; a run that fails ``abort``s it
+    (the runner gives a staged path and commits it: ``store``)."""
 
     def __init__(self, path: Path, schema: pa.Schema, rows: int = ROW_GROUP, background: bool = False,
                  **options) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
-        self.path, self.tmp = path, path.with_suffix(path.suffix + ".tmp")
+        self.path = path
         self.schema, self.rows = schema, rows
         self.pending: list[pa.Table] = []
         self.count = self.written = 0
-        self.writer = pq.ParquetWriter(self.tmp, schema, **{"compression": "zstd", **options})
+        self.writer = pq.ParquetWriter(path, schema, **{"compression": "zstd", **options})
         self.thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sink",
                                          initializer=yield_to_reader) if background else None
         self.queued: deque[Future] = deque()
@@ -99,7 +100,19 @@ class TableSink:
         if rest is not None and rest.num_rows:
             self.writer.write_table(rest.combine_chunks(), row_group_size=self.rows)
         self.writer.close()
-        self.tmp.replace(self.path)
+
+    def abort(self) -> None:
+        """Stop (waiting for the thread's current write) and remove the file:
+        the run failed."""
+        if self.thread is not None:
+            for future in self.queued:
+                future.cancel()
+            self.thread.shutdown(wait=True, cancel_futures=True)
+        try:
+            self.writer.close()
+        except Exception:  # noqa: BLE001 - the file is removed whatever its state
+            pass
+        self.path.unlink(missing_ok=True)
 
 
 def yield_to_reader() -> None:

@@ -36,9 +36,7 @@ def run_arrays(arrays: dict[str, np.ndarray], joseki_path: Path, *, threshold: i
 
 def _write(pruned: pa.Table, joseki_path: Path, threshold: int, kept_depth: np.ndarray, new_parent: np.ndarray) -> dict:
     joseki_path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = joseki_path.with_suffix(".parquet.tmp")
-    pq.write_table(pruned, tmp, compression="zstd")
-    tmp.replace(joseki_path)
+    pq.write_table(pruned, joseki_path, compression="zstd")
     is_leaf = np.ones(len(new_parent), dtype=bool)
     is_leaf[new_parent[new_parent >= 0]] = False
     is_leaf &= kept_depth > 0

@@ -1,5 +1,14 @@
 """Run the stages in order, skipping any whose inputs and parameters are
-unchanged since its last run (its cache key is in its manifest)."""
+unchanged since its last run (its cache key is in its manifest), so that
+whatever stops a run, the next one gives what a clean run would.
+
+A run holds the lock of its work and output folders.  Every stage writes
+under temporary names and commits (``store.commit``): the stages of the work
+folder (ingest, extract, build) as each finishes, so a later failure keeps
+them; the published ones (prune, emit) together with summary.json when the
+run ends, so a run that fails or is stopped leaves the output folder as it
+was.  What a stopped run left behind (temporary names, spilled runs) is
+removed at the start of the next and at the end of a failed one."""
 
 from __future__ import annotations
 
@@ -12,38 +21,37 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import pyarrow.parquet as pq
+
 import joseki_miner
 from joseki_miner import prune as prune_method
+from joseki_miner import store
 from joseki_miner.config import Config
+from joseki_miner.inputs import inputs_key
 from joseki_miner.mapped import BUDGET
-from joseki_miner.readers import iter_files
 from joseki_miner.sequences import Phase1Params
+from joseki_miner.stop import check as check_stop
 
 from . import build, emit, extract, ingest, prune
 from .catalog import Catalog
+from .ingest import StrictError
 
 STAGES = ("ingest", "extract", "build", "prune", "emit")
+WORK_STAGES = ("ingest", "extract", "build")  # committed as each finishes
 ENGINES = ("fast", "reference")
 TABLE_MEMORY = BUDGET / 2**20  # MB
+MAX_JOBS = 1024
 
 
 class UsageError(Exception):
     """An invocation that cannot run (missing path, unwritable folder, stale
-    inputs for a single stage); the CLI prints it as one line."""
+    inputs for a single stage, a folder in use by another run); the CLI
+    prints it as one line."""
 
 
 def _key(*parts) -> str:
     text = json.dumps([joseki_miner.__version__, *parts], sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-
-def input_key(paths: Sequence[str | Path]) -> str:
-    """Identity of the raw inputs: every file's path, size and mtime."""
-    files = []
-    for f in iter_files(paths):
-        st = f.stat()
-        files.append((str(f.resolve()), st.st_size, st.st_mtime_ns))
-    return _key("inputs", files)
 
 
 def phase1_params(config: Config) -> Phase1Params:
@@ -71,144 +79,14 @@ def stage_keys(config: Config, inputs: str, floor: int = 2) -> dict[str, str]:
     return keys
 
 
-def threshold_for(catalog: Catalog, config: Config) -> int:
-    """The pruning threshold for the games the ingest stage accepted."""
-    return _threshold(_figures(catalog, "ingest")["games_accepted"], config)
-
-
 def _threshold(games: int, config: Config) -> int:
     return prune_method.threshold(games, config.prune_min_count, config.prune_min_fraction)
 
 
-def read_manifest(catalog: Catalog, stage: str) -> dict | None:
-    path = catalog.manifest(stage)
-    if not path.is_file():
-        return None
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-
-
-def write_manifest(catalog: Catalog, stage: str, key: str, figures: dict, seconds: float, **extra) -> None:
-    path = catalog.manifest(stage)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    data = {"stage": stage, "key": key, "figures": figures, "seconds": round(seconds, 3), **extra}
-    path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-
-
-def check_paths(paths: Sequence[str | Path]) -> None:
-    if not paths:
-        raise UsageError("no game collection given")
-    for p in paths:
-        if not Path(p).exists():
-            raise UsageError(f"no such path: {p}")
-
-
-def check_writable(*folders: Path) -> None:
-    for folder in folders:
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise UsageError(f"output folder not writable: {folder} ({exc.strerror})") from exc
-        if not os.access(folder, os.W_OK):
-            raise UsageError(f"output folder not writable: {folder}")
-
-
-def _stage_actions(catalog: Catalog, config: Config, paths, progress: bool, strict: bool, engine: str,
-                   jobs: int, memory: dict, sort_bytes: int, table_bytes: int) -> dict[str, Callable[[], dict]]:
-    """Each stage's work; ``memory`` holds the trie ``mine`` has just counted
-    ("trie": node arrays, "floor"), which prune takes from there."""
-    def do_prune() -> dict:
-        threshold = threshold_for(catalog, config)
-        floor = memory["floor"] if "trie" in memory else _figures(catalog, "build").get("floor", 1)
-        if floor > threshold:
-            raise UsageError(f"a threshold of {threshold} needs every trie node: run `joseki build` again first")
-        if "trie" in memory:
-            return prune.run_arrays(memory.pop("trie"), catalog.joseki, threshold=threshold,
-                                    min_length=config.min_length)
-        return prune.run(catalog.trie, catalog.joseki, threshold=threshold, min_length=config.min_length)
-
-    def do_build() -> dict:
-        return build.run(catalog.sequences, catalog.trie, neutral=config.influence_neutral,
-                         floor=_floor(catalog, config), engine=engine, progress=progress, spill=catalog.runs,
-                         budget=sort_bytes)
-
-    return {
-        "ingest": lambda: ingest.run(
-            paths, catalog.games, catalog.rejects,
-            include_handicap=config.include_handicap, dedupe=config.dedupe, strict=strict, engine=engine,
-            jobs=jobs, progress=progress, table_memory=table_bytes,
-        ),
-        "extract": lambda: extract.run(
-            catalog.games, catalog.sequences, phase1_params(config), engine=engine, jobs=jobs, progress=progress
-        ),
-        "build": do_build,
-        "prune": do_prune,
-        "emit": lambda: emit.run(
-            catalog.joseki, catalog.sgf, catalog.dot, catalog.influence_dot,
-            share=config.influence_share, title="Joseki tree (joseki-miner)",
-        ),
-    }
-
-
-def _ingest_to_build(catalog: Catalog, config: Config, paths, inputs: str, progress: bool, strict: bool,
-                     jobs: int, log: Callable[[str], None], memory: dict, pool: ThreadPoolExecutor,
-                     finish: list[Callable[[], None]], sort_bytes: int, table_bytes: int) -> set[str]:
-    """Ingest, extract and build in one pass (``mine``, fast engine): phase 1
-    runs on each batch of accepted games while the next is read, and the
-    sequences go to the build in memory.  trie.parquet is written in
-    ``pool`` while prune (from the node arrays left in ``memory``) and emit
-    run; ``finish`` gets what waits for it and writes the build manifest.
-    The stage files and manifests are those of running the stages one by
-    one; returns the stages done."""
-    t0 = time.perf_counter()
-    params = phase1_params(config)
-    runs = build.SortedRuns(catalog.runs, sort_bytes)
-    stream = extract.Phase1Stream(catalog.sequences, params, jobs=jobs, neutral=config.influence_neutral, runs=runs)
-    closing: list[Callable[[], None]] = []  # the last row groups of games.parquet and sequences.parquet, beside the count
-    try:
-        figures = ingest.run(paths, catalog.games, catalog.rejects, include_handicap=config.include_handicap,
-                             dedupe=config.dedupe, strict=strict, jobs=jobs, progress=progress, on_games=stream.add,
-                             phase1=params, table_memory=table_bytes, finish=closing)
-    finally:
-        read = time.perf_counter()
-        try:
-            sequences = stream.close(finish=closing)
-        except BaseException:
-            runs.close()
-            raise
-    extracted = time.perf_counter()
-    rss = {"rss_mib": rss_mib(), "peak_rss_mib": peak_rss_mib()}  # when reading ended, and the peak so far
-    floor = floor_for(figures["games_accepted"], config)
-    try:
-        arrays, nodes = runs.count(floor)
-    finally:
-        runs.close()
-    memory.update(trie=arrays, floor=floor)
-
-    def write_trie() -> tuple[dict, float]:
-        return build.write(catalog.trie, arrays, nodes, floor), time.perf_counter()
-
-    writing = pool.submit(write_trie)
-    for wait in closing:
-        wait()
-    closed = time.perf_counter()
-    keys = stage_keys(config, inputs)  # a stage's manifest once its files are whole
-    write_manifest(catalog, "ingest", keys["ingest"], figures, read - t0, inputs=inputs)
-    write_manifest(catalog, "extract", keys["extract"], sequences, extracted - read, streamed=True, **rss)
-    log(f"ingest: done in {read - t0:.1f} s")
-    log(f"extract: done alongside ingest, {extracted - read:.1f} s after it")
-    log(f"build: done in {time.perf_counter() - extracted:.1f} s (trie.parquet is written alongside prune and emit)")
-
-    def written() -> None:
-        figures, done = writing.result()  # the build's time ends with trie.parquet, not with prune and emit after,
-        done = max(done, closed)  # nor before the stage files whose last row groups were written beside the count
-        write_manifest(catalog, "build", stage_keys(config, inputs, floor)["build"], figures, done - extracted,
-                       streamed=True, peak_rss_mib=peak_rss_mib())
-
-    finish.append(written)
-    return {"extract", "build"}
+def floor_for(games: int, config: Config) -> int:
+    """The least count the build stores, for ``games`` accepted: 2, unless
+    the pruning threshold is 1."""
+    return 1 if _threshold(games, config) <= 1 else 2
 
 
 def peak_rss_mib() -> float:
@@ -227,21 +105,89 @@ def rss_mib() -> float | None:
     return round(pages * os.sysconf("SC_PAGE_SIZE") / 2**20, 1)
 
 
-def floor_for(games: int, config: Config) -> int:
-    """The least count the build stores, for ``games`` accepted: 2, unless
-    the pruning threshold is 1."""
-    return 1 if _threshold(games, config) <= 1 else 2
+# -- checks before a run ------------------------------------------------------------
 
 
-def _floor(catalog: Catalog, config: Config) -> int:
-    return floor_for(_figures(catalog, "ingest")["games_accepted"], config)
+def check_paths(paths: Sequence[str | Path], own: Sequence[Path]) -> None:
+    """Every input exists and none lies inside the run's own folders."""
+    if not paths:
+        raise UsageError("no game collection given")
+    folders = [os.path.realpath(f) for f in own]
+    for p in paths:
+        if not os.path.lexists(p):
+            raise UsageError(f"no such path: {p}")
+        real = os.path.realpath(p)
+        for folder in folders:
+            if real == folder or real.startswith(folder + os.sep):
+                raise UsageError(f"{p} is inside this run's own work or output folder: give the games, not the outputs")
 
 
-def _figures(catalog: Catalog, stage: str) -> dict:
-    manifest = read_manifest(catalog, stage)
-    if manifest is None:
-        raise UsageError(f"stage {stage} has not run in {catalog.manifest(stage).parent}")
-    return manifest["figures"]
+def check_writable(*folders: Path) -> None:
+    for folder in folders:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UsageError(f"output folder not writable: {folder} ({exc.strerror})") from exc
+        if not os.access(folder, os.W_OK):
+            raise UsageError(f"output folder not writable: {folder}")
+
+
+def check_outputs(catalog: Catalog) -> None:
+    """No output of the run's is in the way as something that is not a file."""
+    paths = [p for stage in STAGES for p in catalog.outputs(stage)]
+    paths += [catalog.manifest(stage) for stage in STAGES] + [catalog.summary, catalog.digests]
+    for path in paths:
+        for candidate in (path, store.staged(path)):
+            if candidate.exists() and not candidate.is_file():
+                raise UsageError(f"cannot write {candidate}: something that is not a file (a folder?) is in the way")
+
+
+def _check_options(engine: str, jobs: int | None, sort_memory: float, table_memory: float) -> int:
+    if engine not in ENGINES:
+        raise UsageError(f"unknown engine {engine!r}: choose one of {', '.join(ENGINES)}")
+    if jobs is not None and not 0 <= jobs <= MAX_JOBS:
+        raise UsageError(f"--jobs must be between 1 and {MAX_JOBS} (0: every core)")
+    if not sort_memory > 0:
+        raise UsageError("--sort-memory must be a positive number of MB")
+    if not table_memory >= 0:
+        raise UsageError("--table-memory must be a number of MB, 0 or more")
+    return jobs or os.cpu_count() or 1
+
+
+def clean(catalog: Catalog) -> None:
+    """Remove what a stopped or failed run left: staged files, spilled runs,
+    the where-log, unlinked-at-birth table files caught before unlinking."""
+    store.remove_staged([p for stage in STAGES for p in catalog.outputs(stage)]
+                        + [catalog.manifest(stage) for stage in STAGES] + [catalog.summary, catalog.digests])
+    for path in catalog.scratch():
+        store.remove(path)
+    for path in catalog.work.glob("table-*.mapped"):
+        path.unlink(missing_ok=True)
+
+
+def _locks(catalog: Catalog, wait: bool, log: Callable[[str], None], command: str) -> list[store.FolderLock]:
+    """The locks of the run's folders, taken in a fixed order (no two runs
+    can each wait for the other)."""
+    holder = store.holder_text(command)
+    folders = sorted({os.path.realpath(catalog.work), os.path.realpath(catalog.out)})
+    taken: list[store.FolderLock] = []
+    try:
+        for folder in folders:
+            lock = store.FolderLock(Path(folder), holder)
+            lock.acquire(wait=wait, on_wait=log)
+            taken.append(lock)
+    except store.Busy as exc:
+        for lock in taken:
+            lock.release()
+        raise UsageError(str(exc)) from None
+    except BaseException:
+        for lock in taken:
+            lock.release()
+        raise
+    return taken
+
+
+# -- the run ---------------------------------------------------------------------------
 
 
 def run_stages(
@@ -258,83 +204,267 @@ def run_stages(
     sort_memory: float = build.SORT_MEMORY,
     table_memory: float = TABLE_MEMORY,
     log: Callable[[str], None] = lambda s: None,
+    wait: bool = False,
+    command: str = "joseki",
 ) -> dict:
     """Run ``stages`` (a contiguous part of STAGES) and write summary.json
     (the figures of this and earlier stages; later stages' stale figures are
     left out).
 
-    A stage re-runs only when its cache key (inputs + parameters) changed or
-    ``force``; otherwise its outputs from last time stand.  ``engine``
-    "fast" (compiled, over ``jobs`` threads, default all cores) and
-    "reference" (plain Python) give identical files, and so does any
-    ``sort_memory`` (MB of sequences held for the trie before sorted runs
-    are spilled to disk) and any ``table_memory`` (MB of duplicate
-    fingerprints and kifu index lines held in memory, the rest mapped from
-    files in the work folder).  Returns the summary."""
-    if engine not in ENGINES:
-        raise UsageError(f"unknown engine {engine!r}: choose one of {', '.join(ENGINES)}")
-    jobs = jobs or os.cpu_count() or 1
-    if jobs < 1:
-        raise UsageError("--jobs must be at least 1")
-    if sort_memory <= 0:
-        raise UsageError("--sort-memory must be a positive number of MB")
-    sort_bytes = int(sort_memory * 2**20)
-    if table_memory < 0:
-        raise UsageError("--table-memory must be a number of MB, 0 or more")
-    table_bytes = int(table_memory * 2**20)
-    started = time.perf_counter()
+    A stage re-runs only when its cache key (inputs + parameters) changed,
+    its files are not those its manifest names, or ``force``; otherwise its
+    outputs from last time stand.  ``engine`` "fast" (compiled, over
+    ``jobs`` threads, default all cores) and "reference" (plain Python) give
+    identical files, and so does any ``sort_memory`` (MB of sequences held
+    for the trie before sorted runs are spilled to disk) and any
+    ``table_memory`` (MB of duplicate fingerprints and kifu index lines held
+    in memory, the rest mapped from files in the work folder).  When another
+    run holds a folder, raise UsageError, or with ``wait`` wait for it
+    (``command`` names this run in the lock).  Returns the summary."""
+    jobs = _check_options(engine, jobs, sort_memory, table_memory)
     check_writable(catalog.work, catalog.out)
-    if "ingest" in stages:
-        check_paths(paths)
-        inputs = input_key(paths)
-    else:
-        manifest = read_manifest(catalog, "ingest")
-        if manifest is None:
-            raise UsageError(f"no ingested games in {catalog.work}: run `joseki ingest` first")
-        inputs = manifest.get("inputs", "")
-    keys = stage_keys(config, inputs)
-    memory: dict = {}
-    finish: list[Callable[[], None]] = []
-    actions = _stage_actions(catalog, config, paths, progress, strict, engine, jobs, memory, sort_bytes, table_bytes)
-    streamed = engine == "fast" and {"ingest", "extract", "build"} <= set(stages)
-    upstream_ran = False
-    done: set[str] = set()
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="write") as pool:
+    check_outputs(catalog)
+    locks = _locks(catalog, wait, log, command)
+    try:
+        clean(catalog)
         try:
-            for stage in stages:
-                if stage in done:
-                    continue
-                if stage in ("build", "prune", "emit"):  # the floor needs the games accepted
-                    keys = stage_keys(config, inputs, _floor(catalog, config))
-                manifest = read_manifest(catalog, stage)
-                fresh = manifest is not None and manifest.get("key") == keys[stage] and not force and not upstream_ran
-                if fresh:
-                    log(f"{stage}: up to date, kept")
-                    continue
-                upstream_ran = True
-                if stage == "ingest" and streamed:
-                    done |= _ingest_to_build(catalog, config, paths, inputs, progress, strict, jobs, log, memory,
-                                             pool, finish, sort_bytes, table_bytes)
-                    continue
-                t0 = time.perf_counter()
-                figures = actions[stage]()
-                extra = {"inputs": inputs} if stage == "ingest" else {}  # so later stages can run alone
-                write_manifest(catalog, stage, keys[stage], figures, time.perf_counter() - t0, **extra)
-                log(f"{stage}: done in {time.perf_counter() - t0:.1f} s")
+            return _Run(catalog, config, stages, paths, progress=progress, strict=strict, force=force, engine=engine,
+                        jobs=jobs, sort_bytes=int(sort_memory * 2**20), table_bytes=int(table_memory * 2**20),
+                        log=log).go()
         finally:
-            memory.clear()
-            for step in finish:
-                step()
-    summary = summarize(catalog, time.perf_counter() - started, upto=stages[-1])
-    catalog.summary.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-    return summary
+            clean(catalog)  # a run that finished left nothing staged; one that failed may have
+    finally:
+        for lock in reversed(locks):
+            lock.release()
+
+
+class _Run:
+    """One run of the stages: what it has done so far, and what it has
+    staged but not yet committed."""
+
+    def __init__(self, catalog: Catalog, config: Config, stages: Sequence[str], paths, *, progress: bool,
+                 strict: bool, force: bool, engine: str, jobs: int, sort_bytes: int, table_bytes: int,
+                 log: Callable[[str], None]) -> None:
+        self.catalog, self.config, self.stages, self.paths = catalog, config, list(stages), list(paths)
+        self.progress, self.strict, self.force, self.engine, self.jobs = progress, strict, force, engine, jobs
+        self.sort_bytes, self.table_bytes, self.log = sort_bytes, table_bytes, log
+        self.figures: dict[str, dict] = {}  # of the stages this run has done
+        self.published: list[store.StageRecord] = []  # prune and emit, committed when the run ends
+        self.memory: dict = {}  # the trie mine has just counted, for prune
+        self.started = time.perf_counter()
+        self.own = (catalog.work, catalog.out)
+
+    # -- what earlier stages left --------------------------------------------------
+    def stage_figures(self, stage: str) -> dict:
+        if stage in self.figures:
+            return self.figures[stage]
+        manifest = store.read_manifest(self.catalog.manifest(stage))
+        if manifest is None:
+            raise UsageError(f"stage {stage} has not run in {self.catalog.manifest(stage).parent}")
+        return manifest["figures"]
+
+    def current(self, path: Path) -> Path:
+        """Where a dataset is to be read now: staged, if this run wrote it
+        and has not committed it yet."""
+        staged = store.staged(path)
+        return staged if any(path in r.outputs for r in self.published) else path
+
+    def floor(self) -> int:
+        return floor_for(self.stage_figures("ingest")["games_accepted"], self.config)
+
+    def fresh(self, stage: str, key: str) -> bool:
+        manifest = store.read_manifest(self.catalog.manifest(stage))
+        return (manifest is not None and manifest.get("key") == key
+                and store.intact(manifest, self.catalog.manifest(stage).parent))
+
+    def record(self, stage: str, key: str, figures: dict, seconds: float, **extra) -> store.StageRecord:
+        """A stage's commit: its manifest and the files it staged (files it
+        may write but did not this time, an SVG without Graphviz, go)."""
+        self.figures[stage] = figures
+        written = [p for p in self.catalog.outputs(stage) if store.staged(p).exists()]
+        gone = [p for p in self.catalog.outputs(stage) if p not in written]
+        data = {"stage": stage, "key": key, "figures": figures, "seconds": round(seconds, 3), **extra}
+        return store.StageRecord(self.catalog.manifest(stage), data, written, gone)
+
+    def done(self, record: store.StageRecord) -> None:
+        """Commit a work stage now; keep a published one for the end."""
+        if record.record["stage"] in WORK_STAGES:
+            check_stop()
+            store.commit([record])
+        else:
+            self.published.append(record)
+
+    # -- the run ---------------------------------------------------------------------
+    def go(self) -> dict:
+        catalog, config = self.catalog, self.config
+        if "ingest" in self.stages:
+            check_paths(self.paths, self.own)
+            inputs, _ = inputs_key(self.paths, cache=catalog.digests, exclude=self.own, jobs=self.jobs)
+        else:
+            manifest = store.read_manifest(catalog.manifest("ingest"))
+            if manifest is None:
+                raise UsageError(f"no ingested games in {catalog.work}: run `joseki ingest` first")
+            inputs = manifest.get("inputs", "")
+        streamed = self.engine == "fast" and {"ingest", "extract", "build"} <= set(self.stages)
+        upstream_ran = False
+        ran: set[str] = set()
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="write") as pool:
+            finish: list[Callable[[], None]] = []
+            try:
+                for stage in self.stages:
+                    if stage in ran:
+                        continue
+                    keys = stage_keys(config, inputs, self.floor() if stage in ("build", "prune", "emit") else 2)
+                    if not self.force and not upstream_ran and self.fresh(stage, keys[stage]):
+                        self.log(f"{stage}: up to date, kept")
+                        if stage == "ingest" and self.strict:
+                            self.strict_again()
+                        continue
+                    upstream_ran = True
+                    check_stop()
+                    if stage == "ingest" and streamed:
+                        ran |= self.ingest_to_build(inputs, pool, finish)
+                        continue
+                    t0 = time.perf_counter()
+                    figures = self.action(stage)()
+                    extra = {"inputs": inputs} if stage == "ingest" else {}  # so later stages can run alone
+                    self.done(self.record(stage, keys[stage], figures, time.perf_counter() - t0, **extra))
+                    self.log(f"{stage}: done in {time.perf_counter() - t0:.1f} s")
+                for step in finish:  # the build's commit, once trie.parquet is whole
+                    step()
+                finish.clear()
+            finally:
+                self.memory.clear()
+                for step in finish:  # failed: wait for the threads still writing, commit nothing more
+                    try:
+                        step(commit=False)
+                    except BaseException:  # noqa: BLE001 - the run's own error is the one to report
+                        pass
+        check_stop()  # the last moment a stop leaves the output folder as it was
+        store.commit(self.published)
+        summary = summarize(catalog, time.perf_counter() - self.started, upto=self.stages[-1])
+        store.write_atomically(catalog.summary, (json.dumps(summary, indent=2) + "\n").encode("utf-8"))
+        return summary
+
+    def strict_again(self) -> None:
+        """--strict on games ingested already: the first reject stored fails
+        the run as it would have when the games were read."""
+        if sum(self.stage_figures("ingest").get("games_rejected", {}).values()):
+            first = pq.ParquetFile(self.catalog.rejects).read_row_group(0).slice(0, 1).to_pylist()[0]
+            raise StrictError(f"{first['source']}:{first['location']}: {first['reason']}: {first['detail']}"
+                              .replace("::", ":"))
+
+    def action(self, stage: str) -> Callable[[], dict]:
+        catalog, config, staged = self.catalog, self.config, store.staged
+        if stage == "ingest":
+            return lambda: ingest.run(
+                self.paths, staged(catalog.games), staged(catalog.rejects),
+                include_handicap=config.include_handicap, dedupe=config.dedupe, strict=self.strict,
+                engine=self.engine, jobs=self.jobs, progress=self.progress, table_memory=self.table_bytes,
+                exclude=self.own)
+        if stage == "extract":
+            return lambda: extract.run(catalog.games, staged(catalog.sequences), phase1_params(config),
+                                       engine=self.engine, jobs=self.jobs, progress=self.progress)
+        if stage == "build":
+            return lambda: build.run(catalog.sequences, staged(catalog.trie), neutral=config.influence_neutral,
+                                     floor=self.floor(), engine=self.engine, progress=self.progress,
+                                     spill=catalog.runs, budget=self.sort_bytes)
+        if stage == "prune":
+            return self.prune
+        return lambda: emit.run(
+            self.current(catalog.joseki), staged(catalog.sgf), staged(catalog.dot), staged(catalog.influence_dot),
+            share=config.influence_share, title="Joseki tree (joseki-miner)",
+            svg_paths=(staged(catalog.svg), staged(catalog.influence_svg)))
+
+    def prune(self) -> dict:
+        catalog, config = self.catalog, self.config
+        threshold = _threshold(self.stage_figures("ingest")["games_accepted"], config)
+        floor = self.memory["floor"] if "trie" in self.memory else self.stage_figures("build").get("floor", 1)
+        if floor > threshold:
+            raise UsageError(f"a threshold of {threshold} needs every trie node: run `joseki build` again first")
+        joseki = store.staged(catalog.joseki)
+        if "trie" in self.memory:
+            return prune.run_arrays(self.memory.pop("trie"), joseki, threshold=threshold, min_length=config.min_length)
+        return prune.run(catalog.trie, joseki, threshold=threshold, min_length=config.min_length)
+
+    def ingest_to_build(self, inputs: str, pool: ThreadPoolExecutor, finish: list) -> set[str]:
+        """Ingest, extract and build in one pass (``mine``, fast engine):
+        phase 1 runs on each batch of accepted games while the next is read,
+        and the sequences go to the build in memory.  Ingest and extract
+        commit once their files are whole; trie.parquet is written in
+        ``pool`` while prune (from the node arrays left in ``memory``) and
+        emit run, and ``finish`` gets the step that waits for it and
+        commits the build.  The stage files and manifests are those of
+        running the stages one by one; returns the stages done."""
+        catalog, config, staged = self.catalog, self.config, store.staged
+        t0 = time.perf_counter()
+        params = phase1_params(config)
+        runs = build.SortedRuns(catalog.runs, self.sort_bytes)
+        stream = extract.Phase1Stream(staged(catalog.sequences), params, jobs=self.jobs,
+                                      neutral=config.influence_neutral, runs=runs)
+        closing: list[Callable[[], None]] = []  # the last row groups of games.parquet and sequences.parquet
+        try:
+            try:
+                figures = ingest.run(self.paths, staged(catalog.games), staged(catalog.rejects),
+                                     include_handicap=config.include_handicap, dedupe=config.dedupe,
+                                     strict=self.strict, jobs=self.jobs, progress=self.progress,
+                                     on_games=stream.add, phase1=params, table_memory=self.table_bytes,
+                                     finish=closing, exclude=self.own)
+            except BaseException:
+                stream.abort()
+                raise
+            read = time.perf_counter()
+            sequences = stream.close(finish=closing)
+            extracted = time.perf_counter()
+            rss = {"rss_mib": rss_mib(), "peak_rss_mib": peak_rss_mib()}  # when reading ended, and the peak so far
+            floor = floor_for(figures["games_accepted"], config)
+            arrays, nodes = runs.count(floor)
+        except BaseException:
+            for wait in closing:  # the sinks' threads finish before their files are removed
+                try:
+                    wait()
+                except BaseException:  # noqa: BLE001 - the run's own error is the one to report
+                    pass
+            raise
+        finally:
+            runs.close()
+        self.memory.update(trie=arrays, floor=floor)
+
+        def write_trie() -> tuple[dict, float]:
+            return build.write(staged(catalog.trie), arrays, nodes, floor), time.perf_counter()
+
+        writing = pool.submit(write_trie)
+        try:
+            for wait in closing:
+                wait()
+        except BaseException:
+            writing.exception()  # wait for the trie's thread, whatever it did
+            raise
+        closed = time.perf_counter()
+        keys = stage_keys(config, inputs)  # a stage's manifest once its files are whole
+        self.done(self.record("ingest", keys["ingest"], figures, read - t0, inputs=inputs))
+        self.done(self.record("extract", keys["extract"], sequences, extracted - read, streamed=True, **rss))
+        self.log(f"ingest: done in {read - t0:.1f} s")
+        self.log(f"extract: done alongside ingest, {extracted - read:.1f} s after it")
+        self.log(f"build: done in {time.perf_counter() - extracted:.1f} s (trie.parquet is written alongside prune "
+                 "and emit)")
+
+        def written(commit: bool = True) -> None:
+            trie_figures, done = writing.result()  # the build's time ends with trie.parquet, not with prune and
+            done = max(done, closed)  # emit after, nor before the files whose last row groups were written beside it
+            if commit:
+                self.done(self.record("build", stage_keys(config, inputs, floor)["build"], trie_figures,
+                                      done - extracted, streamed=True, peak_rss_mib=peak_rss_mib()))
+
+        finish.append(written)
+        return {"extract", "build"}
 
 
 def summarize(catalog: Catalog, seconds: float, upto: str = STAGES[-1]) -> dict:
     """The run report: the figures of every stage up to ``upto`` that has run."""
     figures: dict = {}
     for stage in STAGES[: STAGES.index(upto) + 1]:
-        manifest = read_manifest(catalog, stage)
+        manifest = store.read_manifest(catalog.manifest(stage))
         if manifest:
             figures.update(manifest["figures"])
     rejected = figures.get("games_rejected", {})

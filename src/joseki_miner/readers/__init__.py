@@ -39,11 +39,13 @@ from __future__ import annotations
 import os
 import posixpath
 import re
+import stat
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from ..mapped import Arena
 from ..records import GameRecord, Reject
+from ..store import is_marked
 from . import archives, encoding
 from .ishi import looks_like_ishi, read_ishi_bytes
 from .kifu import IndexStore, looks_like_index, looks_like_kifu, read_kifu_bytes
@@ -57,6 +59,8 @@ KEPT_BYTES = 256 << 20  # decompressed archives held from the index pre-pass for
 MAX_NESTING = 4
 
 SkipHook = Callable[[str, str, str], None]
+NOT_REGULAR = "not a regular file (a FIFO, socket or device: never opened)"
+OWN_FOLDER = "output folder of joseki-miner (never read as games)"
 
 __all__ = [
     "GameRecord",
@@ -69,29 +73,60 @@ __all__ = [
 ]
 
 
-def iter_files(paths: Iterable[str | os.PathLike]) -> Iterator[Path]:
-    """Every file under the given paths, folders walked recursively in a
-    fixed (sorted) order so runs are deterministic; a file met twice is
-    given once."""
+def iter_files(paths: Iterable[str | os.PathLike], on_skip: SkipHook | None = None,
+               exclude: Iterable[str | os.PathLike] = ()) -> Iterator[Path]:
+    """Every regular file under the given paths, folders walked recursively
+    in a fixed (sorted) order so runs are deterministic; a file met twice is
+    given once.  Anything else met (a FIFO, a socket, a device) is never
+    opened (a FIFO would block the run forever): ``on_skip`` hears of it as
+    "not a regular file".  Folders in ``exclude`` and joseki-miner's own
+    work and output folders (marked by their lock file) are not entered:
+    ``on_skip`` hears of each as "output folder of joseki-miner", so a run
+    never reads its own outputs as games.  A path that cannot be looked at
+    is given as it is (reading it then says why)."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
+    excluded = {os.path.realpath(e) for e in exclude}
     seen: set[str] = set()
+
+    def own(folder: str) -> bool:
+        if is_marked(folder) or os.path.realpath(folder) in excluded:
+            if on_skip is not None:
+                on_skip(folder, "", OWN_FOLDER)
+            return True
+        return False
+
+    def regular(f: str) -> bool:
+        try:
+            mode = os.stat(f).st_mode
+        except OSError:
+            return True  # given as it is: reading it reports why it cannot be read
+        if stat.S_ISREG(mode):
+            return True
+        if on_skip is not None:
+            on_skip(f, "", NOT_REGULAR)
+        return False
+
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
+            if own(str(path)):
+                continue
             for root, dirs, files in os.walk(path):
-                dirs.sort()
+                dirs[:] = [d for d in sorted(dirs) if not own(os.path.join(root, d))]
                 for name in sorted(files):
                     f = Path(root) / name
                     key = os.path.abspath(f)
                     if key not in seen:
                         seen.add(key)
-                        yield f
+                        if regular(str(f)):
+                            yield f
         else:
             key = os.path.abspath(path)
             if key not in seen:
                 seen.add(key)
-                yield path
+                if regular(str(path)):
+                    yield path
 
 
 def _suffix(name: str) -> str:
@@ -331,16 +366,17 @@ class _Reader:
             yield from read_ishi_bytes(data, source, location, encoding_fallback=self.fallback)
 
 
-def existing_files(paths: Iterable[str | os.PathLike] | str | os.PathLike) -> list[Path]:
+def existing_files(paths: Iterable[str | os.PathLike] | str | os.PathLike, on_skip: SkipHook | None = None,
+                   exclude: Iterable[str | os.PathLike] = ()) -> list[Path]:
     """Every file under ``paths`` (see ``iter_files``); FileNotFoundError
     for a path that does not exist."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     paths = list(paths)
     for p in paths:
-        if not os.path.exists(p):
+        if not os.path.lexists(p):
             raise FileNotFoundError(f"no such file or folder: {p}")
-    return list(iter_files(paths))
+    return list(iter_files(paths, on_skip, exclude))
 
 
 def read_paths(
@@ -349,6 +385,7 @@ def read_paths(
     encoding_fallback: bool = True,
     on_skip: SkipHook | None = None,
     arena: Arena | None = None,
+    exclude: Iterable[str | os.PathLike] = (),
 ) -> Iterator[GameRecord | Reject]:
     """Every game found under ``paths``, in a deterministic order: one
     ``GameRecord`` or one ``Reject`` per game met.
@@ -360,9 +397,9 @@ def read_paths(
     READMEs...).  Raises FileNotFoundError for a path that does not exist
     (an unusable invocation); everything else becomes a record or a reject.
     The index lines of kifu dumps are held in ``arena`` (``mapped``; in
-    memory if none).
+    memory if none).  Folders in ``exclude`` are not read (``iter_files``).
     """
-    files = existing_files(paths)
+    files = existing_files(paths, on_skip, exclude)
     reader = _Reader(encoding_fallback, on_skip, arena)
     reader.load_indexes(files)
     yield from reader.read_files(files)

@@ -419,14 +419,14 @@ def concat(batches: list[GameBatch]) -> GameBatch:
 
 def read_batches(
     paths: Iterable[str | os.PathLike], *, encoding_fallback: bool = True, games: int = 4096, on_skip=None,
-    arena: Arena | None = None,
+    arena: Arena | None = None, exclude: Iterable[str | os.PathLike] = (),
 ) -> Iterator[GameBatch]:
     """Every game under ``paths`` as ``read_paths`` gives them, in batches
     of about ``games`` games: small files are gathered together, and a large
     one (a month of a kifu dump) is cut into parts, so the threads that
     replay a batch start on the first part while the next is cut, and have
     little left when reading ends."""
-    files = existing_files(paths)
+    files = existing_files(paths, on_skip, exclude)
     reader = _BulkReader(encoding_fallback, on_skip, arena)
     reader.load_indexes(files)
     pending: list[GameBatch] = []
