@@ -127,11 +127,11 @@ def memory_bound(tmp: Path) -> list[dict]:
         out = tmp / f"bound{n}"
         wall, rss, summary = mine([copies(tmp / f"data{n}", n)], out, "--set", "dedupe=false",
                                   "--sort-memory", str(BOUND_SORT_MEMORY), "--table-memory", str(BOUND_TABLE_MEMORY))
-        extract = manifest(out, "extract")
-        ingest = manifest(out, "ingest")["figures"]
+        extract = manifest(out, "extract")["run"]
+        ingest = manifest(out, "ingest")["run"]
         rows.append({"copies": n, "games": summary["games_read"], "wall": wall, "rss": rss,
-                     "reading": extract["peak_rss_mib"], "held": extract["rss_mib"], "spilled": extract["figures"]["spilled_bytes"],
-                     "runs": extract["figures"]["runs_spilled"], "stored": figure(out, "build", "nodes_stored"),
+                     "reading": extract["peak_rss_mib"], "held": extract["rss_mib"], "spilled": extract["spilled_bytes"],
+                     "runs": extract["runs_spilled"], "stored": figure(out, "build", "nodes_stored"),
                      "tables": ingest["tables_bytes"], "mapped": ingest["tables_mapped_bytes"]})
         r = rows[-1]
         print(f"memory bound, data x{n}: {r['games']:,} games, tables {r['tables'] / 2**20:,.0f} MiB "
@@ -148,12 +148,14 @@ def manifest(out: Path, stage: str) -> dict:
 
 
 def figure(out: Path, stage: str, name: str) -> int:
-    """One figure of a run's stage manifest (0 when absent)."""
-    return manifest(out, stage)["figures"].get(name, 0)
+    """One figure of a run's stage manifest, of what it found or of how the
+    run went (0 when absent)."""
+    record = manifest(out, stage)
+    return record["figures"].get(name, record["run"].get(name, 0))
 
 
 def stage_seconds(out: Path) -> dict[str, float]:
-    return {stage: manifest(out, stage)["seconds"] for stage in ("ingest", "extract", "build", "prune", "emit")}
+    return {stage: manifest(out, stage)["run"]["seconds"] for stage in ("ingest", "extract", "build", "prune", "emit")}
 
 
 def main() -> int:
@@ -221,7 +223,7 @@ def main() -> int:
         # at 10 million games: this run's reading peak, its sequences grown to
         # the default sort memory, the growing tables to the default table memory
         sequences = figure(out, "extract", "sequence_bytes") / 2**20
-        reading_peak = manifest(out, "extract")["peak_rss_mib"]
+        reading_peak = manifest(out, "extract")["run"]["peak_rss_mib"]
         ten_million = (reading_peak - sequences + min(SORT_MEMORY, sequences / n * 1e7)
                        - tables + min(table_memory, tables / n * 1e7))
         print(f"end to end, all collections ({RUNS} runs: {walls} s): {n:,} games in {wall:.1f} s "

@@ -39,6 +39,11 @@ from .ingest import StrictError
 STAGES = ("ingest", "extract", "build", "prune", "emit")
 WORK_STAGES = ("ingest", "extract", "build")  # committed as each finishes
 ENGINES = ("fast", "reference")
+# Figures of how a run went, not of what its stage found: they depend on the
+# engine, the memory options and the moment, so a manifest keeps them apart
+# (under "run"), and the rest of it is the same for the same games and config.
+RUN_FIGURES = ("dedupe_bytes", "wheres_spilled_bytes", "table_memory_bytes", "tables_bytes", "tables_dropped",
+               "tables_mapped_bytes", "sequence_bytes", "spilled_bytes", "runs_spilled")
 TABLE_MEMORY = BUDGET / 2**20  # MB
 MAX_JOBS = 1024
 
@@ -277,13 +282,20 @@ class _Run:
         return (manifest is not None and manifest.get("key") == key
                 and store.intact(manifest, self.catalog.manifest(stage).parent))
 
-    def record(self, stage: str, key: str, figures: dict, seconds: float, **extra) -> store.StageRecord:
+    def record(self, stage: str, key: str, figures: dict, seconds: float, inputs: str | None = None,
+               **run) -> store.StageRecord:
         """A stage's commit: its manifest and the files it staged (files it
-        may write but did not this time, an SVG without Graphviz, go)."""
-        self.figures[stage] = figures
+        may write but did not this time, an SVG without Graphviz, go).  The
+        manifest's "figures" are what the stage found; "run" how this run
+        went (``run``: seconds, memory, whether it streamed)."""
+        found = {k: v for k, v in figures.items() if k not in RUN_FIGURES}
+        run = {"seconds": round(seconds, 3), **{k: v for k, v in figures.items() if k in RUN_FIGURES}, **run}
+        self.figures[stage] = found
         written = [p for p in self.catalog.outputs(stage) if store.staged(p).exists()]
         gone = [p for p in self.catalog.outputs(stage) if p not in written]
-        data = {"stage": stage, "key": key, "figures": figures, "seconds": round(seconds, 3), **extra}
+        data = {"stage": stage, "key": key, "figures": found, "run": run}
+        if inputs is not None:
+            data["inputs"] = inputs  # so later stages can run alone
         return store.StageRecord(self.catalog.manifest(stage), data, written, gone)
 
     def done(self, record: store.StageRecord) -> None:
@@ -327,8 +339,8 @@ class _Run:
                         continue
                     t0 = time.perf_counter()
                     figures = self.action(stage)()
-                    extra = {"inputs": inputs} if stage == "ingest" else {}  # so later stages can run alone
-                    self.done(self.record(stage, keys[stage], figures, time.perf_counter() - t0, **extra))
+                    self.done(self.record(stage, keys[stage], figures, time.perf_counter() - t0,
+                                          inputs=inputs if stage == "ingest" else None))
                     self.log(f"{stage}: done in {time.perf_counter() - t0:.1f} s")
                 for step in finish:  # the build's commit, once trie.parquet is whole
                     step()

@@ -3,6 +3,8 @@ clear message where absent) and the demo collection."""
 
 from __future__ import annotations
 
+import tarfile
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -25,3 +27,38 @@ def demo_games(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("demo")
     write_collection(folder)
     return folder
+
+
+def _tar_subset(src: Path, dest: Path, keep) -> Path:
+    """A tar.gz of the members of ``src`` that ``keep(index, member)`` selects."""
+    with tarfile.open(src) as tin, tarfile.open(dest, "w:gz") as tout:
+        for i, member in enumerate(tin):
+            if member.isfile() and keep(i, member):
+                tout.addfile(member, tin.extractfile(member))
+    return dest
+
+
+@pytest.fixture(scope="session")
+def real_subset(shared_data, tmp_path_factory) -> Path:
+    """About 4,000 real games: one KGS archive, a sample of the ai tarball
+    (SGF and kifu with its index), two Tom months with the Tom index, and
+    1,000 lines of a Tygem month with the Tygem index (symlinked)."""
+    root = tmp_path_factory.mktemp("subset")
+    (root / "kgs").mkdir()
+    (root / "kgs" / "KGS-2017_02.tar.gz").symlink_to(shared_data / "kgs-6d" / "KGS-2017_02-19-525-.tar.gz")
+    _tar_subset(shared_data / "ai" / "ai-games.tar.gz", root / "ai.tar.gz",
+                lambda i, m: (i % 12 == 0 and "/kifu/" not in m.name) or m.name.endswith(".index")
+                or m.name == "AI/DolBaram/kifu/2017-05")
+    (root / "tom").mkdir()
+    (root / "tom" / "Kifu.index").symlink_to(shared_data / "tom-9d" / "Kifu.index")
+    _tar_subset(shared_data / "tom-9d" / "kifu.tar.gz", root / "tom" / "kifu.tar.gz",
+                lambda i, m: m.name in ("kifu/2006-08", "kifu/2007-01"))
+    tygem = root / "tygem"
+    (tygem / "kifu").mkdir(parents=True)
+    (tygem / "index").symlink_to(shared_data / "tygem-9d" / "index")
+    with zipfile.ZipFile(shared_data / "tygem-9d" / "kifu" / "2011-09.zip") as z:
+        name = z.namelist()[0]
+        lines = z.read(name).split(b"\n")[:1000]
+    with zipfile.ZipFile(tygem / "kifu" / "2011-09.zip", "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr(name, b"\n".join(lines) + b"\n")
+    return root

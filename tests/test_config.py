@@ -109,13 +109,23 @@ def one_line_error(path=None, overrides=None):
         ("influence.share=lots", "influence.share must be a number"),
         ("influence.share=1", "influence.share must be in [0, 1)"),
         ("prune.min_fraction=1.5", "prune.min_fraction must be between 0 and 1"),
-        ("prune.min_count=0", "prune.min_count must be >= 1 or null"),
-        ("max_length=0", "max_length must be >= 1"),
-        ("corner_stones=0", "corner_stones must be >= 1"),
-        ("distance.certain=-1", "distance.certain must be >= 0"),
-        ("influence.reach=0", "influence.reach must be >= 1"),
-        ("influence.neutral=-1", "influence.neutral must be >= 0"),
+        ("prune.min_count=0", "prune.min_count must be between 1 and"),
+        ("max_length=0", "max_length must be between 1 and 500"),
+        ("corner_stones=0", "corner_stones must be between 1 and 361"),
+        ("distance.certain=-1", "distance.certain must be between 0 and 36"),
+        ("influence.reach=0", "influence.reach must be between 1 and 1000"),
+        ("influence.neutral=-1", "influence.neutral must be between 0 and"),
         ("max_length", "expected KEY=VALUE"),
+        # issue 14: values that wrapped an engine's integers, or were not values at all
+        ("influence.reach=40000", "influence.reach must be between 1 and 1000, not 40000"),
+        ("max_length=100000000000000000000", "max_length must be between 1 and 500"),
+        ("prune.min_count=100000000000000000000", "prune.min_count must be between 1 and"),
+        ("distance.maybe=37", "distance.maybe must be between 0 and 36"),
+        ("corner_stones=362", "corner_stones must be between 1 and 361"),
+        ("prune.min_fraction=nan", "prune.min_fraction must be between 0 and 1, not nan"),
+        ("prune.min_fraction=.inf", "prune.min_fraction must be between 0 and 1, not inf"),
+        ("distance.certain=[1", "distance.certain must be a single value, not '[1'"),
+        ("distance.certain={a: b", "distance.certain must be a single value"),
     ],
 )
 def test_bad_overrides_give_a_one_line_config_error(override, words):
@@ -147,6 +157,23 @@ def test_bad_files(tmp_path):
     p = tmp_path / "empty.yaml"
     p.write_text("")
     assert load(p) == Config()
+    p = tmp_path / "binary.yaml"  # issue 14: a program given as a config gave a UnicodeDecodeError traceback
+    p.write_bytes(bytes(range(256)) * 4)
+    assert "not a YAML text file" in one_line_error(p)
+    p = tmp_path / "folder.yaml"
+    p.mkdir()
+    assert "no such config file" in one_line_error(p)
+
+
+def test_every_numeric_key_is_bounded():
+    """No numeric key is left without a range (issue 14: influence.reach=40000
+    was accepted and wrapped the kernel's int16 scores)."""
+    from joseki_miner.config import BOUNDS
+
+    numeric = {k for k in KEYS if "bool" not in str(type(getattr(Config(), k.replace(".", "_"))))}
+    assert numeric - {"include_handicap", "dedupe"} <= set(BOUNDS)
+    reach, lines = BOUNDS["influence.reach"][1], 21  # a beam: the box's 19 lines and one each side
+    assert reach * lines < 2**15
 
 
 def test_config_error_is_a_value_error():

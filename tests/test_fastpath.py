@@ -7,7 +7,6 @@ from __future__ import annotations
 import io
 import json
 import tarfile
-import zipfile
 from pathlib import Path
 
 import pytest
@@ -32,41 +31,6 @@ def _same(a: Path, b: Path) -> None:
         assert (a / name).read_bytes() == (b / name).read_bytes(), name
 
 
-def _tar_subset(src: Path, dest: Path, keep) -> Path:
-    """A tar.gz of the members of ``src`` that ``keep(index, member)`` selects."""
-    with tarfile.open(src) as tin, tarfile.open(dest, "w:gz") as tout:
-        for i, member in enumerate(tin):
-            if member.isfile() and keep(i, member):
-                tout.addfile(member, tin.extractfile(member))
-    return dest
-
-
-@pytest.fixture(scope="module")
-def real_subset(shared_data, tmp_path_factory) -> Path:
-    """About 4,000 real games: one KGS archive, a sample of the ai tarball
-    (SGF and kifu with its index), two Tom months with the Tom index, and
-    1,000 lines of a Tygem month with the Tygem index (symlinked)."""
-    root = tmp_path_factory.mktemp("subset")
-    (root / "kgs").mkdir()
-    (root / "kgs" / "KGS-2017_02.tar.gz").symlink_to(shared_data / "kgs-6d" / "KGS-2017_02-19-525-.tar.gz")
-    _tar_subset(shared_data / "ai" / "ai-games.tar.gz", root / "ai.tar.gz",
-                lambda i, m: (i % 12 == 0 and "/kifu/" not in m.name) or m.name.endswith(".index")
-                or m.name == "AI/DolBaram/kifu/2017-05")
-    (root / "tom").mkdir()
-    (root / "tom" / "Kifu.index").symlink_to(shared_data / "tom-9d" / "Kifu.index")
-    _tar_subset(shared_data / "tom-9d" / "kifu.tar.gz", root / "tom" / "kifu.tar.gz",
-                lambda i, m: m.name in ("kifu/2006-08", "kifu/2007-01"))
-    tygem = root / "tygem"
-    (tygem / "kifu").mkdir(parents=True)
-    (tygem / "index").symlink_to(shared_data / "tygem-9d" / "index")
-    with zipfile.ZipFile(shared_data / "tygem-9d" / "kifu" / "2011-09.zip") as z:
-        name = z.namelist()[0]
-        lines = z.read(name).split(b"\n")[:1000]
-    with zipfile.ZipFile(tygem / "kifu" / "2011-09.zip", "w", zipfile.ZIP_DEFLATED) as z:
-        z.writestr(name, b"\n".join(lines) + b"\n")
-    return root
-
-
 @pytest.mark.shared_data
 def test_fast_path_equals_reference_on_real_games(real_subset, tmp_path):
     fast = _mine([real_subset], tmp_path / "fast", "fast")
@@ -85,9 +49,9 @@ def test_jobs_and_spilling_do_not_change_the_outputs(real_subset, tmp_path):
     (test_build spills many runs)."""
     _mine([real_subset], tmp_path / "one", "fast", 1)
     summary = _mine([real_subset], tmp_path / "three", "fast", 3, sort_memory=1 / 16, table_memory=0)
-    extract = json.loads((tmp_path / "three" / "interim" / "extract.manifest.json").read_text())["figures"]
-    assert extract["runs_spilled"] >= 1 and summary["sequences"] == extract["sequences"]
-    ingest = json.loads((tmp_path / "three" / "interim" / "ingest.manifest.json").read_text())["figures"]
+    extract = json.loads((tmp_path / "three" / "interim" / "extract.manifest.json").read_text())
+    assert extract["run"]["runs_spilled"] >= 1 and summary["sequences"] == extract["figures"]["sequences"]
+    ingest = json.loads((tmp_path / "three" / "interim" / "ingest.manifest.json").read_text())["run"]
     assert ingest["tables_mapped_bytes"] == ingest["tables_bytes"] > 2**20 and ingest["tables_dropped"] > 0
     assert not (tmp_path / "three" / "interim" / "runs").exists()  # the runs are removed, and their folder
     _same(tmp_path / "one", tmp_path / "three")
@@ -115,7 +79,7 @@ def test_mine_in_one_pass_equals_the_stages_one_by_one(real_subset, tmp_path):
     assert staged == {**streamed, "seconds": staged["seconds"]}
     _same(tmp_path / "streamed", tmp_path / "staged")
     manifest = json.loads((tmp_path / "streamed" / "interim" / "build.manifest.json").read_text())
-    assert manifest["streamed"] is True
+    assert manifest["run"]["streamed"] is True
 
 
 def _odd_games(folder: Path, later_setup: bool) -> Path:

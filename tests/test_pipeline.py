@@ -153,7 +153,7 @@ def test_cli_ingest_maps_its_tables_past_the_table_memory(demo_games, tmp_path):
     for name, extra in (("held", []), ("mapped", ["--table-memory", "0"])):
         result = runner.invoke(app, ["ingest", str(demo_games), "--out", str(tmp_path / name), "--quiet", *extra])
         assert result.exit_code == 0, result.output
-    figures = {n: json.loads((tmp_path / n / "interim" / "ingest.manifest.json").read_text())["figures"]
+    figures = {n: json.loads((tmp_path / n / "interim" / "ingest.manifest.json").read_text())["run"]
                for n in ("held", "mapped")}
     assert figures["held"]["tables_mapped_bytes"] == 0
     assert figures["mapped"]["tables_mapped_bytes"] == figures["mapped"]["tables_bytes"] > 0
@@ -257,7 +257,7 @@ def test_mine_reports_the_memory_that_grows_with_the_games(demo_run):
     bytes a slot, at most three quarters full); where each game was read
     goes to a file, removed when the stage ends."""
     summary, catalog, _ = demo_run
-    figures = {s: json.loads(catalog.manifest(s).read_text())["figures"] for s in ("ingest", "extract")}
+    figures = {s: json.loads(catalog.manifest(s).read_text())["run"] for s in ("ingest", "extract")}
     moves = pq.read_table(catalog.sequences, columns=["moves"]).column("moves").to_pylist()
     keys = sum(len(m) for m in moves) // 2
     held = figures["extract"]["sequence_bytes"]
@@ -273,7 +273,7 @@ def test_mine_records_its_memory_when_reading_ends_and_after_the_build(demo_run)
     when reading ended, now and at its peak so far, and the peak once the
     trie is stored, which is no lower."""
     _, catalog, _ = demo_run
-    extract, build = (json.loads(catalog.manifest(s).read_text()) for s in ("extract", "build"))
+    extract, build = (json.loads(catalog.manifest(s).read_text())["run"] for s in ("extract", "build"))
     assert extract["rss_mib"] > 10 and extract["peak_rss_mib"] <= build["peak_rss_mib"]
     # Linux syncs a thread's RSS counters with the process's peak in steps, so
     # the two readings can differ by a few pages either way

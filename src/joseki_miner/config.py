@@ -72,7 +72,10 @@ def _coerce(key: str, value: Any) -> Any:
         if text.lower() in ("null", "none", "~", ""):
             value = None
         else:
-            value = yaml.safe_load(text)
+            try:
+                value = yaml.safe_load(text)
+            except yaml.YAMLError:
+                raise ConfigError(f"invalid config: {key} must be a single value, not {text!r}") from None
     if isinstance(value, str):
         # YAML 1.1 (PyYAML) reads "1e-3" as a string: a number is a number
         try:
@@ -108,6 +111,10 @@ def load(path: str | Path | None = None, overrides: list[str] | None = None) -> 
             tree = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
         except yaml.YAMLError as exc:
             raise ConfigError(f"invalid config {p}: {exc}".splitlines()[0]) from exc
+        except UnicodeDecodeError:
+            raise ConfigError(f"invalid config {p}: not a YAML text file (not UTF-8)") from None
+        except OSError as exc:
+            raise ConfigError(f"cannot read config {p}: {exc.strerror}") from None
         if not isinstance(tree, dict):
             raise ConfigError(f"invalid config {p}: expected a mapping of keys")
         values.update(_flatten(tree))
@@ -126,18 +133,31 @@ def load(path: str | Path | None = None, overrides: list[str] | None = None) -> 
     return config
 
 
+# The range of every numeric key: wide enough for any experiment, narrow
+# enough that no value wraps an integer of the engines (influence scores are
+# int16: a beam sums at most 21 lines of reach - d) or asks for absurd memory
+# (the kernel holds max_length moves a sequence).
+BOUNDS = {
+    "distance.certain": (0, 36),  # 36: the longest Manhattan distance on 19x19
+    "distance.maybe": (0, 36),
+    "corner_stones": (1, 361),
+    "max_length": (1, 500),
+    "min_length": (0, 500),
+    "prune.min_count": (1, 10**15),
+    "prune.min_fraction": (0, 1),
+    "influence.reach": (1, 1000),
+    "influence.neutral": (0, 30000),
+    "influence.share": (0, 1),
+}
+
+
 def validate(c: Config) -> None:
     def need(ok: bool, message: str) -> None:
         if not ok:
             raise ConfigError(f"invalid config: {message}")
 
-    need(c.distance_certain >= 0, "distance.certain must be >= 0")
+    for key, (lo, hi) in BOUNDS.items():
+        value = getattr(c, _attr(key))
+        need(value is None or lo <= value <= hi, f"{key} must be between {lo} and {hi}, not {value}")
     need(c.distance_certain <= c.distance_maybe, "distance.certain must be <= distance.maybe (thesis 4.1: a <= b)")
-    need(c.corner_stones >= 1, "corner_stones must be >= 1")
-    need(c.max_length >= 1, "max_length must be >= 1")
-    need(c.min_length >= 0, "min_length must be >= 0")
-    need(c.prune_min_count is None or c.prune_min_count >= 1, "prune.min_count must be >= 1 or null")
-    need(0 <= c.prune_min_fraction <= 1, "prune.min_fraction must be between 0 and 1")
-    need(c.influence_reach >= 1, "influence.reach must be >= 1")
-    need(c.influence_neutral >= 0, "influence.neutral must be >= 0")
-    need(0 <= c.influence_share < 1, "influence.share must be in [0, 1)")
+    need(c.influence_share < 1, "influence.share must be in [0, 1)")
