@@ -16,7 +16,7 @@ ARGS    = --config $(CONFIG) --work $(WORK) --out $(OUT) $(foreach s,$(SET),--se
 INPUT   = $(if $(strip $(GAMES)),$(GAMES),$(DEMO))
 
 .DEFAULT_GOAL := help
-.PHONY: help setup mine demo ingest extract build prune emit test bench clean
+.PHONY: help setup mine demo ingest extract build prune emit test bench crashtest clean
 
 help: ## list the targets
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z]+):.*## /  make \1\t/' | expand -t 20
@@ -53,6 +53,9 @@ test: setup ## run the test suite
 
 bench: setup ## measure throughput on ../shared/data -> benchmarks/RESULTS.md
 	$(BIN)/python benchmarks/bench.py
+
+crashtest: setup ## stop runs at 100+ moments (kill, Ctrl-C, --strict, full disk); the next run must equal a clean one
+	$(BIN)/python tests/crashtest.py $(GAMES)
 
 clean: ## remove stage outputs and the demo collection (never the venv)
 	rm -rf $(WORK)/* $(OUT)/* $(DEMO)

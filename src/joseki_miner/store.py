@@ -183,7 +183,7 @@ def commit(stages: list[StageRecord]) -> None:
         s.manifest.unlink(missing_ok=True)
     for folder in folders:
         sync_folder(folder)
-    failpoint("commit-unlisted")
+    failpoint("commit-unrecorded")
     for s in stages:
         for path in s.outputs:
             new = staged(path)
