@@ -31,7 +31,7 @@ from joseki_miner.readers import read_paths
 from joseki_miner.readers.bulk import GameBatch, events_json, read_batches
 from joseki_miner.readers.scan import moves_text
 from joseki_miner.records import (
-    GAME_INFO, GameRecord, Move, RecordError, Reject, encode_moves, encode_points, where_of,
+    GAME_INFO, MAX_HANDICAP, GameRecord, Move, RecordError, Reject, encode_moves, encode_points, where_of,
 )
 from joseki_miner.sequences import Phase1Params
 from joseki_miner.validate import check
@@ -290,8 +290,8 @@ def _replay(b: GameBatch, pool: ThreadPoolExecutor, jobs: int, phase1: Phase1Par
     bounds = np.linspace(0, n, max(1, min(jobs, n)) + 1).astype(int)
     if phase1 is not None:
         todo = np.array([r is None for r in b.reject], dtype=bool) & (np.array(b.size) == SIZE)
-        if not include_handicap:
-            todo &= np.array(b.handicap) == 0
+        handicap = np.array(b.handicap)
+        todo &= (handicap == 0) if not include_handicap else (handicap <= MAX_HANDICAP)
 
     def part(lo: int, hi: int):
         args = b.stones(lo, hi)
@@ -314,8 +314,9 @@ def _joined(futures) -> tuple[list[np.ndarray], dict | None]:
 
 def _verdicts(b: GameBatch, include_handicap: bool, played: np.ndarray, occupied: np.ndarray) -> dict[int, tuple[str, str]]:
     """(reason, detail) of every game of the batch that is not valid, by
-    game, first reason first: the reader's, board size, handicap, setup
-    after the root (checked in Python), no moves, an occupied point."""
+    game, first reason first: the reader's, board size, handicap (or a bad
+    one), setup after the root (checked in Python), no moves, an occupied
+    point."""
     verdicts = {k: r for k, r in enumerate(b.reject) if r is not None}
     open_ = np.ones(len(b), dtype=bool)
     open_[list(verdicts)] = False
@@ -323,11 +324,14 @@ def _verdicts(b: GameBatch, include_handicap: bool, played: np.ndarray, occupied
     for k in np.flatnonzero(open_ & (size != SIZE)).tolist():
         verdicts[k] = ("not 19x19", f"board size {b.size[k]}")
     open_ &= size == SIZE
+    handicap = np.asarray(b.handicap)
     if not include_handicap:
-        handicap = np.asarray(b.handicap)
         for k in np.flatnonzero(open_ & (handicap != 0)).tolist():
             verdicts[k] = ("handicap", f"handicap {b.handicap[k]}")
         open_ &= handicap == 0
+    for k in np.flatnonzero(open_ & (handicap > MAX_HANDICAP)).tolist():
+        verdicts[k] = ("bad handicap", f"handicap {b.handicap[k]}: more than {MAX_HANDICAP} stones")
+    open_ &= handicap <= MAX_HANDICAP
     events = np.array([bool(e) for e in b.events], dtype=bool)
     for k in np.flatnonzero(open_ & events).tolist():
         try:
@@ -375,8 +379,9 @@ def _fast_batch(b: GameBatch, ledger: _Ledger, include_handicap: bool, futures) 
         columns: dict = {m: _take(b.info[m], accepted) for m in META}
         columns["source"] = _take(b.source, accepted)
         columns["location"] = _take(b.location, accepted)
-        columns["handicap"] = np.asarray(b.handicap, dtype=np.int16)[idx]
-        columns["size"] = np.asarray(b.size, dtype=np.int16)[idx]
+        # the batch's rejected games may hold any number: narrowed once taken
+        columns["handicap"] = np.asarray(b.handicap, dtype=np.int64)[idx].astype(np.int16)
+        columns["size"] = np.asarray(b.size, dtype=np.int64)[idx].astype(np.int16)
         columns["move_count"] = np.diff(b.move_offsets)[idx].astype(np.int32)
         columns["setup_black"], columns["setup_white"] = _setup_strings(b, accepted)
         columns["setup_events"] = [events_json(b.events[k]) for k in accepted]

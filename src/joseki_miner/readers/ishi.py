@@ -36,7 +36,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from ..points import BLACK, PASS, SIZE, WHITE
-from ..records import GameRecord, Move, RecordError, Reject, game_record
+from ..records import GameRecord, Move, RecordError, Reject, declared_handicap, game_record
 from . import encoding
 
 HEADERS = {
@@ -118,10 +118,8 @@ def _record(ev: _Event, source: str, location: str) -> GameRecord | Reject:
             events.append((at, colour, p))
     except RecordError as exc:
         return Reject(source, location, exc.reason, f"line {line}: {exc.detail}")
-    try:
-        declared = int(ev.meta.get("HA", "0").split()[0])
-    except (ValueError, IndexError):
-        declared = 0
+    words = ev.meta.get("HA", "0").split()
+    declared = declared_handicap(words[0]) if words else 0
     return game_record(source, location, size, declared, black, white, moves, events, dict(ev.meta))
 
 

@@ -79,11 +79,16 @@ def _stripped(data, a, b):
     return a, b
 
 
+_NUMBER_DIGITS = 6  # SZ and HA values of more digits are read in Python: no integer here can wrap
+
+
 @njit(cache=True, inline="always")
 def _is_number(data, a, b):
-    """Is data[a:b], blanks stripped, a non-empty run of digits?"""
+    """Is data[a:b], blanks stripped, a run of 1 to _NUMBER_DIGITS digits
+    without a leading zero (or "0")?  Anything else (a longer number, "09",
+    whose text a reject's detail quotes) is read in Python."""
     a, b = _stripped(data, a, b)
-    if b == a:
+    if b == a or b - a > _NUMBER_DIGITS or (data[a] == 48 and b - a > 1):
         return False
     for k in range(a, b):
         if data[k] < 48 or data[k] > 57:

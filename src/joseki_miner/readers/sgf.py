@@ -27,7 +27,7 @@ from collections.abc import Iterator
 from sgfmill import sgf_grammar
 
 from ..points import BLACK, EMPTY, PASS, SIZE, WHITE
-from ..records import GameRecord, Move, RecordError, Reject, game_record
+from ..records import GameRecord, Move, RecordError, Reject, declared_handicap, game_record
 from . import encoding
 
 META_PROPERTIES = ("PB", "PW", "BR", "WR", "DT", "EV", "RE", "KM", "RU", "PC", "GN", "RO")
@@ -214,13 +214,6 @@ def _size(root: dict) -> int | None:
     return dims[0]
 
 
-def _int(value: bytes) -> int:
-    try:
-        return int(float(value.strip() or b"0"))
-    except (ValueError, OverflowError):
-        return 0
-
-
 def tree_to_record(tree, source: str, location: str = "") -> GameRecord | Reject:
     """One coarse sgfmill game tree (UTF-8 values) as a record or a reject."""
     root = tree.sequence[0]
@@ -275,7 +268,7 @@ def tree_to_record(tree, source: str, location: str = "") -> GameRecord | Reject
             text = _text(values[0])
             if text:
                 meta[prop] = text
-    declared = _int(root["HA"][0]) if "HA" in root else 0
+    declared = declared_handicap(root["HA"][0]) if "HA" in root else 0
     return game_record(source, location, size, declared, black, white, moves, events, meta)
 
 
