@@ -324,3 +324,28 @@ def test_huge_sizes_and_handicaps_are_rejected_alike_by_both_engines(tmp_path, i
         assert sorted(rejects) == sorted(expected), engine
         assert [(Path(g["source"]).name, g["handicap"], g["KM"]) for g in games] == (
             [("ha-9.sgf", 9, "")] if include_handicap else []) + [("km-huge.sgf", 0, "99999999999999999999999999")]
+
+
+def test_names_that_are_not_utf8_reach_the_tables_escaped_in_both_engines(tmp_path):
+    """A file and an archive member named in bytes that are not UTF-8 used
+    to crash both engines where their names went to Parquet; now both
+    store them with backslash escapes."""
+    import io
+    import os
+
+    folder = tmp_path / "games"
+    folder.mkdir()
+    with open(os.fsencode(folder) + b"/\xff\xfe.sgf", "wb") as f:
+        f.write(b"(;GM[1]FF[4]SZ[19];B[pd];W[dp];B[pp];W[dd])\n")
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz", format=tarfile.GNU_FORMAT) as tar:
+        game = b"(;GM[1]FF[4]SZ[19];B[pd];W[dp];B[pp];W[dc])\n"
+        info = tarfile.TarInfo(b"\xe9t\xe9.sgf".decode("utf-8", "surrogateescape"))
+        info.size = len(game)
+        tar.addfile(info, io.BytesIO(game))
+    (folder / "old.tar.gz").write_bytes(buf.getvalue())
+    for engine in ("fast", "reference"):
+        rejects, games = _ingest([folder], tmp_path, engine, False)
+        assert rejects == []
+        assert [(g["source"][len(str(folder)):], g["location"]) for g in games] == [
+            ("/old.tar.gz", "\\xe9t\\xe9.sgf"), ("/\\xff\\xfe.sgf", "")], engine

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import bz2
-import hashlib
 import gzip
+import hashlib
+import io
 import lzma
+import tarfile
 import zipfile
 
 import pytest
@@ -300,3 +302,47 @@ def test_compiled_tar_walk_reads_headers_as_the_python_walk():
         assert archives._tar_in_memory(data) == archives._tar_headers(data)
 
     check()
+
+
+def _tar_of_raw_names(members: dict[bytes, bytes], mode: str) -> bytes:
+    """A tar whose member names are the given bytes, UTF-8 or not (GNU
+    headers hold them as they are)."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode=mode, format=tarfile.GNU_FORMAT, encoding="utf-8",
+                      errors="surrogateescape") as tar:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name.decode("utf-8", "surrogateescape"))
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+
+
+def _zip_of_raw_names(members: dict[bytes, bytes]) -> bytes:
+    """A zip whose member names are the given bytes, flagged UTF-8 (0x800)
+    whether they are or not: each written under a stand-in name of its
+    length, then renamed and flagged in its local and central headers."""
+    stand_ins = {chr(65 + i).encode() * len(name): name for i, name in enumerate(members)}
+    data = bytearray(make_zip({s.decode(): members[n] for s, n in stand_ins.items()}))
+    for magic, flags in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):
+        at = data.find(magic)
+        while at >= 0:
+            data[at + flags + 1] |= 0x08
+            at = data.find(magic, at + 4)
+    for stand_in, name in stand_ins.items():
+        data = data.replace(stand_in, name)
+    return bytes(data)
+
+
+@pytest.mark.parametrize("kind", ["tar", "tar.gz", "zip"])
+def test_member_names_that_are_not_utf8_are_shown_escaped(tmp_path, kind):
+    """Member names that are not UTF-8 (a tar or a zip made on a Latin-1
+    system, a zip that flags UTF-8 and lies) are read, shown with backslash
+    escapes; nested members too."""
+    inner = _tar_of_raw_names({b"\xe9t\xe9.sgf": game(2)}, "w")
+    members = {b"\xff\xfe.sgf": game(1), b"in\xff.tar": inner, "caf\u00e9.sgf".encode(): game(3)}
+    data = _zip_of_raw_names(members) if kind == "zip" else _tar_of_raw_names(
+        members, "w:gz" if kind == "tar.gz" else "w")
+    path = tmp_path / f"old.{kind}"
+    path.write_bytes(data)
+    assert summary(read_paths([path])) == [("\\xff\\xfe.sgf", "p1"), ("in\\xff.tar!\\xe9t\\xe9.sgf", "p2"),
+                                           ("caf\u00e9.sgf", "p3")]

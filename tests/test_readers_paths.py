@@ -127,3 +127,22 @@ def test_every_reader_reject_reason_is_documented_and_produced(tmp_path):
         "text.sgf": "undecodable text",
     }
     assert set(reasons.values()) <= set(REJECT_REASONS)
+
+
+def test_file_names_that_are_not_utf8_are_read_and_shown_escaped(tmp_path):
+    """A file named b"\\xff\\xfe.sgf" (Latin-1 or cp1252 names copied from an
+    old disk) is read; its name is shown with backslash escapes, so the
+    source is text that any table can hold."""
+    folder = os.fsencode(tmp_path) + b"/old\xe9"
+    os.mkdir(folder)
+    with open(folder + b"/\xff\xfe.sgf", "wb") as f:
+        f.write(GAME)
+    with open(folder + b"/\xfe.sgf.gz", "wb") as f:
+        f.write(gzip.compress(GAME))
+    items = list(read_paths([tmp_path]))
+    assert all(isinstance(i, GameRecord) for i in items)
+    assert [(i.source, i.location) for i in items] == [
+        (f"{tmp_path}/old\\xe9/\\xfe.sgf.gz", "\\xfe.sgf"), (f"{tmp_path}/old\\xe9/\\xff\\xfe.sgf", "")]
+    for i in items:  # no lone surrogate left: UTF-8 holds them
+        i.source.encode("utf-8")
+        i.location.encode("utf-8")

@@ -26,7 +26,10 @@ skipped without a record, and reported to ``on_skip`` if one is given.
 Locations: ``source`` is the file given (an archive for its members);
 ``location`` is the archive member (nested members joined with ``!``),
 then ``:game N`` in an SGF collection, ``:line N`` in a kifu file,
-``:event N`` in an Ishi file with several events.
+``:event N`` in an Ishi file with several events.  Names are text: bytes of
+a file or member name that are not UTF-8 are shown as backslash escapes
+(``\\xff``, as Python's "backslashreplace" writes them; ``shown``), the same
+for both engines.
 
 Index files are read first, wherever they are among the paths (a pre-pass
 over folders and archive member names), and apply to the kifu files of the
@@ -65,6 +68,7 @@ __all__ = [
     "iter_files",
     "read_paths",
     "read_bytes",
+    "shown",
     "sniff",
 ]
 
@@ -137,6 +141,19 @@ def sniff(name: str, head: bytes) -> str | None:
 
 
 _SGF_START_RE = re.compile(rb"\(\s*;")
+
+
+def shown(name: str) -> str:
+    """A file or member name as sources and locations show it: its bytes
+    that are not UTF-8 (which os and tarfile hand over as lone surrogates)
+    as backslash escapes, ``\\xff``, so that any table can hold it."""
+    if name.isascii():
+        return name
+    try:
+        raw = name.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a surrogate no byte stands for
+        return name.encode("utf-8", "backslashreplace").decode("utf-8")
+    return raw.decode("utf-8", "backslashreplace")
 
 
 def _join(prefix: str, member: str) -> str:
@@ -258,7 +275,7 @@ class _Reader:
             self.kept_bytes = 0
 
     def read_file(self, path: Path) -> Iterator[GameRecord | Reject]:
-        source = str(path)
+        source = shown(str(path))
         vpath = _vpath(path)
         try:
             fh = open(path, "rb")
@@ -305,9 +322,9 @@ class _Reader:
             return
         try:
             for member, data, error in archives.iter_members(kind, fh, name, inflated=inflated):
-                location = _join(prefix, member) if member else (prefix or "(archive)")
+                location = _join(prefix, shown(member)) if member else (prefix or "(archive)")
                 if error or data is None:
-                    yield Reject(source, location, "unreadable archive member", error or "no data")
+                    yield Reject(source, location, "unreadable archive member", shown(error) or "no data")
                     continue
                 yield from self._read_member(data, member, source, location, f"{vpath}/{member}", vpath, depth)
         except Exception as exc:  # noqa: BLE001 - a reader never raises
@@ -379,7 +396,7 @@ def read_bytes(
     """The games in one file's bytes, as if a file called ``name`` held them
     (no index join beyond indexes inside the bytes' own archive)."""
     reader = _Reader(encoding_fallback, on_skip)
-    source = name if source is None else source
+    source = shown(name if source is None else source)
     kind = sniff(name, data[:HEAD])
     if kind in archives.ARCHIVE_KINDS:
         try:

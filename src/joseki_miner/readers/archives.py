@@ -540,7 +540,8 @@ def _salvage_zip(buf: bytes, want: Callable[[str], bool] | None) -> Iterator[Mem
             yield (f"(after {last})" if last else "(start of archive)"), None, "the archive is cut inside a member header"
             return
         (_, _, flags, method, _, _, crc, csize, usize, nlen, xlen) = _LOCAL.unpack_from(buf, pos)
-        name = buf[pos + 30 : pos + 30 + nlen].decode("utf-8" if flags & 0x800 else "cp437", "replace")
+        # a name flagged UTF-8 that is not (zipfile refuses the whole archive) keeps its bytes, escaped
+        name = buf[pos + 30 : pos + 30 + nlen].decode("utf-8" if flags & 0x800 else "cp437", "backslashreplace")
         start = pos + 30 + nlen + xlen
         if start > len(buf):
             yield (f"(after {last})" if last else "(start of archive)"), None, "the archive is cut inside a member header"
