@@ -27,7 +27,7 @@ from joseki_miner.arrow import column, strings
 from joseki_miner.fingerprints import FingerprintTable
 from joseki_miner.mapped import BUDGET, Arena
 from joseki_miner.points import SIZE
-from joseki_miner.readers import read_paths
+from joseki_miner.readers import FIELD_BYTES, MEMBER_BYTES, read_paths
 from joseki_miner.readers.bulk import GameBatch, events_json, read_batches
 from joseki_miner.readers.scan import moves_text
 from joseki_miner.records import (
@@ -218,7 +218,7 @@ def _games_table(first_id: int, columns: dict) -> pa.Table:
 # -- reference engine -----------------------------------------------------------
 
 
-def _run_reference(paths, ledger: _Ledger, include_handicap: bool, bar) -> None:
+def _run_reference(paths, ledger: _Ledger, include_handicap: bool, bar, limits: dict) -> None:
     columns: dict[str, list] = {n: [] for n in GAMES_SCHEMA.names[1:]}
     rejects: list[tuple[str, str, str, str]] = []
 
@@ -230,7 +230,7 @@ def _run_reference(paths, ledger: _Ledger, include_handicap: bool, bar) -> None:
             for c in columns.values():
                 c.clear()
 
-    for item in read_paths(paths, on_skip=ledger.skip, arena=ledger.arena):
+    for item in read_paths(paths, on_skip=ledger.skip, arena=ledger.arena, **limits):
         ledger.read += 1
         bar.update()
         if isinstance(item, GameRecord):
@@ -422,6 +422,8 @@ def run(
     phase1: Phase1Params | None = None,
     table_memory: int = BUDGET,
     finish: list[Callable[[], None]] | None = None,
+    member_bytes: int = MEMBER_BYTES,
+    field_bytes: int = FIELD_BYTES,
 ) -> dict:
     """Read, validate and store every game; return the stage's figures.
     ``on_games(table, sequences)`` hears every table of accepted games as it
@@ -433,19 +435,22 @@ def run(
     memory, the rest in mapped files beside ``games_path`` (``mapped``).
     Given ``finish``, the run returns while the last row group of
     games.parquet is still being written, and ``finish`` gets the wait for
-    it (the caller goes on with the trie meanwhile)."""
+    it (the caller goes on with the trie meanwhile).  ``member_bytes`` and
+    ``field_bytes`` bound what one archive member (or file) and one field
+    may hold (limits.member_mb and limits.field_kb; see ``readers``)."""
+    limits = {"member_bytes": member_bytes, "field_bytes": field_bytes}
     arena = Arena(games_path.parent, budget=table_memory)
     ledger = _Ledger(games_path, rejects_path, dedupe, strict, on_games, arena)
     complete = False
     try:
         with tqdm(desc="ingest", unit=" games", disable=not progress) as bar:
             if engine == "reference":
-                _run_reference(paths, ledger, include_handicap, bar)
+                _run_reference(paths, ledger, include_handicap, bar, limits)
             else:
                 # validation of one batch runs in threads while the next is read
                 with ThreadPoolExecutor(max_workers=max(1, jobs), initializer=yield_to_reader) as pool:
                     pending = None
-                    for batch in read_batches(paths, on_skip=ledger.skip, arena=ledger.arena):
+                    for batch in read_batches(paths, on_skip=ledger.skip, arena=ledger.arena, **limits):
                         if len(batch) == 0:
                             continue
                         started = (batch, _replay(batch, pool, jobs, phase1, include_handicap))

@@ -60,7 +60,8 @@ def stage_keys(config: Config, inputs: str, floor: int = 2) -> dict[str, str]:
     """Each stage's cache key: its upstream key plus the parameters it reads
     (``floor``: the least count build stores, 1 only for a threshold of 1)."""
     keys = {}
-    keys["ingest"] = _key("ingest", inputs, config.section("include_handicap", "dedupe"))
+    keys["ingest"] = _key("ingest", inputs, config.section("include_handicap", "dedupe", "limits.member_mb",
+                                                          "limits.field_kb"))
     keys["extract"] = _key(
         "extract", keys["ingest"],
         config.section("distance.certain", "distance.maybe", "corner_stones", "max_length", "influence.reach"),
@@ -139,6 +140,7 @@ def _stage_actions(catalog: Catalog, config: Config, paths, progress: bool, stri
             paths, catalog.games, catalog.rejects,
             include_handicap=config.include_handicap, dedupe=config.dedupe, strict=strict, engine=engine,
             jobs=jobs, progress=progress, table_memory=table_bytes,
+            member_bytes=config.limits_member_mb << 20, field_bytes=config.limits_field_kb << 10,
         ),
         "extract": lambda: extract.run(
             catalog.games, catalog.sequences, phase1_params(config), engine=engine, jobs=jobs, progress=progress
@@ -170,7 +172,8 @@ def _ingest_to_build(catalog: Catalog, config: Config, paths, inputs: str, progr
     try:
         figures = ingest.run(paths, catalog.games, catalog.rejects, include_handicap=config.include_handicap,
                              dedupe=config.dedupe, strict=strict, jobs=jobs, progress=progress, on_games=stream.add,
-                             phase1=params, table_memory=table_bytes, finish=closing)
+                             phase1=params, table_memory=table_bytes, finish=closing,
+                             member_bytes=config.limits_member_mb << 20, field_bytes=config.limits_field_kb << 10)
     finally:
         read = time.perf_counter()
         try:

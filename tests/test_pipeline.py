@@ -349,3 +349,32 @@ def test_names_that_are_not_utf8_reach_the_tables_escaped_in_both_engines(tmp_pa
         assert rejects == []
         assert [(g["source"][len(str(folder)):], g["location"]) for g in games] == [
             ("/old.tar.gz", "\\xe9t\\xe9.sgf"), ("/\\xff\\xfe.sgf", "")], engine
+
+
+def test_limits_reach_both_engines_and_the_ingest_cache_key(tmp_path):
+    """limits.member_mb and limits.field_kb reach the readers (both engines,
+    `mine` in one pass and `ingest` alone reject the same games) and the
+    ingest stage's cache key."""
+    import gzip
+    import zipfile
+
+    from pipeline.run import stage_keys
+
+    folder = tmp_path / "games"
+    folder.mkdir()
+    with zipfile.ZipFile(folder / "a.zip", "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("zeros.sgf", bytes(2 << 20))
+        z.writestr("ok.sgf", "(;GM[1];B[pd];W[dp];B[pp];W[dd])")
+    (folder / "b.sgf.gz").write_bytes(gzip.compress(bytes(2 << 20)))
+    (folder / "c.sgf").write_text("(;GM[1]PB[" + "x" * 2000 + "];B[pd];W[dp];B[pp];W[dc])")
+    sets = ["limits.member_mb=1", "limits.field_kb=1"]
+    expected = [("a.zip", "zeros.sgf", "archive member too large"), ("b.sgf.gz", "b.sgf", "archive member too large"),
+                ("c.sgf", "", "field too long")]
+    for n, (engine, stages) in enumerate((("fast", STAGES), ("reference", ["ingest"]), ("fast", ["ingest"]))):
+        catalog = Catalog(work=tmp_path / f"out{n}" / "interim", out=tmp_path / f"out{n}")
+        summary = run_stages(catalog, load(None, sets), stages, [folder], progress=False, engine=engine)
+        rejects = pq.read_table(catalog.rejects).to_pylist()
+        assert [(Path(r["source"]).name, r["location"], r["reason"]) for r in rejects] == expected, (engine, stages)
+        assert summary["games_accepted"] == 1
+    keys = {stage_keys(load(None, s), "inputs")["ingest"] for s in ([], sets[:1], sets[1:])}
+    assert len(keys) == 3

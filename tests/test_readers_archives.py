@@ -220,7 +220,7 @@ def test_inflater_reads_ahead_what_iter_members_would_read(tmp_path):
         for name in ("b.zip", "stored.zip", "damaged.zip"):
             with paths[name].open("rb") as fh:
                 assert inflater.take(paths[name]) == list(archives.iter_zip(fh)), name
-        assert inflater.take(paths["broken.tar.gz"]) is None
+        assert inflater.take(paths["broken.tar.gz"]) == archives.Tar(None, None)  # to be streamed
         assert inflater.take(paths["plain.gz"]) is None  # not a tar: read as a single file
     finally:
         inflater.close()
@@ -245,7 +245,7 @@ def test_index_pre_pass_decompresses_each_archive_once(tmp_path, monkeypatch):
     (tmp_path / "games.tar.gz").write_bytes(make_tar(MEMBERS, "w:gz"))
     calls = []
     real = archives._decompressed
-    monkeypatch.setattr(archives, "_decompressed", lambda kind, fh: calls.append(kind) or real(kind, fh))
+    monkeypatch.setattr(archives, "_decompressed", lambda kind, *args: calls.append(kind) or real(kind, *args))
     items = list(read_paths([tmp_path]))
     assert [(r.location, r.meta.get("PB")) for r in items] == EXPECTED
     assert calls == ["gzip"]
@@ -346,3 +346,67 @@ def test_member_names_that_are_not_utf8_are_shown_escaped(tmp_path, kind):
     path.write_bytes(data)
     assert summary(read_paths([path])) == [("\\xff\\xfe.sgf", "p1"), ("in\\xff.tar!\\xe9t\\xe9.sgf", "p2"),
                                            ("caf\u00e9.sgf", "p3")]
+
+
+LIMIT = 1 << 20  # limits.member_mb of 1 for these tests
+ZEROS = bytes(16 << 20)  # a member of zeros, 16 times the limit
+
+
+def _bombs() -> dict:
+    """Archives (name -> bytes) that each hold a member of ZEROS among small
+    games; their compressed sizes are a few KB."""
+    small = {"a.sgf": game(1), "c.sgf": game(3)}
+    both = {"a.sgf": game(1), "b.sgf": ZEROS, "c.sgf": game(3)}
+    return {
+        "bomb.zip": make_zip(both),
+        "bomb.tar": make_tar(both),
+        "bomb.tar.gz": make_tar(both, "w:gz"),
+        "bomb.tar.bz2": make_tar(both, "w:bz2"),
+        "bomb.tar.xz": lzma.compress(make_tar(both), preset=0),  # xz's decoder holds its dictionary: a small one
+        "b.sgf.gz": gzip.compress(ZEROS),
+        "b.sgf.bz2": bz2.compress(ZEROS),
+        "b.sgf.xz": lzma.compress(ZEROS, preset=0),
+        "nested.tar.gz": make_tar({"in.zip": make_zip(small), "b.sgf.gz": gzip.compress(ZEROS)}, "w:gz"),
+        "cut.zip": make_zip(both)[:-60],  # its central directory lost: the local headers are walked
+    }
+
+
+BOMB_READS = {
+    "bomb.zip": [("a.sgf", "p1"), ("b.sgf", "archive member too large"), ("c.sgf", "p3")],
+    "b.sgf.gz": [("b.sgf", "archive member too large")],
+    "nested.tar.gz": [("in.zip!a.sgf", "p1"), ("in.zip!c.sgf", "p3"), ("b.sgf.gz!b.sgf", "archive member too large")],
+    "cut.zip": [("a.sgf", "p1"), ("b.sgf", "archive member too large"), ("c.sgf", "p3")],
+}
+
+
+@pytest.mark.parametrize("name", sorted(_bombs()))
+def test_a_member_past_the_limit_is_rejected_without_being_inflated_whole(tmp_path, name):
+    """limits.member_mb: a member that inflates past it is rejected as
+    "archive member too large" (the others are read), and reading it never
+    holds much more than the limit (traced Python memory: the inflated
+    member would be 16 MB)."""
+    import tracemalloc
+
+    path = tmp_path / name
+    path.write_bytes(_bombs()[name])
+    tracemalloc.start()
+    try:
+        items = list(read_paths([path], member_bytes=LIMIT))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    expected = BOMB_READS.get(name) or BOMB_READS["bomb.zip" if "bomb" in name else "b.sgf.gz"]
+    assert summary(items) == expected
+    assert all(i.detail == f"more than {LIMIT:,} bytes inflated (limits.member_mb)" for i in items
+               if isinstance(i, Reject))
+    assert peak < 4 * LIMIT
+
+
+def test_a_tar_past_the_limit_whose_members_are_not_is_streamed(tmp_path):
+    """A tar larger inflated than the fast path may hold in memory (the
+    member limit) is read member by member instead: every member read."""
+    members = {f"g/{i:02d}.sgf": game(i) + bytes(200_000) for i in range(12)}  # 2.4 MB in all
+    for name, mode in (("t.tar.gz", "w:gz"), ("t.tar", "w")):
+        (tmp_path / name).write_bytes(make_tar(members, mode))
+        items = list(read_paths([tmp_path / name], member_bytes=LIMIT))
+        assert summary(items) == [(m, f"p{i}") for i, m in enumerate(members)]

@@ -146,3 +146,20 @@ def test_file_names_that_are_not_utf8_are_read_and_shown_escaped(tmp_path):
     for i in items:  # no lone surrogate left: UTF-8 holds them
         i.source.encode("utf-8")
         i.location.encode("utf-8")
+
+
+def test_a_plain_file_past_the_member_limit_is_rejected_unread(tmp_path):
+    """limits.member_mb bounds a file read whole too: a larger game file is
+    rejected as "file too large", a larger index file is left out (named in
+    the skipped files); a file within it is read."""
+    limit = 4096
+    (tmp_path / "big.sgf").write_bytes(GAME + b" " * limit)
+    (tmp_path / "small.sgf").write_bytes(GAME)
+    (tmp_path / "dump").write_bytes(b"7\t;B[pd];W[dp]\n")
+    (tmp_path / "Kifu.index").write_bytes(b"7\t2003.01.01 10:00\tW\tB\t6.5\tB+R\t2\t-\n" + b"\n" * limit)
+    skipped = []
+    items = list(read_paths([tmp_path], member_bytes=limit, on_skip=lambda s, l, w: skipped.append(w)))
+    assert [(Path(i.source).name, i.reason if isinstance(i, Reject) else i.meta) for i in items] == [
+        ("big.sgf", "file too large"), ("dump", {"id": "7"}), ("small.sgf", {"PB": "x"})]
+    assert items[0].detail == f"more than {limit:,} bytes (limits.member_mb)"
+    assert skipped == ["index file too large (limits.member_mb): ignored"]

@@ -32,6 +32,8 @@ class Config:
     influence_share: float = 0.30
     include_handicap: bool = False
     dedupe: bool = True
+    limits_member_mb: int = 512
+    limits_field_kb: int = 1024
 
     def section(self, *names: str) -> dict[str, Any]:
         """The named keys (dotted) and their values, for stage cache keys."""
@@ -45,8 +47,9 @@ class Config:
 KEYS = (
     "distance.certain", "distance.maybe", "corner_stones", "max_length", "min_length",
     "prune.min_count", "prune.min_fraction", "influence.reach", "influence.neutral",
-    "influence.share", "include_handicap", "dedupe",
+    "influence.share", "include_handicap", "dedupe", "limits.member_mb", "limits.field_kb",
 )
+MAX_MEMBER_MB = 2048  # a member or file is held as one bytes object, its moves as one Arrow string column
 _TYPES = {f.name: f.type for f in fields(Config)}
 
 
@@ -141,3 +144,6 @@ def validate(c: Config) -> None:
     need(c.influence_reach >= 1, "influence.reach must be >= 1")
     need(c.influence_neutral >= 0, "influence.neutral must be >= 0")
     need(0 <= c.influence_share < 1, "influence.share must be in [0, 1)")
+    need(1 <= c.limits_member_mb <= MAX_MEMBER_MB, f"limits.member_mb must be between 1 and {MAX_MEMBER_MB}")
+    need(1 <= c.limits_field_kb <= 1024 * c.limits_member_mb,
+         "limits.field_kb must be between 1 and limits.member_mb (in KB)")

@@ -26,6 +26,9 @@ REJECT_REASONS = {
     "undecodable text": "the text could not be decoded in any known encoding",
     "not a game": "the file holds no game record",
     "unreadable file": "a file could not be read (permissions, I/O error)",
+    "archive member too large": "an archive member (or single compressed file) inflates past limits.member_mb",
+    "file too large": "a game file is larger than limits.member_mb",
+    "field too long": "a property value (a kifu id, an Ishi header line) is longer than limits.field_kb",
 }
 
 # The game-info properties games.parquet keeps, one column each
