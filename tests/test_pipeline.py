@@ -287,7 +287,8 @@ def _ingest(paths, folder: Path, engine: str, include_handicap: bool) -> tuple[l
 
     games, rejects = folder / f"{engine}-games.parquet", folder / f"{engine}-rejects.parquet"
     ingest.run(paths, games, rejects, include_handicap=include_handicap, dedupe=True, engine=engine, progress=False)
-    return ([(Path(r["source"]).name, r["location"], r["reason"], r["detail"]) for r in pq.read_table(rejects).to_pylist()],
+    rows = pq.read_table(rejects).to_pylist()
+    return ([(Path(r["source"]).name, r["location"], r["reason"], r["detail"]) for r in rows],
             pq.read_table(games).to_pylist())
 
 

@@ -361,8 +361,10 @@ def test_an_index_line_past_the_field_limit_is_ignored(tmp_path):
     a value past it is rejected as "field too long"."""
     long_line = "1002\t2003.09.26 14:57\t" + "w" * 3000 + "\tsylvanli\t6.5\tW+Resign\t3\t30/3 20m\n"
     (tmp_path / "Kifu.index").write_text(TOM_INDEX.splitlines(keepends=True)[0] + long_line, encoding="utf-8")
-    (tmp_path / "2003-09").write_text("1001\t;B[pd];W[dd]\n1002\t;B[pd];W[dp]\n1003\t;B[pd];W[dp]C[" + "z" * 3000 + "]\n")
+    (tmp_path / "2003-09").write_text(
+        "1001\t;B[pd];W[dd]\n1002\t;B[pd];W[dp]\n1003\t;B[pd];W[dp]C[" + "z" * 3000 + "]\n")
     items = list(read_paths([tmp_path], field_bytes=2048))
     assert items[0].meta["PB"] == "BlackMan" and items[1].meta == {"id": "1002"}
-    assert (items[2].reason, items[2].detail) == ("field too long", "C value of 3,000 bytes (limits.field_kb: at most 2,048)")
+    assert (items[2].reason, items[2].detail) == (
+        "field too long", "C value of 3,000 bytes (limits.field_kb: at most 2,048)")
     assert items[1].meta != list(read_paths([tmp_path]))[1].meta  # within the default limit, joined

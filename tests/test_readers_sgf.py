@@ -337,7 +337,8 @@ def test_a_value_past_the_field_limit_rejects_its_game_only():
     long_comment = b"(;GM[1]PB[b];B[pd](;W[dp]C[" + b"y\\]" * 2000 + b"])(;W[dd]))"
     data = GAME.encode() + b"\n" + long_name + b"\n" + long_comment + b"\n" + GAME.encode()
     items = read(data, field_bytes=4096)
-    assert [i.reason if isinstance(i, Reject) else "game" for i in items] == ["game", "field too long", "field too long", "game"]
+    assert [i.reason if isinstance(i, Reject) else "game" for i in items] == [
+        "game", "field too long", "field too long", "game"]
     assert items[1].detail == "PB value of 5,000 bytes (limits.field_kb: at most 4,096)"
     assert items[2].detail == "C value of 6,000 bytes (limits.field_kb: at most 4,096)"
     assert [i.location for i in items] == [f"game {n}" for n in range(1, 5)]

@@ -131,7 +131,8 @@ class FieldTooLong(str):
     """The error detail of a tree that holds a value past the field limit."""
 
 
-# a game tree's tokens: a value (its closing bracket a group: absent when it runs to the end), a parenthesis, an identifier
+# a game tree's tokens: a value (its closing bracket a group, absent when the value runs to the
+# end), a parenthesis, an identifier
 _TREE_TOKEN_RE = re.compile(rb"\[[^\\\]]*(?:\\.[^\\\]]*)*(\])?|[()]|[A-Za-z]+", re.DOTALL)
 
 
