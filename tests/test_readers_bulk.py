@@ -183,3 +183,16 @@ def test_limits_give_the_bulk_reader_the_python_readers_rejects(tmp_path):
     assert view == python_view([tmp_path], **limits)
     assert [v[3] for v in view if v[2] == "reject"] == ["field too long"] * 3 + ["archive member too large"] + [
         "file too large"] + ["field too long"] * 4
+
+
+def test_games_of_many_moves_are_gathered_by_their_moves_too(tmp_path, monkeypatch):
+    """Small files are gathered until a batch holds ``games`` games or
+    MOVES_A_BATCH moves: a few games of millions of moves (their move text
+    past 2 GiB) never share one batch's 32-bit offsets."""
+    from joseki_miner.readers import bulk
+
+    monkeypatch.setattr(bulk, "MOVES_A_BATCH", 50)
+    for i in range(5):
+        (tmp_path / f"{i}.kifu").write_text(f"{i}\t;B[pd]" + ";W[];B[]" * 20 + "\n")  # 41 moves each
+    assert [len(b) for b in read_batches([tmp_path], games=1000)] == [2, 2, 1]
+    assert bulk_view([tmp_path]) == python_view([tmp_path])

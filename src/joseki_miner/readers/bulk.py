@@ -132,6 +132,9 @@ class _SgfUnit:
 
 
 UNITS_A_SCAN = 2048  # SGF units scanned in one compiled call (one KGS game each)
+# moves gathered into one batch at most (4,096 real games hold about a million): with a unit's own
+# (within limits.member_mb) its move text, 3 bytes a move, stays below the 2 GiB of 32-bit offsets
+MOVES_A_BATCH = 1 << 26
 
 
 class _SgfScan(NamedTuple):
@@ -431,7 +434,7 @@ def read_batches(
     reader = _BulkReader(encoding_fallback, on_skip, arena, member_bytes, field_bytes)
     reader.load_indexes(files)
     pending: list[GameBatch] = []
-    count = 0
+    count = moves = 0
     for batch in reader.read_files(files):
         if len(batch) >= games and not pending:
             parts = max(1, round(len(batch) / games))
@@ -441,9 +444,10 @@ def read_batches(
             continue
         pending.append(batch)
         count += len(batch)
-        if count >= games:
+        moves += len(batch.points)
+        if count >= games or moves >= MOVES_A_BATCH:  # a few games of millions of moves are a batch too
             yield concat(pending)
-            pending, count = [], 0
+            pending, count, moves = [], 0, 0
     if pending:
         yield concat(pending)
 
