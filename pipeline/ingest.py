@@ -27,11 +27,11 @@ from joseki_miner.arrow import column, strings
 from joseki_miner.fingerprints import FingerprintTable
 from joseki_miner.mapped import BUDGET, Arena
 from joseki_miner.points import SIZE
-from joseki_miner.readers import read_paths
+from joseki_miner.readers import FIELD_BYTES, MEMBER_BYTES, read_paths
 from joseki_miner.readers.bulk import GameBatch, events_json, read_batches
 from joseki_miner.readers.scan import moves_text
 from joseki_miner.records import (
-    GAME_INFO, GameRecord, Move, RecordError, Reject, encode_moves, encode_points, where_of,
+    GAME_INFO, MAX_HANDICAP, GameRecord, Move, RecordError, Reject, encode_moves, encode_points, where_of,
 )
 from joseki_miner.sequences import Phase1Params
 from joseki_miner.stop import check as check_stop
@@ -228,7 +228,7 @@ def _games_table(first_id: int, columns: dict) -> pa.Table:
 # -- reference engine -----------------------------------------------------------
 
 
-def _run_reference(paths, ledger: _Ledger, include_handicap: bool, bar, exclude=()) -> None:
+def _run_reference(paths, ledger: _Ledger, include_handicap: bool, bar, exclude=(), limits: dict | None = None) -> None:
     columns: dict[str, list] = {n: [] for n in GAMES_SCHEMA.names[1:]}
     rejects: list[tuple[str, str, str, str]] = []
 
@@ -240,7 +240,7 @@ def _run_reference(paths, ledger: _Ledger, include_handicap: bool, bar, exclude=
             for c in columns.values():
                 c.clear()
 
-    for item in read_paths(paths, on_skip=ledger.skip, arena=ledger.arena, exclude=exclude):
+    for item in read_paths(paths, on_skip=ledger.skip, arena=ledger.arena, exclude=exclude, **(limits or {})):
         check_stop()
         ledger.read += 1
         bar.update()
@@ -301,8 +301,8 @@ def _replay(b: GameBatch, pool: ThreadPoolExecutor, jobs: int, phase1: Phase1Par
     bounds = np.linspace(0, n, max(1, min(jobs, n)) + 1).astype(int)
     if phase1 is not None:
         todo = np.array([r is None for r in b.reject], dtype=bool) & (np.array(b.size) == SIZE)
-        if not include_handicap:
-            todo &= np.array(b.handicap) == 0
+        handicap = np.array(b.handicap)
+        todo &= (handicap == 0) if not include_handicap else (handicap <= MAX_HANDICAP)
 
     def part(lo: int, hi: int):
         args = b.stones(lo, hi)
@@ -325,8 +325,9 @@ def _joined(futures) -> tuple[list[np.ndarray], dict | None]:
 
 def _verdicts(b: GameBatch, include_handicap: bool, played: np.ndarray, occupied: np.ndarray) -> dict[int, tuple[str, str]]:
     """(reason, detail) of every game of the batch that is not valid, by
-    game, first reason first: the reader's, board size, handicap, setup
-    after the root (checked in Python), no moves, an occupied point."""
+    game, first reason first: the reader's, board size, handicap (or a bad
+    one), setup after the root (checked in Python), no moves, an occupied
+    point."""
     verdicts = {k: r for k, r in enumerate(b.reject) if r is not None}
     open_ = np.ones(len(b), dtype=bool)
     open_[list(verdicts)] = False
@@ -334,11 +335,14 @@ def _verdicts(b: GameBatch, include_handicap: bool, played: np.ndarray, occupied
     for k in np.flatnonzero(open_ & (size != SIZE)).tolist():
         verdicts[k] = ("not 19x19", f"board size {b.size[k]}")
     open_ &= size == SIZE
+    handicap = np.asarray(b.handicap)
     if not include_handicap:
-        handicap = np.asarray(b.handicap)
         for k in np.flatnonzero(open_ & (handicap != 0)).tolist():
             verdicts[k] = ("handicap", f"handicap {b.handicap[k]}")
         open_ &= handicap == 0
+    for k in np.flatnonzero(open_ & (handicap > MAX_HANDICAP)).tolist():
+        verdicts[k] = ("bad handicap", f"handicap {b.handicap[k]}: more than {MAX_HANDICAP} stones")
+    open_ &= handicap <= MAX_HANDICAP
     events = np.array([bool(e) for e in b.events], dtype=bool)
     for k in np.flatnonzero(open_ & events).tolist():
         try:
@@ -386,8 +390,9 @@ def _fast_batch(b: GameBatch, ledger: _Ledger, include_handicap: bool, futures) 
         columns: dict = {m: _take(b.info[m], accepted) for m in META}
         columns["source"] = _take(b.source, accepted)
         columns["location"] = _take(b.location, accepted)
-        columns["handicap"] = np.asarray(b.handicap, dtype=np.int16)[idx]
-        columns["size"] = np.asarray(b.size, dtype=np.int16)[idx]
+        # the batch's rejected games may hold any number: narrowed once taken
+        columns["handicap"] = np.asarray(b.handicap, dtype=np.int64)[idx].astype(np.int16)
+        columns["size"] = np.asarray(b.size, dtype=np.int64)[idx].astype(np.int16)
         columns["move_count"] = np.diff(b.move_offsets)[idx].astype(np.int32)
         columns["setup_black"], columns["setup_white"] = _setup_strings(b, accepted)
         columns["setup_events"] = [events_json(b.events[k]) for k in accepted]
@@ -429,6 +434,8 @@ def run(
     table_memory: int = BUDGET,
     finish: list[Callable[[], None]] | None = None,
     exclude: Sequence[str | Path] = (),
+    member_bytes: int = MEMBER_BYTES,
+    field_bytes: int = FIELD_BYTES,
 ) -> dict:
     """Read, validate and store every game; return the stage's figures.
     ``on_games(table, sequences)`` hears every table of accepted games as it
@@ -442,18 +449,22 @@ def run(
     games.parquet is still being written, and ``finish`` gets the wait for
     it (the caller goes on with the trie meanwhile).  Folders in ``exclude``
     (the run's own) are never read.  A run that fails (or is stopped:
-    ``stop``) removes what it wrote."""
+    ``stop``) removes what it wrote.  ``member_bytes`` and ``field_bytes``
+    bound what one archive member (or file) and one field may hold
+    (limits.member_mb and limits.field_kb; see ``readers``)."""
+    limits = {"member_bytes": member_bytes, "field_bytes": field_bytes}
     arena = Arena(games_path.parent, budget=table_memory)
     ledger = _Ledger(games_path, rejects_path, dedupe, strict, on_games, arena)
     try:
         with tqdm(desc="ingest", unit=" games", disable=not progress) as bar:
             if engine == "reference":
-                _run_reference(paths, ledger, include_handicap, bar, exclude)
+                _run_reference(paths, ledger, include_handicap, bar, exclude, limits)
             else:
                 # validation of one batch runs in threads while the next is read
                 with ThreadPoolExecutor(max_workers=max(1, jobs), initializer=yield_to_reader) as pool:
                     pending = None
-                    for batch in read_batches(paths, on_skip=ledger.skip, arena=ledger.arena, exclude=exclude):
+                    for batch in read_batches(paths, on_skip=ledger.skip, arena=ledger.arena, exclude=exclude,
+                                              **limits):
                         check_stop()  # between batches: a stop never looks like the end of the input
                         if len(batch) == 0:
                             continue

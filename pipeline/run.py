@@ -73,7 +73,8 @@ def stage_keys(config: Config, inputs: str, floor: int = 2) -> dict[str, str]:
     """Each stage's cache key: its upstream key plus the parameters it reads
     (``floor``: the least count build stores, 1 only for a threshold of 1)."""
     keys = {}
-    keys["ingest"] = _key("ingest", inputs, config.section("include_handicap", "dedupe"))
+    keys["ingest"] = _key("ingest", inputs, config.section("include_handicap", "dedupe", "limits.member_mb",
+                                                          "limits.field_kb"))
     keys["extract"] = _key(
         "extract", keys["ingest"],
         config.section("distance.certain", "distance.maybe", "corner_stones", "max_length", "influence.reach"),
@@ -373,7 +374,7 @@ class _Run:
                 self.paths, staged(catalog.games), staged(catalog.rejects),
                 include_handicap=config.include_handicap, dedupe=config.dedupe, strict=self.strict,
                 engine=self.engine, jobs=self.jobs, progress=self.progress, table_memory=self.table_bytes,
-                exclude=self.own)
+                exclude=self.own, **self.limits())
         if stage == "extract":
             return lambda: extract.run(catalog.games, staged(catalog.sequences), phase1_params(config),
                                        engine=self.engine, jobs=self.jobs, progress=self.progress)
@@ -387,6 +388,10 @@ class _Run:
             self.current(catalog.joseki), staged(catalog.sgf), staged(catalog.dot), staged(catalog.influence_dot),
             share=config.influence_share, title="Joseki tree (joseki-miner)",
             svg_paths=(staged(catalog.svg), staged(catalog.influence_svg)))
+
+    def limits(self) -> dict:
+        """What one archive member (or file) and one field may hold."""
+        return {"member_bytes": self.config.limits_member_mb << 20, "field_bytes": self.config.limits_field_kb << 10}
 
     def prune(self) -> dict:
         catalog, config = self.catalog, self.config
@@ -421,7 +426,7 @@ class _Run:
                                      include_handicap=config.include_handicap, dedupe=config.dedupe,
                                      strict=self.strict, jobs=self.jobs, progress=self.progress,
                                      on_games=stream.add, phase1=params, table_memory=self.table_bytes,
-                                     finish=closing, exclude=self.own)
+                                     finish=closing, exclude=self.own, **self.limits())
             except BaseException:
                 stream.abort()
                 raise

@@ -178,3 +178,17 @@ def test_every_numeric_key_is_bounded():
 
 def test_config_error_is_a_value_error():
     assert issubclass(ConfigError, ValueError)
+
+
+def test_limits_keys_are_bounded():
+    """limits.member_mb and limits.field_kb: whole numbers within bounds (a
+    field no larger than a member)."""
+    c = load(None, ["limits.member_mb=90", "limits.field_kb=64"])
+    assert (c.limits_member_mb, c.limits_field_kb) == (90, 64)
+    assert (Config().limits_member_mb, Config().limits_field_kb) == (512, 1024)
+    assert "limits.member_mb must be between 1 and 2048" in one_line_error(None, ["limits.member_mb=0"])
+    assert "limits.member_mb must be between 1 and 2048" in one_line_error(None, ["limits.member_mb=4096"])
+    assert "limits.field_kb must be between 1 and" in one_line_error(None, ["limits.field_kb=0"])
+    assert "limits.field_kb must be at most limits.member_mb" in one_line_error(
+        None, ["limits.member_mb=1", "limits.field_kb=1025"])
+    assert "limits.field_kb must be a whole number" in one_line_error(None, ["limits.field_kb=1.5"])

@@ -172,3 +172,38 @@ def test_without_dedupe_every_repeat_is_kept_and_counted(tmp_path):
         sequences.setdefault(row["game"], []).append((row["moves"], row["scores"]))
     assert sequences[0] and sequences[0] == sequences[1] == sequences[3] != sequences[2]  # g0, g1, g3 alike
     assert not list((tmp_path / "fast" / "interim").glob("*.wheres"))
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads VmPeak from /proc/self/status (Linux)")
+def test_a_game_of_millions_of_moves_does_not_reserve_memory_by_its_moves(tmp_path):
+    """The kernel's per-game sequence rows are bounded by the points of the
+    board, not by the game's moves: a kifu line of 3 million moves (12 MB,
+    a few KB zipped) reserved 2 GB of address space, one of 100 million
+    (within limits.member_mb) failed the whole run with a MemoryError."""
+    import subprocess
+    import sys
+
+    script = """
+import numpy as np, re
+from joseki_miner import kernel
+from joseki_miner.sequences import Phase1Params
+
+def peak():
+    return int(re.search(r"VmPeak:\\s+(\\d+)", open("/proc/self/status").read()).group(1)) << 10
+
+def run(n):
+    colours = np.where(np.arange(n) % 2, 1, -1).astype(np.int8)
+    points = np.full(n, -1, np.int16)
+    points[0] = 60
+    none = np.zeros(0, np.int8), np.zeros(0, np.int16), np.zeros(2, np.int64)
+    kernel.validate_and_extract(colours, points, np.array([0, n]), *none, params=Phase1Params(),
+                                todo=np.ones(1, bool))
+
+run(10)
+before = peak()
+run(3_000_000)
+print(peak() - before)
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert int(done.stdout) < 200 << 20  # the moves themselves are 9 MB

@@ -278,3 +278,104 @@ def test_mine_records_its_memory_when_reading_ends_and_after_the_build(demo_run)
     # Linux syncs a thread's RSS counters with the process's peak in steps, so
     # the two readings can differ by a few pages either way
     assert extract["rss_mib"] <= extract["peak_rss_mib"] + 1
+
+
+def _ingest(paths, folder: Path, engine: str, include_handicap: bool) -> tuple[list[tuple], list[dict]]:
+    """One engine's ingest of ``paths``: its rejects (file name, location,
+    reason, detail) and its accepted games."""
+    from pipeline import ingest
+
+    games, rejects = folder / f"{engine}-games.parquet", folder / f"{engine}-rejects.parquet"
+    ingest.run(paths, games, rejects, include_handicap=include_handicap, dedupe=True, engine=engine, progress=False)
+    rows = pq.read_table(rejects).to_pylist()
+    return ([(Path(r["source"]).name, r["location"], r["reason"], r["detail"]) for r in rows],
+            pq.read_table(games).to_pylist())
+
+
+HUGE_ROOTS = {  # file -> root properties; 2**64 + 19 and 2**64 + 2 wrapped to 19 and 2 in the fast scanner
+    "ha-12.sgf": "HA[12]", "ha-40000.sgf": "HA[40000]", "ha-70000.sgf": "HA[70000]",
+    "ha-2to64.sgf": "HA[18446744073709551618]", "ha-1e400.sgf": "HA[1e400]",
+    "sz-40000.sgf": "SZ[40000]", "sz-2to64.sgf": "SZ[18446744073709551635]", "sz-09.sgf": "SZ[09]",
+    "km-huge.sgf": "KM[99999999999999999999999999]", "ha-9.sgf": "HA[9]",
+}
+
+
+@pytest.mark.parametrize("include_handicap", [False, True])
+def test_huge_sizes_and_handicaps_are_rejected_alike_by_both_engines(tmp_path, include_handicap):
+    """A board size or handicap too large for any column (or for the
+    scanner's integers) is rejected with its reason, never wrapped, by both
+    engines: "not 19x19" for the size; "handicap" for a handicap while
+    include_handicap is off, and "bad handicap" for more than 9 stones while
+    it is on; a huge komi is text, kept as written."""
+    folder = tmp_path / "games"
+    folder.mkdir()
+    for i, (name, root) in enumerate(HUGE_ROOTS.items()):  # each game its own moves: no duplicates
+        (folder / name).write_text(f"(;GM[1]FF[4]{root};B[pd];W[dp];B[pp];W[{'abcdefghijk'[i]}c])\n")
+    handicaps = {"ha-12.sgf": 12, "ha-40000.sgf": 40000, "ha-70000.sgf": 70000, "ha-2to64.sgf": 10**9,
+                 "ha-1e400.sgf": 10**9}
+    expected = [(name, "", "bad handicap", f"handicap {h}: more than 9 stones") if include_handicap
+                else (name, "", "handicap", f"handicap {h}") for name, h in handicaps.items()]
+    expected += [("sz-09.sgf", "", "not 19x19", "board size 09"),
+                 ("sz-2to64.sgf", "", "not 19x19", "board size 18446744073709551635"),
+                 ("sz-40000.sgf", "", "not 19x19", "board size 40000")]
+    if not include_handicap:
+        expected.append(("ha-9.sgf", "", "handicap", "handicap 9"))
+    for engine in ("fast", "reference"):
+        rejects, games = _ingest([folder], tmp_path, engine, include_handicap)
+        assert sorted(rejects) == sorted(expected), engine
+        assert [(Path(g["source"]).name, g["handicap"], g["KM"]) for g in games] == (
+            [("ha-9.sgf", 9, "")] if include_handicap else []) + [("km-huge.sgf", 0, "99999999999999999999999999")]
+
+
+def test_names_that_are_not_utf8_reach_the_tables_escaped_in_both_engines(tmp_path):
+    """A file and an archive member named in bytes that are not UTF-8 used
+    to crash both engines where their names went to Parquet; now both
+    store them with backslash escapes."""
+    import io
+    import os
+
+    folder = tmp_path / "games"
+    folder.mkdir()
+    with open(os.fsencode(folder) + b"/\xff\xfe.sgf", "wb") as f:
+        f.write(b"(;GM[1]FF[4]SZ[19];B[pd];W[dp];B[pp];W[dd])\n")
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz", format=tarfile.GNU_FORMAT) as tar:
+        game = b"(;GM[1]FF[4]SZ[19];B[pd];W[dp];B[pp];W[dc])\n"
+        info = tarfile.TarInfo(b"\xe9t\xe9.sgf".decode("utf-8", "surrogateescape"))
+        info.size = len(game)
+        tar.addfile(info, io.BytesIO(game))
+    (folder / "old.tar.gz").write_bytes(buf.getvalue())
+    for engine in ("fast", "reference"):
+        rejects, games = _ingest([folder], tmp_path, engine, False)
+        assert rejects == []
+        assert [(g["source"][len(str(folder)):], g["location"]) for g in games] == [
+            ("/old.tar.gz", "\\xe9t\\xe9.sgf"), ("/\\xff\\xfe.sgf", "")], engine
+
+
+def test_limits_reach_both_engines_and_the_ingest_cache_key(tmp_path):
+    """limits.member_mb and limits.field_kb reach the readers (both engines,
+    `mine` in one pass and `ingest` alone reject the same games) and the
+    ingest stage's cache key."""
+    import gzip
+    import zipfile
+
+    from pipeline.run import stage_keys
+
+    folder = tmp_path / "games"
+    folder.mkdir()
+    with zipfile.ZipFile(folder / "a.zip", "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("zeros.sgf", bytes(2 << 20))
+        z.writestr("ok.sgf", "(;GM[1];B[pd];W[dp];B[pp];W[dd])")
+    (folder / "b.sgf.gz").write_bytes(gzip.compress(bytes(2 << 20)))
+    (folder / "c.sgf").write_text("(;GM[1]PB[" + "x" * 2000 + "];B[pd];W[dp];B[pp];W[dc])")
+    sets = ["limits.member_mb=1", "limits.field_kb=1"]
+    expected = [("a.zip", "zeros.sgf", "archive member too large"), ("b.sgf.gz", "b.sgf", "archive member too large"),
+                ("c.sgf", "", "field too long")]
+    for n, (engine, stages) in enumerate((("fast", STAGES), ("reference", ["ingest"]), ("fast", ["ingest"]))):
+        catalog = Catalog(work=tmp_path / f"out{n}" / "interim", out=tmp_path / f"out{n}")
+        summary = run_stages(catalog, load(None, sets), stages, [folder], progress=False, engine=engine)
+        rejects = pq.read_table(catalog.rejects).to_pylist()
+        assert [(Path(r["source"]).name, r["location"], r["reason"]) for r in rejects] == expected, (engine, stages)
+        assert summary["games_accepted"] == 1
+    keys = {stage_keys(load(None, s), "inputs")["ingest"] for s in ([], sets[:1], sets[1:])}
+    assert len(keys) == 3

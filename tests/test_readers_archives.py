@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import bz2
-import hashlib
 import gzip
+import hashlib
+import io
 import lzma
+import tarfile
 import zipfile
 
 import pytest
@@ -218,7 +220,7 @@ def test_inflater_reads_ahead_what_iter_members_would_read(tmp_path):
         for name in ("b.zip", "stored.zip", "damaged.zip"):
             with paths[name].open("rb") as fh:
                 assert inflater.take(paths[name]) == list(archives.iter_zip(fh)), name
-        assert inflater.take(paths["broken.tar.gz"]) is None
+        assert inflater.take(paths["broken.tar.gz"]) == archives.Tar(None, None)  # to be streamed
         assert inflater.take(paths["plain.gz"]) is None  # not a tar: read as a single file
     finally:
         inflater.close()
@@ -243,7 +245,7 @@ def test_index_pre_pass_decompresses_each_archive_once(tmp_path, monkeypatch):
     (tmp_path / "games.tar.gz").write_bytes(make_tar(MEMBERS, "w:gz"))
     calls = []
     real = archives._decompressed
-    monkeypatch.setattr(archives, "_decompressed", lambda kind, fh: calls.append(kind) or real(kind, fh))
+    monkeypatch.setattr(archives, "_decompressed", lambda kind, *args: calls.append(kind) or real(kind, *args))
     items = list(read_paths([tmp_path]))
     assert [(r.location, r.meta.get("PB")) for r in items] == EXPECTED
     assert calls == ["gzip"]
@@ -300,3 +302,111 @@ def test_compiled_tar_walk_reads_headers_as_the_python_walk():
         assert archives._tar_in_memory(data) == archives._tar_headers(data)
 
     check()
+
+
+def _tar_of_raw_names(members: dict[bytes, bytes], mode: str) -> bytes:
+    """A tar whose member names are the given bytes, UTF-8 or not (GNU
+    headers hold them as they are)."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode=mode, format=tarfile.GNU_FORMAT, encoding="utf-8",
+                      errors="surrogateescape") as tar:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name.decode("utf-8", "surrogateescape"))
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+
+
+def _zip_of_raw_names(members: dict[bytes, bytes]) -> bytes:
+    """A zip whose member names are the given bytes, flagged UTF-8 (0x800)
+    whether they are or not: each written under a stand-in name of its
+    length, then renamed and flagged in its local and central headers."""
+    stand_ins = {chr(65 + i).encode() * len(name): name for i, name in enumerate(members)}
+    data = bytearray(make_zip({s.decode(): members[n] for s, n in stand_ins.items()}))
+    for magic, flags in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):
+        at = data.find(magic)
+        while at >= 0:
+            data[at + flags + 1] |= 0x08
+            at = data.find(magic, at + 4)
+    for stand_in, name in stand_ins.items():
+        data = data.replace(stand_in, name)
+    return bytes(data)
+
+
+@pytest.mark.parametrize("kind", ["tar", "tar.gz", "zip"])
+def test_member_names_that_are_not_utf8_are_shown_escaped(tmp_path, kind):
+    """Member names that are not UTF-8 (a tar or a zip made on a Latin-1
+    system, a zip that flags UTF-8 and lies) are read, shown with backslash
+    escapes; nested members too."""
+    inner = _tar_of_raw_names({b"\xe9t\xe9.sgf": game(2)}, "w")
+    members = {b"\xff\xfe.sgf": game(1), b"in\xff.tar": inner, "caf\u00e9.sgf".encode(): game(3)}
+    data = _zip_of_raw_names(members) if kind == "zip" else _tar_of_raw_names(
+        members, "w:gz" if kind == "tar.gz" else "w")
+    path = tmp_path / f"old.{kind}"
+    path.write_bytes(data)
+    assert summary(read_paths([path])) == [("\\xff\\xfe.sgf", "p1"), ("in\\xff.tar!\\xe9t\\xe9.sgf", "p2"),
+                                           ("caf\u00e9.sgf", "p3")]
+
+
+LIMIT = 1 << 20  # limits.member_mb of 1 for these tests
+ZEROS = bytes(16 << 20)  # a member of zeros, 16 times the limit
+
+
+def _bombs() -> dict:
+    """Archives (name -> bytes) that each hold a member of ZEROS among small
+    games; their compressed sizes are a few KB."""
+    small = {"a.sgf": game(1), "c.sgf": game(3)}
+    both = {"a.sgf": game(1), "b.sgf": ZEROS, "c.sgf": game(3)}
+    return {
+        "bomb.zip": make_zip(both),
+        "bomb.tar": make_tar(both),
+        "bomb.tar.gz": make_tar(both, "w:gz"),
+        "bomb.tar.bz2": make_tar(both, "w:bz2"),
+        "bomb.tar.xz": lzma.compress(make_tar(both), preset=0),  # xz's decoder holds its dictionary: a small one
+        "b.sgf.gz": gzip.compress(ZEROS),
+        "b.sgf.bz2": bz2.compress(ZEROS),
+        "b.sgf.xz": lzma.compress(ZEROS, preset=0),
+        "nested.tar.gz": make_tar({"in.zip": make_zip(small), "b.sgf.gz": gzip.compress(ZEROS)}, "w:gz"),
+        "cut.zip": make_zip(both)[:-60],  # its central directory lost: the local headers are walked
+    }
+
+
+BOMB_READS = {
+    "bomb.zip": [("a.sgf", "p1"), ("b.sgf", "archive member too large"), ("c.sgf", "p3")],
+    "b.sgf.gz": [("b.sgf", "archive member too large")],
+    "nested.tar.gz": [("in.zip!a.sgf", "p1"), ("in.zip!c.sgf", "p3"), ("b.sgf.gz!b.sgf", "archive member too large")],
+    "cut.zip": [("a.sgf", "p1"), ("b.sgf", "archive member too large"), ("c.sgf", "p3")],
+}
+
+
+@pytest.mark.parametrize("name", sorted(_bombs()))
+def test_a_member_past_the_limit_is_rejected_without_being_inflated_whole(tmp_path, name):
+    """limits.member_mb: a member that inflates past it is rejected as
+    "archive member too large" (the others are read), and reading it never
+    holds much more than the limit (traced Python memory: the inflated
+    member would be 16 MB)."""
+    import tracemalloc
+
+    path = tmp_path / name
+    path.write_bytes(_bombs()[name])
+    tracemalloc.start()
+    try:
+        items = list(read_paths([path], member_bytes=LIMIT))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    expected = BOMB_READS.get(name) or BOMB_READS["bomb.zip" if "bomb" in name else "b.sgf.gz"]
+    assert summary(items) == expected
+    assert all(i.detail == f"more than {LIMIT:,} bytes inflated (limits.member_mb)" for i in items
+               if isinstance(i, Reject))
+    assert peak < 4 * LIMIT
+
+
+def test_a_tar_past_the_limit_whose_members_are_not_is_streamed(tmp_path):
+    """A tar larger inflated than the fast path may hold in memory (the
+    member limit) is read member by member instead: every member read."""
+    members = {f"g/{i:02d}.sgf": game(i) + bytes(200_000) for i in range(12)}  # 2.4 MB in all
+    for name, mode in (("t.tar.gz", "w:gz"), ("t.tar", "w")):
+        (tmp_path / name).write_bytes(make_tar(members, mode))
+        items = list(read_paths([tmp_path / name], member_bytes=LIMIT))
+        assert summary(items) == [(m, f"p{i}") for i, m in enumerate(members)]

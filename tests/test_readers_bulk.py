@@ -25,9 +25,9 @@ def kept(meta: dict) -> dict:
     return {k: v for k, v in meta.items() if k in META}
 
 
-def python_view(paths) -> list[tuple]:
+def python_view(paths, **limits) -> list[tuple]:
     out = []
-    for item in read_paths(paths):
+    for item in read_paths(paths, **limits):
         if isinstance(item, GameRecord):
             out.append((item.source, item.location, "game", item.size, item.handicap, kept(item.meta),
                         sorted(item.setup_black), sorted(item.setup_white), item.setup_events,
@@ -37,9 +37,9 @@ def python_view(paths) -> list[tuple]:
     return out
 
 
-def bulk_view(paths) -> list[tuple]:
+def bulk_view(paths, **limits) -> list[tuple]:
     out = []
-    for b in read_batches(paths, games=7):  # small batches: gathering must not matter
+    for b in read_batches(paths, games=7, **limits):  # small batches: gathering must not matter
         mo, so = b.move_offsets, b.setup_offsets
         for k in range(len(b)):
             if b.reject[k] is not None:
@@ -165,3 +165,34 @@ def test_parts_of_a_batch_join_back_into_it(tmp_path):
     part = batch.part(3, 5)
     assert part.move_offsets[0] == part.setup_offsets[0] == 0
     assert part.info_of(1) == batch.info_of(4) and part.setup_points.tolist() == [0]
+
+
+def test_limits_give_the_bulk_reader_the_python_readers_rejects(tmp_path):
+    """limits.member_mb and limits.field_kb: the bulk reader rejects what
+    the Python readers reject (a value past the field limit in a plain
+    game the scanner would take, in a kifu line, a member or a file past
+    the member limit) and reads the rest alike."""
+    games = [f"(;GM[1]PB[p{i}]PW[{'w' * (100 * i)}];B[pd];W[d{chr(97 + i)}])".encode() for i in range(8)]
+    (tmp_path / "a.tar.gz").write_bytes(make_tar({f"{i}.sgf": g for i, g in enumerate(games)}
+                                                 | {"zeros.sgf": bytes(5000)}, "w:gz"))
+    (tmp_path / "coll.sgf").write_bytes(b"\n".join(games))
+    (tmp_path / "big.sgf").write_bytes(games[0] + b" " * 5000)
+    (tmp_path / "kifu").write_bytes(b"1\t;B[pd];W[dp]\n2\t;B[pd]C[" + b"c" * 500 + b"]\n")
+    limits = {"member_bytes": 4096, "field_bytes": 400}
+    view = bulk_view([tmp_path], **limits)
+    assert view == python_view([tmp_path], **limits)
+    assert [v[3] for v in view if v[2] == "reject"] == ["field too long"] * 3 + ["archive member too large"] + [
+        "file too large"] + ["field too long"] * 4
+
+
+def test_games_of_many_moves_are_gathered_by_their_moves_too(tmp_path, monkeypatch):
+    """Small files are gathered until a batch holds ``games`` games or
+    MOVES_A_BATCH moves: a few games of millions of moves (their move text
+    past 2 GiB) never share one batch's 32-bit offsets."""
+    from joseki_miner.readers import bulk
+
+    monkeypatch.setattr(bulk, "MOVES_A_BATCH", 50)
+    for i in range(5):
+        (tmp_path / f"{i}.kifu").write_text(f"{i}\t;B[pd]" + ";W[];B[]" * 20 + "\n")  # 41 moves each
+    assert [len(b) for b in read_batches([tmp_path], games=1000)] == [2, 2, 1]
+    assert bulk_view([tmp_path]) == python_view([tmp_path])

@@ -163,3 +163,14 @@ def test_read_paths_finds_ishi_by_content(tmp_path):
     items = list(read_paths([tmp_path], on_skip=lambda s, l, w: skipped.append(Path(s).name)))
     assert [Path(i.source).name for i in items] == ["game"]
     assert sorted(skipped) == ["main.go", "notes.txt"]
+
+
+def test_a_header_past_the_field_limit_makes_its_event_too_long():
+    """limits.field_kb: a header line (or an EVENT title) longer than it
+    rejects its event as "field too long"; the other events are read."""
+    text = "EVENT one\nBLACK " + "x" * 3000 + "\nB 1 Q16\nEVENT two\nB 1 Q16\nEVENT " + "t" * 3000 + "\nB 1 D4\n"
+    items = list(read_ishi_bytes(text.encode("ascii"), "t.go", field_bytes=2048))
+    assert [i.reason if isinstance(i, Reject) else "game" for i in items] == [
+        "field too long", "game", "field too long"]
+    assert items[0].detail == "line 2: BLACK of 3,000 bytes (limits.field_kb: at most 2,048)"
+    assert all(isinstance(i, GameRecord) for i in read(text))  # within the default limit

@@ -317,8 +317,8 @@ def test_an_index_zip_is_inflated_once(tmp_path, monkeypatch):
     inflated: list[tuple[str, bool]] = []
     real = archives._inflate_file
 
-    def counted(path, want=None):
-        got = real(path, want)
+    def counted(path, want=None, *limit):
+        got = real(path, want, *limit)
         if isinstance(got, list):
             inflated.append((path.rsplit("/", 2)[-2], all(data is not None for _, data, _ in got)))
         return got
@@ -352,3 +352,19 @@ def test_texts_read_aside_go_to_the_arena_in_the_order_they_were_given(tmp_path)
     assert done.wait(30)
     reading.join()
     assert arena.figures()["tables_bytes"] > 0
+
+
+def test_an_index_line_past_the_field_limit_is_ignored(tmp_path):
+    """limits.field_kb bounds an index line (a 1 GiB line is no line of
+    game information): such a line is left out, so its game has its id
+    only; the other lines are joined as ever.  A kifu line whose moves hold
+    a value past it is rejected as "field too long"."""
+    long_line = "1002\t2003.09.26 14:57\t" + "w" * 3000 + "\tsylvanli\t6.5\tW+Resign\t3\t30/3 20m\n"
+    (tmp_path / "Kifu.index").write_text(TOM_INDEX.splitlines(keepends=True)[0] + long_line, encoding="utf-8")
+    (tmp_path / "2003-09").write_text(
+        "1001\t;B[pd];W[dd]\n1002\t;B[pd];W[dp]\n1003\t;B[pd];W[dp]C[" + "z" * 3000 + "]\n")
+    items = list(read_paths([tmp_path], field_bytes=2048))
+    assert items[0].meta["PB"] == "BlackMan" and items[1].meta == {"id": "1002"}
+    assert (items[2].reason, items[2].detail) == (
+        "field too long", "C value of 3,000 bytes (limits.field_kb: at most 2,048)")
+    assert items[1].meta != list(read_paths([tmp_path]))[1].meta  # within the default limit, joined

@@ -127,3 +127,39 @@ def test_every_reader_reject_reason_is_documented_and_produced(tmp_path):
         "text.sgf": "undecodable text",
     }
     assert set(reasons.values()) <= set(REJECT_REASONS)
+
+
+def test_file_names_that_are_not_utf8_are_read_and_shown_escaped(tmp_path):
+    """A file named b"\\xff\\xfe.sgf" (Latin-1 or cp1252 names copied from an
+    old disk) is read; its name is shown with backslash escapes, so the
+    source is text that any table can hold."""
+    folder = os.fsencode(tmp_path) + b"/old\xe9"
+    os.mkdir(folder)
+    with open(folder + b"/\xff\xfe.sgf", "wb") as f:
+        f.write(GAME)
+    with open(folder + b"/\xfe.sgf.gz", "wb") as f:
+        f.write(gzip.compress(GAME))
+    items = list(read_paths([tmp_path]))
+    assert all(isinstance(i, GameRecord) for i in items)
+    assert [(i.source, i.location) for i in items] == [
+        (f"{tmp_path}/old\\xe9/\\xfe.sgf.gz", "\\xfe.sgf"), (f"{tmp_path}/old\\xe9/\\xff\\xfe.sgf", "")]
+    for i in items:  # no lone surrogate left: UTF-8 holds them
+        i.source.encode("utf-8")
+        i.location.encode("utf-8")
+
+
+def test_a_plain_file_past_the_member_limit_is_rejected_unread(tmp_path):
+    """limits.member_mb bounds a file read whole too: a larger game file is
+    rejected as "file too large", a larger index file is left out (named in
+    the skipped files); a file within it is read."""
+    limit = 4096
+    (tmp_path / "big.sgf").write_bytes(GAME + b" " * limit)
+    (tmp_path / "small.sgf").write_bytes(GAME)
+    (tmp_path / "dump").write_bytes(b"7\t;B[pd];W[dp]\n")
+    (tmp_path / "Kifu.index").write_bytes(b"7\t2003.01.01 10:00\tW\tB\t6.5\tB+R\t2\t-\n" + b"\n" * limit)
+    skipped = []
+    items = list(read_paths([tmp_path], member_bytes=limit, on_skip=lambda s, l, w: skipped.append(w)))
+    assert [(Path(i.source).name, i.reason if isinstance(i, Reject) else i.meta) for i in items] == [
+        ("big.sgf", "file too large"), ("dump", {"id": "7"}), ("small.sgf", {"PB": "x"})]
+    assert items[0].detail == f"more than {limit:,} bytes (limits.member_mb)"
+    assert skipped == ["index file too large (limits.member_mb): ignored"]

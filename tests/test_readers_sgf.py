@@ -327,3 +327,19 @@ def test_read_paths_on_sgf_names(tmp_path):
     items = list(read_paths([tmp_path]))
     assert [i.source.rsplit("/", 1)[-1] for i in items] == ["a.sgf", "b.SGF", "c.mgt", "d"]
     assert all(isinstance(i, GameRecord) for i in items)
+
+
+def test_a_value_past_the_field_limit_rejects_its_game_only():
+    """limits.field_kb: a property value longer than it (a 200 MB player
+    name) rejects its game as "field too long", naming the property, before
+    the tree is parsed; the other games of the collection are read."""
+    long_name = b"(;GM[1]PB[" + b"x" * 5000 + b"];B[pd];W[dp])"
+    long_comment = b"(;GM[1]PB[b];B[pd](;W[dp]C[" + b"y\\]" * 2000 + b"])(;W[dd]))"
+    data = GAME.encode() + b"\n" + long_name + b"\n" + long_comment + b"\n" + GAME.encode()
+    items = read(data, field_bytes=4096)
+    assert [i.reason if isinstance(i, Reject) else "game" for i in items] == [
+        "game", "field too long", "field too long", "game"]
+    assert items[1].detail == "PB value of 5,000 bytes (limits.field_kb: at most 4,096)"
+    assert items[2].detail == "C value of 6,000 bytes (limits.field_kb: at most 4,096)"
+    assert [i.location for i in items] == [f"game {n}" for n in range(1, 5)]
+    assert all(isinstance(i, GameRecord) for i in read(data, field_bytes=6000))  # within a larger limit

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from joseki_miner.points import BLACK, PASS, WHITE
-from joseki_miner.records import Move, Reject, decode_moves, encode_moves, handicap_of
+from joseki_miner.records import HANDICAP_CAP, Move, Reject, decode_moves, declared_handicap, encode_moves, handicap_of
 
 
 @pytest.mark.parametrize(
@@ -34,3 +34,12 @@ def test_move_codec_round_trips_with_passes():
 def test_rejects_need_a_documented_reason():
     with pytest.raises(ValueError, match="undocumented"):
         Reject("f.sgf", "", "it felt wrong")
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [("3", 3), (b" 40000 ", 40000), ("2.0", 2), ("", 0), ("two", 0), ("nan", 0), ("-4", -4),
+     ("18446744073709551618", HANDICAP_CAP), ("1e400", HANDICAP_CAP), ("9" * 5000, HANDICAP_CAP)],
+)
+def test_declared_handicap_is_exact_below_its_cap_and_never_wraps(text, expected):
+    assert declared_handicap(text) == expected

@@ -11,7 +11,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -115,12 +114,15 @@ def test_a_second_run_on_the_same_folder_stops_at_once_naming_the_holder(games, 
             "wait for it to end, or pass --wait"]
         assert time.perf_counter() - started < 30  # at once: no reading was done
         assert not (out / "summary.json").exists()
-        releaser = threading.Timer(1.0, lock.release)
-        releaser.start()
-        waited = joseki("mine", games, "--out", out, "--wait")
-        releaser.join()
-        assert waited.returncode == 0, waited.stderr
-        assert f"waiting for the run using {out}" in waited.stderr
+        waiting = subprocess.Popen([*JOSEKI, "mine", str(games), "--out", str(out), "--wait"], cwd=ROOT,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        first = waiting.stderr.readline()  # it says it waits, and waits
+        assert first.strip() == f"waiting for the run using {out} (pid 4242, joseki mine elsewhere, since 12:00:00)"
+        time.sleep(0.5)
+        assert waiting.poll() is None
+        lock.release()
+        _, err = waiting.communicate(timeout=300)
+        assert waiting.returncode == 0, err
     finally:
         lock.release()
 

@@ -32,6 +32,8 @@ class Config:
     influence_share: float = 0.30
     include_handicap: bool = False
     dedupe: bool = True
+    limits_member_mb: int = 512
+    limits_field_kb: int = 1024
 
     def section(self, *names: str) -> dict[str, Any]:
         """The named keys (dotted) and their values, for stage cache keys."""
@@ -45,8 +47,9 @@ class Config:
 KEYS = (
     "distance.certain", "distance.maybe", "corner_stones", "max_length", "min_length",
     "prune.min_count", "prune.min_fraction", "influence.reach", "influence.neutral",
-    "influence.share", "include_handicap", "dedupe",
+    "influence.share", "include_handicap", "dedupe", "limits.member_mb", "limits.field_kb",
 )
+MAX_MEMBER_MB = 2048  # a member or file is held as one bytes object, its moves as one Arrow string column
 _TYPES = {f.name: f.type for f in fields(Config)}
 
 
@@ -148,6 +151,8 @@ BOUNDS = {
     "influence.reach": (1, 1000),
     "influence.neutral": (0, 30000),
     "influence.share": (0, 1),
+    "limits.member_mb": (1, MAX_MEMBER_MB),
+    "limits.field_kb": (1, 1024 * MAX_MEMBER_MB),
 }
 
 
@@ -161,3 +166,4 @@ def validate(c: Config) -> None:
         need(value is None or lo <= value <= hi, f"{key} must be between {lo} and {hi}, not {value}")
     need(c.distance_certain <= c.distance_maybe, "distance.certain must be <= distance.maybe (thesis 4.1: a <= b)")
     need(c.influence_share < 1, "influence.share must be in [0, 1)")
+    need(c.limits_field_kb <= 1024 * c.limits_member_mb, "limits.field_kb must be at most limits.member_mb (in KB)")

@@ -476,6 +476,12 @@ def _extract_batch(
     max_moves = 1
     for g in range(n_games):
         max_moves = max(max_moves, move_offsets[g + 1] - move_offsets[g] + 1)
+    # a game starts at most 361 sequences: a sequence starts at a point no
+    # sequence has within distance a, and its first stone keeps that point
+    # within a of it for the rest of the game; so the rows a game's
+    # sequences need do not grow with its moves (a kifu line of 100 million
+    # passes asked for 40 GB here, and the run died of a MemoryError)
+    max_moves = min(max_moves, 362)
     seq_len = np.zeros(max_moves, dtype=np.int64)
     seq_keys = np.empty((max_moves, max_length), dtype=np.int16)
     seq_cols = np.empty((max_moves, max_length), dtype=np.int8)

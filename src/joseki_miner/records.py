@@ -17,6 +17,7 @@ REJECT_REASONS = {
     "parse error": "the record could not be parsed",
     "not 19x19": "the board is not 19x19",
     "handicap": "a handicap game (include_handicap is off)",
+    "bad handicap": "a handicap of more than 9 stones (include_handicap is on): not a real handicap game",
     "no moves": "the record holds no moves",
     "move off the board": "a move or setup stone lies outside the board",
     "move on an occupied point": "a move is played on a point that holds a stone",
@@ -25,6 +26,9 @@ REJECT_REASONS = {
     "undecodable text": "the text could not be decoded in any known encoding",
     "not a game": "the file holds no game record",
     "unreadable file": "a file could not be read (permissions, I/O error)",
+    "archive member too large": "an archive member (or single compressed file) inflates past limits.member_mb",
+    "file too large": "a game file is larger than limits.member_mb",
+    "field too long": "a property value (a kifu id, an Ishi header line) is longer than limits.field_kb",
 }
 
 # The game-info properties games.parquet keeps, one column each
@@ -82,6 +86,23 @@ class Reject:
     def __post_init__(self) -> None:
         if self.reason not in REJECT_REASONS:
             raise ValueError(f"undocumented reject reason: {self.reason!r}")
+
+
+MAX_HANDICAP = 9  # stones; a game declaring more is no real handicap game ("bad handicap")
+HANDICAP_CAP = 10**9  # a declared handicap above it reads as it: no value can wrap a fixed-width column
+
+
+def declared_handicap(text: str | bytes) -> int:
+    """A record's HA value as a whole number (its whole part, "2.0" -> 2),
+    at most HANDICAP_CAP (so "1e400" is a huge handicap, not 0); 0 where it
+    is no number.  Read exactly below the cap (a float holds those)."""
+    try:
+        number = float(text.strip() or "0")
+    except ValueError:
+        return 0
+    if number != number:  # nan
+        return 0
+    return int(max(-HANDICAP_CAP, min(HANDICAP_CAP, number)))
 
 
 def handicap_of(declared: int, black: int, white: int) -> int:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from .board import Board, moves_on
 from .points import PASS, SIZE
-from .records import GameRecord, RecordError
+from .records import MAX_HANDICAP, GameRecord, RecordError
 
 
 def check(record: GameRecord, include_handicap: bool) -> None:
@@ -18,6 +18,8 @@ def check(record: GameRecord, include_handicap: bool) -> None:
         raise RecordError("not 19x19", f"board size {record.size}")
     if record.handicap and not include_handicap:
         raise RecordError("handicap", f"handicap {record.handicap}")
+    if record.handicap > MAX_HANDICAP:
+        raise RecordError("bad handicap", f"handicap {record.handicap}: more than {MAX_HANDICAP} stones")
     if not any(m.point != PASS for m in record.moves):
         raise RecordError("no moves")
     board = Board()

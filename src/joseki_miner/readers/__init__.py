@@ -26,12 +26,25 @@ skipped without a record, and reported to ``on_skip`` if one is given.
 Locations: ``source`` is the file given (an archive for its members);
 ``location`` is the archive member (nested members joined with ``!``),
 then ``:game N`` in an SGF collection, ``:line N`` in a kifu file,
-``:event N`` in an Ishi file with several events.
+``:event N`` in an Ishi file with several events.  Names are text: bytes of
+a file or member name that are not UTF-8 are shown as backslash escapes
+(``\\xff``, as Python's "backslashreplace" writes them; ``shown``), the same
+for both engines.
 
 Index files are read first, wherever they are among the paths (a pre-pass
 over folders and archive member names), and apply to the kifu files of the
 folder that holds them (or of its parent, for a folder named ``index``, as
 in the Tygem layout), inside archives too.
+
+Limits (limits.member_mb and limits.field_kb, in bytes here) keep a bomb
+or a broken file from exhausting memory: an archive member (or a single
+compressed file) that inflates past ``member_bytes`` is rejected as
+``archive member too large`` without being inflated whole, a game file
+larger than it as ``file too large`` (an index file that large is left
+out, and named among the skipped files); an SGF property value (a kifu id,
+an Ishi header line) longer than ``field_bytes`` rejects its game as
+``field too long``, and an index line that long is ignored (its game gets
+no metadata but its id).
 """
 
 from __future__ import annotations
@@ -49,7 +62,7 @@ from ..store import is_marked
 from . import archives, encoding
 from .ishi import looks_like_ishi, read_ishi_bytes
 from .kifu import IndexStore, looks_like_index, looks_like_kifu, read_kifu_bytes
-from .sgf import read_sgf_bytes
+from .sgf import FIELD_BYTES, read_sgf_bytes
 
 SGF_SUFFIXES = {".sgf", ".mgt"}
 ARCHIVE_SUFFIXES = {".zip", ".tar", ".gz", ".tgz", ".bz2", ".tbz", ".tbz2", ".xz", ".txz", ".gzip"}
@@ -57,18 +70,23 @@ INDEX_SUFFIX = ".index"
 HEAD = 8192
 KEPT_BYTES = 256 << 20  # decompressed archives held from the index pre-pass for the main pass, at most
 MAX_NESTING = 4
+MEMBER_BYTES = archives.MEMBER_BYTES
+INDEX_TOO_LARGE = "index file too large (limits.member_mb): ignored"
 
 SkipHook = Callable[[str, str, str], None]
 NOT_REGULAR = "not a regular file (a FIFO, socket or device: never opened)"
 OWN_FOLDER = "output folder of joseki-miner (never read as games)"
 
 __all__ = [
+    "FIELD_BYTES",
+    "MEMBER_BYTES",
     "GameRecord",
     "Reject",
     "IndexStore",
     "iter_files",
     "read_paths",
     "read_bytes",
+    "shown",
     "sniff",
 ]
 
@@ -174,6 +192,19 @@ def sniff(name: str, head: bytes) -> str | None:
 _SGF_START_RE = re.compile(rb"\(\s*;")
 
 
+def shown(name: str) -> str:
+    """A file or member name as sources and locations show it: its bytes
+    that are not UTF-8 (which os and tarfile hand over as lone surrogates)
+    as backslash escapes, ``\\xff``, so that any table can hold it."""
+    if name.isascii():
+        return name
+    try:
+        raw = name.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a surrogate no byte stands for
+        return name.encode("utf-8", "backslashreplace").decode("utf-8")
+    return raw.decode("utf-8", "backslashreplace")
+
+
 def _join(prefix: str, member: str) -> str:
     return f"{prefix}!{member}" if prefix else member
 
@@ -197,15 +228,33 @@ def _wants_index(name: str) -> bool:
 
 def _inflated_size(inflated: archives.Tar | list | None) -> int:
     if isinstance(inflated, archives.Tar):
-        return len(inflated.data)
+        return len(inflated.data) if inflated.data is not None else 0
     return sum(len(data) for _, data, _ in inflated) if inflated else 0
 
 
+def _read_whole(fh, limit: int) -> bytes | None:
+    """An open file's bytes from its start, or None when it holds more than
+    ``limit``: refused by its size, and never read further than a byte past
+    the limit (a file can grow, or not say its size).  Read in one piece
+    (``head + rest`` held the file twice)."""
+    size = os.fstat(fh.fileno()).st_size
+    if size > limit:
+        return None
+    fh.seek(0)
+    data = fh.read(size + 1)
+    if len(data) > size:  # it grew, or did not say
+        data += fh.read(limit + 1 - len(data))
+    return data if len(data) <= limit else None
+
+
 class _Reader:
-    def __init__(self, encoding_fallback: bool, on_skip: SkipHook | None, arena: Arena | None = None) -> None:
+    def __init__(self, encoding_fallback: bool, on_skip: SkipHook | None, arena: Arena | None = None,
+                 member_bytes: int = MEMBER_BYTES, field_bytes: int = FIELD_BYTES) -> None:
         self.fallback = encoding_fallback
         self.on_skip = on_skip
-        self.index = IndexStore(arena)
+        self.member_bytes = member_bytes
+        self.field_bytes = field_bytes
+        self.index = IndexStore(arena, line_bytes=field_bytes)
         self.loaded: set[str] = set()  # vpaths of index files already read
         self.inflater: archives.Inflater | None = None
         self.kept: dict[str, archives.Tar | list] = {}  # archives the index pre-pass decompressed, for the main pass
@@ -214,7 +263,7 @@ class _Reader:
     # -- index pre-pass --------------------------------------------------
     def load_indexes(self, files: list[Path]) -> None:
         # this pass mostly waits for them; of a zip only the index files are inflated
-        inflater = archives.Inflater(files, ahead=2, want=_wants_index)
+        inflater = archives.Inflater(files, ahead=2, want=_wants_index, limit=self.member_bytes)
         try:
             self._load_indexes(files, inflater)
         finally:
@@ -248,7 +297,10 @@ class _Reader:
             suffix = _suffix(name)
             try:
                 if suffix == INDEX_SUFFIX:
-                    self._add_index(_vpath(f), None, f.read_bytes())
+                    with open(f, "rb") as fh:
+                        data = _read_whole(fh, self.member_bytes)
+                    if data is not None:  # else the main pass names it among the skipped files
+                        self._add_index(_vpath(f), None, data)
                 elif suffix in ARCHIVE_SUFFIXES or suffix == "":
                     with open(f, "rb") as fh:
                         head = fh.read(HEAD)
@@ -259,12 +311,15 @@ class _Reader:
                             self._scan_archive_indexes(kind, fh, name, _vpath(f), inflated)
                             self._keep(f, inflated)
                         elif suffix == "" and looks_like_index(head):
-                            self._add_index(_vpath(f), None, head + fh.read())
+                            data = _read_whole(fh, self.member_bytes)
+                            if data is not None:
+                                self._add_index(_vpath(f), None, data)
             except Exception:  # noqa: BLE001 - the main pass reports what cannot be read
                 continue
 
     def _scan_archive_indexes(self, kind: str, fh, name: str, vpath: str, inflated: archives.Tar | None = None) -> None:
-        for member, data, error in archives.iter_members(kind, fh, name, want=_wants_index, inflated=inflated):
+        for member, data, error in archives.iter_members(kind, fh, name, want=_wants_index, inflated=inflated,
+                                                         limit=self.member_bytes):
             if data is not None and not error:
                 self._add_index(f"{vpath}/{member}", vpath, data)
 
@@ -282,7 +337,7 @@ class _Reader:
     def read_files(self, files: list[Path]) -> Iterator:
         """The items of ``files``, in order (archives inflated a file ahead,
         in the background, unless the index pre-pass kept them)."""
-        self.inflater = archives.Inflater([f for f in files if str(f) not in self.kept])
+        self.inflater = archives.Inflater([f for f in files if str(f) not in self.kept], limit=self.member_bytes)
         try:
             for f in files:
                 yield from self.read_file(f)
@@ -293,7 +348,7 @@ class _Reader:
             self.kept_bytes = 0
 
     def read_file(self, path: Path) -> Iterator[GameRecord | Reject]:
-        source = str(path)
+        source = shown(str(path))
         vpath = _vpath(path)
         try:
             fh = open(path, "rb")
@@ -316,19 +371,25 @@ class _Reader:
                 self._skip_kind(kind, source, "", vpath, None, head, fh)
                 return
             try:
-                data = head + fh.read()
+                data = _read_whole(fh, self.member_bytes)
             except OSError as exc:
                 yield Reject(source, "", "unreadable file", f"{type(exc).__name__}: {exc}")
                 return
+        if data is None:
+            yield Reject(source, "", "file too large", f"more than {self.member_bytes:,} bytes (limits.member_mb)")
+            return
         yield from self._read_text(kind, data, source, "", vpath)
 
     def _skip_kind(self, kind, source, location, vpath, archive_vpath, head, fh=None) -> None:
         if kind == "index":
-            if vpath not in self.loaded:  # found by content only now
+            if vpath not in self.loaded:  # found by content only now (or too large for the pre-pass)
                 try:
-                    data = head + (fh.read() if fh is not None else b"")
+                    data = _read_whole(fh, self.member_bytes) if fh is not None else head
                 except OSError:
                     data = head
+                if data is None:
+                    self.skip(source, location, INDEX_TOO_LARGE)
+                    return
                 self._add_index(vpath, archive_vpath, data)
             self.skip(source, location, "index file (metadata, not games)")
         else:
@@ -339,10 +400,14 @@ class _Reader:
             yield Reject(source, prefix, "unreadable archive member", "archives nested too deep")
             return
         try:
-            for member, data, error in archives.iter_members(kind, fh, name, inflated=inflated):
-                location = _join(prefix, member) if member else (prefix or "(archive)")
+            for member, data, error in archives.iter_members(kind, fh, name, inflated=inflated,
+                                                             limit=self.member_bytes):
+                location = _join(prefix, shown(member)) if member else (prefix or "(archive)")
+                if isinstance(error, archives.TooLarge):
+                    yield Reject(source, location, "archive member too large", error)
+                    continue
                 if error or data is None:
-                    yield Reject(source, location, "unreadable archive member", error or "no data")
+                    yield Reject(source, location, "unreadable archive member", shown(error) or "no data")
                     continue
                 yield from self._read_member(data, member, source, location, f"{vpath}/{member}", vpath, depth)
         except Exception as exc:  # noqa: BLE001 - a reader never raises
@@ -359,11 +424,14 @@ class _Reader:
 
     def _read_text(self, kind, data, source, location, vpath) -> Iterator[GameRecord | Reject]:
         if kind == "sgf":
-            yield from read_sgf_bytes(data, source, location, encoding_fallback=self.fallback)
+            yield from read_sgf_bytes(data, source, location, encoding_fallback=self.fallback,
+                                      field_bytes=self.field_bytes)
         elif kind == "kifu":
-            yield from read_kifu_bytes(data, source, location, self.index.lookup_for(vpath))
+            yield from read_kifu_bytes(data, source, location, self.index.lookup_for(vpath),
+                                       field_bytes=self.field_bytes)
         elif kind == "ishi":
-            yield from read_ishi_bytes(data, source, location, encoding_fallback=self.fallback)
+            yield from read_ishi_bytes(data, source, location, encoding_fallback=self.fallback,
+                                       field_bytes=self.field_bytes)
 
 
 def existing_files(paths: Iterable[str | os.PathLike] | str | os.PathLike, on_skip: SkipHook | None = None,
@@ -386,6 +454,8 @@ def read_paths(
     on_skip: SkipHook | None = None,
     arena: Arena | None = None,
     exclude: Iterable[str | os.PathLike] = (),
+    member_bytes: int = MEMBER_BYTES,
+    field_bytes: int = FIELD_BYTES,
 ) -> Iterator[GameRecord | Reject]:
     """Every game found under ``paths``, in a deterministic order: one
     ``GameRecord`` or one ``Reject`` per game met.
@@ -398,9 +468,11 @@ def read_paths(
     (an unusable invocation); everything else becomes a record or a reject.
     The index lines of kifu dumps are held in ``arena`` (``mapped``; in
     memory if none).  Folders in ``exclude`` are not read (``iter_files``).
+    ``member_bytes`` and ``field_bytes``: the limits (limits.member_mb and
+    limits.field_kb, in bytes; see above).
     """
     files = existing_files(paths, on_skip, exclude)
-    reader = _Reader(encoding_fallback, on_skip, arena)
+    reader = _Reader(encoding_fallback, on_skip, arena, member_bytes, field_bytes)
     reader.load_indexes(files)
     yield from reader.read_files(files)
 
@@ -412,15 +484,17 @@ def read_bytes(
     source: str | None = None,
     encoding_fallback: bool = True,
     on_skip: SkipHook | None = None,
+    member_bytes: int = MEMBER_BYTES,
+    field_bytes: int = FIELD_BYTES,
 ) -> Iterator[GameRecord | Reject]:
     """The games in one file's bytes, as if a file called ``name`` held them
     (no index join beyond indexes inside the bytes' own archive)."""
-    reader = _Reader(encoding_fallback, on_skip)
-    source = name if source is None else source
+    reader = _Reader(encoding_fallback, on_skip, None, member_bytes, field_bytes)
+    source = shown(name if source is None else source)
     kind = sniff(name, data[:HEAD])
     if kind in archives.ARCHIVE_KINDS:
         try:
-            reader._scan_archive_indexes(kind, archives.as_fileobj(data), name, "/" + name)
+            reader._scan_archive_indexes(kind, archives.as_fileobj(data), name, "/" + name)  # within the limits
         except Exception:  # noqa: BLE001 - the main pass reports what cannot be read
             pass
         yield from reader._read_archive(kind, archives.as_fileobj(data), name, source, "", "/" + name, 0)

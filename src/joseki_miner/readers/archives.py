@@ -6,6 +6,14 @@ to truncation, by walking the local headers), single compressed files are
 decompressed in memory.  Each member comes out as ``(name, data, error)``:
 ``data`` is None and ``error`` says why when a member cannot be read, so a
 damaged archive loses only the members it cannot give.
+
+No member is inflated past a limit (``limit``, bytes: limits.member_mb): a
+larger one comes out with a ``TooLarge`` error, found from its declared
+size when it has one (zip, tar) and otherwise by inflating with a bounded
+output, which stops one byte past the limit; declared sizes only ever
+refuse early, never let more through.  A tar is inflated whole in memory
+(its headers walked compiled) only within the limit; a larger one is
+streamed member by member.
 """
 
 from __future__ import annotations
@@ -14,6 +22,7 @@ import bz2
 import gzip
 import io
 import lzma
+import os
 import struct
 import tarfile
 import zipfile
@@ -46,6 +55,21 @@ READ_ERRORS = (
 )
 
 ARCHIVE_KINDS = ("zip", "tar", "gzip", "bz2", "xz")
+MEMBER_BYTES = 512 << 20  # limits.member_mb's default
+
+
+class TooLarge(str):
+    """A member's error detail that says it inflates past the limit: the
+    reader rejects it as "archive member too large", not as unreadable."""
+
+
+class TooLargeError(Exception):
+    """Inflating went past the limit (stopped there)."""
+
+
+def too_large(limit: int) -> TooLarge:
+    """The detail of every member past ``limit``, however it was found."""
+    return TooLarge(f"more than {limit:,} bytes inflated (limits.member_mb)")
 
 
 def magic_kind(head: bytes) -> str | None:
@@ -138,15 +162,21 @@ class _WatchedTarInfo(tarfile.TarInfo):
             raise
 
 
-def iter_tar(fileobj: BinaryIO, want: Callable[[str], bool] | None = None) -> Iterator[Member]:
-    """Stream the regular files of a tar (any compression).  ``want`` picks
-    the members whose data is read (others come out with data None, no
-    error).  A damaged or truncated stream ends the walk with one error
+def iter_tar(fileobj: BinaryIO, want: Callable[[str], bool] | None = None,
+             limit: int = MEMBER_BYTES, kind: str = "tar") -> Iterator[Member]:
+    """Stream the regular files of a tar, compressed as ``kind`` says (a
+    magic_kind() answer).  ``want`` picks the members whose data is read
+    (others come out with data None, no error); a member larger than
+    ``limit`` is not read (its size in the header is what the stream
+    holds).  A damaged or truncated stream ends the walk with one error
     item: the member being read, or ``(after NAME)`` when the damage is in
-    the headers after it."""
+    the headers after it.  The stream is inflated by gzip's (bz2's, lzma's)
+    file objects, whose reads are bounded; tarfile's own ("r|*") inflates
+    each block it reads whole, and a block of a bz2 bomb is gigabytes."""
     last = ""
     try:
-        tf = tarfile.open(fileobj=fileobj, mode="r|*", tarinfo=_WatchedTarInfo)
+        stream = _decompressor(kind, fileobj) if kind in ("gzip", "bz2", "xz") else fileobj
+        tf = tarfile.open(fileobj=stream, mode="r|", tarinfo=_WatchedTarInfo)
     except READ_ERRORS as exc:
         yield "(start of archive)", None, f"not a readable tar archive: {exc}"
         return
@@ -169,6 +199,9 @@ def iter_tar(fileobj: BinaryIO, want: Callable[[str], bool] | None = None) -> It
             if want is not None and not want(info.name):
                 yield info.name, None, ""
                 continue
+            if info.size > limit:
+                yield info.name, None, too_large(limit)  # the walk skips its data, a block at a time
+                continue
             try:
                 handle = tf.extractfile(info)
                 data = handle.read() if handle is not None else b""
@@ -180,7 +213,6 @@ def iter_tar(fileobj: BinaryIO, want: Callable[[str], bool] | None = None) -> It
             yield info.name, data, ""
 
 
-_FAST_TAR_LIMIT = 1 << 30  # decompressed bytes held in memory at most
 _INFLATE_LIMIT = 256 << 20  # decompressed bytes of a zip read ahead, at most
 _COMPRESSED_SUFFIXES = (".gz", ".tgz", ".gzip", ".bz2", ".tbz", ".tbz2", ".xz", ".txz")  # read ahead when tars
 
@@ -324,35 +356,56 @@ def _tar_headers(data: bytes) -> list[tuple[str, int, int]] | None:
 
 
 try:  # Intel ISA-L's inflate: the same bytes as zlib's, in under half the time
-    from isal import igzip as _igzip
     from isal import isal_zlib as _isal_zlib
 except ImportError:  # pragma: no cover - isal is a dependency; zlib does the same, slower
-    _igzip = _isal_zlib = None
+    _isal_zlib = None
+
+_INFLATE_ERRORS = READ_ERRORS + ((_isal_zlib.IsalError,) if _isal_zlib is not None else ())
 
 
-def _gunzip(raw: bytes) -> bytes:
-    """gzip.decompress, by ISA-L when it can; anything it refuses goes to
-    gzip, which then says what is wrong in its own words."""
-    if _igzip is not None:
+def _new_decompressor(kind: str):
+    if kind == "gzip":  # a gzip member, header and trailer checked
+        return (_isal_zlib or zlib).decompressobj(16 + zlib.MAX_WBITS)
+    return bz2.BZ2Decompressor() if kind == "bz2" else lzma.LZMADecompressor()
+
+
+def _inflate(kind: str, raw: bytes, limit: int) -> bytes:
+    """The compressed stream ``raw`` decompressed whole, as gzip.decompress
+    (bz2.decompress, lzma.decompress) reads it: members or streams one after
+    the other.  The output is bounded: TooLargeError once it would pass
+    ``limit`` bytes (nothing past limit + 1 is inflated); a READ_ERRORS (or
+    ISA-L) exception for damaged or cut data."""
+    parts: list[bytes] = []
+    room = limit + 1
+    while raw:
+        d = _new_decompressor(kind)
         try:
-            return _igzip.decompress(raw)
-        except Exception:  # noqa: BLE001 - gzip below gives the error
-            pass
-    return gzip.decompress(raw)
+            out = d.decompress(raw, room)
+        except (OSError, lzma.LZMAError):
+            if parts and kind != "gzip":
+                break  # data after the streams that is no stream: ignored, as bz2 and lzma do
+            raise
+        room -= len(out)
+        if room <= 0:
+            raise TooLargeError(limit)
+        if not d.eof:
+            raise EOFError("compressed data ended before the end-of-stream marker was reached")
+        parts.append(out)
+        raw = d.unused_data.lstrip(b"\0") if kind == "gzip" else d.unused_data  # gzip allows zero padding
+    return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
-def _decompressed(kind: str, fileobj: BinaryIO) -> bytes | None:
-    """The whole decompressed stream, or None if it cannot be had cleanly."""
+def _decompressed(kind: str, fileobj: BinaryIO, limit: int = MEMBER_BYTES) -> bytes | None:
+    """The whole decompressed stream (a plain tar's bytes for "tar"), or
+    None if it cannot be had cleanly within ``limit`` bytes: then the tar
+    is streamed member by member, which reads what it can and says what is
+    wrong.  More than ``limit`` compressed bytes are not read either."""
     try:
-        raw = fileobj.read()
-        if kind == "gzip":
-            return _gunzip(raw)
-        if kind == "bz2":
-            return bz2.decompress(raw)
-        if kind == "xz":
-            return lzma.decompress(raw)
-        return raw
-    except (OSError, EOFError, ValueError, lzma.LZMAError):
+        raw = fileobj.read(limit + 1)
+        if len(raw) > limit:
+            return None
+        return raw if kind == "tar" else _inflate(kind, raw, limit)
+    except (TooLargeError, *_INFLATE_ERRORS):
         return None
 
 
@@ -363,11 +416,15 @@ class Inflater:
     compressed tar, its content and headers as ``iter_tar_fast`` would find them;
     for a zip (when ``zips``), its members as ``iter_zip`` gives them (with
     ``want``: only the members it wants are inflated); or None (then
-    ``iter_members`` reads the file itself)."""
+    ``iter_members`` reads the file itself).  ``limit``: as ``iter_members``'s;
+    a tar past it (or damaged) is given as ``Tar(None, None)``, to be
+    streamed without inflating it again."""
 
-    def __init__(self, paths: list, ahead: int = 1, zips: bool = True, want: Callable[[str], bool] | None = None) -> None:
+    def __init__(self, paths: list, ahead: int = 1, zips: bool = True, want: Callable[[str], bool] | None = None,
+                 limit: int = MEMBER_BYTES) -> None:
         suffixes = _COMPRESSED_SUFFIXES + ((".zip",) if zips else ())
         self.want = want
+        self.limit = limit
         self.paths = [str(p) for p in paths if str(p).lower().endswith(suffixes)]
         self.position = {p: i for i, p in enumerate(self.paths)}
         self.ahead = ahead
@@ -377,7 +434,7 @@ class Inflater:
             self._start(j)
 
     def _start(self, j: int) -> None:
-        self.futures[j] = self.pool.submit(_inflate_file, self.paths[j], self.want)
+        self.futures[j] = self.pool.submit(_inflate_file, self.paths[j], self.want, self.limit)
 
     def take(self, path) -> Tar | list[Member] | None:
         i = self.position.get(str(path))
@@ -420,7 +477,13 @@ def _zip_members(buf: bytes, infos: list[zipfile.ZipInfo]) -> list[Member] | Non
         if name != info.orig_filename or len(raw) != info.compress_size:
             return None
         try:
-            data = raw if info.compress_type == zipfile.ZIP_STORED else _isal_zlib.decompress(raw, -15)
+            if info.compress_type == zipfile.ZIP_STORED:
+                data = raw
+            else:  # never past the size declared (within the limit): a lie stops there
+                inflate = _isal_zlib.decompressobj(-15)
+                data = inflate.decompress(raw, info.file_size + 1)
+                if not inflate.eof:
+                    return None
         except Exception:  # noqa: BLE001 - zipfile judges it
             return None
         if len(data) != info.file_size or _isal_zlib.crc32(data) != info.CRC:
@@ -429,7 +492,8 @@ def _zip_members(buf: bytes, infos: list[zipfile.ZipInfo]) -> list[Member] | Non
     return out
 
 
-def _inflate_file(path: str, want: Callable[[str], bool] | None = None) -> Tar | list[Member] | None:
+def _inflate_file(path: str, want: Callable[[str], bool] | None = None,
+                  limit: int = MEMBER_BYTES) -> Tar | list[Member] | None:
     try:
         with open(path, "rb") as fh:
             kind = magic_kind(fh.read(1024))
@@ -441,8 +505,9 @@ def _inflate_file(path: str, want: Callable[[str], bool] | None = None) -> Tar |
                 except READ_ERRORS:
                     return None
                 wanted = [i for i in infos if want is None or want(i.filename)]
-                if sum(i.file_size for i in wanted) > _INFLATE_LIMIT:
-                    return None
+                if (sum(i.file_size for i in wanted) > _INFLATE_LIMIT or any(i.file_size > limit for i in wanted)
+                        or os.fstat(fh.fileno()).st_size > 2 * _INFLATE_LIMIT):
+                    return None  # iter_zip reads it, member by member
                 fh.seek(0)
                 members = _zip_members(fh.read(), wanted)
                 if members is None:
@@ -458,38 +523,39 @@ def _inflate_file(path: str, want: Callable[[str], bool] | None = None) -> Tar |
             fh.seek(0)
             if not compressed_holds_tar(kind, fh, path):
                 return None
-            data = _decompressed(kind, fh)
-            return _tar(data) if data is not None else None
+            data = _decompressed(kind, fh, limit)
+            return _tar(data) if data is not None else Tar(None, None)  # to be streamed
     except Exception:  # noqa: BLE001 - the reader then reads the file itself and reports what is wrong
         return None
 
 
 class Tar(NamedTuple):
-    """A decompressed tar and its members as ``_tar_in_memory`` finds them."""
+    """A decompressed tar and its members as ``_tar_in_memory`` finds them;
+    data None: a tar to be streamed (past the limit, or damaged)."""
 
-    data: bytes
+    data: bytes | None
     members: list[tuple[str, int, int]] | None
 
 
 def _tar(data: bytes) -> Tar:
-    return Tar(data, _tar_in_memory(data) if len(data) <= _FAST_TAR_LIMIT else None)
+    return Tar(data, _tar_in_memory(data))
 
 
 def iter_tar_fast(kind: str, fileobj: BinaryIO, want: Callable[[str], bool] | None = None,
-                  inflated: Tar | None = None) -> Iterator[Member]:
+                  inflated: Tar | None = None, limit: int = MEMBER_BYTES) -> Iterator[Member]:
     """``iter_tar`` for a plain, sound tar: decompress it whole (unless
     ``inflated`` holds it and its headers already) and walk its headers directly
     (tarfile's per-member work is most of the cost of reading thousands of
-    small files).  Anything unusual goes to ``iter_tar``, which gives the
-    same members for a sound archive."""
+    small files).  Anything unusual, or a tar larger than ``limit`` bytes,
+    goes to ``iter_tar``, which gives the same members for a sound archive."""
     pos = fileobj.tell()
     if inflated is None:
-        data = _decompressed(kind, fileobj)
+        data = _decompressed(kind, fileobj, limit)
         inflated = _tar(data) if data is not None else None
     data, members = inflated if inflated is not None else (None, None)
     if members is None:
         fileobj.seek(pos)
-        yield from iter_tar(fileobj, want)
+        yield from iter_tar(fileobj, want, limit, kind)
         return
     view = memoryview(data)
     for name, start, size in members:
@@ -499,17 +565,19 @@ def iter_tar_fast(kind: str, fileobj: BinaryIO, want: Callable[[str], bool] | No
             yield name, bytes(view[start : start + size]), ""
 
 
-def iter_zip(fileobj: BinaryIO, want: Callable[[str], bool] | None = None) -> Iterator[Member]:
+def iter_zip(fileobj: BinaryIO, want: Callable[[str], bool] | None = None,
+             limit: int = MEMBER_BYTES) -> Iterator[Member]:
     """The files of a zip, in stored order; a member that cannot be read
-    (bad data, bad CRC, unsupported method) comes out with its error.  A zip
-    whose central directory is gone (a truncated download) is walked by its
-    local headers instead."""
+    (bad data, bad CRC, unsupported method) comes out with its error, one
+    that declares more than ``limit`` bytes with ``too_large`` (zipfile never
+    inflates past the size declared).  A zip whose central directory is gone
+    (a truncated download) is walked by its local headers instead."""
     try:
         zf = zipfile.ZipFile(fileobj)
         infos = zf.infolist()
     except READ_ERRORS:
         fileobj.seek(0)
-        yield from _salvage_zip(fileobj.read(), want)
+        yield from _salvage_zip(fileobj.read(), want, limit)
         return
     with zf:
         for info in infos:
@@ -517,6 +585,9 @@ def iter_zip(fileobj: BinaryIO, want: Callable[[str], bool] | None = None) -> It
                 continue
             if want is not None and not want(info.filename):
                 yield info.filename, None, ""
+                continue
+            if info.file_size > limit:
+                yield info.filename, None, too_large(limit)
                 continue
             try:
                 data = zf.read(info)
@@ -529,7 +600,7 @@ def iter_zip(fileobj: BinaryIO, want: Callable[[str], bool] | None = None) -> It
 _LOCAL = struct.Struct("<4s5H3L2H")
 
 
-def _salvage_zip(buf: bytes, want: Callable[[str], bool] | None) -> Iterator[Member]:
+def _salvage_zip(buf: bytes, want: Callable[[str], bool] | None, limit: int = MEMBER_BYTES) -> Iterator[Member]:
     pos = buf.find(b"PK\x03\x04")
     if pos < 0:
         yield "(start of archive)", None, "not a readable zip archive (no central directory, no member header)"
@@ -540,7 +611,8 @@ def _salvage_zip(buf: bytes, want: Callable[[str], bool] | None) -> Iterator[Mem
             yield (f"(after {last})" if last else "(start of archive)"), None, "the archive is cut inside a member header"
             return
         (_, _, flags, method, _, _, crc, csize, usize, nlen, xlen) = _LOCAL.unpack_from(buf, pos)
-        name = buf[pos + 30 : pos + 30 + nlen].decode("utf-8" if flags & 0x800 else "cp437", "replace")
+        # a name flagged UTF-8 that is not (zipfile refuses the whole archive) keeps its bytes, escaped
+        name = buf[pos + 30 : pos + 30 + nlen].decode("utf-8" if flags & 0x800 else "cp437", "backslashreplace")
         start = pos + 30 + nlen + xlen
         if start > len(buf):
             yield (f"(after {last})" if last else "(start of archive)"), None, "the archive is cut inside a member header"
@@ -560,19 +632,34 @@ def _salvage_zip(buf: bytes, want: Callable[[str], bool] | None) -> Iterator[Mem
                 if method != 8:
                     raise NotImplementedError("stored member of unknown size")
                 d = zlib.decompressobj(-15)
-                data = d.decompress(buf[start:])
+                data = d.decompress(buf[start:], limit + 1)
+                if len(data) > limit:
+                    raise TooLargeError(limit)
                 if not d.eof:
                     raise EOFError("member cut short")
                 end = len(buf) - len(d.unused_data)
             else:
+                if usize > limit:
+                    raise TooLargeError(limit)
                 end = start + csize
                 if end > len(buf):
                     raise EOFError(f"member cut short: {len(buf) - start} of {csize} bytes")
                 raw = buf[start:end]
-                data = raw if method == 0 else zlib.decompress(raw, -15)
+                if method == 0:
+                    data = raw
+                else:  # bounded: the size declared may lie
+                    d = zlib.decompressobj(-15)
+                    data = d.decompress(raw, limit + 1)
+                    if len(data) > limit:
+                        raise TooLargeError(limit)
+                    if not d.eof:
+                        zlib.decompress(raw, -15)  # raises, in zlib's words
                 if zlib.crc32(data) != crc:
                     raise zipfile.BadZipFile("bad CRC-32")
             nxt = buf.find(b"PK\x03\x04", end)
+        except TooLargeError:
+            data, error = None, too_large(limit)
+            nxt = buf.find(b"PK\x03\x04", start)
         except READ_ERRORS as exc:
             data, error = None, f"{type(exc).__name__}: {exc}"
             nxt = buf.find(b"PK\x03\x04", start)
@@ -584,11 +671,20 @@ def _salvage_zip(buf: bytes, want: Callable[[str], bool] | None) -> Iterator[Mem
         pos = nxt
 
 
-def decompress_single(kind: str, fileobj: BinaryIO) -> tuple[bytes | None, str]:
-    """The content of a single compressed file, or (None, error)."""
+_STEP = 1 << 16  # bytes a single compressed file is read by: it is held to the limit and a step
+
+
+def decompress_single(kind: str, fileobj: BinaryIO, limit: int = MEMBER_BYTES) -> tuple[bytes | None, str]:
+    """The content of a single compressed file, or (None, error): read a
+    step at a time, and no further than one step past ``limit`` bytes."""
+    out = io.BytesIO()
     try:
         with _decompressor(kind, fileobj) as stream:
-            return stream.read(), ""
+            while step := stream.read(_STEP):
+                out.write(step)
+                if out.tell() > limit:
+                    return None, too_large(limit)
+        return out.getvalue(), ""
     except READ_ERRORS as exc:
         return None, f"{type(exc).__name__}: {exc}"
 
@@ -603,27 +699,28 @@ def inner_name(name: str, kind: str) -> str:
 
 
 def iter_members(kind: str, fileobj: BinaryIO, name: str, want: Callable[[str], bool] | None = None,
-                 inflated: Tar | list[Member] | None = None) -> Iterator[Member]:
+                 inflated: Tar | list[Member] | None = None, limit: int = MEMBER_BYTES) -> Iterator[Member]:
     """The members of an archive of ``kind`` (a magic_kind() answer);
     ``inflated``: what an ``Inflater`` read of it ahead with the same
-    ``want``, if anything."""
+    ``want`` and ``limit``, if anything.  A member past ``limit`` bytes
+    comes out with a ``TooLarge`` error, uninflated."""
     if kind == "zip":
         if isinstance(inflated, list):
             yield from inflated
         else:
-            yield from iter_zip(fileobj, want)
+            yield from iter_zip(fileobj, want, limit)
     elif kind == "tar":
-        yield from iter_tar_fast(kind, fileobj, want)
+        yield from iter_tar_fast(kind, fileobj, want, None, limit)
     elif kind in ("gzip", "bz2", "xz"):
         tar = inflated if isinstance(inflated, Tar) else None
         if tar is not None or compressed_holds_tar(kind, fileobj, name):
-            yield from iter_tar_fast(kind, fileobj, want, tar)
+            yield from iter_tar_fast(kind, fileobj, want, tar, limit)
             return
         member = inner_name(name.rsplit("/", 1)[-1], kind)
         if want is not None and not want(member):
             yield member, None, ""
             return
-        data, error = decompress_single(kind, fileobj)
+        data, error = decompress_single(kind, fileobj, limit)
         yield member, data, error
 
 

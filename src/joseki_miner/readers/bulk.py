@@ -27,10 +27,10 @@ import pyarrow as pa
 from ..arrow import strings
 from ..mapped import Arena
 from ..records import GAME_INFO, GameRecord, Reject, handicap_of
-from . import _Reader, encoding, existing_files
+from . import MEMBER_BYTES, _Reader, encoding, existing_files
 from .kifu import index_info, info_columns, kifu_line_record, line_location
 from .scan import OK, ROOT_SLOTS, ROOT_TEXT, _WS, kifu_ids, scan_kifu, scan_sgf
-from .sgf import _game_location, _root_candidates, _text, to_utf8
+from .sgf import FIELD_BYTES, _game_location, _root_candidates, _text, to_utf8
 
 
 @dataclass
@@ -132,6 +132,9 @@ class _SgfUnit:
 
 
 UNITS_A_SCAN = 2048  # SGF units scanned in one compiled call (one KGS game each)
+# moves gathered into one batch at most (4,096 real games hold about a million): with a unit's own
+# (within limits.member_mb) its move text, 3 bytes a move, stays below the 2 GiB of 32-bit offsets
+MOVES_A_BATCH = 1 << 26
 
 
 class _SgfScan(NamedTuple):
@@ -312,7 +315,8 @@ class _BulkReader(_Reader):
         ends = np.cumsum(sizes)
         starts = ends - sizes
         joined = b"".join(b for b in bufs if b is not None)
-        scan = _SgfScan(*scan_sgf(np.frombuffer(joined, dtype=np.uint8), starts, ends, _WS, ROOT_SLOTS))
+        scan = _SgfScan(*scan_sgf(np.frombuffer(joined, dtype=np.uint8), starts, ends, _WS, ROOT_SLOTS,
+                                  self.field_bytes))
         return _UnitsScan(units, bufs, starts, ends, joined, scan)
 
     def _sgf_batches(self, scanned: _UnitsScan) -> Iterator[GameBatch]:
@@ -366,7 +370,7 @@ class _BulkReader(_Reader):
             where = line_location(location, int(l_number[k]))
             a, e = int(l_start[k]), int(l_end[k])
             if l_status[k] != OK:
-                item = kifu_line_record(data[a:e], source, where, meta_for)
+                item = kifu_line_record(data[a:e], source, where, meta_for, self.field_bytes)
                 one = batch_of_items([item])
                 b.source.append(source)
                 b.location.append(where)
@@ -419,18 +423,19 @@ def concat(batches: list[GameBatch]) -> GameBatch:
 
 def read_batches(
     paths: Iterable[str | os.PathLike], *, encoding_fallback: bool = True, games: int = 4096, on_skip=None,
-    arena: Arena | None = None, exclude: Iterable[str | os.PathLike] = (),
+    arena: Arena | None = None, exclude: Iterable[str | os.PathLike] = (), member_bytes: int = MEMBER_BYTES,
+    field_bytes: int = FIELD_BYTES,
 ) -> Iterator[GameBatch]:
-    """Every game under ``paths`` as ``read_paths`` gives them, in batches
-    of about ``games`` games: small files are gathered together, and a large
-    one (a month of a kifu dump) is cut into parts, so the threads that
-    replay a batch start on the first part while the next is cut, and have
-    little left when reading ends."""
+    """Every game under ``paths`` as ``read_paths`` gives them (with the
+    same limits and ``exclude``), in batches of about ``games`` games: small
+    files are gathered together, and a large one (a month of a kifu dump) is
+    cut into parts, so the threads that replay a batch start on the first
+    part while the next is cut, and have little left when reading ends."""
     files = existing_files(paths, on_skip, exclude)
-    reader = _BulkReader(encoding_fallback, on_skip, arena)
+    reader = _BulkReader(encoding_fallback, on_skip, arena, member_bytes, field_bytes)
     reader.load_indexes(files)
     pending: list[GameBatch] = []
-    count = 0
+    count = moves = 0
     for batch in reader.read_files(files):
         if len(batch) >= games and not pending:
             parts = max(1, round(len(batch) / games))
@@ -440,9 +445,10 @@ def read_batches(
             continue
         pending.append(batch)
         count += len(batch)
-        if count >= games:
+        moves += len(batch.points)
+        if count >= games or moves >= MOVES_A_BATCH:  # a few games of millions of moves are a batch too
             yield concat(pending)
-            pending, count = [], 0
+            pending, count, moves = [], 0, 0
     if pending:
         yield concat(pending)
 

@@ -26,7 +26,8 @@ a problem, a joseki...) becomes one record:
 
 A malformed ``B``/``W``/``SETUP``/``BOARDSIZE`` line, a stray ``ENDVAR`` or
 the letter I in a location make the event a ``parse error``; a location
-outside the board is ``move off the board``.
+outside the board is ``move off the board``; a header (or an ``EVENT``
+title) longer than the field limit (limits.field_kb) is ``field too long``.
 """
 
 from __future__ import annotations
@@ -36,8 +37,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from ..points import BLACK, PASS, SIZE, WHITE
-from ..records import GameRecord, Move, RecordError, Reject, game_record
+from ..records import GameRecord, Move, RecordError, Reject, declared_handicap, game_record
 from . import encoding
+from .sgf import FIELD_BYTES
 
 HEADERS = {
     "BLACK": "PB", "WHITE": "PW", "DATE": "DT", "KOMI": "KM", "RESULT": "RE",
@@ -65,6 +67,7 @@ class _Event:
     moves: list[tuple[int, str, int]] = field(default_factory=list)
     late_setup: list[tuple[int, int, str, int]] = field(default_factory=list)  # at, colour, loc, line
     error: str = ""
+    too_long: str = ""  # the first header past the field limit
 
     def fail(self, line: int, what: str) -> None:
         if not self.error:
@@ -88,6 +91,8 @@ def _location(loc: str, size: int) -> int:
 
 
 def _record(ev: _Event, source: str, location: str) -> GameRecord | Reject:
+    if ev.too_long:
+        return Reject(source, location, "field too long", ev.too_long)
     size = SIZE
     if ev.size_text:
         try:
@@ -118,14 +123,20 @@ def _record(ev: _Event, source: str, location: str) -> GameRecord | Reject:
             events.append((at, colour, p))
     except RecordError as exc:
         return Reject(source, location, exc.reason, f"line {line}: {exc.detail}")
-    try:
-        declared = int(ev.meta.get("HA", "0").split()[0])
-    except (ValueError, IndexError):
-        declared = 0
+    words = ev.meta.get("HA", "0").split()
+    declared = declared_handicap(words[0]) if words else 0
     return game_record(source, location, size, declared, black, white, moves, events, dict(ev.meta))
 
 
-def _parse(lines: list[str]) -> list[_Event]:
+def _longer(text: str, limit: int) -> int:
+    """The UTF-8 size of ``text`` when it is more than ``limit`` bytes, else 0."""
+    if len(text) <= limit // 4:  # four bytes a character at most
+        return 0
+    size = len(text.encode("utf-8", "surrogatepass"))
+    return size if size > limit else 0
+
+
+def _parse(lines: list[str], field_bytes: int = FIELD_BYTES) -> list[_Event]:
     events: list[_Event] = []
     cur: _Event | None = None
     block = ""  # "COM" or "USER" while inside a block
@@ -181,7 +192,10 @@ def _parse(lines: list[str]) -> list[_Event]:
         if kw in ("EVENT", "GAME"):
             cur = _Event(number=len(events) + 1, line=i + 1)
             events.append(cur)
-            if rest:
+            if _longer(rest, field_bytes):
+                cur.too_long = f"line {i + 1}: {kw} of {_longer(rest, field_bytes):,} bytes " \
+                               f"(limits.field_kb: at most {field_bytes:,})"
+            elif rest:
                 cur.meta["EV"] = rest
             depth, in_diagram = 0, False
             i += 1
@@ -209,6 +223,11 @@ def _parse(lines: list[str]) -> list[_Event]:
         if kw in HEADERS:
             key = HEADERS[kw]
             ev = event()
+            if _longer(rest, field_bytes):
+                if not ev.too_long:
+                    ev.too_long = f"line {line_no}: {kw} of {_longer(rest, field_bytes):,} bytes " \
+                                  f"(limits.field_kb: at most {field_bytes:,})"
+                continue
             if key in TEXTUAL and ev.meta.get(key):
                 if rest:
                     ev.meta[key] += " " + rest
@@ -258,14 +277,15 @@ def _parse(lines: list[str]) -> list[_Event]:
 
 
 def read_ishi_bytes(
-    data: bytes, source: str, location: str = "", *, encoding_fallback: bool = True
+    data: bytes, source: str, location: str = "", *, encoding_fallback: bool = True, field_bytes: int = FIELD_BYTES
 ) -> Iterator[GameRecord | Reject]:
-    """Every event of an Ishi Standard Format text."""
+    """Every event of an Ishi Standard Format text (a header longer than
+    ``field_bytes`` makes its event ``field too long``)."""
     data, bom = encoding.strip_bom(data)
     dec = encoding.decode(data, None, fallback=encoding_fallback) if bom is None else None
     text = data.decode(bom, "replace") if bom is not None else (dec.text or data.decode("latin-1"))
     try:
-        events = _parse(text.splitlines())
+        events = _parse(text.splitlines(), field_bytes)
     except Exception as exc:  # noqa: BLE001 - a reader never raises
         yield Reject(source, location, "parse error", f"internal error: {exc!r}")
         return

@@ -17,6 +17,11 @@ joined by id.  Layouts (../shared/data/README.md):
 Metadata uses SGF property names: ``id``, ``DT`` (YYYY-MM-DD), ``PW``,
 ``PB``, ``KM``, ``RE``, ``OT`` (time settings as written), and for Tygem
 ``PW_id``/``PB_id`` (the players' English ids).  An index holds no ranks.
+
+An index line longer than the field limit (limits.field_kb) is ignored: no
+game information is that long, so its game gets its id only.  A kifu id
+that long rejects its line as ``field too long``, as a move list holding a
+value that long does (the SGF reader's rule).
 """
 
 from __future__ import annotations
@@ -38,7 +43,7 @@ from . import encoding
 from .scan import (
     INFO_EMPTY, INFO_EXTRA, find_rows, ident_hashes, index_info_spans, info_column, joined_lines, text_lines,
 )
-from .sgf import read_sgf_bytes
+from .sgf import FIELD_BYTES, read_sgf_bytes
 
 _LETTERS = b"abcdefghijklmnopqrstuvwxyz"
 _BLACK_MOVE: dict[bytes, Move] = {}
@@ -85,10 +90,14 @@ def game_meta(ident: str, meta_for: Callable[[str], dict | None] | None) -> dict
 
 
 def kifu_line_record(
-    line: bytes, source: str, location: str, meta_for: Callable[[str], dict | None] | None = None
+    line: bytes, source: str, location: str, meta_for: Callable[[str], dict | None] | None = None,
+    field_bytes: int = FIELD_BYTES,
 ) -> GameRecord | Reject:
     """One kifu line as a record (metadata joined by id), or a reject."""
     game_id, tab, body = line.partition(b"\t")
+    if len(game_id) > field_bytes:
+        return Reject(source, location, "field too long",
+                      f"kifu id of {len(game_id):,} bytes (limits.field_kb: at most {field_bytes:,})")
     ident = game_id.strip().decode("utf-8", "replace")
     if not tab or not ident or any(ch in ident for ch in " ;[]()"):
         return Reject(source, location, "parse error", "not a kifu line 'id<TAB>;B[..];W[..]...'")
@@ -98,7 +107,7 @@ def kifu_line_record(
     if moves is not None:
         return GameRecord(source=source, location=location, moves=moves, meta=meta)
     # anything unusual: lower case, blanks, comments, setup... via sgfmill
-    items = list(read_sgf_bytes(b"(" + body + b")", source, location))
+    items = list(read_sgf_bytes(b"(" + body + b")", source, location, field_bytes=field_bytes))
     if len(items) != 1:
         return Reject(source, location, "parse error", "the move list holds more than one game tree")
     item = items[0]
@@ -120,6 +129,7 @@ def read_kifu_bytes(
     source: str,
     location: str = "",
     meta_for: Callable[[str], dict | None] | None = None,
+    field_bytes: int = FIELD_BYTES,
 ) -> Iterator[GameRecord | Reject]:
     """Every game line of a kifu file; blank lines are not games, every other
     line is one (a broken one is a ``parse error`` at its line number)."""
@@ -127,7 +137,7 @@ def read_kifu_bytes(
     for number, line in enumerate(data.split(b"\n"), start=1):
         if not line.strip():
             continue
-        yield kifu_line_record(line.rstrip(b"\r"), source, line_location(location, number), meta_for)
+        yield kifu_line_record(line.rstrip(b"\r"), source, line_location(location, number), meta_for, field_bytes)
 
 
 def looks_like_kifu(head: bytes) -> bool:
@@ -254,15 +264,20 @@ class _Lines:
 
     __slots__ = ("arena", "fences", "hashes", "mask", "rows", "starts", "text")
 
-    def __init__(self, buf: bytes, arena: Arena | None = None, turn: threading.Event | None = None) -> None:
+    def __init__(self, buf: bytes, arena: Arena | None = None, turn: threading.Event | None = None,
+                 line_bytes: int = FIELD_BYTES) -> None:
         """The lines of an index's UTF-8 text ``buf``, as ``str.splitlines``
         cuts them: kept when an id and a tab begin them; two lines run
         together are split, and a line of no id or no tab is dropped
-        (``_odd_line``, in Python: they are rare).  Given ``turn``, the
-        arrays go to the arena once it is set."""
+        (``_odd_line``, in Python: they are rare), as is a line longer than
+        ``line_bytes`` (before it is decoded).  Given ``turn``, the arrays
+        go to the arena once it is set."""
         self.arena = arena = arena if arena is not None else Arena()
         data = np.frombuffer(buf, np.uint8)
         starts, ends, odd = text_lines(data, _STRIP, *_GLUED_WIDTHS)
+        short = ends - starts <= line_bytes
+        if not short.all():
+            starts, ends, odd = starts[short], ends[short], odd[short]
         spans = np.stack([np.zeros(len(starts), np.int64), starts, ends], axis=1)
         extra = b""
         if odd.any():
@@ -312,11 +327,15 @@ class _Lines:
         return None if row < 0 else self.line(row)
 
 
-def _read_index(data: bytes, arena: Arena | None = None, turn: threading.Event | None = None) -> _Lines:
-    """The lines of one index file's bytes, decoded as game files are."""
+def _read_index(data: bytes, arena: Arena | None = None, turn: threading.Event | None = None,
+                line_bytes: int = FIELD_BYTES) -> _Lines:
+    """The lines of one index file's bytes, decoded as game files are (lines
+    longer than ``line_bytes`` left out)."""
     data, bom = encoding.strip_bom(data)
     if bom is not None:
         buf = data.decode(bom, "replace").encode("utf-8", "surrogatepass")
+    elif data.isascii():
+        buf = data  # nothing to decode (decode would make the whole text a str to say so)
     else:
         dec = encoding.decode(data)
         if dec.text is not None and dec.encoding in ("ascii", "utf_8"):
@@ -324,17 +343,17 @@ def _read_index(data: bytes, arena: Arena | None = None, turn: threading.Event |
         else:
             text = dec.text if dec.text is not None else data.decode("utf-8", "replace")
             buf = text.encode("utf-8", "surrogatepass")
-    return _Lines(buf, arena, turn)
+    return _Lines(buf, arena, turn, line_bytes)
 
 
 def _read_index_aside(data: bytes, arena: Arena | None, turn: threading.Event | None,
-                      done: threading.Event) -> _Lines | None:
+                      done: threading.Event, line_bytes: int = FIELD_BYTES) -> _Lines | None:
     """``_read_index``, or None for a text it cannot read; its arrays go to
     the arena after ``turn`` (the text read before it) is set, and then it
     sets ``done``: which arrays are mapped does not depend on which of the
     threads reading aside finishes first."""
     try:
-        return _read_index(data, arena, turn)
+        return _read_index(data, arena, turn, line_bytes)
     except Exception:  # noqa: BLE001 - as the pre-pass leaves an index it cannot read
         return None
     finally:
@@ -369,10 +388,12 @@ class IndexStore:
     Lines are kept raw, compactly (``_Lines``), and turned into metadata
     only when a game asks, so a large index costs little more than its
     text.  A line read later wins over one read earlier with the same id.
-    The lines' arrays come from ``arena`` (in memory if none)."""
+    The lines' arrays come from ``arena`` (in memory if none); a line longer
+    than ``line_bytes`` (limits.field_kb) is left out."""
 
-    def __init__(self, arena: Arena | None = None) -> None:
+    def __init__(self, arena: Arena | None = None, line_bytes: int = FIELD_BYTES) -> None:
         self.arena = arena
+        self.line_bytes = line_bytes
         self._scopes: dict[str, list[_Lines | Future]] = {}
         self._pool: ThreadPoolExecutor | None = None
         self._turn: threading.Event | None = None  # set once the last text read aside is in the arena
@@ -387,7 +408,7 @@ class IndexStore:
 
     def add(self, scope: str, data: bytes) -> int:
         """Read one index text into ``scope``; returns the lines kept."""
-        lines = _read_index(data, self.arena)
+        lines = _read_index(data, self.arena, line_bytes=self.line_bytes)
         self._scopes.setdefault(scope, []).insert(0, lines)  # the latest first
         return len(lines)
 
@@ -400,7 +421,7 @@ class IndexStore:
             self._pool = ThreadPoolExecutor(max_workers=ASIDE, thread_name_prefix="index")
         turn, self._turn = self._turn, threading.Event()
         self._scopes.setdefault(scope, []).insert(
-            0, self._pool.submit(_read_index_aside, data, self.arena, turn, self._turn))
+            0, self._pool.submit(_read_index_aside, data, self.arena, turn, self._turn, self.line_bytes))
 
     def _settle(self) -> None:
         """Wait for the texts read aside."""

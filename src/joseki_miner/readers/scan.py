@@ -79,11 +79,16 @@ def _stripped(data, a, b):
     return a, b
 
 
+_NUMBER_DIGITS = 6  # SZ and HA values of more digits are read in Python: no integer here can wrap
+
+
 @njit(cache=True, inline="always")
 def _is_number(data, a, b):
-    """Is data[a:b], blanks stripped, a non-empty run of digits?"""
+    """Is data[a:b], blanks stripped, a run of 1 to _NUMBER_DIGITS digits
+    without a leading zero (or "0")?  Anything else (a longer number, "09",
+    whose text a reject's detail quotes) is read in Python."""
     a, b = _stripped(data, a, b)
-    if b == a:
+    if b == a or b - a > _NUMBER_DIGITS or (data[a] == 48 and b - a > 1):
         return False
     for k in range(a, b):
         if data[k] < 48 or data[k] > 57:
@@ -112,14 +117,15 @@ def _count_two(data, a, b, x, y):
 
 
 @njit(cache=True, nogil=True)
-def scan_sgf(data, starts, ends, ws, slots):
+def scan_sgf(data, starts, ends, ws, slots, max_value):
     """Game trees in data[starts[k]:ends[k]] for each unit k (a file or an
     archive member).  Returns per game: unit, tree start/end, size,
     handicap, status, move offsets, setup offsets; the flat colours/points
     of moves and setup stones; and per game the spans of the first values of
     the root properties ROOT_TEXT (``slots``: ROOT_SLOTS; -1 when absent)
     with whether they are plain (no escape, no line break or tab: their
-    text is their bytes)."""
+    text is their bytes).  A game holding a value longer than ``max_value``
+    bytes (limits.field_kb) is UNUSUAL: the Python reader rejects it."""
     # upper bounds (a game opens with '(', a move or stone has a '['), so no
     # array is ever reallocated inside the loop: that would cost numba's
     # reference counting on every access and slow the scan several times
@@ -239,6 +245,8 @@ def scan_sgf(data, starts, ends, ws, slots):
                         vb = i
                         i += 1
                         nvalues += 1
+                        if vb - va > max_value:
+                            status = UNUSUAL
                         if not in_main_node or lower:
                             continue
                         if ident_len == 1 and (c0 == 66 or c0 == 87):  # B, W

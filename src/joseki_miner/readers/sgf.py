@@ -14,7 +14,10 @@ What this reader copes with, before and around sgfmill's parser:
   cannot be meant), stray whitespace, passes written ``tt`` or empty;
 * text encodings: BOM, the ``CA`` property, legacy CJK encodings with a
   fallback guess (see ``encoding``); legacy text is transcoded to UTF-8
-  before parsing, so Shift_JIS/Big5 bytes 0x5C/0x5D cannot break values.
+  before parsing, so Shift_JIS/Big5 bytes 0x5C/0x5D cannot break values;
+* a property value longer than ``field_bytes`` (limits.field_kb: a 200 MB
+  player name) rejects its game as ``field too long``, found before the
+  tree is parsed, so the value is never copied or decoded.
 
 Points are the package's (row from the top) * 19 + col.
 """
@@ -27,9 +30,10 @@ from collections.abc import Iterator
 from sgfmill import sgf_grammar
 
 from ..points import BLACK, EMPTY, PASS, SIZE, WHITE
-from ..records import GameRecord, Move, RecordError, Reject, game_record
+from ..records import GameRecord, Move, RecordError, Reject, declared_handicap, game_record
 from . import encoding
 
+FIELD_BYTES = 1 << 20  # limits.field_kb's default
 META_PROPERTIES = ("PB", "PW", "BR", "WR", "DT", "EV", "RE", "KM", "RU", "PC", "GN", "RO")
 
 try:  # sgfmill's parser for one game tree at a position, with its end
@@ -123,14 +127,52 @@ def _next_root(data: bytes, start: int, end: int) -> int | None:
     return next(_root_candidates(data, start, end), None)
 
 
-def split_trees(data: bytes) -> Iterator[tuple[int, int, object, str]]:
+class FieldTooLong(str):
+    """The error detail of a tree that holds a value past the field limit."""
+
+
+# a game tree's tokens: a value (its closing bracket a group, absent when the value runs to the
+# end), a parenthesis, an identifier
+_TREE_TOKEN_RE = re.compile(rb"\[[^\\\]]*(?:\\.[^\\\]]*)*(\])?|[()]|[A-Za-z]+", re.DOTALL)
+
+
+def _long_value(data: bytes, start: int, stop: int, limit: int) -> tuple[int, FieldTooLong] | None:
+    """Where the game tree at data[start:stop] ends, and its first property
+    value longer than ``limit`` bytes (named in the detail); None when it
+    has none.  Read by tokens, as the scanner reads values: so long a value
+    is measured, never copied or parsed."""
+    depth = 0
+    ident = b""
+    found = None
+    for m in _TREE_TOKEN_RE.finditer(data, start, stop):
+        a, b = m.span()
+        c = data[a]
+        if c == 0x5B:  # '['
+            size = (m.start(1) if m.start(1) >= 0 else b) - a - 1
+            if size > limit and found is None:
+                found = FieldTooLong(f"{ident.decode('ascii')} value of {size:,} bytes "
+                                     f"(limits.field_kb: at most {limit:,})")
+        elif c == 0x28:  # '('
+            depth += 1
+        elif c == 0x29:  # ')'
+            depth -= 1
+            if depth == 0:
+                return None if found is None else (b, found)
+        else:
+            ident = data[a:min(b, a + 16)]
+    return None if found is None else (stop, found)
+
+
+def split_trees(data: bytes, field_bytes: int = FIELD_BYTES) -> Iterator[tuple[int, int, object, str]]:
     """The game trees of a collection: (start, end, coarse tree or None,
     error detail).
 
     Each tree is parsed on its own, up to the next place where a new game
     starts (``(;`` then a game-info property), so a broken tree (it does not
     parse, or it would swallow the next game through an unclosed ``[`` or a
-    missing ``)``) comes out alone with tree None, and its neighbours parse."""
+    missing ``)``) comes out alone with tree None, and its neighbours parse.
+    A tree that holds a value longer than ``field_bytes`` is not parsed: it
+    comes out with tree None and a ``FieldTooLong`` detail."""
     pos = 0
     n = len(data)
     while True:
@@ -140,6 +182,12 @@ def split_trees(data: bytes) -> Iterator[tuple[int, int, object, str]]:
         start = m.start()
         nxt = _next_root(data, start + 1, n)
         stop = n if nxt is None else nxt
+        if stop - start > field_bytes:  # only then can it hold so long a value
+            long = _long_value(data, start, stop, field_bytes)
+            if long is not None:
+                yield start, long[0], None, long[1]
+                pos = long[0]
+                continue
         try:
             tree, end = _parse_tree(data[start:stop], 0)
             error = "" if tree is not None else "no game tree"
@@ -214,13 +262,6 @@ def _size(root: dict) -> int | None:
     return dims[0]
 
 
-def _int(value: bytes) -> int:
-    try:
-        return int(float(value.strip() or b"0"))
-    except (ValueError, OverflowError):
-        return 0
-
-
 def tree_to_record(tree, source: str, location: str = "") -> GameRecord | Reject:
     """One coarse sgfmill game tree (UTF-8 values) as a record or a reject."""
     root = tree.sequence[0]
@@ -275,7 +316,7 @@ def tree_to_record(tree, source: str, location: str = "") -> GameRecord | Reject
             text = _text(values[0])
             if text:
                 meta[prop] = text
-    declared = _int(root["HA"][0]) if "HA" in root else 0
+    declared = declared_handicap(root["HA"][0]) if "HA" in root else 0
     return game_record(source, location, size, declared, black, white, moves, events, meta)
 
 
@@ -332,19 +373,20 @@ def _game_location(location: str, index: int) -> str:
 
 
 def read_sgf_bytes(
-    data: bytes, source: str, location: str = "", *, encoding_fallback: bool = True
+    data: bytes, source: str, location: str = "", *, encoding_fallback: bool = True, field_bytes: int = FIELD_BYTES
 ) -> Iterator[GameRecord | Reject]:
     """Every game tree in one SGF text (a file or an archive member).
 
     A text with a single tree gives its game the given ``location``; in a
     collection each game is located as ``game N`` (1-based, counting broken
-    trees too).  A text with no game tree at all gives one ``not a game``."""
+    trees too).  A text with no game tree at all gives one ``not a game``.
+    A tree holding a value longer than ``field_bytes`` is ``field too long``."""
     try:
         buf, bad = to_utf8(data, fallback=encoding_fallback)
     except Exception as exc:  # noqa: BLE001 - a reader never raises
         yield Reject(source, location, "undecodable text", f"internal decoding error: {exc!r}")
         return
-    trees = split_trees(buf)
+    trees = split_trees(buf, field_bytes)
     first = next(trees, None)
     if first is None:
         what = "empty file" if not data.strip() else "no SGF game tree '(;' found"
@@ -365,6 +407,8 @@ def _one(buf: bytes, item, bad, source: str, location: str) -> GameRecord | Reje
     for a, b, detail in bad:
         if a <= start < b:
             return Reject(source, location, "undecodable text", detail)
+    if isinstance(error, FieldTooLong):
+        return Reject(source, location, "field too long", error)
     if tree is None:
         return Reject(source, location, "parse error", error or "unparsable game tree")
     try:
