@@ -1,8 +1,12 @@
-"""Stage 3, build: sequences.parquet -> trie.parquet.
+"""Stage 3, build: sequences.parquet (and games.parquet) -> trie.parquet,
+trie_years.parquet, trie_sources.parquet, sorted_sequences.parquet.
 
 Counts every normalized sequence into the trie, with the influence class of
-each move per direction (section 8).  The ``fast`` engine (compiled trie)
-and the ``reference`` engine (plain Python trie) write identical files."""
+each move per direction (section 8), and per node its games, wins in the
+tree's colours, and games by year and by collection.  The sequences are
+also written in trie order, so a node's games are a range of them.  The
+``fast`` engine (compiled trie) and the ``reference`` engine (plain Python
+trie) write identical files."""
 
 from __future__ import annotations
 
@@ -11,16 +15,19 @@ from queue import Full, Queue
 from threading import Event, Thread
 
 import numpy as np
+import pyarrow as pa
 import pyarrow.parquet as pq
 from tqdm import tqdm
 
-from joseki_miner.fasttrie import StreamCounter, classes_of, cut, in_order, merge_sorted, sort_sequences, width_of
+from joseki_miner.arrow import booleans, column, numpy, strings
+from joseki_miner.fasttrie import (PAYLOAD, StreamCounter, classes_of, cut, in_order, merge_sorted, sort_sequences,
+                                   width_of)
 from joseki_miner.influence import classify
-from joseki_miner.points import TENUKI, sgf_bytes_to_points
+from joseki_miner.points import TENUKI, keys_to_sgf_bytes, sgf_bytes_to_points
 from joseki_miner.stop import check as check_stop
-from joseki_miner.trie import COUNTER_COLUMNS, Trie, node_table
+from joseki_miner.trie import COUNTER_COLUMNS, GameStats, Trie, node_arrays, node_table
 
-from .parquet import count_rows, string_bytes
+from .parquet import TableSink, count_rows, string_bytes
 
 NODE_ROWS = 1 << 20  # rows a trie.parquet row group
 # How trie.parquet is encoded.  Columns of few values take a dictionary; the
@@ -51,6 +58,79 @@ def _columns(batch):
     return offsets // 2, decode_keys(data), flat
 
 
+# sorted_sequences.parquet: every sequence in trie order (its keys, then
+# where it was given), so that a node's sequences are the ``count`` rows from
+# its ``first``: the game, the sequence's number in it, the move number where
+# it starts and its orientation (transform + 8 when colours were swapped)
+SORTED_SCHEMA = pa.schema([("moves", pa.string()), ("game", pa.int64()), ("sequence", pa.int32()),
+                           ("start", pa.int32()), ("orientation", pa.int8())])
+SORTED_ROWS = 1 << 17
+YEARS_SCHEMA = pa.schema([("node", pa.int64()), ("year", pa.int16()), ("games", pa.int64())])
+SOURCES_SCHEMA = pa.schema([("node", pa.int64()), ("source", pa.string()), ("games", pa.int64())])
+
+
+def sorted_table(offsets: np.ndarray, keys: np.ndarray, payload: np.ndarray) -> pa.Table:
+    """sorted_sequences.parquet's rows of sequences in trie order."""
+    offsets = np.asarray(offsets, np.int64)
+    moves = pa.StringArray.from_buffers(len(payload), pa.py_buffer((2 * (offsets - offsets[0])).astype(np.int32)),
+                                        pa.py_buffer(keys_to_sgf_bytes(keys)))
+    return pa.Table.from_arrays([moves, column(payload["game"]), column(payload["sequence"]),
+                                 column(payload["start"]), column(payload["orientation"])], schema=SORTED_SCHEMA)
+
+
+class Collections:
+    """The collections games come from, numbered as first met (so the
+    numbers follow the games' order, whichever engine reads them), and the
+    range of their years: what the counter needs to know of the games."""
+
+    def __init__(self) -> None:
+        self.index: dict[str, int] = {}
+        self.first_year = self.last_year = 0
+
+    def numbers(self, names: list[str], year: np.ndarray) -> np.ndarray:
+        """The collections' numbers of games named ``names`` (of ``year``)."""
+        known = year[year > 0]
+        if len(known):
+            low, high = int(known.min()), int(known.max())
+            self.first_year = min(self.first_year or low, low)
+            self.last_year = max(self.last_year, high)
+        return np.array([self.index.setdefault(name, len(self.index)) for name in names], np.int16)
+
+    @property
+    def names(self) -> list[str]:
+        return list(self.index)
+
+    def years(self) -> tuple[int, int]:
+        """The first year and the number of years the counter counts."""
+        return (self.first_year, self.last_year - self.first_year + 1) if self.first_year else (0, 0)
+
+
+def game_columns(games: pa.Table | pa.RecordBatch, collections: Collections) -> tuple[np.ndarray, ...]:
+    """Winner, year and collection number of rows of games.parquet."""
+    year = numpy(games.column("year"))
+    return numpy(games.column("winner")), year, collections.numbers(games.column("collection").to_pylist(), year)
+
+
+def payload_of(a: dict, winner: np.ndarray, year: np.ndarray, source: np.ndarray, first_game: int = 0) -> np.ndarray:
+    """The ``PAYLOAD`` rows of sequences (arrays as sequences.parquet holds
+    them: game, sequence, start, transform, swapped, shared), their games'
+    winner, year and collection number given from game ``first_game`` on."""
+    game = np.asarray(a["game"], np.int64)
+    swapped = np.asarray(a["swapped"], bool)
+    payload = np.empty(len(game), PAYLOAD)
+    payload["game"] = game
+    payload["sequence"] = a["sequence"]
+    payload["start"] = a["start"]
+    payload["shared"] = a["shared"]
+    payload["orientation"] = np.asarray(a["transform"], np.int8) + 8 * swapped
+    row = game - first_game
+    won = np.asarray(winner, np.int8)[row]
+    payload["winner"] = np.where(swapped, -won, won)  # the game's White is the tree's Black after a swap
+    payload["year"] = np.asarray(year)[row]
+    payload["source"] = np.asarray(source)[row]
+    return payload
+
+
 SPILL_BLOCK = 1 << 15  # sequences a block of a run file, and a merge's step through a run
 FAN_IN = 16  # run files merged at once; more are first merged into one
 SORT_MEMORY = 1024  # MB of sequences held before they are spilled as a sorted run
@@ -68,22 +148,23 @@ class SortedRuns:
     ``count`` merges what is held and the files into one stream and counts
     it: memory is the budget, a block a run and the trie kept, however many
     the games.  Run files hold blocks: sequence and key numbers (int64),
-    lengths (int16), keys (int16), packed classes (uint8)."""
+    lengths (int16), keys (int16), packed classes (uint8), payload rows."""
 
     def __init__(self, folder: Path, budget: int = SORT_MEMORY << 20) -> None:
         self.folder, self.budget = folder, budget
-        self.held: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self.held: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
         self.held_bytes = 0
         self.files: list[Path] = []
         self.max_depth = 0
         self.keys = 0
         self.figures = {"sequence_bytes": 0, "spilled_bytes": 0, "runs_spilled": 0}
 
-    def add(self, offsets: np.ndarray, keys: np.ndarray, classes: np.ndarray) -> None:
+    def add(self, offsets: np.ndarray, keys: np.ndarray, classes: np.ndarray, payload: np.ndarray) -> None:
         """A part, sorted."""
         if len(offsets) > 1:
             self.max_depth = max(self.max_depth, int(np.diff(offsets).max()))
-        part = (np.asarray(offsets, np.int64), np.asarray(keys, np.int16), np.asarray(classes, np.uint8))
+        part = (np.asarray(offsets, np.int64), np.asarray(keys, np.int16), np.asarray(classes, np.uint8),
+                np.asarray(payload, PAYLOAD))
         self.keys += len(part[1])
         size = sum(a.nbytes for a in part)
         self.held.append(part)
@@ -106,26 +187,42 @@ class SortedRuns:
         path = self.folder / f"run-{self.figures['runs_spilled']:05d}.bin"
         with open(path, "wb") as f:
             for merged in merge_sorted(runs, width_of(self.max_depth)):
-                for offsets, keys, classes in _blocks(in_order(*merged)):
+                for offsets, keys, classes, payload in _blocks(in_order(*merged)):
                     np.array([len(offsets) - 1, len(keys)], np.int64).tofile(f)
                     np.diff(offsets).astype(np.int16).tofile(f)
                     keys.tofile(f)
                     classes.tofile(f)
+                    payload.tofile(f)
         self.files.append(path)
         self.figures["runs_spilled"] += 1
         self.figures["spilled_bytes"] += path.stat().st_size
 
-    def count(self, floor: int = 2) -> tuple[dict, int]:
-        """The trie's node arrays (the nodes counted at least ``floor`` times)
-        and its number of nodes; the runs are then gone."""
+    def count(self, floor: int = 2, years: tuple[int, int] = (0, 0), sources: int = 1,
+              sorted_path: Path | None = None) -> tuple[dict, int]:
+        """The trie's node arrays (the nodes counted at least ``floor`` times,
+        and their statistics: ``StreamCounter``, with ``years`` and
+        ``sources``) and its number of nodes; given ``sorted_path``, the
+        sequences in trie order go there (``SORTED_SCHEMA``).  The runs are
+        then gone."""
         most = self.keys // max(1, floor)  # a node kept is counted at least floor times, a key a count
-        counter = StreamCounter(self.max_depth, floor, room=ROOM, most=most)
+        counter = StreamCounter(self.max_depth, floor, room=ROOM, most=most, years=years, sources=sources)
         held, self.held, self.held_bytes = self.held, [], 0
         runs = [_read(f) for f in self.files] + [_blocks(p) for p in held]
         del held
-        for block in _ahead(merge_sorted(runs, width_of(self.max_depth))):
-            check_stop()
-            counter.add(*block)
+        sink = TableSink(sorted_path, SORTED_SCHEMA, SORTED_ROWS, background=True) if sorted_path else None
+        try:
+            for block in _ahead(merge_sorted(runs, width_of(self.max_depth))):
+                check_stop()
+                counter.add(*block)
+                if sink is not None:
+                    offsets, keys, _, payload = in_order(*block)
+                    sink.add(sorted_table(offsets, keys, payload))
+            if sink is not None:
+                sink.close()
+        except BaseException:
+            if sink is not None:
+                sink.abort()
+            raise
         self.close()
         return counter.finish()
 
@@ -192,46 +289,106 @@ def _read(path: Path):
             lengths = np.fromfile(f, np.int16, n)
             offsets = np.zeros(n + 1, np.int64)
             np.cumsum(lengths, out=offsets[1:])
-            yield offsets, np.fromfile(f, np.int16, k), np.fromfile(f, np.uint8, k)
+            yield offsets, np.fromfile(f, np.int16, k), np.fromfile(f, np.uint8, k), np.fromfile(f, PAYLOAD, n)
 
 
-def run(sequences_path: Path, trie_path: Path, *, neutral: int, floor: int = 2, engine: str = "fast",
-        progress: bool = True, spill: Path | None = None, budget: int = SORT_MEMORY << 20) -> dict:
-    """Count the sequences of sequences.parquet and store the trie (the fast
-    engine spills sorted runs to ``spill``, by default beside the trie)."""
-    trie = Trie() if engine == "reference" else None
+SEQUENCE_COLUMNS = ["game", "sequence", "start", "transform", "swapped", "shared", "moves", "scores"]
+
+
+def run(sequences_path: Path, games_path: Path, trie_path: Path, years_path: Path, sources_path: Path,
+        sorted_path: Path, *, neutral: int, floor: int = 2, engine: str = "fast", progress: bool = True,
+        spill: Path | None = None, budget: int = SORT_MEMORY << 20) -> dict:
+    """Count the sequences of sequences.parquet (their games' winners, years
+    and collections from games.parquet) and store the trie, its years and
+    collections and the sequences in trie order (the fast engine spills
+    sorted runs to ``spill``, by default beside the trie)."""
+    collections = Collections()
+    games = pq.ParquetFile(games_path).read(columns=["winner", "year", "collection"])
+    winner, year, source = game_columns(games, collections)
+    reference = engine == "reference"
+    trie, given = (Trie(), []) if reference else (None, None)
     runs = SortedRuns(spill or trie_path.parent / "runs", budget)
-    with tqdm(total=count_rows(sequences_path), desc="build", unit=" seqs", disable=not progress) as bar:
-        for batch in pq.ParquetFile(sequences_path).iter_batches(batch_size=200_000, columns=["moves", "scores"]):
-            check_stop()
-            offsets, keys, scores = _columns(batch)
-            if trie is not None:
-                for i in range(len(offsets) - 1):
-                    a, b = offsets[i], offsets[i + 1]
-                    trie.insert(keys[a:b].tolist(), [[classify(int(s), neutral) for s in row] for row in scores[a:b]])
-            else:
-                runs.add(*sort_sequences(offsets, keys, classes_of(scores, neutral)))
-            bar.update(batch.num_rows)
-    if trie is not None:
-        return write(trie_path, trie.to_arrays(floor), len(trie), floor)
     try:
-        return write(trie_path, *runs.count(floor), floor)
+        with tqdm(total=count_rows(sequences_path), desc="build", unit=" seqs", disable=not progress) as bar:
+            for batch in pq.ParquetFile(sequences_path).iter_batches(batch_size=200_000, columns=SEQUENCE_COLUMNS):
+                check_stop()
+                offsets, keys, scores = _columns(batch)
+                a = {name: numpy(batch.column(name)) for name in ("game", "sequence", "start", "transform", "shared")}
+                a["swapped"] = booleans(batch.column("swapped"))
+                payload = payload_of(a, winner, year, source)
+                if reference:
+                    _insert(trie, given, offsets, keys, scores, payload, neutral)
+                else:
+                    runs.add(*sort_sequences(offsets, keys, classes_of(scores, neutral), payload))
+                bar.update(batch.num_rows)
+        if reference:
+            _write_sorted(given, sorted_path)
+            return write(trie_path, years_path, sources_path, trie.to_arrays(floor), len(trie), floor,
+                         collections.names)
+        arrays, nodes = runs.count(floor, collections.years(), max(1, len(collections.names)), sorted_path)
+        return write(trie_path, years_path, sources_path, arrays, nodes, floor, collections.names)
     finally:
         runs.close()
 
 
-def write(trie_path: Path, arrays: dict, nodes: int, floor: int) -> dict:
+def _insert(trie: Trie, given: list, offsets, keys, scores, payload, neutral: int) -> None:
+    """The reference engine: each sequence into the plain trie, one by one,
+    and kept for sorted_sequences.parquet."""
+    for i in range(len(offsets) - 1):
+        a, b = offsets[i], offsets[i + 1]
+        row = payload[i]
+        trie.insert(keys[a:b].tolist(), [[classify(int(s), neutral) for s in r] for r in scores[a:b]],
+                    game=GameStats(int(row["game"]), int(row["winner"]), int(row["year"]), int(row["source"])))
+        given.append((tuple(keys[a:b].tolist()), len(given), row))
+
+
+def _write_sorted(given: list, sorted_path: Path) -> None:
+    """The reference engine's sorted_sequences.parquet: the sequences sorted
+    by keys, then by the order they were given."""
+    given.sort(key=lambda g: (g[0], g[1]))
+    offsets = np.r_[0, np.cumsum([len(g[0]) for g in given])].astype(np.int64)
+    keys = np.array([k for g in given for k in g[0]], np.int16)
+    payload = np.array([g[2] for g in given], PAYLOAD)
+    sink = TableSink(sorted_path, SORTED_SCHEMA, SORTED_ROWS)
+    sink.add(sorted_table(offsets, keys, payload))
+    sink.close()
+
+
+def write(trie_path: Path, years_path: Path, sources_path: Path, arrays: dict, nodes: int, floor: int,
+          names: list[str]) -> dict:
     """Store the nodes counted at least ``floor`` times (no pruning threshold
-    above ``floor`` - 1 can keep the others); the stage's figures."""
+    above ``floor`` - 1 can keep the others), and their games by year and
+    by collection (``names``: the collections by number); the stage's
+    figures."""
     trie_path.parent.mkdir(parents=True, exist_ok=True)
+    nodes_only = node_arrays(arrays)
     # a row group at a time: the same file as one write_table, without the
     # whole table's columns in memory at once (a large trie's are gigabytes)
     n = len(arrays["node"])
-    with pq.ParquetWriter(trie_path, node_table(_rows(arrays, 0, 0)).schema, **TRIE_FILE) as writer:
+    with pq.ParquetWriter(trie_path, node_table(_rows(nodes_only, 0, 0)).schema, **TRIE_FILE) as writer:
         for lo in range(0, n, NODE_ROWS):
             check_stop()
-            writer.write_table(node_table(_rows(arrays, lo, lo + NODE_ROWS)), row_group_size=NODE_ROWS)
+            writer.write_table(node_table(_rows(nodes_only, lo, lo + NODE_ROWS)), row_group_size=NODE_ROWS)
+    pq.write_table(years_table(arrays["years"]), years_path, compression="zstd")
+    pq.write_table(sources_table(arrays["sources"], names), sources_path, compression="zstd")
     return {"nodes_before_prune": nodes, "nodes_stored": int(len(arrays["node"])), "floor": floor}
+
+
+def years_table(rows: np.ndarray) -> pa.Table:
+    """trie_years.parquet (node_years.parquet) of rows (node, year, games)."""
+    rows = np.asarray(rows, np.int64).reshape(-1, 3)
+    return pa.Table.from_arrays([column(rows[:, 0]), column(rows[:, 1], np.int16), column(rows[:, 2])],
+                                schema=YEARS_SCHEMA)
+
+
+def sources_table(rows: np.ndarray, names: list[str]) -> pa.Table:
+    """trie_sources.parquet (node_sources.parquet) of rows (node, collection
+    number, games): by node, then by the collection's name."""
+    rows = np.asarray(rows, np.int64).reshape(-1, 3)
+    rank = np.argsort(np.argsort(np.array(names, dtype=object))) if names else np.zeros(0, np.int64)
+    rows = rows[np.lexsort((rank[rows[:, 1]], rows[:, 0]))] if len(rows) else rows
+    return pa.Table.from_arrays([column(rows[:, 0]), strings([names[k] for k in rows[:, 1].tolist()]),
+                                 column(rows[:, 2])], schema=SOURCES_SCHEMA)
 
 
 def _rows(arrays: dict, lo: int, hi: int) -> dict:

@@ -28,6 +28,21 @@ class Catalog:
         return self.work / "trie.parquet"
 
     @property
+    def trie_years(self) -> Path:
+        """Every stored node's games by year (node, year, games)."""
+        return self.work / "trie_years.parquet"
+
+    @property
+    def trie_sources(self) -> Path:
+        """Every stored node's games by collection (node, source, games)."""
+        return self.work / "trie_sources.parquet"
+
+    @property
+    def sorted_sequences(self) -> Path:
+        """The sequences in trie order: a node's are a range of rows."""
+        return self.work / "sorted_sequences.parquet"
+
+    @property
     def runs(self) -> Path:
         """Sorted runs of sequences spilled while the trie is built (removed after)."""
         return self.work / "runs"
@@ -40,6 +55,18 @@ class Catalog:
     @property
     def joseki(self) -> Path:
         return self.out / "joseki.parquet"
+
+    @property
+    def node_years(self) -> Path:
+        return self.out / "node_years.parquet"
+
+    @property
+    def node_sources(self) -> Path:
+        return self.out / "node_sources.parquet"
+
+    @property
+    def node_examples(self) -> Path:
+        return self.out / "node_examples.parquet"
 
     @property
     def sgf(self) -> Path:
@@ -75,8 +102,8 @@ class Catalog:
         return {
             "ingest": [self.games, self.rejects],
             "extract": [self.sequences],
-            "build": [self.trie],
-            "prune": [self.joseki],
+            "build": [self.trie, self.trie_years, self.trie_sources, self.sorted_sequences],
+            "prune": [self.joseki, self.node_years, self.node_sources, self.node_examples],
             "emit": [self.sgf, self.dot, self.influence_dot, self.svg, self.influence_svg],
         }[stage]
 

@@ -19,13 +19,13 @@ from tqdm import tqdm
 
 from joseki_miner import kernel
 from joseki_miner.arrow import column
-from joseki_miner.fasttrie import classes_of, sort_sequences
+from joseki_miner.fasttrie import classes_of, shared_prefixes, sort_sequences
 from joseki_miner.points import keys_to_sgf_bytes, sgf_bytes_to_points
 from joseki_miner.records import GameRecord, decode_moves, decode_points
 from joseki_miner.sequences import Phase1Params, extract
 from joseki_miner.stop import check as check_stop
 
-from .build import SortedRuns
+from .build import Collections, SortedRuns, game_columns, payload_of
 from .parquet import TableSink, count_rows, string_bytes, yield_to_reader
 
 SEQUENCES_SCHEMA = pa.schema(
@@ -34,6 +34,12 @@ SEQUENCES_SCHEMA = pa.schema(
         ("sequence", pa.int32()),
         ("transform", pa.int8()),
         ("swapped", pa.bool_()),
+        # the move number (from 1, passes counted) of its first move in the game
+        ("start", pa.int32()),
+        # the most moves it shares from the start with an earlier-started
+        # sequence of its game (-1 for the game's first): a node counts the
+        # game once, by its earliest sequence through it
+        ("shared", pa.int16()),
         ("length", pa.int16()),
         # normalized SGF points, 2 characters a move, "--" for a tenuki
         ("moves", pa.string()),
@@ -65,7 +71,8 @@ def record_of(row: dict) -> GameRecord:
 
 def sequence_table(a: dict) -> pa.Table:
     """The sequences.parquet rows of sequence arrays: game, sequence,
-    transform, swapped, offsets (into keys), keys, scores (n, 4)."""
+    transform, swapped, start, shared, offsets (into keys), keys, scores
+    (n, 4)."""
     offsets = np.asarray(a["offsets"], dtype=np.int64)
     lengths = np.diff(offsets)
     game = np.asarray(a["game"], dtype=np.int64)
@@ -77,7 +84,8 @@ def sequence_table(a: dict) -> pa.Table:
         pa.py_buffer(np.ascontiguousarray(a["scores"], dtype="<i2"))])
     return pa.Table.from_arrays(
         [column(game), column(a["sequence"], np.int32), column(a["transform"], np.int8),
-         column(a["swapped"], np.bool_), column(lengths, np.int16), moves, scores],
+         column(a["swapped"], np.bool_), column(a["start"], np.int32), column(a["shared"], np.int16),
+         column(lengths, np.int16), moves, scores],
         schema=SEQUENCES_SCHEMA,
     )
 
@@ -99,6 +107,7 @@ def joined_parts(parts: list[tuple[int, dict]]) -> dict:
         "game": np.concatenate([s["game"] + lo for lo, s in parts]),
         "transform": np.concatenate([s["transform"] for _, s in parts]),
         "swapped": np.concatenate([s["swapped"] for _, s in parts]),
+        "start": np.concatenate([s["start"] for _, s in parts]),
         "offsets": np.r_[0, np.cumsum(lengths)].astype(np.int64),
         "keys": np.concatenate([s["keys"] for _, s in parts]),
         "scores": np.concatenate([s["scores"] for _, s in parts]),
@@ -121,23 +130,25 @@ def of_games(sequences: dict, n_games: int, games: np.ndarray, first_id: int) ->
     game = number[keep] + first_id
     rows = np.ascontiguousarray(sequences["scores"], dtype=np.int16).view(np.int64).ravel()  # a key's 4 scores as one
     return {"game": game, "sequence": _numbered(game), "transform": sequences["transform"][keep],
-            "swapped": sequences["swapped"][keep], "offsets": np.r_[0, np.cumsum(lengths)].astype(np.int64),
+            "swapped": sequences["swapped"][keep], "start": sequences["start"][keep],
+            "offsets": np.r_[0, np.cumsum(lengths)].astype(np.int64),
             "keys": sequences["keys"][key_keep], "scores": rows[key_keep].view(np.int16).reshape(-1, 4)}
 
 
 def _reference_batch(rows: list[dict], params: Phase1Params) -> dict:
-    game, transform, swapped, offsets, keys, scores = [], [], [], [0], [], []
+    game, transform, swapped, start, offsets, keys, scores = [], [], [], [], [0], [], []
     for row in rows:
         for seq in extract(record_of(row), params):
             game.append(row["game"])
             transform.append(seq.transform)
             swapped.append(seq.swapped)
+            start.append(seq.start)
             keys.extend(seq.keys)
             scores.extend(seq.scores)
             offsets.append(len(keys))
     game_arr = np.array(game, dtype=np.int64)
     return {"game": game_arr, "sequence": _numbered(game_arr), "transform": transform, "swapped": swapped,
-            "offsets": offsets, "keys": np.array(keys, dtype=np.int16),
+            "start": np.array(start, dtype=np.int32), "offsets": offsets, "keys": np.array(keys, dtype=np.int16),
             "scores": np.array(scores, dtype=np.int16).reshape(-1, 4)}
 
 
@@ -185,12 +196,14 @@ def fast_batch(batch: pa.RecordBatch, params: Phase1Params, pool: ThreadPoolExec
     results = list(pool.map(run, parts)) if pool and len(parts) > 1 else [run(p) for p in parts]
     joined = joined_parts(list(zip(bounds[:-1], results)))
     a = {"game": ids[joined["game"]], "transform": joined["transform"], "swapped": joined["swapped"],
-         "lengths": np.diff(joined["offsets"]), "keys": joined["keys"], "scores": joined["scores"]}
+         "start": joined["start"], "lengths": np.diff(joined["offsets"]), "keys": joined["keys"],
+         "scores": joined["scores"]}
     if events.any():  # rare: splice in the reference path's sequences for those games
         a = _splice_reference(a, batch, np.flatnonzero(events), params)
     offsets = np.r_[0, np.cumsum(a["lengths"])].astype(np.int64)
     return {"game": a["game"], "sequence": _numbered(a["game"]), "transform": a["transform"],
-            "swapped": a["swapped"], "offsets": offsets, "keys": a["keys"], "scores": a["scores"]}
+            "swapped": a["swapped"], "start": a["start"], "offsets": offsets, "keys": a["keys"],
+            "scores": a["scores"]}
 
 
 def _splice_reference(a: dict, batch: pa.RecordBatch, rows: np.ndarray, params: Phase1Params) -> dict:
@@ -202,6 +215,7 @@ def _splice_reference(a: dict, batch: pa.RecordBatch, rows: np.ndarray, params: 
         "game": np.r_[a["game"][~drop], ref["game"]],
         "transform": np.r_[a["transform"][~drop], np.asarray(ref["transform"], dtype=np.int8)],
         "swapped": np.r_[a["swapped"][~drop], np.asarray(ref["swapped"], dtype=bool)],
+        "start": np.r_[a["start"][~drop], ref["start"]],
         "lengths": np.r_[a["lengths"][~drop], np.diff(ref["offsets"])],
     }
     seq_keys = np.split(np.r_[a["keys"][~key_drop], ref["keys"]], np.cumsum(merged["lengths"])[:-1])
@@ -209,7 +223,7 @@ def _splice_reference(a: dict, batch: pa.RecordBatch, rows: np.ndarray, params: 
     order = np.argsort(merged["game"], kind="stable")  # games in order, sequences in order within
     return {
         "game": merged["game"][order], "transform": merged["transform"][order],
-        "swapped": merged["swapped"][order], "lengths": merged["lengths"][order],
+        "swapped": merged["swapped"][order], "start": merged["start"][order], "lengths": merged["lengths"][order],
         "keys": np.concatenate([seq_keys[i] for i in order]) if len(order) else np.zeros(0, np.int16),
         "scores": np.concatenate([seq_scores[i] for i in order]) if len(order) else np.zeros((0, 4), np.int16),
     }
@@ -226,6 +240,7 @@ class Phase1Stream:
                  neutral: int | None = None, runs: SortedRuns | None = None) -> None:
         self.params, self.engine, self.jobs, self.neutral = params, engine, max(1, jobs), neutral
         self.runs = runs
+        self.collections = Collections()  # of the games counted (``runs``): their numbers and years
         self.sink = TableSink(sequences_path, SEQUENCES_SCHEMA, SEQUENCE_ROWS, background=True, use_dictionary=False)
         self.pool = ThreadPoolExecutor(max_workers=self.jobs)
         self.worker = ThreadPoolExecutor(max_workers=1, initializer=yield_to_reader)  # one: batches stay in order
@@ -249,11 +264,15 @@ class Phase1Stream:
             arrays = _reference_batch(batch.to_pylist(), self.params)
         elif arrays is None:
             arrays = fast_batch(batch, self.params, self.pool, self.jobs)
+        arrays["shared"] = shared_prefixes(arrays["game"], arrays["offsets"], arrays["keys"])
         table = sequence_table(arrays)
         self.sink.add(table)
         self.sequences += table.num_rows
         if self.runs is not None:
-            self.runs.add(*sort_sequences(arrays["offsets"], arrays["keys"], classes_of(arrays["scores"], self.neutral)))
+            first = int(batch.column("game")[0].as_py()) if batch.num_rows else 0
+            payload = payload_of(arrays, *game_columns(batch, self.collections), first_game=first)
+            classes = classes_of(arrays["scores"], self.neutral)
+            self.runs.add(*sort_sequences(arrays["offsets"], arrays["keys"], classes, payload))
 
     def close(self, finish: list[Callable[[], None]] | None = None) -> dict:
         """Wait for every batch; close the file; the stage's figures.  Given

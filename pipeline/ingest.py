@@ -16,6 +16,7 @@ import json
 from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -23,8 +24,10 @@ import pyarrow as pa
 from tqdm import tqdm
 
 from joseki_miner import kernel
-from joseki_miner.arrow import column, strings
+from joseki_miner.arrow import column, numpy, strings
 from joseki_miner.fingerprints import FingerprintTable
+from joseki_miner.gameinfo import winner, winners, year_of, years
+from joseki_miner.inputs import Collections
 from joseki_miner.mapped import BUDGET, Arena
 from joseki_miner.points import SIZE
 from joseki_miner.readers import FIELD_BYTES, MEMBER_BYTES, read_paths
@@ -42,9 +45,13 @@ from .parquet import TableSink, yield_to_reader
 
 META = GAME_INFO
 GAMES_SCHEMA = pa.schema(
-    [("game", pa.int64()), ("source", pa.string()), ("location", pa.string())]
+    [("game", pa.int64()), ("source", pa.string()), ("location", pa.string()), ("collection", pa.string())]
     + [(m, pa.string()) for m in META]
     + [
+        # what the statistics read: the year of DT (0 unknown), the winner RE
+        # names (-1 black, +1 white, 0 none: gameinfo)
+        ("year", pa.int16()),
+        ("winner", pa.int8()),
         ("handicap", pa.int16()),
         ("size", pa.int16()),
         ("move_count", pa.int32()),
@@ -61,6 +68,39 @@ REJECTS_SCHEMA = pa.schema(
 
 class StrictError(RuntimeError):
     """--strict: the first bad record stops the run."""
+
+
+@dataclass(frozen=True)
+class Filters:
+    """Games left out as they are read (config ``filter.*``), each counted
+    with its reason: a year outside ``years`` (from, to; a game without a
+    date too), a collection not in ``sources``, a result naming no winner
+    when ``result_known``."""
+
+    years: tuple[int, int] | None = None
+    sources: tuple[str, ...] | None = None
+    result_known: bool = False
+
+    def reasons(self, year: np.ndarray, winner: np.ndarray, collection: list[str],
+                collections: Collections) -> list[str | None]:
+        """Per game, why it is left out (the first reason), or None."""
+        out: list[str | None] = [None] * len(year)
+        if self.years is not None:
+            low, high = self.years
+            for k in np.flatnonzero((year < low) | (year > high)).tolist():
+                out[k] = f"year not in {low}-{high}" if year[k] else "no date"
+        if self.sources is not None:
+            for k, name in enumerate(collection):
+                if out[k] is None and not collections.selected(name, self.sources):
+                    out[k] = "collection not selected"
+        if self.result_known:
+            for k in np.flatnonzero(winner == 0).tolist():
+                out[k] = out[k] or "result names no winner"
+        return out
+
+    @property
+    def active(self) -> bool:
+        return self.years is not None or self.sources is not None or self.result_known
 
 
 def _fingerprint(record: GameRecord) -> str:
@@ -129,9 +169,14 @@ class _Ledger:
         self.fingerprints = FingerprintTable(arena=self.arena)
         self.wheres = _Wheres(games_path.with_name(games_path.name + ".wheres")) if dedupe else None
         self.reasons: Counter[str] = Counter()
+        self.filtered: Counter[str] = Counter()
         self.read = 0
         self.accepted = 0
         self.skipped: Counter[str] = Counter()
+        self.collections = Collections([])
+        self.filters = Filters()
+        self.by_year: Counter[int] = Counter()  # games accepted, by year (0: unknown)
+        self.by_collection: Counter[str] = Counter()
 
     def skip(self, source: str, location: str, why: str) -> None:
         """A file or member that holds no game (an index file, a README)."""
@@ -165,6 +210,11 @@ class _Ledger:
         if self.wheres is not None:  # where each was read, for the duplicates found later
             self.wheres.add(self.accepted, table)
         self.accepted += table.num_rows
+        year = numpy(table.column("year"))
+        self.by_year.update(dict(zip(*[a.tolist() for a in np.unique(year, return_counts=True)])))
+        names = table.column("collection").combine_chunks().dictionary_encode()
+        self.by_collection.update(dict(zip(names.dictionary.to_pylist(),
+                                           np.bincount(numpy(names.indices), minlength=len(names.dictionary)).tolist())))
         if self.on_games is not None:
             self.on_games(table, sequences)
 
@@ -192,7 +242,10 @@ class _Ledger:
             "games_read": self.read,
             "games_accepted": self.accepted,
             "games_rejected": dict(sorted(self.reasons.items())),
+            "games_filtered": dict(sorted(self.filtered.items())),
             "files_skipped": dict(sorted(self.skipped.items())),
+            "games_by_year": {str(y): n for y, n in sorted(self.by_year.items()) if y},
+            "games_by_collection": dict(sorted(self.by_collection.items())),
         }
         if self.dedupe and self.accepted:  # what grows with the games: the fingerprints (where each was read is on disk)
             figures["dedupe_bytes"] = self.fingerprints.nbytes
@@ -245,6 +298,14 @@ def _run_reference(paths, ledger: _Ledger, include_handicap: bool, bar, exclude=
         ledger.read += 1
         bar.update()
         if isinstance(item, GameRecord):
+            info = (year_of(item.meta.get("DT", "")), winner(item.meta.get("RE", "")),
+                    ledger.collections.of(item.source))
+            if ledger.filters.active:
+                why = ledger.filters.reasons(np.array([info[0]]), np.array([info[1]]), [info[2]],
+                                             ledger.collections)[0]
+                if why is not None:
+                    ledger.filtered[why] += 1
+                    continue
             try:
                 check(item, include_handicap)
                 first = ledger.duplicate_of(_fingerprint(item), item.where)
@@ -261,6 +322,9 @@ def _run_reference(paths, ledger: _Ledger, include_handicap: bool, bar, exclude=
             columns[m].append(item.meta.get(m, ""))
         columns["source"].append(item.source)
         columns["location"].append(item.location)
+        columns["year"].append(info[0])
+        columns["winner"].append(info[1])
+        columns["collection"].append(info[2])
         columns["handicap"].append(item.handicap)
         columns["size"].append(item.size)
         columns["move_count"].append(len(item.moves))
@@ -323,7 +387,8 @@ def _joined(futures) -> tuple[list[np.ndarray], dict | None]:
     return checks, joined_parts([(lo, r[1]) for lo, r in results])
 
 
-def _verdicts(b: GameBatch, include_handicap: bool, played: np.ndarray, occupied: np.ndarray) -> dict[int, tuple[str, str]]:
+def _verdicts(b: GameBatch, include_handicap: bool, played: np.ndarray, occupied: np.ndarray,
+              skip: list[int] = ()) -> dict[int, tuple[str, str]]:
     """(reason, detail) of every game of the batch that is not valid, by
     game, first reason first: the reader's, board size, handicap (or a bad
     one), setup after the root (checked in Python), no moves, an occupied
@@ -331,6 +396,7 @@ def _verdicts(b: GameBatch, include_handicap: bool, played: np.ndarray, occupied
     verdicts = {k: r for k, r in enumerate(b.reject) if r is not None}
     open_ = np.ones(len(b), dtype=bool)
     open_[list(verdicts)] = False
+    open_[list(skip)] = False  # filtered: not judged
     size = np.asarray(b.size)
     for k in np.flatnonzero(open_ & (size != SIZE)).tolist():
         verdicts[k] = ("not 19x19", f"board size {b.size[k]}")
@@ -377,9 +443,17 @@ def _setup_strings(b: GameBatch, accepted: list[int]) -> tuple[list[str], list[s
 
 def _fast_batch(b: GameBatch, ledger: _Ledger, include_handicap: bool, futures) -> None:
     (occupied, played, h1, h2), sequences = _joined(futures)
-    verdicts = _verdicts(b, include_handicap, played, occupied)
+    year, won = years(b.info["DT"]), winners(b.info["RE"])
+    collection = [ledger.collections.of(source) for source in b.source]
+    filtered = []
+    if ledger.filters.active:  # games left out as read: neither validated nor stored
+        reasons = ledger.filters.reasons(year, won, collection, ledger.collections)
+        filtered = [k for k, why in enumerate(reasons) if why is not None and b.reject[k] is None]
+        ledger.filtered.update(reasons[k] for k in filtered)
+    verdicts = _verdicts(b, include_handicap, played, occupied, skip=filtered)
     candidates = np.ones(len(b), dtype=bool)
     candidates[list(verdicts)] = False
+    candidates[filtered] = False
     candidates = np.flatnonzero(candidates)
     firsts = ledger.first_games(h1[candidates], h2[candidates])
     accepted = candidates[firsts < 0].tolist()
@@ -390,6 +464,9 @@ def _fast_batch(b: GameBatch, ledger: _Ledger, include_handicap: bool, futures) 
         columns: dict = {m: _take(b.info[m], accepted) for m in META}
         columns["source"] = _take(b.source, accepted)
         columns["location"] = _take(b.location, accepted)
+        columns["collection"] = _take(collection, accepted)
+        columns["year"] = year[idx]
+        columns["winner"] = won[idx]
         # the batch's rejected games may hold any number: narrowed once taken
         columns["handicap"] = np.asarray(b.handicap, dtype=np.int64)[idx].astype(np.int16)
         columns["size"] = np.asarray(b.size, dtype=np.int64)[idx].astype(np.int16)
@@ -436,6 +513,8 @@ def run(
     exclude: Sequence[str | Path] = (),
     member_bytes: int = MEMBER_BYTES,
     field_bytes: int = FIELD_BYTES,
+    collections_depth: int = 1,
+    filters: Filters = Filters(),
 ) -> dict:
     """Read, validate and store every game; return the stage's figures.
     ``on_games(table, sequences)`` hears every table of accepted games as it
@@ -451,10 +530,15 @@ def run(
     (the run's own) are never read.  A run that fails (or is stopped:
     ``stop``) removes what it wrote.  ``member_bytes`` and ``field_bytes``
     bound what one archive member (or file) and one field may hold
-    (limits.member_mb and limits.field_kb; see ``readers``)."""
+    (limits.member_mb and limits.field_kb; see ``readers``).  Each game's
+    collection is named from ``paths`` (``inputs.Collections``,
+    ``collections_depth``); ``filters`` leave games out as they are read,
+    counted by reason."""
     limits = {"member_bytes": member_bytes, "field_bytes": field_bytes}
     arena = Arena(games_path.parent, budget=table_memory)
     ledger = _Ledger(games_path, rejects_path, dedupe, strict, on_games, arena)
+    ledger.collections = Collections(paths, collections_depth)
+    ledger.filters = filters
     try:
         with tqdm(desc="ingest", unit=" games", disable=not progress) as bar:
             if engine == "reference":

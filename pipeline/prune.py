@@ -1,4 +1,6 @@
-"""Stage 4, prune: trie.parquet -> joseki.parquet (thesis phase 2, step 1)."""
+"""Stage 4, prune: trie.parquet -> joseki.parquet (thesis phase 2, step 1),
+with the kept nodes' games by year (node_years.parquet) and by collection
+(node_sources.parquet), and example games (node_examples.parquet)."""
 
 from __future__ import annotations
 
@@ -9,34 +11,66 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from joseki_miner import prune as method
-from joseki_miner.arrow import column, numpy
-from joseki_miner.trie import node_table
+from joseki_miner.arrow import column, numpy, strings
+from joseki_miner.gameinfo import days
+from joseki_miner.lookup import corner_of
+from joseki_miner.trie import NODE_ARRAYS, node_table
+
+EXAMPLE_INFO = {"PB": "black", "BR": "black_rank", "PW": "white", "WR": "white_rank", "DT": "date", "RE": "result"}
+EXAMPLES_SCHEMA = pa.schema(
+    [("node", pa.int64()), ("example", pa.int16()), ("game", pa.int64()), ("collection", pa.string()),
+     ("source", pa.string()), ("location", pa.string())]
+    + [(name, pa.string()) for name in EXAMPLE_INFO.values()]
+    + [("move", pa.int32()), ("corner", pa.string())]
+)
 
 
-def run(trie_path: Path, joseki_path: Path, *, threshold: int, min_length: int) -> dict:
+def run(trie_path: Path, years_path: Path, sources_path: Path, sorted_path: Path, games_path: Path,
+        outputs: dict[str, Path], *, threshold: int, min_length: int, examples: int) -> dict:
+    """Prune trie.parquet; ``outputs``: paths of "joseki", "years", "sources", "examples"."""
     table = pq.ParquetFile(trie_path).read()
-    node = numpy(table.column("node"))
-    parent = numpy(table.column("parent"))
-    depth = numpy(table.column("depth"))
-    keep, new_node, new_parent = method.survivors(node, parent, depth, numpy(table.column("count")), threshold,
-                                                  min_length)
+    arrays = {name: numpy(table.column(name)) for name in ("node", "parent", "depth", "count", "first")}
+    keep, new_node, new_parent = method.survivors(arrays["node"], arrays["parent"], arrays["depth"],
+                                                  arrays["count"], threshold, min_length)
     pruned = table.filter(column(keep))
     pruned = pruned.set_column(0, "node", column(new_node)).set_column(1, "parent", column(new_parent))
-    return _write(pruned, joseki_path, threshold, depth[keep], new_parent)
+    rows = {name: _rows(path) for name, path in (("years", years_path), ("sources", sources_path))}
+    return _write(pruned, keep, arrays, rows, sorted_path, games_path, outputs, threshold, examples)
 
 
-def run_arrays(arrays: dict[str, np.ndarray], joseki_path: Path, *, threshold: int, min_length: int) -> dict:
-    """``run`` on the trie's node arrays in memory (``build.SortedRuns.count``), while
-    trie.parquet is still being written: the same joseki.parquet."""
+def run_arrays(arrays: dict[str, np.ndarray], names: list[str], sorted_path: Path, games_path: Path,
+               outputs: dict[str, Path], *, threshold: int, min_length: int, examples: int) -> dict:
+    """``run`` on the trie's arrays in memory (``build.SortedRuns.count``;
+    ``names``: the collections by number), while trie.parquet is still being
+    written: the same files."""
     node, parent, depth = arrays["node"], arrays["parent"], arrays["depth"]
     keep, new_node, new_parent = method.survivors(node, parent, depth, arrays["count"], threshold, min_length)
-    pruned = node_table({**{name: a[keep] for name, a in arrays.items()}, "node": new_node, "parent": new_parent})
-    return _write(pruned, joseki_path, threshold, depth[keep], new_parent)
+    kept = {name: arrays[name][keep] for name in NODE_ARRAYS}
+    pruned = node_table({**kept, "node": new_node, "parent": new_parent})
+    from .build import sources_table, years_table
+
+    rows = {"years": years_table(arrays["years"]), "sources": sources_table(arrays["sources"], names)}
+    return _write(pruned, keep, arrays, rows, sorted_path, games_path, outputs, threshold, examples)
 
 
-def _write(pruned: pa.Table, joseki_path: Path, threshold: int, kept_depth: np.ndarray, new_parent: np.ndarray) -> dict:
+def _rows(path: Path) -> pa.Table:
+    return pq.ParquetFile(path).read()
+
+
+def _write(pruned: pa.Table, keep: np.ndarray, arrays: dict, rows: dict[str, pa.Table], sorted_path: Path,
+           games_path: Path, outputs: dict[str, Path], threshold: int, examples: int) -> dict:
+    joseki_path = outputs["joseki"]
     joseki_path.parent.mkdir(parents=True, exist_ok=True)
     pq.write_table(pruned, joseki_path, compression="zstd")
+    new_id = np.full(len(keep), -1, np.int64)
+    new_id[keep] = np.arange(int(keep.sum()))
+    for name in ("years", "sources"):
+        pq.write_table(_renumbered(rows[name], new_id), outputs[name], compression="zstd")
+    kept = np.flatnonzero(keep)
+    pq.write_table(examples_table(arrays["first"][kept], arrays["count"][kept], sorted_path, games_path, examples),
+                   outputs["examples"], compression="zstd")
+    kept_depth = arrays["depth"][keep]
+    new_parent = numpy(pruned.column("parent"))
     is_leaf = np.ones(len(new_parent), dtype=bool)
     is_leaf[new_parent[new_parent >= 0]] = False
     is_leaf &= kept_depth > 0
@@ -46,3 +80,49 @@ def _write(pruned: pa.Table, joseki_path: Path, threshold: int, kept_depth: np.n
         "leaves": int(is_leaf.sum()),
         "deepest": int(kept_depth[is_leaf].max()) if is_leaf.any() else 0,
     }
+
+
+def _renumbered(table: pa.Table, new_id: np.ndarray) -> pa.Table:
+    """The rows of kept nodes, with their new numbers (the order holds: new
+    numbers keep the old ones' order)."""
+    node = numpy(table.column("node"))
+    mine = new_id[node] >= 0
+    out = table.filter(column(mine))
+    return out.set_column(0, "node", column(new_id[node[mine]]))
+
+
+def examples_table(first: np.ndarray, count: np.ndarray, sorted_path: Path, games_path: Path,
+                   per_node: int) -> pa.Table:
+    """Up to ``per_node`` example games of each node (its sequences: the
+    ``count`` rows of sorted_sequences.parquet from ``first``): the most
+    recent first, ties by game number, each with its sequence that started
+    first through the node (its move number and corner)."""
+    order = pq.ParquetFile(sorted_path).read(columns=["moves", "game", "sequence", "start", "orientation"])
+    game = numpy(order.column("game"))
+    info = pq.ParquetFile(games_path).read(columns=["source", "location", "collection", *EXAMPLE_INFO])
+    day = days(info.column("DT"))
+    # a game's rank: the most recent first, ties by game number (games without a date last)
+    by_recency = np.lexsort((np.arange(len(day)), -day.astype(np.int64)))
+    rank = np.empty(len(day), np.int64)
+    rank[by_recency] = np.arange(len(day))
+    node_of, picks = method.top_games(np.asarray(first, np.int64), np.asarray(count, np.int64),
+                                      rank[game] if len(game) else np.zeros(0, np.int64),
+                                      numpy(order.column("sequence")), per_node)
+    games = game[picks]
+    moves = order.column("moves").take(column(picks))
+    first_key = [(ord(m[1]) - 97) * 19 + ord(m[0]) - 97 for m in moves.to_pylist()]
+    orientation = numpy(order.column("orientation"))[picks]
+    example = np.zeros(len(picks), np.int16)
+    if len(node_of):
+        starts = np.r_[0, np.flatnonzero(np.diff(node_of)) + 1]
+        example = (np.arange(len(node_of)) - np.repeat(starts, np.diff(np.r_[starts, len(node_of)])) + 1)
+    taken = column(games)
+    columns = [column(node_of, np.int64), column(example, np.int16), taken,
+               info.column("collection").take(taken), info.column("source").take(taken),
+               info.column("location").take(taken)]
+    columns += [info.column(name).take(taken) for name in EXAMPLE_INFO]
+    columns += [numpy(order.column("start"))[picks].astype(np.int32),
+                strings([corner_of(int(o), k) for o, k in zip(orientation.tolist(), first_key)])]
+    columns[-2] = column(columns[-2], np.int32)
+    return pa.Table.from_arrays([c.combine_chunks() if isinstance(c, pa.ChunkedArray) else c for c in columns],
+                                schema=EXAMPLES_SCHEMA)

@@ -73,14 +73,16 @@ def stage_keys(config: Config, inputs: str, floor: int = 2) -> dict[str, str]:
     """Each stage's cache key: its upstream key plus the parameters it reads
     (``floor``: the least count build stores, 1 only for a threshold of 1)."""
     keys = {}
-    keys["ingest"] = _key("ingest", inputs, config.section("include_handicap", "dedupe", "limits.member_mb",
-                                                          "limits.field_kb"))
+    keys["ingest"] = _key("ingest", inputs, config.section(
+        "include_handicap", "dedupe", "limits.member_mb", "limits.field_kb", "collections.depth", "filter.years",
+        "filter.sources", "filter.result_known"))
     keys["extract"] = _key(
         "extract", keys["ingest"],
         config.section("distance.certain", "distance.maybe", "corner_stones", "max_length", "influence.reach"),
     )
     keys["build"] = _key("build", keys["extract"], config.section("influence.neutral"), floor)
-    keys["prune"] = _key("prune", keys["build"], config.section("prune.min_count", "prune.min_fraction", "min_length"))
+    keys["prune"] = _key("prune", keys["build"],
+                         config.section("prune.min_count", "prune.min_fraction", "min_length", "examples"))
     keys["emit"] = _key("emit", keys["prune"], config.section("influence.share"))
     return keys
 
@@ -374,12 +376,14 @@ class _Run:
                 self.paths, staged(catalog.games), staged(catalog.rejects),
                 include_handicap=config.include_handicap, dedupe=config.dedupe, strict=self.strict,
                 engine=self.engine, jobs=self.jobs, progress=self.progress, table_memory=self.table_bytes,
-                exclude=self.own, **self.limits())
+                exclude=self.own, **self.ingest_options())
         if stage == "extract":
             return lambda: extract.run(catalog.games, staged(catalog.sequences), phase1_params(config),
                                        engine=self.engine, jobs=self.jobs, progress=self.progress)
         if stage == "build":
-            return lambda: build.run(catalog.sequences, staged(catalog.trie), neutral=config.influence_neutral,
+            return lambda: build.run(catalog.sequences, catalog.games, staged(catalog.trie),
+                                     staged(catalog.trie_years), staged(catalog.trie_sources),
+                                     staged(catalog.sorted_sequences), neutral=config.influence_neutral,
                                      floor=self.floor(), engine=self.engine, progress=self.progress,
                                      spill=catalog.runs, budget=self.sort_bytes)
         if stage == "prune":
@@ -389,20 +393,28 @@ class _Run:
             share=config.influence_share, title="Joseki tree (joseki-miner)",
             svg_paths=(staged(catalog.svg), staged(catalog.influence_svg)))
 
-    def limits(self) -> dict:
-        """What one archive member (or file) and one field may hold."""
-        return {"member_bytes": self.config.limits_member_mb << 20, "field_bytes": self.config.limits_field_kb << 10}
+    def ingest_options(self) -> dict:
+        """The ingest stage's parameters: what one archive member (or file)
+        and one field may hold, how collections are named, the filters."""
+        c = self.config
+        return {"member_bytes": c.limits_member_mb << 20, "field_bytes": c.limits_field_kb << 10,
+                "collections_depth": c.collections_depth,
+                "filters": ingest.Filters(c.filter_years, c.filter_sources, c.filter_result_known)}
 
     def prune(self) -> dict:
-        catalog, config = self.catalog, self.config
+        catalog, config, staged = self.catalog, self.config, store.staged
         threshold = _threshold(self.stage_figures("ingest")["games_accepted"], config)
         floor = self.memory["floor"] if "trie" in self.memory else self.stage_figures("build").get("floor", 1)
         if floor > threshold:
             raise UsageError(f"a threshold of {threshold} needs every trie node: run `joseki build` again first")
-        joseki = store.staged(catalog.joseki)
-        if "trie" in self.memory:
-            return prune.run_arrays(self.memory.pop("trie"), joseki, threshold=threshold, min_length=config.min_length)
-        return prune.run(catalog.trie, joseki, threshold=threshold, min_length=config.min_length)
+        outputs = {"joseki": staged(catalog.joseki), "years": staged(catalog.node_years),
+                   "sources": staged(catalog.node_sources), "examples": staged(catalog.node_examples)}
+        options = {"threshold": threshold, "min_length": config.min_length, "examples": config.examples}
+        if "trie" in self.memory:  # mine: the trie just counted, its files still being written
+            return prune.run_arrays(self.memory.pop("trie"), self.memory["names"], staged(catalog.sorted_sequences),
+                                    catalog.games, outputs, **options)
+        return prune.run(catalog.trie, catalog.trie_years, catalog.trie_sources, catalog.sorted_sequences,
+                         catalog.games, outputs, **options)
 
     def ingest_to_build(self, inputs: str, pool: ThreadPoolExecutor, finish: list) -> set[str]:
         """Ingest, extract and build in one pass (``mine``, fast engine):
@@ -426,7 +438,7 @@ class _Run:
                                      include_handicap=config.include_handicap, dedupe=config.dedupe,
                                      strict=self.strict, jobs=self.jobs, progress=self.progress,
                                      on_games=stream.add, phase1=params, table_memory=self.table_bytes,
-                                     finish=closing, exclude=self.own, **self.limits())
+                                     finish=closing, exclude=self.own, **self.ingest_options())
             except BaseException:
                 stream.abort()
                 raise
@@ -435,7 +447,9 @@ class _Run:
             extracted = time.perf_counter()
             rss = {"rss_mib": rss_mib(), "peak_rss_mib": peak_rss_mib()}  # when reading ended, and the peak so far
             floor = floor_for(figures["games_accepted"], config)
-            arrays, nodes = runs.count(floor)
+            names = stream.collections.names
+            arrays, nodes = runs.count(floor, stream.collections.years(), max(1, len(names)),
+                                       staged(catalog.sorted_sequences))
         except BaseException:
             for wait in closing:  # the sinks' threads finish before their files are removed
                 try:
@@ -445,10 +459,11 @@ class _Run:
             raise
         finally:
             runs.close()
-        self.memory.update(trie=arrays, floor=floor)
+        self.memory.update(trie=arrays, floor=floor, names=names)
 
         def write_trie() -> tuple[dict, float]:
-            return build.write(staged(catalog.trie), arrays, nodes, floor), time.perf_counter()
+            return build.write(staged(catalog.trie), staged(catalog.trie_years), staged(catalog.trie_sources), arrays,
+                               nodes, floor, names), time.perf_counter()
 
         writing = pool.submit(write_trie)
         try:

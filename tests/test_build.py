@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from joseki_miner.fasttrie import count_sequences, sort_sequences
+from joseki_miner.fasttrie import count_sequences, plain_payload, sort_sequences
 from pipeline import build
 from test_fasttrie import arrays_of, assert_same, seq_st
 
@@ -45,7 +45,7 @@ def test_parts_past_the_budget_go_to_disk_and_fan_in_bounds_the_files(tmp_path, 
         lengths = rng.integers(1, 30, 50)
         offsets = np.r_[0, np.cumsum(lengths)]
         runs.add(*sort_sequences(offsets, rng.integers(0, 5, offsets[-1]).astype(np.int16),
-                                 np.full(offsets[-1], 0b10101010, np.uint8)))
+                                 np.full(offsets[-1], 0b10101010, np.uint8), plain_payload(50)))
         assert len(list(tmp_path.iterdir())) < 3 and runs.held_bytes == 0
     # ten parts spilled, and four merges of three run files into one
     assert runs.figures["runs_spilled"] == 14

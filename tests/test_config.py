@@ -170,8 +170,10 @@ def test_every_numeric_key_is_bounded():
     was accepted and wrapped the kernel's int16 scores)."""
     from joseki_miner.config import BOUNDS
 
-    numeric = {k for k in KEYS if "bool" not in str(type(getattr(Config(), k.replace(".", "_"))))}
-    assert numeric - {"include_handicap", "dedupe"} <= set(BOUNDS)
+    from joseki_miner.config import _LISTS
+
+    numeric = {k for k in KEYS if not isinstance(getattr(Config(), k.replace(".", "_")), bool)} - set(_LISTS)
+    assert numeric <= set(BOUNDS)
     reach, lines = BOUNDS["influence.reach"][1], 21  # a beam: the box's 19 lines and one each side
     assert reach * lines < 2**15
 

@@ -16,7 +16,9 @@ from pipeline.catalog import Catalog
 from pipeline.run import STAGES, run_stages
 
 FILES = ("interim/games.parquet", "interim/rejects.parquet", "interim/sequences.parquet", "interim/trie.parquet",
-         "joseki.parquet", "joseki.sgf", "joseki.dot", "influence.dot")
+         "interim/trie_years.parquet", "interim/trie_sources.parquet", "interim/sorted_sequences.parquet",
+         "joseki.parquet", "node_years.parquet", "node_sources.parquet", "node_examples.parquet", "joseki.sgf",
+         "joseki.dot", "influence.dot")
 
 
 def _mine(paths, out: Path, engine: str, jobs: int = 2, *sets: str, sort_memory: float = 1024,

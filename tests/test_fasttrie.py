@@ -7,20 +7,39 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from helpers import build
-from joseki_miner.fasttrie import (StreamCounter, classes_of, count_sequences, cut, in_order, merge_sorted,
-                                   pack_classes, sort_sequences, width_of)
+from joseki_miner.fasttrie import (PAYLOAD, StreamCounter, classes_of, count_sequences, cut, in_order, merge_sorted,
+                                   pack_classes, plain_payload, shared_prefixes, sort_sequences, width_of)
 from joseki_miner.influence import INF_BLACK, INF_NEUTRAL, INF_WHITE
 from joseki_miner.points import TENUKI
-from joseki_miner.trie import _slot
+from joseki_miner.trie import GameStats, Trie, _slot
 
 CLASSES = [INF_BLACK, INF_WHITE, INF_NEUTRAL]
+FIRST_YEAR, YEARS, SOURCES = 2000, 4, 3
 
 
-def arrays_of(seqs):
+def arrays_of(seqs, games=None):
+    """Offsets, keys, packed classes and payload of (keys, classes) pairs;
+    ``games``: per sequence (game id, winner in the tree's colours, year or
+    0, source), a game's sequences together (default: a game each)."""
     offsets = np.r_[0, np.cumsum([len(k) for k, _ in seqs])].astype(np.int64)
     keys = np.array([k for ks, _ in seqs for k in ks], dtype=np.int16)
     classes = np.array([[_slot(c) for c in row] for _, cs in seqs for row in cs], dtype=np.int8).reshape(-1, 4)
-    return offsets, keys, pack_classes(classes)
+    payload = plain_payload(len(seqs))
+    if games is not None:
+        payload["game"] = [g[0] for g in games]
+        payload["winner"] = [g[1] for g in games]
+        payload["year"] = [g[2] for g in games]
+        payload["source"] = [g[3] for g in games]
+        payload["shared"] = shared_prefixes(payload["game"], offsets, keys)
+    return offsets, keys, pack_classes(classes), payload
+
+
+def reference(seqs, games=None) -> Trie:
+    """The trie of one-by-one inserts, each game's sequences in order."""
+    trie = Trie()
+    for i, (keys, classes) in enumerate(seqs):
+        trie.insert(keys, classes, game=GameStats(*games[i]) if games is not None else None)
+    return trie
 
 
 def assert_same(fast, slow):
@@ -39,6 +58,27 @@ seq_st = st.integers(1, 20).flatmap(
 )
 
 
+# per game: winner in the tree's colours, year (0: unknown), source
+game_st = st.tuples(st.sampled_from([-1, 0, 1]), st.sampled_from([0, *range(FIRST_YEAR, FIRST_YEAR + YEARS)]),
+                    st.integers(0, SOURCES - 1))
+
+
+@st.composite
+def games_st(draw, max_size=40):
+    """Sequences grouped into games: (seqs, per sequence (game, winner, year, source))."""
+    seqs = draw(st.lists(seq_st, max_size=max_size))
+    sizes, left = [], len(seqs)
+    while left:
+        sizes.append(draw(st.integers(1, min(left, 5))))
+        left -= sizes[-1]
+    games = []
+    for g, size in enumerate(sizes):
+        winner, year, source = draw(game_st)
+        for _ in range(size):  # each sequence of a game may have had its colours swapped: its own winner
+            games.append((g, winner * draw(st.sampled_from([1, -1])), year, source))
+    return seqs, games
+
+
 @settings(max_examples=300, deadline=None)
 @given(seqs=st.lists(seq_st, max_size=40), min_count=st.integers(1, 4))
 def test_sorting_gives_the_nodes_counts_and_counters_of_inserting(seqs, min_count):
@@ -46,6 +86,40 @@ def test_sorting_gives_the_nodes_counts_and_counters_of_inserting(seqs, min_coun
     fast, total = count_sequences(*arrays_of(seqs), min_count=min_count)
     assert total == len(trie)
     assert_same(fast, trie.to_arrays(min_count))
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=games_st(), min_count=st.integers(1, 4))
+def test_sorting_gives_the_statistics_of_inserting_game_by_game(data, min_count):
+    """Games, wins in the tree's colours, years and collections per node, and
+    each node's first rank, as the plain trie counts them."""
+    seqs, games = data
+    fast, total = count_sequences(*arrays_of(seqs, games), min_count=min_count, years=(FIRST_YEAR, YEARS),
+                                  sources=SOURCES)
+    slow = reference(seqs, games)
+    assert total == len(slow)
+    assert_same(fast, slow.to_arrays(min_count))
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=games_st())
+def test_statistics_laws(data):
+    """Per node: wins <= games <= count; the years' games add up to the
+    games with a year; a child's games never exceed its parent's; a node's
+    sequences are a range inside its parent's."""
+    seqs, games = data
+    a, _ = count_sequences(*arrays_of(seqs, games), min_count=1, years=(FIRST_YEAR, YEARS), sources=SOURCES)
+    assert (a["black_wins"] + a["white_wins"] <= a["games"]).all() and (a["games"] <= a["count"]).all()
+    by_year = np.bincount(a["years"][:, 0], weights=a["years"][:, 2], minlength=len(a["node"]))
+    by_source = np.bincount(a["sources"][:, 0], weights=a["sources"][:, 2], minlength=len(a["node"]))
+    assert (by_year <= a["games"]).all() and (by_source == a["games"]).all()
+    child = a["parent"] >= 0
+    assert (a["games"][child] <= a["games"][a["parent"][child]]).all()
+    parent = a["parent"][child]
+    assert (a["first"][child] >= a["first"][parent]).all()
+    assert (a["first"][child] + a["count"][child] <= a["first"][parent] + a["count"][parent]).all()
+    if len(seqs):
+        assert a["games"][0] == len({g[0] for g in games})
 
 
 def test_sequences_that_differ_only_past_the_first_word():
@@ -70,6 +144,7 @@ def test_a_prefix_sorts_before_its_extensions_and_tenuki_last():
 def test_no_sequences():
     fast, total = count_sequences(np.zeros(1, np.int64), np.zeros(0, np.int16), np.zeros(0, np.uint8))
     assert total == 1 and fast["count"].tolist() == [0] and fast["parent"].tolist() == [-1]
+    assert fast["games"].tolist() == [0] and len(fast["years"]) == 0
 
 
 def test_classes_pack_two_bits_a_direction():
@@ -80,28 +155,33 @@ def test_classes_pack_two_bits_a_direction():
 
 
 @settings(max_examples=200, deadline=None)
-@given(seqs=st.lists(seq_st, max_size=40), cuts=st.lists(st.integers(0, 40), max_size=6),
+@given(data=games_st(), cuts=st.lists(st.integers(0, 40), max_size=6),
        block=st.integers(1, 7), min_count=st.integers(1, 3), step=st.integers(1, 9), bounded=st.booleans())
-def test_sorted_runs_merged_a_block_at_a_time_stream_into_the_same_trie(seqs, cuts, block, min_count, step, bounded):
+def test_sorted_runs_merged_a_block_at_a_time_stream_into_the_same_trie(data, cuts, block, min_count, step, bounded):
     """merge_sorted over runs read ``block`` sequences at a time, merging at
     most about ``step`` a run a round, gives every sequence once, in sorted
     order; StreamCounter counts that stream, a block at a time, into the
     trie of one sort, its node arrays grown between blocks (while deep nodes
     kept wait for their ancestors to close), or only up to the most nodes
-    the keys can keep."""
-    whole, total = count_sequences(*arrays_of(seqs), min_count=min_count)
+    the keys can keep.  Equal sequences keep their order (the stream is
+    sorted by keys, then by where a sequence was given)."""
+    seqs, games = data
+    whole, total = count_sequences(*arrays_of(seqs, games), min_count=min_count, years=(FIRST_YEAR, YEARS),
+                                   sources=SOURCES)
+    everything = arrays_of(seqs, games)
+    everything[3]["sequence"] = np.arange(len(seqs))  # where each was given
     bounds = sorted({0, len(seqs), *[c for c in cuts if c <= len(seqs)]})
-    parts = [sort_sequences(*arrays_of(seqs[a:b])) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+    parts = [sort_sequences(*cut(everything, a, b)) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
     runs = [[cut(p, lo, min(len(p[0]) - 1, lo + block)) for lo in range(0, len(p[0]) - 1, block)] for p in parts]
     depth = max((len(k) for k, _ in seqs), default=0)
     most = sum(len(k) for k, _ in seqs) // min_count if bounded else None
-    counter = StreamCounter(depth, min_count, room=1, most=most)  # its node arrays grow between blocks
+    counter = StreamCounter(depth, min_count, room=1, most=most, years=(FIRST_YEAR, YEARS), sources=SOURCES)
     merged = []
     for piece in merge_sorted(runs, width_of(depth), step=step):
-        offsets, keys, classes = in_order(*piece)
-        merged += [tuple(keys[a:b]) for a, b in zip(offsets[:-1], offsets[1:])]
+        offsets, keys, classes, payload = in_order(*piece)
+        merged += [(tuple(keys[a:b]), int(i)) for a, b, i in zip(offsets[:-1], offsets[1:], payload["sequence"])]
         counter.add(*piece)
-    assert merged == sorted(tuple(k) for k, _ in seqs)
+    assert merged == sorted((tuple(k), i) for i, (k, _) in enumerate(seqs))
     streamed, streamed_total = counter.finish()
     assert streamed_total == total
     assert_same(streamed, whole)

@@ -3,7 +3,9 @@ nor on whether a background thread writes them."""
 
 from __future__ import annotations
 
+import numpy as np
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from pipeline.parquet import TableSink
@@ -85,23 +87,53 @@ def test_the_trie_written_a_row_group_at_a_time_is_one_write(tmp_path, monkeypat
     arrays, nodes = _random_trie(7, 200, 8, 6)
     monkeypatch.setattr(build, "NODE_ROWS", 16)
     assert len(arrays["node"]) > 3 * build.NODE_ROWS  # several row groups
-    build.write(tmp_path / "trie.parquet", arrays, nodes, floor=1)
+    build.write(tmp_path / "trie.parquet", tmp_path / "years.parquet", tmp_path / "sources.parquet", arrays, nodes,
+                floor=1, names=["demo"])
     pq.write_table(node_table(arrays), tmp_path / "whole.parquet", row_group_size=16, **build.TRIE_FILE)
     assert (tmp_path / "trie.parquet").read_bytes() == (tmp_path / "whole.parquet").read_bytes()
 
 
 @pytest.mark.parametrize("threshold,min_length", [(1, 1), (3, 2), (5, 3)])
-def test_prune_from_the_node_arrays_writes_the_file_prune_from_trie_parquet_does(tmp_path, monkeypatch, threshold,
-                                                                                  min_length):
+def test_prune_from_the_node_arrays_writes_the_files_prune_from_the_build_files_does(tmp_path, monkeypatch, threshold,
+                                                                                      min_length):
     """``mine`` prunes the trie it has just counted while trie.parquet is
-    still being written (prune.run_arrays); joseki.parquet is byte for byte
-    the one pruning trie.parquet gives, a trie of several row groups too."""
+    still being written (prune.run_arrays); joseki.parquet and the kept
+    nodes' years, collections and examples are byte for byte the ones
+    pruning the build's files gives, a trie of several row groups too."""
     from pipeline import build, prune
 
-    arrays, nodes = _random_trie(11, 300, 9, 5)
+    from joseki_miner.fasttrie import count_sequences, pack_classes, plain_payload
+
+    rng = np.random.default_rng(11)
+    offsets = np.r_[0, np.cumsum(rng.integers(1, 9, 300))].astype(np.int64)
+    keys = rng.integers(0, 5, offsets[-1]).astype(np.int16)
+    classes = pack_classes(rng.integers(0, 3, (offsets[-1], 4)))
+    payload = plain_payload(300)
+    payload["game"] = np.arange(300) // 3  # three sequences a game
+    payload["sequence"] = np.arange(300) % 3
+    payload["shared"] = -1  # (no shared keys: good enough for the files)
+    payload["year"] = 2000 + rng.integers(0, 4, 300)
+    payload["source"] = rng.integers(0, 2, 300)
+    work = tmp_path / "work"
+    work.mkdir()
+    games = pa.table({"source": ["s"] * 100, "location": [f"g{i}" for i in range(100)],
+                      "collection": ["a" if i % 2 else "b" for i in range(100)],
+                      **{name: [f"{name}{i}" for i in range(100)] for name in prune.EXAMPLE_INFO}})
+    pq.write_table(games, work / "games.parquet")
+    runs = build.SortedRuns(work / "runs")
+    runs.add(*build.sort_sequences(offsets, keys, classes, payload))
+    arrays, nodes = runs.count(1, (2000, 4), 2, work / "sorted.parquet")
     monkeypatch.setattr(build, "NODE_ROWS", 32)
-    build.write(tmp_path / "trie.parquet", arrays, nodes, floor=1)
-    from_file = prune.run(tmp_path / "trie.parquet", tmp_path / "a.parquet", threshold=threshold, min_length=min_length)
-    from_arrays = prune.run_arrays(arrays, tmp_path / "b.parquet", threshold=threshold, min_length=min_length)
-    assert from_arrays == from_file and from_file["nodes_after_prune"] > 1
-    assert (tmp_path / "a.parquet").read_bytes() == (tmp_path / "b.parquet").read_bytes()
+    build.write(work / "trie.parquet", work / "years.parquet", work / "sources.parquet", arrays, nodes, floor=1,
+                names=["a", "b"])
+    files, memory = ({name: tmp_path / f"{name}-{kind}.parquet" for name in ("joseki", "years", "sources", "examples")}
+                     for kind in ("files", "memory"))
+    options = {"threshold": threshold, "min_length": min_length, "examples": 3}
+    from_files = prune.run(work / "trie.parquet", work / "years.parquet", work / "sources.parquet",
+                           work / "sorted.parquet", work / "games.parquet", files, **options)
+    from_arrays = prune.run_arrays(arrays, ["a", "b"], work / "sorted.parquet", work / "games.parquet", memory,
+                                   **options)
+    assert from_arrays == from_files and from_files["nodes_after_prune"] > 1
+    for name in files:
+        assert files[name].read_bytes() == memory[name].read_bytes(), name
+    assert pq.read_table(files["examples"]).num_rows > 0

@@ -11,12 +11,13 @@ import pytest
 from typer.testing import CliRunner
 
 from joseki_miner.config import load
+from joseki_miner.fasttrie import PAYLOAD
 from joseki_miner.demo import planted_paths
 from joseki_miner.points import to_sgf
 from joseki_miner.readers import read_paths
 from joseki_miner.records import GameRecord
 from joseki_miner.symmetry import POINT_MAP
-from joseki_miner.trie import COUNTER_COLUMNS, Trie
+from joseki_miner.trie import COUNTER_COLUMNS, STAT_COLUMNS, Trie
 from pipeline.catalog import Catalog
 from pipeline.cli import app
 from pipeline.run import STAGES, run_stages
@@ -77,7 +78,8 @@ def test_sgf_rereads_to_the_parquet_tree(demo_run):
 def test_parquet_columns_and_counters(demo_run):
     _, catalog, _ = demo_run
     table = pq.read_table(catalog.joseki).to_pandas()
-    assert list(table.columns) == ["node", "parent", "depth", "color", "move", "count", *COUNTER_COLUMNS]
+    assert list(table.columns) == ["node", "parent", "depth", "color", "move", "count", *COUNTER_COLUMNS,
+                                   *STAT_COLUMNS]
     root = table.iloc[0]
     assert (root["node"], root["parent"], root["depth"], root["color"], root["move"]) == (0, -1, 0, "", "")
     body = table.iloc[1:]
@@ -253,7 +255,7 @@ def test_console_command_flushes_its_output_and_exit_code(demo_games, tmp_path):
 def test_mine_reports_the_memory_that_grows_with_the_games(demo_run):
     """The manifests size what the bench extrapolates memory from: the
     sequences passed to the build (2-byte keys, 1-byte packed classes,
-    8-byte offsets; held up to the sort memory) and the duplicate table (20
+    8-byte offsets, 24-byte payloads; held up to the sort memory) and the duplicate table (20
     bytes a slot, at most three quarters full); where each game was read
     goes to a file, removed when the stage ends."""
     summary, catalog, _ = demo_run
@@ -261,7 +263,8 @@ def test_mine_reports_the_memory_that_grows_with_the_games(demo_run):
     moves = pq.read_table(catalog.sequences, columns=["moves"]).column("moves").to_pylist()
     keys = sum(len(m) for m in moves) // 2
     held = figures["extract"]["sequence_bytes"]
-    assert 3 * keys + 8 * len(moves) <= held <= 3 * keys + 8 * len(moves) + 8 * 1000
+    per_sequence = 8 + PAYLOAD.itemsize  # an offset and the payload
+    assert 3 * keys + per_sequence * len(moves) <= held <= 3 * keys + per_sequence * len(moves) + 8 * 1000
     assert figures["ingest"]["dedupe_bytes"] >= 20 * summary["games_accepted"] * 4 // 3
     assert figures["ingest"]["wheres_spilled_bytes"] > 0
     assert not list(catalog.games.parent.glob("*.wheres"))

@@ -47,6 +47,14 @@ def strings(values: list[str | None]) -> pa.StringArray:
                                        null_count=sum(nulls))
 
 
+def booleans(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """A column of booleans without nulls as a numpy array."""
+    chunks = values.chunks if isinstance(values, pa.ChunkedArray) else [values]
+    parts = [np.unpackbits(np.frombuffer(c.buffers()[1], np.uint8), bitorder="little")[c.offset:c.offset + len(c)]
+             for c in chunks if len(c)]
+    return np.concatenate(parts).astype(bool) if parts else np.zeros(0, bool)
+
+
 def numpy(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
     """A column of numbers without nulls as a numpy array (as
     ``to_numpy()`` gives it)."""

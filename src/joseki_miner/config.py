@@ -34,6 +34,11 @@ class Config:
     dedupe: bool = True
     limits_member_mb: int = 512
     limits_field_kb: int = 1024
+    examples: int = 5
+    collections_depth: int = 1
+    filter_years: tuple[int, int] | None = None
+    filter_sources: tuple[str, ...] | None = None
+    filter_result_known: bool = False
 
     def section(self, *names: str) -> dict[str, Any]:
         """The named keys (dotted) and their values, for stage cache keys."""
@@ -47,9 +52,11 @@ class Config:
 KEYS = (
     "distance.certain", "distance.maybe", "corner_stones", "max_length", "min_length",
     "prune.min_count", "prune.min_fraction", "influence.reach", "influence.neutral",
-    "influence.share", "include_handicap", "dedupe", "limits.member_mb", "limits.field_kb",
+    "influence.share", "include_handicap", "dedupe", "limits.member_mb", "limits.field_kb", "examples",
+    "collections.depth", "filter.years", "filter.sources", "filter.result_known",
 )
 MAX_MEMBER_MB = 2048  # a member or file is held as one bytes object, its moves as one Arrow string column
+_LISTS = {"filter.years": int, "filter.sources": str}  # keys whose value is a list
 _TYPES = {f.name: f.type for f in fields(Config)}
 
 
@@ -70,6 +77,8 @@ def _flatten(tree: dict, prefix: str = "") -> dict[str, Any]:
 
 def _coerce(key: str, value: Any) -> Any:
     kind = _TYPES[_attr(key)]
+    if key in _LISTS:
+        return _coerce_list(key, value)
     if isinstance(value, str):
         text = value.strip()
         if text.lower() in ("null", "none", "~", ""):
@@ -100,6 +109,29 @@ def _coerce(key: str, value: Any) -> Any:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ConfigError(f"invalid config: {key} must be a number, not {value!r}")
     return float(value)
+
+
+def _coerce_list(key: str, value: Any) -> tuple | None:
+    """A list key's value: null, or a list (YAML ``[a, b]``; a bare
+    ``a,b`` on the command line)."""
+    if isinstance(value, str):
+        text = value.strip()
+        if text.lower() in ("null", "none", "~", ""):
+            return None
+        try:
+            value = yaml.safe_load(text if text.startswith("[") else f"[{text}]")
+        except yaml.YAMLError:
+            raise ConfigError(f"invalid config: {key} must be a list, not {text!r}") from None
+    if value is None:
+        return None
+    if not isinstance(value, list):
+        value = [value]
+    kind = _LISTS[key]
+    if kind is int and not all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+        raise ConfigError(f"invalid config: {key} must be whole numbers, not {value!r}")
+    if kind is str:
+        value = [str(v) for v in value]
+    return tuple(value)
 
 
 def load(path: str | Path | None = None, overrides: list[str] | None = None) -> Config:
@@ -153,6 +185,8 @@ BOUNDS = {
     "influence.share": (0, 1),
     "limits.member_mb": (1, MAX_MEMBER_MB),
     "limits.field_kb": (1, 1024 * MAX_MEMBER_MB),
+    "examples": (0, 1000),
+    "collections.depth": (0, 8),
 }
 
 
@@ -167,3 +201,7 @@ def validate(c: Config) -> None:
     need(c.distance_certain <= c.distance_maybe, "distance.certain must be <= distance.maybe (thesis 4.1: a <= b)")
     need(c.influence_share < 1, "influence.share must be in [0, 1)")
     need(c.limits_field_kb <= 1024 * c.limits_member_mb, "limits.field_kb must be at most limits.member_mb (in KB)")
+    if c.filter_years is not None:
+        need(len(c.filter_years) == 2 and 1000 <= c.filter_years[0] <= c.filter_years[1] <= 2999,
+             f"filter.years must be [from, to], two years from 1000 to 2999, not {list(c.filter_years)}")
+    need(c.filter_sources is None or len(c.filter_sources) > 0, "filter.sources must name a collection, or be null")

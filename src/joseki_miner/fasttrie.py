@@ -14,7 +14,13 @@ sorted stream can come a block at a time: ``merge_sorted`` merges sorted
 runs (parts sorted as they come, ``sort_sequences``; on disk, for a large
 collection) block by block.
 
-Knows trie keys and influence classes; nothing of boards, games or files.
+Each sequence carries a ``PAYLOAD`` row through the sort: which game it
+comes from, and what the per-node statistics count (games, wins in the
+tree's colours, years, collections: ``StreamCounter``).  A node's sequences
+are a contiguous range of the sorted stream, from its ``first``.
+
+Knows trie keys, influence classes and the payload's numbers; nothing of
+boards, game records or files.
 """
 
 from __future__ import annotations
@@ -24,6 +30,57 @@ from numba import njit
 
 _KEY_BITS = 9  # keys 0..361 stored as key + 1; 0 marks "sequence ended"
 _PER_WORD = 64 // _KEY_BITS
+
+# What travels with each sequence through the sort (24 bytes): its game and
+# its number there (in the order the game started them), the move number
+# where it starts and its orientation (transform + 8 when colours were
+# swapped), so it can be shown in its game; and what the per-node statistics
+# read: ``shared``, how many keys it shares with an earlier-started sequence
+# of its game (the game is counted at a node by its earliest sequence through
+# it; -1 for a game's first sequence, which also counts at the root), the
+# winner in the tree's colours (-1 black, +1 white, 0 none), the year (0
+# unknown) and the collection's number.
+PAYLOAD = np.dtype([("game", "<i8"), ("sequence", "<i4"), ("start", "<i4"), ("shared", "<i2"), ("year", "<i2"),
+                    ("source", "<i2"), ("orientation", "i1"), ("winner", "i1")])
+
+
+def plain_payload(n: int) -> np.ndarray:
+    """Payload rows of ``n`` sequences each of a game of its own, with no
+    winner, year or collection known (for tests and tools)."""
+    payload = np.zeros(n, PAYLOAD)
+    payload["game"] = np.arange(n)
+    payload["shared"] = -1
+    return payload
+
+
+@njit(cache=True, nogil=True)
+def _shared(game, offsets, keys, out):
+    """Per sequence (a game's sequences together, in the order it started
+    them): the most keys it shares from the start with an earlier sequence
+    of its game, -1 for a game's first."""
+    n = len(offsets) - 1
+    first = 0
+    for i in range(n):
+        if i == 0 or game[i] != game[i - 1]:
+            first = i
+            out[i] = -1
+            continue
+        best = 0
+        for j in range(first, i):
+            m = min(offsets[i + 1] - offsets[i], offsets[j + 1] - offsets[j])
+            k = 0
+            while k < m and keys[offsets[i] + k] == keys[offsets[j] + k]:
+                k += 1
+            best = max(best, k)
+        out[i] = best
+
+
+def shared_prefixes(game: np.ndarray, offsets: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """``PAYLOAD["shared"]`` of sequences whose games come together, each
+    game's in the order it started them."""
+    out = np.empty(len(offsets) - 1, np.int16)
+    _shared(np.asarray(game, np.int64), np.asarray(offsets, np.int64), np.asarray(keys, np.int16), out)
+    return out
 
 
 @njit(cache=True, nogil=True)
@@ -122,27 +179,33 @@ def _sorted_order(words: np.ndarray) -> np.ndarray:
     return _merge_runs(words, np.arange(len(words), dtype=np.int64))
 
 
-def sort_sequences(offsets: np.ndarray, keys: np.ndarray, classes: np.ndarray):
-    """The sequences (offsets, keys, packed classes) reordered into sorted
-    order: a stream sorts each part while it reads the next, and the count
-    merges the sorted parts (``merge_sorted``) instead of sorting them all."""
+def sort_sequences(offsets: np.ndarray, keys: np.ndarray, classes: np.ndarray, payload: np.ndarray):
+    """The sequences (offsets, keys, packed classes, ``PAYLOAD`` rows)
+    reordered into sorted order, equal ones in the order given: a stream
+    sorts each part while it reads the next, and the count merges the sorted
+    parts (``merge_sorted``) instead of sorting them all."""
     offsets = np.asarray(offsets, dtype=np.int64)
     keys = np.asarray(keys, dtype=np.int16)
     order = _sorted_order(_words(offsets, keys, width_of(_max_depth(offsets))))
-    return _gather(order, offsets, keys, np.asarray(classes, dtype=np.uint8))
+    return (*_gather(order, offsets, keys, np.asarray(classes, dtype=np.uint8)), np.asarray(payload, PAYLOAD)[order])
 
 
-def count_sequences(offsets: np.ndarray, keys: np.ndarray, classes: np.ndarray,
-                    min_count: int = 1) -> tuple[dict[str, np.ndarray], int]:
+def count_sequences(offsets: np.ndarray, keys: np.ndarray, classes: np.ndarray, payload: np.ndarray | None = None,
+                    min_count: int = 1, years: tuple[int, int] = (0, 0),
+                    sources: int = 1) -> tuple[dict[str, np.ndarray], int]:
     """The trie of sequences keys[offsets[i]:offsets[i+1]] (``classes``: per
-    key, the packed influence classes of ``classes_of``), as
-    ``trie.Trie.to_arrays`` gives it: the root and the nodes counted at
-    least ``min_count`` times, in canonical order.  Also returns the number
-    of nodes of the whole trie.  One sort, then ``StreamCounter``; the
-    build merges sorted runs into the counter instead."""
-    offsets, keys, classes = sort_sequences(offsets, keys, classes)
-    counter = StreamCounter(_max_depth(offsets), min_count)
-    counter.add(offsets, keys, classes)
+    key, the packed influence classes of ``classes_of``; ``payload``: their
+    ``PAYLOAD`` rows, by default a game each), as ``trie.Trie.to_arrays``
+    gives it: the root and the nodes counted at least ``min_count`` times,
+    in canonical order, with their statistics.  Also returns the number of
+    nodes of the whole trie.  One sort, then ``StreamCounter`` (``years``,
+    ``sources`` as there); the build merges sorted runs into the counter
+    instead."""
+    if payload is None:
+        payload = plain_payload(len(offsets) - 1)
+    block = sort_sequences(offsets, keys, classes, payload)
+    counter = StreamCounter(_max_depth(block[0]), min_count, years=years, sources=sources)
+    counter.add(*block)
     return counter.finish()
 
 
@@ -193,17 +256,17 @@ def _not_above(words, lo, last, row):
 
 
 def cut(block, lo: int, hi: int):
-    """Sequences lo..hi of a block (offsets, keys, classes)."""
-    offsets, keys, classes = block
+    """Sequences lo..hi of a block (offsets, keys, classes, payload)."""
+    offsets, keys, classes, payload = block
     a, b = offsets[lo], offsets[hi]
-    return offsets[lo:hi + 1] - a, keys[a:b], classes[a:b]
+    return offsets[lo:hi + 1] - a, keys[a:b], classes[a:b], payload[lo:hi]
 
 
 def merge_sorted(runs, width: int, step: int = 2048):
     """The blocks of sorted runs (each an iterable of sorted blocks:
-    offsets, keys, packed classes), merged into sorted blocks: offsets,
-    keys, classes and the order of their sequences (None when they are in
-    order).  Keys fit in ``width`` words (``width_of``).  Each round takes,
+    offsets, keys, packed classes, payload), merged into sorted blocks:
+    offsets, keys, classes, payload and the order of their sequences (None
+    when they are in order); equal sequences keep the order of their runs.  Keys fit in ``width`` words (``width_of``).  Each round takes,
     from the block at the head of every run, the sequences that sort no
     later than the smallest among the sequences ``step`` rows on in each
     (or their last): nothing still unread can sort before them, and a
@@ -235,9 +298,11 @@ def merge_sorted(runs, width: int, step: int = 2048):
         live = [i for i in live if heads[i] is not None]
 
 
-def in_order(offsets, keys, classes, order):
+def in_order(offsets, keys, classes, payload, order):
     """A block of ``merge_sorted`` with its sequences in order."""
-    return (offsets, keys, classes) if order is None else _gather(order, offsets, keys, classes)
+    if order is None:
+        return offsets, keys, classes, payload
+    return (*_gather(order, offsets, keys, classes), payload[order])
 
 
 def _step_key(head, step: int) -> tuple:
@@ -255,39 +320,56 @@ def _next_head(it, width: int):
 def _concat(pieces):
     offsets = [np.zeros(1, np.int64)]
     at = 0
-    for o, k, _ in pieces:
+    for o, k, _, _ in pieces:
         offsets.append(o[1:] + at)
         at += len(k)
-    return (np.concatenate(offsets), np.concatenate([k for _, k, _ in pieces]),
-            np.concatenate([c for _, _, c in pieces]))
+    return (np.concatenate(offsets), np.concatenate([p[1] for p in pieces]),
+            np.concatenate([p[2] for p in pieces]), np.concatenate([p[3] for p in pieces]))
 
 
 @njit(cache=True, nogil=True)
-def _count_block(offsets, keys, classes, order, min_count, rank, final, segments, path_keys, path_first, counters,
-                 state, parent, depth, key, count, node_counters):
+def _count_block(offsets, keys, classes, order, shared, winner, year, source, min_count, rank, final, start_r,
+                 segments, path_keys, path_first, counters, path_payload, stats, years, sources, root, state,
+                 parent, depth, key, count, node_counters, first, node_stats, year_rows, source_rows, n_rows):
     """Count a block of sequences, sorted in ``order``, whose first has
-    global rank ``rank``, after the path the blocks before left; ``final``:
-    then close the whole path.  The nodes it closes counted at least
-    ``min_count`` times go to the node arrays at their numbers.
+    global rank ``rank``, from its ``start_r``-th on, after the path the
+    blocks before left; ``final``: then close the whole path.  The nodes it
+    closes counted at least ``min_count`` times go to the node arrays at
+    their numbers.  Returns where it stopped: the block's length when done
+    (its length + 1 when ``final`` and the path is closed too), less when
+    the rows of years or collections might not hold a step's (the caller
+    grows them and calls again from there).
 
     The path is held by depth (``path_keys``; ``path_first``, the classes
-    of the sequence that opened the node; ``counters`` of the sequences
-    after that one) and as segments, the nodes one sequence opened
-    together (``segments``: first depth, the sequence's rank, the nodes
-    kept before it opened them); ``state``: the path's depth, the number
-    of segments, the nodes seen and the nodes kept so far.
+    of the sequence that opened the node, ``path_payload`` its shared,
+    winner, year and collection; ``counters``, ``stats``, ``years`` and
+    ``sources`` of the sequences after that one) and as segments, the nodes
+    one sequence opened together (``segments``: first depth, the sequence's
+    rank, the nodes kept before it opened them); ``state``: the path's
+    depth, the number of segments, the nodes seen and the nodes kept so far.
 
     - The nodes of a segment share their count, so a segment that one
       sequence alone reached (most nodes) closes at once.
     - A node's number is known when it opens: before it in pre-order come
       the root, the kept nodes closed by then and its ancestors, which are
-      kept if it is (counts fall with depth).
-    - Counters start at the second sequence through a node (the opener's
-      classes are added when it is kept), so nodes of count 1 cost none."""
+      kept if it is (counts fall with depth).  Its sequences are the ranks
+      from its opener's on (``first``).
+    - Counters and statistics start at the second sequence through a node
+      (the opener's are added when it is kept), so nodes of count 1 cost
+      none.  A sequence counts as a game of the nodes deeper than the keys
+      it shares with an earlier sequence of its game (``shared``): games,
+      wins in the tree's colours (``stats``), and by year and collection
+      (``years``, ``sources``, emitted as rows (node, index, games) when
+      the node is kept; ``n_rows`` counts them)."""
     n = len(order)
-    for r in range(n + 1):
+    levels = len(path_keys)
+    n_years = years.shape[1]
+    n_sources = sources.shape[1]
+    for r in range(start_r, n + 1):
         if r == n and not final:
-            break
+            return n
+        if n_rows[0] + levels * n_years > len(year_rows) or n_rows[1] + levels * n_sources > len(source_rows):
+            return r  # the rows a step may emit might not fit
         common = 0
         length = 0
         base = 0
@@ -314,24 +396,37 @@ def _count_block(offsets, keys, classes, order, min_count, rank, final, segments
                     depth[i] = d
                     key[i] = path_keys[d]
                     count[i] = c
-                    first = path_first[d]
+                    first[i] = segments[g, 1]
+                    opener = path_first[d]
                     for direction in range(4):
-                        counters[d, 3 * direction + ((first >> (2 * direction)) & 3)] += 1
+                        counters[d, 3 * direction + ((opener >> (2 * direction)) & 3)] += 1
                     node_counters[i] = counters[d]
                     counters[d] = 0
+                    if path_payload[d, 0] < d:
+                        _add_game(stats, years, sources, d, path_payload[d, 1], path_payload[d, 2],
+                                  path_payload[d, 3])
+                    _close_stats(stats, years, sources, d, i, node_stats, year_rows, source_rows, n_rows)
                     state[3] += 1
             elif c > 1:
                 for d in range(low, top + 1):
                     counters[d] = 0
+                    stats[d] = 0
+                    years[d] = 0
+                    sources[d] = 0
             if low == start:
                 state[1] -= 1
             top = low - 1
         if r == n:
-            break
+            return n + 1
+        sh = shared[s]
+        if sh < 0:  # a game's first sequence: a game of the root
+            _add_game(root, years, sources, 0, winner[s], year[s], source[s])
         for d in range(1, common + 1):
             packed = classes[base + d - 1]
             for direction in range(4):
                 counters[d, 3 * direction + ((packed >> (2 * direction)) & 3)] += 1
+        for d in range(max(1, sh + 1), common + 1):
+            _add_game(stats, years, sources, d, winner[s], year[s], source[s])
         if length > common:
             g = state[1]
             segments[g, 0] = common + 1
@@ -341,45 +436,109 @@ def _count_block(offsets, keys, classes, order, min_count, rank, final, segments
             for d in range(common + 1, length + 1):
                 path_keys[d] = keys[base + d - 1]
                 path_first[d] = classes[base + d - 1]
+                path_payload[d, 0] = sh
+                path_payload[d, 1] = winner[s]
+                path_payload[d, 2] = year[s]
+                path_payload[d, 3] = source[s]
         state[2] += length - common
         state[0] = length
+    return n
+
+
+@njit(cache=True, inline="always")
+def _add_game(stats, years, sources, d, winner, year, source):
+    """One game more at the node at depth ``d`` (row 0: the root)."""
+    stats[d, 0] += 1
+    if winner < 0:
+        stats[d, 1] += 1
+    elif winner > 0:
+        stats[d, 2] += 1
+    if year >= 0:
+        years[d, year] += 1
+    sources[d, source] += 1
+
+
+@njit(cache=True)
+def _close_stats(stats, years, sources, d, i, node_stats, year_rows, source_rows, n_rows):
+    """A kept node's statistics out (games, black wins, white wins, first
+    and last year index or -1; rows of its years and collections), and its
+    depth's cleared for the next node there."""
+    node_stats[i, 0] = stats[d, 0]
+    node_stats[i, 1] = stats[d, 1]
+    node_stats[i, 2] = stats[d, 2]
+    node_stats[i, 3] = -1
+    node_stats[i, 4] = -1
+    for y in range(years.shape[1]):
+        if years[d, y]:
+            if node_stats[i, 3] < 0:
+                node_stats[i, 3] = y
+            node_stats[i, 4] = y
+            year_rows[n_rows[0], 0] = i
+            year_rows[n_rows[0], 1] = y
+            year_rows[n_rows[0], 2] = years[d, y]
+            n_rows[0] += 1
+            years[d, y] = 0
+    for k in range(sources.shape[1]):
+        if sources[d, k]:
+            source_rows[n_rows[1], 0] = i
+            source_rows[n_rows[1], 1] = k
+            source_rows[n_rows[1], 2] = sources[d, k]
+            n_rows[1] += 1
+            sources[d, k] = 0
+    stats[d] = 0
 
 
 class StreamCounter:
     """The trie of sequences given in sorted order, block by block (``add``),
     as ``count_sequences`` gives it (``finish``), holding only the nodes
-    counted at least ``min_count`` times and the current path."""
+    counted at least ``min_count`` times and the current path, and with
+    them their statistics: per node its ``first`` rank in the stream, its
+    games, wins in the tree's colours, first and last year, and rows of its
+    games by year and by collection."""
 
-    def __init__(self, max_depth: int, min_count: int = 1, room: int = 1 << 12, most: int | None = None) -> None:
+    def __init__(self, max_depth: int, min_count: int = 1, room: int = 1 << 12, most: int | None = None,
+                 years: tuple[int, int] = (0, 0), sources: int = 1) -> None:
         """``room``: nodes the arrays start with, at most; ``most``: the most
         nodes the stream can keep, if known (its keys over ``min_count``),
-        so the arrays need not grow past it."""
+        so the arrays need not grow past it.  ``years``: the first year and
+        the number of years the payloads' year indices count from;
+        ``sources``: the number of collections."""
         self.min_count = max(1, min_count)
         self.levels = max_depth + 1
         self.spare = 2 * self.levels + 1  # room past the kept nodes: a block's path, twice over
         self.most = most
+        self.first_year, self.n_years = years
         room = self._capped(room)
         self.segments = np.zeros((self.levels, 3), np.int64)
         self.path_keys = np.zeros(self.levels, np.int16)
         self.path_first = np.zeros(self.levels, np.uint8)
         self.counters = np.zeros((self.levels, 12), np.int64)
+        self.path_payload = np.zeros((self.levels, 4), np.int64)
+        self.stats = np.zeros((self.levels, 3), np.int64)  # games, black wins, white wins; by depth
+        self.years = np.zeros((self.levels, max(1, self.n_years)), np.int64)
+        self.sources = np.zeros((self.levels, max(1, sources)), np.int64)
+        self.root = np.zeros((1, 3), np.int64)
         self.state = np.zeros(4, np.int64)  # the path's depth; its segments; the nodes seen; the nodes kept
         self.sequences = 0
         self.nodes = _node_arrays(room)  # grown as needed
+        self.year_rows = np.zeros((max(1024, 4 * self.levels * self.years.shape[1]), 3), np.int64)
+        self.source_rows = np.zeros((max(1024, 4 * self.levels * self.sources.shape[1]), 3), np.int64)
+        self.n_rows = np.zeros(2, np.int64)
 
     def _capped(self, room: int) -> int:
         """``room`` nodes, but no more than the stream can keep (and the spare)."""
         return room if self.most is None else min(room, self.most + self.spare)
 
-    def add(self, offsets: np.ndarray, keys: np.ndarray, classes: np.ndarray, order: np.ndarray | None = None) -> None:
+    def add(self, offsets: np.ndarray, keys: np.ndarray, classes: np.ndarray, payload: np.ndarray,
+            order: np.ndarray | None = None) -> None:
         """The next block of the sorted stream (in ``order``, when given)."""
         n = len(offsets) - 1
         order = np.arange(n) if order is None else order
         self._count(np.asarray(offsets, np.int64), np.asarray(keys, np.int16), np.asarray(classes, np.uint8),
-                    order, False)
+                    order, np.asarray(payload, PAYLOAD), False)
         self.sequences += n
 
-    def _count(self, offsets, keys, classes, order, final: bool) -> None:
+    def _count(self, offsets, keys, classes, order, payload, final: bool) -> None:
         # the largest number a block can give: a node kept a key, and the spare
         room = self._capped(int(self.state[3]) + len(keys) + self.spare)
         if room > len(self.nodes["count"]):
@@ -392,14 +551,34 @@ class StreamCounter:
                 grown[name][:written] = a[:written]
             self.nodes = grown
         nodes = self.nodes
-        _count_block(offsets, keys, classes, order, self.min_count, self.sequences, final, self.segments, self.path_keys,
-                     self.path_first, self.counters, self.state, nodes["parent"], nodes["depth"], nodes["key"],
-                     nodes["count"], nodes["counters"])
+        year = payload["year"].astype(np.int64)
+        year = np.where(year > 0, year - self.first_year, -1)  # by index; -1 unknown
+        if ((year < -1) | (year >= self.n_years)).any():
+            raise ValueError(f"a year outside the counter's {self.first_year}..{self.first_year + self.n_years - 1}")
+        fields = [np.ascontiguousarray(payload["shared"]), np.ascontiguousarray(payload["winner"]), year,
+                  np.ascontiguousarray(payload["source"])]
+        r, done = 0, len(order) + (1 if final else 0)
+        while True:
+            r = _count_block(offsets, keys, classes, order, *fields, self.min_count, self.sequences, final, r,
+                             self.segments, self.path_keys, self.path_first, self.counters, self.path_payload,
+                             self.stats, self.years, self.sources, self.root, self.state, nodes["parent"],
+                             nodes["depth"], nodes["key"], nodes["count"], nodes["counters"], nodes["first"],
+                             nodes["stats"], self.year_rows, self.source_rows, self.n_rows)
+            if r == done:
+                break
+            self.year_rows = _grown_rows(self.year_rows, self.n_rows[0])  # full: grow, go on from r
+            self.source_rows = _grown_rows(self.source_rows, self.n_rows[1])
 
     def finish(self) -> tuple[dict[str, np.ndarray], int]:
-        """The node arrays (the root, then the kept nodes in canonical order)
-        and the number of nodes of the whole trie."""
-        self._count(np.zeros(1, np.int64), np.zeros(0, np.int16), np.zeros(0, np.uint8), np.zeros(0, np.int64), True)
+        """The node arrays (the root, then the kept nodes in canonical order:
+        node, parent, depth, key, count, counters, first, games,
+        black_wins, white_wins, first_year, last_year; 0 for an unknown
+        year), the rows of games by year (node, year, games) and by
+        collection (node, source index, games), each ordered by node; and
+        the number of nodes of the whole trie."""
+        empty = (np.zeros(1, np.int64), np.zeros(0, np.int16), np.zeros(0, np.uint8), np.zeros(0, np.int64),
+                 np.zeros(0, PAYLOAD))
+        self._count(*empty[:3], empty[3], empty[4], True)
         size = int(self.state[3]) + 1
         arrays = {"node": np.arange(size, dtype=np.int64)}
         for name, a in self.nodes.items():
@@ -407,10 +586,36 @@ class StreamCounter:
             arrays[name] = a
         self.nodes = {}
         arrays["parent"][0], arrays["depth"][0], arrays["key"][0] = -1, 0, -1
-        arrays["count"][0], arrays["counters"][0] = self.sequences, 0
+        arrays["count"][0], arrays["counters"][0], arrays["first"][0] = self.sequences, 0, 0
+        self.year_rows = _grown_rows(self.year_rows, self.n_rows[0])  # room for the root's rows
+        self.source_rows = _grown_rows(self.source_rows, self.n_rows[1])
+        _close_stats(self.root, self.years, self.sources, 0, 0, arrays["stats"], self.year_rows, self.source_rows,
+                     self.n_rows)
+        stats = arrays.pop("stats")
+        arrays["games"], arrays["black_wins"], arrays["white_wins"] = stats[:, 0], stats[:, 1], stats[:, 2]
+        for name, column in (("first_year", 3), ("last_year", 4)):
+            index = stats[:, column]
+            arrays[name] = np.where(index < 0, 0, index + self.first_year).astype(np.int16)
+        arrays["years"] = _by_node(self.year_rows[: self.n_rows[0]], self.first_year)
+        arrays["sources"] = _by_node(self.source_rows[: self.n_rows[1]], 0)
         return arrays, 1 + int(self.state[2])
+
+
+def _grown_rows(rows: np.ndarray, used: int) -> np.ndarray:
+    grown = np.zeros((2 * len(rows), 3), np.int64)
+    grown[:used] = rows[:used]
+    return grown
+
+
+def _by_node(rows: np.ndarray, offset: int) -> np.ndarray:
+    """Rows (node, index, games) ordered by node, then index; the index
+    shifted by ``offset`` (a year's)."""
+    rows = rows[np.lexsort((rows[:, 1], rows[:, 0]))]
+    rows[:, 1] += offset
+    return rows
 
 
 def _node_arrays(room: int) -> dict[str, np.ndarray]:
     return {"parent": np.empty(room, np.int64), "depth": np.empty(room, np.int64), "key": np.empty(room, np.int16),
-            "count": np.empty(room, np.int64), "counters": np.empty((room, 12), np.int32)}
+            "count": np.empty(room, np.int64), "counters": np.empty((room, 12), np.int32),
+            "first": np.empty(room, np.int64), "stats": np.empty((room, 5), np.int64)}

@@ -143,3 +143,39 @@ def inputs_key(paths: Iterable[str | os.PathLike], *, cache: Path | None = None,
     text = json.dumps({"files": rows, "skipped": skipped}, sort_keys=True)
     figures = {"input_files": len(files), "input_bytes": sum(max(r[2], 0) for r in rows), "files_hashed": len(todo)}
     return hashlib.sha256(text.encode()).hexdigest()[:16], figures
+
+
+class Collections:
+    """The collection each game comes from, named by where it was read:
+    the path given on the command line, or with ``depth`` 1 (2...) the
+    folder one (two...) levels inside a folder given (files less deep stay
+    with the folder above them).  Named as given, with ``/`` between parts."""
+
+    def __init__(self, paths: Iterable[str | os.PathLike], depth: int = 1) -> None:
+        # as the readers write sources: a path given, normalized (``Path``), and the files under it
+        self.given = sorted({str(Path(p)) for p in paths}, key=len, reverse=True)  # the longest first
+        self.depth = depth
+        self.known: dict[str, str] = {}
+
+    def of(self, source: str) -> str:
+        """The collection of a game read from ``source`` (a file as the
+        readers name it: a path given, or one under a folder given)."""
+        name = self.known.get(source)
+        if name is None:
+            name = self.known[source] = self._name(source)
+        return name
+
+    def _name(self, source: str) -> str:
+        for given in self.given:
+            if source == given:
+                return _text(given.rstrip("/") or given)
+            prefix = given.rstrip(os.sep) + os.sep
+            if source.startswith(prefix):
+                parts = source[len(prefix):].split(os.sep)[:-1]  # the folders between, not the file
+                return _text("/".join([given.rstrip(os.sep) or given, *parts[: self.depth]]))
+        return _text(source)
+
+    def selected(self, name: str, wanted: Iterable[str]) -> bool:
+        """Is the collection ``name`` one of ``wanted`` (a name, or the last
+        part of one)?"""
+        return any(name == w or name.rsplit("/", 1)[-1] == w.rstrip("/") for w in wanted)

@@ -455,7 +455,7 @@ def _extract_batch(
     colours, points, move_offsets, setup_colours, setup_points, setup_offsets,
     certain, maybe, corner_stones, max_length, reach,
     point_map, direction_map, spans, todo, validate,
-    first_game, out_game, out_transform, out_swap, out_offsets, out_keys, out_scores, n_out, n_keys,
+    first_game, out_game, out_transform, out_swap, out_start, out_offsets, out_keys, out_scores, n_out, n_keys,
     occupied, played, h1, h2,
 ):
     """Games from ``first_game`` on (those with ``todo`` set), into the given
@@ -483,6 +483,7 @@ def _extract_batch(
     # passes asked for 40 GB here, and the run died of a MemoryError)
     max_moves = min(max_moves, 362)
     seq_len = np.zeros(max_moves, dtype=np.int64)
+    seq_start = np.zeros(max_moves, dtype=np.int64)
     seq_keys = np.empty((max_moves, max_length), dtype=np.int16)
     seq_cols = np.empty((max_moves, max_length), dtype=np.int8)
     seq_scores = np.empty((max_moves, max_length, 4), dtype=np.int16)
@@ -547,6 +548,7 @@ def _extract_batch(
                 s = nseq
                 nseq += 1
                 seq_len[s] = 0
+                seq_start[s] = m - lo + 1
                 for k in range(2):
                     for row in range(SIZE):
                         seq_within[s, k, row] = 0
@@ -595,6 +597,7 @@ def _extract_batch(
             out_game[n_out] = g
             out_transform[n_out] = t
             out_swap[n_out] = swap
+            out_start[n_out] = seq_start[s]
             sign = -1 if swap else 1
             for i in range(n):
                 key = seq_keys[s, i]
@@ -615,7 +618,8 @@ def _grown(a: np.ndarray, n: int) -> np.ndarray:
 
 def extract_batch(colours, points, move_offsets, setup_colours, setup_points, setup_offsets, params):
     """Phase 1 for a batch of games (see the module docstring).  Returns a
-    dict of arrays: game, transform, swapped, offsets, keys, scores."""
+    dict of arrays: game, transform, swapped, start (the move number where
+    a sequence starts), offsets, keys, scores."""
     n_games = len(move_offsets) - 1
     return _run(colours, points, move_offsets, setup_colours, setup_points, setup_offsets, params,
                 np.ones(n_games, dtype=np.bool_), False)[0]
@@ -648,19 +652,20 @@ def _run(colours, points, move_offsets, setup_colours, setup_points, setup_offse
     checks = (np.full(n_checks, -1, np.int64), np.zeros(n_checks, np.int64),
               np.zeros(n_checks, np.uint64), np.zeros(n_checks, np.uint64))
     cap = 8 * n_games + 16  # sequences; about 5 a game, of about 28 keys
-    out = [np.empty(cap, np.int64), np.empty(cap, np.int8), np.empty(cap, np.bool_), np.zeros(cap + 1, np.int64),
-           np.empty(24 * cap, np.int16), np.empty((24 * cap, 4), np.int16)]
+    out = [np.empty(cap, np.int64), np.empty(cap, np.int8), np.empty(cap, np.bool_), np.empty(cap, np.int32),
+           np.zeros(cap + 1, np.int64), np.empty(24 * cap, np.int16), np.empty((24 * cap, 4), np.int16)]
     g = n_out = n_keys = 0
     while True:
         g, n_out, n_keys = _extract_batch(*inputs, g, *out, n_out, n_keys, *checks)
         if g == n_games:
             break
         cap *= 2  # full: grow and go on from game g
-        out = [_grown(out[0], cap), _grown(out[1], cap), _grown(out[2], cap), _grown(out[3], cap + 1),
-               _grown(out[4], 24 * cap), _grown(out[5], 24 * cap)]
-    game, transform, swapped, offsets, keys, scores = out
+        out = [_grown(out[0], cap), _grown(out[1], cap), _grown(out[2], cap), _grown(out[3], cap),
+               _grown(out[4], cap + 1), _grown(out[5], 24 * cap), _grown(out[6], 24 * cap)]
+    game, transform, swapped, start, offsets, keys, scores = out
     sequences = {"game": game[:n_out], "transform": transform[:n_out], "swapped": swapped[:n_out],
-                 "offsets": offsets[: n_out + 1], "keys": keys[:n_keys], "scores": scores[:n_keys]}
+                 "start": start[:n_out], "offsets": offsets[: n_out + 1], "keys": keys[:n_keys],
+                 "scores": scores[:n_keys]}
     return sequences, checks
 
 

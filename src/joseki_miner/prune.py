@@ -89,3 +89,57 @@ def leaves(table: pd.DataFrame) -> pd.DataFrame:
     """The rows below the root that have no children: the joseki."""
     has_child = set(table["parent"].tolist())
     return table[~table["node"].isin(has_child) & (table["depth"] > 0)]
+
+
+@njit(cache=True)
+def _top_games(first, count, rank, sequence, k, node_of, picks):
+    n = 0
+    best_rank = np.empty(k, np.int64)
+    best_pos = np.empty(k, np.int64)
+    for i in range(len(first)):
+        held = 0
+        for p in range(first[i], first[i] + count[i]):
+            r = rank[p]
+            seen = -1
+            for j in range(held):
+                if best_rank[j] == r:
+                    seen = j
+                    break
+            if seen >= 0:  # the game again: keep its sequence that started first
+                if sequence[p] < sequence[best_pos[seen]]:
+                    best_pos[seen] = p
+                continue
+            if held < k:
+                j = held
+                held += 1
+            elif r < best_rank[held - 1]:
+                j = held - 1
+            else:
+                continue
+            while j > 0 and best_rank[j - 1] > r:  # insertion, smallest rank first
+                best_rank[j] = best_rank[j - 1]
+                best_pos[j] = best_pos[j - 1]
+                j -= 1
+            best_rank[j] = r
+            best_pos[j] = p
+        for j in range(held):
+            node_of[n] = i
+            picks[n] = best_pos[j]
+            n += 1
+    return n
+
+
+def top_games(first: np.ndarray, count: np.ndarray, rank: np.ndarray, sequence: np.ndarray,
+              k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per node i (its sequences: positions first[i] .. first[i] + count[i]
+    of a stream whose games have ``rank``, one per game, and ``sequence``,
+    the number of the sequence in its game), its ``k`` games of smallest
+    rank, each at its earliest-started sequence there: (node of each pick,
+    position of each pick), nodes in order, ranks ascending within."""
+    node_of = np.empty(len(first) * max(k, 0), np.int64)
+    picks = np.empty(len(first) * max(k, 0), np.int64)
+    if k <= 0:
+        return node_of, picks
+    n = _top_games(np.asarray(first, np.int64), np.asarray(count, np.int64), np.asarray(rank, np.int64),
+                   np.asarray(sequence, np.int64), k, node_of, picks)
+    return node_of[:n], picks[:n]

@@ -48,6 +48,7 @@ class Sequence:
     scores: list[tuple[int, int, int, int]] = field(default_factory=list)
     stones: list[tuple[int, int]] = field(default_factory=list)  # (row, col) played
     box: tuple[int, int, int, int] = (SIZE, -1, SIZE, -1)  # rmin, rmax, cmin, cmax
+    start: int = 0  # the move number (from 1, passes counted) of its first move
 
     def distance(self, r: int, c: int) -> int:
         """Manhattan distance from (r, c) to the nearest stone played in it."""
@@ -71,6 +72,7 @@ class NormalSequence:
     scores: tuple[tuple[int, int, int, int], ...]
     transform: int
     swapped: bool
+    start: int = 0  # the move number in the game where it starts (from 1)
 
 
 def corners_of(point: int) -> tuple[int, ...]:
@@ -92,7 +94,7 @@ def assign(record: GameRecord, params: Phase1Params) -> list[Sequence]:
     sequences: list[Sequence] = []
     a, b, cap = params.certain, params.maybe, params.max_length
 
-    for _, move in moves_on(board, record):
+    for index, move in moves_on(board, record):
         if move.point == PASS:
             continue
         r, c = divmod(move.point, SIZE)
@@ -117,7 +119,7 @@ def assign(record: GameRecord, params: Phase1Params) -> list[Sequence]:
             seq.add_stone(move.colour, move.point)
             seq.scores.append(beam_scores(board.grid, seq.box, params.reach))
         if not near_a and len(near_b) <= 1:
-            seq = Sequence()
+            seq = Sequence(start=index + 1)
             seq.add_stone(move.colour, move.point)
             seq.scores.append(beam_scores(board.grid, seq.box, params.reach))
             sequences.append(seq)
@@ -135,7 +137,7 @@ def extract(record: GameRecord, params: Phase1Params) -> list[NormalSequence]:
     out = []
     for seq in assign(record, params):
         t, swapped, keys, scores = normalize(seq.colours, seq.points, seq.scores)
-        out.append(NormalSequence(keys, scores, t, swapped))
+        out.append(NormalSequence(keys, scores, t, swapped, seq.start))
     return out
 
 

@@ -4,19 +4,24 @@ One node per distinct normalized prefix; the root is the empty board.  A
 node's children are keyed by point or TENUKI; colours alternate with depth
 (depth 1 is black), so a key is enough.  Every node counts the sequences that
 pass through it and, per direction (up, right, down, left), how often the
-influence there was black, white or neutral.  Tries built from parts of a
-collection merge by adding counts, which is how work is split across
-processes or machines.
+influence there was black, white or neutral.  Beyond the thesis, each node
+counts the games that reach it (a game that plays the shape in two corners
+counts once), how many of them the tree's Black and White won, and its
+games by year and by collection.  Tries built from parts of a collection
+merge by adding counts, which is how work is split across processes or
+machines.
 
-Knows trie keys and influence classes; nothing of boards, games or files.
-The table form (``to_table``) is the ``trie.parquet``/``joseki.parquet``
-layout: node, parent, depth, color, move, count and the twelve counters.
+Knows trie keys, influence classes and what a game adds (``GameStats``);
+nothing of boards, game records or files.  The table form (``to_table``) is
+the ``trie.parquet``/``joseki.parquet`` layout: node, parent, depth, color,
+move, count, the twelve counters, and the statistics (``STAT_COLUMNS``).
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 import pyarrow as pa
@@ -31,13 +36,28 @@ if TYPE_CHECKING:  # pandas loads only when a table is made
 
 CLASSES = ("black", "white", "neutral")
 COUNTER_COLUMNS = tuple(f"{d}_{k}" for d in DIRECTIONS for k in CLASSES)
-COLUMNS = ("node", "parent", "depth", "color", "move", "count", *COUNTER_COLUMNS)
+# first: the node's first sequence in trie order (its sequences are the next
+# ``count``); games: distinct games through it; wins in the tree's colours;
+# the first and last year of its games (0: none known)
+STAT_COLUMNS = ("first", "games", "black_wins", "white_wins", "first_year", "last_year")
+COLUMNS = ("node", "parent", "depth", "color", "move", "count", *COUNTER_COLUMNS, *STAT_COLUMNS)
 MOVE_NAMES = [to_sgf(k) for k in range(NPOINTS)] + [""]  # by key; "" = tenuki
 COLOR_NAMES = ["", "B", "W"]
 
 
 def _slot(cls: int) -> int:
     return 0 if cls == INF_BLACK else 1 if cls == INF_WHITE else 2
+
+
+class GameStats(NamedTuple):
+    """What a game adds to the nodes it reaches: its id, its winner in the
+    tree's colours of the sequence (-1 black, +1 white, 0 none), its year
+    (0 unknown) and its collection's index."""
+
+    game: int
+    winner: int = 0
+    year: int = 0
+    source: int = 0
 
 
 class Trie:
@@ -50,6 +70,12 @@ class Trie:
         self.count: list[int] = [0]
         self.counters: list[list[int]] = [[0] * 12]
         self.child: dict[tuple[int, int], int] = {}
+        self.last_game: list[int] = [-1]  # the game a node counted last (a game's sequences come together)
+        self.games: list[list[int]] = [[0, 0, 0]]  # games, black wins, white wins
+        self.span: list[list[int]] = [[0, 0]]  # the first and last year of its games (0: none known)
+        self.years: list[Counter] = [Counter()]
+        self.sources: list[Counter] = [Counter()]
+        self.anonymous = -1  # ids of the games of sequences inserted without one (each a game of its own)
 
     def __len__(self) -> int:
         return len(self.parent)
@@ -64,12 +90,30 @@ class Trie:
             self.depth.append(self.depth[node] + 1)
             self.count.append(0)
             self.counters.append([0] * 12)
+            self.last_game.append(-1)
+            self.games.append([0, 0, 0])
+            self.span.append([0, 0])
+            self.years.append(Counter())
+            self.sources.append(Counter())
         return found
 
-    def insert(self, keys: Sequence[int], classes: Sequence[Sequence[int]], times: int = 1) -> None:
+    def insert(self, keys: Sequence[int], classes: Sequence[Sequence[int]], times: int = 1,
+               game: GameStats | None = None) -> None:
         """Add one normalized sequence: its keys and, per key, the influence
-        class (INF_BLACK/INF_NEUTRAL/INF_WHITE) in each of the 4 directions."""
+        class (INF_BLACK/INF_NEUTRAL/INF_WHITE) in each of the 4 directions.
+        ``game``: the game it comes from (by default ``times`` games of their
+        own, with no winner or year known); a game counts once at a node, by
+        the first of its sequences inserted there, so insert a game's
+        sequences together, in the order the game started them."""
+        for _ in range(times if game is None else 1):
+            self._insert(keys, classes, times if game is not None else 1, game)
+
+    def _insert(self, keys, classes, times: int, game: GameStats | None) -> None:
         node = 0
+        if game is None:
+            self.anonymous -= 1
+            game = GameStats(self.anonymous)
+        self._add_game(0, game)
         self.count[0] += times
         for key, cls in zip(keys, classes):
             node = self._child(node, key)
@@ -77,6 +121,22 @@ class Trie:
             row = self.counters[node]
             for d in range(4):
                 row[3 * d + _slot(cls[d])] += times
+            self._add_game(node, game)
+
+    def _add_game(self, node: int, game: GameStats) -> None:
+        if self.last_game[node] == game.game:
+            return
+        self.last_game[node] = game.game
+        row = self.games[node]
+        row[0] += 1
+        if game.winner:
+            row[1 if game.winner < 0 else 2] += 1
+        if game.year:
+            self.years[node][game.year] += 1
+            span = self.span[node]
+            span[0] = min(span[0] or game.year, game.year)
+            span[1] = max(span[1], game.year)
+        self.sources[node][game.source] += 1
 
     def merge(self, other: "Trie") -> "Trie":
         """Add the counts of ``other`` into this trie (in place) and return it."""
@@ -89,6 +149,12 @@ class Trie:
             row, add = self.counters[mine], other.counters[n]
             for i in range(12):
                 row[i] += add[i]
+        for n, mine in mapping.items():
+            self.games[mine] = [a + b for a, b in zip(self.games[mine], other.games[n])]
+            self.years[mine] += other.years[n]
+            self.sources[mine] += other.sources[n]
+            known = [y for y in (*self.span[mine], *other.span[n]) if y]
+            self.span[mine] = [min(known), max(known)] if known else [0, 0]
         return self
 
     def paths(self) -> dict[tuple[int, ...], int]:
@@ -114,12 +180,34 @@ class Trie:
             stack.extend(sorted(kids.get(n, ()), key=lambda m: self.key[m], reverse=True))
         return order
 
+    def firsts(self) -> dict[int, int]:
+        """Per node, the rank of its first sequence in trie order (sequences
+        sorted by keys, a prefix first): its sequences are the next
+        ``count``.  The sequences that end at a node come before its
+        children's, which come in key order."""
+        kids: dict[int, list[int]] = {}
+        for (parent, _), n in self.child.items():
+            kids.setdefault(parent, []).append(n)
+        first = {0: 0}
+        for n in self.canonical_order():
+            children = sorted(kids.get(n, ()), key=lambda m: self.key[m])
+            at = first[n] + self.count[n] - sum(self.count[c] for c in children)
+            for c in children:
+                first[c] = at
+                at += self.count[c]
+        return first
+
     def to_arrays(self, min_count: int = 1) -> dict[str, np.ndarray]:
         """The nodes counted at least ``min_count`` times (and the root) in
-        canonical order, renumbered: node, parent, depth, key, count and the
-        (n, 12) counters (as fasttrie.count_sequences)."""
+        canonical order, renumbered: node, parent, depth, key, count, the
+        (n, 12) counters, the statistics (``STAT_COLUMNS``), and rows (node,
+        year, games) and (node, source, games) ordered by node (as
+        fasttrie.count_sequences)."""
         order = [n for n in self.canonical_order() if n == 0 or self.count[n] >= min_count]
         new_id = {old: i for i, old in enumerate(order)}
+        first = self.firsts()
+        years = [(new_id[o], y, c) for o in order for y, c in sorted(self.years[o].items())]
+        sources = [(new_id[o], k, c) for o in order for k, c in sorted(self.sources[o].items())]
         return {
             "node": np.arange(len(order), dtype=np.int64),
             "parent": np.array([new_id.get(self.parent[o], -1) for o in order], dtype=np.int64),
@@ -127,6 +215,14 @@ class Trie:
             "key": np.array([self.key[o] for o in order], dtype=np.int16),
             "count": np.array([self.count[o] for o in order], dtype=np.int64),
             "counters": np.array([self.counters[o] for o in order], dtype=np.int64).reshape(-1, 12),
+            "first": np.array([first[o] for o in order], dtype=np.int64),
+            "games": np.array([self.games[o][0] for o in order], dtype=np.int64),
+            "black_wins": np.array([self.games[o][1] for o in order], dtype=np.int64),
+            "white_wins": np.array([self.games[o][2] for o in order], dtype=np.int64),
+            "first_year": np.array([self.span[o][0] for o in order], dtype=np.int16),
+            "last_year": np.array([self.span[o][1] for o in order], dtype=np.int16),
+            "years": np.array(years, dtype=np.int64).reshape(-1, 3),
+            "sources": np.array(sources, dtype=np.int64).reshape(-1, 3),
         }
 
     def to_table(self) -> pd.DataFrame:
@@ -135,23 +231,25 @@ class Trie:
 
     @classmethod
     def from_table(cls, table: pd.DataFrame) -> "Trie":
-        """The trie of a table written by ``to_table`` (or pruned from one)."""
+        """The trie of a table written by ``to_table`` (or pruned from one):
+        its nodes, counts, counters and statistics (not the rows of years
+        and collections, which are tables of their own)."""
         trie = cls()
         ids = {}
         counters = table[list(COUNTER_COLUMNS)].to_numpy().tolist()
+        stats = table[["games", "black_wins", "white_wins", "first_year", "last_year"]].to_numpy().tolist() \
+            if "games" in table else [[0, 0, 0, 0, 0]] * len(table)
         for i, (node, parent, move, count) in enumerate(
             zip(table["node"], table["parent"], table["move"], table["count"])
         ):
             if parent < 0:
-                ids[node] = 0
-                trie.count[0] = int(count)
-                trie.counters[0] = counters[i]
-                continue
-            key = from_sgf(move) if move else TENUKI
-            n = trie._child(ids[parent], key)
-            ids[node] = n
+                n = ids[node] = 0
+            else:
+                n = ids[node] = trie._child(ids[parent], from_sgf(move) if move else TENUKI)
             trie.count[n] = int(count)
             trie.counters[n] = counters[i]
+            trie.games[n] = [int(v) for v in stats[i][:3]]
+            trie.span[n] = [int(v) for v in stats[i][3:]]
         return trie
 
 
@@ -174,7 +272,18 @@ def node_table(a: dict[str, np.ndarray]) -> pa.Table:
         by_column[:, start:start + _BLOCK] = counters[start:start + _BLOCK].T  # copy is 5x slower
     for i, name in enumerate(COUNTER_COLUMNS):
         columns[name] = column(by_column[i])
+    for name in STAT_COLUMNS:
+        columns[name] = column(a[name], np.int16 if name.endswith("_year") else np.int64)
     return pa.Table.from_arrays(list(columns.values()), names=list(columns))
+
+
+NODE_ARRAYS = ("node", "parent", "depth", "key", "count", "counters", *STAT_COLUMNS)  # one row a node
+ROW_ARRAYS = ("years", "sources")  # rows (node, year or source, games)
+
+
+def node_arrays(a: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The arrays of ``a`` that hold one row a node."""
+    return {name: a[name] for name in NODE_ARRAYS}
 
 
 _BLOCK = 1 << 16

@@ -1,0 +1,217 @@
+"""Looking into mined outputs: ``joseki lookup``, ``games`` and ``trend``.
+
+Reads the build's files in the work folder (trie.parquet and its years and
+collections: every node counted at least twice; sorted_sequences.parquet:
+every sequence in trie order) and games.parquet; writes nothing but an SGF
+collection when asked.  Kept light (no compiled code is loaded), so a
+lookup answers in a fraction of a second from a cold process."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from joseki_miner.arrow import numpy
+from joseki_miner.gameinfo import days, wilson, years
+from joseki_miner.lookup import Query, corner_of, query, sorted_range
+from joseki_miner.points import TENUKI, from_sgf
+
+from .catalog import Catalog
+
+TRIE_COLUMNS = ["parent", "depth", "move", "count", "games", "black_wins", "white_wins", "first_year", "last_year"]
+
+
+class NotMined(Exception):
+    """The outputs needed are not there; the message says which."""
+
+
+class NotInTree(Exception):
+    """The tree does not hold the sequence; ``held`` is the longest prefix it holds."""
+
+    def __init__(self, q: Query, held: int, node: dict) -> None:
+        shown = " ".join(q.move_text(k, d) for d, k in enumerate(q.keys[:held], 1)) or "(the empty board)"
+        count = f"{node['count']:,} sequences" if held else "the root"
+        super().__init__(f"the tree does not hold {q.text()}: it holds {held} of its {len(q.keys)} moves, "
+                         f"{shown} ({count}); rarer lines are not stored (they were played once)")
+        self.held = held
+
+
+def _need(path: Path) -> Path:
+    if not path.is_file():
+        raise NotMined(f"no {path.name} in {path.parent}: mine some games first (joseki mine GAMES --out ...)")
+    return path
+
+
+@dataclass
+class Tree:
+    """The stored trie, as arrays by node number."""
+
+    parent: np.ndarray
+    key: np.ndarray
+    columns: dict[str, np.ndarray]
+
+    @classmethod
+    def read(cls, catalog: Catalog) -> Tree:
+        table = pq.ParquetFile(_need(catalog.trie)).read(columns=TRIE_COLUMNS)
+        moves = table.column("move").combine_chunks().dictionary_encode()
+        table_keys = np.array([TENUKI if m == "" else from_sgf(m) for m in moves.dictionary.to_pylist()], np.int64)
+        index = numpy(moves.indices) if len(table) else np.zeros(0, np.int32)
+        key = table_keys[index] if len(table) else np.zeros(0, np.int64)
+        columns = {name: numpy(table.column(name)) for name in TRIE_COLUMNS if name != "move"}
+        return cls(columns["parent"], key, columns)
+
+    def find(self, keys: tuple[int, ...]) -> tuple[int, int]:
+        """The node of ``keys``, and how many of them the tree holds."""
+        node = 0
+        for depth, k in enumerate(keys):
+            found = np.flatnonzero((self.parent == node) & (self.key == k))
+            if not len(found):
+                return node, depth
+            node = int(found[0])
+        return node, len(keys)
+
+    def node(self, n: int) -> dict:
+        return {name: int(a[n]) for name, a in self.columns.items() if name != "parent"}
+
+    def children(self, n: int) -> np.ndarray:
+        kids = np.flatnonzero(self.parent == n)
+        return kids[np.lexsort((self.key[kids], -self.columns["count"][kids]))]  # by count, then by move
+
+
+def _rows_of(path: Path, node: int) -> list[tuple]:
+    """A node's rows of trie_years or trie_sources (sorted by node)."""
+    table = pq.ParquetFile(_need(path)).read()
+    nodes = numpy(table.column("node"))
+    lo, hi = np.searchsorted(nodes, node), np.searchsorted(nodes, node, side="right")
+    part = table.slice(lo, hi - lo)
+    return list(zip(part.column(1).to_pylist(), part.column(2).to_pylist()))
+
+
+def win_rate(black: int, white: int) -> dict:
+    """The tree's Black's (the first to play in the corner) win rate of the
+    games with a winner, and its 95% Wilson interval."""
+    decided = black + white
+    low, high = wilson(black, decided)
+    return {"decided": decided, "black": black / decided if decided else None, "low": low, "high": high}
+
+
+def lookup(catalog: Catalog, text: str) -> dict:
+    """A sequence's node and continuations (``joseki lookup``): counts,
+    games, wins in the tree's colours, years, collections; continuations
+    with their moves as the player writes them."""
+    q = query(text)
+    tree = Tree.read(catalog)
+    n, held = tree.find(q.keys)
+    if held < len(q.keys):
+        raise NotInTree(q, held, tree.node(n))
+    node = tree.node(n)
+    continuations = []
+    for c in tree.children(n):
+        child = tree.node(int(c))
+        continuations.append({"move": q.move_text(int(tree.key[c]), len(q.keys) + 1), **_stats(child),
+                              "share": child["count"] / node["count"] if node["count"] else 0.0})
+    return {"sequence": q.text(), "normal": " ".join(_sgf_key(k, d) for d, k in enumerate(q.keys, 1)),
+            "first_player": "white" if q.swapped else "black", **_stats(node),
+            "years": {int(y): int(g) for y, g in _rows_of(catalog.trie_years, n)},
+            "sources": {s: int(g) for s, g in _rows_of(catalog.trie_sources, n)},
+            "ended_or_rarer": node["count"] - sum(c["count"] for c in continuations),
+            "continuations": continuations}
+
+
+def _stats(node: dict) -> dict:
+    return {"count": node["count"], "games": node["games"], "black_wins": node["black_wins"],
+            "white_wins": node["white_wins"], "first_year": node["first_year"] or None,
+            "last_year": node["last_year"] or None}
+
+
+def _sgf_key(key: int, depth: int) -> str:
+    from joseki_miner.points import to_sgf
+
+    colour = "B" if depth % 2 else "W"
+    return f"{colour}[{to_sgf(key) if key != TENUKI else ''}]"
+
+
+def games_of(catalog: Catalog, text: str, limit: int | None = None) -> tuple[Query, pa.Table, int]:
+    """Every game with a corner sequence that starts with the sequence
+    (``joseki games``), the most recent first, each once, at its
+    earliest-started such sequence: a table of the games' information, the
+    move number and corner where the sequence starts; and how many games
+    there are in all."""
+    q = query(text)
+    order = pq.ParquetFile(_need(catalog.sorted_sequences)).read(columns=["moves", "game", "sequence", "start",
+                                                                         "orientation"])
+    moves = order.column("moves").combine_chunks()
+    offsets = np.frombuffer(moves.buffers()[1], np.int32, len(moves) + 1, moves.offset * 4).astype(np.int64)
+    data = np.frombuffer(moves.buffers()[2], np.uint8) if len(moves) else np.zeros(0, np.uint8)
+    lo, hi = sorted_range(offsets, data, q.keys)
+    part = order.slice(lo, hi - lo)
+    game = numpy(part.column("game"))
+    sequence = numpy(part.column("sequence"))
+    earliest = np.lexsort((sequence, game))  # each game at its earliest-started sequence
+    first = earliest[np.r_[True, np.diff(game[earliest]) != 0]] if len(game) else earliest
+    info = pq.ParquetFile(_need(catalog.games)).read(
+        columns=["game", "source", "location", "collection", "PB", "BR", "PW", "WR", "DT", "RE", "KM", "moves",
+                 "setup_black", "setup_white"])
+    rows = pa.Table.from_arrays([info.column(name).take(pa.array(game[first])) for name in info.column_names],
+                                names=info.column_names) if len(first) else info.slice(0, 0)
+    day = days(rows.column("DT")) if len(first) else np.zeros(0, np.int32)
+    recent = np.lexsort((game[first], -day.astype(np.int64)))
+    total = len(recent)
+    if limit is not None:
+        recent = recent[:limit]
+    chosen = first[recent]
+    rows = rows.take(pa.array(recent)) if total else rows
+    start = numpy(part.column("start"))[chosen] if total else np.zeros(0, np.int32)
+    orientation = numpy(part.column("orientation"))[chosen] if total else np.zeros(0, np.int8)
+    corner = [corner_of(int(o), q.keys[0]) for o in orientation.tolist()]
+    rows = rows.append_column("move", pa.array(start.astype(np.int32))).append_column("corner", pa.array(corner))
+    return q, rows, total
+
+
+def trend(catalog: Catalog, text: str) -> tuple[Query, list[dict]]:
+    """A node's games by year, and their share of the games mined that
+    year (``joseki trend``)."""
+    q = query(text)
+    tree = Tree.read(catalog)
+    n, held = tree.find(q.keys)
+    if held < len(q.keys):
+        raise NotInTree(q, held, tree.node(n))
+    mined = years(pq.ParquetFile(_need(catalog.games)).read(columns=["DT"]).column("DT"))
+    totals = np.bincount(mined[mined > 0]) if (mined > 0).any() else np.zeros(0, np.int64)
+    by_year = dict(_rows_of(catalog.trie_years, n))
+    out = []
+    for year in range(int(mined[mined > 0].min()) if len(totals) else 0, len(totals)):
+        games = int(by_year.get(year, 0))
+        out.append({"year": year, "games": games, "mined": int(totals[year]),
+                    "share": games / totals[year] if totals[year] else None})
+    return q, out
+
+
+def sgf_collection(rows: pa.Table) -> str:
+    """The games of a ``games_of`` table as one SGF collection (FF[4]),
+    their information and main lines, to replay them."""
+    from joseki_miner.records import decode_moves, decode_points
+    from joseki_miner.points import to_sgf
+
+    def value(text: str) -> str:
+        return text.replace("\\", "\\\\").replace("]", "\\]")
+
+    trees = []
+    for row in rows.to_pylist():
+        props = "".join(f"{name}[{value(row[name])}]" for name in ("PB", "BR", "PW", "WR", "DT", "RE", "KM")
+                        if row[name])
+        where = f"{row['source']}:{row['location']}" if row["location"] else row["source"]
+        note = f"{where} (the sequence starts at move {row['move']}, {row['corner']})"
+        props += f"GC[{value(note)}]"
+        setup = ""
+        if row["setup_black"]:
+            setup += "AB" + "".join(f"[{to_sgf(p)}]" for p in decode_points(row["setup_black"]))
+        if row["setup_white"]:
+            setup += "AW" + "".join(f"[{to_sgf(p)}]" for p in decode_points(row["setup_white"]))
+        body = "".join(f";{'B' if m.colour < 0 else 'W'}[{to_sgf(m.point)}]" for m in decode_moves(row["moves"]))
+        trees.append(f"(;FF[4]GM[1]SZ[19]CA[UTF-8]{props}{setup}{body})")
+    return "\n".join(trees) + "\n"
