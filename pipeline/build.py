@@ -20,6 +20,7 @@ import pyarrow.parquet as pq
 from tqdm import tqdm
 
 from joseki_miner.arrow import booleans, column, numpy, strings
+from joseki_miner.config import SORT_MEMORY_MB
 from joseki_miner.fasttrie import (PAYLOAD, StreamCounter, classes_of, cut, in_order, merge_sorted, sort_sequences,
                                    width_of)
 from joseki_miner.influence import classify
@@ -133,7 +134,7 @@ def payload_of(a: dict, winner: np.ndarray, year: np.ndarray, source: np.ndarray
 
 SPILL_BLOCK = 1 << 15  # sequences a block of a run file, and a merge's step through a run
 FAN_IN = 16  # run files merged at once; more are first merged into one
-SORT_MEMORY = 1024  # MB of sequences held before they are spilled as a sorted run
+SORT_MEMORY = SORT_MEMORY_MB  # MB of sequences held before they are spilled as a sorted run
 # nodes the count's arrays start with, at most: reserved, not touched until
 # written (74 bytes a node), so the arrays seldom grow, and growing copies
 ROOM = 1 << 24

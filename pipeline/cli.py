@@ -14,12 +14,12 @@ from typing import List, Optional
 import typer
 
 from joseki_miner import stop
-from joseki_miner.config import ConfigError, load
+from joseki_miner.config import SORT_MEMORY_MB, TABLE_MEMORY_MB, ConfigError, load
 
-from .build import SORT_MEMORY as SORT_MEMORY_MB
 from .catalog import Catalog
-from .ingest import StrictError
-from .run import STAGES, TABLE_MEMORY as TABLE_MEMORY_MB, UsageError, run_stages
+from .errors import StrictError, UsageError
+
+STAGES = ("ingest", "extract", "build", "prune", "emit")  # run.STAGES, named here without loading the stages
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
 
@@ -44,6 +44,8 @@ def _execute(stages, paths, out, work, config, sets, quiet, strict=False, force=
     code: 2 an unusable invocation, 1 a failed run (--strict, a full disk),
     130 (143) a run stopped by Ctrl-C (SIGTERM).  None but 0 changes the
     output folder."""
+    from .run import run_stages  # the stages and their compiled code load only for a run
+
     try:
         cfg = load(config, sets or [])
         catalog = Catalog(work=work or out / "interim", out=out)
@@ -81,9 +83,11 @@ def _fail(message: str, code: int):
 def _print_summary(s: dict, catalog: Catalog) -> None:
     """A few lines: the games, then what the stages that have run found."""
     rejected = ", ".join(f"{k} {v}" for k, v in s["games_rejected"].items()) or "none"
+    filtered = ", ".join(f"{k} {v}" for k, v in s.get("games_filtered", {}).items())
     skipped = sum(s.get("files_skipped", {}).values())
     lines = [
         f"games read {s['games_read']:,}: accepted {s['games_accepted']:,}, rejected {s['games_rejected_total']:,} ({rejected})"
+        + (f", filtered {s['games_filtered_total']:,} ({filtered})" if filtered else "")
         + (f"; files without games skipped: {skipped:,} (see summary.json)" if skipped else "")
     ]
     if s.get("nodes_before_prune"):
@@ -143,6 +147,126 @@ _single("extract", "Stage 2: phase 1, corner sequences in normal form -> sequenc
 _single("build", "Stage 3: count sequences in the trie with influence -> trie.parquet.")
 _single("prune", "Stage 4: phase 2, prune by threshold and length -> joseki.parquet.")
 _single("emit", "Stage 5: write joseki.sgf, joseki.dot, influence.dot (and SVG).")
+
+
+SEQUENCE = typer.Argument(..., help="moves as SGF (B[pd];W[qc]) or board points (Q16 R17; 'W Q16 ...' "
+                                    "when White starts), any orientation; 'tenuki' for a move elsewhere")
+
+
+def _explore(out: Path, work: Optional[Path]):
+    """The catalog of mined outputs, and the explore module (loaded only
+    here: no compiled code)."""
+    from . import explore
+
+    return Catalog(work=work or out / "interim", out=out), explore
+
+
+def _looked_up(call):
+    """Run a lookup; its errors as one line: 2 for text that is no sequence
+    or outputs that are missing, 1 for a sequence the tree does not hold."""
+    from joseki_miner.lookup import SequenceError
+
+    from . import explore
+
+    try:
+        return call()
+    except (SequenceError, explore.NotMined) as exc:
+        _fail(str(exc), 2)
+    except explore.NotInTree as exc:
+        _fail(str(exc), 1)
+
+
+def _rate(black: int, white: int) -> str:
+    from .explore import win_rate
+
+    r = win_rate(black, white)
+    if not r["decided"]:
+        return "no game with a winner"
+    return f"{100 * r['black']:.1f}% ({100 * r['low']:.1f}-{100 * r['high']:.1f}%) of {r['decided']:,}"
+
+
+@app.command()
+def lookup(
+    sequence: str = SEQUENCE, out: Path = OUT, work: Optional[Path] = WORK,
+    json_: bool = typer.Option(False, "--json", help="one JSON object instead of text"),
+) -> None:
+    """A sequence's count, games, win rate, years and collections, and its
+    continuations, from the mined outputs in OUT."""
+    catalog, explore = _explore(out, work)
+    found = _looked_up(lambda: explore.lookup(catalog, sequence))
+    if json_:
+        import json
+
+        keep = ("count", "games", "black_wins", "white_wins", "first_year", "last_year", "years", "sources",
+                "sequence", "normal", "first_player")
+        data = {k: found[k] for k in keep}
+        data["continuations"] = [{k: c[k] for k in ("move", "count", "games", "black_wins", "white_wins",
+                                                     "last_year")} for c in found["continuations"]]
+        typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        return
+    first = "White" if found["first_player"] == "white" else "Black"
+    years = found["years"]
+    busiest = max(years, key=lambda y: (years[y], -y)) if years else None
+    span = f", {found['first_year']}-{found['last_year']}" if found["first_year"] else ""
+    lines = [f"{found['sequence']}  (the tree's {found['normal']})",
+             f"{found['count']:,} sequences in {found['games']:,} games{span}"
+             + (f", most in {busiest}" if busiest else ""),
+             f"the first to play here ({first} in this sequence) wins {_rate(found['black_wins'], found['white_wins'])}"
+             " games with a winner"]
+    if found["sources"]:
+        lines.append("collections: " + " · ".join(f"{name.rsplit('/', 1)[-1]} {n:,}"
+                                                   for name, n in found["sources"].items()))
+    conts = found["continuations"]
+    lines.append(f"continuations ({len(conts)} stored; {found['ended_or_rarer']:,} sequences end here or go on "
+                 "in lines played once):")
+    if conts:
+        lines.append(f"  {'move':<8} {'count':>8} {'share':>7} {'games':>8}   {'first player wins':<28} last year")
+    for c in conts:
+        lines.append(f"  {c['move']:<8} {c['count']:>8,} {100 * c['share']:>6.1f}% {c['games']:>8,}   "
+                     f"{_rate(c['black_wins'], c['white_wins']):<28} {c['last_year'] or ''}")
+    typer.echo("\n".join(lines))
+
+
+@app.command()
+def games(
+    sequence: str = SEQUENCE, out: Path = OUT, work: Optional[Path] = WORK,
+    sgf: Optional[Path] = typer.Option(None, "--sgf", help="write the games as one SGF collection to this file"),
+    limit: Optional[int] = typer.Option(None, "--limit", help="at most this many games (the most recent)"),
+) -> None:
+    """Every game whose corner sequence starts with SEQUENCE (in any
+    orientation), the most recent first."""
+    catalog, explore = _explore(out, work)
+    if limit is not None and limit < 0:
+        _fail("--limit must be 0 or more", 2)
+    q, rows, total = _looked_up(lambda: explore.games_of(catalog, sequence, limit))
+    if sgf is not None:
+        try:
+            sgf.write_text(explore.sgf_collection(rows), encoding="utf-8")
+        except OSError as exc:
+            _fail(f"cannot write {sgf}: {exc.strerror}", 2)
+        typer.echo(f"{rows.num_rows:,} of {total:,} games starting {q.text()} written to {sgf}")
+        return
+    typer.echo(f"{total:,} games start {q.text()} in a corner" + (f"; the {rows.num_rows:,} most recent:"
+                                                                  if rows.num_rows < total else ":"))
+    for r in rows.to_pylist():
+        black = f"{r['PB']} {r['BR']}".strip() or "?"
+        white = f"{r['PW']} {r['WR']}".strip() or "?"
+        where = f"{r['source']}:{r['location']}" if r["location"] else r["source"]
+        typer.echo(f"  {r['DT'] or '?':<10}  {black} vs {white}  {r['RE'] or '?'}  move {r['move']}, {r['corner']}"
+                   f"  {where}")
+
+
+@app.command()
+def trend(sequence: str = SEQUENCE, out: Path = OUT, work: Optional[Path] = WORK) -> None:
+    """A sequence's share of each year's games (its games in a year over the
+    games mined that year)."""
+    catalog, explore = _explore(out, work)
+    q, rows = _looked_up(lambda: explore.trend(catalog, sequence))
+    typer.echo(f"{q.text()}: its share of each year's games")
+    typer.echo(f"  {'year':<6} {'games':>8} {'mined':>9} {'share':>8}")
+    for r in rows:
+        share = f"{100 * r['share']:.2f}%" if r["share"] is not None else ""
+        typer.echo(f"  {r['year']:<6} {r['games']:>8,} {r['mined']:>9,} {share:>8}")
 
 
 @app.command()

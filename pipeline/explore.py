@@ -112,8 +112,9 @@ def lookup(catalog: Catalog, text: str) -> dict:
     continuations = []
     for c in tree.children(n):
         child = tree.node(int(c))
-        continuations.append({"move": q.move_text(int(tree.key[c]), len(q.keys) + 1), **_stats(child),
-                              "share": child["count"] / node["count"] if node["count"] else 0.0})
+        key = int(tree.key[c])
+        continuations.append({"move": q.move_text(key, len(q.keys) + 1), "normal": _sgf_key(key, len(q.keys) + 1),
+                              **_stats(child), "share": child["count"] / node["count"] if node["count"] else 0.0})
     return {"sequence": q.text(), "normal": " ".join(_sgf_key(k, d) for d, k in enumerate(q.keys, 1)),
             "first_player": "white" if q.swapped else "black", **_stats(node),
             "years": {int(y): int(g) for y, g in _rows_of(catalog.trie_years, n)},

@@ -40,6 +40,7 @@ from joseki_miner.sequences import Phase1Params
 from joseki_miner.stop import check as check_stop
 from joseki_miner.validate import check
 
+from .errors import StrictError
 from .extract import joined_parts, of_games
 from .parquet import TableSink, yield_to_reader
 
@@ -66,16 +67,13 @@ REJECTS_SCHEMA = pa.schema(
 )
 
 
-class StrictError(RuntimeError):
-    """--strict: the first bad record stops the run."""
-
-
 @dataclass(frozen=True)
 class Filters:
     """Games left out as they are read (config ``filter.*``), each counted
     with its reason: a year outside ``years`` (from, to; a game without a
     date too), a collection not in ``sources``, a result naming no winner
-    when ``result_known``."""
+    when ``result_known``.  A game that cannot be mined is rejected first;
+    a game left out is not looked for among the duplicates."""
 
     years: tuple[int, int] | None = None
     sources: tuple[str, ...] | None = None
@@ -300,14 +298,13 @@ def _run_reference(paths, ledger: _Ledger, include_handicap: bool, bar, exclude=
         if isinstance(item, GameRecord):
             info = (year_of(item.meta.get("DT", "")), winner(item.meta.get("RE", "")),
                     ledger.collections.of(item.source))
-            if ledger.filters.active:
-                why = ledger.filters.reasons(np.array([info[0]]), np.array([info[1]]), [info[2]],
-                                             ledger.collections)[0]
-                if why is not None:
-                    ledger.filtered[why] += 1
-                    continue
             try:
                 check(item, include_handicap)
+                why = ledger.filters.reasons(np.array([info[0]]), np.array([info[1]]), [info[2]],
+                                             ledger.collections)[0] if ledger.filters.active else None
+                if why is not None:  # left out as asked: after the checks, before the duplicates
+                    ledger.filtered[why] += 1
+                    continue
                 first = ledger.duplicate_of(_fingerprint(item), item.where)
                 if first is not None:
                     raise RecordError("duplicate", f"same moves as {first}")
@@ -387,8 +384,7 @@ def _joined(futures) -> tuple[list[np.ndarray], dict | None]:
     return checks, joined_parts([(lo, r[1]) for lo, r in results])
 
 
-def _verdicts(b: GameBatch, include_handicap: bool, played: np.ndarray, occupied: np.ndarray,
-              skip: list[int] = ()) -> dict[int, tuple[str, str]]:
+def _verdicts(b: GameBatch, include_handicap: bool, played: np.ndarray, occupied: np.ndarray) -> dict[int, tuple[str, str]]:
     """(reason, detail) of every game of the batch that is not valid, by
     game, first reason first: the reader's, board size, handicap (or a bad
     one), setup after the root (checked in Python), no moves, an occupied
@@ -396,7 +392,6 @@ def _verdicts(b: GameBatch, include_handicap: bool, played: np.ndarray, occupied
     verdicts = {k: r for k, r in enumerate(b.reject) if r is not None}
     open_ = np.ones(len(b), dtype=bool)
     open_[list(verdicts)] = False
-    open_[list(skip)] = False  # filtered: not judged
     size = np.asarray(b.size)
     for k in np.flatnonzero(open_ & (size != SIZE)).tolist():
         verdicts[k] = ("not 19x19", f"board size {b.size[k]}")
@@ -445,15 +440,14 @@ def _fast_batch(b: GameBatch, ledger: _Ledger, include_handicap: bool, futures) 
     (occupied, played, h1, h2), sequences = _joined(futures)
     year, won = years(b.info["DT"]), winners(b.info["RE"])
     collection = [ledger.collections.of(source) for source in b.source]
-    filtered = []
-    if ledger.filters.active:  # games left out as read: neither validated nor stored
-        reasons = ledger.filters.reasons(year, won, collection, ledger.collections)
-        filtered = [k for k, why in enumerate(reasons) if why is not None and b.reject[k] is None]
-        ledger.filtered.update(reasons[k] for k in filtered)
-    verdicts = _verdicts(b, include_handicap, played, occupied, skip=filtered)
+    verdicts = _verdicts(b, include_handicap, played, occupied)
     candidates = np.ones(len(b), dtype=bool)
     candidates[list(verdicts)] = False
-    candidates[filtered] = False
+    if ledger.filters.active:  # left out as asked: after the checks, before the duplicates
+        reasons = ledger.filters.reasons(year, won, collection, ledger.collections)
+        filtered = [k for k in np.flatnonzero(candidates).tolist() if reasons[k] is not None]
+        ledger.filtered.update(reasons[k] for k in filtered)
+        candidates[filtered] = False
     candidates = np.flatnonzero(candidates)
     firsts = ledger.first_games(h1[candidates], h2[candidates])
     accepted = candidates[firsts < 0].tolist()

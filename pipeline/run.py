@@ -26,15 +26,14 @@ import pyarrow.parquet as pq
 import joseki_miner
 from joseki_miner import prune as prune_method
 from joseki_miner import store
-from joseki_miner.config import Config
+from joseki_miner.config import TABLE_MEMORY_MB, Config
 from joseki_miner.inputs import inputs_key
-from joseki_miner.mapped import BUDGET
 from joseki_miner.sequences import Phase1Params
 from joseki_miner.stop import check as check_stop
 
 from . import build, emit, extract, ingest, prune
 from .catalog import Catalog
-from .ingest import StrictError
+from .errors import StrictError, UsageError
 
 STAGES = ("ingest", "extract", "build", "prune", "emit")
 WORK_STAGES = ("ingest", "extract", "build")  # committed as each finishes
@@ -44,14 +43,8 @@ ENGINES = ("fast", "reference")
 # (under "run"), and the rest of it is the same for the same games and config.
 RUN_FIGURES = ("dedupe_bytes", "wheres_spilled_bytes", "table_memory_bytes", "tables_bytes", "tables_dropped",
                "tables_mapped_bytes", "sequence_bytes", "spilled_bytes", "runs_spilled")
-TABLE_MEMORY = BUDGET / 2**20  # MB
+TABLE_MEMORY = TABLE_MEMORY_MB
 MAX_JOBS = 1024
-
-
-class UsageError(Exception):
-    """An invocation that cannot run (missing path, unwritable folder, stale
-    inputs for a single stage, a folder in use by another run); the CLI
-    prints it as one line."""
 
 
 def _key(*parts) -> str:
@@ -500,11 +493,16 @@ def summarize(catalog: Catalog, seconds: float, upto: str = STAGES[-1]) -> dict:
         if manifest:
             figures.update(manifest["figures"])
     rejected = figures.get("games_rejected", {})
+    filtered = figures.get("games_filtered", {})
     return {
         "games_read": figures.get("games_read", 0),
         "games_accepted": figures.get("games_accepted", 0),
         "games_rejected": rejected,
         "games_rejected_total": sum(rejected.values()),
+        "games_filtered": filtered,
+        "games_filtered_total": sum(filtered.values()),
+        "games_by_year": figures.get("games_by_year", {}),
+        "games_by_collection": figures.get("games_by_collection", {}),
         "files_skipped": figures.get("files_skipped", {}),
         "sequences": figures.get("sequences", 0),
         "nodes_before_prune": figures.get("nodes_before_prune", 0),

@@ -12,7 +12,8 @@ from typer.testing import CliRunner
 
 from joseki_miner.config import load
 from joseki_miner.fasttrie import PAYLOAD
-from joseki_miner.demo import planted_paths
+from joseki_miner.demo import planted_paths, planted_stats
+from joseki_miner.points import TENUKI, from_sgf
 from joseki_miner.points import to_sgf
 from joseki_miner.readers import read_paths
 from joseki_miner.records import GameRecord
@@ -49,6 +50,54 @@ def test_demo_recovers_exactly_the_planted_joseki(demo_run):
     planted.pop(())
     assert mined == planted
     assert summary["leaves"] == 6  # 8 planted, two of them prefixes of others
+
+
+def _paths_by_node(table) -> dict[int, tuple[int, ...]]:
+    keys: dict[int, tuple[int, ...]] = {}
+    for node, parent, move in zip(table["node"], table["parent"], table["move"]):
+        keys[node] = () if parent < 0 else keys[parent] + (TENUKI if move == "" else from_sgf(move),)
+    return keys
+
+
+def test_demo_statistics_equal_the_planted_ones_on_every_node(demo_run):
+    """Games, wins of the tree's Black and White (corners dealt with swapped
+    colours flip the game's winner; jigo, void and unknown results count for
+    neither), years and collections: exactly what the demo planted."""
+    _, catalog, _ = demo_run
+    table = pq.read_table(catalog.joseki).to_pandas()
+    paths = _paths_by_node(table)
+    truth = planted_stats()
+    assert set(paths.values()) == set(truth)
+    years = pq.read_table(catalog.node_years).to_pandas()
+    sources = pq.read_table(catalog.node_sources).to_pandas()
+    for row in table.itertuples():
+        want = truth[paths[row.node]]
+        assert (row.games, row.black_wins, row.white_wins) == (want["games"], want["black_wins"], want["white_wins"])
+        assert (row.first_year, row.last_year) == (min(want["years"]), max(want["years"]))
+        mine = years[years["node"] == row.node]
+        assert dict(zip(mine["year"], mine["games"])) == want["years"]
+        mine = sources[sources["node"] == row.node]
+        assert {Path(s).name: g for s, g in zip(mine["source"], mine["games"])} == want["sources"]
+    assert truth[()]["black_wins"] + truth[()]["white_wins"] < truth[()]["games"]  # some results name no winner
+    assert any(t["black_wins"] != t["white_wins"] for t in truth.values())
+
+
+def test_demo_examples_are_the_most_recent_games_of_each_node(demo_run):
+    """Up to five a node, the most recent first (ties by game), each with
+    the move where its sequence starts and the corner."""
+    _, catalog, _ = demo_run
+    examples = pq.read_table(catalog.node_examples).to_pandas()
+    games = pq.read_table(catalog.games, columns=["game", "DT", "source", "location"]).to_pandas()
+    order = pq.read_table(catalog.sorted_sequences).to_pandas()
+    table = pq.read_table(catalog.joseki).to_pandas()
+    for row in table.itertuples():
+        reached = set(order["game"][row.first:row.first + row.count])
+        want = sorted(reached, key=lambda g: (tuple(-int(x) for x in games["DT"][g].split("-")), g))[:5]
+        mine = examples[examples["node"] == row.node]
+        assert mine["game"].tolist() == want and mine["example"].tolist() == list(range(1, len(want) + 1))
+        assert (mine["date"] == games["DT"][want].to_numpy()).all()
+    assert set(examples["corner"]) <= {"upper left", "upper right", "lower left", "lower right"}
+    assert (examples["move"] >= 1).all()
 
 
 def test_demo_summary_reconciles_and_names_every_reject(demo_run):
@@ -114,11 +163,16 @@ def test_changing_only_the_threshold_reruns_only_prune_and_emit(demo_games, tmp_
 
 
 def _transformed(record: GameRecord, t: int, swap: bool) -> str:
+    """The game turned by transform t, its colours swapped if asked (its
+    result's winner too), its date kept."""
     moves = "".join(
         f";{'W' if (m.colour < 0) == swap else 'B'}[{to_sgf(POINT_MAP[t][m.point]) if m.point >= 0 else ''}]"
         for m in record.moves
     )
-    return f"(;FF[4]GM[1]SZ[19]{moves})\n"
+    result = record.meta.get("RE", "")
+    if swap and result[:1] in ("B", "W"):
+        result = {"B": "W", "W": "B"}[result[0]] + result[1:]
+    return f"(;FF[4]GM[1]SZ[19]DT[{record.meta.get('DT', '')}]RE[{result}]{moves})\n"
 
 
 @pytest.mark.parametrize("t,swap", [(1, False), (6, True), (7, False), (4, True)])
@@ -382,3 +436,53 @@ def test_limits_reach_both_engines_and_the_ingest_cache_key(tmp_path):
         assert summary["games_accepted"] == 1
     keys = {stage_keys(load(None, s), "inputs")["ingest"] for s in ([], sets[:1], sets[1:])}
     assert len(keys) == 3
+
+
+@pytest.mark.parametrize("engine", ["fast", "reference"])
+def test_filters_leave_games_out_with_their_reasons(demo_games, tmp_path, engine):
+    """filter.years, .sources and .result_known, applied as games are read:
+    games read = accepted + rejected + filtered, each filtered game with
+    its reason, and only the games kept are mined."""
+    from joseki_miner.demo import generate
+
+    _, truth = generate()
+    records = truth["game_records"]
+    catalog = Catalog(work=tmp_path / "interim", out=tmp_path)
+    config = load(None, ["filter.years=[2008, 2015]", "filter.sources=pro", "filter.result_known=true"])
+    summary = run_stages(catalog, config, STAGES, [demo_games], progress=False, engine=engine)
+    outside = sum(not 2008 <= r["year"] <= 2015 for r in records)
+    club = sum(2008 <= r["year"] <= 2015 and r["collection"] == "club" for r in records)
+    undecided = sum(2008 <= r["year"] <= 2015 and r["collection"] == "pro" and r["winner"] == 0 for r in records)
+    assert summary["games_filtered"] == {"year not in 2008-2015": outside, "collection not selected": club,
+                                         "result names no winner": undecided}
+    kept = len(records) - outside - club - undecided
+    assert summary["games_accepted"] == kept
+    assert summary["games_read"] == kept + summary["games_rejected_total"] + summary["games_filtered_total"]
+    games = pq.read_table(catalog.games, columns=["year", "winner", "collection"]).to_pandas()
+    assert games["year"].between(2008, 2015).all() and (games["winner"] != 0).all()
+    assert set(games["collection"].map(lambda c: Path(c).name)) == {"pro"}
+    root = pq.read_table(catalog.joseki).to_pandas().iloc[0]
+    assert root["games"] == kept and root["first_year"] >= 2008 and root["last_year"] <= 2015
+    assert sum(summary["games_by_year"].values()) == kept
+
+
+def test_collections_are_the_paths_given_or_the_folders_inside(demo_games, tmp_path):
+    """collections.depth 1 (default): the demo's club/ and pro/; 0: the
+    folder given."""
+    for depth, names in ((1, {"club", "pro"}), (0, {demo_games.name})):
+        catalog = Catalog(work=tmp_path / str(depth) / "interim", out=tmp_path / str(depth))
+        summary = run_stages(catalog, load(None, [f"collections.depth={depth}"]), STAGES, [demo_games],
+                             progress=False)
+        assert {Path(c).name for c in summary["games_by_collection"]} == names
+        assert sum(summary["games_by_collection"].values()) == summary["games_accepted"]
+        sources = pq.read_table(catalog.node_sources).to_pandas()
+        assert sources[sources["node"] == 0]["games"].sum() == summary["games_accepted"]
+
+
+def test_cli_summary_counts_filtered_games(demo_games, tmp_path):
+    result = runner.invoke(app, ["mine", str(demo_games), "--out", str(tmp_path), "--quiet",
+                                 "--set", "filter.result_known=true"])
+    assert result.exit_code == 0, result.output
+    first = result.output.splitlines()[0]
+    assert "rejected 3 (handicap 1, not 19x19 1, parse error 1), filtered " in first
+    assert "(result names no winner " in first

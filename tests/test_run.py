@@ -52,10 +52,10 @@ def leftovers(folder: Path) -> list[str]:
 
 @pytest.fixture
 def games(demo_games, tmp_path) -> Path:
+    """The demo's 400 good games (its two collections), in a folder of their own."""
     folder = tmp_path / "g"
-    folder.mkdir()
-    for f in sorted(demo_games.glob("demo-*.sgf")):
-        shutil.copy(f, folder / f.name)
+    for collection in ("club", "pro"):
+        shutil.copytree(demo_games / collection, folder / collection)
     return folder
 
 
@@ -328,7 +328,7 @@ def test_a_full_disk_is_one_line_and_keeps_the_previous_outputs(games, tmp_path)
 
 def test_an_input_edited_within_the_same_tick_is_noticed(games, tmp_path):
     out = tmp_path / "o"
-    victim = sorted(games.glob("demo-*.sgf"))[0]
+    victim = sorted(games.rglob("demo-*.sgf"))[0]
     st = victim.stat()
     os.utime(victim, ns=(st.st_atime_ns, st.st_mtime_ns - 10**10))  # old enough to cache its digest
     assert joseki("mine", games, "--out", out, "--quiet").returncode == 0
@@ -349,7 +349,7 @@ def test_unchanged_inputs_are_not_read_again(games, tmp_path):
     hashes none (but for files changed within the last two seconds)."""
     from joseki_miner.inputs import inputs_key
 
-    for f in games.iterdir():
+    for f in games.rglob("*.sgf"):
         st = f.stat()
         os.utime(f, ns=(st.st_atime_ns, st.st_mtime_ns - 10**10))
     time.sleep(2.1)  # the change times above are racy for two seconds

@@ -14,6 +14,13 @@ from typing import Any
 import yaml
 
 
+# The memory options' defaults (not parameters of the method: they never
+# change the outputs): MB of sequences held before sorted runs are spilled,
+# MB of duplicate fingerprints and kifu index lines held before they are mapped
+SORT_MEMORY_MB = 1024
+TABLE_MEMORY_MB = 256
+
+
 class ConfigError(ValueError):
     """An invalid configuration; the message says which key and why."""
 

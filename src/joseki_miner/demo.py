@@ -14,6 +14,16 @@ is then exactly the trie of the planted joseki with their planted counts.
 A few bad records (a 9x9 game, a handicap game, a broken file) show the
 reject ledger.
 
+Each game also gets a date (2005-2019) and a result (a win of either colour
+by resignation, points, time or forfeit, or a result naming no winner: jigo,
+void, unknown), and the games are split between two collections, ``club``
+and ``pro`` (sub-folders).  ``planted_stats`` gives what every node of the
+mined tree must then hold: its games, the wins of the tree's Black (the
+colour that starts the corner: a corner dealt with swapped colours makes the
+game's White the tree's Black) and White, and its games by year and by
+collection, a game counting once at a node, by its corner that started
+first.
+
 Writes the SGF files and ``planted.json`` (the truth) to the folder it is
 given; knows nothing of the pipeline.
 """
@@ -22,6 +32,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections import Counter
 from pathlib import Path
 
 from .points import BLACK, SIZE, TENUKI, WHITE, from_sgf, to_sgf
@@ -41,6 +52,12 @@ PLANTED = (
     ("3-3 point shoulder hit", "cc dc cd de", 20),
     ("4-4 one-space approach", "dd ed ec fd", 12),
 )
+
+# results and how often (weights): the winner each names, as gameinfo reads it
+RESULTS = (("B+R", BLACK, 5), ("W+R", WHITE, 5), ("B+3.5", BLACK, 3), ("W+0.5", WHITE, 3), ("B+T", BLACK, 1),
+           ("W+F", WHITE, 1), ("0", 0, 1), ("Void", 0, 1), ("", 0, 1))
+FIRST_YEAR, LAST_YEAR = 2005, 2019
+COLLECTIONS = ("club", "pro")
 
 _BAD_RECORDS = {
     "bad-9x9.sgf": "(;FF[4]GM[1]SZ[9]KM[6.5];B[ee];W[cc];B[gg];W[cg])\n",
@@ -107,41 +124,52 @@ class _Dealer:
             return (first,) if self.rng.random() < 0.5 else (first, self.rng.choice(more))
 
 
-def _game_moves(corners: list[list[tuple[int, int]]], rng: random.Random) -> list[tuple[int, int]]:
+def _game_moves(corners: list[list[tuple[int, int]]], rng: random.Random) -> tuple[list[tuple[int, int]], list[int]]:
     """Interleave the corners' moves with colours alternating from black; a
-    player with no corner to play in passes."""
+    player with no corner to play in passes.  Also returns where each
+    corner's first move was played."""
     pending = [list(c) for c in corners]
     moves, turn = [], BLACK
+    first = [-1] * len(corners)
     while any(pending):
         ready = [c for c in pending if c and c[0][0] == turn]
         if ready:
-            moves.append(rng.choice(ready).pop(0))
+            corner = rng.choice(ready)
+            k = next(i for i, c in enumerate(pending) if c is corner)
+            if first[k] < 0:
+                first[k] = len(moves)
+            moves.append(corner.pop(0))
         else:
             moves.append((turn, -1))
         turn = -turn
-    return moves
+    return moves, first
 
 
-def _sgf(moves: list[tuple[int, int]], number: int) -> str:
+def _sgf(moves: list[tuple[int, int]], number: int, date: str = "", result: str = "") -> str:
     body = "".join(f";{'B' if c == BLACK else 'W'}[{to_sgf(p)}]" for c, p in moves)
+    info = (f"DT[{date}]" if date else "") + (f"RE[{result}]" if result else "")
     return (
-        f"(;FF[4]GM[1]SZ[19]CA[UTF-8]KM[6.5]PB[demo black]PW[demo white]"
+        f"(;FF[4]GM[1]SZ[19]CA[UTF-8]KM[6.5]PB[demo black]PW[demo white]{info}"
         f"GN[joseki-miner demo {number:04d}]{body})\n"
     )
 
 
 def generate(games: int = 400, seed: int = 2007) -> tuple[list[str], dict]:
-    """The demo games as SGF texts and the truth about them."""
+    """The demo games as SGF texts and the truth about them (``truth["games"]``
+    holds each game's corners: their normal-form keys, whether their colours
+    were swapped, the move where each started; and the game's winner, year
+    and collection)."""
     rng = random.Random(seed)
+    info_rng = random.Random(seed + 1)  # dates and results: the games' moves stay those of earlier demos
     dealer = _Dealer(rng)
     deck: list[int] = [i for i, (_, _, n) in enumerate(PLANTED) for _ in range(n)]
     if len(deck) > 4 * games:
         raise ValueError(f"the demo needs at least {len(deck) // 4 + 1} games")
     deck += [-1] * (4 * games - len(deck))
     rng.shuffle(deck)
-    texts = []
+    texts, records = [], []
     for g in range(games):
-        corners = []
+        corners, dealt = [], []
         for corner in range(4):
             pick = deck[4 * g + corner]
             if pick < 0:
@@ -154,12 +182,22 @@ def generate(games: int = 400, seed: int = 2007) -> tuple[list[str], dict]:
             t = (corner // 2) * 2 + (corner % 2) + 4 * rng.randint(0, 1)
             swap = rng.random() < 0.5
             corners.append([(-c if swap else c, POINT_MAP[t][p]) for c, p in _moves_of(keys)])
-        texts.append(_sgf(_game_moves(corners, rng), g + 1))
+            dealt.append((keys if pick >= 0 else (), swap))
+        moves, first = _game_moves(corners, rng)
+        result, winner, _ = info_rng.choices(RESULTS, weights=[w for _, _, w in RESULTS])[0]
+        year = info_rng.randint(FIRST_YEAR, LAST_YEAR)
+        date = f"{year}-{info_rng.randint(1, 12):02d}-{info_rng.randint(1, 28):02d}"
+        texts.append(_sgf(moves, g + 1, date, result))
+        records.append({"corners": [{"keys": list(k), "swapped": sw, "first_move": f}
+                                    for (k, sw), f in zip(dealt, first)],
+                        "winner": winner, "year": year, "date": date, "result": result,
+                        "collection": COLLECTIONS[g * len(COLLECTIONS) // games]})
     truth = {
         "games": games,
         "seed": seed,
         "planted": [{"name": n, "moves": m, "count": c} for n, m, c in PLANTED],
         "bad_records": sorted(_BAD_RECORDS),
+        "game_records": records,
     }
     return texts, truth
 
@@ -170,7 +208,9 @@ def write_collection(folder: str | Path, games: int = 400, seed: int = 2007) -> 
     folder.mkdir(parents=True, exist_ok=True)
     texts, truth = generate(games, seed)
     for i, text in enumerate(texts):
-        (folder / f"demo-{i + 1:04d}.sgf").write_text(text, encoding="utf-8")
+        collection = folder / truth["game_records"][i]["collection"]
+        collection.mkdir(exist_ok=True)
+        (collection / f"demo-{i + 1:04d}.sgf").write_text(text, encoding="utf-8")
     for name, text in _BAD_RECORDS.items():
         (folder / name).write_text(text, encoding="utf-8")
     (folder / "planted.json").write_text(json.dumps(truth, indent=2) + "\n", encoding="utf-8")
@@ -187,4 +227,35 @@ def planted_paths() -> dict[tuple[int, ...], int]:
         out[()] += n
         for i in range(1, len(keys) + 1):
             out[keys[:i]] = out.get(keys[:i], 0) + n
+    return out
+
+
+def planted_stats(games: int = 400, seed: int = 2007) -> dict[tuple[int, ...], dict]:
+    """What every node of the tree mined from the demo holds besides its
+    count: per planted prefix (and the root, ()), its games, the wins of the
+    tree's Black and White, and its games by year and by collection.  A game
+    counts once at a node, with the colours of its corner that started
+    first among those that reach it."""
+    _, truth = generate(games, seed)
+    nodes = planted_paths()
+    out: dict[tuple[int, ...], dict] = {}
+    for game in truth["game_records"]:
+        corners = sorted(game["corners"], key=lambda c: c["first_move"])  # in the order they started
+        reach: dict[tuple[int, ...], bool] = {(): corners[0]["swapped"]}  # node -> its earliest corner's swap
+        for corner in corners:
+            keys = tuple(corner["keys"])
+            for i in range(1, len(keys) + 1):
+                if keys[:i] in nodes:
+                    reach.setdefault(keys[:i], corner["swapped"])
+        for node, swapped in reach.items():
+            stats = out.setdefault(node, {"games": 0, "black_wins": 0, "white_wins": 0, "years": Counter(),
+                                          "sources": Counter()})
+            stats["games"] += 1
+            winner = -game["winner"] if swapped else game["winner"]
+            if winner == BLACK:
+                stats["black_wins"] += 1
+            elif winner == WHITE:
+                stats["white_wins"] += 1
+            stats["years"][game["year"]] += 1
+            stats["sources"][game["collection"]] += 1
     return out

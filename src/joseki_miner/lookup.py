@@ -91,6 +91,11 @@ def parse(text: str) -> tuple[tuple[int, ...], tuple[int, ...], str]:
         rest = text.lstrip("(").rstrip(")").strip()
         at = 0
         while at < len(rest):
+            word = re.match(r"\s*;?\s*(tenuki|pass)\b", rest[at:], re.IGNORECASE)
+            if word:  # a written tenuki amid SGF moves: the other colour's
+                moves.append((-moves[-1][0] if moves else WHITE, TENUKI))
+                at += word.end()
+                continue
             m = _SGF_MOVE.match(rest, at)
             if not m:
                 if rest[at:].strip(" ;"):

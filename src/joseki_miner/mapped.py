@@ -30,8 +30,10 @@ from pathlib import Path
 
 import numpy as np
 
+from .config import TABLE_MEMORY_MB
+
 PAGE = mmap.PAGESIZE
-BUDGET = 256 * 2**20  # bytes; ``--table-memory`` sets it
+BUDGET = TABLE_MEMORY_MB * 2**20  # bytes; ``--table-memory`` sets it
 COPY_STEP = 256 * PAGE  # the least an array is copied to its file by
 
 

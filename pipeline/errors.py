@@ -1,0 +1,15 @@
+"""How a run stops that the ``joseki`` command reports as one line (kept
+apart from the stages, so the command can name them without loading the
+compiled code)."""
+
+from __future__ import annotations
+
+
+class UsageError(Exception):
+    """An invocation that cannot run (missing path, unwritable folder, stale
+    inputs for a single stage, a folder in use by another run); the CLI
+    prints it as one line."""
+
+
+class StrictError(RuntimeError):
+    """--strict: the first bad record stops the run."""

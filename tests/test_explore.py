@@ -1,0 +1,156 @@
+"""``joseki lookup``, ``games`` and ``trend`` on mined real games: the same
+answers for a sequence in each of its 16 orientations and colourings, in
+either notation; what the tree does not hold says so."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from joseki_miner.config import load
+from joseki_miner.lookup import board_name, query
+from joseki_miner.points import TENUKI, from_sgf, to_sgf
+from joseki_miner.symmetry import POINT_MAP
+from pipeline import explore
+from pipeline.catalog import Catalog
+from pipeline.run import STAGES, run_stages
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def mined(real_subset, tmp_path_factory) -> Catalog:
+    out = tmp_path_factory.mktemp("explore")
+    catalog = Catalog(work=out / "interim", out=out)
+    run_stages(catalog, load(None, ["prune.min_count=20"]), STAGES, [real_subset], progress=False)
+    return catalog
+
+
+def _deep_node(catalog: Catalog, depth: int) -> tuple[int, ...]:
+    """The keys of the most played stored node of ``depth`` moves that has
+    a continuation and is not on a symmetry axis all along."""
+    table = pq.read_table(catalog.joseki).to_pandas()
+    keys: dict[int, tuple[int, ...]] = {}
+    for node, parent, move in zip(table["node"], table["parent"], table["move"]):
+        keys[node] = () if parent < 0 else keys[parent] + (TENUKI if move == "" else from_sgf(move),)
+    deep = table[(table["depth"] == depth) & table["node"].isin(table["parent"])]
+    return keys[int(deep.sort_values(["count", "node"], ascending=[False, True]).iloc[0]["node"])]
+
+
+def _written(keys: tuple[int, ...], t: int, swap: bool, notation: str) -> str:
+    """A sequence of tree keys turned by ``t``, colours swapped if asked, as a player writes it."""
+    moves = []
+    for depth, key in enumerate(keys, 1):
+        black = (depth % 2 == 1) != swap
+        point = POINT_MAP[t][key] if key != TENUKI else TENUKI
+        if notation == "sgf":
+            moves.append(f"{'B' if black else 'W'}[{to_sgf(point) if point != TENUKI else ''}]")
+        else:
+            moves.append("tenuki" if point == TENUKI else board_name(point))
+    text = ";".join(moves) if notation == "sgf" else " ".join(moves)
+    return f"W {text}" if notation == "board" and swap else text
+
+
+def _sixteen(keys):
+    return [(t, swap, notation) for t in range(8) for swap in (False, True) for notation in ("sgf", "board")]
+
+
+@pytest.mark.shared_data
+def test_lookup_answers_alike_in_every_orientation_and_colour(mined):
+    keys = _deep_node(mined, 3)
+    answers = []
+    for t, swap, notation in _sixteen(keys):
+        text = _written(keys, t, swap, notation)
+        found = explore.lookup(mined, text)
+        assert query(text).keys == keys
+        # the continuations' moves, written as the player writes, lead back to the tree's keys
+        for c in found["continuations"]:
+            extended = f"{text};{c['move']}" if notation == "sgf" else f"{text} {c['move']}"
+            tree_move = c["normal"][2:-1]
+            assert query(extended).keys == keys + (from_sgf(tree_move) if tree_move else TENUKI,)
+        answers.append({k: v for k, v in found.items() if k not in ("sequence", "first_player")}
+                       | {"continuations": [{k: v for k, v in c.items() if k != "move"}
+                                            for c in found["continuations"]]})
+    assert all(a == answers[0] for a in answers)
+    first = answers[0]
+    assert first["count"] >= 20 and first["games"] <= first["count"]
+    assert first["black_wins"] + first["white_wins"] <= first["games"]
+    assert sum(first["years"].values()) <= first["games"] == sum(first["sources"].values())
+    assert first["continuations"] and sum(c["count"] for c in first["continuations"]) <= first["count"]
+
+
+@pytest.mark.shared_data
+def test_games_and_trend_answer_alike_in_every_orientation_and_colour(mined):
+    keys = _deep_node(mined, 3)
+    lists, trends = [], []
+    for t, swap, notation in _sixteen(keys):
+        text = _written(keys, t, swap, notation)
+        _, rows, total = explore.games_of(mined, text)
+        lists.append((total, rows.column("game").to_pylist(), rows.column("move").to_pylist(),
+                      rows.column("corner").to_pylist()))
+        trends.append(explore.trend(mined, text)[1])
+    assert all(x == lists[0] for x in lists) and all(x == trends[0] for x in trends)
+    total, games, _, _ = lists[0]
+    node = explore.lookup(mined, _written(keys, 0, False, "sgf"))
+    assert total == len(games) == node["games"]
+    assert sum(r["games"] for r in trends[0]) == sum(node["years"].values())
+    assert all(r["share"] is None or 0 <= r["share"] <= 1 for r in trends[0])
+
+
+@pytest.mark.shared_data
+def test_games_lists_each_game_once_the_most_recent_first(mined):
+    keys = _deep_node(mined, 2)
+    _, rows, total = explore.games_of(mined, _written(keys, 3, True, "board"))
+    games = rows.column("game").to_pylist()
+    assert len(games) == len(set(games)) == total
+    from joseki_miner.gameinfo import days
+
+    day = days(rows.column("DT")).tolist()
+    assert day == sorted(day, reverse=True)
+    _, limited, again = explore.games_of(mined, _written(keys, 3, True, "board"), limit=7)
+    assert again == total and limited.column("game").to_pylist() == games[:7]
+
+
+def _cli(*args) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "pipeline.cli", *map(str, args)], capture_output=True, text=True,
+                          cwd=ROOT, timeout=300)
+
+
+@pytest.mark.shared_data
+def test_the_commands(mined, tmp_path):
+    keys = _deep_node(mined, 3)
+    text = _written(keys, 5, False, "board")
+    done = _cli("lookup", text, "--out", mined.out, "--json")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert set(data) >= {"count", "games", "black_wins", "white_wins", "first_year", "last_year", "continuations"}
+    assert set(data["continuations"][0]) == {"move", "count", "games", "black_wins", "white_wins", "last_year"}
+    shown = _cli("lookup", text, "--out", mined.out)
+    assert shown.returncode == 0 and f"{data['count']:,} sequences in {data['games']:,} games" in shown.stdout
+    assert "% (" in shown.stdout  # a win rate with its interval
+    far = _cli("lookup", f"{text} A1 T19 A19", "--out", mined.out)
+    assert far.returncode == 1
+    assert far.stderr.startswith(f"joseki: the tree does not hold ") and f"it holds {len(keys)} of" in far.stderr
+    bad = _cli("lookup", "Q16 Z42", "--out", mined.out)
+    assert bad.returncode == 2 and bad.stderr.strip().splitlines() == [
+        "joseki: not a point of the board: 'Z42' (write Q16, R17 ... or SGF B[pd];W[qc])"]
+    sgf = tmp_path / "games.sgf"
+    written = _cli("games", text, "--out", mined.out, "--sgf", sgf, "--limit", "5")
+    assert written.returncode == 0, written.stderr
+    from sgfmill import sgf as sgfmill
+
+    collection = sgf.read_text(encoding="utf-8")
+    assert collection.count("(;FF[4]") == 5
+    for game in collection.strip().split("\n"):
+        sgfmill.Sgf_game.from_string(game)  # each game parses
+    listed = _cli("games", text, "--out", mined.out, "--limit", "3")
+    assert listed.returncode == 0 and len(listed.stdout.strip().splitlines()) == 4
+    trend = _cli("trend", text, "--out", mined.out)
+    assert trend.returncode == 0 and "share" in trend.stdout
+    missing = _cli("lookup", text, "--out", tmp_path / "nothing")
+    assert missing.returncode == 2 and "mine some games first" in missing.stderr
