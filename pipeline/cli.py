@@ -238,7 +238,7 @@ def games(
     catalog, explore = _explore(out, work)
     if limit is not None and limit < 0:
         _fail("--limit must be 0 or more", 2)
-    q, rows, total = _looked_up(lambda: explore.games_of(catalog, sequence, limit))
+    q, rows, total = _looked_up(lambda: explore.games_of(catalog, sequence, limit, records=sgf is not None))
     if sgf is not None:
         try:
             sgf.write_text(explore.sgf_collection(rows), encoding="utf-8")

@@ -15,8 +15,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from joseki_miner.arrow import numpy
-from joseki_miner.gameinfo import days, wilson, years
+from joseki_miner.arrow import column, numpy, strings
+from joseki_miner.gameinfo import wilson
 from joseki_miner.lookup import Query, corner_of, query, sorted_range
 from joseki_miner.points import TENUKI, from_sgf
 
@@ -46,23 +46,42 @@ def _need(path: Path) -> Path:
     return path
 
 
+def _rows(path: Path, rows: np.ndarray, columns: list[str]) -> pa.Table:
+    """Some rows of a Parquet file, in the order asked, reading only the
+    row groups that hold them."""
+    f = pq.ParquetFile(path)
+    sizes = [f.metadata.row_group(i).num_rows for i in range(f.metadata.num_row_groups)]
+    starts = np.r_[0, np.cumsum(sizes)].astype(np.int64)
+    rows = np.asarray(rows, np.int64)
+    group = np.searchsorted(starts, rows, side="right") - 1
+    wanted = sorted(set(group.tolist()))
+    if not wanted:
+        schema = pa.schema([f.schema_arrow.field(c) for c in columns])
+        return pa.Table.from_batches([], schema)  # not empty_table(): that imports pandas
+    table = f.read_row_groups(wanted, columns=columns)
+    base = np.zeros(len(sizes), np.int64)
+    base[wanted] = np.r_[0, np.cumsum([sizes[g] for g in wanted])][:-1] - starts[wanted]
+    return table.take(column(rows + base[group]))
+
+
 @dataclass
 class Tree:
-    """The stored trie, as arrays by node number."""
+    """The stored trie: each node's parent and key, by node number; the
+    rest of a node's row read when asked (``rows``)."""
 
+    path: Path
     parent: np.ndarray
     key: np.ndarray
-    columns: dict[str, np.ndarray]
 
     @classmethod
     def read(cls, catalog: Catalog) -> Tree:
-        table = pq.ParquetFile(_need(catalog.trie)).read(columns=TRIE_COLUMNS)
-        moves = table.column("move").combine_chunks().dictionary_encode()
+        f = pq.ParquetFile(_need(catalog.trie), read_dictionary=["move"])
+        table = f.read(columns=["parent", "move"])
+        moves = table.column("move").combine_chunks()
+        if not len(table):
+            return cls(catalog.trie, np.zeros(0, np.int64), np.zeros(0, np.int64))
         table_keys = np.array([TENUKI if m == "" else from_sgf(m) for m in moves.dictionary.to_pylist()], np.int64)
-        index = numpy(moves.indices) if len(table) else np.zeros(0, np.int32)
-        key = table_keys[index] if len(table) else np.zeros(0, np.int64)
-        columns = {name: numpy(table.column(name)) for name in TRIE_COLUMNS if name != "move"}
-        return cls(columns["parent"], key, columns)
+        return cls(catalog.trie, numpy(table.column("parent")), table_keys[numpy(moves.indices)])
 
     def find(self, keys: tuple[int, ...]) -> tuple[int, int]:
         """The node of ``keys``, and how many of them the tree holds."""
@@ -74,17 +93,35 @@ class Tree:
             node = int(found[0])
         return node, len(keys)
 
-    def node(self, n: int) -> dict:
-        return {name: int(a[n]) for name, a in self.columns.items() if name != "parent"}
+    def rows(self, nodes: np.ndarray) -> list[dict]:
+        """The statistics of some nodes (``TRIE_COLUMNS``), as dicts."""
+        table = _rows(self.path, np.asarray(nodes, np.int64), [c for c in TRIE_COLUMNS if c not in ("parent", "move")]
+                      + ["first"])
+        return table.to_pylist()
 
-    def children(self, n: int) -> np.ndarray:
+    def node(self, n: int) -> dict:
+        return self.rows(np.array([n]))[0]
+
+    def children(self, n: int) -> tuple[np.ndarray, list[dict]]:
+        """A node's children, by count (then by move), and their rows."""
         kids = np.flatnonzero(self.parent == n)
-        return kids[np.lexsort((self.key[kids], -self.columns["count"][kids]))]  # by count, then by move
+        rows = self.rows(kids)
+        order = sorted(range(len(kids)), key=lambda i: (-rows[i]["count"], int(self.key[kids[i]])))
+        return kids[order], [rows[i] for i in order]
 
 
 def _rows_of(path: Path, node: int) -> list[tuple]:
-    """A node's rows of trie_years or trie_sources (sorted by node)."""
-    table = pq.ParquetFile(_need(path)).read()
+    """A node's rows of trie_years or trie_sources (sorted by node): only
+    the row groups whose node range holds it are read."""
+    f = pq.ParquetFile(_need(path))
+    groups = []
+    for i in range(f.metadata.num_row_groups):
+        stats = f.metadata.row_group(i).column(0).statistics
+        if stats is None or not stats.has_min_max or stats.min <= node <= stats.max:
+            groups.append(i)
+    if not groups:
+        return []
+    table = f.read_row_groups(groups)
     nodes = numpy(table.column("node"))
     lo, hi = np.searchsorted(nodes, node), np.searchsorted(nodes, node, side="right")
     part = table.slice(lo, hi - lo)
@@ -110,8 +147,8 @@ def lookup(catalog: Catalog, text: str) -> dict:
         raise NotInTree(q, held, tree.node(n))
     node = tree.node(n)
     continuations = []
-    for c in tree.children(n):
-        child = tree.node(int(c))
+    kids, rows = tree.children(n)
+    for c, child in zip(kids, rows):
         key = int(tree.key[c])
         continuations.append({"move": q.move_text(key, len(q.keys) + 1), "normal": _sgf_key(key, len(q.keys) + 1),
                               **_stats(child), "share": child["count"] / node["count"] if node["count"] else 0.0})
@@ -136,40 +173,49 @@ def _sgf_key(key: int, depth: int) -> str:
     return f"{colour}[{to_sgf(key) if key != TENUKI else ''}]"
 
 
-def games_of(catalog: Catalog, text: str, limit: int | None = None) -> tuple[Query, pa.Table, int]:
+GAME_COLUMNS = ["source", "location", "collection", "PB", "BR", "PW", "WR", "DT", "RE", "KM"]
+RECORD_COLUMNS = ["moves", "setup_black", "setup_white"]
+
+
+def games_of(catalog: Catalog, text: str, limit: int | None = None,
+             records: bool = False) -> tuple[Query, pa.Table, int]:
     """Every game with a corner sequence that starts with the sequence
     (``joseki games``), the most recent first, each once, at its
-    earliest-started such sequence: a table of the games' information, the
-    move number and corner where the sequence starts; and how many games
-    there are in all."""
+    earliest-started such sequence: a table of the games' information (and
+    their moves and setup stones, with ``records``), the move number and
+    corner where the sequence starts; and how many games there are in all.
+
+    The sequences in trie order that start with it are a range: a stored
+    node's ``first`` and ``count`` give it; past the stored nodes (a line
+    played once), a binary search of the sorted sequences' moves finds it."""
     q = query(text)
-    order = pq.ParquetFile(_need(catalog.sorted_sequences)).read(columns=["moves", "game", "sequence", "start",
-                                                                         "orientation"])
-    moves = order.column("moves").combine_chunks()
-    offsets = np.frombuffer(moves.buffers()[1], np.int32, len(moves) + 1, moves.offset * 4).astype(np.int64)
-    data = np.frombuffer(moves.buffers()[2], np.uint8) if len(moves) else np.zeros(0, np.uint8)
-    lo, hi = sorted_range(offsets, data, q.keys)
-    part = order.slice(lo, hi - lo)
-    game = numpy(part.column("game"))
-    sequence = numpy(part.column("sequence"))
+    tree = Tree.read(catalog)
+    n, held = tree.find(q.keys)
+    path = _need(catalog.sorted_sequences)
+    node = tree.node(n)
+    lo, hi = node["first"], node["first"] + node["count"]
+    if held < len(q.keys):  # within the deepest node stored: a binary search of its sequences' moves
+        moves = _rows(path, np.arange(lo, hi), ["moves"]).column("moves").combine_chunks()
+        offsets = np.frombuffer(moves.buffers()[1], np.int32, len(moves) + 1, moves.offset * 4).astype(np.int64)
+        data = np.frombuffer(moves.buffers()[2], np.uint8) if len(moves) else np.zeros(0, np.uint8)
+        a, b = sorted_range(offsets, data, q.keys)
+        lo, hi = lo + a, lo + b
+    part = _rows(path, np.arange(lo, hi), ["game", "sequence", "start", "orientation"])
+    game = numpy(part.column("game")) if len(part) else np.zeros(0, np.int64)
+    sequence = numpy(part.column("sequence")) if len(part) else np.zeros(0, np.int32)
     earliest = np.lexsort((sequence, game))  # each game at its earliest-started sequence
     first = earliest[np.r_[True, np.diff(game[earliest]) != 0]] if len(game) else earliest
-    info = pq.ParquetFile(_need(catalog.games)).read(
-        columns=["game", "source", "location", "collection", "PB", "BR", "PW", "WR", "DT", "RE", "KM", "moves",
-                 "setup_black", "setup_white"])
-    rows = pa.Table.from_arrays([info.column(name).take(pa.array(game[first])) for name in info.column_names],
-                                names=info.column_names) if len(first) else info.slice(0, 0)
-    day = days(rows.column("DT")) if len(first) else np.zeros(0, np.int32)
+    day = numpy(_rows(catalog.games, game[first], ["day"]).column("day")) if len(first) else np.zeros(0, np.int32)
     recent = np.lexsort((game[first], -day.astype(np.int64)))
     total = len(recent)
     if limit is not None:
         recent = recent[:limit]
     chosen = first[recent]
-    rows = rows.take(pa.array(recent)) if total else rows
+    rows = _rows(_need(catalog.games), game[chosen], ["game", *GAME_COLUMNS, *(RECORD_COLUMNS if records else [])])
     start = numpy(part.column("start"))[chosen] if total else np.zeros(0, np.int32)
     orientation = numpy(part.column("orientation"))[chosen] if total else np.zeros(0, np.int8)
     corner = [corner_of(int(o), q.keys[0]) for o in orientation.tolist()]
-    rows = rows.append_column("move", pa.array(start.astype(np.int32))).append_column("corner", pa.array(corner))
+    rows = rows.append_column("move", column(start, np.int32)).append_column("corner", strings(corner))
     return q, rows, total
 
 
@@ -181,7 +227,7 @@ def trend(catalog: Catalog, text: str) -> tuple[Query, list[dict]]:
     n, held = tree.find(q.keys)
     if held < len(q.keys):
         raise NotInTree(q, held, tree.node(n))
-    mined = years(pq.ParquetFile(_need(catalog.games)).read(columns=["DT"]).column("DT"))
+    mined = numpy(pq.ParquetFile(_need(catalog.games)).read(columns=["year"]).column("year"))
     totals = np.bincount(mined[mined > 0]) if (mined > 0).any() else np.zeros(0, np.int64)
     by_year = dict(_rows_of(catalog.trie_years, n))
     out = []

@@ -26,7 +26,7 @@ from tqdm import tqdm
 from joseki_miner import kernel
 from joseki_miner.arrow import column, numpy, strings
 from joseki_miner.fingerprints import FingerprintTable
-from joseki_miner.gameinfo import winner, winners, year_of, years
+from joseki_miner.gameinfo import day_of, days, winner, winners
 from joseki_miner.inputs import Collections
 from joseki_miner.mapped import BUDGET, Arena
 from joseki_miner.points import SIZE
@@ -49,8 +49,10 @@ GAMES_SCHEMA = pa.schema(
     [("game", pa.int64()), ("source", pa.string()), ("location", pa.string()), ("collection", pa.string())]
     + [(m, pa.string()) for m in META]
     + [
-        # what the statistics read: the year of DT (0 unknown), the winner RE
-        # names (-1 black, +1 white, 0 none: gameinfo)
+        # what the statistics read: the first date of DT as YYYYMMDD (0
+        # unknown; a missing month or day 00), its year, the winner RE names
+        # (-1 black, +1 white, 0 none: gameinfo)
+        ("day", pa.int32()),
         ("year", pa.int16()),
         ("winner", pa.int8()),
         ("handicap", pa.int16()),
@@ -296,8 +298,8 @@ def _run_reference(paths, ledger: _Ledger, include_handicap: bool, bar, exclude=
         ledger.read += 1
         bar.update()
         if isinstance(item, GameRecord):
-            info = (year_of(item.meta.get("DT", "")), winner(item.meta.get("RE", "")),
-                    ledger.collections.of(item.source))
+            day = day_of(item.meta.get("DT", ""))
+            info = (day // 10000, winner(item.meta.get("RE", "")), ledger.collections.of(item.source), day)
             try:
                 check(item, include_handicap)
                 why = ledger.filters.reasons(np.array([info[0]]), np.array([info[1]]), [info[2]],
@@ -319,6 +321,7 @@ def _run_reference(paths, ledger: _Ledger, include_handicap: bool, bar, exclude=
             columns[m].append(item.meta.get(m, ""))
         columns["source"].append(item.source)
         columns["location"].append(item.location)
+        columns["day"].append(info[3])
         columns["year"].append(info[0])
         columns["winner"].append(info[1])
         columns["collection"].append(info[2])
@@ -438,7 +441,8 @@ def _setup_strings(b: GameBatch, accepted: list[int]) -> tuple[list[str], list[s
 
 def _fast_batch(b: GameBatch, ledger: _Ledger, include_handicap: bool, futures) -> None:
     (occupied, played, h1, h2), sequences = _joined(futures)
-    year, won = years(b.info["DT"]), winners(b.info["RE"])
+    day, won = days(b.info["DT"]), winners(b.info["RE"])
+    year = (day // 10000).astype(np.int16)
     collection = [ledger.collections.of(source) for source in b.source]
     verdicts = _verdicts(b, include_handicap, played, occupied)
     candidates = np.ones(len(b), dtype=bool)
@@ -459,6 +463,7 @@ def _fast_batch(b: GameBatch, ledger: _Ledger, include_handicap: bool, futures) 
         columns["source"] = _take(b.source, accepted)
         columns["location"] = _take(b.location, accepted)
         columns["collection"] = _take(collection, accepted)
+        columns["day"] = day[idx]
         columns["year"] = year[idx]
         columns["winner"] = won[idx]
         # the batch's rejected games may hold any number: narrowed once taken

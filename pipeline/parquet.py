@@ -48,14 +48,18 @@ class TableSink:
                                          initializer=yield_to_reader) if background else None
         self.queued: deque[Future] = deque()
 
-    def add(self, table: pa.Table) -> None:
+    def add(self, table: pa.Table | Callable[[], pa.Table]) -> None:
+        """Rows to write: a table, or what makes one (with ``background``,
+        made in the sink's thread too)."""
         if self.thread is None:
             return self._add(table)
         self.queued.append(self.thread.submit(self._add, table))
         while len(self.queued) > 2 or (self.queued and self.queued[0].done()):
             self.queued.popleft().result()  # errors surface here
 
-    def _add(self, table: pa.Table) -> None:
+    def _add(self, table: pa.Table | Callable[[], pa.Table]) -> None:
+        if callable(table):
+            table = table()
         self.pending.append(table)
         self.count += table.num_rows
         if self.count - self.written >= self.rows:

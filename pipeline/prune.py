@@ -12,8 +12,8 @@ import pyarrow.parquet as pq
 
 from joseki_miner import prune as method
 from joseki_miner.arrow import column, numpy, strings
-from joseki_miner.gameinfo import days
 from joseki_miner.lookup import corner_of
+from joseki_miner.points import TENUKI, from_sgf
 from joseki_miner.trie import NODE_ARRAYS, node_table
 
 EXAMPLE_INFO = {"PB": "black", "BR": "black_rank", "PW": "white", "WR": "white_rank", "DT": "date", "RE": "result"}
@@ -65,10 +65,11 @@ def _write(pruned: pa.Table, keep: np.ndarray, arrays: dict, rows: dict[str, pa.
     new_id = np.full(len(keep), -1, np.int64)
     new_id[keep] = np.arange(int(keep.sum()))
     for name in ("years", "sources"):
-        pq.write_table(_renumbered(rows[name], new_id), outputs[name], compression="zstd")
+        pq.write_table(_renumbered(rows[name], new_id), outputs[name], compression="zstd")  # a few rows: small
     kept = np.flatnonzero(keep)
-    pq.write_table(examples_table(arrays["first"][kept], arrays["count"][kept], sorted_path, games_path, examples),
-                   outputs["examples"], compression="zstd")
+    opening = method.first_keys(numpy(pruned.column("parent")), _keys(pruned))
+    pq.write_table(examples_table(arrays["first"][kept], arrays["count"][kept], opening, sorted_path, games_path,
+                                  examples), outputs["examples"], compression="zstd")
     kept_depth = arrays["depth"][keep]
     new_parent = numpy(pruned.column("parent"))
     is_leaf = np.ones(len(new_parent), dtype=bool)
@@ -91,16 +92,41 @@ def _renumbered(table: pa.Table, new_id: np.ndarray) -> pa.Table:
     return out.set_column(0, "node", column(new_id[node[mine]]))
 
 
-def examples_table(first: np.ndarray, count: np.ndarray, sorted_path: Path, games_path: Path,
+def _rows_of_games(games_file: pq.ParquetFile, games: np.ndarray, columns: list[str]) -> pa.Table:
+    """Columns of some rows of games.parquet (a game's number is its row),
+    reading only the row groups that hold them."""
+    meta = games_file.metadata
+    sizes = [meta.row_group(i).num_rows for i in range(meta.num_row_groups)]
+    starts = np.r_[0, np.cumsum(sizes)].astype(np.int64)
+    group = np.searchsorted(starts, games, side="right") - 1
+    wanted = sorted(set(group.tolist()))
+    if not wanted:
+        return pa.Table.from_batches([], pa.schema([games_file.schema_arrow.field(c) for c in columns]))
+    read = games_file.read_row_groups(wanted, columns=columns)
+    base = {g: int(starts[g]) for g in wanted}
+    offset = np.cumsum([0] + [sizes[g] for g in wanted])
+    at = {g: int(offset[i]) for i, g in enumerate(wanted)}
+    rows = np.array([at[g] + int(n) - base[g] for g, n in zip(group.tolist(), games.tolist())], np.int64)
+    return read.select(columns).take(column(rows))
+
+
+def _keys(table: pa.Table) -> np.ndarray:
+    """The trie keys of a node table's moves ("": the root's and a tenuki's)."""
+    moves = table.column("move").to_pylist()
+    return np.array([from_sgf(m) if m else TENUKI for m in moves], np.int64)
+
+
+def examples_table(first: np.ndarray, count: np.ndarray, opening: np.ndarray, sorted_path: Path, games_path: Path,
                    per_node: int) -> pa.Table:
     """Up to ``per_node`` example games of each node (its sequences: the
-    ``count`` rows of sorted_sequences.parquet from ``first``): the most
-    recent first, ties by game number, each with its sequence that started
-    first through the node (its move number and corner)."""
-    order = pq.ParquetFile(sorted_path).read(columns=["moves", "game", "sequence", "start", "orientation"])
+    ``count`` rows of sorted_sequences.parquet from ``first``; ``opening``:
+    its sequences' first key), the most recent first, ties by game number,
+    each with its sequence that started first through the node (its move
+    number and corner)."""
+    order = pq.ParquetFile(sorted_path).read(columns=["game", "sequence", "start", "orientation"])
     game = numpy(order.column("game"))
-    info = pq.ParquetFile(games_path).read(columns=["source", "location", "collection", *EXAMPLE_INFO])
-    day = days(info.column("DT"))
+    games_file = pq.ParquetFile(games_path)
+    day = numpy(games_file.read(columns=["day"]).column("day"))
     # a game's rank: the most recent first, ties by game number (games without a date last)
     by_recency = np.lexsort((np.arange(len(day)), -day.astype(np.int64)))
     rank = np.empty(len(day), np.int64)
@@ -109,18 +135,16 @@ def examples_table(first: np.ndarray, count: np.ndarray, sorted_path: Path, game
                                       rank[game] if len(game) else np.zeros(0, np.int64),
                                       numpy(order.column("sequence")), per_node)
     games = game[picks]
-    moves = order.column("moves").take(column(picks))
-    first_key = [(ord(m[1]) - 97) * 19 + ord(m[0]) - 97 for m in moves.to_pylist()]
+    info = _rows_of_games(games_file, games, ["source", "location", "collection", *EXAMPLE_INFO])
+    first_key = opening[node_of].tolist()
     orientation = numpy(order.column("orientation"))[picks]
     example = np.zeros(len(picks), np.int16)
     if len(node_of):
         starts = np.r_[0, np.flatnonzero(np.diff(node_of)) + 1]
         example = (np.arange(len(node_of)) - np.repeat(starts, np.diff(np.r_[starts, len(node_of)])) + 1)
-    taken = column(games)
-    columns = [column(node_of, np.int64), column(example, np.int16), taken,
-               info.column("collection").take(taken), info.column("source").take(taken),
-               info.column("location").take(taken)]
-    columns += [info.column(name).take(taken) for name in EXAMPLE_INFO]
+    columns = [column(node_of, np.int64), column(example, np.int16), column(games),
+               info.column("collection"), info.column("source"), info.column("location")]
+    columns += [info.column(name) for name in EXAMPLE_INFO]
     columns += [numpy(order.column("start"))[picks].astype(np.int32),
                 strings([corner_of(int(o), k) for o, k in zip(orientation.tolist(), first_key)])]
     columns[-2] = column(columns[-2], np.int32)

@@ -223,6 +223,10 @@ def run_stages(
     run holds a folder, raise UsageError, or with ``wait`` wait for it
     (``command`` names this run in the lock).  Returns the summary."""
     jobs = _check_options(engine, jobs, sort_memory, table_memory)
+    try:
+        os.getcwd()
+    except OSError:
+        raise UsageError("the current folder no longer exists: change to one that does") from None
     check_writable(catalog.work, catalog.out)
     check_outputs(catalog)
     locks = _locks(catalog, wait, log, command)

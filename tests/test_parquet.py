@@ -118,6 +118,7 @@ def test_prune_from_the_node_arrays_writes_the_files_prune_from_the_build_files_
     work.mkdir()
     games = pa.table({"source": ["s"] * 100, "location": [f"g{i}" for i in range(100)],
                       "collection": ["a" if i % 2 else "b" for i in range(100)],
+                      "day": pa.array([20000101 + (i * 7919) % 500 for i in range(100)], pa.int32()),
                       **{name: [f"{name}{i}" for i in range(100)] for name in prune.EXAMPLE_INFO}})
     pq.write_table(games, work / "games.parquet")
     runs = build.SortedRuns(work / "runs")

@@ -341,12 +341,12 @@ def _count_block(offsets, keys, classes, order, shared, winner, year, source, mi
     grows them and calls again from there).
 
     The path is held by depth (``path_keys``; ``path_first``, the classes
-    of the sequence that opened the node, ``path_payload`` its shared,
-    winner, year and collection; ``counters``, ``stats``, ``years`` and
-    ``sources`` of the sequences after that one) and as segments, the nodes
-    one sequence opened together (``segments``: first depth, the sequence's
-    rank, the nodes kept before it opened them); ``state``: the path's
-    depth, the number of segments, the nodes seen and the nodes kept so far.
+    of the sequence that opened the node; ``counters``, ``stats``, ``years``
+    and ``sources`` of the sequences after that one) and as segments, the
+    nodes one sequence opened together (``segments``: first depth, the
+    sequence's rank, the nodes kept before it opened them; ``path_payload``:
+    its shared, winner, year and collection); ``state``: the path's depth,
+    the number of segments, the nodes seen and the nodes kept so far.
 
     - The nodes of a segment share their count, so a segment that one
       sequence alone reached (most nodes) closes at once.
@@ -402,9 +402,9 @@ def _count_block(offsets, keys, classes, order, shared, winner, year, source, mi
                         counters[d, 3 * direction + ((opener >> (2 * direction)) & 3)] += 1
                     node_counters[i] = counters[d]
                     counters[d] = 0
-                    if path_payload[d, 0] < d:
-                        _add_game(stats, years, sources, d, path_payload[d, 1], path_payload[d, 2],
-                                  path_payload[d, 3])
+                    if path_payload[g, 0] < d:
+                        _add_game(stats, years, sources, d, path_payload[g, 1], path_payload[g, 2],
+                                  path_payload[g, 3])
                     _close_stats(stats, years, sources, d, i, node_stats, year_rows, source_rows, n_rows)
                     state[3] += 1
             elif c > 1:
@@ -432,14 +432,14 @@ def _count_block(offsets, keys, classes, order, shared, winner, year, source, mi
             segments[g, 0] = common + 1
             segments[g, 1] = rank + r
             segments[g, 2] = state[3]  # a node's number: the root, the kept nodes closed, its ancestors
+            path_payload[g, 0] = sh  # the opener's payload, the same for every node of its segment
+            path_payload[g, 1] = winner[s]
+            path_payload[g, 2] = year[s]
+            path_payload[g, 3] = source[s]
             state[1] += 1
             for d in range(common + 1, length + 1):
                 path_keys[d] = keys[base + d - 1]
                 path_first[d] = classes[base + d - 1]
-                path_payload[d, 0] = sh
-                path_payload[d, 1] = winner[s]
-                path_payload[d, 2] = year[s]
-                path_payload[d, 3] = source[s]
         state[2] += length - common
         state[0] = length
     return n
@@ -521,8 +521,11 @@ class StreamCounter:
         self.state = np.zeros(4, np.int64)  # the path's depth; its segments; the nodes seen; the nodes kept
         self.sequences = 0
         self.nodes = _node_arrays(room)  # grown as needed
-        self.year_rows = np.zeros((max(1024, 4 * self.levels * self.years.shape[1]), 3), np.int64)
-        self.source_rows = np.zeros((max(1024, 4 * self.levels * self.sources.shape[1]), 3), np.int64)
+        # rows of years and collections: room for about two a node the arrays start with (zeros: the
+        # pages are not touched until written), grown as needed
+        start = max(1024, 2 * room)
+        self.year_rows = np.zeros((max(start, 4 * self.levels * self.years.shape[1]), 3), np.int64)
+        self.source_rows = np.zeros((max(start, 4 * self.levels * self.sources.shape[1]), 3), np.int64)
         self.n_rows = np.zeros(2, np.int64)
 
     def _capped(self, room: int) -> int:
@@ -598,6 +601,7 @@ class StreamCounter:
             arrays[name] = np.where(index < 0, 0, index + self.first_year).astype(np.int16)
         arrays["years"] = _by_node(self.year_rows[: self.n_rows[0]], self.first_year)
         arrays["sources"] = _by_node(self.source_rows[: self.n_rows[1]], 0)
+        self.year_rows = self.source_rows = np.zeros((0, 3), np.int64)  # the rows as emitted: no longer held
         return arrays, 1 + int(self.state[2])
 
 
@@ -609,10 +613,23 @@ def _grown_rows(rows: np.ndarray, used: int) -> np.ndarray:
 
 def _by_node(rows: np.ndarray, offset: int) -> np.ndarray:
     """Rows (node, index, games) ordered by node, then index; the index
-    shifted by ``offset`` (a year's)."""
-    rows = rows[np.lexsort((rows[:, 1], rows[:, 0]))]
-    rows[:, 1] += offset
-    return rows
+    shifted by ``offset`` (a year's).  A node's rows come together, by
+    index, when it closes: each block goes where its node's rows start,
+    with no sort."""
+    out = np.empty_like(rows)
+    if len(rows):
+        _place(rows, np.cumsum(np.bincount(rows[:, 0])) - np.bincount(rows[:, 0]), out)
+        out[:, 1] += offset
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _place(rows, starts, out):
+    at = starts.copy()
+    for r in range(len(rows)):
+        n = rows[r, 0]
+        out[at[n]] = rows[r]
+        at[n] += 1
 
 
 def _node_arrays(room: int) -> dict[str, np.ndarray]:

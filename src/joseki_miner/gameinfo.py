@@ -81,7 +81,10 @@ def _by_value(values: pa.Array | pa.ChunkedArray | Sequence[str], read: Callable
     """``read`` of every value of a column, called once a distinct value."""
     if not isinstance(values, (pa.Array, pa.ChunkedArray)):
         distinct: dict[str, int] = {}
-        return np.array([distinct.setdefault(v, read(v)) for v in values], dtype=dtype)
+        for v in values:
+            if v not in distinct:
+                distinct[v] = read(v)
+        return np.fromiter((distinct[v] for v in values), dtype=dtype, count=len(values))
     if isinstance(values, pa.ChunkedArray):
         values = values.combine_chunks() if values.num_chunks != 1 else values.chunk(0)
     encoded = values.dictionary_encode()

@@ -143,3 +143,13 @@ def top_games(first: np.ndarray, count: np.ndarray, rank: np.ndarray, sequence: 
     n = _top_games(np.asarray(first, np.int64), np.asarray(count, np.int64), np.asarray(rank, np.int64),
                    np.asarray(sequence, np.int64), k, node_of, picks)
     return node_of[:n], picks[:n]
+
+
+def first_keys(parent: np.ndarray, key: np.ndarray) -> np.ndarray:
+    """Per node of a node table (parents before children), the first key
+    of its path (the root's: its own)."""
+    out = np.asarray(key, np.int64).copy()
+    for i in range(len(parent)):
+        if parent[i] > 0:
+            out[i] = out[parent[i]]
+    return out

@@ -84,7 +84,10 @@ def compose(a: int, b: int) -> int:
 
 
 def inverse(t: int) -> int:
-    return next(u for u in TRANSFORMS if compose(u, t) == IDENTITY)
+    return _INVERSE[t]
+
+
+_INVERSE = tuple(next(u for u in TRANSFORMS if compose(u, t) == IDENTITY) for t in TRANSFORMS)
 
 
 def transform_scores(t: int, swap: bool, scores: Sequence[int]) -> tuple[int, int, int, int]:
