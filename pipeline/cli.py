@@ -257,16 +257,30 @@ def games(
 
 
 @app.command()
-def trend(sequence: str = SEQUENCE, out: Path = OUT, work: Optional[Path] = WORK) -> None:
+def trend(
+    sequence: str = SEQUENCE, out: Path = OUT, work: Optional[Path] = WORK,
+    by_collection: bool = typer.Option(False, "--by-collection", help="a table a collection"),
+) -> None:
     """A sequence's share of each year's games (its games in a year over the
     games mined that year)."""
     catalog, explore = _explore(out, work)
-    q, rows = _looked_up(lambda: explore.trend(catalog, sequence))
+    q, rows = _looked_up(lambda: explore.trend(catalog, sequence, by_collection))
     typer.echo(f"{q.text()}: its share of each year's games")
-    typer.echo(f"  {'year':<6} {'games':>8} {'mined':>9} {'share':>8}")
-    for r in rows:
-        share = f"{100 * r['share']:.2f}%" if r["share"] is not None else ""
-        typer.echo(f"  {r['year']:<6} {r['games']:>8,} {r['mined']:>9,} {share:>8}")
+    if not by_collection:
+        typer.echo(f"  {'year':<6} {'games':>8} {'mined':>9} {'share':>8}")
+        for r in rows:
+            share = f"{100 * r['share']:.2f}%" if r["share"] is not None else ""
+            typer.echo(f"  {r['year']:<6} {r['games']:>8,} {r['mined']:>9,} {share:>8}")
+        return
+    names = list(dict.fromkeys(r["collection"] for r in rows))
+    by = {(r["collection"], r["year"]): r for r in rows}
+    typer.echo("  year  " + "".join(f"{name.rsplit('/', 1)[-1][-16:]:>18}" for name in names))
+    for year in sorted({r["year"] for r in rows}):
+        cells = []
+        for name in names:
+            r = by[(name, year)]
+            cells.append(f"{100 * r['share']:.1f}% of {r['mined']:,}" if r["share"] is not None else "")
+        typer.echo(f"  {year:<5} " + "".join(f"{c:>18}" for c in cells))
 
 
 @app.command()

@@ -219,22 +219,39 @@ def games_of(catalog: Catalog, text: str, limit: int | None = None,
     return q, rows, total
 
 
-def trend(catalog: Catalog, text: str) -> tuple[Query, list[dict]]:
+def trend(catalog: Catalog, text: str, by_collection: bool = False) -> tuple[Query, list[dict]]:
     """A node's games by year, and their share of the games mined that
-    year (``joseki trend``)."""
+    year (``joseki trend``); with ``by_collection``, by collection and year
+    (each collection's games over the games it gave that year), counted
+    from the node's games themselves."""
     q = query(text)
     tree = Tree.read(catalog)
     n, held = tree.find(q.keys)
     if held < len(q.keys):
         raise NotInTree(q, held, tree.node(n))
-    mined = numpy(pq.ParquetFile(_need(catalog.games)).read(columns=["year"]).column("year"))
-    totals = np.bincount(mined[mined > 0]) if (mined > 0).any() else np.zeros(0, np.int64)
-    by_year = dict(_rows_of(catalog.trie_years, n))
+    mined = pq.ParquetFile(_need(catalog.games)).read(columns=["year", "collection"] if by_collection else ["year"])
+    year = numpy(mined.column("year"))
+    known = year > 0
+    if not known.any():
+        return q, []
+    first, last = int(year[known].min()), int(year[known].max())
+    if not by_collection:
+        totals = np.bincount(year[known], minlength=last + 1)
+        by_year = dict(_rows_of(catalog.trie_years, n))
+        return q, [{"year": y, "games": int(by_year.get(y, 0)), "mined": int(totals[y]),
+                    "share": by_year.get(y, 0) / totals[y] if totals[y] else None} for y in range(first, last + 1)]
+    node = tree.node(n)
+    part = _rows(_need(catalog.sorted_sequences), np.arange(node["first"], node["first"] + node["count"]), ["game"])
+    games = np.unique(numpy(part.column("game"))) if len(part) else np.zeros(0, np.int64)
+    names = mined.column("collection").combine_chunks().dictionary_encode()
+    source = numpy(names.indices)
     out = []
-    for year in range(int(mined[mined > 0].min()) if len(totals) else 0, len(totals)):
-        games = int(by_year.get(year, 0))
-        out.append({"year": year, "games": games, "mined": int(totals[year]),
-                    "share": games / totals[year] if totals[year] else None})
+    for k, name in enumerate(names.dictionary.to_pylist()):
+        mine = (source == k) & known
+        totals = np.bincount(year[mine], minlength=last + 1)
+        here = np.bincount(year[games][(source[games] == k) & known[games]], minlength=last + 1)
+        out += [{"collection": name, "year": y, "games": int(here[y]), "mined": int(totals[y]),
+                 "share": here[y] / totals[y] if totals[y] else None} for y in range(first, last + 1)]
     return q, out
 
 
