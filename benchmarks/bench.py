@@ -10,7 +10,10 @@ Prints and writes benchmarks/RESULTS.md:
 - end to end: every collection in one `joseki mine` process, start-up,
   pruning and emission included: wall time, games/s, peak RSS, and an
   extrapolation of the memory to 10 million games;
-- the ratio of the end-to-end rate to the baseline.
+- the ratio of the end-to-end rate to the baseline;
+- what the per-node statistics cost: end to end against the commit before
+  them (``BEFORE_STATISTICS``, in a worktree), runs of the two interleaved;
+- lookups: ``joseki lookup``, ``games`` and ``trend`` from a cold process.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import gzip
 import json
 import os
 import platform
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -34,6 +38,12 @@ COLLECTIONS = ("kgs-6d", "tom-9d", "tygem-9d", "ai")
 RUNS = 3  # of every measure (baseline, each collection, end to end): the median reported
 # the CLI as its own process; its peak RSS comes from the kernel (wait4)
 JOSEKI = [sys.executable, "-m", "pipeline.cli"]
+# the last commit before the per-node statistics (issue 6), and how many
+# interleaved runs of it and of this tree measure what they cost
+BEFORE_STATISTICS = os.environ.get("BENCH_BEFORE_STATISTICS", "cd48502")
+STATISTICS_RUNS = 4
+LOOKUPS = (("lookup", "Q16 R17 R16"), ("lookup", "Q16"), ("games", "Q16 R17 R16", "--limit", "10"),
+           ("games", "Q16", "--limit", "10"), ("trend", "Q16 R17"))
 
 
 def machine() -> str:
@@ -77,18 +87,73 @@ def baseline(games: int = 2000) -> float:
     return len(texts) / (time.perf_counter() - start)
 
 
-def mine(paths: list[Path], out: Path, *extra: str) -> tuple[float, float, dict]:
-    """Run `joseki mine` as its own process: wall seconds, peak RSS (MiB), summary."""
+def mine(paths: list[Path], out: Path, *extra: str, tree: Path = ROOT) -> tuple[float, float, dict]:
+    """Run `joseki mine` as its own process (of the code in ``tree``): wall
+    seconds, peak RSS (MiB), summary."""
+    wall, rss, _ = _timed([*JOSEKI, "mine", *map(str, paths), "--out", str(out), "--quiet", "--force", *extra], tree)
+    return wall, rss, json.loads((out / "summary.json").read_text())
+
+
+def _timed(command: list[str], tree: Path = ROOT) -> tuple[float, float, float]:
+    """Wall seconds, peak RSS (MiB) and CPU seconds of a command run from ``tree``."""
+    env = {**os.environ, "PYTHONPATH": f"{tree / 'src'}{os.pathsep}{tree}"}
     start = time.perf_counter()
-    child = subprocess.Popen([*JOSEKI, "mine", *map(str, paths), "--out", str(out), "--quiet", "--force", *extra],
-                             cwd=ROOT, stdout=subprocess.DEVNULL)
+    child = subprocess.Popen(command, cwd=tree, stdout=subprocess.DEVNULL, env=env)
     _, status, usage = os.wait4(child.pid, 0)  # this child's own rusage: ru_maxrss in KiB
     wall = time.perf_counter() - start
     child.returncode = os.waitstatus_to_exitcode(status)
     if child.returncode:
         raise subprocess.CalledProcessError(child.returncode, child.args)
-    summary = json.loads((out / "summary.json").read_text())
-    return wall, usage.ru_maxrss / 1024, summary
+    return wall, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime
+
+
+def statistics_cost(tmp: Path) -> str:
+    """End to end on all data, this tree against ``BEFORE_STATISTICS`` (a
+    worktree), runs interleaved: what the per-node statistics cost."""
+    before = tmp / "before-statistics"
+    made = subprocess.run(["git", "worktree", "add", "--detach", str(before), BEFORE_STATISTICS], cwd=ROOT,
+                          capture_output=True, text=True)
+    if made.returncode:
+        return f"\n## The statistics' cost\n\nnot measured: no worktree of {BEFORE_STATISTICS} ({made.stderr.strip()})\n"
+    try:
+        paths = [DATA / c for c in COLLECTIONS]
+        mine(paths, tmp / "warm-before", tree=before)  # its compiled code, cached in its worktree
+        runs: dict[str, list] = {"before": [], "now": []}
+        for _ in range(STATISTICS_RUNS):
+            for name, tree in (("before", before), ("now", ROOT)):
+                out = tmp / f"stat-{name}"
+                runs[name].append(_timed([*JOSEKI, "mine", *map(str, paths), "--out", str(out), "--quiet"], tree))
+                shutil.rmtree(out, ignore_errors=True)
+    finally:
+        subprocess.run(["git", "worktree", "remove", "--force", str(before)], cwd=ROOT, capture_output=True)
+    wall = {k: sorted(r[0] for r in v) for k, v in runs.items()}
+    cpu = {k: sum(r[2] for r in v) for k, v in runs.items()}
+    rss = {k: max(r[1] for r in v) for k, v in runs.items()}
+    median = {k: v[len(v) // 2] for k, v in wall.items()}
+    total = {k: sum(v) for k, v in wall.items()}
+    print(f"statistics: {total['now'] / total['before'] - 1:+.1%} wall, {cpu['now'] / cpu['before'] - 1:+.1%} CPU "
+          f"against {BEFORE_STATISTICS} ({STATISTICS_RUNS} interleaved runs each)")
+    return (f"\n## The statistics' cost\n\nAll collections end to end, this tree against {BEFORE_STATISTICS} (the "
+            f"commit before the per-node statistics), {STATISTICS_RUNS} runs of each interleaved:\n\n"
+            f"| | wall (median) | every run | CPU, all runs | peak RSS |\n| --- | ---: | --- | ---: | ---: |\n"
+            + "".join(f"| {k} | {median[k]:.2f} s | {', '.join(f'{w:.2f}' for w in wall[k])} | {cpu[k]:.1f} s "
+                      f"| {rss[k]:,.0f} MiB |\n" for k in ("before", "now"))
+            + f"\nThe statistics cost **{total['now'] / total['before'] - 1:+.1%}** of the wall time over all runs "
+            f"({cpu['now'] / cpu['before'] - 1:+.1%} of the CPU time); the target is at most 15%.\n")
+
+
+def lookups(out: Path) -> str:
+    """``LOOKUPS`` on the mined outputs in ``out``, each from a cold process."""
+    rows = []
+    for command in LOOKUPS:
+        times = sorted(_timed([*JOSEKI, command[0], command[1], "--out", str(out), *command[2:]])[0]
+                       for _ in range(5))
+        rows.append((" ".join(f'"{c}"' if " " in c else c for c in command), times))
+        print(f"{rows[-1][0]}: {times[2]:.2f} s (median of 5)")
+    return ("\n## Lookups from a cold process\n\nOn the outputs of all collections, each command its own "
+            "process (the interpreter's start and imports included), 5 runs, the median (target: under "
+            "0.5 s):\n\n| command | median | every run |\n| --- | ---: | --- |\n"
+            + "".join(f"| `joseki {c}` | {t[2]:.2f} s | {', '.join(f'{x:.2f}' for x in t)} |\n" for c, t in rows))
 
 
 # the memory bound: the data read once and three times over, duplicates kept,
@@ -269,6 +334,8 @@ def main() -> int:
             f"MB): about **{ten_million / 1024:,.1f} GiB while reading 10 million games**, plus the stored trie, "
             f"which grows with the distinct sequences played.\n"
         )
+        lines.append(lookups(out))
+        lines.append(statistics_cost(tmp))
     (ROOT / "benchmarks" / "RESULTS.md").write_text("".join(lines), encoding="utf-8")
     print("written to benchmarks/RESULTS.md")
     return 0

@@ -46,6 +46,20 @@ def _need(path: Path) -> Path:
     return path
 
 
+def _range(path: Path, lo: int, hi: int, columns: list[str]) -> pa.Table:
+    """Rows lo..hi-1 of a Parquet file, reading only the row groups that
+    hold them."""
+    f = pq.ParquetFile(path)
+    sizes = [f.metadata.row_group(i).num_rows for i in range(f.metadata.num_row_groups)]
+    starts = np.r_[0, np.cumsum(sizes)].astype(np.int64)
+    first = int(np.searchsorted(starts, lo, side="right")) - 1
+    last = int(np.searchsorted(starts, hi - 1, side="right")) - 1
+    if hi <= lo or first < 0:
+        return pa.Table.from_batches([], pa.schema([f.schema_arrow.field(c) for c in columns]))
+    table = f.read_row_groups(list(range(first, last + 1)), columns=columns)
+    return table.slice(lo - int(starts[first]), hi - lo)
+
+
 def _rows(path: Path, rows: np.ndarray, columns: list[str]) -> pa.Table:
     """Some rows of a Parquet file, in the order asked, reading only the
     row groups that hold them."""
@@ -195,12 +209,12 @@ def games_of(catalog: Catalog, text: str, limit: int | None = None,
     node = tree.node(n)
     lo, hi = node["first"], node["first"] + node["count"]
     if held < len(q.keys):  # within the deepest node stored: a binary search of its sequences' moves
-        moves = _rows(path, np.arange(lo, hi), ["moves"]).column("moves").combine_chunks()
+        moves = _range(path, lo, hi, ["moves"]).column("moves").combine_chunks()
         offsets = np.frombuffer(moves.buffers()[1], np.int32, len(moves) + 1, moves.offset * 4).astype(np.int64)
         data = np.frombuffer(moves.buffers()[2], np.uint8) if len(moves) else np.zeros(0, np.uint8)
         a, b = sorted_range(offsets, data, q.keys)
         lo, hi = lo + a, lo + b
-    part = _rows(path, np.arange(lo, hi), ["game", "sequence", "start", "orientation"])
+    part = _range(path, lo, hi, ["game", "sequence", "start", "orientation"])
     game = numpy(part.column("game")) if len(part) else np.zeros(0, np.int64)
     sequence = numpy(part.column("sequence")) if len(part) else np.zeros(0, np.int32)
     earliest = np.lexsort((sequence, game))  # each game at its earliest-started sequence
@@ -241,7 +255,7 @@ def trend(catalog: Catalog, text: str, by_collection: bool = False) -> tuple[Que
         return q, [{"year": y, "games": int(by_year.get(y, 0)), "mined": int(totals[y]),
                     "share": by_year.get(y, 0) / totals[y] if totals[y] else None} for y in range(first, last + 1)]
     node = tree.node(n)
-    part = _rows(_need(catalog.sorted_sequences), np.arange(node["first"], node["first"] + node["count"]), ["game"])
+    part = _range(_need(catalog.sorted_sequences), node["first"], node["first"] + node["count"], ["game"])
     games = np.unique(numpy(part.column("game"))) if len(part) else np.zeros(0, np.int64)
     names = mined.column("collection").combine_chunks().dictionary_encode()
     source = numpy(names.indices)
