@@ -17,7 +17,6 @@ from threading import Event, Thread
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from tqdm import tqdm
 
@@ -67,33 +66,38 @@ def _columns(batch):
 
 # sorted_sequences.parquet: every sequence in trie order (its keys, then
 # where it was given), so that a node's sequences are the ``count`` rows from
-# its ``first``: the game, the sequence's number in it, the move number where
-# it starts and its orientation (transform + 8 when colours were swapped)
-SORTED_SCHEMA = pa.schema([("moves", pa.string()), ("game", pa.int64()), ("sequence", pa.int32()),
-                           ("start", pa.int32()), ("orientation", pa.int8())])
+# its ``first``: the game, the sequence's number in it (its moves are in
+# sequences.parquet), the move number where it starts and its orientation
+# (transform + 8 when colours were swapped).  Only the payload is written:
+# putting the keys in order too cost more than the count itself
+SORTED_SCHEMA = pa.schema([("game", pa.int64()), ("sequence", pa.int32()), ("start", pa.int32()),
+                           ("orientation", pa.int8())])
 SORTED_ROWS = 1 << 17
-SORTED_FILE = {"compression": "lz4", "use_dictionary": False}  # written beside the count: cheap to encode
+SORTED_FILE = {"compression": "lz4"}  # written beside the count: cheap to encode
 # trie_years.parquet and trie_sources.parquet: node numbers and games as
 # deltas (rows come by node), years and collections as dictionaries, lz4:
 # a fifth of the time zstd took for them on all data (1.5 and 1.1 M rows)
 ROWS_FILE = {"compression": "lz4", "use_dictionary": ["year", "source"], "row_group_size": 1 << 16,
              "column_encoding": {"node": "DELTA_BINARY_PACKED", "games": "DELTA_BINARY_PACKED"}}
-YEARS_SCHEMA = pa.schema([("node", pa.int64()), ("year", pa.int16()), ("games", pa.int64())])
-SOURCES_SCHEMA = pa.schema([("node", pa.int64()), ("source", pa.string()), ("games", pa.int64())])
+YEARS_SCHEMA = pa.schema([("node", pa.int64()), ("year", pa.int16()), ("games", pa.int32())])
+# the collections as a dictionary: a long path a row would be gigabytes of a large trie's rows
+SOURCES_SCHEMA = pa.schema([("node", pa.int64()), ("source", pa.dictionary(pa.int16(), pa.string())),
+                            ("games", pa.int32())])
 
 
 def _sorted_rows(block) -> pa.Table:
-    offsets, keys, _, payload = in_order(*block)
-    return sorted_table(offsets, keys, payload)
+    """sorted_sequences.parquet's rows of a block of the merged stream."""
+    payload, order = block[3], block[4]
+    return sorted_table(payload, order)
 
 
-def sorted_table(offsets: np.ndarray, keys: np.ndarray, payload: np.ndarray) -> pa.Table:
-    """sorted_sequences.parquet's rows of sequences in trie order."""
-    offsets = np.asarray(offsets, np.int64)
-    moves = pa.StringArray.from_buffers(len(payload), pa.py_buffer((2 * (offsets - offsets[0])).astype(np.int32)),
-                                        pa.py_buffer(keys_to_sgf_bytes(keys)))
-    return pa.Table.from_arrays([moves, column(payload["game"]), column(payload["sequence"]),
-                                 column(payload["start"]), column(payload["orientation"])], schema=SORTED_SCHEMA)
+def sorted_table(payload: np.ndarray, order: np.ndarray | None = None) -> pa.Table:
+    """sorted_sequences.parquet's rows of sequences in trie order (their
+    payload rows, taken in ``order`` when given)."""
+    fields = [payload[name] for name in SORTED_SCHEMA.names]
+    if order is not None:
+        fields = [f[order] for f in fields]
+    return pa.Table.from_arrays([column(f) for f in fields], schema=SORTED_SCHEMA)
 
 
 class Collections:
@@ -364,11 +368,8 @@ def _write_sorted(given: list, sorted_path: Path) -> None:
     """The reference engine's sorted_sequences.parquet: the sequences sorted
     by keys, then by the order they were given."""
     given.sort(key=lambda g: (g[0], g[1]))
-    offsets = np.r_[0, np.cumsum([len(g[0]) for g in given])].astype(np.int64)
-    keys = np.array([k for g in given for k in g[0]], np.int16)
-    payload = np.array([g[2] for g in given], PAYLOAD)
     sink = TableSink(sorted_path, SORTED_SCHEMA, SORTED_ROWS, **SORTED_FILE)
-    sink.add(sorted_table(offsets, keys, payload))
+    sink.add(sorted_table(np.array([g[2] for g in given], PAYLOAD).reshape(-1)))
     sink.close()
 
 
@@ -392,20 +393,21 @@ def write(trie_path: Path, years_path: Path, sources_path: Path, arrays: dict, n
     return {"nodes_before_prune": nodes, "nodes_stored": int(len(arrays["node"])), "floor": floor}
 
 
-def years_table(rows: np.ndarray) -> pa.Table:
-    """trie_years.parquet (node_years.parquet) of rows (node, year, games)."""
-    rows = np.asarray(rows, np.int64).reshape(-1, 3)
-    return pa.Table.from_arrays([column(rows[:, 0]), column(rows[:, 1], np.int16), column(rows[:, 2])],
-                                schema=YEARS_SCHEMA)
+def years_table(rows: dict[str, np.ndarray]) -> pa.Table:
+    """trie_years.parquet (node_years.parquet) of rows (columns node, index:
+    the year, games)."""
+    return pa.Table.from_arrays([column(rows["node"], np.int64), column(rows["index"], np.int16),
+                                 column(rows["games"], np.int32)], schema=YEARS_SCHEMA)
 
 
-def sources_table(rows: np.ndarray, names: list[str]) -> pa.Table:
-    """trie_sources.parquet (node_sources.parquet) of rows (node, collection
-    number, games): by node, then by collection in the order the games
-    met them (the order of the paths given, then of their folders)."""
-    rows = np.asarray(rows, np.int64).reshape(-1, 3)
-    source = pc.take(strings(list(names)), column(rows[:, 1])) if len(rows) else strings([])
-    return pa.Table.from_arrays([column(rows[:, 0]), source, column(rows[:, 2])], schema=SOURCES_SCHEMA)
+def sources_table(rows: dict[str, np.ndarray], names: list[str]) -> pa.Table:
+    """trie_sources.parquet (node_sources.parquet) of rows (columns node,
+    index: the collection's number, games): by node, then by collection in
+    the order the games met them (the order of the paths given, then of
+    their folders)."""
+    source = pa.DictionaryArray.from_arrays(column(rows["index"], np.int16), strings(list(names)))
+    return pa.Table.from_arrays([column(rows["node"], np.int64), source, column(rows["games"], np.int32)],
+                                schema=SOURCES_SCHEMA)
 
 
 def _rows(arrays: dict, lo: int, hi: int) -> dict:

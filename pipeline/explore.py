@@ -187,6 +187,25 @@ def _sgf_key(key: int, depth: int) -> str:
     return f"{colour}[{to_sgf(key) if key != TENUKI else ''}]"
 
 
+def _moves_of(catalog: Catalog, game: np.ndarray, sequence: np.ndarray) -> pa.StringArray:
+    """The moves of some sequences (by game and number), from
+    sequences.parquet (in game order): only the row groups whose games they
+    are in are read."""
+    f = pq.ParquetFile(_need(catalog.sequences))
+    groups = []
+    low, high = (int(game.min()), int(game.max())) if len(game) else (0, -1)
+    for i in range(f.metadata.num_row_groups):
+        stats = f.metadata.row_group(i).column(0).statistics
+        if stats is None or not stats.has_min_max or (stats.min <= high and stats.max >= low):
+            groups.append(i)
+    table = f.read_row_groups(groups, columns=["game", "sequence", "moves"]) if groups else None
+    if table is None or not len(game):
+        return strings([])
+    key = numpy(table.column("game")) * 1024 + numpy(table.column("sequence"))  # the file's order
+    rows = np.searchsorted(key, game.astype(np.int64) * 1024 + sequence)
+    return table.column("moves").combine_chunks().take(column(rows))
+
+
 GAME_COLUMNS = ["source", "location", "collection", "PB", "BR", "PW", "WR", "DT", "RE", "KM"]
 RECORD_COLUMNS = ["moves", "setup_black", "setup_white"]
 
@@ -201,7 +220,8 @@ def games_of(catalog: Catalog, text: str, limit: int | None = None,
 
     The sequences in trie order that start with it are a range: a stored
     node's ``first`` and ``count`` give it; past the stored nodes (a line
-    played once), a binary search of the sorted sequences' moves finds it."""
+    played once), the deepest node stored gives the range, and a binary
+    search of its sequences' moves (from sequences.parquet) narrows it."""
     q = query(text)
     tree = Tree.read(catalog)
     n, held = tree.find(q.keys)
@@ -209,7 +229,8 @@ def games_of(catalog: Catalog, text: str, limit: int | None = None,
     node = tree.node(n)
     lo, hi = node["first"], node["first"] + node["count"]
     if held < len(q.keys):  # within the deepest node stored: a binary search of its sequences' moves
-        moves = _range(path, lo, hi, ["moves"]).column("moves").combine_chunks()
+        within = _range(path, lo, hi, ["game", "sequence"])
+        moves = _moves_of(catalog, numpy(within.column("game")), numpy(within.column("sequence")))
         offsets = np.frombuffer(moves.buffers()[1], np.int32, len(moves) + 1, moves.offset * 4).astype(np.int64)
         data = np.frombuffer(moves.buffers()[2], np.uint8) if len(moves) else np.zeros(0, np.uint8)
         a, b = sorted_range(offsets, data, q.keys)

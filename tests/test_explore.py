@@ -154,3 +154,17 @@ def test_the_commands(mined, tmp_path):
     assert trend.returncode == 0 and "share" in trend.stdout
     missing = _cli("lookup", text, "--out", tmp_path / "nothing")
     assert missing.returncode == 2 and "mine some games first" in missing.stderr
+
+
+@pytest.mark.shared_data
+def test_games_of_lines_played_once_past_the_stored_nodes(mined):
+    """A line no stored node holds (played in one game): the deepest stored
+    node's range, narrowed by a binary search of its sequences' moves,
+    finds exactly the games that start with it."""
+    sequences = pq.read_table(mined.sequences, columns=["game", "moves"]).to_pandas()
+    long = sequences[sequences["moves"].str.len() >= 24].sample(12, random_state=1)
+    for game, moves in zip(long["game"], long["moves"]):
+        keys = tuple(TENUKI if moves[i:i + 2] == "--" else from_sgf(moves[i:i + 2]) for i in range(0, len(moves), 2))
+        want = set(sequences["game"][sequences["moves"].str.startswith(moves)])
+        _, rows, total = explore.games_of(mined, _written(keys, 2, True, "sgf"))
+        assert game in want and set(rows.column("game").to_pylist()) == want and total == len(want)

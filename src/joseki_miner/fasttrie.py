@@ -330,7 +330,8 @@ def _concat(pieces):
 @njit(cache=True, nogil=True)
 def _count_block(offsets, keys, classes, order, shared, winner, year, source, min_count, rank, final, start_r,
                  segments, path_keys, path_first, counters, path_payload, stats, years, sources, root, state,
-                 parent, depth, key, count, node_counters, first, node_stats, year_rows, source_rows, n_rows):
+                 parent, depth, key, count, node_counters, first, games, black_wins, white_wins, first_year,
+                 last_year, base_year, y_node, y_index, y_games, s_node, s_index, s_games, n_rows):
     """Count a block of sequences, sorted in ``order``, whose first has
     global rank ``rank``, from its ``start_r``-th on, after the path the
     blocks before left; ``final``: then close the whole path.  The nodes it
@@ -359,8 +360,9 @@ def _count_block(offsets, keys, classes, order, shared, winner, year, source, mi
       none.  A sequence counts as a game of the nodes deeper than the keys
       it shares with an earlier sequence of its game (``shared``): games,
       wins in the tree's colours (``stats``), and by year and collection
-      (``years``, ``sources``, emitted as rows (node, index, games) when
-      the node is kept; ``n_rows`` counts them)."""
+      (``years``, ``sources``, emitted as rows when the node is kept:
+      ``y_node``, ``y_index``, ``y_games`` and the same ``s_``; ``n_rows``
+      counts them)."""
     n = len(order)
     levels = len(path_keys)
     n_years = years.shape[1]
@@ -368,7 +370,7 @@ def _count_block(offsets, keys, classes, order, shared, winner, year, source, mi
     for r in range(start_r, n + 1):
         if r == n and not final:
             return n
-        if n_rows[0] + levels * n_years > len(year_rows) or n_rows[1] + levels * n_sources > len(source_rows):
+        if n_rows[0] + levels * n_years > len(y_node) or n_rows[1] + levels * n_sources > len(s_node):
             return r  # the rows a step may emit might not fit
         common = 0
         length = 0
@@ -405,7 +407,8 @@ def _count_block(offsets, keys, classes, order, shared, winner, year, source, mi
                     if path_payload[g, 0] < d:
                         _add_game(stats, years, sources, d, path_payload[g, 1], path_payload[g, 2],
                                   path_payload[g, 3])
-                    _close_stats(stats, years, sources, d, i, node_stats, year_rows, source_rows, n_rows)
+                    _close_stats(stats, years, sources, d, i, games, black_wins, white_wins, first_year, last_year,
+                                 base_year, y_node, y_index, y_games, s_node, s_index, s_games, n_rows)
                     state[3] += 1
             elif c > 1:
                 for d in range(low, top + 1):
@@ -459,33 +462,116 @@ def _add_game(stats, years, sources, d, winner, year, source):
 
 
 @njit(cache=True)
-def _close_stats(stats, years, sources, d, i, node_stats, year_rows, source_rows, n_rows):
+def _close_stats(stats, years, sources, d, i, games, black_wins, white_wins, first_year, last_year, base_year,
+                 y_node, y_index, y_games, s_node, s_index, s_games, n_rows):
     """A kept node's statistics out (games, black wins, white wins, first
-    and last year index or -1; rows of its years and collections), and its
-    depth's cleared for the next node there."""
-    node_stats[i, 0] = stats[d, 0]
-    node_stats[i, 1] = stats[d, 1]
-    node_stats[i, 2] = stats[d, 2]
-    node_stats[i, 3] = -1
-    node_stats[i, 4] = -1
+    and last year or 0; rows of its years, by index from ``base_year``, and
+    of its collections), and its depth's cleared for the next node there."""
+    games[i] = stats[d, 0]
+    black_wins[i] = stats[d, 1]
+    white_wins[i] = stats[d, 2]
+    first_year[i] = 0
+    last_year[i] = 0
     for y in range(years.shape[1]):
         if years[d, y]:
-            if node_stats[i, 3] < 0:
-                node_stats[i, 3] = y
-            node_stats[i, 4] = y
-            year_rows[n_rows[0], 0] = i
-            year_rows[n_rows[0], 1] = y
-            year_rows[n_rows[0], 2] = years[d, y]
+            if first_year[i] == 0:
+                first_year[i] = base_year + y
+            last_year[i] = base_year + y
+            y_node[n_rows[0]] = i
+            y_index[n_rows[0]] = y
+            y_games[n_rows[0]] = years[d, y]
             n_rows[0] += 1
             years[d, y] = 0
     for k in range(sources.shape[1]):
         if sources[d, k]:
-            source_rows[n_rows[1], 0] = i
-            source_rows[n_rows[1], 1] = k
-            source_rows[n_rows[1], 2] = sources[d, k]
+            s_node[n_rows[1]] = i
+            s_index[n_rows[1]] = k
+            s_games[n_rows[1]] = sources[d, k]
             n_rows[1] += 1
             sources[d, k] = 0
     stats[d] = 0
+
+
+class Rows:
+    """Rows (node, index, games) as three columns (8, 2 and 4 bytes a row),
+    in chunks of ``CHUNK`` rows added as needed (none is ever copied to
+    grow): a node's games by year (index from the counter's first year) or
+    by collection.  The counter writes into the last chunk."""
+
+    CHUNK = 1 << 20
+
+    def __init__(self, least: int = 0) -> None:
+        self.chunks: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self.used: list[int] = []
+        self.grow(least)
+
+    def columns(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return self.chunks[-1]
+
+    def grow(self, used: int, least: int = 0) -> None:
+        """The last chunk holds ``used`` rows: another, of at least ``least``."""
+        if self.used:
+            self.used[-1] = used
+        size = max(self.CHUNK, least)
+        self.chunks.append((np.empty(size, np.int64), np.empty(size, np.int16), np.empty(size, np.int32)))
+        self.used.append(0)
+
+    def by_node(self, used: int, offset: int, nodes: int) -> dict[str, np.ndarray]:
+        """The rows (the last chunk holding ``used``), ordered by node then
+        index, as columns "node", "index" (shifted by ``offset``: a year's)
+        and "games"; then no longer held.  A node's rows come together, by
+        index, when it closes: each block goes where its node's rows start,
+        with no sort, a column at a time (the node column last)."""
+        self.used[-1] = used
+        parts = [tuple(a[:n] for a in chunk) for chunk, n in zip(self.chunks, self.used)]
+        self.chunks = []
+        at = np.zeros(nodes + 1, np.int64)  # one array a node: where its rows go next
+        for node, _, _ in parts:
+            _tally(node, at)
+        total = _starts(at)
+        out = {}
+        dtypes = {"node": np.int64, "index": np.int16, "games": np.int32}
+        for k, name in ((2, "games"), (1, "index"), (0, "node")):
+            column = np.empty(total, dtypes[name])
+            for part in parts:
+                _scatter(part[0], part[k], at, column)
+            _back(at)  # each node's next place is the next node's start: back to the starts
+            out[name] = column
+            parts = [tuple(None if j == k else a for j, a in enumerate(part)) for part in parts]  # that column: freed
+        out["index"] = (out["index"] + offset).astype(np.int16)
+        return {name: out[name] for name in ("node", "index", "games")}
+
+
+@njit(cache=True, nogil=True)
+def _tally(node, at):
+    """Count each node's rows into at[node + 1]."""
+    for r in range(len(node)):
+        at[node[r] + 1] += 1
+
+
+@njit(cache=True, nogil=True)
+def _starts(at):
+    """Counts (at[n + 1]) to where each node's rows start (at[n]), in place;
+    returns the rows in all."""
+    for n in range(1, len(at)):
+        at[n] += at[n - 1]
+    return at[len(at) - 1]
+
+
+@njit(cache=True, nogil=True)
+def _back(at):
+    """After a scatter at[n] is node n + 1's start: shift back, in place."""
+    for n in range(len(at) - 1, 0, -1):
+        at[n] = at[n - 1]
+    at[0] = 0
+
+
+@njit(cache=True, nogil=True)
+def _scatter(node, values, at, out):
+    """Each row's value to where its node's rows go next (``at``)."""
+    for r in range(len(node)):
+        out[at[node[r]]] = values[r]
+        at[node[r]] += 1
 
 
 class StreamCounter:
@@ -521,11 +607,9 @@ class StreamCounter:
         self.state = np.zeros(4, np.int64)  # the path's depth; its segments; the nodes seen; the nodes kept
         self.sequences = 0
         self.nodes = _node_arrays(room)  # grown as needed
-        # rows of years and collections: room for about two a node the arrays start with (zeros: the
-        # pages are not touched until written), grown as needed
-        start = max(1024, 2 * room)
-        self.year_rows = np.zeros((max(start, 4 * self.levels * self.years.shape[1]), 3), np.int64)
-        self.source_rows = np.zeros((max(start, 4 * self.levels * self.sources.shape[1]), 3), np.int64)
+        # rows of years and collections, in chunks added as needed; a chunk holds a step's rows at least
+        self.year_rows = Rows(4 * self.levels * self.years.shape[1])
+        self.source_rows = Rows(4 * self.levels * self.sources.shape[1])
         self.n_rows = np.zeros(2, np.int64)
 
     def _capped(self, room: int) -> int:
@@ -566,19 +650,28 @@ class StreamCounter:
                              self.segments, self.path_keys, self.path_first, self.counters, self.path_payload,
                              self.stats, self.years, self.sources, self.root, self.state, nodes["parent"],
                              nodes["depth"], nodes["key"], nodes["count"], nodes["counters"], nodes["first"],
-                             nodes["stats"], self.year_rows, self.source_rows, self.n_rows)
+                             *(nodes[name] for name in _STATS), self.first_year, *self.year_rows.columns(),
+                             *self.source_rows.columns(), self.n_rows)
             if r == done:
                 break
-            self.year_rows = _grown_rows(self.year_rows, self.n_rows[0])  # full: grow, go on from r
-            self.source_rows = _grown_rows(self.source_rows, self.n_rows[1])
+            self._next_chunks()  # full: a chunk more, and go on from r
+
+    def _next_chunks(self) -> None:
+        """New chunks for the rows, wherever the last ones are near full."""
+        for k, rows in enumerate((self.year_rows, self.source_rows)):
+            least = 4 * self.levels * (self.years if k == 0 else self.sources).shape[1]
+            if self.n_rows[k] + least > len(rows.columns()[0]):
+                rows.grow(int(self.n_rows[k]), least)
+                self.n_rows[k] = 0
 
     def finish(self) -> tuple[dict[str, np.ndarray], int]:
         """The node arrays (the root, then the kept nodes in canonical order:
         node, parent, depth, key, count, counters, first, games,
         black_wins, white_wins, first_year, last_year; 0 for an unknown
-        year), the rows of games by year (node, year, games) and by
-        collection (node, source index, games), each ordered by node; and
-        the number of nodes of the whole trie."""
+        year), the rows of games by year ("years": columns node, index (the
+        year), games) and by collection ("sources": node, index (the
+        collection's number), games), each ordered by node; and the number
+        of nodes of the whole trie."""
         empty = (np.zeros(1, np.int64), np.zeros(0, np.int16), np.zeros(0, np.uint8), np.zeros(0, np.int64),
                  np.zeros(0, PAYLOAD))
         self._count(*empty[:3], empty[3], empty[4], True)
@@ -590,49 +683,20 @@ class StreamCounter:
         self.nodes = {}
         arrays["parent"][0], arrays["depth"][0], arrays["key"][0] = -1, 0, -1
         arrays["count"][0], arrays["counters"][0], arrays["first"][0] = self.sequences, 0, 0
-        self.year_rows = _grown_rows(self.year_rows, self.n_rows[0])  # room for the root's rows
-        self.source_rows = _grown_rows(self.source_rows, self.n_rows[1])
-        _close_stats(self.root, self.years, self.sources, 0, 0, arrays["stats"], self.year_rows, self.source_rows,
-                     self.n_rows)
-        stats = arrays.pop("stats")
-        arrays["games"], arrays["black_wins"], arrays["white_wins"] = stats[:, 0], stats[:, 1], stats[:, 2]
-        for name, column in (("first_year", 3), ("last_year", 4)):
-            index = stats[:, column]
-            arrays[name] = np.where(index < 0, 0, index + self.first_year).astype(np.int16)
-        arrays["years"] = _by_node(self.year_rows[: self.n_rows[0]], self.first_year)
-        arrays["sources"] = _by_node(self.source_rows[: self.n_rows[1]], 0)
-        self.year_rows = self.source_rows = np.zeros((0, 3), np.int64)  # the rows as emitted: no longer held
+        self._next_chunks()  # room for the root's rows
+        _close_stats(self.root, self.years, self.sources, 0, 0, *(arrays[name] for name in _STATS), self.first_year,
+                     *self.year_rows.columns(), *self.source_rows.columns(), self.n_rows)
+        arrays["years"] = self.year_rows.by_node(int(self.n_rows[0]), self.first_year, size)
+        arrays["sources"] = self.source_rows.by_node(int(self.n_rows[1]), 0, size)
         return arrays, 1 + int(self.state[2])
 
 
-def _grown_rows(rows: np.ndarray, used: int) -> np.ndarray:
-    grown = np.zeros((2 * len(rows), 3), np.int64)
-    grown[:used] = rows[:used]
-    return grown
-
-
-def _by_node(rows: np.ndarray, offset: int) -> np.ndarray:
-    """Rows (node, index, games) ordered by node, then index; the index
-    shifted by ``offset`` (a year's).  A node's rows come together, by
-    index, when it closes: each block goes where its node's rows start,
-    with no sort."""
-    out = np.empty_like(rows)
-    if len(rows):
-        _place(rows, np.cumsum(np.bincount(rows[:, 0])) - np.bincount(rows[:, 0]), out)
-        out[:, 1] += offset
-    return out
-
-
-@njit(cache=True, nogil=True)
-def _place(rows, starts, out):
-    at = starts.copy()
-    for r in range(len(rows)):
-        n = rows[r, 0]
-        out[at[n]] = rows[r]
-        at[n] += 1
+_STATS = ("games", "black_wins", "white_wins", "first_year", "last_year")
 
 
 def _node_arrays(room: int) -> dict[str, np.ndarray]:
     return {"parent": np.empty(room, np.int64), "depth": np.empty(room, np.int64), "key": np.empty(room, np.int16),
             "count": np.empty(room, np.int64), "counters": np.empty((room, 12), np.int32),
-            "first": np.empty(room, np.int64), "stats": np.empty((room, 5), np.int64)}
+            "first": np.empty(room, np.int64), "games": np.empty(room, np.int32),
+            "black_wins": np.empty(room, np.int32), "white_wins": np.empty(room, np.int32),
+            "first_year": np.empty(room, np.int16), "last_year": np.empty(room, np.int16)}

@@ -221,8 +221,8 @@ class Trie:
             "white_wins": np.array([self.games[o][2] for o in order], dtype=np.int64),
             "first_year": np.array([self.span[o][0] for o in order], dtype=np.int16),
             "last_year": np.array([self.span[o][1] for o in order], dtype=np.int16),
-            "years": np.array(years, dtype=np.int64).reshape(-1, 3),
-            "sources": np.array(sources, dtype=np.int64).reshape(-1, 3),
+            "years": _rows(years),
+            "sources": _rows(sources),
         }
 
     def to_table(self) -> pd.DataFrame:
@@ -275,6 +275,12 @@ def node_table(a: dict[str, np.ndarray]) -> pa.Table:
     for name in STAT_COLUMNS:
         columns[name] = column(a[name], np.int16 if name.endswith("_year") else np.int64)
     return pa.Table.from_arrays(list(columns.values()), names=list(columns))
+
+
+def _rows(rows: list[tuple[int, int, int]]) -> dict[str, np.ndarray]:
+    """Rows (node, index, games) as columns, as ``fasttrie`` gives them."""
+    a = np.array(rows, dtype=np.int64).reshape(-1, 3)
+    return {"node": a[:, 0].copy(), "index": a[:, 1].astype(np.int16), "games": a[:, 2].astype(np.int32)}
 
 
 NODE_ARRAYS = ("node", "parent", "depth", "key", "count", "counters", *STAT_COLUMNS)  # one row a node
