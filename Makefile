@@ -16,18 +16,20 @@ ARGS    = --config $(CONFIG) --work $(WORK) --out $(OUT) $(foreach s,$(SET),--se
 INPUT   = $(if $(strip $(GAMES)),$(GAMES),$(DEMO))
 
 .DEFAULT_GOAL := help
-.PHONY: help setup mine demo ingest extract build prune emit test bench crashtest clean
+.PHONY: help setup mine demo ingest extract build prune emit report test bench crashtest clean
 
 help: ## list the targets
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z]+):.*## /  make \1\t/' | expand -t 20
 
-setup: $(VENV)/.installed ## create .venv, install the package, and Graphviz's dot where apt can
+setup: $(VENV)/.installed ## create .venv, install the package, and Graphviz and chromium where apt can
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -e ".[dev]"
 	@command -v dot >/dev/null 2>&1 || bash scripts/install-graphviz.sh || \
 	  echo "note: Graphviz's dot is not installed; DOT files are written, SVG rendering is skipped"
+	@bash scripts/install-browser.sh || \
+	  echo "note: chromium and chromedriver are not installed; the report's browser tests are skipped"
 	@touch $@
 
 demo: $(DEMO)/planted.json ## write the demo collection (planted joseki + noise) to data/raw/demo
@@ -47,6 +49,8 @@ prune: setup ## stage 4 only: prune the trie (e.g. SET=prune.min_count=150)
 	$(JOSEKI) prune $(ARGS)
 emit: setup ## stage 5 only: write SGF, DOT (and SVG)
 	$(JOSEKI) emit $(ARGS)
+report: setup ## stage 6 only: the joseki book in HTML -> OUT/report/index.html
+	$(JOSEKI) report $(ARGS)
 
 test: setup ## run the test suite
 	$(BIN)/pytest -q

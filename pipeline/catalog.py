@@ -89,12 +89,17 @@ class Catalog:
         return self.out / "influence.svg"
 
     @property
+    def report(self) -> Path:
+        """The joseki book in HTML: a folder of pages that open from disk."""
+        return self.out / "report"
+
+    @property
     def summary(self) -> Path:
         return self.out / "summary.json"
 
     def manifest(self, stage: str) -> Path:
         """The record of a stage's last run: its cache key, figures and files."""
-        folder = self.out if stage in ("prune", "emit") else self.work
+        folder = self.out if stage in ("prune", "emit", "report") else self.work
         return folder / f"{stage}.manifest.json"
 
     def outputs(self, stage: str) -> list[Path]:
@@ -105,7 +110,12 @@ class Catalog:
             "build": [self.trie, self.trie_years, self.trie_sources, self.sorted_sequences],
             "prune": [self.joseki, self.node_years, self.node_sources, self.node_examples],
             "emit": [self.sgf, self.dot, self.influence_dot, self.svg, self.influence_svg],
+            "report": [self.report],
         }[stage]
+
+    def folders(self) -> list[Path]:
+        """The outputs that are folders, not files."""
+        return [self.report]
 
     def scratch(self) -> list[Path]:
         """What a run keeps only while it runs (a stopped run may leave them;

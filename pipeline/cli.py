@@ -19,7 +19,7 @@ from joseki_miner.config import SORT_MEMORY_MB, TABLE_MEMORY_MB, ConfigError, lo
 from .catalog import Catalog
 from .errors import StrictError, UsageError
 
-STAGES = ("ingest", "extract", "build", "prune", "emit")  # run.STAGES, named here without loading the stages
+STAGES = ("ingest", "extract", "build", "prune", "emit", "report")  # run.STAGES, named here without loading the stages
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
 
@@ -147,6 +147,7 @@ _single("extract", "Stage 2: phase 1, corner sequences in normal form -> sequenc
 _single("build", "Stage 3: count sequences in the trie with influence -> trie.parquet.")
 _single("prune", "Stage 4: phase 2, prune by threshold and length -> joseki.parquet.")
 _single("emit", "Stage 5: write joseki.sgf, joseki.dot, influence.dot (and SVG).")
+_single("report", "Stage 6: write the joseki book in HTML -> OUT/report/ (open report/index.html).")
 
 
 SEQUENCE = typer.Argument(..., help="moves as SGF (B[pd];W[qc]) or board points (Q16 R17; 'W Q16 ...' "

@@ -1,14 +1,17 @@
-"""Stage 5, emit: joseki.parquet -> joseki.sgf, joseki.dot, influence.dot
-(and their SVG renderings when Graphviz's ``dot`` is installed)."""
+"""Stage 5, emit: joseki.parquet (with node_years, node_sources and
+node_examples.parquet) -> joseki.sgf, joseki.dot, influence.dot (and their SVG
+renderings when Graphviz's ``dot`` is installed)."""
 
 from __future__ import annotations
 
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow.parquet as pq
 
 from joseki_miner import emit as method
+from joseki_miner.book import About, Book, make_book
 
 
 def render_svg(dot_text: str, svg_path: Path) -> bool:
@@ -27,14 +30,57 @@ def _write(path: Path, text: str) -> None:
     path.write_text(text, encoding="utf-8", newline="\n")
 
 
-def run(joseki_path: Path, sgf_path: Path, dot_path: Path, influence_path: Path, *, share: float, title: str,
-        svg_paths: tuple[Path, Path] | None = None) -> dict:
+@dataclass(frozen=True)
+class BookFiles:
+    """Where a book's tables are (staged or committed) and what the run's
+    stages found (``figures``: the ingest and prune figures)."""
+
+    joseki: Path
+    years: Path
+    sources: Path
+    examples: Path
+    games: Path  # games.parquet of the work folder: the dates' range (absent: years only)
+    figures: dict
+
+
+def _date(day: int) -> str:
+    """YYYYMMDD (00 for a month or day not known) as an SGF date."""
+    year, month, d = day // 10000, day // 100 % 100, day % 100
+    return f"{year:04d}" + (f"-{month:02d}" if month else "") + (f"-{d:02d}" if month and d else "")
+
+
+def date_range(games: Path) -> tuple[str, str]:
+    """The first and last date of the games mined ("" when none is known)."""
+    try:
+        day = pq.ParquetFile(games).read(columns=["day"]).column("day").to_numpy()
+    except (OSError, KeyError, ValueError):
+        return "", ""
+    day = day[day > 0]
+    return (_date(int(day.min())), _date(int(day.max()))) if len(day) else ("", "")
+
+
+def load_book(files: BookFiles, *, share: float, min_length: int) -> Book:
+    figures = files.figures
+    first, last = date_range(files.games)
+    about = About(
+        games=int(figures.get("games_accepted", 0)),
+        games_by_year={int(y): int(g) for y, g in figures.get("games_by_year", {}).items()},
+        games_by_collection=dict(figures.get("games_by_collection", {})),
+        first_date=first, last_date=last, threshold=int(figures.get("threshold", 0)), min_length=min_length,
+        share=share)
+    tables = [pq.ParquetFile(p).read() if p.exists() else None for p in (files.years, files.sources, files.examples)]
+    return make_book(pq.ParquetFile(files.joseki).read(), *tables, about=about)
+
+
+def run(files: BookFiles, sgf_path: Path, dot_path: Path, influence_path: Path, *, share: float, min_length: int,
+        counters: bool = False, svg_paths: tuple[Path, Path] | None = None) -> dict:
     """Write the tree's SGF and DOT files, and their SVG renderings at
     ``svg_paths`` (default: beside the DOT files) where Graphviz is."""
-    table = pq.ParquetFile(joseki_path).read()  # an Arrow table: no pandas to import
+    book = load_book(files, share=share, min_length=min_length)
+    table = pq.ParquetFile(files.joseki).read()  # an Arrow table: no pandas to import
     svg_paths = svg_paths or (dot_path.with_suffix(".svg"), influence_path.with_suffix(".svg"))
     dots = (method.to_dot(table, title="joseki"), method.influence_dot(table, share=share, title="influence"))
-    _write(sgf_path, method.to_sgf(table, share=share, title=title))
+    _write(sgf_path, method.to_sgf(book, counters=counters))
     _write(dot_path, dots[0])
     _write(influence_path, dots[1])
     rendered = [render_svg(text, svg) for text, svg in zip(dots, svg_paths)]

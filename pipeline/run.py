@@ -31,12 +31,13 @@ from joseki_miner.inputs import inputs_key
 from joseki_miner.sequences import Phase1Params
 from joseki_miner.stop import check as check_stop
 
-from . import build, emit, extract, ingest, prune
+from . import build, emit, extract, ingest, prune, report
 from .catalog import Catalog
 from .errors import StrictError, UsageError
 
-STAGES = ("ingest", "extract", "build", "prune", "emit")
+STAGES = ("ingest", "extract", "build", "prune", "emit", "report")
 WORK_STAGES = ("ingest", "extract", "build")  # committed as each finishes
+PUBLISHED = ("prune", "emit", "report")  # committed together when the run ends
 ENGINES = ("fast", "reference")
 # Figures of how a run went, not of what its stage found: they depend on the
 # engine, the memory options and the moment, so a manifest keeps them apart
@@ -76,7 +77,8 @@ def stage_keys(config: Config, inputs: str, floor: int = 2) -> dict[str, str]:
     keys["build"] = _key("build", keys["extract"], config.section("influence.neutral"), floor)
     keys["prune"] = _key("prune", keys["build"],
                          config.section("prune.min_count", "prune.min_fraction", "min_length", "examples"))
-    keys["emit"] = _key("emit", keys["prune"], config.section("influence.share"))
+    keys["emit"] = _key("emit", keys["prune"], config.section("influence.share", "emit.counters"))
+    keys["report"] = _key("report", keys["prune"], config.section("influence.share"))
     return keys
 
 
@@ -134,13 +136,16 @@ def check_writable(*folders: Path) -> None:
 
 
 def check_outputs(catalog: Catalog) -> None:
-    """No output of the run's is in the way as something that is not a file."""
+    """No output of the run's is in the way as something else: a folder
+    where a file goes, a file where the report's folder goes."""
     paths = [p for stage in STAGES for p in catalog.outputs(stage)]
     paths += [catalog.manifest(stage) for stage in STAGES] + [catalog.summary, catalog.digests]
     for path in paths:
+        folder = path in catalog.folders()
         for candidate in (path, store.staged(path)):
-            if candidate.exists() and not candidate.is_file():
-                raise UsageError(f"cannot write {candidate}: something that is not a file (a folder?) is in the way")
+            if candidate.exists() and (candidate.is_dir() != folder or candidate.is_symlink()):
+                what = "not a folder" if folder else "not a file (a folder?)"
+                raise UsageError(f"cannot write {candidate}: something that is {what} is in the way")
 
 
 def _check_options(engine: str, jobs: int | None, sort_memory: float, table_memory: float) -> int:
@@ -326,7 +331,7 @@ class _Run:
                 for stage in self.stages:
                     if stage in ran:
                         continue
-                    keys = stage_keys(config, inputs, self.floor() if stage in ("build", "prune", "emit") else 2)
+                    keys = stage_keys(config, inputs, self.floor() if stage in PUBLISHED + ("build",) else 2)
                     if not self.force and not upstream_ran and self.fresh(stage, keys[stage]):
                         self.log(f"{stage}: up to date, kept")
                         if stage == "ingest" and self.strict:
@@ -385,10 +390,22 @@ class _Run:
                                      spill=catalog.runs, budget=self.sort_bytes)
         if stage == "prune":
             return self.prune
-        return lambda: emit.run(
-            self.current(catalog.joseki), staged(catalog.sgf), staged(catalog.dot), staged(catalog.influence_dot),
-            share=config.influence_share, title="Joseki tree (joseki-miner)",
-            svg_paths=(staged(catalog.svg), staged(catalog.influence_svg)))
+        if stage == "emit":
+            return lambda: emit.run(
+                self.book_files(), staged(catalog.sgf), staged(catalog.dot), staged(catalog.influence_dot),
+                share=config.influence_share, min_length=config.min_length, counters=config.emit_counters,
+                svg_paths=(staged(catalog.svg), staged(catalog.influence_svg)))
+        return lambda: report.run(self.book_files(), staged(catalog.report), share=config.influence_share,
+                                  min_length=config.min_length)
+
+    def book_files(self) -> emit.BookFiles:
+        """The pruned tree's tables as this run has them, and the figures of
+        the games it was mined from."""
+        catalog = self.catalog
+        figures = {**self.stage_figures("ingest"), **self.stage_figures("prune")}
+        return emit.BookFiles(self.current(catalog.joseki), self.current(catalog.node_years),
+                              self.current(catalog.node_sources), self.current(catalog.node_examples),
+                              catalog.games, figures)
 
     def ingest_options(self) -> dict:
         """The ingest stage's parameters: what one archive member (or file)

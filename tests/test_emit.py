@@ -9,17 +9,14 @@ import subprocess
 import time
 
 import pandas as pd
+import pyarrow as pa
 import pytest
 from sgfmill import sgf
 
-from joseki_miner.emit import (
-    children_order,
-    influence_dot,
-    node_comment,
-    to_dot,
-    to_sgf,
-)
-from joseki_miner.points import DIRECTIONS
+from joseki_miner import __version__
+from joseki_miner.book import About, make_book
+from joseki_miner.emit import children_order, influence_dot, node_comment, root_comment, to_dot, to_sgf
+from joseki_miner.points import DIRECTIONS, from_sgf
 
 DOT = "/usr/bin/dot" if os.path.exists("/usr/bin/dot") else shutil.which("dot")
 
@@ -83,16 +80,32 @@ def walk(node):
 
 
 def expected_tree(tbl, share=0.30):
-    order = children_order(tbl)
-    rows = {int(r["node"]): r for _, r in tbl.iterrows()}
+    book = make_book(tbl, about=About(share=share))
 
     def build(n):
-        r = rows[n]
-        colour = r["color"].lower()
-        pc = int(rows[int(r["parent"])]["count"])
-        return (colour, r["move"], node_comment(r, pc, share), [build(c) for c in order[n]])
+        return (book.get(n, "color").lower(), book.get(n, "move"), node_comment(book, n),
+                [build(c) for c in book.children(n)])
 
-    return [build(c) for c in order[0]]
+    return [build(c) for c in book.children(book.root)]
+
+
+def stats_book(share=0.30):
+    """ROWS with statistics: games (one fewer than the count where a game
+    played the shape twice), wins, years; years and examples of node 2."""
+    tbl = make_table(ROWS)
+    tbl["games"] = tbl["count"] - (tbl["node"] == 2)
+    tbl["black_wins"] = tbl["games"] // 2
+    tbl["white_wins"] = tbl["games"] // 4
+    tbl["first_year"], tbl["last_year"] = 2004, 2017
+    years = pa.table({"node": [2, 2, 2], "year": [2004, 2011, 2017], "games": [9, 120, 20]})
+    examples = pa.table({"node": [2, 2], "black": ["Lee Sedol", "A"], "black_rank": ["9p", ""],
+                         "white": ["Gu Li", "B"], "white_rank": ["9p", ""], "date": ["2014-01-05", "2010"],
+                         "result": ["B+R", "W+2.5"], "collection": ["/data/pro", "/data/kgs"], "move": [23, 5],
+                         "corner": ["upper right", "lower left"], "source": ["x.sgf", "y.sgf"], "location": ["", ""]})
+    about = About(games=200, games_by_year={2004: 100, 2011: 1000, 2017: 100},
+                  games_by_collection={"/data/pro": 100, "/data/kgs": 100}, first_date="2004-03-01",
+                  last_date="2017-12-30", threshold=30, min_length=3, share=share)
+    return make_book(tbl, years, None, examples, about)
 
 
 # ---------------------------------------------------------------- ordering
@@ -120,66 +133,64 @@ def test_children_order_independent_of_row_order(table):
 # ---------------------------------------------------------------- comments
 
 
-def comment_for(b, w, n, share=0.30):
-    row = make_table([(0, -1, "", "", 100, None), (1, 0, "B", "dd", b + w + n, {"right": (b, w, n)})]).iloc[1]
-    return node_comment(row, 100, share)
+def comment_for(b, w, n, share=0.30, counters=True):
+    tbl = make_table([(0, -1, "", "", 100, None), (1, 0, "B", "dd", b + w + n, {"right": (b, w, n)})])
+    return node_comment(make_book(tbl, about=About(share=share)), 1, counters)
 
 
-def test_comment_verdicts():
-    assert "right: 40/10/50 black" in comment_for(40, 10, 50)
-    assert "right: 10/40/50 white" in comment_for(10, 40, 50)
-    assert "right: 40/40/20 any" in comment_for(40, 40, 20)
-    assert "right: 10/10/80 none" in comment_for(10, 10, 80)
+def test_comment_verdicts_in_words_and_counters():
+    assert "right 40/10/50 black" in comment_for(40, 10, 50)
+    assert "Black's influence to the right." in comment_for(40, 10, 50)
+    assert "right 10/40/50 white" in comment_for(10, 40, 50)
+    assert "White's influence to the right." in comment_for(10, 40, 50)
+    assert "right 40/40/20 any" in comment_for(40, 40, 20)
+    assert "Both colours' influence to the right." in comment_for(40, 40, 20)
+    assert "right 10/10/80 none" in comment_for(10, 10, 80)
+    assert "influence" not in comment_for(10, 10, 80, counters=False)  # a direction that says nothing is not said
     # exactly 30% is not *more than* 30%
-    assert "right: 30/31/39 white" in comment_for(30, 31, 39)
-    assert "right: 30/30/40 none" in comment_for(30, 30, 40)
+    assert "right 30/31/39 white" in comment_for(30, 31, 39)
+    assert "right 30/30/40 none" in comment_for(30, 30, 40)
     # the share parameter is honoured
-    assert "right: 30/30/40 any" in comment_for(30, 30, 40, share=0.25)
+    assert "right 30/30/40 any" in comment_for(30, 30, 40, share=0.25)
 
 
-def test_comment_format_exact(table):
-    row = table[table["node"] == 2].iloc[0]
-    assert node_comment(row, 300, 0.30) == (
-        "Count: 150 (50.0% of parent)\n"
-        "Influence (black/white/neutral, verdict):\n"
-        "up: 0/0/150 none\n"
-        "right: 60/15/75 black\n"
-        "down: 5/5/140 none\n"
-        "left: 0/0/150 none"
+def test_comment_for_players_exact():
+    book = stats_book()
+    assert node_comment(book, 2) == (
+        "149 games (50% of the moves here) · Black wins 67% (57-75%) · 2004-2017, most popular in 2017\n"
+        "Black's influence to the right.\n"
+        "Played 150 times: some games play it in more than one corner.\n"
+        "Games: Lee Sedol 9p (B) - Gu Li 9p (W), 2014-01-05, B+R (pro, move 23, upper right); "
+        "A (B) - B (W), 2010, W+2.5 (kgs, move 5, lower left).\n"
+        "Next: F17 60%, C14 40%."
     )
 
 
-def test_comment_has_all_twelve_counters(table):
-    row = table[table["node"] == 1].iloc[0]
-    text = node_comment(row, 300, 0.30)
-    assert text.startswith("Count: 50 (16.7% of parent)\n")
-    for d in DIRECTIONS:
-        b, w, n = row[f"{d}_black"], row[f"{d}_white"], row[f"{d}_neutral"]
-        assert re.search(rf"^{d}: {b}/{w}/{n} (black|white|any|none)$", text, re.M)
-    assert "right: 20/5/25 black" in text
-    assert "down: 20/20/10 any" in text
+def test_raw_counters_only_when_asked(table):
+    book = make_book(table, about=About())
+    plain, raw = node_comment(book, 1), node_comment(book, 1, counters=True)
+    assert raw.startswith(plain + "\n")
+    assert "Count 50 sequences; influence (black/white/neutral, verdict): up 0/0/50 none, right 20/5/25 black, " \
+           "down 20/20/10 any, left 0/0/50 none." in raw
+    assert "/" not in plain.split("\n")[0]
 
 
-def test_comment_accepts_dict_and_namedtuple(table):
-    series = table.iloc[5]
-    as_dict = series.to_dict()
-    as_tuple = next(table.iloc[5:6].itertuples(index=False))
-    assert node_comment(series, 150, 0.3) == node_comment(as_dict, 150, 0.3) == node_comment(as_tuple, 150, 0.3)
+def test_tenuki_comment_says_who_plays_elsewhere(table):
+    book = make_book(table, about=About())
+    first = node_comment(book, 7).splitlines()[0]
+    assert first == "Black tenuki: plays elsewhere · 90 times (100% of the moves here)"
+    assert "tenuki" not in node_comment(book, 8).splitlines()[0]
+    assert node_comment(book, 6).endswith("Next: tenuki 100%.")  # a tenuki child is named
 
 
-def test_tenuki_comment(table):
-    row = table[table["node"] == 7].iloc[0]
-    text = node_comment(row, 90, 0.30)
-    assert "Tenuki: B plays elsewhere" in text
-    assert "(100.0% of parent)" in text
-    normal = node_comment(table[table["node"] == 6].iloc[0], 150, 0.30)
-    assert "Tenuki" not in normal
-
-
-def test_root_comment_without_parent(table):
-    text = node_comment(table.iloc[0], None, 0.30)
-    assert text.startswith("Count: 300\n")
-    assert "of parent" not in text
+def test_root_comment_says_how_to_read_the_tree():
+    text = root_comment(stats_book())
+    assert text.startswith("Joseki mined from 200 games (pro, kgs; 2004-2017)")
+    assert "A tenuki (shown as a pass) means the player played elsewhere" in text
+    assert "more than 30% of the games" in text
+    assert "Kept: moves played at least 30 times and joseki of at least 3 moves." in text
+    assert "Joseki: 6; moves in the tree: 11; sequences read: 300." in text
+    assert text.endswith("First moves: D16 50%, tenuki 17%, C16 17%, D17 17%.")
 
 
 # ---------------------------------------------------------------- SGF
@@ -191,11 +202,42 @@ def test_sgf_rereads_to_same_tree(table):
     root = game.get_root()
     assert game.get_size() == 19
     assert root.get("FF") == 4 and root.get("GM") == 1
-    assert root.get("AP") == ("joseki-miner", "0.1")
-    assert root.get("GN") == "Joseki tree"
+    assert root.get("AP") == ("joseki-miner", __version__)
+    assert root.get("GN") == "Joseki tree (joseki-miner)"
     assert root.get_move() == (None, None)
-    got = [walk(c) for c in root]
-    assert got == expected_tree(table)
+    assert [walk(c) for c in root] == expected_tree(table)
+
+
+def test_sgf_game_information_for_viewers():
+    root = sgf.Sgf_game.from_string(to_sgf(stats_book())).get_root()
+    assert root.get("GN") == "Joseki of 200 games: pro, kgs, 2004-2017"
+    assert root.get("SO") == "pro, kgs"
+    assert root.get("DT") == "2004-03-01,2017-12-30"
+    assert root.get("C") == root_comment(stats_book())
+
+
+def test_sgf_labels_name_exactly_the_children_with_their_share(table):
+    book = stats_book()
+    game = sgf.Sgf_game.from_string(to_sgf(book))
+    stack = [(game.get_root(), book.root)]
+    seen = 0
+    while stack:
+        node, n = stack.pop()
+        kids = book.children(n)
+        labels = dict(node.get("LB")) if node.has_property("LB") else {}
+        expected = {}
+        for c in kids:
+            if book.get(c, "move"):
+                row, col = 18 - from_sgf(book.get(c, "move")) // 19, from_sgf(book.get(c, "move")) % 19
+                expected[(row, col)] = f"{round(100 * book.get(c, 'count') / book.get(n, 'count'))}%"
+        assert labels == expected
+        if n != book.root:
+            first = node.get("C").splitlines()[0]
+            assert first.startswith(f"{book.get(n, 'games'):,} games (") or first.startswith(
+                f"{'Black' if book.get(n, 'color') == 'B' else 'White'} tenuki: plays elsewhere · ")
+        seen += 1
+        stack.extend(zip(list(node), kids))
+    assert seen == len(table)
 
 
 def test_sgf_structure_details(table):
@@ -209,33 +251,29 @@ def test_sgf_structure_details(table):
     # tenuki written as a FF[4] pass "B[]"
     assert ";B[]C[" in text and "tt" not in text
     # single-child chain fc -> tenuki -> cc continues without parentheses
-    assert re.search(r";W\[fc\]C\[[^\]]*\];B\[\]C\[[^\]]*\];W\[cc\]", text)
+    assert re.search(r";W\[fc\]C\[[^\]]*\](LB[^;]*)?;B\[\]C\[[^\]]*\](LB[^;]*)?;W\[cc\]", text)
     # comments carry count and share
     dd = kids[0]
-    assert dd.get("C").startswith("Count: 150 (50.0% of parent)")
+    assert dd.get("C").startswith("150 times (50% of the moves here)")
     fc, cf = list(dd)
     assert sgf_move(fc) == ("w", "fc") and sgf_move(cf) == ("w", "cf")
-    assert fc.get("C").startswith("Count: 90 (60.0% of parent)")
-    assert cf.get("C").startswith("Count: 60 (40.0% of parent)")
-    assert "right: 0/40/20 white" in cf.get("C")
+    assert fc.get("C").startswith("90 times (60% of the moves here)")
+    assert cf.get("C").startswith("60 times (40% of the moves here)")
+    assert "White's influence to the right." in cf.get("C")
     cc = list(list(fc)[0])[0]
-    assert "down: 27/27/36 none" in cc.get("C")
-    # root comment: leaves, nodes, sequences
+    assert "influence" not in cc.get("C")
     rc = root.get("C")
-    assert "Joseki (leaves): 6" in rc  # nodes 3, 4, 8, 9, 10, 11
-    assert "Nodes: 11" in rc
-    assert "Sequences: 300" in rc
-    # one game tree
-    assert text.startswith("(;FF[4]GM[1]SZ[19]CA[UTF-8]AP[joseki-miner:0.1]")
+    assert "Joseki: 6; moves in the tree: 11; sequences read: 300." in rc  # leaves 3, 4, 8, 9, 10, 11
+    assert text.startswith(f"(;FF[4]GM[1]SZ[19]CA[UTF-8]AP[joseki-miner:{__version__}]")
     assert text.rstrip().endswith(")")
-    assert len(sgf.Sgf_game.from_string(text).get_main_sequence()) >= 1
 
 
 def test_sgf_share_parameter(table):
     # node 1 right: 20/5/25 -> black at 30%, but white 5/50 = 10% > 5%: any
-    loose = sgf.Sgf_game.from_string(to_sgf(table, share=0.05))
+    loose = sgf.Sgf_game.from_string(to_sgf(table, share=0.05, counters=True))
     cd = list(loose.get_root())[2]
-    assert "right: 20/5/25 any" in cd.get("C")
+    assert "right 20/5/25 any" in cd.get("C")
+    assert "Both colours' influence to the right" in cd.get("C")
 
 
 def test_sgf_escaping_title():
@@ -245,8 +283,15 @@ def test_sgf_escaping_title():
     assert "odd \\] title \\\\ with [brackets\\]" in text
     root = sgf.Sgf_game.from_string(text).get_root()
     assert root.get("GN") == "odd ] title \\ with [brackets] and a newline"
-    assert root.get("C").startswith(title + "\n")
     assert [sgf_move(c) for c in root] == [("b", "dd")]
+
+
+def test_sgf_escapes_what_the_games_bring():
+    """A player's name with brackets and backslashes stays inside its comment."""
+    book = stats_book()
+    book.examples[2][0]["black"] = "Evil]C[x\\"
+    node = list(sgf.Sgf_game.from_string(to_sgf(book)).get_root())[0]
+    assert "Evil]C[x\\ 9p (B)" in node.get("C")
 
 
 def test_sgf_root_only():
@@ -254,7 +299,7 @@ def test_sgf_root_only():
     text = to_sgf(tbl)
     root = sgf.Sgf_game.from_string(text).get_root()
     assert len(root) == 0
-    assert "Joseki (leaves): 0" in root.get("C")
+    assert "Joseki: 0; moves in the tree: 0" in root.get("C")
 
 
 def test_sgf_large_tree_fast():
@@ -282,7 +327,7 @@ def test_sgf_large_tree_fast():
     t0 = time.perf_counter()
     text = to_sgf(tbl)
     assert time.perf_counter() - t0 < 20
-    assert text.count(";") == n_nodes
+    assert len(re.findall(r";[BW]\[", text)) == n_nodes - 1  # the root is no move
     t0 = time.perf_counter()
     dot = to_dot(tbl)
     assert time.perf_counter() - t0 < 20

@@ -22,9 +22,11 @@ from joseki_miner.trie import COUNTER_COLUMNS, STAT_COLUMNS, Trie
 from pipeline.catalog import Catalog
 from pipeline.cli import app
 from pipeline.run import STAGES, run_stages
-from sgftree import sgf_colours, sgf_paths
+from sgftree import sgf_colours, sgf_first_lines, sgf_paths
 
 OUTPUTS = ("joseki.sgf", "joseki.dot", "influence.dot", "joseki.parquet")
+# what a game's corner and its collection's name do not change
+TREE_OUTPUTS = ("joseki.dot", "influence.dot", "joseki.parquet")
 
 
 def mine(paths, folder: Path, *sets: str) -> tuple[dict, Catalog, list[str]]:
@@ -145,13 +147,13 @@ def test_same_games_same_config_give_byte_identical_outputs(demo_games, demo_run
         assert (first.out / name).read_bytes() == (second.out / name).read_bytes(), name
 
 
-def test_changing_only_the_threshold_reruns_only_prune_and_emit(demo_games, tmp_path):
+def test_changing_only_the_threshold_reruns_only_the_published_stages(demo_games, tmp_path):
     _, catalog, log = mine([demo_games], tmp_path)
     assert [m.split(":")[0] for m in log if "done" in m] == list(STAGES)
     before = {s: catalog.manifest(s).read_text() for s in ("ingest", "extract", "build")}
     stamps = {p: p.stat().st_mtime_ns for p in (catalog.games, catalog.sequences, catalog.trie)}
     summary, catalog, log = mine([demo_games], tmp_path, "prune.min_count=30")
-    assert [m.split(":")[0] for m in log if "done" in m] == ["prune", "emit"]
+    assert [m.split(":")[0] for m in log if "done" in m] == ["prune", "emit", "report"]
     assert [m.split(":")[0] for m in log if "kept" in m] == ["ingest", "extract", "build"]
     assert {s: catalog.manifest(s).read_text() for s in before} == before
     assert {p: p.stat().st_mtime_ns for p in stamps} == stamps
@@ -184,8 +186,12 @@ def test_mining_a_transformed_collection_gives_identical_outputs(demo_games, dem
         if isinstance(item, GameRecord) and not item.handicap:
             (folder / f"{i:04d}.sgf").write_text(_transformed(item, t, swap))
     _, catalog, _ = mine([folder], tmp_path / "out")
-    for name in OUTPUTS:
+    for name in TREE_OUTPUTS:
         assert (original.out / name).read_bytes() == (catalog.out / name).read_bytes(), name
+    # the SGF differs only where it names the collection and the corners of its example games
+    texts = [c.sgf.read_text(encoding="utf-8") for c in (original, catalog)]
+    assert sgf_paths(texts[0]) == sgf_paths(texts[1])
+    assert sgf_first_lines(texts[0]) == sgf_first_lines(texts[1])
 
 
 runner = CliRunner()

@@ -46,6 +46,7 @@ class Config:
     filter_years: tuple[int, int] | None = None
     filter_sources: tuple[str, ...] | None = None
     filter_result_known: bool = False
+    emit_counters: bool = False
 
     def section(self, *names: str) -> dict[str, Any]:
         """The named keys (dotted) and their values, for stage cache keys."""
@@ -60,7 +61,7 @@ KEYS = (
     "distance.certain", "distance.maybe", "corner_stones", "max_length", "min_length",
     "prune.min_count", "prune.min_fraction", "influence.reach", "influence.neutral",
     "influence.share", "include_handicap", "dedupe", "limits.member_mb", "limits.field_kb", "examples",
-    "collections.depth", "filter.years", "filter.sources", "filter.result_known",
+    "collections.depth", "filter.years", "filter.sources", "filter.result_known", "emit.counters",
 )
 MAX_MEMBER_MB = 2048  # a member or file is held as one bytes object, its moves as one Arrow string column
 _LISTS = {"filter.years": int, "filter.sources": str}  # keys whose value is a list

@@ -7,9 +7,11 @@ non-root node whose ``move`` is "" is a tenuki: ``color`` played elsewhere.
 
 Three renderings, all pure functions returning text (no file I/O):
 
-* :func:`to_sgf` - one SGF FF[4] game tree with a variation per child, a
-  comment on every node (count, share of the parent, the 12 influence
-  counters and their verdicts), tenuki written as passes (``W[]``).
+* :func:`to_sgf` - one SGF FF[4] game tree with a variation per child,
+  written for players: the game information (GN, SO, DT) says what was
+  mined, every comment says in words what happened after the move (the
+  ``book`` module's words), the next moves are labelled on the board with
+  their shares (LB), tenuki written as passes (``W[]``).
 * :func:`to_dot` - a Graphviz digraph of the tree (thesis Figures 3-5).
 * :func:`influence_dot` - the same tree labelled with the "right" and "down"
   influence verdict letters (thesis Figure 6).
@@ -22,27 +24,28 @@ fine.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
-import pyarrow as pa
-
+from . import __version__
+from .book import (BASE, COUNTERS, About, Book, columns, counters_text, example_text, headline, influence_words,
+                   make_book, next_moves_text, order_of, percent)
 from .influence import verdict
-from .points import DIRECTIONS
 
 __all__ = [
     "children_order",
     "node_comment",
+    "root_comment",
+    "labels",
     "to_sgf",
     "to_dot",
     "influence_dot",
     "VERDICT_LETTERS",
 ]
 
-APP = "joseki-miner:0.1"
-CLASSES = ("black", "white", "neutral")
-COUNTER_COLUMNS = tuple(f"{d}_{c}" for d in DIRECTIONS for c in CLASSES)
-BASE_COLUMNS = ("node", "parent", "depth", "color", "move", "count")
+APP = f"joseki-miner:{__version__}"
+EXAMPLES_SHOWN = 3  # example games in a node's comment
+COUNTER_COLUMNS = COUNTERS
+BASE_COLUMNS = BASE
 
 # Letters of thesis Figure 6: black, white, any, none (a space).
 VERDICT_LETTERS = {"black": "B", "white": "W", "any": "A", "none": " "}
@@ -51,65 +54,11 @@ VERDICT_LETTERS = {"black": "B", "white": "W", "any": "A", "none": " "}
 # ---------------------------------------------------------------- helpers
 
 
-def _field(row: Any, name: str) -> Any:
-    """``row[name]`` for a mapping / pandas Series, else ``getattr``
-    (a namedtuple from ``DataFrame.itertuples``)."""
-    try:
-        return row[name]
-    except (TypeError, IndexError, KeyError):
-        return getattr(row, name)
-
-
-def _columns(table) -> dict[str, list]:
-    """The columns of ``table`` (a pandas DataFrame or an Arrow table) as
-    plain Python lists (fast row access)."""
-    arrow = isinstance(table, pa.Table)
-    names = table.column_names if arrow else list(table.columns)
-    missing = [c for c in BASE_COLUMNS if c not in names]
-    if missing:
-        raise ValueError(f"joseki table lacks columns: {', '.join(missing)}")
-    cols: dict[str, list] = {}
-    for c in BASE_COLUMNS + COUNTER_COLUMNS:
-        if c in names:
-            cols[c] = table[c].to_pylist() if arrow else table[c].tolist()
-    cols["node"] = [int(v) for v in cols["node"]]
-    cols["parent"] = [int(v) for v in cols["parent"]]
-    cols["count"] = [int(v) for v in cols["count"]]
-    cols["color"] = ["" if not isinstance(v, str) else v for v in cols["color"]]
-    cols["move"] = ["" if not isinstance(v, str) else v for v in cols["move"]]
-    return cols
-
-
-def _row(cols: dict[str, list], i: int) -> dict[str, Any]:
-    return {k: v[i] for k, v in cols.items()}
-
-
 def _root_index(cols: dict[str, list]) -> int:
-    parents = cols["parent"]
-    roots = [i for i, p in enumerate(parents) if p < 0]
+    roots = [i for i, p in enumerate(cols["parent"]) if p < 0]
     if len(roots) != 1:
         raise ValueError(f"joseki table must have exactly one root, found {len(roots)}")
     return roots[0]
-
-
-def _order_from_cols(cols: dict[str, list]) -> dict[int, list[int]]:
-    nodes, parents, counts, moves = cols["node"], cols["parent"], cols["count"], cols["move"]
-    order: dict[int, list[int]] = {n: [] for n in nodes}
-    keyed = sorted(
-        (parents[i], -counts[i], moves[i], nodes[i]) for i in range(len(nodes)) if parents[i] >= 0
-    )
-    for parent, _, _, node in keyed:
-        try:
-            order[parent].append(node)
-        except KeyError:
-            raise ValueError(f"node {node} has unknown parent {parent}") from None
-    return order
-
-
-def _is_tenuki(row: Any) -> bool:
-    move = _field(row, "move")
-    parent = _field(row, "parent")
-    return int(parent) >= 0 and (not isinstance(move, str) or move == "")
 
 
 def _sgf_text(s: str) -> str:
@@ -135,115 +84,139 @@ def children_order(table) -> dict[int, list[int]]:
     """Map every node id to its children's ids, ordered by count descending,
     then by move string ascending (tenuki "" first among equals), then by
     node id.  Leaves map to an empty list."""
-    return _order_from_cols(_columns(table))
+    return order_of(columns(table))
 
 
-def node_comment(row, parent_count, share) -> str:
-    """The SGF comment of one node.
-
-    ``row`` is a table row (pandas Series, dict or itertuples namedtuple);
-    ``parent_count`` the count of its parent (``None`` or 0 for the root:
-    the percentage is then omitted); ``share`` the verdict threshold (a
-    colour "has influence" when seen in *more* than ``share`` of the cases).
-
-    Format (lines joined by "\\n")::
-
-        Count: 120 (40.0% of parent)
-        Tenuki: W plays elsewhere            <- tenuki nodes only
-        Influence (black/white/neutral, verdict):
-        up: 0/2/118 none
-        right: 50/10/60 black
-        down: 10/10/100 none
-        left: 0/0/120 none
-    """
-    count = int(_field(row, "count"))
-    if parent_count:
-        head = f"Count: {count} ({100.0 * count / int(parent_count):.1f}% of parent)"
-    else:
-        head = f"Count: {count}"
-    lines = [head]
-    if _is_tenuki(row):
-        lines.append(f"Tenuki: {_field(row, 'color')} plays elsewhere")
-    lines.append("Influence (black/white/neutral, verdict):")
-    for d in DIRECTIONS:
-        b = int(_field(row, f"{d}_black"))
-        w = int(_field(row, f"{d}_white"))
-        n = int(_field(row, f"{d}_neutral"))
-        lines.append(f"{d}: {b}/{w}/{n} {verdict(b, w, n, share)}")
+def node_comment(book: Book, node: int, counters: bool = False) -> str:
+    """The SGF comment of one node, for players (``book``'s words): the
+    headline (games, share of the moves here, Black's win rate, years); the
+    influence verdicts that say something; how often it was played when a
+    game played it in more than one corner; up to three example games; the
+    next moves with their shares (a tenuki among them); the raw counters
+    only with ``counters``."""
+    lines = [headline(book, node)]
+    influence = influence_words(book, node)
+    if influence:
+        lines.append(influence + ".")
+    count, games = book.get(node, "count"), book.games(node)
+    if "games" in book.cols and count != games:
+        lines.append(f"Played {count:,} times: some games play it in more than one corner.")
+    shown = book.examples.get(node, [])[:EXAMPLES_SHOWN]
+    if shown:
+        names = book.about.collection_names()
+        lines.append("Games: " + "; ".join(example_text(r, names) for r in shown) + ".")
+    if book.children(node):
+        lines.append(f"Next: {next_moves_text(book, node)}.")
+    if counters:
+        lines.append(counters_text(book, node) + ".")
     return "\n".join(lines)
 
 
-def to_sgf(table, share: float = 0.30, title: str = "Joseki tree") -> str:
-    """The tree as one SGF FF[4] game tree.
-
-    The root node (empty board) carries FF, GM, SZ, CA, AP, GN[title] and a
-    comment with the number of joseki (leaves), of nodes (root excluded) and
-    of sequences (the root's count).  Every other node is ``;B[dc]C[...]``,
-    or ``;W[]C[...]`` (a pass) for a tenuki, with :func:`node_comment`.  A
-    node with one child continues its variation; with several, each child
-    opens a parenthesised variation, in :func:`children_order`.
-    """
-    cols = _columns(table)
-    order = _order_from_cols(cols)
-    index = {n: i for i, n in enumerate(cols["node"])}
-    root_i = _root_index(cols)
-    root = cols["node"][root_i]
-    counts, colors, moves = cols["count"], cols["color"], cols["move"]
-    has_counters = all(c in cols for c in COUNTER_COLUMNS)
-    if not has_counters:
-        missing = [c for c in COUNTER_COLUMNS if c not in cols]
-        raise ValueError(f"joseki table lacks columns: {', '.join(missing)}")
-
-    n_nodes = len(cols["node"]) - 1
-    leaves = sum(1 for n, ch in order.items() if not ch and n != root)
-    root_comment = (
-        f"{title}\n"
-        f"Joseki (leaves): {leaves}\n"
-        f"Nodes: {n_nodes}\n"
-        f"Sequences: {counts[root_i]}\n"
-        f"Influence verdicts: a colour needs more than {100.0 * share:g}% of the cases"
-    )
-    out = [
-        "(;FF[4]GM[1]SZ[19]CA[UTF-8]AP[",
-        APP,
-        "]GN[",
-        _sgf_simpletext(title),
-        "]C[",
-        _sgf_text(root_comment),
-        "]",
+def root_comment(book: Book) -> str:
+    """What the tree is and how to read it, in plain words."""
+    a = book.about
+    games = a.games or book.get(book.root, "games", 0)
+    collections = ", ".join(a.collection_names().values()) or "the games given"
+    span = a.years()
+    lines = [
+        f"Joseki mined from {games:,} games ({collections}"
+        + (f"; {span[0]}-{span[1]}" if span else "") + ") by joseki-miner, after M. Helvensteijn, "
+        "\"Applying data mining to the study of joseki\" (2007).",
+        "",
+        "How to read this tree. Every corner of every game was read as a sequence of moves, turned so "
+        "that it starts in the upper left corner with Black, so one branch holds the same joseki "
+        "played in any corner and by either colour. Each move's comment says in how many games it "
+        "was played there, and what share of the moves played at the position before it that is; "
+        "the labels on the board show the next moves and their shares.",
+        "A tenuki (shown as a pass) means the player played elsewhere on the board first.",
+        "\"Black wins\" is the share of those games (with a winner) won by the player who has Black "
+        "in this tree, with its 95% interval; \"most popular\" is the year in which the move was "
+        "played in the largest share of that year's games.",
+        "Influence (section 8 of the thesis): the side of the sequence where a colour's stones "
+        f"dominate in more than {100 * a.share:g}% of the games that played it.",
     ]
+    kept = []
+    if a.threshold:
+        kept.append(f"moves played at least {a.threshold:,} times")
+    if a.min_length:
+        kept.append(f"joseki of at least {a.min_length} moves")
+    if kept:
+        lines.append("Kept: " + " and ".join(kept) + ".")
+    lines += ["", f"Joseki: {len(book.leaves()):,}; moves in the tree: {len(book.cols['node']) - 1:,}; "
+              f"sequences read: {book.get(book.root, 'count'):,}."]
+    if book.children(book.root):
+        lines.append(f"First moves: {next_moves_text(book, book.root)}.")
+    return "\n".join(lines)
 
-    parent_of = cols["parent"]
-    # Stack of node ids and literal strings "(" / ")"; popped in output order.
-    stack: list[Any] = []
+
+def game_name(book: Book) -> str:
+    """GN: "Joseki of 155,861 games: ai, kgs-6d ..., 2000-2019"."""
+    a = book.about
+    games = a.games or book.get(book.root, "games", 0)
+    if not games:
+        return "Joseki tree (joseki-miner)"
+    name = f"Joseki of {games:,} games"
+    if a.games_by_collection:
+        name += ": " + ", ".join(a.collection_names().values())
+    span = a.years()
+    if span:
+        name += f", {span[0]}" + (f"-{span[1]}" if span[1] != span[0] else "")
+    return name
+
+
+def labels(book: Book, node: int) -> str:
+    """LB of a node: each child that is a move, at its point, with its
+    share (a tenuki child is named in the comment)."""
+    parts = [f"[{book.get(c, 'move')}:{percent(book.share(c) or 0)}]"
+             for c in book.children(node) if book.get(c, "move")]
+    return "LB" + "".join(parts) if parts else ""
+
+
+def to_sgf(tree, share: float = 0.30, title: str | None = None, counters: bool = False) -> str:
+    """The tree as one SGF FF[4] game tree, for players.
+
+    ``tree`` is a ``Book`` (or joseki.parquet's table: a book of counts
+    only).  The root (empty board) carries FF, GM, SZ, CA, AP, GN (``title``
+    or :func:`game_name`), SO (the collections), DT (the first and last
+    dates), the comment of :func:`root_comment` and LB labels of the first
+    moves.  Every other node is ``;B[dc]``, or ``;W[]`` (a pass) for a
+    tenuki, with :func:`node_comment` and LB labels of its children.  A node
+    with one child continues its variation; with several, each child opens a
+    parenthesised variation, in ``children_order``.
+    """
+    book = tree if isinstance(tree, Book) else make_book(tree, about=About(share=share))
+    missing = [c for c in COUNTER_COLUMNS if c not in book.cols]
+    if counters and missing:
+        raise ValueError(f"joseki table lacks columns: {', '.join(missing)}")
+    a = book.about
+    out = [f"(;FF[4]GM[1]SZ[19]CA[UTF-8]AP[{APP}]GN[{_sgf_simpletext(title or game_name(book))}]"]
+    if a.games_by_collection:
+        out.append(f"SO[{_sgf_simpletext(', '.join(a.collection_names().values()))}]")
+    dates = [d for d in (a.first_date, a.last_date) if d]
+    if dates:
+        out.append(f"DT[{_sgf_simpletext(','.join(dict.fromkeys(dates)))}]")
+    out.append(f"C[{_sgf_text(root_comment(book))}]{labels(book, book.root)}")
+
+    stack: list[Any] = []  # node ids and the literal strings "(" and ")", popped in output order
 
     def push_children(n: int) -> None:
-        ch = order[n]
+        ch = book.children(n)
         if len(ch) == 1:
             stack.append(ch[0])
         elif ch:
             for c in reversed(ch):
-                stack.append(")")
-                stack.append(c)
-                stack.append("(")
+                stack.extend((")", c, "("))
 
-    push_children(root)
+    push_children(book.root)
     append = out.append
     while stack:
         item = stack.pop()
         if isinstance(item, str):
             append(item)
             continue
-        i = index[item]
-        colour = colors[i] or ("B" if cols["depth"][i] % 2 else "W")
-        pc = counts[index[parent_of[i]]]
-        append(";")
-        append(colour)
-        append("[")
-        append(moves[i])
-        append("]C[")
-        append(_sgf_text(node_comment(_row(cols, i), pc, share)))
-        append("]")
+        colour = book.get(item, "color") or ("B" if book.get(item, "depth") % 2 else "W")
+        append(f";{colour}[{book.get(item, 'move')}]C[{_sgf_text(node_comment(book, item, counters))}]")
+        append(labels(book, item))
         push_children(item)
     append(")\n")
     return "".join(out)
@@ -273,8 +246,8 @@ def _dot_style(colour: str, tenuki: bool) -> str:
 
 
 def _dot(table, title: str, label_of, start: int | None = None) -> str:
-    cols = _columns(table)
-    order = _order_from_cols(cols)
+    cols = columns(table)
+    order = order_of(cols)
     index = {n: i for i, n in enumerate(cols["node"])}
     root = cols["node"][_root_index(cols)]
     top = root if start is None else int(start)

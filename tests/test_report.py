@@ -1,0 +1,192 @@
+"""The joseki book in HTML (joseki_miner.report, stage report): what it
+holds, checked against the Parquet tree, and what a person sees in a real
+browser (Debian's chromium through chromedriver; skipped without it)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import xml.etree.ElementTree as ET
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from joseki_miner.config import load
+from pipeline.catalog import Catalog
+from pipeline.run import STAGES, run_stages
+
+NS = "{http://www.w3.org/2000/svg}"
+MAX_PAGE = 300_000  # "no page over a few hundred KB"
+
+
+def mine(paths, folder: Path, *sets: str) -> Catalog:
+    catalog = Catalog(work=folder / "interim", out=folder)
+    run_stages(catalog, load(None, list(sets)), STAGES, paths, progress=False, log=lambda s: None)
+    return catalog
+
+
+@pytest.fixture(scope="module")
+def mined(demo_games, tmp_path_factory) -> Catalog:
+    return mine([demo_games], tmp_path_factory.mktemp("report-run"))
+
+
+def tree(catalog: Catalog) -> dict[int, dict]:
+    rows = pq.read_table(catalog.joseki).to_pylist()
+    return {r["node"]: r for r in rows}
+
+
+def path_of(nodes: dict[int, dict], n: int) -> list[dict]:
+    out = []
+    while nodes[n]["parent"] >= 0:
+        out.append(nodes[n])
+        n = nodes[n]["parent"]
+    return out[::-1]
+
+
+def boards(html: str) -> list[ET.Element]:
+    return [ET.fromstring(m) for m in re.findall(r"<svg class=\"board\".*?</svg>", html, re.S)]
+
+
+class Links(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.refs: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.refs += [v for k, v in attrs if k in ("href", "src") and v]
+
+
+def test_a_page_for_every_node_and_the_index_lists_every_joseki(mined):
+    nodes = tree(mined)
+    folder = mined.report
+    assert sorted(p.name for p in folder.iterdir()) == sorted(
+        ["index.html", "style.css"] + [f"n{n}.html" for n in nodes])
+    leaves = {n for n in nodes if n and not any(r["parent"] == n for r in nodes.values())}
+    index = (folder / "index.html").read_text(encoding="utf-8")
+    assert set(map(int, re.findall(r'class="card joseki" data-node="(\d+)"', index))) == leaves
+    for page in folder.iterdir():
+        assert page.stat().st_size < MAX_PAGE, page.name
+
+
+def test_each_board_shows_the_stones_of_its_parquet_path(mined):
+    """Every stone of a node's page is at the point of its move in the
+    tree (the tree's orientation), numbered by its move; every candidate is
+    a child of the node, linked to its page."""
+    nodes = tree(mined)
+    for n, row in nodes.items():
+        html = (mined.report / f"n{n}.html").read_text(encoding="utf-8")
+        board = boards(html)[0]
+        stones = {g.get("data-point"): (g.get("data-colour"), int(g.get("data-move")))
+                  for g in board.iter(f"{NS}g") if "stone" in g.get("class", "").split()}
+        expected = {r["move"]: (r["color"], i) for i, r in enumerate(path_of(nodes, n), 1) if r["move"]}
+        assert stones == expected, n
+        children = {r["node"]: r for r in nodes.values() if r["parent"] == n}
+        links = {a.get("href"): a.find(f"{NS}g").get("data-point") for a in board.iter(f"{NS}a")}
+        assert links == {f"n{c}.html": r["move"] for c, r in children.items() if r["move"]}
+        # the page says the node's games and count
+        assert f"{row['games']:,} games" in html and f"<td>{row['count']:,}</td>" in html
+
+
+def test_every_link_stays_in_the_folder_and_reaches_a_page(mined):
+    for page in mined.report.glob("*.html"):
+        parser = Links()
+        parser.feed(page.read_text(encoding="utf-8"))
+        for ref in parser.refs:
+            assert not re.match(r"[a-z]+:", ref), (page.name, ref)  # nothing from the network, no absolute path
+            assert (mined.report / ref.split("#")[0]).is_file(), (page.name, ref)
+
+
+def test_the_report_is_the_same_bytes_when_built_again(mined, tmp_path):
+    again = Catalog(work=mined.work, out=tmp_path)
+    shutil.copytree(mined.out, tmp_path, dirs_exist_ok=True)
+    shutil.rmtree(tmp_path / "report")
+    (tmp_path / "report.manifest.json").unlink()
+    run_stages(again, load(None, []), ["report"], [], progress=False, log=lambda s: None)
+    for page in mined.report.iterdir():
+        assert (tmp_path / "report" / page.name).read_bytes() == page.read_bytes(), page.name
+
+
+def test_names_from_the_games_are_escaped(mined, tmp_path):
+    from joseki_miner.book import About, make_book
+    from joseki_miner.report import node_page
+
+    examples = pq.read_table(mined.node_examples).to_pylist()[:1]
+    examples[0]["black"] = "<script>alert(1)</script>"
+    import pyarrow as pa
+
+    book = make_book(pq.read_table(mined.joseki), None, None, pa.Table.from_pylist(examples), About(games=1))
+    html = node_page(book, examples[0]["node"])
+    assert "<script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+
+
+# -- in a real browser ------------------------------------------------------------------
+
+
+def _browser():
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    driver = shutil.which("chromedriver")
+    if not chromium or not driver:
+        pytest.skip("no chromium and chromedriver here (Debian: apt-get install chromium chromium-driver; "
+                    "`make setup` does it where apt-get is available)")
+    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (pip install -e .[dev])")
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--window-size=1200,1400"):
+        options.add_argument(arg)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(service=Service(driver), options=options)
+
+
+def test_in_a_browser_the_index_and_a_candidate_move_lead_to_the_next_page(mined, tmp_path):
+    nodes = tree(mined)
+    leaves = {n for n in nodes if n and not any(r["parent"] == n for r in nodes.values())}
+    folder = mined.report.resolve()
+    browser = _browser()
+    try:
+        from selenium.webdriver.common.by import By
+
+        browser.get(folder.joinpath("index.html").as_uri())
+        cards = browser.find_elements(By.CSS_SELECTOR, ".card.joseki")
+        assert {int(c.get_attribute("data-node")) for c in cards} == leaves
+        assert all(c.is_displayed() for c in cards)
+        browser.save_screenshot(str(tmp_path / "index.png"))
+        # the first move of the most played joseki, then its most played candidate, by a click on the board
+        first = max((n for n, r in nodes.items() if r["parent"] == 0), key=lambda n: nodes[n]["count"])
+        browser.get(folder.joinpath(f"n{first}.html").as_uri())
+        child = max((n for n, r in nodes.items() if r["parent"] == first and r["move"]),
+                    key=lambda n: nodes[n]["count"])
+        mark = browser.find_element(By.CSS_SELECTOR, f'svg.board a[href="n{child}.html"]')
+        mark.click()
+        assert browser.current_url.endswith(f"/n{child}.html")
+        headline = browser.find_element(By.CSS_SELECTOR, ".headline").text
+        assert headline.startswith(f"{nodes[child]['games']:,} games")
+        stones = browser.find_elements(By.CSS_SELECTOR, "svg.board .stone")
+        assert [s.get_attribute("data-point") for s in stones] == [nodes[first]["move"], nodes[child]["move"]]
+        browser.save_screenshot(str(tmp_path / "node.png"))
+        # what the pages loaded: only files of the report's folder; and no error in the console
+        loaded = browser.execute_script(
+            "return performance.getEntriesByType('resource').map(e => e.name)"
+            ".concat(performance.getEntriesByType('navigation').map(e => e.name))")
+        assert loaded and all(url.startswith(folder.as_uri() + "/") for url in loaded), loaded
+        errors = [e for e in browser.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
+        assert errors == []
+        # the style sheet applied: stones are drawn black and white
+        fill = browser.execute_script(
+            "return getComputedStyle(document.querySelector('svg.board .stone.b circle')).fill")
+        assert fill.replace(" ", "") == "rgb(27,27,27)"
+    finally:
+        browser.quit()
+
+
+def test_tenuki_candidates_are_links_beside_the_board(mined):
+    nodes = tree(mined)
+    tenuki = [(r["parent"], c, r["color"]) for c, r in nodes.items() if r["parent"] >= 0 and not r["move"]]
+    assert tenuki  # the demo plants one
+    for parent, c, colour in tenuki:
+        html = (mined.report / f"n{parent}.html").read_text(encoding="utf-8")
+        assert f'<a href="n{c}.html">{colour} tenuki</a>' in html
