@@ -11,6 +11,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from joseki_miner import emit as method
+from joseki_miner.arrow import numpy
 from joseki_miner.book import About, Book, make_book
 
 
@@ -52,7 +53,7 @@ def _date(day: int) -> str:
 def date_range(games: Path) -> tuple[str, str]:
     """The first and last date of the games mined ("" when none is known)."""
     try:
-        day = pq.ParquetFile(games).read(columns=["day"]).column("day").to_numpy()
+        day = numpy(pq.ParquetFile(games).read(columns=["day"]).column("day"))
     except (OSError, KeyError, ValueError):
         return "", ""
     day = day[day > 0]
