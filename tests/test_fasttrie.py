@@ -199,3 +199,21 @@ def test_the_row_sort_is_lexsort_first_word_first(rows):
 
     words = np.array(rows, dtype=np.uint64).reshape(-1, 3)
     assert _sorted_order(words).tolist() == np.lexsort(words.T[::-1]).tolist()
+
+
+@settings(max_examples=100, deadline=None)
+@given(seqs=st.lists(seq_st, min_size=1, max_size=30), seed=st.integers(0, 2**32 - 1))
+def test_the_sorted_sequences_do_not_depend_on_the_order_they_come_in(seqs, seed):
+    """Equal sequences sort by game and number: a stream's batches (finished
+    by its threads in any order) and sequences.parquet's rows give the same
+    sorted_sequences.parquet."""
+    seqs = seqs + seqs[: len(seqs) // 2]  # equal sequences of other games
+    offsets, keys, classes, payload = arrays_of(seqs)
+    payload["sequence"] = np.arange(len(seqs)) % 3
+    shuffled = np.random.default_rng(seed).permutation(len(seqs))
+    given = [seqs[i] for i in shuffled]
+    again = arrays_of(given)
+    again[3][:] = payload[shuffled]
+    first, second = sort_sequences(offsets, keys, classes, payload), sort_sequences(*again)
+    for a, b in zip(first, second):
+        assert np.array_equal(a, b)

@@ -166,9 +166,14 @@ def _max_depth(offsets: np.ndarray) -> int:
     return int(np.diff(offsets).max()) if len(offsets) > 1 else 0
 
 
-def _words(offsets: np.ndarray, keys: np.ndarray, width: int) -> np.ndarray:
-    words = np.zeros((len(offsets) - 1, width), dtype=np.uint64)
+def _words(offsets: np.ndarray, keys: np.ndarray, width: int, payload: np.ndarray) -> np.ndarray:
+    """The rows to sort: a sequence's keys in ``width`` words, then its game
+    and number in it, so that equal sequences sort by game: the order is
+    total, the same whatever order the sequences come in (a stream's
+    batches, or sequences.parquet's rows)."""
+    words = np.zeros((len(offsets) - 1, width + 1), dtype=np.uint64)
     _pack(offsets, keys, words)
+    words[:, width] = (payload["game"].astype(np.uint64) << np.uint64(16)) | payload["sequence"].astype(np.uint64)
     return words
 
 
@@ -181,13 +186,14 @@ def _sorted_order(words: np.ndarray) -> np.ndarray:
 
 def sort_sequences(offsets: np.ndarray, keys: np.ndarray, classes: np.ndarray, payload: np.ndarray):
     """The sequences (offsets, keys, packed classes, ``PAYLOAD`` rows)
-    reordered into sorted order, equal ones in the order given: a stream
+    reordered into sorted order, equal ones by game and number: a stream
     sorts each part while it reads the next, and the count merges the sorted
     parts (``merge_sorted``) instead of sorting them all."""
     offsets = np.asarray(offsets, dtype=np.int64)
     keys = np.asarray(keys, dtype=np.int16)
-    order = _sorted_order(_words(offsets, keys, width_of(_max_depth(offsets))))
-    return (*_gather(order, offsets, keys, np.asarray(classes, dtype=np.uint8)), np.asarray(payload, PAYLOAD)[order])
+    payload = np.asarray(payload, PAYLOAD)
+    order = _sorted_order(_words(offsets, keys, width_of(_max_depth(offsets)), payload))
+    return (*_gather(order, offsets, keys, np.asarray(classes, dtype=np.uint8)), payload[order])
 
 
 def count_sequences(offsets: np.ndarray, keys: np.ndarray, classes: np.ndarray, payload: np.ndarray | None = None,
@@ -266,7 +272,7 @@ def merge_sorted(runs, width: int, step: int = 2048):
     """The blocks of sorted runs (each an iterable of sorted blocks:
     offsets, keys, packed classes, payload), merged into sorted blocks:
     offsets, keys, classes, payload and the order of their sequences (None
-    when they are in order); equal sequences keep the order of their runs.  Keys fit in ``width`` words (``width_of``).  Each round takes,
+    when they are in order); equal sequences by game and number.  Keys fit in ``width`` words (``width_of``).  Each round takes,
     from the block at the head of every run, the sequences that sort no
     later than the smallest among the sequences ``step`` rows on in each
     (or their last): nothing still unread can sort before them, and a
@@ -313,7 +319,7 @@ def _step_key(head, step: int) -> tuple:
 def _next_head(it, width: int):
     for block in it:
         if len(block[0]) > 1:
-            return [block, _words(block[0], block[1], width), 0]
+            return [block, _words(block[0], block[1], width, block[3]), 0]
     return None
 
 
