@@ -366,8 +366,8 @@ def _insert(trie: Trie, given: list, offsets, keys, scores, payload, neutral: in
 
 def _write_sorted(given: list, sorted_path: Path) -> None:
     """The reference engine's sorted_sequences.parquet: the sequences sorted
-    by keys, then by the order they were given."""
-    given.sort(key=lambda g: (g[0], g[1]))
+    by keys, then by game and number (as ``fasttrie.sort_sequences``)."""
+    given.sort(key=lambda g: (g[0], int(g[2]["game"]), int(g[2]["sequence"])))
     sink = TableSink(sorted_path, SORTED_SCHEMA, SORTED_ROWS, **SORTED_FILE)
     sink.add(sorted_table(np.array([g[2] for g in given], PAYLOAD).reshape(-1)))
     sink.close()
