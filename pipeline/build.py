@@ -25,7 +25,7 @@ from joseki_miner.config import SORT_MEMORY_MB
 from joseki_miner.fasttrie import (PAYLOAD, StreamCounter, classes_of, cut, in_order, merge_sorted, sort_sequences,
                                    width_of)
 from joseki_miner.influence import classify
-from joseki_miner.points import TENUKI, keys_to_sgf_bytes, sgf_bytes_to_points
+from joseki_miner.points import TENUKI, sgf_bytes_to_points
 from joseki_miner.stop import check as check_stop
 from joseki_miner.trie import COUNTER_COLUMNS, GameStats, Trie, node_arrays, node_table
 
@@ -64,8 +64,8 @@ def _columns(batch):
     return offsets // 2, decode_keys(data), flat
 
 
-# sorted_sequences.parquet: every sequence in trie order (its keys, then
-# where it was given), so that a node's sequences are the ``count`` rows from
+# sorted_sequences.parquet: every sequence in trie order (its keys, then its
+# game and number in it), so that a node's sequences are the ``count`` rows from
 # its ``first``: the game, the sequence's number in it (its moves are in
 # sequences.parquet), the move number where it starts and its orientation
 # (transform + 8 when colours were swapped).  Only the payload is written:
@@ -361,15 +361,15 @@ def _insert(trie: Trie, given: list, offsets, keys, scores, payload, neutral: in
         row = payload[i]
         trie.insert(keys[a:b].tolist(), [[classify(int(s), neutral) for s in r] for r in scores[a:b]],
                     game=GameStats(int(row["game"]), int(row["winner"]), int(row["year"]), int(row["source"])))
-        given.append((tuple(keys[a:b].tolist()), len(given), row))
+        given.append((tuple(keys[a:b].tolist()), row))
 
 
 def _write_sorted(given: list, sorted_path: Path) -> None:
     """The reference engine's sorted_sequences.parquet: the sequences sorted
     by keys, then by game and number (as ``fasttrie.sort_sequences``)."""
-    given.sort(key=lambda g: (g[0], int(g[2]["game"]), int(g[2]["sequence"])))
+    given.sort(key=lambda g: (g[0], int(g[1]["game"]), int(g[1]["sequence"])))
     sink = TableSink(sorted_path, SORTED_SCHEMA, SORTED_ROWS, **SORTED_FILE)
-    sink.add(sorted_table(np.array([g[2] for g in given], PAYLOAD).reshape(-1)))
+    sink.add(sorted_table(np.array([g[1] for g in given], PAYLOAD).reshape(-1)))
     sink.close()
 
 

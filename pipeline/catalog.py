@@ -6,6 +6,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 
+PUBLISHED = ("prune", "emit", "report")  # the stages whose files and manifests are in the output folder
+
+
 @dataclass(frozen=True)
 class Catalog:
     work: Path  # interim stage outputs (data/interim)
@@ -99,7 +102,7 @@ class Catalog:
 
     def manifest(self, stage: str) -> Path:
         """The record of a stage's last run: its cache key, figures and files."""
-        folder = self.out if stage in ("prune", "emit", "report") else self.work
+        folder = self.out if stage in PUBLISHED else self.work
         return folder / f"{stage}.manifest.json"
 
     def outputs(self, stage: str) -> list[Path]:

@@ -61,6 +61,8 @@ def date_range(games: Path) -> tuple[str, str]:
 
 
 def load_book(files: BookFiles, *, share: float, min_length: int) -> Book:
+    """The book of the pruned tree, with its statistics tables and what was
+    mined."""
     figures = files.figures
     first, last = date_range(files.games)
     about = About(
@@ -70,7 +72,7 @@ def load_book(files: BookFiles, *, share: float, min_length: int) -> Book:
         first_date=first, last_date=last, threshold=int(figures.get("threshold", 0)), min_length=min_length,
         share=share)
     tables = [pq.ParquetFile(p).read() if p.exists() else None for p in (files.years, files.sources, files.examples)]
-    return make_book(pq.ParquetFile(files.joseki).read(), *tables, about=about)
+    return make_book(pq.ParquetFile(files.joseki).read(), *tables, about=about)  # Arrow: no pandas to import
 
 
 def run(files: BookFiles, sgf_path: Path, dot_path: Path, influence_path: Path, *, share: float, min_length: int,
@@ -78,9 +80,8 @@ def run(files: BookFiles, sgf_path: Path, dot_path: Path, influence_path: Path, 
     """Write the tree's SGF and DOT files, and their SVG renderings at
     ``svg_paths`` (default: beside the DOT files) where Graphviz is."""
     book = load_book(files, share=share, min_length=min_length)
-    table = pq.ParquetFile(files.joseki).read()  # an Arrow table: no pandas to import
     svg_paths = svg_paths or (dot_path.with_suffix(".svg"), influence_path.with_suffix(".svg"))
-    dots = (method.to_dot(table, title="joseki"), method.influence_dot(table, share=share, title="influence"))
+    dots = (method.to_dot(book, title="joseki"), method.influence_dot(book, share=share, title="influence"))
     _write(sgf_path, method.to_sgf(book, counters=counters))
     _write(dot_path, dots[0])
     _write(influence_path, dots[1])

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections import deque
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 

@@ -32,12 +32,11 @@ from joseki_miner.sequences import Phase1Params
 from joseki_miner.stop import check as check_stop
 
 from . import build, emit, extract, ingest, prune, report
-from .catalog import Catalog
+from .catalog import PUBLISHED, Catalog  # the published stages commit together when the run ends
 from .errors import StrictError, UsageError
 
 STAGES = ("ingest", "extract", "build", "prune", "emit", "report")
 WORK_STAGES = ("ingest", "extract", "build")  # committed as each finishes
-PUBLISHED = ("prune", "emit", "report")  # committed together when the run ends
 ENGINES = ("fast", "reference")
 # Figures of how a run went, not of what its stage found: they depend on the
 # engine, the memory options and the moment, so a manifest keeps them apart

@@ -135,7 +135,7 @@ def test_the_commands(mined, tmp_path):
     assert "% (" in shown.stdout  # a win rate with its interval
     far = _cli("lookup", f"{text} A1 T19 A19", "--out", mined.out)
     assert far.returncode == 1
-    assert far.stderr.startswith(f"joseki: the tree does not hold ") and f"it holds {len(keys)} of" in far.stderr
+    assert far.stderr.startswith("joseki: the tree does not hold ") and f"it holds {len(keys)} of" in far.stderr
     bad = _cli("lookup", "Q16 Z42", "--out", mined.out)
     assert bad.returncode == 2 and bad.stderr.strip().splitlines() == [
         "joseki: not a point of the board: 'Z42' (write Q16, R17 ... or SGF B[pd];W[qc])"]

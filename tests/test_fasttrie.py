@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from helpers import build
-from joseki_miner.fasttrie import (PAYLOAD, StreamCounter, classes_of, count_sequences, cut, in_order, merge_sorted,
+from joseki_miner.fasttrie import (StreamCounter, classes_of, count_sequences, cut, in_order, merge_sorted,
                                    pack_classes, plain_payload, shared_prefixes, sort_sequences, width_of)
 from joseki_miner.influence import INF_BLACK, INF_NEUTRAL, INF_WHITE
 from joseki_miner.points import TENUKI

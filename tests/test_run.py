@@ -17,37 +17,16 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from crashtest import BOOKKEEPING, leftovers, outputs
 from joseki_miner import store
 
 ROOT = Path(__file__).resolve().parents[1]
 JOSEKI = [sys.executable, "-m", "pipeline.cli"]
-TIMINGS = {"seconds", "run", "outputs"}  # what the README says may differ between runs
+TIMINGS = BOOKKEEPING  # what the README says may differ between runs
 
 
 def joseki(*args, timeout: float = 300, **kw) -> subprocess.CompletedProcess:
     return subprocess.run([*JOSEKI, *map(str, args)], capture_output=True, text=True, timeout=timeout, cwd=ROOT, **kw)
-
-
-def outputs(folder: Path) -> dict[str, bytes]:
-    """Every file a run leaves in its folders, as a clean run must give it:
-    manifests without their timings and file stamps, summary.json without
-    its seconds; the lock files and the digest cache (bookkeeping) left out."""
-    found = {}
-    for path in sorted(folder.rglob("*")):
-        if not path.is_file() or path.name in (store.LOCK_NAME, "input-digests.parquet"):
-            continue
-        data = path.read_bytes()
-        if path.name.endswith(".manifest.json") or path.name == "summary.json":
-            record = json.loads(data)
-            data = json.dumps({k: v for k, v in record.items() if k not in TIMINGS}, sort_keys=True).encode()
-        found[str(path.relative_to(folder))] = data
-    return found
-
-
-def leftovers(folder: Path) -> list[str]:
-    """Temporary names, spilled runs, where-logs: what no finished or stopped run may leave."""
-    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*")
-                  if p.name.endswith((".tmp", ".wheres", ".mapped", ".old")) or p.name == "runs")
 
 
 @pytest.fixture

@@ -321,17 +321,19 @@ def counters_text(book: Book, node: int) -> str:
     return f"Count {row['count']} sequences; influence (black/white/neutral, verdict): " + ", ".join(parts)
 
 
+def player(row: Mapping, colour: str) -> str:
+    """A player of an example game (``colour``: "black" or "white", the
+    game's own): "Lee Sedol 9p", "?" when the record names nobody."""
+    name = (row.get(colour) or "").strip() or "?"
+    rank = (row.get(f"{colour}_rank") or "").strip()
+    return f"{name} {rank}" if rank else name
+
+
 def example_text(row: Mapping, names: Mapping[str, str] | None = None) -> str:
     """An example game in one line: players (as the game has them), date,
     result, collection (its name in ``names``), and where the sequence
     starts."""
-
-    def player(name_key: str, rank_key: str, colour: str) -> str:
-        name = (row.get(name_key) or "").strip() or "?"
-        rank = (row.get(rank_key) or "").strip()
-        return f"{name}{f' {rank}' if rank else ''} ({colour})"
-
-    bits = [f"{player('black', 'black_rank', 'B')} - {player('white', 'white_rank', 'W')}"]
+    bits = [f"{player(row, 'black')} (B) - {player(row, 'white')} (W)"]
     bits += [t for t in ((row.get("date") or "").strip(), (row.get("result") or "").strip()) if t]
     collection = row.get("collection") or ""
     collection = (names or {}).get(collection, collection)

@@ -27,7 +27,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import __version__
-from .book import (BASE, COUNTERS, About, Book, columns, counters_text, example_text, headline, influence_words,
+from .book import (COUNTERS, About, Book, columns, counters_text, example_text, headline, influence_words,
                    make_book, next_moves_text, order_of, percent)
 from .influence import verdict
 
@@ -44,21 +44,12 @@ __all__ = [
 
 APP = f"joseki-miner:{__version__}"
 EXAMPLES_SHOWN = 3  # example games in a node's comment
-COUNTER_COLUMNS = COUNTERS
-BASE_COLUMNS = BASE
 
 # Letters of thesis Figure 6: black, white, any, none (a space).
 VERDICT_LETTERS = {"black": "B", "white": "W", "any": "A", "none": " "}
 
 
 # ---------------------------------------------------------------- helpers
-
-
-def _root_index(cols: dict[str, list]) -> int:
-    roots = [i for i, p in enumerate(cols["parent"]) if p < 0]
-    if len(roots) != 1:
-        raise ValueError(f"joseki table must have exactly one root, found {len(roots)}")
-    return roots[0]
 
 
 def _sgf_text(s: str) -> str:
@@ -185,7 +176,7 @@ def to_sgf(tree, share: float = 0.30, title: str | None = None, counters: bool =
     parenthesised variation, in ``children_order``.
     """
     book = tree if isinstance(tree, Book) else make_book(tree, about=About(share=share))
-    missing = [c for c in COUNTER_COLUMNS if c not in book.cols]
+    missing = [c for c in COUNTERS if c not in book.cols]
     if counters and missing:
         raise ValueError(f"joseki table lacks columns: {', '.join(missing)}")
     a = book.about
@@ -245,11 +236,10 @@ def _dot_style(colour: str, tenuki: bool) -> str:
     return style
 
 
-def _dot(table, title: str, label_of, start: int | None = None) -> str:
-    cols = columns(table)
-    order = order_of(cols)
-    index = {n: i for i, n in enumerate(cols["node"])}
-    root = cols["node"][_root_index(cols)]
+def _dot(tree, title: str, label_of, start: int | None = None) -> str:
+    """``tree``: a ``Book``, or joseki.parquet's table."""
+    book = tree if isinstance(tree, Book) else make_book(tree)
+    cols, order, index, root = book.cols, book.order, book.index, book.root
     top = root if start is None else int(start)
     if top not in index:
         raise ValueError(f"no node {top} in the joseki table")

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from html import escape
 
 from . import __version__
-from .book import (Book, headline, influence_words, number, percent, verdicts, win_text,
+from .book import (Book, headline, influence_words, number, percent, player, verdicts, win_text,
                    years_text)
 from .diagram import Mark, diagram, svg
 from .points import TENUKI, from_sgf
@@ -137,12 +137,13 @@ def index_page(book: Book) -> str:
     return _page("Joseki", body)
 
 
-def _table(head: list[str], rows: list[list[str]], numeric: set[int] = frozenset()) -> str:
-    """An HTML table; cells are HTML already."""
-    th = "".join(f"<th{' class=n' if i in numeric else ''}>{h}</th>" for i, h in enumerate(head))
+def _table(head: list[str] | None, rows: list[list[str]], numeric: set[int] = frozenset()) -> str:
+    """An HTML table (``head``: its column names, or None); cells are HTML
+    already."""
+    th = "".join(f"<th{' class=n' if i in numeric else ''}>{h}</th>" for i, h in enumerate(head or []))
     trs = "".join("<tr>" + "".join(f"<td{' class=n' if i in numeric else ''}>{c}</td>" for i, c in enumerate(r))
                   + "</tr>" for r in rows)
-    return f"<table><tr>{th}</tr>{trs}</table>"
+    return f"<table>{f'<tr>{th}</tr>' if head else ''}{trs}</table>"
 
 
 def node_page(book: Book, node: int, plot: PlotFn | None = None) -> str:
@@ -174,8 +175,7 @@ def node_page(book: Book, node: int, plot: PlotFn | None = None) -> str:
     influence = influence_words(book, node)
     if influence:
         facts.append(("Influence", influence))
-    side.append(_table(["", ""], [[f"<b>{escape(k)}</b>", escape(v)] for k, v in facts]).replace(
-        "<tr><th></th><th></th></tr>", ""))
+    side.append(_table(None, [[f"<b>{escape(k)}</b>", escape(v)] for k, v in facts]))
     kids = book.children(node)
     if kids:
         rows = [[f"<a href=\"{page_name(c)}\">{escape(book.move_name(c))}</a>", number(book.games(c)),
@@ -205,8 +205,7 @@ def node_page(book: Book, node: int, plot: PlotFn | None = None) -> str:
     shown = book.examples.get(node, [])
     if shown:
         names = book.about.collection_names()
-        rows = [[escape(f"{r.get('black') or '?'} {r.get('black_rank') or ''}".strip()),
-                 escape(f"{r.get('white') or '?'} {r.get('white_rank') or ''}".strip()), escape(r.get("date") or ""),
+        rows = [[escape(player(r, "black")), escape(player(r, "white")), escape(r.get("date") or ""),
                  escape(r.get("result") or ""), escape(names.get(r.get("collection") or "", r.get("collection") or "")),
                  f"{r.get('move') or ''}", escape(r.get("corner") or ""),
                  escape(" : ".join(t for t in (r.get("source") or "", r.get("location") or "") if t))]
