@@ -117,11 +117,12 @@ def _about(book: Book) -> str:
 def index_page(book: Book) -> str:
     """The joseki by first move, each with a small diagram of its final
     position, its games, win rate and years."""
+    leaves = book.leaves()
     body = [f"<h1>Joseki of {number(book.about.games or book.games(book.root))} games</h1>", _about(book),
-            f"<p>{len(book.leaves()):,} joseki, {len(book.cols['node']) - 1:,} moves in the tree. Start from "
+            f"<p>{len(leaves):,} joseki, {len(book.cols['node']) - 1:,} moves in the tree. Start from "
             f"<a href=\"{page_name(book.root)}\">the empty corner</a>, or from a joseki below.</p>"]
     leaves_under: dict[int, list[int]] = {}
-    for leaf in book.leaves():
+    for leaf in leaves:
         leaves_under.setdefault(book.path(leaf)[0], []).append(leaf)
     for first in book.children(book.root):
         body.append(f"<h2 id=\"first-{first}\"><a href=\"{page_name(first)}\">{escape(book.move_name(first))}"
