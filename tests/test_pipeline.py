@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+import shutil
 import tarfile
 from pathlib import Path
 
@@ -124,6 +126,28 @@ def test_sgf_rereads_to_the_parquet_tree(demo_run):
     parquet.pop(())
     assert sgf_paths(text) == parquet
     assert all(colour == ("b" if depth % 2 else "w") for depth, colour in sgf_colours(text))
+
+
+def test_the_sgf_names_what_was_mined_and_counters_come_only_when_asked(demo_run, demo_games, tmp_path):
+    """GN, SO and DT from the games mined (DT: the first and last date of
+    games.parquet); `emit.counters` adds the raw counters, re-running emit
+    (and the report after it) only."""
+    from sgfmill import sgf
+
+    summary, catalog, _ = demo_run
+    root = sgf.Sgf_game.from_string(catalog.sgf.read_text(encoding="utf-8")).get_root()
+    dates = sorted(d for d in pq.read_table(catalog.games, columns=["DT"]).column("DT").to_pylist() if d)
+    assert root.get("DT") == f"{dates[0]},{dates[-1]}"
+    assert root.get("SO") == "club, pro"
+    assert root.get("GN") == f"Joseki of {summary['games_accepted']} games: club, pro, 2005-2019"
+    assert "Count " not in catalog.sgf.read_text(encoding="utf-8")
+    folder = tmp_path / "counters"
+    shutil.copytree(catalog.out, folder, ignore=shutil.ignore_patterns(".joseki.lock"))
+    _, again, log = mine([demo_games], folder, "emit.counters=true")
+    assert [m.split(":")[0] for m in log if "done" in m] == ["emit", "report"]
+    text = again.sgf.read_text(encoding="utf-8")
+    assert len(re.findall(r"Count \d+ sequences; influence \(black/white/neutral, verdict\): up ", text)) == \
+        len(pq.read_table(catalog.joseki)) - 1
 
 
 def test_parquet_columns_and_counters(demo_run):
