@@ -51,6 +51,12 @@ class Catalog:
         return self.work / "runs"
 
     @property
+    def partitions(self) -> Path:
+        """The dask engine's partitions, each mined into a folder named by
+        its key and kept for the next run (``--add``)."""
+        return self.work / "partitions"
+
+    @property
     def digests(self) -> Path:
         """The inputs' content digests, cached by their files' stat identity."""
         return self.work / "input-digests.parquet"

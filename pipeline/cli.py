@@ -30,7 +30,13 @@ SET = typer.Option(None, "--set", help="override one parameter: KEY=VALUE (repea
 QUIET = typer.Option(False, "--quiet", help="no progress bars")
 JOBS = typer.Option(None, "--jobs", help="threads for the compiled kernel (default, or 0: every core)")
 WAIT = typer.Option(False, "--wait", help="when another run is using the folders, wait for it instead of stopping")
-ENGINE = typer.Option("fast", "--engine", help="fast (compiled) or reference (plain Python); same outputs")
+ENGINE = typer.Option("fast", "--engine", help="fast (compiled), reference (plain Python) or dask (partitions on a "
+                      "dask cluster); same outputs")
+SCHEDULER = typer.Option(None, "--scheduler", metavar="ADDRESS",
+                         help="--engine dask: a dask scheduler (tcp://host:8786); default: a local cluster")
+WORKERS = typer.Option(0, "--workers", help="--engine dask: worker processes of the local cluster (0: one a core)")
+PARTITION_MB = typer.Option(8.0, "--partition-mb", metavar="MB",
+                            help="--engine dask: input bytes a partition gathers (a file is never split)")
 SORT_MEMORY = typer.Option(SORT_MEMORY_MB, "--sort-memory", metavar="MB",
                            help="sequences held for the trie before sorted runs are spilled to WORK/runs; same outputs")
 TABLE_MEMORY = typer.Option(TABLE_MEMORY_MB, "--table-memory", metavar="MB",
@@ -39,11 +45,12 @@ TABLE_MEMORY = typer.Option(TABLE_MEMORY_MB, "--table-memory", metavar="MB",
 
 
 def _execute(stages, paths, out, work, config, sets, quiet, strict=False, force=False, engine="fast", jobs=None,
-             sort_memory=SORT_MEMORY_MB, table_memory=TABLE_MEMORY_MB, wait=False) -> None:
+             sort_memory=SORT_MEMORY_MB, table_memory=TABLE_MEMORY_MB, wait=False, cluster=None) -> None:
     """Run the stages; every way a run can end becomes one line and an exit
     code: 2 an unusable invocation, 1 a failed run (--strict, a full disk),
     130 (143) a run stopped by Ctrl-C (SIGTERM).  None but 0 changes the
     output folder."""
+    from .cluster import Options
     from .run import run_stages  # the stages and their compiled code load only for a run
 
     try:
@@ -53,7 +60,7 @@ def _execute(stages, paths, out, work, config, sets, quiet, strict=False, force=
         summary = run_stages(
             catalog, cfg, stages, paths or [], progress=not quiet, strict=strict, force=force,
             engine=engine, jobs=jobs, sort_memory=sort_memory, table_memory=table_memory, log=log, wait=wait,
-            command=" ".join(["joseki", *map(_shown, sys.argv[1:])]),
+            command=" ".join(["joseki", *map(_shown, sys.argv[1:])]), cluster=cluster or Options(),
         )
     except (ConfigError, UsageError) as exc:
         _fail(str(exc), 2)
@@ -110,11 +117,23 @@ def mine(
     strict: bool = typer.Option(False, "--strict", help="stop at the first bad record"),
     force: bool = typer.Option(False, "--force", help="re-run every stage even if up to date"),
     quiet: bool = QUIET, jobs: Optional[int] = JOBS, engine: str = ENGINE, sort_memory: float = SORT_MEMORY,
-    table_memory: float = TABLE_MEMORY, wait: bool = WAIT,
+    table_memory: float = TABLE_MEMORY, wait: bool = WAIT, scheduler: Optional[str] = SCHEDULER,
+    workers: int = WORKERS, partition_mb: float = PARTITION_MB,
 ) -> None:
     """Mine joseki from game collections: every stage, skipping up-to-date ones."""
     _execute(STAGES, paths, out, work, config, set_, quiet, strict, force, engine, jobs, sort_memory, table_memory,
-             wait)
+             wait, _cluster(engine, scheduler, workers, partition_mb))
+
+
+def _cluster(engine: str, scheduler: Optional[str], workers: int, partition_mb: float):
+    """The dask options, checked: only with --engine dask."""
+    from .cluster import Options
+
+    if engine != "dask" and (scheduler or workers or partition_mb != 8.0):
+        _fail("--scheduler, --workers and --partition-mb go with --engine dask", 2)
+    if workers < 0 or not partition_mb > 0:
+        _fail("--workers must be 0 or more and --partition-mb a positive number", 2)
+    return Options(scheduler, workers, partition_mb)
 
 
 @app.command()

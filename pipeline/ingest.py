@@ -16,7 +16,7 @@ import json
 from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -149,6 +149,28 @@ class _Wheres:
         self.path.unlink(missing_ok=True)
 
 
+@dataclass
+class Trace:
+    """What joining partitions needs of one partition's reading (the dask
+    engine, ``partitions``): per accepted game, its number in the reading
+    order and its fingerprint; per reject, its number in the reading order
+    and, for a duplicate, the partition's game it repeats (-1 otherwise)."""
+
+    read: list[np.ndarray] = field(default_factory=list)
+    h1: list[np.ndarray] = field(default_factory=list)
+    h2: list[np.ndarray] = field(default_factory=list)
+    reject_read: list[np.ndarray] = field(default_factory=list)
+    reject_first: list[np.ndarray] = field(default_factory=list)
+
+    def arrays(self) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+        def joined(parts: list[np.ndarray], kind) -> np.ndarray:
+            return np.concatenate(parts).astype(kind) if parts else np.zeros(0, kind)
+        games = {"read": joined(self.read, np.int64), "h1": joined(self.h1, np.uint64),
+                 "h2": joined(self.h2, np.uint64)}
+        rejects = {"read": joined(self.reject_read, np.int64), "first": joined(self.reject_first, np.int64)}
+        return games, rejects
+
+
 class _Ledger:
     """Counts, duplicates and the two output files, shared by both engines.
 
@@ -177,6 +199,7 @@ class _Ledger:
         self.filters = Filters()
         self.by_year: Counter[int] = Counter()  # games accepted, by year (0: unknown)
         self.by_collection: Counter[str] = Counter()
+        self.trace: Trace | None = None
 
     def skip(self, source: str, location: str, why: str) -> None:
         """A file or member that holds no game (an index file, a README)."""
@@ -456,6 +479,7 @@ def _fast_batch(b: GameBatch, ledger: _Ledger, include_handicap: bool, futures) 
     firsts = ledger.first_games(h1[candidates], h2[candidates])
     accepted = candidates[firsts < 0].tolist()
     duplicates = {int(k): int(first) for k, first in zip(candidates[firsts >= 0], firsts[firsts >= 0])}
+    base = ledger.read
     ledger.read += len(b)
     if accepted:
         idx = np.array(accepted, dtype=np.int64)
@@ -490,6 +514,14 @@ def _fast_batch(b: GameBatch, ledger: _Ledger, include_handicap: bool, futures) 
     for k, first in duplicates.items():
         rejects[k] = (b.source[k], b.location[k], "duplicate", f"same moves as {where(first)}")
     ledger.reject_rows([rejects[k] for k in sorted(rejects)])  # --strict: raises at the first
+    if ledger.trace is not None:
+        idx = np.array(accepted, dtype=np.int64)
+        ledger.trace.read.append(base + idx)
+        ledger.trace.h1.append(h1[idx])
+        ledger.trace.h2.append(h2[idx])
+        order = sorted(rejects)
+        ledger.trace.reject_read.append(base + np.array(order, dtype=np.int64))
+        ledger.trace.reject_first.append(np.array([duplicates.get(k, -1) for k in order], dtype=np.int64))
     if accepted:
         ledger.add_games(table, sequences)
 
@@ -514,6 +546,9 @@ def run(
     field_bytes: int = FIELD_BYTES,
     collections_depth: int = 1,
     filters: Filters = Filters(),
+    indexes: Sequence[str | Path] = (),
+    named_from: Sequence[str | Path] | None = None,
+    trace: Trace | None = None,
 ) -> dict:
     """Read, validate and store every game; return the stage's figures.
     ``on_games(table, sequences)`` hears every table of accepted games as it
@@ -532,12 +567,16 @@ def run(
     (limits.member_mb and limits.field_kb; see ``readers``).  Each game's
     collection is named from ``paths`` (``inputs.Collections``,
     ``collections_depth``); ``filters`` leave games out as they are read,
-    counted by reason."""
+    counted by reason.  A partition (``partitions``) reads its own files,
+    with the kifu ``indexes`` kept elsewhere in its collections, names
+    collections from the paths given to the run (``named_from``), and
+    keeps a ``trace`` for joining it with the others (fast engine)."""
     limits = {"member_bytes": member_bytes, "field_bytes": field_bytes}
     arena = Arena(games_path.parent, budget=table_memory)
     ledger = _Ledger(games_path, rejects_path, dedupe, strict, on_games, arena)
-    ledger.collections = Collections(paths, collections_depth)
+    ledger.collections = Collections(paths if named_from is None else named_from, collections_depth)
     ledger.filters = filters
+    ledger.trace = trace
     try:
         with tqdm(desc="ingest", unit=" games", disable=not progress) as bar:
             if engine == "reference":
@@ -547,7 +586,7 @@ def run(
                 with ThreadPoolExecutor(max_workers=max(1, jobs), initializer=yield_to_reader) as pool:
                     pending = None
                     for batch in read_batches(paths, on_skip=ledger.skip, arena=ledger.arena, exclude=exclude,
-                                              **limits):
+                                              indexes=indexes, **limits):
                         check_stop()  # between batches: a stop never looks like the end of the input
                         if len(batch) == 0:
                             continue

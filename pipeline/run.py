@@ -17,11 +17,14 @@ import json
 import os
 import resource
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 
 import pyarrow.parquet as pq
+from tqdm import tqdm
 
 import joseki_miner
 from joseki_miner import prune as prune_method
@@ -31,13 +34,14 @@ from joseki_miner.inputs import inputs_key
 from joseki_miner.sequences import Phase1Params
 from joseki_miner.stop import check as check_stop
 
-from . import build, emit, extract, ingest, prune, report
+from . import build, emit, extract, ingest, partitions, prune, report
+from . import cluster as cluster_
 from .catalog import PUBLISHED, Catalog  # the published stages commit together when the run ends
 from .errors import StrictError, UsageError
 
 STAGES = ("ingest", "extract", "build", "prune", "emit", "report")
 WORK_STAGES = ("ingest", "extract", "build")  # committed as each finishes
-ENGINES = ("fast", "reference")
+ENGINES = ("fast", "reference", "dask")
 # Figures of how a run went, not of what its stage found: they depend on the
 # engine, the memory options and the moment, so a manifest keeps them apart
 # (under "run"), and the rest of it is the same for the same games and config.
@@ -168,6 +172,7 @@ def clean(catalog: Catalog) -> None:
         store.remove(path)
     for path in catalog.work.glob("table-*.mapped"):
         path.unlink(missing_ok=True)
+    partitions.clean(catalog.partitions)  # half-written ones: a stopped run's, a killed worker's
 
 
 def _locks(catalog: Catalog, wait: bool, log: Callable[[str], None], command: str) -> list[store.FolderLock]:
@@ -211,6 +216,7 @@ def run_stages(
     log: Callable[[str], None] = lambda s: None,
     wait: bool = False,
     command: str = "joseki",
+    cluster: cluster_.Options = cluster_.Options(),
 ) -> dict:
     """Run ``stages`` (a contiguous part of STAGES) and write summary.json
     (the figures of this and earlier stages; later stages' stale figures are
@@ -223,7 +229,10 @@ def run_stages(
     identical files, and so does any ``sort_memory`` (MB of sequences held
     for the trie before sorted runs are spilled to disk) and any
     ``table_memory`` (MB of duplicate fingerprints and kifu index lines held
-    in memory, the rest mapped from files in the work folder).  When another
+    in memory, the rest mapped from files in the work folder).  "dask" mines
+    partitions of the inputs on a dask cluster (``cluster``: a scheduler's
+    address, or a LocalCluster of worker processes) and runs every stage
+    on its workers, with the same files again.  When another
     run holds a folder, raise UsageError, or with ``wait`` wait for it
     (``command`` names this run in the lock).  Returns the summary."""
     jobs = _check_options(engine, jobs, sort_memory, table_memory)
@@ -239,7 +248,7 @@ def run_stages(
         try:
             return _Run(catalog, config, stages, paths, progress=progress, strict=strict, force=force, engine=engine,
                         jobs=jobs, sort_bytes=int(sort_memory * 2**20), table_bytes=int(table_memory * 2**20),
-                        log=log).go()
+                        log=log, cluster=cluster).go()
         finally:
             clean(catalog)  # a run that finished left nothing staged; one that failed may have
     finally:
@@ -253,7 +262,7 @@ class _Run:
 
     def __init__(self, catalog: Catalog, config: Config, stages: Sequence[str], paths, *, progress: bool,
                  strict: bool, force: bool, engine: str, jobs: int, sort_bytes: int, table_bytes: int,
-                 log: Callable[[str], None]) -> None:
+                 log: Callable[[str], None], cluster: cluster_.Options = cluster_.Options()) -> None:
         self.catalog, self.config, self.stages, self.paths = catalog, config, list(stages), list(paths)
         self.progress, self.strict, self.force, self.engine, self.jobs = progress, strict, force, engine, jobs
         self.sort_bytes, self.table_bytes, self.log = sort_bytes, table_bytes, log
@@ -262,6 +271,11 @@ class _Run:
         self.memory: dict = {}  # the trie mine has just counted, for prune
         self.started = time.perf_counter()
         self.own = (catalog.work, catalog.out)
+        self.local_engine = "fast" if engine == "dask" else engine  # what a stage runs on a dask worker
+        self.stage_progress = progress and engine != "dask"  # a worker's bars would only scramble the driver's
+        self.cluster_options = cluster
+        self._cluster: cluster_.Cluster | None = None
+        self.digests: dict[str, str] = {}  # of the input files, by path (the dask engine's partitions)
 
     # -- what earlier stages left --------------------------------------------------
     def stage_figures(self, stage: str) -> dict:
@@ -315,7 +329,8 @@ class _Run:
         catalog, config = self.catalog, self.config
         if "ingest" in self.stages:
             check_paths(self.paths, self.own)
-            inputs, _ = inputs_key(self.paths, cache=catalog.digests, exclude=self.own, jobs=self.jobs)
+            inputs, _ = inputs_key(self.paths, cache=catalog.digests, exclude=self.own, jobs=self.jobs,
+                                   digests=self.digests)
         else:
             manifest = store.read_manifest(catalog.manifest("ingest"))
             if manifest is None:
@@ -341,8 +356,14 @@ class _Run:
                     if stage == "ingest" and streamed:
                         ran |= self.ingest_to_build(inputs, pool, finish)
                         continue
+                    if stage == "ingest" and self.engine == "dask":
+                        ran |= self.partitioned(inputs)
+                        continue
                     t0 = time.perf_counter()
-                    figures = self.action(stage)()
+                    if self.engine == "dask":
+                        figures = self.cluster().call(self.action(stage), name=f"{stage}-{keys[stage]}")
+                    else:
+                        figures = self.action(stage)()
                     self.done(self.record(stage, keys[stage], figures, time.perf_counter() - t0,
                                           inputs=inputs if stage == "ingest" else None))
                     self.log(f"{stage}: done in {time.perf_counter() - t0:.1f} s")
@@ -351,6 +372,9 @@ class _Run:
                 finish.clear()
             finally:
                 self.memory.clear()
+                if self._cluster is not None:
+                    self._cluster.close()
+                    self._cluster = None
                 for step in finish:  # failed: wait for the threads still writing, commit nothing more
                     try:
                         step(commit=False)
@@ -371,31 +395,34 @@ class _Run:
                               .replace("::", ":"))
 
     def action(self, stage: str) -> Callable[[], dict]:
+        """The stage's work, as a call of a stage's function with its
+        arguments (so the dask engine can send it to a worker)."""
         catalog, config, staged = self.catalog, self.config, store.staged
         if stage == "ingest":
-            return lambda: ingest.run(
-                self.paths, staged(catalog.games), staged(catalog.rejects),
-                include_handicap=config.include_handicap, dedupe=config.dedupe, strict=self.strict,
-                engine=self.engine, jobs=self.jobs, progress=self.progress, table_memory=self.table_bytes,
-                exclude=self.own, **self.ingest_options())
+            return partial(ingest.run,
+                           self.paths, staged(catalog.games), staged(catalog.rejects),
+                           include_handicap=config.include_handicap, dedupe=config.dedupe, strict=self.strict,
+                           engine=self.local_engine, jobs=self.jobs, progress=self.stage_progress,
+                           table_memory=self.table_bytes,
+                           exclude=self.own, **self.ingest_options())
         if stage == "extract":
-            return lambda: extract.run(catalog.games, staged(catalog.sequences), phase1_params(config),
-                                       engine=self.engine, jobs=self.jobs, progress=self.progress)
+            return partial(extract.run, catalog.games, staged(catalog.sequences), phase1_params(config),
+                           engine=self.local_engine, jobs=self.jobs, progress=self.stage_progress)
         if stage == "build":
-            return lambda: build.run(catalog.sequences, catalog.games, staged(catalog.trie),
-                                     staged(catalog.trie_years), staged(catalog.trie_sources),
-                                     staged(catalog.sorted_sequences), neutral=config.influence_neutral,
-                                     floor=self.floor(), engine=self.engine, progress=self.progress,
-                                     spill=catalog.runs, budget=self.sort_bytes)
+            return partial(build.run, catalog.sequences, catalog.games, staged(catalog.trie),
+                           staged(catalog.trie_years), staged(catalog.trie_sources),
+                           staged(catalog.sorted_sequences), neutral=config.influence_neutral,
+                           floor=self.floor(), engine=self.local_engine, progress=self.stage_progress,
+                           spill=catalog.runs, budget=self.sort_bytes)
         if stage == "prune":
-            return self.prune
+            return self.prune()
         if stage == "emit":
-            return lambda: emit.run(
-                self.book_files(), staged(catalog.sgf), staged(catalog.dot), staged(catalog.influence_dot),
-                share=config.influence_share, min_length=config.min_length, counters=config.emit_counters,
-                svg_paths=(staged(catalog.svg), staged(catalog.influence_svg)))
-        return lambda: report.run(self.book_files(), staged(catalog.report), share=config.influence_share,
-                                  min_length=config.min_length)
+            return partial(emit.run,
+                           self.book_files(), staged(catalog.sgf), staged(catalog.dot), staged(catalog.influence_dot),
+                           share=config.influence_share, min_length=config.min_length, counters=config.emit_counters,
+                           svg_paths=(staged(catalog.svg), staged(catalog.influence_svg)))
+        return partial(report.run, self.book_files(), staged(catalog.report), share=config.influence_share,
+                       min_length=config.min_length)
 
     def book_files(self) -> emit.BookFiles:
         """The pruned tree's tables as this run has them, and the figures of
@@ -414,7 +441,7 @@ class _Run:
                 "collections_depth": c.collections_depth,
                 "filters": ingest.Filters(c.filter_years, c.filter_sources, c.filter_result_known)}
 
-    def prune(self) -> dict:
+    def prune(self) -> Callable[[], dict]:
         catalog, config, staged = self.catalog, self.config, store.staged
         threshold = _threshold(self.stage_figures("ingest")["games_accepted"], config)
         floor = self.memory["floor"] if "trie" in self.memory else self.stage_figures("build").get("floor", 1)
@@ -424,10 +451,62 @@ class _Run:
                    "sources": staged(catalog.node_sources), "examples": staged(catalog.node_examples)}
         options = {"threshold": threshold, "min_length": config.min_length, "examples": config.examples}
         if "trie" in self.memory:  # mine: the trie just counted, its files still being written
-            return prune.run_arrays(self.memory.pop("trie"), self.memory["names"], staged(catalog.sorted_sequences),
-                                    catalog.games, outputs, **options)
-        return prune.run(catalog.trie, catalog.trie_years, catalog.trie_sources, catalog.sorted_sequences,
-                         catalog.games, outputs, **options)
+            return partial(prune.run_arrays, self.memory.pop("trie"), self.memory["names"],
+                           staged(catalog.sorted_sequences), catalog.games, outputs, **options)
+        return partial(prune.run, catalog.trie, catalog.trie_years, catalog.trie_sources, catalog.sorted_sequences,
+                       catalog.games, outputs, **options)
+
+    def cluster(self) -> cluster_.Cluster:
+        """The dask cluster of this run, connected (or started) once."""
+        if self._cluster is None:
+            self.log("dask: " + (f"connecting to {self.cluster_options.scheduler}" if self.cluster_options.scheduler
+                                 else "starting a local cluster"))
+            self._cluster = cluster_.Cluster(self.cluster_options)
+        return self._cluster
+
+    def partitioned(self, inputs: str) -> set[str]:
+        """Ingest and extract on the dask cluster: every partition of the
+        inputs mined on a worker (or kept from an earlier run), then joined
+        into games.parquet, rejects.parquet and sequences.parquet by three
+        tasks at once.  Commits both stages, as the other engines would;
+        returns the stages done."""
+        catalog, config, staged = self.catalog, self.config, store.staged
+        t0 = time.perf_counter()
+        keys = stage_keys(config, inputs)
+        settings = partitions.Settings(
+            named_from=tuple(str(p) for p in self.paths), include_handicap=config.include_handicap,
+            dedupe=config.dedupe, phase1=phase1_params(config), options=self.ingest_options(),
+            table_memory=self.table_bytes, exclude=tuple(os.path.abspath(f) for f in self.own),
+            key=_key("partition", config.section(
+                "include_handicap", "dedupe", "limits.member_mb", "limits.field_kb", "collections.depth",
+                "filter.years", "filter.sources", "filter.result_known", "distance.certain", "distance.maybe",
+                "corner_stones", "max_length", "influence.reach")))
+        skipped: Counter[str] = Counter()
+        parts = partitions.plan(self.paths, settings, self.digests,
+                                target_bytes=int(self.cluster_options.partition_mb * 2**20),
+                                on_skip=lambda source, location, why: skipped.update([why]))
+        folder = os.path.abspath(catalog.partitions)
+        cluster = self.cluster()
+        with tqdm(total=sum(p.size for p in parts), desc="mine partitions", unit="B", unit_scale=True,
+                  disable=not self.progress) as bar:
+            found = cluster.map(partitions.mine, parts, settings, folder, names=[f"mine-{p.key}" for p in parts],
+                                sizes=[p.size for p in parts], on_done=lambda i: bar.update(parts[i].size))
+        read = time.perf_counter()
+        names = [p.key for p in parts]
+        games, rejects, sequences = cluster.map(
+            _join, ["games", "rejects", "sequences"], folder, names, config.dedupe, self.strict,
+            {"games": os.path.abspath(staged(catalog.games)), "rejects": os.path.abspath(staged(catalog.rejects)),
+             "sequences": os.path.abspath(staged(catalog.sequences))},
+            names=[f"join-{what}-{keys['extract']}" for what in ("games", "rejects", "sequences")])
+        figures = partitions.ingest_figures(found, games, rejects, skipped)
+        joined = time.perf_counter()
+        self.done(self.record("ingest", keys["ingest"], figures, read - t0, inputs=inputs, partitions=len(parts),
+                              workers=len(cluster.client.scheduler_info()["workers"])))
+        self.done(self.record("extract", keys["extract"], sequences, joined - read))
+        partitions.clean(Path(folder), keep=set(names))
+        self.log(f"ingest and extract: {len(parts)} partitions mined in {read - t0:.1f} s, joined in "
+                 f"{joined - read:.1f} s")
+        return {"extract"}
 
     def ingest_to_build(self, inputs: str, pool: ThreadPoolExecutor, finish: list) -> set[str]:
         """Ingest, extract and build in one pass (``mine``, fast engine):
@@ -503,6 +582,15 @@ class _Run:
 
         finish.append(written)
         return {"extract", "build"}
+
+
+def _join(what: str, folder: str, keys: list[str], dedupe: bool, strict: bool, paths: dict) -> dict:
+    """One of the three files the partitions are joined into (a task)."""
+    if what == "games":
+        return partitions.write_games(folder, keys, dedupe, paths["games"])
+    if what == "rejects":
+        return partitions.write_rejects(folder, keys, dedupe, paths["rejects"], strict)
+    return partitions.write_sequences(folder, keys, dedupe, paths["sequences"])
 
 
 def summarize(catalog: Catalog, seconds: float, upto: str = STAGES[-1]) -> dict:

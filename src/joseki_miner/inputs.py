@@ -93,12 +93,14 @@ def _save_cache(path: Path, entries: dict[str, tuple]) -> None:
 
 
 def inputs_key(paths: Iterable[str | os.PathLike], *, cache: Path | None = None,
-               exclude: Iterable[str | os.PathLike] = (), jobs: int = 2) -> tuple[str, dict]:
+               exclude: Iterable[str | os.PathLike] = (), jobs: int = 2,
+               digests: dict[str, str] | None = None) -> tuple[str, dict]:
     """A key that changes whenever the inputs do: every file read (its path
     as given and as resolved, its content's digest) and everything skipped
     without reading (a FIFO...).  Digests are cached in ``cache`` (a Parquet
     file); ``exclude`` as ``iter_files``.  Returns the key and figures
-    (files, bytes, files hashed)."""
+    (files, bytes, files hashed); ``digests``, when given, gets each file's
+    digest by its path as ``iter_files`` gives it."""
     skipped: list[tuple[str, str]] = []
     files = [str(f) for f in iter_files(paths, lambda s, loc, why: skipped.append((_text(s), why)), exclude)]
     known = load_cache(cache)
@@ -140,6 +142,8 @@ def inputs_key(paths: Iterable[str | os.PathLike], *, cache: Path | None = None,
             _save_cache(cache, entries)
         except OSError:  # a cache not written only costs hashing again
             pass
+    if digests is not None:
+        digests.update((row[0], row[3]) for row in rows)
     text = json.dumps({"files": rows, "skipped": skipped}, sort_keys=True)
     figures = {"input_files": len(files), "input_bytes": sum(max(r[2], 0) for r in rows), "files_hashed": len(todo)}
     return hashlib.sha256(text.encode()).hexdigest()[:16], figures

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -424,16 +425,18 @@ def concat(batches: list[GameBatch]) -> GameBatch:
 def read_batches(
     paths: Iterable[str | os.PathLike], *, encoding_fallback: bool = True, games: int = 4096, on_skip=None,
     arena: Arena | None = None, exclude: Iterable[str | os.PathLike] = (), member_bytes: int = MEMBER_BYTES,
-    field_bytes: int = FIELD_BYTES,
+    field_bytes: int = FIELD_BYTES, indexes: Iterable[str | os.PathLike] = (),
 ) -> Iterator[GameBatch]:
     """Every game under ``paths`` as ``read_paths`` gives them (with the
     same limits and ``exclude``), in batches of about ``games`` games: small
     files are gathered together, and a large one (a month of a kifu dump) is
     cut into parts, so the threads that replay a batch start on the first
-    part while the next is cut, and have little left when reading ends."""
+    part while the next is cut, and have little left when reading ends.
+    The kifu indexes are those of the files read and of ``indexes``: files
+    not read, that hold a partition's indexes (``pipeline.partitions``)."""
     files = existing_files(paths, on_skip, exclude)
     reader = _BulkReader(encoding_fallback, on_skip, arena, member_bytes, field_bytes)
-    reader.load_indexes(files)
+    reader.load_indexes(files + [Path(i) for i in indexes if Path(i) not in files])
     pending: list[GameBatch] = []
     count = moves = 0
     for batch in reader.read_files(files):

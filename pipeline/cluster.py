@@ -1,0 +1,94 @@
+"""The dask engine's cluster: a scheduler given by its address, or a
+LocalCluster of worker processes on this machine, and the run's tasks on it.
+
+Only this module imports dask; the other engines never load it."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from joseki_miner.stop import check as check_stop
+
+from .errors import UsageError
+
+POLL = 0.2  # seconds between the driver's looks for a stop (Ctrl-C) while tasks run
+
+
+@dataclass(frozen=True)
+class Options:
+    """``scheduler``: a dask scheduler's address (tcp://host:8786), or None
+    for a LocalCluster of ``workers`` processes (0: one a core);
+    ``partition_mb``: input bytes a partition gathers."""
+
+    scheduler: str | None = None
+    workers: int = 0
+    partition_mb: float = 8
+
+
+class Cluster:
+    """A dask client, and the LocalCluster it started (if it did)."""
+
+    def __init__(self, options: Options) -> None:
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError:  # pragma: no cover - a dependency of the package
+            raise UsageError("the dask engine needs dask's distributed: pip install 'dask[distributed]'") from None
+        self.local = None
+        if options.scheduler:
+            try:
+                self.client = Client(options.scheduler, timeout="20s")
+            except (OSError, TimeoutError, ValueError) as exc:
+                raise UsageError(f"cannot reach the dask scheduler at {options.scheduler}: {exc}") from None
+        else:
+            import os
+            workers = options.workers or os.cpu_count() or 1
+            self.local = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                      dashboard_address=None, silence_logs=logging.ERROR)
+            self.client = Client(self.local)
+
+    @property
+    def address(self) -> str:
+        return self.client.scheduler.address
+
+    def map(self, function: Callable, items: Sequence, *args, names: Sequence[str], sizes: Sequence[int] | None = None,
+            on_done: Callable[[int], None] = lambda i: None) -> list:
+        """``function(item, *args)`` for every item, on the workers, the
+        largest (``sizes``) started first; ``on_done(i)`` as each ends.
+        Checks for a stop while it waits; a task's error is raised here (a
+        task whose worker died is retried by dask)."""
+        from distributed import wait
+
+        futures = [self.client.submit(function, item, *args, key=name, priority=(sizes[i] if sizes else 0),
+                                      pure=False)
+                   for i, (item, name) in enumerate(zip(items, names))]
+        where = {f.key: i for i, f in enumerate(futures)}
+        pending = set(futures)
+        try:
+            while pending:
+                check_stop()
+                try:
+                    done, pending = wait(pending, timeout=POLL, return_when="FIRST_COMPLETED")
+                except TimeoutError:
+                    continue
+                for f in done:
+                    if f.status == "error":
+                        f.result()  # raises the task's error
+                    on_done(where[f.key])
+            return [f.result() for f in futures]
+        except BaseException:
+            for f in futures:
+                f.cancel()
+            raise
+
+    def call(self, function: Callable, *args, name: str) -> object:
+        """``function(*args)`` on a worker."""
+        return self.map(lambda _, *a: function(*a), [None], *args, names=[name])[0]
+
+    def close(self) -> None:
+        try:
+            self.client.close()
+        finally:
+            if self.local is not None:
+                self.local.close()

@@ -1,0 +1,385 @@
+"""Partitions: the unit of work of the dask engine, and the steps that join
+them into the very files the one-process engines write.
+
+A partition is a run of consecutive input files (in the order every engine
+reads them).  ``mine`` reads one, validates its games, finds their
+sequences (the fast engine's one replay) and writes its games, rejects and
+sequences, numbered within the partition, with a trace of each game's place
+in the reading order and its fingerprint, to a folder of its own: pure in
+its inputs (the files, their digests, the parameters), written under a
+temporary name and renamed whole, so a partition done is kept (a later run,
+``--add``, a retried task) and one half done is never trusted.
+
+Joining is deterministic: a game is a duplicate of the first game with the
+same moves in the reading order, wherever its partition (``resolve``), the
+games kept are numbered in that order, and ``write_games``,
+``write_rejects`` and ``write_sequences`` each stream the partitions in
+order into one file, in the row groups the other engines write: the same
+bytes, whatever the partitions and workers."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import uuid
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+import joseki_miner
+from joseki_miner.arrow import column, numpy, strings
+from joseki_miner.inputs import Collections
+from joseki_miner.readers import existing_files
+from joseki_miner.records import where_of
+from joseki_miner.sequences import Phase1Params
+from joseki_miner.store import sync_file, sync_folder
+
+from . import ingest
+from .errors import StrictError
+from .extract import SEQUENCE_ROWS, SEQUENCES_SCHEMA, Phase1Stream
+from .parquet import TableSink
+
+PARTITION_MB = 8  # input bytes a partition gathers (a file is never split)
+FILES = ("games.parquet", "rejects.parquet", "sequences.parquet", "trace.parquet", "reject-trace.parquet")
+DONE = "figures.json"  # written last: a partition's folder is whole once it holds it (and renamed into place)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What mining a partition needs besides its files: the paths given to
+    the run (collections are named from them), the parameters of ingest and
+    extract, and ``key``, a digest of all of them."""
+
+    named_from: tuple[str, ...]
+    include_handicap: bool
+    dedupe: bool
+    phase1: Phase1Params
+    options: dict  # ingest's limits, collection depth and filters (``ingest.run``)
+    table_memory: int
+    exclude: tuple[str, ...]
+    key: str
+
+
+@dataclass(frozen=True)
+class Partition:
+    """Consecutive input files (``files``, read in this order), the kifu
+    index files elsewhere in their collections they need (``indexes``),
+    their bytes, and ``key``: a digest of the files' contents and names,
+    the collections they fall in and the settings."""
+
+    number: int
+    files: tuple[str, ...]
+    indexes: tuple[str, ...]
+    size: int
+    key: str
+
+
+def _is_index(path: Path) -> bool:
+    """A kifu index kept beside the games it describes: a ``.index`` file,
+    or a file in a folder named ``index`` (Tom's and Tygem's layouts)."""
+    return path.name.lower().endswith(".index") or path.parent.name.lower() == "index"
+
+
+def _scope(path: Path) -> str:
+    """The folder whose games an index file describes (as the readers
+    scope an index: its folder, or the one above a folder named index)."""
+    folder = path.parent
+    if folder.name.lower() == "index":
+        folder = folder.parent
+    return os.path.abspath(folder)
+
+
+def plan(paths, settings: Settings, digests: dict[str, str], *, target_bytes: int = PARTITION_MB << 20,
+         on_skip=None) -> list[Partition]:
+    """The run's partitions: the input files in reading order, cut once a
+    partition holds ``target_bytes`` (a file is never split); each with the
+    index files of its collections that lie outside it.  ``digests`` are
+    the files' content digests by path (``inputs.inputs_key``); the walk
+    reports what it skips to ``on_skip`` as a one-process run would."""
+    files = existing_files(paths, on_skip, settings.exclude)
+    sizes = []
+    for f in files:
+        try:
+            sizes.append(os.stat(f).st_size)
+        except OSError:
+            sizes.append(0)
+    groups: list[list[int]] = [[]]
+    held = 0
+    for i, size in enumerate(sizes):
+        if groups[-1] and held >= target_bytes:
+            groups.append([])
+            held = 0
+        groups[-1].append(i)
+        held += size
+    indexes = [(i, _scope(f)) for i, f in enumerate(files) if _is_index(f)]
+    names = Collections(settings.named_from, settings.options.get("collections_depth", 1))
+    partitions = []
+    for number, group in enumerate(g for g in groups if g):
+        mine_ = set(group)
+        folders = {os.path.abspath(files[i].parent) for i in group}
+        needed = [i for i, scope in indexes if i not in mine_
+                  and any(f == scope or f.startswith(scope + os.sep) for f in folders)]
+        identity = [[str(files[i]), digests.get(str(files[i]), ""), names.of(str(files[i]))] for i in group]
+        identity += [["index", str(files[i]), digests.get(str(files[i]), "")] for i in needed]
+        key = hashlib.sha256(json.dumps([joseki_miner.__version__, settings.key, identity]).encode()).hexdigest()[:20]
+        partitions.append(Partition(number, tuple(str(files[i]) for i in group), tuple(str(files[i]) for i in needed),
+                                    sum(sizes[i] for i in group), key))
+    return partitions
+
+
+# -- mining one partition ----------------------------------------------------------
+
+
+def _done(folder: Path) -> dict | None:
+    """The figures of a partition mined whole into ``folder``, or None."""
+    try:
+        record = json.loads((folder / DONE).read_text())
+        if all((folder / name).stat().st_size == size for name, size in record["sizes"].items()):
+            return record["figures"]
+    except (OSError, ValueError, KeyError):
+        pass
+    return None
+
+
+def mine(partition: Partition, settings: Settings, folder: str) -> dict:
+    """Mine one partition into ``folder``/its key (kept from an earlier run
+    when whole); the ingest figures of its files."""
+    out = Path(folder) / partition.key
+    figures = _done(out)
+    if figures is not None:
+        return figures
+    if out.exists():  # not whole: written by another version, or damaged
+        shutil.rmtree(out, ignore_errors=True)
+    tmp = Path(folder) / f"{partition.key}-{uuid.uuid4().hex[:8]}.tmp"
+    tmp.mkdir(parents=True)
+    try:
+        trace = ingest.Trace()
+        stream = Phase1Stream(tmp / "sequences.parquet", settings.phase1, jobs=1)
+        try:
+            figures = ingest.run(
+                list(partition.files), tmp / "games.parquet", tmp / "rejects.parquet",
+                include_handicap=settings.include_handicap, dedupe=settings.dedupe, jobs=1, progress=False,
+                on_games=stream.add, phase1=settings.phase1, table_memory=settings.table_memory,
+                exclude=settings.exclude, indexes=partition.indexes, named_from=settings.named_from, trace=trace,
+                **settings.options)
+        except BaseException:
+            stream.abort()
+            raise
+        figures["sequences"] = stream.close()["sequences"]
+        games, rejects = trace.arrays()
+        pq.write_table(pa.table(games), tmp / "trace.parquet")
+        pq.write_table(pa.table(rejects), tmp / "reject-trace.parquet")
+        for name in FILES:
+            sync_file(tmp / name)
+        sizes = {name: (tmp / name).stat().st_size for name in FILES}
+        (tmp / DONE).write_text(json.dumps({"figures": figures, "sizes": sizes}))
+        sync_file(tmp / DONE)
+        try:
+            os.rename(tmp, out)
+        except OSError:  # another attempt at the same partition got there first
+            if _done(out) is None:
+                raise
+        sync_folder(Path(folder))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return figures
+
+
+def clean(folder: Path, keep: set[str] | None = None) -> None:
+    """Remove half-written partitions (a stopped run's, a killed worker's)
+    and, given ``keep``, every partition not in it."""
+    if not folder.is_dir():
+        return
+    for path in folder.iterdir():
+        if path.name.endswith(".tmp") or (keep is not None and path.name not in keep):
+            shutil.rmtree(path, ignore_errors=True) if path.is_dir() else path.unlink(missing_ok=True)
+
+
+# -- joining the partitions ------------------------------------------------------------
+
+
+@dataclass
+class Resolution:
+    """Per partition: which of its games are kept (``keep``), the number
+    of its first kept game in the joined files (``first``), and for every
+    game that repeats a game of an earlier partition, that game's
+    (partition, number in it) (``repeats``: by the game's number)."""
+
+    keep: list[np.ndarray]
+    first: list[int]
+    repeats: list[dict[int, tuple[int, int]]]
+    read: list[np.ndarray]  # each game's number in its partition's reading order
+
+
+def resolve(folder: str, keys: list[str], dedupe: bool) -> Resolution:
+    """Duplicates across partitions, resolved as one reading resolves them:
+    the first game with the same moves in the reading order is kept."""
+    traces = [pq.read_table(Path(folder) / k / "trace.parquet") for k in keys]
+    counts = [t.num_rows for t in traces]
+    starts = np.r_[0, np.cumsum(counts)].astype(np.int64)
+    first_of = np.arange(starts[-1], dtype=np.int64)
+    if dedupe and starts[-1]:
+        h1 = np.concatenate([numpy(t.column("h1")) for t in traces])
+        h2 = np.concatenate([numpy(t.column("h2")) for t in traces])
+        order = np.lexsort((h2, h1))  # stable: the first of equal fingerprints comes first
+        new = np.r_[True, (h1[order][1:] != h1[order][:-1]) | (h2[order][1:] != h2[order][:-1])]
+        group = np.cumsum(new) - 1
+        first_of[order] = order[np.flatnonzero(new)][group]
+    keep_all = first_of == np.arange(starts[-1])
+    kept_before = np.r_[0, np.cumsum(keep_all)]
+    part_of = np.repeat(np.arange(len(keys)), counts)
+    keep, first, repeats = [], [], []
+    for p in range(len(keys)):
+        lo, hi = starts[p], starts[p + 1]
+        keep.append(keep_all[lo:hi])
+        first.append(int(kept_before[lo]))
+        dropped = np.flatnonzero(~keep_all[lo:hi])
+        f = first_of[lo + dropped]
+        repeats.append({int(k): (int(part_of[g]), int(g - starts[part_of[g]])) for k, g in zip(dropped, f)})
+    return Resolution(keep, first, repeats, [numpy(t.column("read")) for t in traces])
+
+
+def write_games(folder: str, keys: list[str], dedupe: bool, path: str) -> dict:
+    """games.parquet of the partitions joined; the figures that count the
+    games kept (accepted, by year, by collection)."""
+    res = resolve(folder, keys, dedupe)
+    sink = TableSink(Path(path), ingest.GAMES_SCHEMA, background=True)
+    by_year: Counter[int] = Counter()
+    by_collection: Counter[str] = Counter()
+    try:
+        for p, key in enumerate(keys):
+            table = pq.read_table(Path(folder) / key / "games.parquet")
+            keep = res.keep[p]
+            if not keep.all():
+                table = table.filter(pa.array(keep))
+            ids = np.arange(res.first[p], res.first[p] + table.num_rows, dtype=np.int64)
+            table = table.set_column(0, "game", column(ids))
+            year = numpy(table.column("year"))
+            by_year.update(dict(zip(*[a.tolist() for a in np.unique(year, return_counts=True)])))
+            by_collection.update(table.column("collection").to_pylist())
+            sink.add(table)
+        sink.close()
+    except BaseException:
+        sink.abort()
+        raise
+    accepted = sum(int(k.sum()) for k in res.keep)
+    return {"games_accepted": accepted, "games_by_year": {str(y): n for y, n in sorted(by_year.items()) if y},
+            "games_by_collection": dict(sorted(by_collection.items()))}
+
+
+def _where(folder: str, key: str, rows: list[int]) -> dict[int, str]:
+    """Where each of a partition's games ``rows`` was read."""
+    table = pq.read_table(Path(folder) / key / "games.parquet", columns=["source", "location"])
+    picked = table.take(column(rows, np.int64)).to_pylist() if rows else []
+    return {r: where_of(row["source"], row["location"]) for r, row in zip(rows, picked)}
+
+
+def write_rejects(folder: str, keys: list[str], dedupe: bool, path: str, strict: bool = False) -> dict:
+    """rejects.parquet of the partitions joined, in the reading order: each
+    partition's own, and its games that repeat a game of an earlier one
+    (named, as a duplicate's first game always is, by where the first was
+    read); the figure of the games rejected by reason.  ``strict``: the
+    first reject fails the run."""
+    res = resolve(folder, keys, dedupe)
+    wanted: dict[int, set[int]] = {}  # the games named as first games, by partition
+    traces = [pq.read_table(Path(folder) / k / "reject-trace.parquet") for k in keys]
+    for p in range(len(keys)):
+        for q, g in res.repeats[p].values():
+            wanted.setdefault(q, set()).add(g)
+        for g in numpy(traces[p].column("first")).tolist():
+            if g >= 0 and not res.keep[p][g]:
+                q, h = res.repeats[p][g]
+                wanted.setdefault(q, set()).add(h)
+    where = {q: _where(folder, keys[q], sorted(games)) for q, games in wanted.items()}
+    sink = TableSink(Path(path), ingest.REJECTS_SCHEMA)
+    reasons: Counter[str] = Counter()
+    try:
+        for p, key in enumerate(keys):
+            own = pq.read_table(Path(folder) / key / "rejects.parquet")
+            first = numpy(traces[p].column("first"))
+            detail = own.column("detail").to_pylist()
+            for i in np.flatnonzero(first >= 0).tolist():  # a duplicate of a game that repeats an earlier partition's
+                g = int(first[i])
+                if not res.keep[p][g]:
+                    q, h = res.repeats[p][g]
+                    detail[i] = f"same moves as {where[q][h]}"
+            own = own.set_column(3, "detail", strings(detail))
+            read = numpy(traces[p].column("read"))
+            if res.repeats[p]:
+                games = sorted(res.repeats[p])
+                rows = pq.read_table(Path(folder) / key / "games.parquet", columns=["source", "location"]) \
+                    .take(column(games, np.int64))
+                details = [f"same moves as {where[q][h]}" for q, h in (res.repeats[p][g] for g in games)]
+                more = pa.Table.from_arrays([rows.column("source").combine_chunks(),
+                                             rows.column("location").combine_chunks(),
+                                             strings(["duplicate"] * len(games)), strings(details)],
+                                            schema=ingest.REJECTS_SCHEMA)
+                own = pa.concat_tables([own, more])
+                read = np.r_[read, res.read[p][games]]
+                own = own.take(column(np.argsort(read, kind="stable"), np.int64))
+            if strict and own.num_rows:
+                row = own.slice(0, 1).to_pylist()[0]
+                raise StrictError(f"{row['source']}:{row['location']}: {row['reason']}: {row['detail']}"
+                                  .replace("::", ":"))
+            reasons.update(own.column("reason").to_pylist())
+            if own.num_rows:
+                sink.add(own)
+        sink.close()
+    except BaseException:
+        sink.abort()
+        raise
+    return {"games_rejected": dict(sorted(reasons.items()))}
+
+
+def write_sequences(folder: str, keys: list[str], dedupe: bool, path: str) -> dict:
+    """sequences.parquet of the partitions joined: the sequences of the
+    games kept, numbered as the joined games.parquet numbers them."""
+    res = resolve(folder, keys, dedupe)
+    sink = TableSink(Path(path), SEQUENCES_SCHEMA, SEQUENCE_ROWS, background=True, use_dictionary=False)
+    count = 0
+    try:
+        for p, key in enumerate(keys):
+            number = np.cumsum(res.keep[p]) - 1 + res.first[p]  # the joined number of each kept game
+            for batch in pq.ParquetFile(Path(folder) / key / "sequences.parquet").iter_batches(SEQUENCE_ROWS):
+                game = numpy(batch.column(0))
+                table = pa.Table.from_batches([batch])
+                kept = res.keep[p][game]
+                if not kept.all():
+                    table = table.filter(pa.array(kept))
+                    game = game[kept]
+                table = table.set_column(0, SEQUENCES_SCHEMA.field(0), column(number[game].astype(np.int64)))
+                count += table.num_rows
+                sink.add(table)
+        sink.close()
+    except BaseException:
+        sink.abort()
+        raise
+    return {"sequences": count}
+
+
+def ingest_figures(parts: list[dict], games: dict, rejects: dict, skipped: Counter) -> dict:
+    """The ingest stage's figures of the partitions joined, in the order a
+    one-process run gives them."""
+    def summed(name: str) -> dict:
+        total: Counter = Counter()
+        for f in parts:
+            total.update(f.get(name, {}))
+        return dict(sorted(total.items()))
+
+    files_skipped = Counter(summed("files_skipped"))
+    files_skipped.update(skipped)
+    return {
+        "games_read": sum(f["games_read"] for f in parts),
+        "games_accepted": games["games_accepted"],
+        "games_rejected": rejects["games_rejected"],
+        "games_filtered": summed("games_filtered"),
+        "files_skipped": dict(sorted(files_skipped.items())),
+        "games_by_year": games["games_by_year"],
+        "games_by_collection": games["games_by_collection"],
+    }
