@@ -45,7 +45,7 @@ TABLE_MEMORY = typer.Option(TABLE_MEMORY_MB, "--table-memory", metavar="MB",
 
 
 def _execute(stages, paths, out, work, config, sets, quiet, strict=False, force=False, engine="fast", jobs=None,
-             sort_memory=SORT_MEMORY_MB, table_memory=TABLE_MEMORY_MB, wait=False, cluster=None) -> None:
+             sort_memory=SORT_MEMORY_MB, table_memory=TABLE_MEMORY_MB, wait=False, cluster=None, add=False) -> None:
     """Run the stages; every way a run can end becomes one line and an exit
     code: 2 an unusable invocation, 1 a failed run (--strict, a full disk),
     130 (143) a run stopped by Ctrl-C (SIGTERM).  None but 0 changes the
@@ -60,7 +60,7 @@ def _execute(stages, paths, out, work, config, sets, quiet, strict=False, force=
         summary = run_stages(
             catalog, cfg, stages, paths or [], progress=not quiet, strict=strict, force=force,
             engine=engine, jobs=jobs, sort_memory=sort_memory, table_memory=table_memory, log=log, wait=wait,
-            command=" ".join(["joseki", *map(_shown, sys.argv[1:])]), cluster=cluster or Options(),
+            command=" ".join(["joseki", *map(_shown, sys.argv[1:])]), cluster=cluster or Options(), add=add,
         )
     except (ConfigError, UsageError) as exc:
         _fail(str(exc), 2)
@@ -119,10 +119,12 @@ def mine(
     quiet: bool = QUIET, jobs: Optional[int] = JOBS, engine: str = ENGINE, sort_memory: float = SORT_MEMORY,
     table_memory: float = TABLE_MEMORY, wait: bool = WAIT, scheduler: Optional[str] = SCHEDULER,
     workers: int = WORKERS, partition_mb: float = PARTITION_MB,
+    add: bool = typer.Option(False, "--add", help="--engine dask: add these games to those mined in WORK; only "
+                                                  "they are read"),
 ) -> None:
     """Mine joseki from game collections: every stage, skipping up-to-date ones."""
     _execute(STAGES, paths, out, work, config, set_, quiet, strict, force, engine, jobs, sort_memory, table_memory,
-             wait, _cluster(engine, scheduler, workers, partition_mb))
+             wait, _cluster(engine, scheduler, workers, partition_mb), add)
 
 
 def _cluster(engine: str, scheduler: Optional[str], workers: int, partition_mb: float):

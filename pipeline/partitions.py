@@ -47,6 +47,7 @@ from .parquet import TableSink
 
 PARTITION_MB = 8  # input bytes a partition gathers (a file is never split)
 FILES = ("games.parquet", "rejects.parquet", "sequences.parquet", "trace.parquet", "reject-trace.parquet")
+KEPT = "kept"  # in what ``mine`` returns of a partition kept from an earlier run
 DONE = "figures.json"  # written last: a partition's folder is whole once it holds it (and renamed into place)
 
 
@@ -98,11 +99,20 @@ def _scope(path: Path) -> str:
 def plan(paths, settings: Settings, digests: dict[str, str], *, target_bytes: int = PARTITION_MB << 20,
          on_skip=None) -> list[Partition]:
     """The run's partitions: the input files in reading order, cut once a
-    partition holds ``target_bytes`` (a file is never split); each with the
+    partition holds ``target_bytes`` (a file is never split) and where a
+    path given starts; each with the
     index files of its collections that lie outside it.  ``digests`` are
     the files' content digests by path (``inputs.inputs_key``); the walk
     reports what it skips to ``on_skip`` as a one-process run would."""
-    files = existing_files(paths, on_skip, settings.exclude)
+    files: list[Path] = []
+    starts: set[int] = set()  # a partition never spans two paths given: adding one leaves the others' partitions
+    seen: set[str] = set()
+    for given in paths:
+        starts.add(len(files))
+        for f in existing_files([given], on_skip, settings.exclude):
+            if os.path.abspath(f) not in seen:  # a file met twice is read once, as ``iter_files`` reads it
+                seen.add(os.path.abspath(f))
+                files.append(f)
     sizes = []
     for f in files:
         try:
@@ -112,7 +122,7 @@ def plan(paths, settings: Settings, digests: dict[str, str], *, target_bytes: in
     groups: list[list[int]] = [[]]
     held = 0
     for i, size in enumerate(sizes):
-        if groups[-1] and held >= target_bytes:
+        if groups[-1] and (held >= target_bytes or i in starts):
             groups.append([])
             held = 0
         groups[-1].append(i)
@@ -149,11 +159,12 @@ def _done(folder: Path) -> dict | None:
 
 def mine(partition: Partition, settings: Settings, folder: str) -> dict:
     """Mine one partition into ``folder``/its key (kept from an earlier run
-    when whole); the ingest figures of its files."""
+    when whole: then the figures say ``KEPT``); the ingest figures of its
+    files."""
     out = Path(folder) / partition.key
     figures = _done(out)
     if figures is not None:
-        return figures
+        return {**figures, KEPT: True}
     if out.exists():  # not whole: written by another version, or damaged
         shutil.rmtree(out, ignore_errors=True)
     tmp = Path(folder) / f"{partition.key}-{uuid.uuid4().hex[:8]}.tmp"

@@ -217,6 +217,7 @@ def run_stages(
     wait: bool = False,
     command: str = "joseki",
     cluster: cluster_.Options = cluster_.Options(),
+    add: bool = False,
 ) -> dict:
     """Run ``stages`` (a contiguous part of STAGES) and write summary.json
     (the figures of this and earlier stages; later stages' stale figures are
@@ -232,10 +233,14 @@ def run_stages(
     in memory, the rest mapped from files in the work folder).  "dask" mines
     partitions of the inputs on a dask cluster (``cluster``: a scheduler's
     address, or a LocalCluster of worker processes) and runs every stage
-    on its workers, with the same files again.  When another
+    on its workers, with the same files again; with ``add``, ``paths`` are
+    added to those of the last run in the folder, whose partitions are
+    kept (only the new ones are read).  When another
     run holds a folder, raise UsageError, or with ``wait`` wait for it
     (``command`` names this run in the lock).  Returns the summary."""
     jobs = _check_options(engine, jobs, sort_memory, table_memory)
+    if add and engine != "dask":
+        raise UsageError("--add keeps the partitions of the dask engine: give --engine dask too")
     try:
         os.getcwd()
     except OSError:
@@ -248,7 +253,7 @@ def run_stages(
         try:
             return _Run(catalog, config, stages, paths, progress=progress, strict=strict, force=force, engine=engine,
                         jobs=jobs, sort_bytes=int(sort_memory * 2**20), table_bytes=int(table_memory * 2**20),
-                        log=log, cluster=cluster).go()
+                        log=log, cluster=cluster, add=add).go()
         finally:
             clean(catalog)  # a run that finished left nothing staged; one that failed may have
     finally:
@@ -262,7 +267,8 @@ class _Run:
 
     def __init__(self, catalog: Catalog, config: Config, stages: Sequence[str], paths, *, progress: bool,
                  strict: bool, force: bool, engine: str, jobs: int, sort_bytes: int, table_bytes: int,
-                 log: Callable[[str], None], cluster: cluster_.Options = cluster_.Options()) -> None:
+                 log: Callable[[str], None], cluster: cluster_.Options = cluster_.Options(),
+                 add: bool = False) -> None:
         self.catalog, self.config, self.stages, self.paths = catalog, config, list(stages), list(paths)
         self.progress, self.strict, self.force, self.engine, self.jobs = progress, strict, force, engine, jobs
         self.sort_bytes, self.table_bytes, self.log = sort_bytes, table_bytes, log
@@ -276,6 +282,7 @@ class _Run:
         self.cluster_options = cluster
         self._cluster: cluster_.Cluster | None = None
         self.digests: dict[str, str] = {}  # of the input files, by path (the dask engine's partitions)
+        self.add = add
 
     # -- what earlier stages left --------------------------------------------------
     def stage_figures(self, stage: str) -> dict:
@@ -314,6 +321,7 @@ class _Run:
         data = {"stage": stage, "key": key, "figures": found, "run": run}
         if inputs is not None:
             data["inputs"] = inputs  # so later stages can run alone
+            data["paths"] = [str(p) for p in self.paths]  # so a later run can --add to them
         return store.StageRecord(self.catalog.manifest(stage), data, written, gone)
 
     def done(self, record: store.StageRecord) -> None:
@@ -327,6 +335,8 @@ class _Run:
     # -- the run ---------------------------------------------------------------------
     def go(self) -> dict:
         catalog, config = self.catalog, self.config
+        if self.add:
+            self.paths = self.added()
         if "ingest" in self.stages:
             check_paths(self.paths, self.own)
             inputs, _ = inputs_key(self.paths, cache=catalog.digests, exclude=self.own, jobs=self.jobs,
@@ -456,6 +466,15 @@ class _Run:
         return partial(prune.run, catalog.trie, catalog.trie_years, catalog.trie_sources, catalog.sorted_sequences,
                        catalog.games, outputs, **options)
 
+    def added(self) -> list:
+        """--add: the paths of the last run in the folder, then the new ones."""
+        manifest = store.read_manifest(self.catalog.manifest("ingest"))
+        old = manifest.get("paths") if manifest else None
+        if not old:
+            raise UsageError(f"--add adds games to those mined in {self.catalog.work}, and none are: "
+                             "mine some first")
+        return [*old, *[p for p in self.paths if str(p) not in old]]
+
     def cluster(self) -> cluster_.Cluster:
         """The dask cluster of this run, connected (or started) once."""
         if self._cluster is None:
@@ -500,12 +519,14 @@ class _Run:
             names=[f"join-{what}-{keys['extract']}" for what in ("games", "rejects", "sequences")])
         figures = partitions.ingest_figures(found, games, rejects, skipped)
         joined = time.perf_counter()
+        kept = sum(1 for f in found if f.get(partitions.KEPT))
         self.done(self.record("ingest", keys["ingest"], figures, read - t0, inputs=inputs, partitions=len(parts),
+                              partitions_read=len(parts) - kept,
                               workers=len(cluster.client.scheduler_info()["workers"])))
         self.done(self.record("extract", keys["extract"], sequences, joined - read))
         partitions.clean(Path(folder), keep=set(names))
-        self.log(f"ingest and extract: {len(parts)} partitions mined in {read - t0:.1f} s, joined in "
-                 f"{joined - read:.1f} s")
+        self.log(f"ingest and extract: {len(parts)} partitions ({len(parts) - kept} read, {kept} kept from an "
+                 f"earlier run) in {read - t0:.1f} s, joined in {joined - read:.1f} s")
         return {"extract"}
 
     def ingest_to_build(self, inputs: str, pool: ThreadPoolExecutor, finish: list) -> set[str]:
