@@ -1,0 +1,156 @@
+"""The dask engine: partitions mined on worker processes (a LocalCluster
+over TCP on loopback) and joined give the files of ``--engine fast --jobs 1``
+byte for byte; duplicates across partitions are resolved as one reading
+resolves them; ``--add`` reads only the new games; a worker killed mid-run
+is replaced and its partition mined again."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from joseki_miner.config import load
+from pipeline.catalog import Catalog
+from pipeline.cluster import Options
+from pipeline.partitions import Settings, plan
+from pipeline.run import STAGES, run_stages
+
+from crashtest import outputs
+
+pytest.importorskip("distributed", reason="the dask engine needs dask's distributed (make setup installs it)")
+
+
+def files_of(folder: Path) -> dict[str, bytes]:
+    """What a run leaves (as the crash harness compares it), without the
+    dask engine's own partitions."""
+    return {k: v for k, v in outputs(folder).items() if "partitions/" not in k}
+
+
+def mine(paths, folder: Path, engine: str = "fast", *, add: bool = False, cluster: Options | None = None,
+         sets=()) -> dict:
+    catalog = Catalog(work=folder / "work", out=folder / "out")
+    return run_stages(catalog, load(None, list(sets)), STAGES, list(paths), progress=False, engine=engine, jobs=1,
+                      cluster=cluster or Options(workers=2, partition_mb=0.25), add=add)
+
+
+def manifest_run(folder: Path) -> dict:
+    import json
+    return json.loads((folder / "work" / "ingest.manifest.json").read_text())["run"]
+
+
+SGF = "(;GM[1]FF[4]SZ[19]PB[{b}]PW[{w}]DT[2010-01-0{d}]RE[B+R];B[pd];W[dp];B[pq];W[dd];B[fc];W[cf]{tail})"
+
+
+def _game(folder: Path, name: str, tail: str, d: int = 1) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_text(SGF.format(b=name, w="w", d=d, tail=tail))
+
+
+def test_duplicates_across_partitions_are_those_of_one_reading(tmp_path):
+    """A game repeated in a later partition, and repeated twice there (the
+    second names the first partition's game, as one reading names it), a
+    game repeated within a partition, and the games kept numbered in
+    order: the same games.parquet and rejects.parquet as the fast engine."""
+    games = tmp_path / "games"
+    _game(games / "a", "1.sgf", ";B[qk]")
+    _game(games / "a", "2.sgf", ";B[ck]")
+    _game(games / "b", "3.sgf", ";B[qk]", 2)  # repeats a/1
+    _game(games / "b", "4.sgf", ";B[qk]", 3)  # repeats a/1 (and b/3)
+    _game(games / "b", "5.sgf", ";B[kc]")
+    _game(games / "b", "6.sgf", ";B[kc]")  # repeats b/5
+    _game(games / "c", "7.sgf", ";B[ck]")  # repeats a/2
+    paths = [games / "a", games / "b", games / "c"]
+    mine(paths, tmp_path / "fast")
+    mine(paths, tmp_path / "dask", "dask")
+    assert manifest_run(tmp_path / "dask")["partitions"] == 3
+    import pyarrow.parquet as pq
+    rejects = pq.read_table(tmp_path / "dask" / "work" / "rejects.parquet").to_pylist()
+    assert [(Path(r["source"]).name, r["detail"].rsplit("/", 1)[-1]) for r in rejects] == [
+        ("3.sgf", "1.sgf"), ("4.sgf", "1.sgf"), ("6.sgf", "5.sgf"), ("7.sgf", "2.sgf")]
+    assert files_of(tmp_path / "dask") == files_of(tmp_path / "fast")
+
+
+def test_a_partition_never_spans_two_paths_and_takes_its_collections_indexes(tmp_path):
+    (tmp_path / "tom").mkdir()
+    (tmp_path / "tom" / "Kifu.index").write_text("")
+    for name in ("2001-01", "2001-02"):
+        (tmp_path / "tom" / name).write_text("x" * 1000)
+    (tmp_path / "kgs").mkdir()
+    (tmp_path / "kgs" / "a.sgf").write_text("(;)")
+    settings = Settings((str(tmp_path / "tom"), str(tmp_path / "kgs")), False, True, None, {}, 0, (), "k")
+    parts = plan([tmp_path / "tom", tmp_path / "kgs"], settings, {}, target_bytes=1000)
+    assert [[Path(f).name for f in p.files] for p in parts] == [["2001-01"], ["2001-02"], ["Kifu.index"], ["a.sgf"]]
+    assert [[Path(f).name for f in p.indexes] for p in parts] == [["Kifu.index"], ["Kifu.index"], [], []]
+    assert len({p.key for p in parts}) == 4
+
+
+@pytest.mark.shared_data
+def test_dask_engine_gives_the_fast_engines_files_on_real_games(real_subset, tmp_path):
+    """Thousands of real games of every collection (SGF in tars, kifu with
+    Tom's and Tygem's indexes, the ai tarball), in partitions of a quarter
+    MB on two worker processes: every file of the work and output folders
+    the same bytes as one process gives."""
+    fast = mine([real_subset], tmp_path / "fast")
+    dask = mine([real_subset], tmp_path / "dask", "dask")
+    assert dask["games_accepted"] == fast["games_accepted"] > 2500
+    assert manifest_run(tmp_path / "dask")["partitions"] >= 4
+    assert files_of(tmp_path / "dask") == files_of(tmp_path / "fast")
+
+
+@pytest.mark.shared_data
+def test_add_reads_only_the_new_games_and_gives_what_mining_all_at_once_gives(real_subset, tmp_path):
+    folders = sorted(p for p in real_subset.iterdir())
+    old, new = folders[:2], folders[2:]
+    mine(old, tmp_path / "dask", "dask")
+    before = manifest_run(tmp_path / "dask")["partitions"]
+    mine(new, tmp_path / "dask", "dask", add=True)
+    run = manifest_run(tmp_path / "dask")
+    assert run["partitions_read"] == run["partitions"] - before > 0
+    mine(folders, tmp_path / "fast")
+    assert files_of(tmp_path / "dask") == files_of(tmp_path / "fast")
+
+
+def test_add_needs_games_mined_before_and_the_dask_engine(demo_games, tmp_path):
+    from pipeline.errors import UsageError
+
+    with pytest.raises(UsageError, match="none are"):
+        mine([demo_games], tmp_path / "x", "dask", add=True)
+    with pytest.raises(UsageError, match="--engine dask"):
+        mine([demo_games], tmp_path / "x", "fast", add=True)
+
+
+@pytest.mark.shared_data
+def test_a_worker_killed_mid_run_is_replaced_and_the_files_are_the_same(real_subset, tmp_path):
+    from distributed import Client, LocalCluster
+
+    mine([real_subset], tmp_path / "fast")
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+            Client(cluster) as client:
+        pids = list(client.run(os.getpid).values())
+        partitions = tmp_path / "dask" / "work" / "partitions"
+        result: dict = {}
+
+        def run() -> None:
+            try:
+                result["summary"] = mine([real_subset], tmp_path / "dask", "dask",
+                                         cluster=Options(scheduler=cluster.scheduler_address, partition_mb=0.25))
+            except BaseException as exc:  # noqa: BLE001 - reported below
+                result["error"] = exc
+
+        thread = threading.Thread(target=run)
+        thread.start()
+        deadline = time.monotonic() + 120
+        while not (partitions.is_dir() and any(p.name.endswith(".tmp") for p in partitions.iterdir())):
+            assert time.monotonic() < deadline and thread.is_alive(), "no partition was started"
+            time.sleep(0.01)
+        os.kill(pids[0], signal.SIGKILL)  # a worker mid-partition: its task goes to the other, or to its successor
+        thread.join(300)
+        assert "error" not in result, result.get("error")
+        assert pids[0] not in client.run(os.getpid).values()
+    assert not any(p.name.endswith(".tmp") for p in partitions.iterdir())
+    assert files_of(tmp_path / "dask") == files_of(tmp_path / "fast")
