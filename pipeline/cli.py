@@ -111,7 +111,8 @@ def _print_summary(s: dict, catalog: Catalog) -> None:
 
 @app.command()
 def mine(
-    paths: List[Path] = typer.Argument(..., help="game files, folders or archives"),
+    paths: List[str] = typer.Argument(..., help="game files, folders or archives; or fsspec URLs (http(s)://, "
+                                                "s3://, gs://)"),
     out: Path = OUT, work: Optional[Path] = WORK, config: Optional[Path] = CONFIG,
     set_: Optional[List[str]] = SET,
     strict: bool = typer.Option(False, "--strict", help="stop at the first bad record"),
@@ -140,7 +141,8 @@ def _cluster(engine: str, scheduler: Optional[str], workers: int, partition_mb: 
 
 @app.command()
 def ingest(
-    paths: List[Path] = typer.Argument(..., help="game files, folders or archives"),
+    paths: List[str] = typer.Argument(..., help="game files, folders or archives; or fsspec URLs (http(s)://, "
+                                                "s3://, gs://)"),
     out: Path = OUT, work: Optional[Path] = WORK, config: Optional[Path] = CONFIG,
     set_: Optional[List[str]] = SET,
     strict: bool = typer.Option(False, "--strict", help="stop at the first bad record"),

@@ -27,6 +27,28 @@ class Options:
     partition_mb: float = 8
 
 
+def warm() -> None:
+    """Load the stages and their compiled code in a worker, by mining one
+    game: a worker's first partition then costs what the others cost (the
+    driver meanwhile walks and hashes the inputs)."""
+    import tempfile
+    from pathlib import Path
+
+    from joseki_miner.config import load
+
+    from . import extract, ingest
+    from .run import phase1_params
+
+    params = phase1_params(load(None, []))
+    with tempfile.TemporaryDirectory(prefix="joseki-warm-") as folder:
+        game = Path(folder) / "game.sgf"
+        game.write_text("(;GM[1]FF[4]SZ[19];B[pd];W[dp];B[pq];W[dd];B[fc];W[cf])")
+        stream = extract.Phase1Stream(Path(folder) / "sequences.parquet", params)
+        ingest.run([game], Path(folder) / "games.parquet", Path(folder) / "rejects.parquet", include_handicap=False,
+                   dedupe=True, progress=False, on_games=stream.add, phase1=params, trace=ingest.Trace())
+        stream.close()
+
+
 class Cluster:
     """A dask client, and the LocalCluster it started (if it did)."""
 
@@ -47,6 +69,7 @@ class Cluster:
             self.local = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                       dashboard_address=None, silence_logs=logging.ERROR)
             self.client = Client(self.local)
+        self.client.run(warm)  # and every worker that joins later warms at its first task
 
     @property
     def address(self) -> str:

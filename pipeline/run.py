@@ -19,7 +19,7 @@ import resource
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
 
@@ -28,7 +28,7 @@ from tqdm import tqdm
 
 import joseki_miner
 from joseki_miner import prune as prune_method
-from joseki_miner import store
+from joseki_miner import remote, store
 from joseki_miner.config import TABLE_MEMORY_MB, Config
 from joseki_miner.inputs import inputs_key
 from joseki_miner.sequences import Phase1Params
@@ -120,6 +120,8 @@ def check_paths(paths: Sequence[str | Path], own: Sequence[Path]) -> None:
         raise UsageError("no game collection given")
     folders = [os.path.realpath(f) for f in own]
     for p in paths:
+        if remote.is_url(p):
+            continue
         if not os.path.lexists(p):
             raise UsageError(f"no such path: {p}")
         real = os.path.realpath(p)
@@ -283,6 +285,8 @@ class _Run:
         self._cluster: cluster_.Cluster | None = None
         self.digests: dict[str, str] = {}  # of the input files, by path (the dask engine's partitions)
         self.add = add
+        self.given = list(paths)  # as given: URLs too (``paths`` reads their mirrors)
+        self._starting: Future | None = None
 
     # -- what earlier stages left --------------------------------------------------
     def stage_figures(self, stage: str) -> dict:
@@ -321,7 +325,7 @@ class _Run:
         data = {"stage": stage, "key": key, "figures": found, "run": run}
         if inputs is not None:
             data["inputs"] = inputs  # so later stages can run alone
-            data["paths"] = [str(p) for p in self.paths]  # so a later run can --add to them
+            data["paths"] = [str(p) for p in self.given]  # so a later run can --add to them
         return store.StageRecord(self.catalog.manifest(stage), data, written, gone)
 
     def done(self, record: store.StageRecord) -> None:
@@ -334,11 +338,27 @@ class _Run:
 
     # -- the run ---------------------------------------------------------------------
     def go(self) -> dict:
+        try:
+            return self._go()
+        finally:
+            if self._starting is not None:
+                self._starting.exception()  # started or failed: either way, nothing is left starting
+            if self._cluster is not None:
+                self._cluster.close()
+                self._cluster = None
+
+    def _go(self) -> dict:
         catalog, config = self.catalog, self.config
         if self.add:
             self.paths = self.added()
+        self.given = list(self.paths)
         if "ingest" in self.stages:
             check_paths(self.paths, self.own)
+            self.paths = [self.fetched(p) if remote.is_url(p) else p for p in self.paths]
+            if self.engine == "dask":  # the cluster starts (and warms) while the inputs are hashed
+                starter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cluster")
+                self._starting = starter.submit(self._start)
+                starter.shutdown(wait=False)
             inputs, _ = inputs_key(self.paths, cache=catalog.digests, exclude=self.own, jobs=self.jobs,
                                    digests=self.digests)
         else:
@@ -382,9 +402,6 @@ class _Run:
                 finish.clear()
             finally:
                 self.memory.clear()
-                if self._cluster is not None:
-                    self._cluster.close()
-                    self._cluster = None
                 for step in finish:  # failed: wait for the threads still writing, commit nothing more
                     try:
                         step(commit=False)
@@ -466,6 +483,16 @@ class _Run:
         return partial(prune.run, catalog.trie, catalog.trie_years, catalog.trie_sources, catalog.sorted_sequences,
                        catalog.games, outputs, **options)
 
+    def fetched(self, url: str) -> Path:
+        """The mirror of a collection at an fsspec URL, brought up to date."""
+        try:
+            return remote.fetch(str(url), self.catalog.work / "fetched",
+                                on_fetched=lambda n, files: self.log(f"{url}: {n:,} of its {files:,} files fetched"))
+        except ImportError as exc:
+            raise UsageError(f"cannot read {url}: {exc} (install the fsspec package for its protocol)") from None
+        except (OSError, ValueError) as exc:
+            raise UsageError(f"cannot fetch {url}: {exc}") from None
+
     def added(self) -> list:
         """--add: the paths of the last run in the folder, then the new ones."""
         manifest = store.read_manifest(self.catalog.manifest("ingest"))
@@ -477,11 +504,17 @@ class _Run:
 
     def cluster(self) -> cluster_.Cluster:
         """The dask cluster of this run, connected (or started) once."""
+        if self._starting is not None:
+            starting, self._starting = self._starting, None
+            starting.result()  # its error, if it failed
         if self._cluster is None:
-            self.log("dask: " + (f"connecting to {self.cluster_options.scheduler}" if self.cluster_options.scheduler
-                                 else "starting a local cluster"))
-            self._cluster = cluster_.Cluster(self.cluster_options)
+            self._start()
         return self._cluster
+
+    def _start(self) -> None:
+        self.log("dask: " + (f"connecting to {self.cluster_options.scheduler}" if self.cluster_options.scheduler
+                             else "starting a local cluster"))
+        self._cluster = cluster_.Cluster(self.cluster_options)
 
     def partitioned(self, inputs: str) -> set[str]:
         """Ingest and extract on the dask cluster: every partition of the

@@ -7,6 +7,7 @@ is replaced and its partition mined again."""
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import threading
 import time
@@ -154,3 +155,40 @@ def test_a_worker_killed_mid_run_is_replaced_and_the_files_are_the_same(real_sub
         assert pids[0] not in client.run(os.getpid).values()
     assert not any(p.name.endswith(".tmp") for p in partitions.iterdir())
     assert files_of(tmp_path / "dask") == files_of(tmp_path / "fast")
+
+
+@pytest.mark.shared_data
+def test_games_read_over_http_through_fsspec_give_the_same_tree(real_subset, tmp_path):
+    """The real subset served by a local HTTP server and mined from its
+    URL: the same games (all but where they were read) and the same tree
+    as mined from the folder; a second run fetches nothing."""
+    import functools
+    import http.server
+
+    import pyarrow.parquet as pq
+
+    pytest.importorskip("aiohttp", reason="fsspec's http needs aiohttp (make setup installs it)")
+    served = tmp_path / "served"  # a server follows the subset's symlinked folder, which the walk does not enter
+    shutil.copytree(real_subset, served)
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(served))
+    handler.log_message = lambda *a: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/"
+        mine([url], tmp_path / "http", "dask")
+        assert manifest_run(tmp_path / "http")["partitions_read"] >= 4
+        messages: list[str] = []
+        catalog = Catalog(work=tmp_path / "http" / "work", out=tmp_path / "http" / "out")
+        run_stages(catalog, load(None, []), STAGES, [url], progress=False, engine="dask", jobs=1,
+                   cluster=Options(workers=1, partition_mb=0.25), log=messages.append)
+        assert any("0 of its" in m for m in messages) and any("ingest: up to date" in m for m in messages)
+    finally:
+        server.shutdown()
+    mine([served], tmp_path / "local")
+    here, there = tmp_path / "local", tmp_path / "http"
+    for name in ("out/joseki.parquet", "out/node_years.parquet", "work/trie.parquet", "work/sequences.parquet",
+                 "work/sorted_sequences.parquet"):
+        assert (here / name).read_bytes() == (there / name).read_bytes(), name
+    games = [pq.read_table(f / "work" / "games.parquet").drop_columns(["source", "collection"]) for f in (here, there)]
+    assert games[0].num_rows > 2500 and games[0].equals(games[1])
