@@ -109,6 +109,64 @@ def _timed(command: list[str], tree: Path = ROOT) -> tuple[float, float, float]:
     return wall, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime
 
 
+ENGINE_RUNS = (("fast", "--jobs", "1"), ("fast", "--jobs", "2"), ("dask", "--workers", "1"),
+               ("dask", "--workers", "2"))
+ENGINES_START, ENGINES_END = "<!-- engines -->\n", "<!-- /engines -->\n"
+
+
+def engines(tmp: Path, runs: int = RUNS) -> str:
+    """Both engines side by side on all of ../shared/data, end to end from
+    a cold work folder (the dask cluster's start-up included), ``runs`` runs
+    each, interleaved, the median: wall time; for the dask engine how long
+    mining the partitions and joining them took, and the CPU time of the
+    driver against the workers'."""
+    import re
+    import statistics
+
+    found: dict[tuple, list[dict]] = {e: [] for e in ENGINE_RUNS}
+    for _ in range(runs):
+        for e in ENGINE_RUNS:
+            out = tmp / "engines"
+            shutil.rmtree(out, ignore_errors=True)
+            env = {**os.environ, "PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{ROOT}"}
+            start = time.perf_counter()
+            done = subprocess.run([*JOSEKI, "mine", str(DATA), "--out", str(out), "--engine", e[0], *e[1:]],
+                                  cwd=ROOT, env=env, capture_output=True, text=True, check=True)
+            row = {"wall": time.perf_counter() - start, "stages": stage_seconds(out)}
+            log = done.stderr
+            if m := re.search(r"partitions \(.*?\) in ([\d.]+) s, joined in ([\d.]+) s", log):
+                row["partitions"], row["joined"] = float(m[1]), float(m[2])
+            if m := re.search(r"driver CPU ([\d.]+) s, workers CPU ([\d.]+) s", log):
+                row["driver"], row["workers"] = float(m[1]), float(m[2])
+            found[e].append(row)
+
+    def med(e, key, sub=None) -> float:
+        return statistics.median(r[key] if sub is None else r[key].get(sub, 0.0) for r in found[e])
+
+    lines = [ENGINES_START, f"\n## Engines side by side (all of ../shared/data, {runs} runs each, the median)\n\n"
+             "End to end from an empty work folder: `joseki mine ../shared/data --engine E`, every stage, the "
+             "dask cluster's start-up (and its workers' warm-up) included. For the dask engine: the partitions "
+             "(mined on the workers, start-up included), their joining into the stage files, and the CPU time of "
+             "the driver against all the workers'.\n\n"
+             "| engine | wall s | ingest+extract s | joined s | build s | report s | driver CPU s | workers CPU s "
+             "| driver share |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n"]
+    for e in ENGINE_RUNS:
+        name = " ".join(e)
+        if e[0] == "dask":
+            driver, workers = med(e, "driver"), med(e, "workers")
+            lines.append(f"| {name} | {med(e, 'wall'):.1f} | {med(e, 'partitions'):.1f} | {med(e, 'joined'):.1f} | "
+                         f"{med(e, 'stages', 'build'):.1f} | {med(e, 'stages', 'report'):.1f} | {driver:.2f} | "
+                         f"{workers:.1f} | {100 * driver / (driver + workers):.1f}% |\n")
+        else:
+            lines.append(f"| {name} | {med(e, 'wall'):.1f} | {med(e, 'stages', 'ingest') + med(e, 'stages', 'extract'):.1f}"
+                         f" | - | {med(e, 'stages', 'build'):.1f} | {med(e, 'stages', 'report'):.1f} | - | - | - |\n")
+    one, two = ENGINE_RUNS[2], ENGINE_RUNS[3]
+    lines.append(f"\nDask, 2 workers against 1: end to end {med(one, 'wall') / med(two, 'wall'):.2f}x; the partitions "
+                 f"alone {med(one, 'partitions') / med(two, 'partitions'):.2f}x.\n")
+    lines.append(ENGINES_END)
+    return "".join(lines)
+
+
 def statistics_cost(tmp: Path) -> str:
     """End to end on all data, this tree against ``BEFORE_STATISTICS`` (a
     worktree), runs interleaved: what the per-node statistics cost."""
@@ -230,6 +288,22 @@ def stage_seconds(out: Path) -> dict[str, float]:
     return {stage: manifest(out, stage)["run"]["seconds"] for stage in STAGES}
 
 
+def engines_only() -> int:
+    """`bench.py --engines`: measure the engines alone and replace their
+    section of RESULTS.md."""
+    path = ROOT / "benchmarks" / "RESULTS.md"
+    with tempfile.TemporaryDirectory() as tmp:
+        section = engines(Path(tmp))
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    if ENGINES_START in text and ENGINES_END in text:
+        text = text[: text.index(ENGINES_START)] + section + text[text.index(ENGINES_END) + len(ENGINES_END):]
+    else:
+        text += section
+    path.write_text(text, encoding="utf-8")
+    print(section)
+    return 0
+
+
 def main() -> int:
     if not DATA.is_dir():
         print(f"bench: the real collections are not at {DATA}; nothing to measure")
@@ -345,10 +419,11 @@ def main() -> int:
         )
         lines.append(lookups(out))
         lines.append(statistics_cost(tmp))
+        lines.append(engines(tmp))
     (ROOT / "benchmarks" / "RESULTS.md").write_text("".join(lines), encoding="utf-8")
     print("written to benchmarks/RESULTS.md")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(engines_only() if "--engines" in sys.argv[1:] else main())

@@ -109,6 +109,21 @@ class Cluster:
         """``function(*args)`` on a worker."""
         return self.map(lambda _, *a: function(*a), [None], *args, names=[name])[0]
 
+    def cpu_line(self) -> str:
+        """How the CPU time was shared: this process (the driver) and the
+        workers (of a LocalCluster: their whole lives, start-up included)."""
+        import resource
+
+        def used() -> float:
+            r = resource.getrusage(resource.RUSAGE_SELF)
+            return r.ru_utime + r.ru_stime
+
+        try:
+            workers = sum(self.client.run(used).values())
+        except Exception:  # noqa: BLE001 - a figure for the log only
+            return "dask: driver CPU %.2f s" % used()
+        return f"dask: driver CPU {used():.2f} s, workers CPU {workers:.2f} s"
+
     def close(self) -> None:
         try:
             self.client.close()

@@ -344,8 +344,11 @@ class _Run:
             if self._starting is not None:
                 self._starting.exception()  # started or failed: either way, nothing is left starting
             if self._cluster is not None:
-                self._cluster.close()
-                self._cluster = None
+                try:
+                    self.log(self._cluster.cpu_line())
+                finally:
+                    self._cluster.close()
+                    self._cluster = None
 
     def _go(self) -> dict:
         catalog, config = self.catalog, self.config
