@@ -17,6 +17,7 @@ from joseki_miner import stop
 from joseki_miner.config import SORT_MEMORY_MB, TABLE_MEMORY_MB, ConfigError, load
 
 from .catalog import Catalog
+from .cluster import PARTITION_MB, Options
 from .errors import StrictError, UsageError
 
 STAGES = ("ingest", "extract", "build", "prune", "emit", "report")  # run.STAGES, named here without loading the stages
@@ -35,7 +36,7 @@ ENGINE = typer.Option("fast", "--engine", help="fast (compiled), reference (plai
 SCHEDULER = typer.Option(None, "--scheduler", metavar="ADDRESS",
                          help="--engine dask: a dask scheduler (tcp://host:8786); default: a local cluster")
 WORKERS = typer.Option(0, "--workers", help="--engine dask: worker processes of the local cluster (0: one a core)")
-PARTITION_MB = typer.Option(8.0, "--partition-mb", metavar="MB",
+PARTITION = typer.Option(PARTITION_MB, "--partition-mb", metavar="MB",
                             help="--engine dask: input bytes a partition gathers (a file is never split)")
 SORT_MEMORY = typer.Option(SORT_MEMORY_MB, "--sort-memory", metavar="MB",
                            help="sequences held for the trie before sorted runs are spilled to WORK/runs; same outputs")
@@ -50,7 +51,6 @@ def _execute(stages, paths, out, work, config, sets, quiet, strict=False, force=
     code: 2 an unusable invocation, 1 a failed run (--strict, a full disk),
     130 (143) a run stopped by Ctrl-C (SIGTERM).  None but 0 changes the
     output folder."""
-    from .cluster import Options
     from .run import run_stages  # the stages and their compiled code load only for a run
 
     try:
@@ -119,7 +119,7 @@ def mine(
     force: bool = typer.Option(False, "--force", help="re-run every stage even if up to date"),
     quiet: bool = QUIET, jobs: Optional[int] = JOBS, engine: str = ENGINE, sort_memory: float = SORT_MEMORY,
     table_memory: float = TABLE_MEMORY, wait: bool = WAIT, scheduler: Optional[str] = SCHEDULER,
-    workers: int = WORKERS, partition_mb: float = PARTITION_MB,
+    workers: int = WORKERS, partition_mb: float = PARTITION,
     add: bool = typer.Option(False, "--add", help="--engine dask: add these games to those mined in WORK; only "
                                                   "they are read"),
 ) -> None:
@@ -130,9 +130,7 @@ def mine(
 
 def _cluster(engine: str, scheduler: Optional[str], workers: int, partition_mb: float):
     """The dask options, checked: only with --engine dask."""
-    from .cluster import Options
-
-    if engine != "dask" and (scheduler or workers or partition_mb != 8.0):
+    if engine != "dask" and (scheduler or workers or partition_mb != PARTITION_MB):
         _fail("--scheduler, --workers and --partition-mb go with --engine dask", 2)
     if workers < 0 or not partition_mb > 0:
         _fail("--workers must be 0 or more and --partition-mb a positive number", 2)

@@ -14,6 +14,7 @@ from joseki_miner.stop import check as check_stop
 from .errors import UsageError
 
 POLL = 0.2  # seconds between the driver's looks for a stop (Ctrl-C) while tasks run
+PARTITION_MB = 8.0  # input a partition gathers, by default (a file is never split)
 
 
 @dataclass(frozen=True)
@@ -24,7 +25,7 @@ class Options:
 
     scheduler: str | None = None
     workers: int = 0
-    partition_mb: float = 8
+    partition_mb: float = PARTITION_MB
 
 
 def warm() -> None:
@@ -71,10 +72,6 @@ class Cluster:
             self.client = Client(self.local)
         self.client.run(warm)  # and every worker that joins later warms at its first task
 
-    @property
-    def address(self) -> str:
-        return self.client.scheduler.address
-
     def map(self, function: Callable, items: Sequence, *args, names: Sequence[str], sizes: Sequence[int] | None = None,
             on_done: Callable[[int], None] = lambda i: None) -> list:
         """``function(item, *args)`` for every item, on the workers, the
@@ -104,6 +101,12 @@ class Cluster:
             for f in futures:
                 f.cancel()
             raise
+
+    def later(self, function: Callable, *args, name: str):
+        """``function(*args)`` started on a worker: its future, to give to
+        ``map`` among the arguments (dask hands its result from worker to
+        worker)."""
+        return self.client.submit(function, *args, key=name, pure=False)
 
     def call(self, function: Callable, *args, name: str) -> object:
         """``function(*args)`` on a worker."""

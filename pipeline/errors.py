@@ -13,3 +13,8 @@ class UsageError(Exception):
 
 class StrictError(RuntimeError):
     """--strict: the first bad record stops the run."""
+
+    @classmethod
+    def of(cls, source: str, location: str, reason: str, detail: str) -> "StrictError":
+        """The error naming a rejected game as the reject ledger holds it."""
+        return cls(f"{source}:{location}: {reason}: {detail}".replace("::", ":"))

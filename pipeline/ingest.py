@@ -245,8 +245,7 @@ class _Ledger:
         if not rows:
             return
         if self.strict:
-            s, loc, reason, detail = rows[0]
-            raise StrictError(f"{s}:{loc}: {reason}: {detail}".replace("::", ":"))
+            raise StrictError.of(*rows[0])
         for row in rows:
             self.reasons[row[2]] += 1
         self.rejects.add(pa.Table.from_arrays([strings(list(c)) for c in zip(*rows)], schema=REJECTS_SCHEMA))

@@ -11,8 +11,8 @@ temporary name and renamed whole, so a partition done is kept (a later run,
 ``--add``, a retried task) and one half done is never trusted.
 
 Joining is deterministic: a game is a duplicate of the first game with the
-same moves in the reading order, wherever its partition (``resolve``), the
-games kept are numbered in that order, and ``write_games``,
+same moves in the reading order, wherever its partition (``resolve``, once
+a run), the games kept are numbered in that order, and ``write_games``,
 ``write_rejects`` and ``write_sequences`` each stream the partitions in
 order into one file, in the row groups the other engines write: the same
 bytes, whatever the partitions and workers."""
@@ -35,17 +35,17 @@ import pyarrow.parquet as pq
 import joseki_miner
 from joseki_miner.arrow import column, numpy, strings
 from joseki_miner.inputs import Collections
-from joseki_miner.readers import existing_files
+from joseki_miner.readers import existing_files, index_scope
 from joseki_miner.records import where_of
 from joseki_miner.sequences import Phase1Params
 from joseki_miner.store import sync_file, sync_folder
 
 from . import ingest
+from .cluster import PARTITION_MB
 from .errors import StrictError
 from .extract import SEQUENCE_ROWS, SEQUENCES_SCHEMA, Phase1Stream
 from .parquet import TableSink
 
-PARTITION_MB = 8  # input bytes a partition gathers (a file is never split)
 FILES = ("games.parquet", "rejects.parquet", "sequences.parquet", "trace.parquet", "reject-trace.parquet")
 KEPT = "kept"  # in what ``mine`` returns of a partition kept from an earlier run
 DONE = "figures.json"  # written last: a partition's folder is whole once it holds it (and renamed into place)
@@ -87,16 +87,7 @@ def _is_index(path: Path) -> bool:
     return path.name.lower().endswith(".index") or path.parent.name.lower() == "index"
 
 
-def _scope(path: Path) -> str:
-    """The folder whose games an index file describes (as the readers
-    scope an index: its folder, or the one above a folder named index)."""
-    folder = path.parent
-    if folder.name.lower() == "index":
-        folder = folder.parent
-    return os.path.abspath(folder)
-
-
-def plan(paths, settings: Settings, digests: dict[str, str], *, target_bytes: int = PARTITION_MB << 20,
+def plan(paths, settings: Settings, digests: dict[str, str], *, target_bytes: int = int(PARTITION_MB * 2**20),
          on_skip=None) -> list[Partition]:
     """The run's partitions: the input files in reading order, cut once a
     partition holds ``target_bytes`` (a file is never split) and where a
@@ -127,14 +118,14 @@ def plan(paths, settings: Settings, digests: dict[str, str], *, target_bytes: in
             held = 0
         groups[-1].append(i)
         held += size
-    indexes = [(i, _scope(f)) for i, f in enumerate(files) if _is_index(f)]
+    indexes = [(i, index_scope(f)) for i, f in enumerate(files) if _is_index(f)]
     names = Collections(settings.named_from, settings.options.get("collections_depth", 1))
     partitions = []
     for number, group in enumerate(g for g in groups if g):
         mine_ = set(group)
-        folders = {os.path.abspath(files[i].parent) for i in group}
+        folders = {os.path.abspath(files[i].parent).replace(os.sep, "/") for i in group}  # as scopes are written
         needed = [i for i, scope in indexes if i not in mine_
-                  and any(f == scope or f.startswith(scope + os.sep) for f in folders)]
+                  and any(f == scope or f.startswith(scope + "/") for f in folders)]
         identity = [[str(files[i]), digests.get(str(files[i]), ""), names.of(str(files[i]))] for i in group]
         identity += [["index", str(files[i]), digests.get(str(files[i]), "")] for i in needed]
         key = hashlib.sha256(json.dumps([joseki_miner.__version__, settings.key, identity]).encode()).hexdigest()[:20]
@@ -256,10 +247,9 @@ def resolve(folder: str, keys: list[str], dedupe: bool) -> Resolution:
     return Resolution(keep, first, repeats, [numpy(t.column("read")) for t in traces])
 
 
-def write_games(folder: str, keys: list[str], dedupe: bool, path: str) -> dict:
-    """games.parquet of the partitions joined; the figures that count the
-    games kept (accepted, by year, by collection)."""
-    res = resolve(folder, keys, dedupe)
+def write_games(folder: str, keys: list[str], res: Resolution, path: str) -> dict:
+    """games.parquet of the partitions joined (``res``: ``resolve``'s); the
+    figures that count the games kept (accepted, by year, by collection)."""
     sink = TableSink(Path(path), ingest.GAMES_SCHEMA, background=True)
     by_year: Counter[int] = Counter()
     by_collection: Counter[str] = Counter()
@@ -291,13 +281,12 @@ def _where(folder: str, key: str, rows: list[int]) -> dict[int, str]:
     return {r: where_of(row["source"], row["location"]) for r, row in zip(rows, picked)}
 
 
-def write_rejects(folder: str, keys: list[str], dedupe: bool, path: str, strict: bool = False) -> dict:
+def write_rejects(folder: str, keys: list[str], res: Resolution, path: str, strict: bool = False) -> dict:
     """rejects.parquet of the partitions joined, in the reading order: each
     partition's own, and its games that repeat a game of an earlier one
     (named, as a duplicate's first game always is, by where the first was
     read); the figure of the games rejected by reason.  ``strict``: the
     first reject fails the run."""
-    res = resolve(folder, keys, dedupe)
     wanted: dict[int, set[int]] = {}  # the games named as first games, by partition
     traces = [pq.read_table(Path(folder) / k / "reject-trace.parquet") for k in keys]
     for p in range(len(keys)):
@@ -336,8 +325,7 @@ def write_rejects(folder: str, keys: list[str], dedupe: bool, path: str, strict:
                 own = own.take(column(np.argsort(read, kind="stable"), np.int64))
             if strict and own.num_rows:
                 row = own.slice(0, 1).to_pylist()[0]
-                raise StrictError(f"{row['source']}:{row['location']}: {row['reason']}: {row['detail']}"
-                                  .replace("::", ":"))
+                raise StrictError.of(**row)
             reasons.update(own.column("reason").to_pylist())
             if own.num_rows:
                 sink.add(own)
@@ -348,10 +336,9 @@ def write_rejects(folder: str, keys: list[str], dedupe: bool, path: str, strict:
     return {"games_rejected": dict(sorted(reasons.items()))}
 
 
-def write_sequences(folder: str, keys: list[str], dedupe: bool, path: str) -> dict:
+def write_sequences(folder: str, keys: list[str], res: Resolution, path: str) -> dict:
     """sequences.parquet of the partitions joined: the sequences of the
     games kept, numbered as the joined games.parquet numbers them."""
-    res = resolve(folder, keys, dedupe)
     sink = TableSink(Path(path), SEQUENCES_SCHEMA, SEQUENCE_ROWS, background=True, use_dictionary=False)
     count = 0
     try:

@@ -66,17 +66,18 @@ def phase1_params(config: Config) -> Phase1Params:
     )
 
 
+# the parameters ingest and extract read (what their files depend on besides the inputs)
+INGEST_PARAMS = ("include_handicap", "dedupe", "limits.member_mb", "limits.field_kb", "collections.depth",
+                 "filter.years", "filter.sources", "filter.result_known")
+EXTRACT_PARAMS = ("distance.certain", "distance.maybe", "corner_stones", "max_length", "influence.reach")
+
+
 def stage_keys(config: Config, inputs: str, floor: int = 2) -> dict[str, str]:
     """Each stage's cache key: its upstream key plus the parameters it reads
     (``floor``: the least count build stores, 1 only for a threshold of 1)."""
     keys = {}
-    keys["ingest"] = _key("ingest", inputs, config.section(
-        "include_handicap", "dedupe", "limits.member_mb", "limits.field_kb", "collections.depth", "filter.years",
-        "filter.sources", "filter.result_known"))
-    keys["extract"] = _key(
-        "extract", keys["ingest"],
-        config.section("distance.certain", "distance.maybe", "corner_stones", "max_length", "influence.reach"),
-    )
+    keys["ingest"] = _key("ingest", inputs, config.section(*INGEST_PARAMS))
+    keys["extract"] = _key("extract", keys["ingest"], config.section(*EXTRACT_PARAMS))
     keys["build"] = _key("build", keys["extract"], config.section("influence.neutral"), floor)
     keys["prune"] = _key("prune", keys["build"],
                          config.section("prune.min_count", "prune.min_fraction", "min_length", "examples"))
@@ -421,8 +422,7 @@ class _Run:
         the run as it would have when the games were read."""
         if sum(self.stage_figures("ingest").get("games_rejected", {}).values()):
             first = pq.ParquetFile(self.catalog.rejects).read_row_group(0).slice(0, 1).to_pylist()[0]
-            raise StrictError(f"{first['source']}:{first['location']}: {first['reason']}: {first['detail']}"
-                              .replace("::", ":"))
+            raise StrictError.of(**first)
 
     def action(self, stage: str) -> Callable[[], dict]:
         """The stage's work, as a call of a stage's function with its
@@ -532,10 +532,7 @@ class _Run:
             named_from=tuple(str(p) for p in self.paths), include_handicap=config.include_handicap,
             dedupe=config.dedupe, phase1=phase1_params(config), options=self.ingest_options(),
             table_memory=self.table_bytes, exclude=tuple(os.path.abspath(f) for f in self.own),
-            key=_key("partition", config.section(
-                "include_handicap", "dedupe", "limits.member_mb", "limits.field_kb", "collections.depth",
-                "filter.years", "filter.sources", "filter.result_known", "distance.certain", "distance.maybe",
-                "corner_stones", "max_length", "influence.reach")))
+            key=_key("partition", config.section(*INGEST_PARAMS, *EXTRACT_PARAMS)))
         skipped: Counter[str] = Counter()
         parts = partitions.plan(self.paths, settings, self.digests,
                                 target_bytes=int(self.cluster_options.partition_mb * 2**20),
@@ -548,8 +545,9 @@ class _Run:
                                 sizes=[p.size for p in parts], on_done=lambda i: bar.update(parts[i].size))
         read = time.perf_counter()
         names = [p.key for p in parts]
-        games, rejects, sequences = cluster.map(
-            _join, ["games", "rejects", "sequences"], folder, names, config.dedupe, self.strict,
+        resolution = cluster.later(partitions.resolve, folder, names, config.dedupe, name=f"resolve-{keys['extract']}")
+        games, rejects, sequences = cluster.map(  # the resolution goes from worker to worker, not through here
+            _join, ["games", "rejects", "sequences"], folder, names, resolution, self.strict,
             {"games": os.path.abspath(staged(catalog.games)), "rejects": os.path.abspath(staged(catalog.rejects)),
              "sequences": os.path.abspath(staged(catalog.sequences))},
             names=[f"join-{what}-{keys['extract']}" for what in ("games", "rejects", "sequences")])
@@ -641,13 +639,14 @@ class _Run:
         return {"extract", "build"}
 
 
-def _join(what: str, folder: str, keys: list[str], dedupe: bool, strict: bool, paths: dict) -> dict:
+def _join(what: str, folder: str, keys: list[str], resolution: partitions.Resolution, strict: bool,
+          paths: dict) -> dict:
     """One of the three files the partitions are joined into (a task)."""
     if what == "games":
-        return partitions.write_games(folder, keys, dedupe, paths["games"])
+        return partitions.write_games(folder, keys, resolution, paths["games"])
     if what == "rejects":
-        return partitions.write_rejects(folder, keys, dedupe, paths["rejects"], strict)
-    return partitions.write_sequences(folder, keys, dedupe, paths["sequences"])
+        return partitions.write_rejects(folder, keys, resolution, paths["rejects"], strict)
+    return partitions.write_sequences(folder, keys, resolution, paths["sequences"])
 
 
 def summarize(catalog: Catalog, seconds: float, upto: str = STAGES[-1]) -> dict:

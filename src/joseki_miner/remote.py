@@ -54,7 +54,6 @@ def fetch(url: str, folder: Path, on_fetched=lambda fetched, files: None) -> Pat
                  for name, info in listing.items()}
     else:
         files = {"": fs.info(root)}
-    target = local
     state_path = local.parent / (local.name + STATE)
     try:
         known = json.loads(state_path.read_text())
@@ -62,12 +61,12 @@ def fetch(url: str, folder: Path, on_fetched=lambda fetched, files: None) -> Pat
         known = {}
     state, todo = {}, []
     for rel, info in sorted(files.items()):
-        path = target / rel if rel else target
+        path = local / rel if rel else local
         state[rel] = _identity(info)
         if known.get(rel) != state[rel] or not path.is_file():
             todo.append(rel)
     if todo:  # at once: an async file system (http) fetches them side by side
-        tmps = [(target / rel if rel else target) for rel in todo]
+        tmps = [(local / rel if rel else local) for rel in todo]
         for path in tmps:
             path.parent.mkdir(parents=True, exist_ok=True)
         fs.get([f"{root.rstrip('/')}/{rel}" if rel else root for rel in todo],
@@ -75,11 +74,11 @@ def fetch(url: str, folder: Path, on_fetched=lambda fetched, files: None) -> Pat
         for path in tmps:
             os.replace(path.with_name(path.name + ".tmp"), path)
     on_fetched(len(todo), len(files))
-    if target.is_dir():
-        wanted = {target / rel for rel in files}
-        for path in sorted(target.rglob("*"), reverse=True):
+    if local.is_dir():
+        wanted = {local / rel for rel in files}
+        for path in sorted(local.rglob("*"), reverse=True):
             if path.is_file() and path not in wanted:
                 path.unlink()
     state_path.parent.mkdir(parents=True, exist_ok=True)
     state_path.write_text(json.dumps(state, sort_keys=True))
-    return target
+    return local

@@ -83,6 +83,7 @@ __all__ = [
     "GameRecord",
     "Reject",
     "IndexStore",
+    "index_scope",
     "iter_files",
     "read_paths",
     "read_bytes",
@@ -220,6 +221,13 @@ def _index_scope(vpath: str, archive_vpath: str | None) -> str:
 
 def _vpath(path: Path | str) -> str:
     return os.path.abspath(path).replace(os.sep, "/")
+
+
+def index_scope(path: Path | str) -> str:
+    """The folder (a virtual path) whose kifu games the index file at
+    ``path`` describes, or the indexes at the root of the archive at
+    ``path``: as the index pre-pass scopes them."""
+    return _index_scope(_vpath(path), None)
 
 
 def _wants_index(name: str) -> bool:
