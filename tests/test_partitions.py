@@ -192,3 +192,29 @@ def test_games_read_over_http_through_fsspec_give_the_same_tree(real_subset, tmp
         assert (here / name).read_bytes() == (there / name).read_bytes(), name
     games = [pq.read_table(f / "work" / "games.parquet").drop_columns(["source", "collection"]) for f in (here, there)]
     assert games[0].num_rows > 2500 and games[0].equals(games[1])
+
+
+def test_strict_stops_at_the_first_reject_as_the_fast_engine_does(demo_games, tmp_path):
+    from pipeline.errors import StrictError
+
+    messages = []
+    for engine in ("fast", "dask"):
+        catalog = Catalog(work=tmp_path / engine / "work", out=tmp_path / engine / "out")
+        with pytest.raises(StrictError) as caught:
+            run_stages(catalog, load(None, []), STAGES, [demo_games], progress=False, strict=True, engine=engine,
+                       jobs=1, cluster=Options(workers=1))
+        messages.append(str(caught.value))
+    assert messages[0] == messages[1] and messages[0]
+
+
+def test_the_dask_options_go_with_the_dask_engine(demo_games, tmp_path):
+    from typer.testing import CliRunner
+
+    from pipeline.cli import app
+
+    for options in (["--workers", "2"], ["--partition-mb", "4"], ["--scheduler", "tcp://127.0.0.1:8786"]):
+        result = CliRunner().invoke(app, ["mine", str(demo_games), "--out", str(tmp_path), *options])
+        assert result.exit_code == 2 and "go with --engine dask" in result.output
+    result = CliRunner().invoke(app, ["mine", str(demo_games), "--out", str(tmp_path), "--engine", "dask",
+                                      "--partition-mb", "0"])
+    assert result.exit_code == 2 and "positive" in result.output
