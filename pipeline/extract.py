@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections import deque
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Executor, Future
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +18,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from tqdm import tqdm
 
-from joseki_miner import kernel
+from joseki_miner import kernel, threads
 from joseki_miner.arrow import column
 from joseki_miner.fasttrie import classes_of, shared_prefixes, sort_sequences
 from joseki_miner.points import keys_to_sgf_bytes, sgf_bytes_to_points
@@ -184,7 +184,7 @@ def _slice(d: dict, lo: int, hi: int) -> dict:
     }
 
 
-def fast_batch(batch: pa.RecordBatch, params: Phase1Params, pool: ThreadPoolExecutor | None, jobs: int) -> dict:
+def fast_batch(batch: pa.RecordBatch, params: Phase1Params, pool: Executor | None, jobs: int) -> dict:
     """The kernel over a batch, split over ``jobs`` threads; games with setup
     stones after the root go through the reference path."""
     n = batch.num_rows
@@ -243,8 +243,8 @@ class Phase1Stream:
         self.runs = runs
         self.collections = Collections()  # of the games counted (``runs``): their numbers and years
         self.sink = TableSink(sequences_path, SEQUENCES_SCHEMA, SEQUENCE_ROWS, background=True, use_dictionary=False)
-        self.pool = ThreadPoolExecutor(max_workers=self.jobs)
-        self.worker = ThreadPoolExecutor(max_workers=1, initializer=yield_to_reader)  # one: batches stay in order
+        self.pool = threads.pool(self.jobs)
+        self.worker = threads.pool(1, initializer=yield_to_reader)  # one: batches stay in order
         self.pending: deque[Future] = deque()
         self.sequences = 0
 

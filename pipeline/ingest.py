@@ -15,7 +15,7 @@ import hashlib
 import json
 from collections import Counter
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,7 +23,7 @@ import numpy as np
 import pyarrow as pa
 from tqdm import tqdm
 
-from joseki_miner import kernel
+from joseki_miner import kernel, threads
 from joseki_miner.arrow import column, numpy, strings
 from joseki_miner.fingerprints import FingerprintTable
 from joseki_miner.gameinfo import day_of, days, winner, winners
@@ -378,7 +378,7 @@ def _record(b: GameBatch, k: int) -> GameRecord:
     )
 
 
-def _replay(b: GameBatch, pool: ThreadPoolExecutor, jobs: int, phase1: Phase1Params | None, include_handicap: bool):
+def _replay(b: GameBatch, pool: Executor, jobs: int, phase1: Phase1Params | None, include_handicap: bool):
     """The kernel's validation over ``jobs`` threads (it releases the GIL);
     given ``phase1``, phase 1 too, in the same replay, for the games the
     reader, board size and handicap do not already reject.  Returns the
@@ -582,7 +582,7 @@ def run(
                 _run_reference(paths, ledger, include_handicap, bar, exclude, limits)
             else:
                 # validation of one batch runs in threads while the next is read
-                with ThreadPoolExecutor(max_workers=max(1, jobs), initializer=yield_to_reader) as pool:
+                with threads.pool(max(1, jobs), initializer=yield_to_reader) as pool:
                     pending = None
                     for batch in read_batches(paths, on_skip=ledger.skip, arena=ledger.arena, exclude=exclude,
                                               indexes=indexes, **limits):

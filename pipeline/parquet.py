@@ -6,12 +6,14 @@ import os
 import threading
 from collections import deque
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+from joseki_miner import threads
 
 ROW_GROUP = 50_000
 
@@ -44,8 +46,7 @@ class TableSink:
         self.pending: list[pa.Table] = []
         self.count = self.written = 0
         self.writer = pq.ParquetWriter(path, schema, **{"compression": "zstd", **options})
-        self.thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sink",
-                                         initializer=yield_to_reader) if background else None
+        self.thread = threads.pool(1, "sink", yield_to_reader) if background else None
         self.queued: deque[Future] = deque()
 
     def add(self, table: pa.Table | Callable[[], pa.Table]) -> None:

@@ -28,11 +28,13 @@ import tarfile
 import zipfile
 import zlib
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from typing import BinaryIO, NamedTuple
 
 import numpy as np
 from numba import njit
+
+from .. import threads
 
 Member = tuple[str, "bytes | None", str]
 
@@ -429,7 +431,7 @@ class Inflater:
         self.position = {p: i for i, p in enumerate(self.paths)}
         self.ahead = ahead
         self.futures: dict[int, Future] = {}
-        self.pool = ThreadPoolExecutor(max_workers=ahead, thread_name_prefix="inflate") if self.paths else None
+        self.pool = threads.pool(ahead, "inflate") if self.paths else None
         for j in range(min(ahead, len(self.paths))):  # from now on: the reader has other files to read first
             self._start(j)
 

@@ -18,13 +18,14 @@ import json
 import os
 from pathlib import Path
 from collections.abc import Iterable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
 import pyarrow as pa
 
+from .. import threads
 from ..arrow import strings
 from ..mapped import Arena
 from ..records import GAME_INFO, GameRecord, Reject, handicap_of
@@ -272,7 +273,7 @@ class _BulkReader(_Reader):
         units are read, so reading SGF keeps two cores busy."""
         units: list[_SgfUnit] = []
         scanning: Future | None = None  # the scan of the units before ``units``
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="scan") as pool:
+        with threads.pool(1, "scan") as pool:
             for item in super().read_files(files):
                 if isinstance(item, _SgfUnit):
                     units.append(item)

@@ -30,11 +30,12 @@ import dataclasses
 import re
 import threading
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Executor, Future
 
 import numpy as np
 import pyarrow as pa
 
+from .. import threads
 from ..arrow import column
 from ..mapped import PAGE, Arena
 from ..points import BLACK, PASS, SIZE, WHITE
@@ -395,7 +396,7 @@ class IndexStore:
         self.arena = arena
         self.line_bytes = line_bytes
         self._scopes: dict[str, list[_Lines | Future]] = {}
-        self._pool: ThreadPoolExecutor | None = None
+        self._pool: Executor | None = None
         self._turn: threading.Event | None = None  # set once the last text read aside is in the arena
 
     def __len__(self) -> int:
@@ -418,7 +419,7 @@ class IndexStore:
         asked.  A text that cannot be read is left out, as the index
         pre-pass leaves out what fails (the main pass reports it)."""
         if self._pool is None:
-            self._pool = ThreadPoolExecutor(max_workers=ASIDE, thread_name_prefix="index")
+            self._pool = threads.pool(ASIDE, "index")
         turn, self._turn = self._turn, threading.Event()
         self._scopes.setdefault(scope, []).insert(
             0, self._pool.submit(_read_index_aside, data, self.arena, turn, self._turn, self.line_bytes))
