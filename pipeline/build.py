@@ -10,6 +10,8 @@ trie) write identical files."""
 
 from __future__ import annotations
 
+import shutil
+from collections import Counter
 from functools import partial
 from pathlib import Path
 from queue import Full, Queue
@@ -22,8 +24,8 @@ from tqdm import tqdm
 
 from joseki_miner.arrow import booleans, column, numpy, strings
 from joseki_miner.config import SORT_MEMORY_MB
-from joseki_miner.fasttrie import (PAYLOAD, StreamCounter, classes_of, cut, in_order, merge_sorted, sort_sequences,
-                                   width_of)
+from joseki_miner.fasttrie import (PAYLOAD, StreamCounter, classes_of, cut, in_order, join_tries, merge_sorted,
+                                   sort_sequences, width_of)
 from joseki_miner.influence import classify
 from joseki_miner.points import TENUKI, sgf_bytes_to_points
 from joseki_miner.stop import check as check_stop
@@ -220,19 +222,19 @@ class SortedRuns:
         self.figures["spilled_bytes"] += path.stat().st_size
 
     def count(self, floor: int = 2, years: tuple[int, int] = (0, 0), sources: int = 1,
-              sorted_path: Path | None = None) -> tuple[dict, int]:
+              sorted_path: Path | None = None, sink=None) -> tuple[dict, int]:
         """The trie's node arrays (the nodes counted at least ``floor`` times,
         and their statistics: ``StreamCounter``, with ``years`` and
         ``sources``) and its number of nodes; given ``sorted_path``, the
-        sequences in trie order go there (``SORTED_SCHEMA``).  The runs are
-        then gone."""
+        sequences in trie order go there (``SORTED_SCHEMA``), or to ``sink``
+        (a ``TableSink``'s add, close and abort).  The runs are then gone."""
         most = self.keys // max(1, floor)  # a node kept is counted at least floor times, a key a count
         counter = StreamCounter(self.max_depth, floor, room=ROOM, most=most, years=years, sources=sources)
         held, self.held, self.held_bytes = self.held, [], 0
         runs = [_read(f) for f in self.files] + [_blocks(p) for p in held]
         del held
-        sink = TableSink(sorted_path, SORTED_SCHEMA, SORTED_ROWS, background=True, **SORTED_FILE) \
-            if sorted_path else None
+        if sorted_path is not None:
+            sink = TableSink(sorted_path, SORTED_SCHEMA, SORTED_ROWS, background=True, **SORTED_FILE)
         try:
             for block in _ahead(merge_sorted(runs, width_of(self.max_depth))):
                 check_stop()
@@ -317,6 +319,34 @@ def _read(path: Path):
 SEQUENCE_COLUMNS = ["game", "sequence", "start", "transform", "swapped", "shared", "moves", "scores"]
 
 
+def _games(games_path: Path) -> tuple[Collections, tuple[np.ndarray, ...]]:
+    """The collections of games.parquet, and each game's winner, year and
+    collection number."""
+    collections = Collections()
+    games = pq.ParquetFile(games_path).read(columns=["winner", "year", "collection"])
+    return collections, game_columns(games, collections)
+
+
+def _sequences(sequences_path: Path, games: tuple[np.ndarray, ...], subtrees: tuple[int, int] | None = None):
+    """Per batch of sequences.parquet: offsets, keys, scores and payload
+    (``payload_of``); given ``subtrees`` = (lo, hi), only the sequences
+    whose first key is in lo..hi-1."""
+    for batch in pq.ParquetFile(sequences_path).iter_batches(batch_size=200_000, columns=SEQUENCE_COLUMNS):
+        check_stop()
+        offsets, keys, scores = _columns(batch)
+        a = {name: numpy(batch.column(name)) for name in ("game", "sequence", "start", "transform", "shared")}
+        a["swapped"] = booleans(batch.column("swapped"))
+        if subtrees is not None:
+            first = keys[offsets[:-1]]
+            keep = np.flatnonzero((first >= subtrees[0]) & (first < subtrees[1]))
+            lengths = np.diff(offsets)[keep]
+            flat = np.repeat(offsets[keep] - np.cumsum(np.r_[0, lengths[:-1]]), lengths) + np.arange(lengths.sum())
+            offsets = np.r_[0, np.cumsum(lengths)]
+            keys, scores = keys[flat], scores[flat]
+            a = {name: column_[keep] for name, column_ in a.items()}
+        yield batch.num_rows, offsets, keys, scores, payload_of(a, *games)
+
+
 def run(sequences_path: Path, games_path: Path, trie_path: Path, years_path: Path, sources_path: Path,
         sorted_path: Path, *, neutral: int, floor: int = 2, engine: str = "fast", progress: bool = True,
         spill: Path | None = None, budget: int = SORT_MEMORY << 20) -> dict:
@@ -324,25 +354,18 @@ def run(sequences_path: Path, games_path: Path, trie_path: Path, years_path: Pat
     and collections from games.parquet) and store the trie, its years and
     collections and the sequences in trie order (the fast engine spills
     sorted runs to ``spill``, by default beside the trie)."""
-    collections = Collections()
-    games = pq.ParquetFile(games_path).read(columns=["winner", "year", "collection"])
-    winner, year, source = game_columns(games, collections)
+    collections, games = _games(games_path)
     reference = engine == "reference"
     trie, given = (Trie(), []) if reference else (None, None)
     runs = SortedRuns(spill or trie_path.parent / "runs", budget)
     try:
         with tqdm(total=count_rows(sequences_path), desc="build", unit=" seqs", disable=not progress) as bar:
-            for batch in pq.ParquetFile(sequences_path).iter_batches(batch_size=200_000, columns=SEQUENCE_COLUMNS):
-                check_stop()
-                offsets, keys, scores = _columns(batch)
-                a = {name: numpy(batch.column(name)) for name in ("game", "sequence", "start", "transform", "shared")}
-                a["swapped"] = booleans(batch.column("swapped"))
-                payload = payload_of(a, winner, year, source)
+            for rows, offsets, keys, scores, payload in _sequences(sequences_path, games):
                 if reference:
                     _insert(trie, given, offsets, keys, scores, payload, neutral)
                 else:
                     runs.add(*sort_sequences(offsets, keys, classes_of(scores, neutral), payload))
-                bar.update(batch.num_rows)
+                bar.update(rows)
         if reference:
             _write_sorted(given, sorted_path)
             return write(trie_path, years_path, sources_path, trie.to_arrays(floor), len(trie), floor,
@@ -351,6 +374,133 @@ def run(sequences_path: Path, games_path: Path, trie_path: Path, years_path: Pat
         return write(trie_path, years_path, sources_path, arrays, nodes, floor, collections.names)
     finally:
         runs.close()
+
+
+# -- by subtree: the count split over tasks (the dask engine) -------------------------
+
+
+def first_keys(sequences_path: Path) -> dict[int, int]:
+    """How many sequences of sequences.parquet start with each key."""
+    counts: Counter[int] = Counter()
+    for batch in pq.ParquetFile(sequences_path).iter_batches(batch_size=500_000, columns=["moves"]):
+        offsets, data = string_bytes(batch.column("moves"))
+        keys, n = np.unique(decode_keys(data[(offsets[:-1, None] + [0, 1]).ravel()]), return_counts=True)
+        counts.update(dict(zip(keys.tolist(), n.tolist())))
+    return dict(counts)
+
+
+def subtrees(counts: dict[int, int], parts: int) -> list[tuple[int, int]]:
+    """At most ``parts`` ranges (lo, hi) of first keys, in key order, the
+    largest as small as can be (``counts``: sequences by first key): a
+    range is the root's subtrees of its keys, counted apart from the
+    others'.  A key is never split, so no range holds less than the most
+    common first move's subtree."""
+    keys = sorted(counts)
+    if not keys:
+        return [(0, TENUKI + 1)]
+
+    def packed(most: int) -> list[list[int]]:  # greedy: each range as full as ``most`` lets it
+        groups, held = [[]], 0
+        for key in keys:
+            if groups[-1] and held + counts[key] > most:
+                groups.append([])
+                held = 0
+            groups[-1].append(key)
+            held += counts[key]
+        return groups
+
+    low, high = max(counts.values()), sum(counts.values())
+    while low < high:  # the smallest largest range that ``parts`` ranges allow
+        middle = (low + high) // 2
+        low, high = (low, middle) if len(packed(middle)) <= parts else (middle + 1, high)
+    groups = packed(low)
+    return [(group[0], (groups[i + 1][0] if i + 1 < len(groups) else group[-1] + 1)) for i, group in enumerate(groups)]
+
+
+def count_subtrees(subtrees_: tuple[int, int], sequences_path: Path, games_path: Path, folder: Path, *,
+                   neutral: int, floor: int, budget: int = SORT_MEMORY << 20) -> Path:
+    """Count the sequences whose first key is in ``subtrees_`` (lo, hi) as
+    ``run`` counts them all, into ``folder`` (made anew): the node arrays
+    (``StreamCounter.finish``) and the sequences in trie order; returns
+    ``folder``.  Its memory is its sequences' (``budget``, then spilled)."""
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    collections, games = _games(games_path)
+    runs = SortedRuns(folder / "runs", budget)
+    try:
+        for _, offsets, keys, scores, payload in _sequences(sequences_path, games, subtrees_):
+            if len(offsets) > 1:
+                runs.add(*sort_sequences(offsets, keys, classes_of(scores, neutral), payload))
+        arrays, nodes = runs.count(floor, collections.years(), max(1, len(collections.names)),
+                                   sink=_ArrowSink(folder / "sorted.arrow"))
+    finally:
+        runs.close()
+    np.savez(folder / "trie.npz", nodes=nodes, **_flat(arrays))
+    return folder
+
+
+def join_subtrees(folders: list[Path], games_path: Path, trie_path: Path, years_path: Path,
+                  sources_path: Path, *, floor: int) -> dict:
+    """trie.parquet, trie_years.parquet and trie_sources.parquet as ``run``
+    writes them (the same bytes), from the subtrees counted apart
+    (``count_subtrees``, ``folders`` in key order); the stage's figures."""
+    collections, _ = _games(games_path)
+    parts = []
+    for folder in folders:
+        with np.load(folder / "trie.npz") as saved:
+            parts.append((_nested({name: saved[name] for name in saved.files if name != "nodes"}),
+                          int(saved["nodes"])))
+    arrays, nodes = join_tries(parts)
+    return write(trie_path, years_path, sources_path, arrays, nodes, floor, collections.names)
+
+
+def join_sorted(folders: list[Path], sorted_path: Path) -> None:
+    """sorted_sequences.parquet as ``run`` writes it, from the subtrees
+    counted apart (``folders`` in key order)."""
+    sink = TableSink(sorted_path, SORTED_SCHEMA, SORTED_ROWS, **SORTED_FILE)
+    try:
+        for folder in folders:
+            with pa.ipc.open_file(pa.memory_map(str(folder / "sorted.arrow"))) as part:
+                for i in range(part.num_record_batches):
+                    check_stop()
+                    sink.add(pa.Table.from_batches([part.get_batch(i)]))
+        sink.close()
+    except BaseException:
+        sink.abort()
+        raise
+
+
+class _ArrowSink:
+    """A subtree's sequences in trie order, as an Arrow file (not encoded:
+    the join writes sorted_sequences.parquet of them all)."""
+
+    def __init__(self, path: Path) -> None:
+        self.writer = pa.ipc.new_file(str(path), SORTED_SCHEMA)
+
+    def add(self, table) -> None:
+        self.writer.write_table(table() if callable(table) else table)
+
+    def close(self) -> None:
+        self.writer.close()
+
+    abort = close
+
+
+def _flat(arrays: dict) -> dict[str, np.ndarray]:
+    """Node arrays as flat names ("years.node" for arrays["years"]["node"])."""
+    return {f"{name}.{sub}" if sub else name: a for name, value in arrays.items()
+            for sub, a in (value.items() if isinstance(value, dict) else [("", value)])}
+
+
+def _nested(flat: dict[str, np.ndarray]) -> dict:
+    arrays: dict = {}
+    for name, a in flat.items():
+        top, _, sub = name.partition(".")
+        if sub:
+            arrays.setdefault(top, {})[sub] = a
+        else:
+            arrays[top] = a
+    return arrays
 
 
 def _insert(trie: Trie, given: list, offsets, keys, scores, payload, neutral: int) -> None:

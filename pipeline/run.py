@@ -16,6 +16,7 @@ import hashlib
 import json
 import os
 import resource
+import shutil
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -395,7 +396,7 @@ class _Run:
                         continue
                     t0 = time.perf_counter()
                     if self.engine == "dask":
-                        figures = self.cluster().call(self.action(stage), name=f"{stage}-{keys[stage]}")
+                        figures = self.on_cluster(stage, keys[stage])
                     else:
                         figures = self.action(stage)()
                     self.done(self.record(stage, keys[stage], figures, time.perf_counter() - t0,
@@ -453,6 +454,35 @@ class _Run:
                            svg_paths=(staged(catalog.svg), staged(catalog.influence_svg)))
         return partial(report.run, self.book_files(), staged(catalog.report), share=config.influence_share,
                        min_length=config.min_length)
+
+    def on_cluster(self, stage: str, key: str) -> dict:
+        """A stage on the dask cluster: the build by subtrees and the report
+        in parts, a task each (two a worker), the other stages as one task."""
+        catalog, config, cluster = self.catalog, self.config, self.cluster()
+        parts = 2 * max(1, len(cluster.client.scheduler_info()["workers"]))
+        if stage == "build":
+            counts = cluster.call(build.first_keys, catalog.sequences, name=f"first-keys-{key}")
+            ranges = build.subtrees(counts, parts)
+            count = partial(build.count_subtrees, sequences_path=catalog.sequences, games_path=catalog.games,
+                            neutral=config.influence_neutral, floor=self.floor(), budget=self.sort_bytes // parts)
+            folders = cluster.map(lambda i: count(ranges[i], folder=catalog.runs / f"subtrees-{i}"),
+                                  range(len(ranges)), names=[f"build-{key}-{i}" for i in range(len(ranges))],
+                                  sizes=[sum(n for k, n in counts.items() if lo <= k < hi) for lo, hi in ranges])
+            joins = [partial(build.join_subtrees, folders, catalog.games, store.staged(catalog.trie),
+                             store.staged(catalog.trie_years), store.staged(catalog.trie_sources), floor=self.floor()),
+                     partial(build.join_sorted, folders, store.staged(catalog.sorted_sequences))]
+            figures = cluster.map(lambda join: join(), joins, names=[f"build-{key}-join-{i}" for i in range(2)])[0]
+            for folder in folders:
+                shutil.rmtree(folder, ignore_errors=True)
+            return figures
+        if stage != "report":
+            return cluster.call(self.action(stage), name=f"{stage}-{key}")
+        folder = store.staged(catalog.report)
+        report.start(folder)
+        write = partial(report.write, self.book_files(), folder, share=config.influence_share,
+                        min_length=config.min_length)
+        return report.figures(cluster.map(lambda part: write(part=part), [(i, parts) for i in range(parts)],
+                                          names=[f"report-{key}-{i}" for i in range(parts)]))
 
     def book_files(self) -> emit.BookFiles:
         """The pruned tree's tables as this run has them, and the figures of
@@ -518,6 +548,9 @@ class _Run:
         self.log("dask: " + (f"connecting to {self.cluster_options.scheduler}" if self.cluster_options.scheduler
                              else "starting a local cluster"))
         self._cluster = cluster_.Cluster(self.cluster_options)
+        workers = len(self._cluster.client.scheduler_info()["workers"])
+        self.log(f"dask: {workers} worker{'s' * (workers != 1)} ready, {time.perf_counter() - self.started:.1f} s "
+                 "into the run")
 
     def partitioned(self, inputs: str) -> set[str]:
         """Ingest and extract on the dask cluster: every partition of the

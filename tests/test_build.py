@@ -3,6 +3,8 @@ spilled to disk and merged give the trie of sorting everything at once."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -99,3 +101,54 @@ def test_the_sorted_sequences_are_the_same_bytes_streamed_or_built_alone(real_su
     streamed = catalog.sorted_sequences.read_bytes()
     run_stages(catalog, load(None, []), ["extract", "build"], [], progress=False, log=lambda s: None, force=True)
     assert catalog.sorted_sequences.read_bytes() == streamed
+
+
+@settings(max_examples=200, deadline=None)
+@given(counts=st.dictionaries(st.integers(0, 362), st.integers(1, 50), max_size=12), parts=st.integers(1, 6))
+def test_subtree_ranges_cover_every_first_key_in_order_with_the_smallest_largest_range(counts, parts):
+    """At most ``parts`` ranges, in key order, each key in one of them; no
+    way to cut the keys into ``parts`` runs has a smaller largest run."""
+    import itertools
+
+    ranges = build.subtrees(counts, parts)
+    assert 1 <= len(ranges) <= parts
+    assert all(lo < hi for lo, hi in ranges) and all(a[1] <= b[0] for a, b in zip(ranges, ranges[1:]))
+    keys = sorted(counts)
+    assert [k for k in keys if any(lo <= k < hi for lo, hi in ranges)] == keys
+    largest = max((sum(n for k, n in counts.items() if lo <= k < hi) for lo, hi in ranges), default=0)
+    best = max(counts.values(), default=0)
+    if keys:
+        best = min(max(sum(counts[k] for k in keys[a:b]) for a, b in zip((0, *cut), (*cut, len(keys))))
+                   for n in range(min(parts, len(keys)))
+                   for cut in itertools.combinations(range(1, len(keys)), n))
+    assert largest == best
+
+
+@pytest.mark.shared_data
+def test_subtrees_counted_apart_give_the_files_of_one_build(real_subset, tmp_path):
+    """Real games' sequences counted in 1, 3 and 7 ranges of first keys
+    (the dask engine's build, a task a range), then joined: trie.parquet,
+    trie_years.parquet, trie_sources.parquet and sorted_sequences.parquet
+    are the bytes `build` writes, and no range held every sequence."""
+    from joseki_miner.config import load
+    from pipeline.catalog import Catalog
+    from pipeline.run import run_stages
+
+    catalog = Catalog(work=tmp_path / "w", out=tmp_path / "o")
+    run_stages(catalog, load(None, []), ["ingest", "extract", "build"], [real_subset], progress=False,
+               log=lambda s: None)
+    files = [catalog.trie, catalog.trie_years, catalog.trie_sources, catalog.sorted_sequences]
+    floor = json.loads(catalog.manifest("build").read_text())["figures"]["floor"]
+    counts = build.first_keys(catalog.sequences)
+    for parts in (1, 3, 7):
+        ranges = build.subtrees(counts, parts)
+        if parts > 1:
+            assert max(sum(n for k, n in counts.items() if lo <= k < hi) for lo, hi in ranges) < sum(counts.values())
+        folders = [build.count_subtrees(r, catalog.sequences, catalog.games, tmp_path / f"part-{i}",
+                                        neutral=load(None, []).influence_neutral, floor=floor, budget=1 << 16)  # spills
+                   for i, r in enumerate(ranges)]
+        out = [tmp_path / f"{parts}-{f.name}" for f in files]
+        build.join_subtrees(folders, catalog.games, *out[:3], floor=floor)
+        build.join_sorted(folders, out[3])
+        for mine, theirs in zip(out, files):
+            assert mine.read_bytes() == theirs.read_bytes(), (parts, theirs.name)

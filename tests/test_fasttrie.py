@@ -7,8 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from helpers import build
-from joseki_miner.fasttrie import (StreamCounter, classes_of, count_sequences, cut, in_order, merge_sorted,
-                                   pack_classes, plain_payload, shared_prefixes, sort_sequences, width_of)
+from joseki_miner.fasttrie import (StreamCounter, classes_of, count_sequences, cut, in_order, join_tries,
+                                   merge_sorted, pack_classes, plain_payload, shared_prefixes, sort_sequences,
+                                   width_of)
 from joseki_miner.influence import INF_BLACK, INF_NEUTRAL, INF_WHITE
 from joseki_miner.points import TENUKI
 from joseki_miner.trie import GameStats, Trie, _slot
@@ -217,3 +218,28 @@ def test_the_sorted_sequences_do_not_depend_on_the_order_they_come_in(seqs, seed
     first, second = sort_sequences(offsets, keys, classes, payload), sort_sequences(*again)
     for a, b in zip(first, second):
         assert np.array_equal(a, b)
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=games_st(), cuts=st.sets(st.sampled_from(KEYS)), min_count=st.integers(1, 3))
+def test_subtrees_counted_apart_join_into_the_trie_of_one_count(data, cuts, min_count):
+    """The root's subtrees, cut into ranges of first keys (at ``cuts``) and
+    counted apart (each range's sequences, their payload as the whole
+    games gave it), join into the very arrays of counting them all: node
+    numbers, parents, first ranks, the root's games, wins and years."""
+    seqs, games = data
+    whole, total = count_sequences(*arrays_of(seqs, games), min_count=min_count, years=(FIRST_YEAR, YEARS),
+                                   sources=SOURCES)
+    offsets, keys, classes, payload = arrays_of(seqs, games)
+    first = keys[offsets[:-1]] if len(seqs) else np.zeros(0, np.int16)
+    bounds = sorted({min(KEYS), max(KEYS) + 1, *cuts})
+    parts = []
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        chosen = [i for i in range(len(seqs)) if lo <= first[i] < hi]
+        part = [seqs[i] for i in chosen]
+        o, k, c, _ = arrays_of(part)
+        parts.append(count_sequences(o, k, c, payload[chosen], min_count=min_count, years=(FIRST_YEAR, YEARS),
+                                     sources=SOURCES))
+    joined, joined_total = join_tries(parts)
+    assert joined_total == total
+    assert_same(joined, whole)

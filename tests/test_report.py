@@ -108,6 +108,27 @@ def test_the_report_is_the_same_bytes_when_built_again(mined, tmp_path):
         assert (tmp_path / "report" / page.name).read_bytes() == page.read_bytes(), page.name
 
 
+def test_the_report_written_in_parts_is_the_report_written_whole(mined, tmp_path):
+    """Three parts (the dask engine's tasks, in any order) write every page
+    once, the same bytes, and the stage's figures of one writer."""
+    import json
+
+    from pipeline import report as stage
+    from pipeline.emit import BookFiles
+
+    figures = {k: v for stage_ in ("ingest", "prune")
+               for k, v in json.loads(mined.manifest(stage_).read_text())["figures"].items()}
+    files = BookFiles(mined.joseki, mined.node_years, mined.node_sources, mined.node_examples, mined.games, figures)
+    folder = tmp_path / "parts"
+    stage.start(folder)
+    written = [stage.write(files, folder, share=0.2, min_length=1, part=(i, 3)) for i in (2, 0, 1)]
+    whole = stage.run(files, tmp_path / "whole", share=0.2, min_length=1)
+    assert sum(len(sizes) for sizes in written) == len(list((tmp_path / "whole").iterdir()))
+    for page in (tmp_path / "whole").iterdir():
+        assert (folder / page.name).read_bytes() == page.read_bytes(), page.name
+    assert stage.figures(written) == whole
+
+
 def test_names_from_the_games_are_escaped(mined, tmp_path):
     from joseki_miner.book import About, make_book
     from joseki_miner.report import node_page

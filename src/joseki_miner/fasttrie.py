@@ -706,3 +706,55 @@ def _node_arrays(room: int) -> dict[str, np.ndarray]:
             "first": np.empty(room, np.int64), "games": np.empty(room, np.int32),
             "black_wins": np.empty(room, np.int32), "white_wins": np.empty(room, np.int32),
             "first_year": np.empty(room, np.int16), "last_year": np.empty(room, np.int16)}
+
+
+def join_tries(parts: list[tuple[dict[str, np.ndarray], int]]) -> tuple[dict[str, np.ndarray], int]:
+    """One trie from tries counted apart (``StreamCounter.finish`` of each,
+    and its number of nodes) whose sequences share no first key, in key
+    order: the root's subtrees of the first part, then of the next, as one
+    counter over all the sequences gives them.  A node's figures are its
+    part's; the root's are the parts' roots' added up (a game counts at the
+    root by its first sequence, which is in one part only)."""
+    parts = [(arrays, nodes) for arrays, nodes in parts if arrays["count"][0] > 0] or parts[:1]
+    root: dict[str, np.ndarray] = {}
+    names = [name for name in parts[0][0] if name not in ("years", "sources")]
+    joined: dict[str, list[np.ndarray]] = {name: [] for name in names}
+    rows: dict[str, dict[str, list[np.ndarray]]] = {what: {"node": [], "index": [], "games": []}
+                                                   for what in ("years", "sources")}
+    start, ranked = 1, 0  # the part's first node and its first sequence, in the whole trie
+    for arrays, _ in parts:
+        shift = start - 1
+        for name in names:
+            a = arrays[name][1:]
+            if name == "node":
+                a = a + shift
+            elif name == "parent":
+                a = np.where(a == 0, 0, a + shift)
+            elif name == "first":
+                a = a + ranked
+            joined[name].append(a)
+        for what, table in rows.items():
+            node = arrays[what]["node"]
+            for column in table:
+                table[column].append(arrays[what][column] if column != "node" else np.where(node == 0, 0, node + shift))
+        start += len(arrays["node"]) - 1
+        ranked += int(arrays["count"][0])
+    out: dict[str, np.ndarray] = {}
+    first = parts[0][0]
+    for name in names:
+        root = first[name][:1].copy()
+        if name in ("count", "games", "black_wins", "white_wins"):
+            root[0] = sum(arrays[name][0] for arrays, _ in parts)
+        out[name] = np.concatenate([root, *joined[name]])
+    for what, table in rows.items():
+        node, index, games = (np.concatenate(table[c]) for c in ("node", "index", "games"))
+        at_root = node == 0
+        years, where = np.unique(index[at_root], return_inverse=True)
+        total = np.bincount(where, weights=games[at_root], minlength=len(years)).astype(games.dtype)
+        out[what] = {"node": np.concatenate([np.zeros(len(years), node.dtype), node[~at_root]]),
+                     "index": np.concatenate([years.astype(index.dtype), index[~at_root]]),
+                     "games": np.concatenate([total, games[~at_root]])}
+        if what == "years":
+            out["first_year"][0] = years[0] if len(years) else 0
+            out["last_year"][0] = years[-1] if len(years) else 0
+    return out, 1 + sum(nodes - 1 for _, nodes in parts)

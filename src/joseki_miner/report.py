@@ -217,9 +217,12 @@ def node_page(book: Book, node: int, plot: PlotFn | None = None) -> str:
     return _page(f"{title} - joseki", body)
 
 
-def pages(book: Book, plot: PlotFn | None = None) -> dict[str, str]:
-    """Every file of the report: name -> text."""
-    out = {STYLE: CSS, INDEX: index_page(book)}
-    for node in book.cols["node"]:
+def pages(book: Book, plot: PlotFn | None = None, part: tuple[int, int] = (0, 1)) -> dict[str, str]:
+    """Every file of the report: name -> text; or part ``part`` = (i, k) of
+    them: every k-th node's page from the i-th (the style and the index go
+    with part 0), so that k parts write the report between them."""
+    i, k = part
+    out = {STYLE: CSS, INDEX: index_page(book)} if i == 0 else {}
+    for node in list(book.cols["node"])[i::k]:
         out[page_name(node)] = node_page(book, node, plot)
     return out
