@@ -124,7 +124,9 @@ def engines(tmp: Path, runs: int = RUNS) -> str:
     import statistics
 
     found: dict[tuple, list[dict]] = {e: [] for e in ENGINE_RUNS}
+    ceilings = []
     for _ in range(runs):
+        ceilings.append(ceiling())  # measured between the engines' runs: the machine as they found it
         for e in ENGINE_RUNS:
             out = tmp / "engines"
             shutil.rmtree(out, ignore_errors=True)
@@ -136,35 +138,68 @@ def engines(tmp: Path, runs: int = RUNS) -> str:
             log = done.stderr
             if m := re.search(r"partitions \(.*?\) in ([\d.]+) s, joined in ([\d.]+) s", log):
                 row["partitions"], row["joined"] = float(m[1]), float(m[2])
-            if m := re.search(r"driver CPU ([\d.]+) s, workers CPU ([\d.]+) s", log):
-                row["driver"], row["workers"] = float(m[1]), float(m[2])
+            if m := re.search(r"driver CPU ([\d.]+) s(?: \(dask's event loop ([\d.]+) s\))?, workers CPU ([\d.]+) s", log):
+                row["driver"], row["loop"], row["workers"] = float(m[1]), float(m[2] or 0), float(m[3])
+            if m := re.search(r"workers? ready, ([\d.]+) s into the run", log):
+                row["ready"] = float(m[1])
+                row["steady"] = json.loads((out / "summary.json").read_text())["seconds"] - row["ready"]
             found[e].append(row)
 
     def med(e, key, sub=None) -> float:
         return statistics.median(r[key] if sub is None else r[key].get(sub, 0.0) for r in found[e])
 
+    most = statistics.median(ceilings)
     lines = [ENGINES_START, f"\n## Engines side by side (all of ../shared/data, {runs} runs each, the median)\n\n"
              "End to end from an empty work folder: `joseki mine ../shared/data --engine E`, every stage, the "
-             "dask cluster's start-up (and its workers' warm-up) included. For the dask engine: the partitions "
-             "(mined on the workers, start-up included), their joining into the stage files, and the CPU time of "
-             "the driver against all the workers'.\n\n"
-             "| engine | wall s | ingest+extract s | joined s | build s | report s | driver CPU s | workers CPU s "
-             "| driver share |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n"]
+             "dask cluster's start-up (and its workers' warm-up) included. For the dask engine: when its workers "
+             "were ready (seconds into the run), the run from then on (steady), the partitions (mined on the "
+             "workers, the wait for the cluster included), their joining into the stage files, and the CPU time of "
+             "the driver (of it, dask's event loop: the client and the local cluster's scheduler, which a real "
+             "cluster runs in a process of its own) against all the workers'.\n\n"
+             "| engine | wall s | ready s | steady s | ingest+extract s | joined s | build s | report s | driver CPU s "
+             "| of it dask's loop s | workers CPU s | driver share | without the loop |\n"
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"]
     for e in ENGINE_RUNS:
         name = " ".join(e)
         if e[0] == "dask":
-            driver, workers = med(e, "driver"), med(e, "workers")
-            lines.append(f"| {name} | {med(e, 'wall'):.1f} | {med(e, 'partitions'):.1f} | {med(e, 'joined'):.1f} | "
+            driver, loop, workers = med(e, "driver"), med(e, "loop"), med(e, "workers")
+            lines.append(f"| {name} | {med(e, 'wall'):.1f} | {med(e, 'ready'):.1f} | {med(e, 'steady'):.1f} | "
+                         f"{med(e, 'partitions'):.1f} | {med(e, 'joined'):.1f} | "
                          f"{med(e, 'stages', 'build'):.1f} | {med(e, 'stages', 'report'):.1f} | {driver:.2f} | "
-                         f"{workers:.1f} | {100 * driver / (driver + workers):.1f}% |\n")
+                         f"{loop:.2f} | {workers:.1f} | {100 * driver / (driver + workers):.1f}% | "
+                         f"{100 * (driver - loop) / (driver + workers):.1f}% |\n")
         else:
-            lines.append(f"| {name} | {med(e, 'wall'):.1f} | {med(e, 'stages', 'ingest') + med(e, 'stages', 'extract'):.1f}"
-                         f" | - | {med(e, 'stages', 'build'):.1f} | {med(e, 'stages', 'report'):.1f} | - | - | - |\n")
+            lines.append(f"| {name} | {med(e, 'wall'):.1f} | - | - | "
+                         f"{med(e, 'stages', 'ingest') + med(e, 'stages', 'extract'):.1f}"
+                         f" | - | {med(e, 'stages', 'build'):.1f} | {med(e, 'stages', 'report'):.1f} | - | - | - | - "
+                         "| - |\n")
     one, two = ENGINE_RUNS[2], ENGINE_RUNS[3]
-    lines.append(f"\nDask, 2 workers against 1: end to end {med(one, 'wall') / med(two, 'wall'):.2f}x; the partitions "
-                 f"alone {med(one, 'partitions') / med(two, 'partitions'):.2f}x.\n")
+
+    def ratio(key, sub=None) -> str:
+        return f"{med(one, key, sub) / med(two, key, sub):.2f}x"
+
+    lines.append(f"\nDask, 2 workers against 1: end to end {ratio('wall')}; steady (from the workers' being ready) "
+                 f"{ratio('steady')}; the partitions {ratio('partitions')}, the build {ratio('stages', 'build')}, the "
+                 f"report {ratio('stages', 'report')}. This machine's own ceiling: two processes of a pure-Python "
+                 f"loop at once run {most:.2f}x as fast as one (the median of {runs}), not 2x.\n")
     lines.append(ENGINES_END)
     return "".join(lines)
+
+
+def ceiling() -> float:
+    """How much faster two CPU-bound processes that share nothing run than
+    one (the work of two, a pure-Python loop each): what two of this
+    machine's cores give at most."""
+
+    def seconds(n: int) -> float:
+        start = time.perf_counter()
+        loops = [subprocess.Popen([sys.executable, "-c", "x = 0\nfor i in range(20_000_000): x += i"])
+                 for _ in range(n)]
+        for p in loops:
+            p.wait()
+        return time.perf_counter() - start
+
+    return 2 * seconds(1) / seconds(2)
 
 
 def statistics_cost(tmp: Path) -> str:
