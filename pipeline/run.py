@@ -456,10 +456,12 @@ class _Run:
                        min_length=config.min_length)
 
     def on_cluster(self, stage: str, key: str) -> dict:
-        """A stage on the dask cluster: the build by subtrees and the report
-        in parts, a task each (two a worker), the other stages as one task."""
+        """A stage on the dask cluster: the build by subtrees (up to two a
+        worker) and the report in parts (one a worker: each loads the book),
+        a task each; the other stages as one task."""
         catalog, config, cluster = self.catalog, self.config, self.cluster()
-        parts = 2 * max(1, len(cluster.client.scheduler_info()["workers"]))
+        workers = max(1, len(cluster.client.scheduler_info()["workers"]))
+        parts = 2 * workers
         if stage == "build":
             counts = cluster.call(build.first_keys, catalog.sequences, name=f"first-keys-{key}")
             ranges = build.subtrees(counts, parts)
@@ -481,8 +483,8 @@ class _Run:
         report.start(folder)
         write = partial(report.write, self.book_files(), folder, share=config.influence_share,
                         min_length=config.min_length)
-        return report.figures(cluster.map(lambda part: write(part=part), [(i, parts) for i in range(parts)],
-                                          names=[f"report-{key}-{i}" for i in range(parts)]))
+        return report.figures(cluster.map(lambda part: write(part=part), [(i, workers) for i in range(workers)],
+                                          names=[f"report-{key}-{i}" for i in range(workers)]))
 
     def book_files(self) -> emit.BookFiles:
         """The pruned tree's tables as this run has them, and the figures of
