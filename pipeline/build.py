@@ -10,6 +10,7 @@ trie) write identical files."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections import Counter
 from functools import partial
@@ -22,6 +23,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from tqdm import tqdm
 
+from joseki_miner import threads
 from joseki_miner.arrow import booleans, column, numpy, strings
 from joseki_miner.config import SORT_MEMORY_MB
 from joseki_miner.fasttrie import (PAYLOAD, StreamCounter, classes_of, cut, in_order, join_tries, merge_sorted,
@@ -268,6 +270,9 @@ def _ahead(blocks, depth: int = 2):
     """``blocks``, made in a thread of their own, ``depth`` ahead of the
     caller: the merge and the count (both compiled, GIL released) run on
     two cores.  If the caller stops early, so does the thread."""
+    if threads.alone():  # a dask worker's task: one core, no thread of its own
+        yield from blocks
+        return
     queue: Queue = Queue(maxsize=depth)
     done = object()
     stop = Event()
@@ -327,23 +332,23 @@ def _games(games_path: Path) -> tuple[Collections, tuple[np.ndarray, ...]]:
     return collections, game_columns(games, collections)
 
 
-def _sequences(sequences_path: Path, games: tuple[np.ndarray, ...], subtrees: tuple[int, int] | None = None):
+def _sequences(sequences_path: Path, games: tuple[np.ndarray, ...], key_range: tuple[int, int] | None = None):
     """Per batch of sequences.parquet: offsets, keys, scores and payload
-    (``payload_of``); given ``subtrees`` = (lo, hi), only the sequences
+    (``payload_of``); given ``key_range`` = (lo, hi), only the sequences
     whose first key is in lo..hi-1."""
     for batch in pq.ParquetFile(sequences_path).iter_batches(batch_size=200_000, columns=SEQUENCE_COLUMNS):
         check_stop()
         offsets, keys, scores = _columns(batch)
         a = {name: numpy(batch.column(name)) for name in ("game", "sequence", "start", "transform", "shared")}
         a["swapped"] = booleans(batch.column("swapped"))
-        if subtrees is not None:
+        if key_range is not None:
             first = keys[offsets[:-1]]
-            keep = np.flatnonzero((first >= subtrees[0]) & (first < subtrees[1]))
+            keep = np.flatnonzero((first >= key_range[0]) & (first < key_range[1]))
             lengths = np.diff(offsets)[keep]
             flat = np.repeat(offsets[keep] - np.cumsum(np.r_[0, lengths[:-1]]), lengths) + np.arange(lengths.sum())
             offsets = np.r_[0, np.cumsum(lengths)]
             keys, scores = keys[flat], scores[flat]
-            a = {name: column_[keep] for name, column_ in a.items()}
+            a = {name: values[keep] for name, values in a.items()}
         yield batch.num_rows, offsets, keys, scores, payload_of(a, *games)
 
 
@@ -393,8 +398,8 @@ def subtrees(counts: dict[int, int], parts: int) -> list[tuple[int, int]]:
     """At most ``parts`` ranges (lo, hi) of first keys, in key order, the
     largest as small as can be (``counts``: sequences by first key): a
     range is the root's subtrees of its keys, counted apart from the
-    others'.  A key is never split, so no range holds less than the most
-    common first move's subtree."""
+    others'.  A key is never split, so the largest range holds at least
+    the most common first move's subtree."""
     keys = sorted(counts)
     if not keys:
         return [(0, TENUKI + 1)]
@@ -417,38 +422,45 @@ def subtrees(counts: dict[int, int], parts: int) -> list[tuple[int, int]]:
     return [(group[0], (groups[i + 1][0] if i + 1 < len(groups) else group[-1] + 1)) for i, group in enumerate(groups)]
 
 
-def count_subtrees(subtrees_: tuple[int, int], sequences_path: Path, games_path: Path, folder: Path, *,
+def count_subtrees(key_range: tuple[int, int], sequences_path: Path, games_path: Path, folder: Path, *,
                    neutral: int, floor: int, budget: int = SORT_MEMORY << 20) -> Path:
-    """Count the sequences whose first key is in ``subtrees_`` (lo, hi) as
+    """Count the sequences whose first key is in ``key_range`` (lo, hi) as
     ``run`` counts them all, into ``folder`` (made anew): the node arrays
-    (``StreamCounter.finish``) and the sequences in trie order; returns
-    ``folder``.  Its memory is its sequences' (``budget``, then spilled)."""
+    (``StreamCounter.finish``), with the range, and the sequences in trie
+    order; returns ``folder``.  Its memory is its sequences' (``budget``,
+    then spilled)."""
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
     collections, games = _games(games_path)
     runs = SortedRuns(folder / "runs", budget)
     try:
-        for _, offsets, keys, scores, payload in _sequences(sequences_path, games, subtrees_):
+        for _, offsets, keys, scores, payload in _sequences(sequences_path, games, key_range):
             if len(offsets) > 1:
                 runs.add(*sort_sequences(offsets, keys, classes_of(scores, neutral), payload))
         arrays, nodes = runs.count(floor, collections.years(), max(1, len(collections.names)),
                                    sink=_ArrowSink(folder / "sorted.arrow"))
     finally:
         runs.close()
-    np.savez(folder / "trie.npz", nodes=nodes, **_flat(arrays))
+    with open(folder / "trie.tmp.npz", "wb") as f:  # whole once renamed: its range says what it counted
+        np.savez(f, nodes=nodes, key_range=np.array(key_range), **_flat(arrays))
+    os.replace(folder / "trie.tmp.npz", folder / "trie.npz")
     return folder
 
 
 def join_subtrees(folders: list[Path], games_path: Path, trie_path: Path, years_path: Path,
-                  sources_path: Path, *, floor: int) -> dict:
+                  sources_path: Path, *, floor: int, key_ranges: list[tuple[int, int]] | None = None) -> dict:
     """trie.parquet, trie_years.parquet and trie_sources.parquet as ``run``
     writes them (the same bytes), from the subtrees counted apart
-    (``count_subtrees``, ``folders`` in key order); the stage's figures."""
+    (``count_subtrees``, ``folders`` in key order; given ``key_ranges``,
+    each must have counted its own); the stage's figures."""
     collections, _ = _games(games_path)
     parts = []
-    for folder in folders:
+    for i, folder in enumerate(folders):
         with np.load(folder / "trie.npz") as saved:
-            parts.append((_nested({name: saved[name] for name in saved.files if name != "nodes"}),
+            counted = tuple(int(k) for k in saved["key_range"])
+            if key_ranges is not None and counted != tuple(key_ranges[i]):
+                raise RuntimeError(f"{folder} counted the first keys {counted}, not {tuple(key_ranges[i])}")
+            parts.append((_nested({name: saved[name] for name in saved.files if name not in ("nodes", "key_range")}),
                           int(saved["nodes"])))
     arrays, nodes = join_tries(parts)
     return write(trie_path, years_path, sources_path, arrays, nodes, floor, collections.names)
@@ -483,7 +495,11 @@ class _ArrowSink:
     def close(self) -> None:
         self.writer.close()
 
-    abort = close
+    def abort(self) -> None:
+        try:
+            self.writer.close()
+        except Exception:  # noqa: BLE001 - the run's own error is the one to report
+            pass
 
 
 def _flat(arrays: dict) -> dict[str, np.ndarray]:

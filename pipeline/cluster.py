@@ -140,6 +140,10 @@ class Cluster:
                 f.cancel()
             raise
 
+    def workers(self) -> int:
+        """The workers' threads: the tasks the cluster runs at once (at least 1)."""
+        return max(1, sum(self.client.nthreads().values()))
+
     def later(self, function: Callable, *args, name: str):
         """``function(*args)`` started on a worker: its future, to give to
         ``map`` among the arguments (dask hands its result from worker to

@@ -18,6 +18,7 @@ import os
 import resource
 import shutil
 import time
+import uuid
 from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -286,6 +287,7 @@ class _Run:
         self.cluster_options = cluster
         self._cluster: cluster_.Cluster | None = None
         self.digests: dict[str, str] = {}  # of the input files, by path (the dask engine's partitions)
+        self.token = uuid.uuid4().hex[:8]  # names this run's dask tasks and scratch folders
         self.add = add
         self.given = list(paths)  # as given: URLs too (``paths`` reads their mirrors)
         self._starting: Future | None = None
@@ -458,33 +460,44 @@ class _Run:
     def on_cluster(self, stage: str, key: str) -> dict:
         """A stage on the dask cluster: the build by subtrees (up to two a
         worker) and the report in parts (one a worker: each loads the book),
-        a task each; the other stages as one task."""
+        a task each; the other stages as one task.  Task names and scratch
+        folders carry the run's token: a stopped run's task still running on
+        a cluster of one's own is never taken for this run's."""
         catalog, config, cluster = self.catalog, self.config, self.cluster()
-        workers = max(1, len(cluster.client.scheduler_info()["workers"]))
-        parts = 2 * workers
+        workers = cluster.workers()
+        name = f"{stage}-{key}-{self.token}"
         if stage == "build":
-            counts = cluster.call(build.first_keys, catalog.sequences, name=f"first-keys-{key}")
-            ranges = build.subtrees(counts, parts)
-            count = partial(build.count_subtrees, sequences_path=catalog.sequences, games_path=catalog.games,
-                            neutral=config.influence_neutral, floor=self.floor(), budget=self.sort_bytes // parts)
-            folders = cluster.map(lambda i: count(ranges[i], folder=catalog.runs / f"subtrees-{i}"),
-                                  range(len(ranges)), names=[f"build-{key}-{i}" for i in range(len(ranges))],
-                                  sizes=[sum(n for k, n in counts.items() if lo <= k < hi) for lo, hi in ranges])
-            joins = [partial(build.join_subtrees, folders, catalog.games, store.staged(catalog.trie),
-                             store.staged(catalog.trie_years), store.staged(catalog.trie_sources), floor=self.floor()),
-                     partial(build.join_sorted, folders, store.staged(catalog.sorted_sequences))]
-            figures = cluster.map(lambda join: join(), joins, names=[f"build-{key}-join-{i}" for i in range(2)])[0]
-            for folder in folders:
-                shutil.rmtree(folder, ignore_errors=True)
-            return figures
+            sequences, games = Path(os.path.abspath(catalog.sequences)), Path(os.path.abspath(catalog.games))
+            counts = cluster.call(build.first_keys, sequences, name=f"{name}-first-keys")
+            ranges = build.subtrees(counts, 2 * workers)
+            count = partial(build.count_subtrees, sequences_path=sequences, games_path=games,
+                            neutral=config.influence_neutral, floor=self.floor(),
+                            budget=self.sort_bytes // min(len(ranges), workers))
+            scratch = Path(os.path.abspath(catalog.runs))
+            folders = [scratch / f"subtrees-{self.token}-{lo}-{hi}" for lo, hi in ranges]
+            try:
+                cluster.map(lambda i: count(ranges[i], folder=folders[i]), range(len(ranges)),
+                            names=[f"{name}-count-{lo}-{hi}" for lo, hi in ranges],
+                            sizes=[sum(n for k, n in counts.items() if lo <= k < hi) for lo, hi in ranges])
+                trie = partial(build.join_subtrees, folders, games, *(Path(os.path.abspath(store.staged(path))) for path in
+                               (catalog.trie, catalog.trie_years, catalog.trie_sources)),
+                               floor=self.floor(), key_ranges=ranges)
+                in_order = partial(build.join_sorted, folders,
+                                   Path(os.path.abspath(store.staged(catalog.sorted_sequences))))
+                figures, _ = cluster.map(lambda join: join(), [trie, in_order], names=[f"{name}-join-trie",
+                                                                                        f"{name}-join-sorted"])
+                return figures
+            finally:
+                for folder in folders:
+                    shutil.rmtree(folder, ignore_errors=True)
         if stage != "report":
-            return cluster.call(self.action(stage), name=f"{stage}-{key}")
-        folder = store.staged(catalog.report)
+            return cluster.call(self.action(stage), name=name)
+        folder = Path(os.path.abspath(store.staged(catalog.report)))
         report.start(folder)
         write = partial(report.write, self.book_files(), folder, share=config.influence_share,
                         min_length=config.min_length)
         return report.figures(cluster.map(lambda part: write(part=part), [(i, workers) for i in range(workers)],
-                                          names=[f"report-{key}-{i}" for i in range(workers)]))
+                                          names=[f"{name}-{i}-of-{workers}" for i in range(workers)]))
 
     def book_files(self) -> emit.BookFiles:
         """The pruned tree's tables as this run has them, and the figures of
@@ -550,7 +563,7 @@ class _Run:
         self.log("dask: " + (f"connecting to {self.cluster_options.scheduler}" if self.cluster_options.scheduler
                              else "starting a local cluster"))
         self._cluster = cluster_.Cluster(self.cluster_options)
-        workers = len(self._cluster.client.scheduler_info()["workers"])
+        workers = self._cluster.workers()
         self.log(f"dask: {workers} worker{'s' * (workers != 1)} ready, {time.perf_counter() - self.started:.1f} s "
                  "into the run")
 
@@ -591,7 +604,7 @@ class _Run:
         kept = sum(1 for f in found if f.get(partitions.KEPT))
         self.done(self.record("ingest", keys["ingest"], figures, read - t0, inputs=inputs, partitions=len(parts),
                               partitions_read=len(parts) - kept,
-                              workers=len(cluster.client.scheduler_info()["workers"])))
+                              workers=cluster.workers()))
         self.done(self.record("extract", keys["extract"], sequences, joined - read))
         partitions.clean(Path(folder), keep=set(names))
         self.log(f"ingest and extract: {len(parts)} partitions ({len(parts) - kept} read, {kept} kept from an "

@@ -152,3 +152,5 @@ def test_subtrees_counted_apart_give_the_files_of_one_build(real_subset, tmp_pat
         build.join_sorted(folders, out[3])
         for mine, theirs in zip(out, files):
             assert mine.read_bytes() == theirs.read_bytes(), (parts, theirs.name)
+    with pytest.raises(RuntimeError, match="counted the first keys"):  # a folder another count wrote
+        build.join_subtrees(folders[::-1], catalog.games, *out[:3], floor=floor, key_ranges=ranges)

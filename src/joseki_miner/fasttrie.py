@@ -716,7 +716,6 @@ def join_tries(parts: list[tuple[dict[str, np.ndarray], int]]) -> tuple[dict[str
     part's; the root's are the parts' roots' added up (a game counts at the
     root by its first sequence, which is in one part only)."""
     parts = [(arrays, nodes) for arrays, nodes in parts if arrays["count"][0] > 0] or parts[:1]
-    root: dict[str, np.ndarray] = {}
     names = [name for name in parts[0][0] if name not in ("years", "sources")]
     joined: dict[str, list[np.ndarray]] = {name: [] for name in names}
     rows: dict[str, dict[str, list[np.ndarray]]] = {what: {"node": [], "index": [], "games": []}

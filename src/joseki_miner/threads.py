@@ -12,15 +12,22 @@ Knows nothing of games or files.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from contextlib import contextmanager
 
-_alone = [False]
+_state = threading.local()  # per thread: a worker of several threads runs tasks side by side
+
+
+def alone() -> bool:
+    """Whether this thread is inside ``one_thread()``."""
+    return getattr(_state, "alone", False)
 
 
 class Inline(Executor):
-    """An executor that runs what it is given at once, in the caller's thread."""
+    """An executor that runs what it is given at once, in the caller's thread
+    (it has no threads to name)."""
 
     def submit(self, fn: Callable, /, *args, **kwargs) -> Future:
         future: Future = Future()
@@ -34,16 +41,16 @@ class Inline(Executor):
 def pool(max_workers: int = 1, thread_name_prefix: str = "", initializer: Callable[[], None] | None = None) -> Executor:
     """A ThreadPoolExecutor, or inside ``one_thread()`` an ``Inline`` one (its
     ``initializer``, for threads of its own, is not run)."""
-    if _alone[0]:
+    if alone():
         return Inline()
     return ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix=thread_name_prefix, initializer=initializer)
 
 
 @contextmanager
 def one_thread() -> Iterator[None]:
-    """Pools made inside run their work in the caller's thread."""
-    before, _alone[0] = _alone[0], True
+    """Pools made inside (in this thread) run their work in the caller's thread."""
+    before, _state.alone = alone(), True
     try:
         yield
     finally:
-        _alone[0] = before
+        _state.alone = before
