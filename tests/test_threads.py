@@ -26,6 +26,16 @@ def test_inside_one_thread_a_pool_runs_each_call_at_once_in_the_callers_thread()
     assert seen == []  # an initializer is for a thread of the pool's own
 
 
+def test_one_thread_holds_for_the_thread_that_entered_it_only():
+    """A dask worker of several threads runs tasks side by side: one task's
+    block leaves the others' pools as they were."""
+    with threads.one_thread(), ThreadPoolExecutor(1) as other:
+        assert threads.alone()
+        assert other.submit(threads.alone).result() is False
+        assert other.submit(lambda: isinstance(threads.pool(), ThreadPoolExecutor)).result()
+    assert not threads.alone()
+
+
 def test_outside_a_pool_has_threads_of_its_own():
     with threads.pool(1, "own") as pool:
         assert isinstance(pool, ThreadPoolExecutor)
