@@ -51,9 +51,26 @@ def warm() -> None:
         stream.close()
 
 
+class _ReportedByTheDriver(logging.Filter):
+    """A task's error goes back to the driver, which reports it (in one line
+    where it is the user's: --strict, a full disk); the worker's own log of
+    it would print the task's traceback beside that line."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith("Compute Failed")
+
+
+def _quiet_errors() -> None:
+    """Install the filter above in this worker process (once)."""
+    log = logging.getLogger("distributed.worker")
+    if not any(isinstance(f, _ReportedByTheDriver) for f in log.filters):
+        log.addFilter(_ReportedByTheDriver())
+
+
 def _alone(function: Callable, *args):
     """``function(*args)`` in the worker's one thread: a worker is a core,
     and the cluster's other cores are other workers' (``threads``)."""
+    _quiet_errors()
     with threads.one_thread():
         return function(*args)
 

@@ -393,8 +393,10 @@ class _Run:
                     if stage == "ingest" and streamed:
                         ran |= self.ingest_to_build(inputs, pool, finish)
                         continue
-                    if stage == "ingest" and self.engine == "dask":
-                        ran |= self.partitioned(inputs)
+                    if self.engine == "dask" and (stage == "ingest" or stage == "extract" and "ingest" in self.stages):
+                        # extract alone (new distances) too: its partitions, mined on every worker, replace those
+                        # of the old parameters, as they would in a clean run
+                        ran |= self.partitioned(inputs, ingest=stage == "ingest")
                         continue
                     t0 = time.perf_counter()
                     if self.engine == "dask":
@@ -407,6 +409,10 @@ class _Run:
                 for step in finish:  # the build's commit, once trie.parquet is whole
                     step()
                 finish.clear()
+                if self.engine == "dask" and "ingest" in self.stages and "extract" not in ran:
+                    # ingest and extract were up to date: the partitions a stopped or failed run mined with other
+                    # parameters or inputs go, and the folder holds what a clean run leaves
+                    partitions.clean(catalog.partitions, keep={p.key for p in self.plan()[1]})
             finally:
                 self.memory.clear()
                 for step in finish:  # failed: wait for the threads still writing, commit nothing more
@@ -567,15 +573,10 @@ class _Run:
         self.log(f"dask: {workers} worker{'s' * (workers != 1)} ready, {time.perf_counter() - self.started:.1f} s "
                  "into the run")
 
-    def partitioned(self, inputs: str) -> set[str]:
-        """Ingest and extract on the dask cluster: every partition of the
-        inputs mined on a worker (or kept from an earlier run), then joined
-        into games.parquet, rejects.parquet and sequences.parquet by three
-        tasks at once.  Commits both stages, as the other engines would;
-        returns the stages done."""
-        catalog, config, staged = self.catalog, self.config, store.staged
-        t0 = time.perf_counter()
-        keys = stage_keys(config, inputs)
+    def plan(self) -> tuple[partitions.Settings, list[partitions.Partition], Counter[str]]:
+        """The partitions of the inputs for the dask engine, what mining
+        them needs, and the files skipped as they were planned (by why)."""
+        config = self.config
         settings = partitions.Settings(
             named_from=tuple(str(p) for p in self.paths), include_handicap=config.include_handicap,
             dedupe=config.dedupe, phase1=phase1_params(config), options=self.ingest_options(),
@@ -585,6 +586,19 @@ class _Run:
         parts = partitions.plan(self.paths, settings, self.digests,
                                 target_bytes=int(self.cluster_options.partition_mb * 2**20),
                                 on_skip=lambda source, location, why: skipped.update([why]))
+        return settings, parts, skipped
+
+    def partitioned(self, inputs: str, ingest: bool = True) -> set[str]:
+        """Ingest and extract on the dask cluster: every partition of the
+        inputs mined on a worker (or kept from an earlier run), then joined
+        into games.parquet, rejects.parquet and sequences.parquet by three
+        tasks at once (sequences.parquet alone when ingest is up to date:
+        not ``ingest``).  Commits the stages, as the other engines would;
+        returns the stages done."""
+        catalog, config, staged = self.catalog, self.config, store.staged
+        t0 = time.perf_counter()
+        keys = stage_keys(config, inputs)
+        settings, parts, skipped = self.plan()
         folder = os.path.abspath(catalog.partitions)
         cluster = self.cluster()
         with tqdm(total=sum(p.size for p in parts), desc="mine partitions", unit="B", unit_scale=True,
@@ -593,22 +607,27 @@ class _Run:
                                 sizes=[p.size for p in parts], on_done=lambda i: bar.update(parts[i].size))
         read = time.perf_counter()
         names = [p.key for p in parts]
-        resolution = cluster.later(partitions.resolve, folder, names, config.dedupe, name=f"resolve-{keys['extract']}")
-        games, rejects, sequences = cluster.map(  # the resolution goes from worker to worker, not through here
-            _join, ["games", "rejects", "sequences"], folder, names, resolution, self.strict,
+        resolution = cluster.later(partitions.resolve, folder, names, config.dedupe,
+                                   name=f"resolve-{keys['extract']}-{self.token}")
+        joins = ["games", "rejects", "sequences"] if ingest else ["sequences"]
+        joined_files = cluster.map(  # the resolution goes from worker to worker, not through here
+            _join, joins, folder, names, resolution, self.strict,
             {"games": os.path.abspath(staged(catalog.games)), "rejects": os.path.abspath(staged(catalog.rejects)),
              "sequences": os.path.abspath(staged(catalog.sequences))},
-            names=[f"join-{what}-{keys['extract']}" for what in ("games", "rejects", "sequences")])
-        figures = partitions.ingest_figures(found, games, rejects, skipped)
+            names=[f"join-{what}-{keys['extract']}-{self.token}" for what in joins])
+        sequences = joined_files[-1]
         joined = time.perf_counter()
         kept = sum(1 for f in found if f.get(partitions.KEPT))
-        self.done(self.record("ingest", keys["ingest"], figures, read - t0, inputs=inputs, partitions=len(parts),
-                              partitions_read=len(parts) - kept,
-                              workers=cluster.workers()))
+        if ingest:
+            games, rejects = joined_files[:2]
+            figures = partitions.ingest_figures(found, games, rejects, skipped)
+            self.done(self.record("ingest", keys["ingest"], figures, read - t0, inputs=inputs, partitions=len(parts),
+                                  partitions_read=len(parts) - kept,
+                                  workers=cluster.workers()))
         self.done(self.record("extract", keys["extract"], sequences, joined - read))
         partitions.clean(Path(folder), keep=set(names))
-        self.log(f"ingest and extract: {len(parts)} partitions ({len(parts) - kept} read, {kept} kept from an "
-                 f"earlier run) in {read - t0:.1f} s, joined in {joined - read:.1f} s")
+        self.log(f"{'ingest and ' * ingest}extract: {len(parts)} partitions ({len(parts) - kept} read, {kept} kept "
+                 f"from an earlier run) in {read - t0:.1f} s, joined in {joined - read:.1f} s")
         return {"extract"}
 
     def ingest_to_build(self, inputs: str, pool: ThreadPoolExecutor, finish: list) -> set[str]:

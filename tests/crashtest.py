@@ -14,7 +14,11 @@ without their "run" and "outputs" entries, summary.json without its
 seconds), and nothing temporary.  A SIGINT must end the run with one line
 and exit 130 (or, if it came after the last commit, exit 0).
 
-    python tests/crashtest.py [--moments N] [DATA...]      (make crashtest)
+    python tests/crashtest.py [--moments N] [--engine dask] [DATA...]      (make crashtest)
+
+With ``--engine dask`` every run (the clean one, the stopped one, the next
+one) mines on a LocalCluster of two worker processes: a stop may come while
+the workers mine partitions, count subtrees or write the report's parts.
 
 Prints how many cases ran and how many differed; exits 1 if any did.
 """
@@ -83,6 +87,7 @@ class Harness:
     inputs: list[Path]  # the games: real collections, and a folder of our own (for --strict)
     root: Path
     log: callable = print
+    engine: list[str] = field(default_factory=list)  # e.g. ["--engine", "dask", "--workers", "2"]: every run's
     results: list[tuple[str, str]] = field(default_factory=list)  # (case, what differed or "")
 
     def __post_init__(self) -> None:
@@ -102,10 +107,11 @@ class Harness:
         self.footprint = sum(p.stat().st_size for p in self.reference.rglob("*") if p.is_file())
 
     def mine(self, out: Path, args: list, env: dict | None = None) -> subprocess.CompletedProcess:
-        return joseki(["mine", *self.inputs, self.extra, "--out", out, "--quiet", *args], env)
+        return joseki(["mine", *self.inputs, self.extra, "--out", out, "--quiet", *self.engine, *args], env)
 
     def command(self, out: Path, args: list) -> list[str]:
-        return [*JOSEKI, "mine", *map(str, self.inputs), str(self.extra), "--out", str(out), "--quiet", *args]
+        return [*JOSEKI, "mine", *map(str, self.inputs), str(self.extra), "--out", str(out), "--quiet", *self.engine,
+                *args]
 
     def start(self, state: str, name: str) -> Path:
         out = self.root / "cases" / name
@@ -273,11 +279,13 @@ class Harness:
         return len(differing)
 
 
-def run(inputs: list[Path], root: Path, moments: int, quick: bool = False, log=print) -> Harness:
+def run(inputs: list[Path], root: Path, moments: int, quick: bool = False, log=print,
+        engine: list[str] | None = None) -> Harness:
     """Every kind of fault; ``moments`` timed stops a (state, settings)
     pair.  ``quick`` (the test suite's version): three pairs, a few steps of
-    the commits, one --strict, one ENOSPC, one small disk."""
-    h = Harness(inputs, root, log)
+    the commits, one --strict, one ENOSPC, one small disk.  ``engine``: the
+    options every run takes (``--engine dask --workers 2``)."""
+    h = Harness(inputs, root, log, engine or [])
     spread = [(i + 0.5) / moments for i in range(moments)]
     pairs = [("empty", "force"), ("default", "distance"), ("other", "neutral"), ("default", "threshold"),
              ("other", "no-dedupe")]
@@ -305,6 +313,8 @@ def main() -> int:
     parser.add_argument("data", nargs="*", type=Path, help="game collections (default: every one in ../shared/data)")
     parser.add_argument("--moments", type=int, default=10, help="timed stops a (state, settings) pair (5 pairs)")
     parser.add_argument("--keep", action="store_true", help="keep the case folders")
+    parser.add_argument("--engine", choices=("fast", "dask"), default="fast",
+                        help="the engine of every run (dask: a LocalCluster of 2 worker processes)")
     args = parser.parse_args()
     data = ROOT.parent / "shared" / "data"
     inputs = args.data or sorted(p for p in data.iterdir() if p.is_dir())
@@ -313,7 +323,8 @@ def main() -> int:
         return 2
     root = Path(tempfile.mkdtemp(prefix="crashtest-"))
     try:
-        harness = run(inputs, root, args.moments)
+        engine = ["--engine", "dask", "--workers", "2"] if args.engine == "dask" else []
+        harness = run(inputs, root, args.moments, engine=engine)
         return 1 if harness.report() else 0
     finally:
         if not args.keep:

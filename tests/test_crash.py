@@ -2,7 +2,10 @@
 on all of ../shared/data): on about 4,000 real games from every collection,
 runs stopped by SIGKILL and SIGINT at moments spread over the run, killed at
 steps of their commits, failed by --strict and by a full disk; after each,
-a run with the default settings gives a clean run's outputs."""
+a run with the default settings gives a clean run's outputs.  Once with the
+fast engine, once with the dask engine on two worker processes (a stop can
+then come while workers mine partitions, count subtrees or write parts of
+the report)."""
 
 from __future__ import annotations
 
@@ -12,7 +15,8 @@ import crashtest
 
 
 @pytest.mark.shared_data
-def test_no_stop_leaves_anything_the_next_run_trusts(real_subset, tmp_path):
-    harness = crashtest.run([real_subset], tmp_path, moments=2, quick=True, log=lambda line: None)
+@pytest.mark.parametrize("engine", [[], ["--engine", "dask", "--workers", "2"]], ids=["fast", "dask"])
+def test_no_stop_leaves_anything_the_next_run_trusts(real_subset, tmp_path, engine):
+    harness = crashtest.run([real_subset], tmp_path, moments=2, quick=True, log=lambda line: None, engine=engine)
     assert [(case, problem) for case, problem in harness.results if problem] == []
     assert len(harness.results) >= 12
