@@ -30,7 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from pipeline.build import SORT_MEMORY  # MB, the default of `--sort-memory`
+from joseki_miner.build import SORT_MEMORY  # MB, the default of `--sort-memory`
 from pipeline.catalog import PUBLISHED
 from pipeline.run import STAGES
 

@@ -14,11 +14,11 @@ from typing import List, Optional
 import typer
 
 from joseki_miner import stop
+from joseki_miner.cluster import PARTITION_MB, Options
 from joseki_miner.config import SORT_MEMORY_MB, TABLE_MEMORY_MB, ConfigError, load
+from joseki_miner.errors import StrictError, UsageError
 
 from .catalog import Catalog
-from .cluster import PARTITION_MB, Options
-from .errors import StrictError, UsageError
 
 STAGES = ("ingest", "extract", "build", "prune", "emit", "report")  # run.STAGES, named here without loading the stages
 

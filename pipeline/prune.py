@@ -47,7 +47,7 @@ def run_arrays(arrays: dict[str, np.ndarray], names: list[str], sorted_path: Pat
     keep, new_node, new_parent = method.survivors(node, parent, depth, arrays["count"], threshold, min_length)
     kept = {name: arrays[name][keep] for name in NODE_ARRAYS}
     pruned = node_table({**kept, "node": new_node, "parent": new_parent})
-    from .build import sources_table, years_table
+    from joseki_miner.build import sources_table, years_table
 
     rows = {"years": years_table(arrays["years"]), "sources": sources_table(arrays["sources"], names)}
     return _write(pruned, keep, arrays, rows, sorted_path, games_path, outputs, threshold, examples)

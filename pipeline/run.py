@@ -29,17 +29,23 @@ import pyarrow.parquet as pq
 from tqdm import tqdm
 
 import joseki_miner
+from joseki_miner import build, extract, ingest, partitions, remote, store
+from joseki_miner import cluster as cluster_
 from joseki_miner import prune as prune_method
-from joseki_miner import remote, store
 from joseki_miner.config import TABLE_MEMORY_MB, Config
+from joseki_miner.errors import StrictError, UsageError
 from joseki_miner.inputs import inputs_key
 from joseki_miner.sequences import Phase1Params
 from joseki_miner.stop import check as check_stop
 
-from . import build, emit, extract, ingest, partitions, prune, report
-from . import cluster as cluster_
-from .catalog import PUBLISHED, Catalog  # the published stages commit together when the run ends
-from .errors import StrictError, UsageError
+from . import build as build_stage
+from . import emit, prune, report
+from . import extract as extract_stage
+from . import ingest as ingest_stage
+from .catalog import (  # the published stages commit together when the run ends
+    PUBLISHED,
+    Catalog,
+)
 
 STAGES = ("ingest", "extract", "build", "prune", "emit", "report")
 WORK_STAGES = ("ingest", "extract", "build")  # committed as each finishes
@@ -438,17 +444,17 @@ class _Run:
         arguments (so the dask engine can send it to a worker)."""
         catalog, config, staged = self.catalog, self.config, store.staged
         if stage == "ingest":
-            return partial(ingest.run,
+            return partial(ingest_stage.run,
                            self.paths, staged(catalog.games), staged(catalog.rejects),
                            include_handicap=config.include_handicap, dedupe=config.dedupe, strict=self.strict,
                            engine=self.local_engine, jobs=self.jobs, progress=self.stage_progress,
                            table_memory=self.table_bytes,
                            exclude=self.own, **self.ingest_options())
         if stage == "extract":
-            return partial(extract.run, catalog.games, staged(catalog.sequences), phase1_params(config),
+            return partial(extract_stage.run, catalog.games, staged(catalog.sequences), phase1_params(config),
                            engine=self.local_engine, jobs=self.jobs, progress=self.stage_progress)
         if stage == "build":
-            return partial(build.run, catalog.sequences, catalog.games, staged(catalog.trie),
+            return partial(build_stage.run, catalog.sequences, catalog.games, staged(catalog.trie),
                            staged(catalog.trie_years), staged(catalog.trie_sources),
                            staged(catalog.sorted_sequences), neutral=config.influence_neutral,
                            floor=self.floor(), engine=self.local_engine, progress=self.stage_progress,
@@ -648,7 +654,7 @@ class _Run:
         closing: list[Callable[[], None]] = []  # the last row groups of games.parquet and sequences.parquet
         try:
             try:
-                figures = ingest.run(self.paths, staged(catalog.games), staged(catalog.rejects),
+                figures = ingest.read(self.paths, staged(catalog.games), staged(catalog.rejects),
                                      include_handicap=config.include_handicap, dedupe=config.dedupe,
                                      strict=self.strict, jobs=self.jobs, progress=self.progress,
                                      on_games=stream.add, phase1=params, table_memory=self.table_bytes,

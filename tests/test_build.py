@@ -1,4 +1,4 @@
-"""Counting in bounded memory (pipeline.build.SortedRuns): sorted runs held,
+"""Counting in bounded memory (joseki_miner.build.SortedRuns): sorted runs held,
 spilled to disk and merged give the trie of sorting everything at once."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from joseki_miner.fasttrie import count_sequences, plain_payload, sort_sequences
-from pipeline import build
 from test_fasttrie import arrays_of, assert_same, seq_st
+
+from joseki_miner import build
+from joseki_miner.fasttrie import count_sequences, plain_payload, sort_sequences
 
 
 @settings(max_examples=60, deadline=None)

@@ -130,8 +130,8 @@ def test_duplicates_name_their_first_game_across_batches(tmp_path, monkeypatch):
     back from disk a batch at a time)."""
     import functools
 
+    from joseki_miner import ingest
     from joseki_miner.readers import bulk
-    from pipeline import ingest
 
     monkeypatch.setattr(bulk, "UNITS_A_SCAN", 3)
     monkeypatch.setattr(ingest, "read_batches", functools.partial(bulk.read_batches, games=3))

@@ -8,7 +8,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline.parquet import TableSink
+from joseki_miner.parquet import TableSink
 
 SCHEMA = pa.schema([("n", pa.int64()), ("text", pa.string())])
 
@@ -81,7 +81,7 @@ def test_the_trie_written_a_row_group_at_a_time_is_one_write(tmp_path, monkeypat
     is byte for byte the one a single write_table of the whole would give."""
     import pyarrow.parquet as pq
 
-    from pipeline import build
+    from joseki_miner import build
     from joseki_miner.trie import node_table
 
     arrays, nodes = _random_trie(7, 200, 8, 6)
@@ -100,9 +100,9 @@ def test_prune_from_the_node_arrays_writes_the_files_prune_from_the_build_files_
     still being written (prune.run_arrays); joseki.parquet and the kept
     nodes' years, collections and examples are byte for byte the ones
     pruning the build's files gives, a trie of several row groups too."""
-    from pipeline import build, prune
-
+    from joseki_miner import build
     from joseki_miner.fasttrie import count_sequences, pack_classes, plain_payload
+    from pipeline import prune
 
     rng = np.random.default_rng(11)
     offsets = np.r_[0, np.cumsum(rng.integers(1, 9, 300))].astype(np.int64)

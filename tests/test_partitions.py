@@ -14,14 +14,13 @@ import time
 from pathlib import Path
 
 import pytest
-
-from joseki_miner.config import load
-from pipeline.catalog import Catalog
-from pipeline.cluster import Options
-from pipeline.partitions import Settings, plan
-from pipeline.run import STAGES, run_stages
-
 from crashtest import outputs
+
+from joseki_miner.cluster import Options
+from joseki_miner.config import load
+from joseki_miner.partitions import Settings, plan
+from pipeline.catalog import Catalog
+from pipeline.run import STAGES, run_stages
 
 pytest.importorskip("distributed", reason="the dask engine needs dask's distributed (make setup installs it)")
 
@@ -117,7 +116,7 @@ def test_add_reads_only_the_new_games_and_gives_what_mining_all_at_once_gives(re
 
 
 def test_add_needs_games_mined_before_and_the_dask_engine(demo_games, tmp_path):
-    from pipeline.errors import UsageError
+    from joseki_miner.errors import UsageError
 
     with pytest.raises(UsageError, match="none are"):
         mine([demo_games], tmp_path / "x", "dask", add=True)
@@ -195,7 +194,7 @@ def test_games_read_over_http_through_fsspec_give_the_same_tree(real_subset, tmp
 
 
 def test_strict_stops_at_the_first_reject_as_the_fast_engine_does(demo_games, tmp_path):
-    from pipeline.errors import StrictError
+    from joseki_miner.errors import StrictError
 
     messages = []
     for engine in ("fast", "dask"):

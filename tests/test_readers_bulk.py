@@ -9,15 +9,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import make_tar
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_readers_fuzz import FUZZ, FUZZ_EXAMPLES, cases, time_limit
 
+from joseki_miner.ingest import META
 from joseki_miner.readers import read_paths
-from pipeline.ingest import META
 from joseki_miner.readers.bulk import UNITS_A_SCAN, read_batches
 from joseki_miner.records import GameRecord
-from helpers import make_tar
-from test_readers_fuzz import FUZZ, FUZZ_EXAMPLES, cases, time_limit
 
 
 def kept(meta: dict) -> dict:

@@ -45,8 +45,8 @@ def test_outside_a_pool_has_threads_of_its_own():
 def test_a_partition_mined_in_one_thread_gives_the_files_of_one_mined_with_threads(demo_games, tmp_path):
     """The dask engine's workers mine with no thread of their own: the
     partition's folder holds the same bytes, and no thread was started."""
+    from joseki_miner import partitions
     from joseki_miner.config import load
-    from pipeline import partitions
     from pipeline.run import phase1_params
 
     config = load(None, [])

@@ -434,7 +434,7 @@ def read_batches(
     cut into parts, so the threads that replay a batch start on the first
     part while the next is cut, and have little left when reading ends.
     The kifu indexes are those of the files read and of ``indexes``: files
-    not read, that hold a partition's indexes (``pipeline.partitions``)."""
+    not read, that hold a partition's indexes (``partitions``)."""
     files = existing_files(paths, on_skip, exclude)
     reader = _BulkReader(encoding_fallback, on_skip, arena, member_bytes, field_bytes)
     reader.load_indexes(files + [Path(i) for i in indexes if Path(i) not in files])

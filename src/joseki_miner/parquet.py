@@ -1,4 +1,5 @@
-"""Parquet and thread helpers shared by the stages."""
+"""Parquet helpers shared by the stages' work: a sink that writes row
+groups in the background, row counts, string columns as bytes."""
 
 from __future__ import annotations
 

@@ -61,7 +61,7 @@ class Settings:
     include_handicap: bool
     dedupe: bool
     phase1: Phase1Params
-    options: dict  # ingest's limits, collection depth and filters (``ingest.run``)
+    options: dict  # ingest's limits, collection depth and filters (``ingest.read``)
     table_memory: int
     exclude: tuple[str, ...]
     key: str
@@ -164,7 +164,7 @@ def mine(partition: Partition, settings: Settings, folder: str) -> dict:
         trace = ingest.Trace()
         stream = Phase1Stream(tmp / "sequences.parquet", settings.phase1, jobs=1)
         try:
-            figures = ingest.run(
+            figures = ingest.read(
                 list(partition.files), tmp / "games.parquet", tmp / "rejects.parquet",
                 include_handicap=settings.include_handicap, dedupe=settings.dedupe, jobs=1, progress=False,
                 on_games=stream.add, phase1=settings.phase1, table_memory=settings.table_memory,

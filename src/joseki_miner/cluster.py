@@ -36,17 +36,15 @@ def warm() -> None:
     import tempfile
     from pathlib import Path
 
-    from joseki_miner.config import load
-
     from . import extract, ingest
-    from .run import phase1_params
+    from .sequences import Phase1Params
 
-    params = phase1_params(load(None, []))
+    params = Phase1Params()
     with tempfile.TemporaryDirectory(prefix="joseki-warm-") as folder:
         game = Path(folder) / "game.sgf"
         game.write_text("(;GM[1]FF[4]SZ[19];B[pd];W[dp];B[pq];W[dd];B[fc];W[cf])")
         stream = extract.Phase1Stream(Path(folder) / "sequences.parquet", params)
-        ingest.run([game], Path(folder) / "games.parquet", Path(folder) / "rejects.parquet", include_handicap=False,
+        ingest.read([game], Path(folder) / "games.parquet", Path(folder) / "rejects.parquet", include_handicap=False,
                    dedupe=True, progress=False, on_games=stream.add, phase1=params, trace=ingest.Trace())
         stream.close()
 
