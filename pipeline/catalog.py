@@ -13,6 +13,7 @@ PUBLISHED = ("prune", "emit", "report")  # the stages whose files and manifests 
 class Catalog:
     work: Path  # interim stage outputs (data/interim)
     out: Path  # final outputs (data/processed)
+    publish: str | None = None  # an output folder at a URL: ``out`` is its local copy, published as a run ends
 
     @property
     def games(self) -> Path:

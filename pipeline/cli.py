@@ -13,10 +13,10 @@ from typing import List, Optional
 
 import typer
 
-from joseki_miner import stop
+from joseki_miner import remote, stop
 from joseki_miner.cluster import PARTITION_MB, Options
 from joseki_miner.config import SORT_MEMORY_MB, TABLE_MEMORY_MB, ConfigError, load
-from joseki_miner.errors import StrictError, UsageError
+from joseki_miner.errors import PublishError, StrictError, UsageError
 
 from .catalog import Catalog
 
@@ -24,7 +24,9 @@ STAGES = ("ingest", "extract", "build", "prune", "emit", "report")  # run.STAGES
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
 
-OUT = typer.Option(Path("data/processed"), "--out", help="folder for the joseki tree files")
+OUT = typer.Option("data/processed", "--out", help="folder for the joseki tree files, or an fsspec URL (s3://, gs://, "
+                   "...: written to data/published/<URL> and published when the run ends)")
+PUBLISHED_COPIES = Path("data/published")  # the local copies of output folders at URLs
 WORK = typer.Option(None, "--work", help="folder for stage outputs (default: OUT/interim)")
 CONFIG = typer.Option(None, "--config", help="YAML parameters (default: the thesis defaults)")
 SET = typer.Option(None, "--set", help="override one parameter: KEY=VALUE (repeatable)")
@@ -55,7 +57,7 @@ def _execute(stages, paths, out, work, config, sets, quiet, strict=False, force=
 
     try:
         cfg = load(config, sets or [])
-        catalog = Catalog(work=work or out / "interim", out=out)
+        catalog = _catalog(out, work)
         log = (lambda s: None) if quiet else (lambda s: typer.echo(s, err=True))
         summary = run_stages(
             catalog, cfg, stages, paths or [], progress=not quiet, strict=strict, force=force,
@@ -66,6 +68,8 @@ def _execute(stages, paths, out, work, config, sets, quiet, strict=False, force=
         _fail(str(exc), 2)
     except StrictError as exc:
         _fail(f"--strict: {exc}", 1)
+    except PublishError as exc:
+        _fail(str(exc), 1)
     except (stop.Stopped, KeyboardInterrupt) as exc:
         why = exc.signal if isinstance(exc, stop.Stopped) else "SIGINT"
         _fail("interrupted; outputs left as they were", 128 + signal.Signals[why].value)
@@ -75,6 +79,22 @@ def _execute(stages, paths, out, work, config, sets, quiet, strict=False, force=
         where = f" writing {_shown(exc.filename)}" if exc.filename else ""
         _fail(f"no space left on the device{where}; outputs left as they were", 1)
     _print_summary(summary, catalog)
+
+
+def _catalog(out: str, work: Path | None) -> Catalog:
+    """The run's folders.  An output folder at a URL (s3://, gs://, ...) is
+    written to a local copy, data/published/<the URL> (its work folder in
+    it), and published as the run ends; a file:// URL is a local folder."""
+    if remote.is_url(out):
+        try:
+            local = remote.local_root(out)
+        except (ImportError, ValueError) as exc:  # an unknown protocol, or its package is not installed
+            raise UsageError(f"--out {out}: {exc}") from None
+        if local is None:
+            copy = remote.mirror_of(out, PUBLISHED_COPIES)
+            return Catalog(work=work or copy / "interim", out=copy, publish=out)
+        out = local
+    return Catalog(work=work or Path(out) / "interim", out=Path(out))
 
 
 def _shown(text) -> str:
@@ -105,7 +125,7 @@ def _print_summary(s: dict, catalog: Catalog) -> None:
         lines.append(tree)
     elif s.get("sequences"):
         lines.append(f"sequences {s['sequences']:,}")
-    lines.append(f"outputs in {catalog.out} ({s['seconds']:.1f} s)")
+    lines.append(f"outputs in {catalog.publish or catalog.out} ({s['seconds']:.1f} s)")
     typer.echo("\n".join(lines))
 
 
@@ -113,7 +133,7 @@ def _print_summary(s: dict, catalog: Catalog) -> None:
 def mine(
     paths: List[str] = typer.Argument(..., help="game files, folders or archives; or fsspec URLs (http(s)://, "
                                                 "s3://, gs://)"),
-    out: Path = OUT, work: Optional[Path] = WORK, config: Optional[Path] = CONFIG,
+    out: str = OUT, work: Optional[Path] = WORK, config: Optional[Path] = CONFIG,
     set_: Optional[List[str]] = SET,
     strict: bool = typer.Option(False, "--strict", help="stop at the first bad record"),
     force: bool = typer.Option(False, "--force", help="re-run every stage even if up to date"),
@@ -141,7 +161,7 @@ def _cluster(engine: str, scheduler: Optional[str], workers: int, partition_mb: 
 def ingest(
     paths: List[str] = typer.Argument(..., help="game files, folders or archives; or fsspec URLs (http(s)://, "
                                                 "s3://, gs://)"),
-    out: Path = OUT, work: Optional[Path] = WORK, config: Optional[Path] = CONFIG,
+    out: str = OUT, work: Optional[Path] = WORK, config: Optional[Path] = CONFIG,
     set_: Optional[List[str]] = SET,
     strict: bool = typer.Option(False, "--strict", help="stop at the first bad record"),
     quiet: bool = QUIET, jobs: Optional[int] = JOBS, engine: str = ENGINE, table_memory: float = TABLE_MEMORY,
@@ -154,7 +174,7 @@ def ingest(
 
 def _single(stage: str, doc: str):
     def command(
-        out: Path = OUT, work: Optional[Path] = WORK, config: Optional[Path] = CONFIG,
+        out: str = OUT, work: Optional[Path] = WORK, config: Optional[Path] = CONFIG,
         set_: Optional[List[str]] = SET, quiet: bool = QUIET, jobs: Optional[int] = JOBS, engine: str = ENGINE,
         sort_memory: float = SORT_MEMORY, wait: bool = WAIT,
     ) -> None:
@@ -175,12 +195,15 @@ SEQUENCE = typer.Argument(..., help="moves as SGF (B[pd];W[qc]) or board points 
                                     "when White starts), any orientation; 'tenuki' for a move elsewhere")
 
 
-def _explore(out: Path, work: Optional[Path]):
-    """The catalog of mined outputs, and the explore module (loaded only
-    here: no compiled code)."""
+def _explore(out: str, work: Optional[Path]):
+    """The catalog of mined outputs (of an output URL: its local copy), and
+    the explore module (loaded only here: no compiled code)."""
     from . import explore
 
-    return Catalog(work=work or out / "interim", out=out), explore
+    try:
+        return _catalog(out, work), explore
+    except UsageError as exc:
+        _fail(str(exc), 2)
 
 
 def _looked_up(call):
@@ -209,7 +232,7 @@ def _rate(black: int, white: int) -> str:
 
 @app.command()
 def lookup(
-    sequence: str = SEQUENCE, out: Path = OUT, work: Optional[Path] = WORK,
+    sequence: str = SEQUENCE, out: str = OUT, work: Optional[Path] = WORK,
     json_: bool = typer.Option(False, "--json", help="one JSON object instead of text"),
 ) -> None:
     """A sequence's count, games, win rate, years and collections, and its
@@ -251,7 +274,7 @@ def lookup(
 
 @app.command()
 def games(
-    sequence: str = SEQUENCE, out: Path = OUT, work: Optional[Path] = WORK,
+    sequence: str = SEQUENCE, out: str = OUT, work: Optional[Path] = WORK,
     sgf: Optional[Path] = typer.Option(None, "--sgf", help="write the games as one SGF collection to this file"),
     limit: Optional[int] = typer.Option(None, "--limit", help="at most this many games (the most recent)"),
 ) -> None:
@@ -280,7 +303,7 @@ def games(
 
 @app.command()
 def trend(
-    sequence: str = SEQUENCE, out: Path = OUT, work: Optional[Path] = WORK,
+    sequence: str = SEQUENCE, out: str = OUT, work: Optional[Path] = WORK,
     by_collection: bool = typer.Option(False, "--by-collection", help="a table a collection"),
 ) -> None:
     """A sequence's share of each year's games (its games in a year over the

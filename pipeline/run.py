@@ -33,7 +33,7 @@ from joseki_miner import build, extract, ingest, partitions, remote, store
 from joseki_miner import cluster as cluster_
 from joseki_miner import prune as prune_method
 from joseki_miner.config import TABLE_MEMORY_MB, Config
-from joseki_miner.errors import StrictError, UsageError
+from joseki_miner.errors import PublishError, StrictError, UsageError
 from joseki_miner.inputs import inputs_key
 from joseki_miner.sequences import Phase1Params
 from joseki_miner.stop import check as check_stop
@@ -186,6 +186,18 @@ def clean(catalog: Catalog) -> None:
     partitions.clean(catalog.partitions)  # half-written ones: a stopped run's, a killed worker's
 
 
+def publish(catalog: Catalog, log: Callable[[str], None]) -> None:
+    """The output folder's local copy sent to its URL (``remote.publish``),
+    the work folder and the lock left out; PublishError if it cannot be."""
+    check_stop()
+    try:
+        sent, files = remote.publish(catalog.out, catalog.publish, skip=(store.LOCK_NAME,), leave_out=catalog.work)
+    except Exception as exc:  # noqa: BLE001 - fsspec's file systems raise their own kinds
+        why = " ".join(str(exc).split()) or type(exc).__name__
+        raise PublishError(f"could not publish {catalog.out} to {catalog.publish}: {why}") from None
+    log(f"published to {catalog.publish}: {sent} of {files} files sent")
+
+
 def _locks(catalog: Catalog, wait: bool, log: Callable[[str], None], command: str) -> list[store.FolderLock]:
     """The locks of the run's folders, taken in a fixed order (no two runs
     can each wait for the other)."""
@@ -262,11 +274,14 @@ def run_stages(
     try:
         clean(catalog)
         try:
-            return _Run(catalog, config, stages, paths, progress=progress, strict=strict, force=force, engine=engine,
-                        jobs=jobs, sort_bytes=int(sort_memory * 2**20), table_bytes=int(table_memory * 2**20),
-                        log=log, cluster=cluster, add=add).go()
+            summary = _Run(catalog, config, stages, paths, progress=progress, strict=strict, force=force,
+                           engine=engine, jobs=jobs, sort_bytes=int(sort_memory * 2**20),
+                           table_bytes=int(table_memory * 2**20), log=log, cluster=cluster, add=add).go()
         finally:
             clean(catalog)  # a run that finished left nothing staged; one that failed may have
+        if catalog.publish:
+            publish(catalog, log)
+        return summary
     finally:
         for lock in reversed(locks):
             lock.release()

@@ -11,6 +11,11 @@ class UsageError(Exception):
     prints it as one line."""
 
 
+class PublishError(RuntimeError):
+    """The tree could not be sent to the output URL (the local copy is whole
+    and committed: the next run sends it again)."""
+
+
 class StrictError(RuntimeError):
     """--strict: the first bad record stops the run."""
 

@@ -3,7 +3,12 @@
 folder, which the run then reads like any folder.  A file is fetched again
 only when what the server says of it (size, ETag, modification time)
 changes, so a later run (``--add``) fetches only what is new; files gone
-from the server go from the mirror."""
+from the server go from the mirror.
+
+An output folder at a URL (``publish``): the run writes a local copy as it
+writes any output folder, and publishes it when it ends; only the files
+that changed are sent, and ``.published.json``, sent last, names every
+file of the publication with its SHA-256."""
 
 from __future__ import annotations
 
@@ -15,6 +20,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 STATE = ".fetched.json"
+PUBLISHED = ".published.json"  # at an output URL: the files of the last whole publication, with their SHA-256
 VOLATILE = ("name", "url", "type", "mimetype")  # what ``info`` says that is not the file's identity
 
 
@@ -82,3 +88,58 @@ def fetch(url: str, folder: Path, on_fetched=lambda fetched, files: None) -> Pat
     state_path.parent.mkdir(parents=True, exist_ok=True)
     state_path.write_text(json.dumps(state, sort_keys=True))
     return local
+
+
+def local_root(url: str) -> Path | None:
+    """The local folder of a ``file://`` URL (None for any other URL)."""
+    import fsspec
+
+    fs, root = fsspec.core.url_to_fs(url)
+    protocols = fs.protocol if isinstance(fs.protocol, tuple) else (fs.protocol,)
+    return Path(root) if "file" in protocols else None
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def publish(folder: Path, url: str, skip: tuple[str, ...] = (), leave_out: Path | None = None) -> tuple[int, int]:
+    """Make ``url`` hold the files of ``folder`` (names in ``skip``, the
+    folder ``leave_out`` and temporary files left out): the files whose content the last publication
+    did not hold are sent (the stages' files before their manifests and
+    summary.json), the files it held and this one does not are removed, and
+    ``.published.json`` is written last.  A publication stopped half way
+    leaves the last whole one's ``.published.json``: a reader that checks
+    the digests sees which files are not yet those it names, and the next
+    publication sends them again.  Returns (files sent, files published)."""
+    import fsspec
+
+    fs, root = fsspec.core.url_to_fs(url)
+    root = root.rstrip("/")
+    away = os.path.realpath(leave_out) if leave_out is not None else None
+    files = {path.relative_to(folder).as_posix(): _sha256(path) for path in sorted(folder.rglob("*"))
+             if path.is_file() and path.name not in skip and not path.name.endswith(".tmp")
+             and not (away and os.path.realpath(path).startswith(away + os.sep))}
+    try:
+        last = json.loads(fs.cat_file(f"{root}/{PUBLISHED}"))
+    except (FileNotFoundError, ValueError):
+        last = {}
+    last = last.get("files", {}) if isinstance(last, dict) else {}
+    todo = sorted((rel for rel, digest in files.items() if last.get(rel) != digest),
+                  key=lambda rel: (rel.endswith(".manifest.json") or rel == "summary.json", rel))
+    fs.makedirs(root, exist_ok=True)
+    for rel in todo:
+        parent = f"{root}/{rel}".rsplit("/", 1)[0]
+        fs.makedirs(parent, exist_ok=True)
+        fs.put_file(str(folder / rel), f"{root}/{rel}")
+    for rel in sorted(set(last) - set(files)):
+        try:
+            fs.rm_file(f"{root}/{rel}")
+        except FileNotFoundError:
+            pass
+    fs.pipe_file(f"{root}/{PUBLISHED}", (json.dumps({"files": files}, indent=1, sort_keys=True) + "\n").encode())
+    return len(todo), len(files)
