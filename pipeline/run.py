@@ -602,7 +602,7 @@ class _Run:
             named_from=tuple(str(p) for p in self.paths), include_handicap=config.include_handicap,
             dedupe=config.dedupe, phase1=phase1_params(config), options=self.ingest_options(),
             table_memory=self.table_bytes, exclude=tuple(os.path.abspath(f) for f in self.own),
-            key=_key("partition", config.section(*INGEST_PARAMS, *EXTRACT_PARAMS)))
+            key=_key("partition", config.section(*INGEST_PARAMS, *EXTRACT_PARAMS)), cwd=os.getcwd())
         skipped: Counter[str] = Counter()
         parts = partitions.plan(self.paths, settings, self.digests,
                                 target_bytes=int(self.cluster_options.partition_mb * 2**20),

@@ -217,3 +217,35 @@ def test_the_dask_options_go_with_the_dask_engine(demo_games, tmp_path):
     result = CliRunner().invoke(app, ["mine", str(demo_games), "--out", str(tmp_path), "--engine", "dask",
                                       "--partition-mb", "0"])
     assert result.exit_code == 2 and "positive" in result.output
+
+
+def test_workers_started_in_another_folder_read_the_relative_paths_the_driver_means(tmp_path, monkeypatch):
+    """A cluster's workers run wherever they were started; paths given
+    relative to the driver's folder still name the driver's files (and the
+    games' sources are named as given: the fast engine's bytes).  A worker
+    that cannot enter that folder says so in one line."""
+    from distributed import LocalCluster
+
+    from joseki_miner.errors import UsageError
+
+    games = tmp_path / "here" / "games"
+    _game(games / "a", "1.sgf", ";B[qk]")
+    _game(games / "b", "2.sgf", ";B[ck]")
+    _game(games / "b", "3.sgf", ";B[qk]", 2)
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "games").mkdir(parents=True)  # a folder of the same name there, empty: must not be read
+    monkeypatch.chdir(elsewhere)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        monkeypatch.chdir(tmp_path / "here")
+        paths = [Path("games/a"), Path("games/b")]
+        mine(paths, tmp_path / "fast")
+        dask = mine(paths, tmp_path / "dask", "dask", cluster=Options(scheduler=cluster.scheduler_address))
+        assert dask["games_accepted"] == 2 and dask["games_rejected_total"] == 1
+        assert files_of(tmp_path / "dask") == files_of(tmp_path / "fast")
+        gone = tmp_path / "gone"
+        gone.mkdir()
+        monkeypatch.chdir(gone)
+        gone.rmdir()  # the driver's folder exists nowhere now: no worker can enter it
+        monkeypatch.setattr(os, "getcwd", lambda: str(gone))
+        with pytest.raises(UsageError, match="cannot enter"):
+            mine([games / "a"], tmp_path / "dask2", "dask", cluster=Options(scheduler=cluster.scheduler_address))
