@@ -12,6 +12,7 @@ removed at the start of the next and at the end of a failed one."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -295,6 +296,9 @@ class _Run:
                  strict: bool, force: bool, engine: str, jobs: int, sort_bytes: int, table_bytes: int,
                  log: Callable[[str], None], cluster: cluster_.Options = cluster_.Options(),
                  add: bool = False) -> None:
+        if engine == "dask":  # its tasks run in the workers' folders, which may not be this one
+            catalog = dataclasses.replace(catalog, work=Path(os.path.abspath(catalog.work)),
+                                          out=Path(os.path.abspath(catalog.out)))
         self.catalog, self.config, self.stages, self.paths = catalog, config, list(stages), list(paths)
         self.progress, self.strict, self.force, self.engine, self.jobs = progress, strict, force, engine, jobs
         self.sort_bytes, self.table_bytes, self.log = sort_bytes, table_bytes, log

@@ -242,6 +242,13 @@ def test_workers_started_in_another_folder_read_the_relative_paths_the_driver_me
         dask = mine(paths, tmp_path / "dask", "dask", cluster=Options(scheduler=cluster.scheduler_address))
         assert dask["games_accepted"] == 2 and dask["games_rejected_total"] == 1
         assert files_of(tmp_path / "dask") == files_of(tmp_path / "fast")
+        # the work and output folders relative too: prune, emit and extract alone run as single tasks
+        mine(paths, Path("relative"), "dask", cluster=Options(scheduler=cluster.scheduler_address))
+        assert files_of(tmp_path / "here" / "relative") == files_of(tmp_path / "fast")
+        catalog = Catalog(work=Path("relative/work"), out=Path("relative/out"))
+        run_stages(catalog, load(None, ["distance.maybe=6"]), ["extract", "build", "prune", "emit"], [],
+                   progress=False, engine="dask", cluster=Options(scheduler=cluster.scheduler_address))
+        assert not (elsewhere / "relative").exists()
         gone = tmp_path / "gone"
         gone.mkdir()
         monkeypatch.chdir(gone)
