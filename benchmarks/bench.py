@@ -18,11 +18,13 @@ Prints and writes benchmarks/RESULTS.md:
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
 import os
 import platform
 import shutil
+import signal
 import subprocess
 import sys
 import tarfile
@@ -110,7 +112,55 @@ def _timed(command: list[str], tree: Path = ROOT) -> tuple[float, float, float]:
 
 
 ENGINE_RUNS = (("fast", "--jobs", "1"), ("fast", "--jobs", "2"), ("dask", "--workers", "1"),
-               ("dask", "--workers", "2"))
+               ("dask", "--workers", "2"), ("dask", "--scheduler", "APART"))
+APART = 2  # workers of the cluster started apart (``dask scheduler``, ``dask worker``), as a real cluster runs
+
+
+class Apart:
+    """A dask scheduler and ``APART`` one-thread workers started as their
+    own processes before a run (as on a cluster: the scheduler is not in the
+    driver's process), stopped after it (``scheduler_cpu``: its CPU
+    seconds; the workers' come from the run's log)."""
+
+    def __enter__(self):
+        import socket
+
+        from distributed import Client
+
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        self.address = f"tcp://127.0.0.1:{port}"
+        env = {**os.environ, "PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{ROOT}",
+               # as the engine's own LocalCluster: glibc's trim threshold left alone
+               "DASK_DISTRIBUTED__NANNY__PRE_SPAWN_ENVIRON__MALLOC_TRIM_THRESHOLD_": "None"}
+        quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "cwd": "/", "env": env}
+        self.scheduler = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--port",
+                                           str(port), "--no-dashboard"], **quiet)
+        self.workers = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", self.address,
+                                         "--nthreads", "1", "--nworkers", str(APART), "--no-dashboard"], **quiet)
+        with Client(self.address, timeout="60s") as client:
+            client.wait_for_workers(APART, timeout=60)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        _stop(self.workers)
+        self.scheduler_cpu = _stop(self.scheduler)
+
+
+def _stop(proc: subprocess.Popen) -> float:
+    """Stop a process (SIGINT, SIGKILL after 30 s); its CPU seconds."""
+    proc.send_signal(signal.SIGINT)
+    deadline = time.monotonic() + 30
+    while True:
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            proc.returncode = os.waitstatus_to_exitcode(status)
+            return usage.ru_utime + usage.ru_stime
+        if time.monotonic() > deadline:
+            proc.kill()
+            deadline = float("inf")
+        time.sleep(0.05)
 ENGINES_START, ENGINES_END = "<!-- engines -->\n", "<!-- /engines -->\n"
 
 
@@ -131,10 +181,17 @@ def engines(tmp: Path, runs: int = RUNS) -> str:
             out = tmp / "engines"
             shutil.rmtree(out, ignore_errors=True)
             env = {**os.environ, "PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{ROOT}"}
-            start = time.perf_counter()
-            done = subprocess.run([*JOSEKI, "mine", str(DATA), "--out", str(out), "--engine", e[0], *e[1:]],
-                                  cwd=ROOT, env=env, capture_output=True, text=True, check=True)
-            row = {"wall": time.perf_counter() - start, "stages": stage_seconds(out)}
+            with contextlib.ExitStack() as stack:
+                options = list(e[1:])
+                if "APART" in options:  # a cluster started before the run, as on a cluster
+                    apart = stack.enter_context(Apart())
+                    options[options.index("APART")] = apart.address
+                start = time.perf_counter()
+                done = subprocess.run([*JOSEKI, "mine", str(DATA), "--out", str(out), "--engine", e[0], *options],
+                                      cwd=ROOT, env=env, capture_output=True, text=True, check=True)
+                row = {"wall": time.perf_counter() - start, "stages": stage_seconds(out)}
+            if "APART" in e:
+                row["scheduler"] = apart.scheduler_cpu
             log = done.stderr
             if m := re.search(r"partitions \(.*?\) in ([\d.]+) s, joined in ([\d.]+) s", log):
                 row["partitions"], row["joined"] = float(m[1]), float(m[2])
@@ -160,7 +217,7 @@ def engines(tmp: Path, runs: int = RUNS) -> str:
              "| of it dask's loop s | workers CPU s | driver share | without the loop |\n"
              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"]
     for e in ENGINE_RUNS:
-        name = " ".join(e)
+        name = " ".join(e) if "APART" not in e else f"dask, {APART} workers and a scheduler started apart"
         if e[0] == "dask":
             driver, loop, workers = med(e, "driver"), med(e, "loop"), med(e, "workers")
             lines.append(f"| {name} | {med(e, 'wall'):.1f} | {med(e, 'ready'):.1f} | {med(e, 'steady'):.1f} | "
@@ -178,6 +235,12 @@ def engines(tmp: Path, runs: int = RUNS) -> str:
     def ratio(key, sub=None) -> str:
         return f"{med(one, key, sub) / med(two, key, sub):.2f}x"
 
+    apart = ENGINE_RUNS[4]
+    scheduler, driver, workers = med(apart, "scheduler"), med(apart, "driver"), med(apart, "workers")
+    lines.append(f"\nWith the scheduler and {APART} workers started apart (`dask scheduler`, `dask worker --nthreads "
+                 "1`, as a cluster runs them; the wall time then leaves out their start-up): the driver's CPU "
+                 f"{driver:.2f} s is {100 * driver / (driver + workers + scheduler):.1f}% of all the CPU of the run "
+                 f"(driver, workers {workers:.1f} s, scheduler {scheduler:.2f} s).\n")
     lines.append(f"\nDask, 2 workers against 1: end to end {ratio('wall')}; steady (from the workers' being ready) "
                  f"{ratio('steady')}; the partitions {ratio('partitions')}, the build {ratio('stages', 'build')}, the "
                  f"report {ratio('stages', 'report')}. This machine's own ceiling, measured between the runs: two "
