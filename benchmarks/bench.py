@@ -139,8 +139,12 @@ class Apart:
                                            str(port), "--no-dashboard"], **quiet)
         self.workers = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", self.address,
                                          "--nthreads", "1", "--nworkers", str(APART), "--no-dashboard"], **quiet)
-        with Client(self.address, timeout="60s") as client:
-            client.wait_for_workers(APART, timeout=60)
+        try:
+            with Client(self.address, timeout="60s") as client:
+                client.wait_for_workers(APART, timeout=60)
+        except BaseException:
+            self.__exit__()
+            raise
         return self
 
     def __exit__(self, *exc) -> None:

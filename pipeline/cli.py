@@ -52,7 +52,8 @@ def _execute(stages, paths, out, work, config, sets, quiet, strict=False, force=
     """Run the stages; every way a run can end becomes one line and an exit
     code: 2 an unusable invocation, 1 a failed run (--strict, a full disk),
     130 (143) a run stopped by Ctrl-C (SIGTERM).  None but 0 changes the
-    output folder."""
+    output folder (of an output URL: 1 for a failed publication, whose
+    local copy is whole and which the next run sends again)."""
     from .run import run_stages  # the stages and their compiled code load only for a run
 
     try:

@@ -12,7 +12,6 @@ removed at the start of the next and at the end of a failed one."""
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import os
@@ -190,7 +189,6 @@ def clean(catalog: Catalog) -> None:
 def publish(catalog: Catalog, log: Callable[[str], None]) -> None:
     """The output folder's local copy sent to its URL (``remote.publish``),
     the work folder and the lock left out; PublishError if it cannot be."""
-    check_stop()
     try:
         sent, files = remote.publish(catalog.out, catalog.publish, skip=(store.LOCK_NAME,), leave_out=catalog.work)
     except Exception as exc:  # noqa: BLE001 - fsspec's file systems raise their own kinds
@@ -296,9 +294,6 @@ class _Run:
                  strict: bool, force: bool, engine: str, jobs: int, sort_bytes: int, table_bytes: int,
                  log: Callable[[str], None], cluster: cluster_.Options = cluster_.Options(),
                  add: bool = False) -> None:
-        if engine == "dask":  # its tasks run in the workers' folders, which may not be this one
-            catalog = dataclasses.replace(catalog, work=Path(os.path.abspath(catalog.work)),
-                                          out=Path(os.path.abspath(catalog.out)))
         self.catalog, self.config, self.stages, self.paths = catalog, config, list(stages), list(paths)
         self.progress, self.strict, self.force, self.engine, self.jobs = progress, strict, force, engine, jobs
         self.sort_bytes, self.table_bytes, self.log = sort_bytes, table_bytes, log
@@ -434,7 +429,8 @@ class _Run:
                 for step in finish:  # the build's commit, once trie.parquet is whole
                     step()
                 finish.clear()
-                if self.engine == "dask" and "ingest" in self.stages and "extract" not in ran:
+                if (self.engine == "dask" and {"ingest", "extract"} <= set(self.stages) and "extract" not in ran
+                        and any(catalog.partitions.glob("*"))):
                     # ingest and extract were up to date: the partitions a stopped or failed run mined with other
                     # parameters or inputs go, and the folder holds what a clean run leaves
                     partitions.clean(catalog.partitions, keep={p.key for p in self.plan()[1]})
@@ -606,7 +602,7 @@ class _Run:
             named_from=tuple(str(p) for p in self.paths), include_handicap=config.include_handicap,
             dedupe=config.dedupe, phase1=phase1_params(config), options=self.ingest_options(),
             table_memory=self.table_bytes, exclude=tuple(os.path.abspath(f) for f in self.own),
-            key=_key("partition", config.section(*INGEST_PARAMS, *EXTRACT_PARAMS)), cwd=os.getcwd())
+            key=_key("partition", config.section(*INGEST_PARAMS, *EXTRACT_PARAMS)))
         skipped: Counter[str] = Counter()
         parts = partitions.plan(self.paths, settings, self.digests,
                                 target_bytes=int(self.cluster_options.partition_mb * 2**20),

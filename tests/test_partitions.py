@@ -249,6 +249,14 @@ def test_workers_started_in_another_folder_read_the_relative_paths_the_driver_me
         run_stages(catalog, load(None, ["distance.maybe=6"]), ["extract", "build", "prune", "emit"], [],
                    progress=False, engine="dask", cluster=Options(scheduler=cluster.scheduler_address))
         assert not (elsewhere / "relative").exists()
+        shutil.rmtree(tmp_path / "here" / "relative")
+    # a worker of two threads: its tasks share the driver's folder, none goes back to its own under another
+    monkeypatch.chdir(elsewhere)
+    with LocalCluster(n_workers=1, threads_per_worker=2, processes=True, dashboard_address=None) as cluster:
+        monkeypatch.chdir(tmp_path / "here")
+        mine(paths, Path("relative"), "dask", cluster=Options(scheduler=cluster.scheduler_address, partition_mb=1e-6))
+        assert manifest_run(tmp_path / "here" / "relative")["partitions"] == 3
+        assert files_of(tmp_path / "here" / "relative") == files_of(tmp_path / "fast")
         gone = tmp_path / "gone"
         gone.mkdir()
         monkeypatch.chdir(gone)
@@ -256,3 +264,52 @@ def test_workers_started_in_another_folder_read_the_relative_paths_the_driver_me
         monkeypatch.setattr(os, "getcwd", lambda: str(gone))
         with pytest.raises(UsageError, match="cannot enter"):
             mine([games / "a"], tmp_path / "dask2", "dask", cluster=Options(scheduler=cluster.scheduler_address))
+
+
+def test_games_at_a_url_give_the_same_bytes_on_both_engines_with_relative_folders(demo_games, tmp_path,
+                                                                                    monkeypatch):
+    """The mirror of a URL lies in the work folder and names the games'
+    sources and collections: a relative folder names them alike on both
+    engines (each run in turn in the same folder)."""
+    import functools
+    import http.server
+
+    pytest.importorskip("aiohttp", reason="fsspec's http needs aiohttp (make setup installs it)")
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(demo_games))
+    handler.log_message = lambda *a: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    monkeypatch.chdir(tmp_path)
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/"
+        mine([url], Path("run"))
+        fast = files_of(tmp_path / "run")
+        shutil.rmtree(tmp_path / "run")
+        mine([url], Path("run"), "dask")
+    finally:
+        server.shutdown()
+    assert files_of(tmp_path / "run") == fast
+
+
+def test_partitions_of_other_parameters_go_as_a_clean_run_would_leave_them(demo_games, tmp_path):
+    """New distances: extract alone is mined by partitions (on the workers),
+    whose folder then holds only the new parameters' partitions; a
+    partition a stopped run left is removed by a run that keeps ingest and
+    extract."""
+    messages: list[str] = []
+
+    def run(sets=()):
+        catalog = Catalog(work=tmp_path / "dask" / "work", out=tmp_path / "dask" / "out")
+        run_stages(catalog, load(None, list(sets)), STAGES, [demo_games], progress=False, engine="dask", jobs=1,
+                   cluster=Options(workers=2, partition_mb=0.25), log=messages.append)
+        return sorted(p.name for p in (tmp_path / "dask" / "work" / "partitions").iterdir())
+
+    first = run()
+    again = run(["distance.maybe=6"])
+    assert any(m.startswith("extract: ") and "partitions" in m for m in messages)
+    assert not set(first) & set(again)
+    mine([demo_games], tmp_path / "fast", sets=["distance.maybe=6"])
+    assert files_of(tmp_path / "dask") == files_of(tmp_path / "fast")
+    stray = tmp_path / "dask" / "work" / "partitions" / first[0]
+    shutil.copytree(tmp_path / "dask" / "work" / "partitions" / again[0], stray)  # as a stopped run leaves one
+    assert run(["distance.maybe=6"]) == again

@@ -24,6 +24,7 @@ def test_urls_are_told_from_paths():
 
 def test_the_mirror_is_named_after_the_url(tmp_path):
     assert mirror_of("http://example.org:8080/go/kgs/", tmp_path) == tmp_path / "http" / "example.org:8080" / "go" / "kgs"
+    assert mirror_of("s3://b/../../../x/./y", tmp_path) == tmp_path / "s3" / "b" / "x" / "y"  # never above it
 
 
 def test_a_file_url_is_read_where_it_is(tmp_path):
@@ -85,6 +86,14 @@ def test_a_publication_sends_what_changed_removes_what_went_and_names_it_all_las
     assert sorted(files) == [PUBLISHED, "joseki.sgf", "prune.manifest.json"]
     assert files["joseki.sgf"] == b"(;GM[1];B[pd])"
     assert publish(local, f"memory://{root}", skip=(".joseki.lock",), leave_out=local / "interim") == (0, 2)
+    # the folder to leave out holds the published one (--work above --out): nothing of it is left out
+    assert publish(local, f"memory://{root}", skip=(".joseki.lock",), leave_out=tmp_path) == (1, 3)
+    assert "interim/games.parquet" in _remote_files(fs, root)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(OSError, match="no files"):  # never a publication that would remove everything
+        publish(empty, f"memory://{root}")
+    assert "joseki.sgf" in _remote_files(fs, root)
 
 
 def test_a_publication_stopped_half_way_is_mended_by_the_next(tmp_path, monkeypatch):
@@ -163,6 +172,7 @@ def test_an_output_url_that_takes_no_files_fails_the_run_in_one_line(demo_games,
 
     from pipeline.cli import app
 
+    pytest.importorskip("aiohttp", reason="fsspec's http needs aiohttp (make setup installs it)")
     monkeypatch.chdir(tmp_path)
     done = CliRunner().invoke(app, ["mine", str(demo_games), "--out", "http://127.0.0.1:9/joseki", "--quiet",
                                     "--jobs", "1"])

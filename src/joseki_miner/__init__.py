@@ -13,8 +13,10 @@ in the readers and writers):
 * Directions are ``UP, RIGHT, DOWN, LEFT`` (0..3) in board space.
 
 Layers depend one way: records -> board -> sequences -> symmetry ->
-influence/trie -> prune -> emit.  The package never prints, exits or opens a
-file it was not given; the pipeline/ stages and the CLI do I/O.
+influence/trie -> prune -> emit.  The method's modules never print, exit or
+open a file they were not given; the stages' work (ingest, extract, build,
+partitions, cluster, remote) reads and writes the files it is given, and
+the pipeline/ stages and the CLI choose them.
 """
 
 __version__ = "0.1.0"

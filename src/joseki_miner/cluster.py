@@ -6,7 +6,10 @@ Only this module imports dask; the other engines never load it."""
 from __future__ import annotations
 
 import logging
+import os
+import threading
 from collections.abc import Callable, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from joseki_miner import threads
@@ -65,20 +68,61 @@ def _quiet_errors() -> None:
         log.addFilter(_ReportedByTheDriver())
 
 
-def _alone(function: Callable, *args):
-    """``function(*args)`` in the worker's one thread: a worker is a core,
-    and the cluster's other cores are other workers' (``threads``)."""
+_FOLDER = threading.Condition()
+_LEASE: dict = {"folder": None, "users": 0, "home": None}
+
+
+@contextmanager
+def in_folder(folder: str):
+    """Relative paths resolved against ``folder`` (the driver's) while the
+    block runs: a worker started elsewhere reads and writes the files the
+    driver means (and the games' sources keep the names they were given).
+    The working folder is the process's: the tasks that want the same one
+    share it, a task that wants another waits until they are done."""
+    with _FOLDER:
+        while _LEASE["users"] and _LEASE["folder"] != folder:
+            _FOLDER.wait()
+        if not _LEASE["users"]:
+            try:
+                home = os.getcwd()
+            except OSError:  # the worker's own folder is gone
+                home = None
+            if home is None or os.path.realpath(home) != os.path.realpath(folder):
+                try:
+                    os.chdir(folder)
+                except OSError as exc:
+                    raise UsageError(f"a dask worker cannot enter {folder}, the folder `joseki` runs in, which "
+                                     f"relative paths name ({exc.strerror}): run it from storage every worker sees, "
+                                     "or give absolute paths there") from None
+            _LEASE.update(folder=folder, home=home)
+        _LEASE["users"] += 1
+    try:
+        yield
+    finally:
+        with _FOLDER:
+            _LEASE["users"] -= 1
+            if not _LEASE["users"]:
+                if _LEASE["home"] is not None:
+                    try:
+                        os.chdir(_LEASE["home"])
+                    except OSError:
+                        pass
+                _LEASE.update(folder=None, home=None)
+                _FOLDER.notify_all()
+
+
+def _alone(folder: str, function: Callable, *args):
+    """``function(*args)`` in the worker's one thread (a worker is a core,
+    and the cluster's other cores are other workers': ``threads``), in the
+    driver's ``folder``."""
     _quiet_errors()
-    with threads.one_thread():
+    with in_folder(folder), threads.one_thread():
         return function(*args)
 
 
 def _threads_cpu() -> dict[str, float]:
     """CPU seconds of this process's live threads, by name (Linux; none
     elsewhere)."""
-    import os
-    import threading
-
     names = {t.native_id: t.name for t in threading.enumerate()}
     tick, out = os.sysconf("SC_CLK_TCK"), {}
     if not os.path.isdir("/proc/self/task"):
@@ -105,13 +149,13 @@ class Cluster:
         except ImportError:  # pragma: no cover - a dependency of the package
             raise UsageError("the dask engine needs dask's distributed: pip install 'dask[distributed]'") from None
         self.local = None
+        self.folder = os.getcwd()  # where the tasks' relative paths lead, on every worker
         if options.scheduler:
             try:
                 self.client = Client(options.scheduler, timeout="20s")
             except (OSError, TimeoutError, ValueError) as exc:
                 raise UsageError(f"cannot reach the dask scheduler at {options.scheduler}: {exc}") from None
         else:
-            import os
             workers = options.workers or os.cpu_count() or 1
             import dask
 
@@ -133,7 +177,7 @@ class Cluster:
         task whose worker died is retried by dask)."""
         from distributed import wait
 
-        futures = [self.client.submit(_alone, function, item, *args, key=name, priority=(sizes[i] if sizes else 0),
+        futures = [self.client.submit(_alone, self.folder, function, item, *args, key=name, priority=(sizes[i] if sizes else 0),
                                       pure=False)
                    for i, (item, name) in enumerate(zip(items, names))]
         where = {f.key: i for i, f in enumerate(futures)}
@@ -163,7 +207,7 @@ class Cluster:
         """``function(*args)`` started on a worker: its future, to give to
         ``map`` among the arguments (dask hands its result from worker to
         worker)."""
-        return self.client.submit(_alone, function, *args, key=name, pure=False)
+        return self.client.submit(_alone, self.folder, function, *args, key=name, pure=False)
 
     def call(self, function: Callable, *args, name: str) -> object:
         """``function(*args)`` on a worker."""

@@ -25,7 +25,6 @@ import os
 import shutil
 import uuid
 from collections import Counter
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -43,7 +42,7 @@ from joseki_miner.store import sync_file, sync_folder
 
 from . import ingest
 from .cluster import PARTITION_MB
-from .errors import StrictError, UsageError
+from .errors import StrictError
 from .extract import SEQUENCE_ROWS, SEQUENCES_SCHEMA, Phase1Stream
 from .parquet import TableSink
 
@@ -56,9 +55,8 @@ DONE = "figures.json"  # written last: a partition's folder is whole once it hol
 class Settings:
     """What mining a partition needs besides its files: the paths given to
     the run (collections are named from them), the parameters of ingest and
-    extract, ``key``, a digest of all of them, and ``cwd``, the folder the
-    paths given are relative to (the driver's: a worker may run elsewhere).
-    Sources are named as the paths were given, wherever the worker runs."""
+    extract, and ``key``, a digest of all of them.  Paths may be relative
+    to the driver's folder: a dask task runs there (``cluster.in_folder``)."""
 
     named_from: tuple[str, ...]
     include_handicap: bool
@@ -68,7 +66,6 @@ class Settings:
     table_memory: int
     exclude: tuple[str, ...]
     key: str
-    cwd: str = "."
 
 
 @dataclass(frozen=True)
@@ -152,36 +149,10 @@ def _done(folder: Path) -> dict | None:
     return None
 
 
-@contextmanager
-def _in_folder(cwd: str):
-    """Relative paths resolved against ``cwd`` (the driver's folder) for the
-    task's while: a worker started elsewhere reads the files the driver
-    means, and names them as given.  Every task of a run wants the same
-    folder, so a worker of several threads does not mind the change."""
-    here = os.getcwd()
-    if os.path.realpath(here) == os.path.realpath(cwd):
-        yield
-        return
-    try:
-        os.chdir(cwd)
-    except OSError as exc:
-        raise UsageError(f"a dask worker cannot enter {cwd}, the folder the paths given are relative to "
-                         f"({exc.strerror}): give absolute paths on storage every worker sees") from None
-    try:
-        yield
-    finally:
-        os.chdir(here)
-
-
 def mine(partition: Partition, settings: Settings, folder: str) -> dict:
     """Mine one partition into ``folder``/its key (kept from an earlier run
     when whole: then the figures say ``KEPT``); the ingest figures of its
     files."""
-    with _in_folder(settings.cwd):
-        return _mine(partition, settings, folder)
-
-
-def _mine(partition: Partition, settings: Settings, folder: str) -> dict:
     out = Path(folder) / partition.key
     figures = _done(out)
     if figures is not None:

@@ -32,7 +32,8 @@ def mirror_of(url: str, folder: Path) -> Path:
     """Where ``url`` is mirrored: ``folder``/protocol/host/path, each part
     kept readable (the collections are named after it)."""
     parts = urlsplit(url)
-    name = [re.sub(r"[^\w.@:+-]", "_", p) for p in [parts.scheme, parts.netloc, *parts.path.split("/")] if p]
+    name = [re.sub(r"[^\w.@:+-]", "_", p) for p in [parts.scheme, parts.netloc, *parts.path.split("/")]
+            if p not in ("", ".", "..")]  # never above ``folder``
     if parts.query:
         name[-1] += "_" + hashlib.sha256(parts.query.encode()).hexdigest()[:8]
     return folder.joinpath(*name)
@@ -121,9 +122,14 @@ def publish(folder: Path, url: str, skip: tuple[str, ...] = (), leave_out: Path 
     fs, root = fsspec.core.url_to_fs(url)
     root = root.rstrip("/")
     away = os.path.realpath(leave_out) if leave_out is not None else None
+    here = os.path.realpath(folder)
+    if away is not None and (away == here or here.startswith(away + os.sep)):
+        away = None  # the folder itself lies in the one to leave out: leave out nothing of it
     files = {path.relative_to(folder).as_posix(): _sha256(path) for path in sorted(folder.rglob("*"))
              if path.is_file() and path.name not in skip and not path.name.endswith(".tmp")
              and not (away and os.path.realpath(path).startswith(away + os.sep))}
+    if not files:
+        raise OSError(f"{folder} holds no files to publish")  # never an empty publication: it would remove all
     try:
         last = json.loads(fs.cat_file(f"{root}/{PUBLISHED}"))
     except (FileNotFoundError, ValueError):
@@ -131,10 +137,12 @@ def publish(folder: Path, url: str, skip: tuple[str, ...] = (), leave_out: Path 
     last = last.get("files", {}) if isinstance(last, dict) else {}
     todo = sorted((rel for rel, digest in files.items() if last.get(rel) != digest),
                   key=lambda rel: (rel.endswith(".manifest.json") or rel == "summary.json", rel))
-    fs.makedirs(root, exist_ok=True)
     for rel in todo:
         parent = f"{root}/{rel}".rsplit("/", 1)[0]
-        fs.makedirs(parent, exist_ok=True)
+        try:  # what has folders needs them; an object store has none, and may refuse to make a bucket
+            fs.makedirs(parent, exist_ok=True)
+        except Exception:  # noqa: BLE001 - the put that follows says what is wrong, if anything is
+            pass
         fs.put_file(str(folder / rel), f"{root}/{rel}")
     for rel in sorted(set(last) - set(files)):
         try:
