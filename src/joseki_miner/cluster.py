@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import warnings
 from collections.abc import Callable, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -163,9 +164,21 @@ class Cluster:
             # (glibc's trim threshold at 64 KiB): this run's workers live for
             # the run, and its arrays, freed and taken again, then cost page
             # faults: the build's counts took a fifth to a half longer
-            with dask.config.set({"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}):
+            #
+            # Its log is quiet but for what stops a process: a task's error comes back here and is reported in
+            # one line (or its traceback, for a bug), and a worker killed by a stop of the run (SIGKILL: the
+            # worker exits as soon as it notices) would otherwise log its broken connections on the terminal.
+            # The scheduler's HTTP server takes another port when 8787 is taken (say, by another run): no warning.
+            # The semaphores of its processes, left when a stop of the run ends it before they close, are
+            # cleaned up by multiprocessing's resource tracker, which warns that it did: the run has said how it
+            # ended, in one line.
+            os.environ["PYTHONWARNINGS"] = ",".join(
+                filter(None, [os.environ.get("PYTHONWARNINGS"), "ignore:resource_tracker:UserWarning"]))
+            with dask.config.set({"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}), \
+                    warnings.catch_warnings():
+                warnings.filterwarnings("ignore", message="Port .* is already in use")
                 self.local = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                          dashboard_address=None, silence_logs=logging.ERROR)
+                                          dashboard_address=None, silence_logs=logging.CRITICAL)
             self.client = Client(self.local)
         self.client.run(warm)  # and every worker that joins later warms at its first task
 
