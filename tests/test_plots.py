@@ -50,3 +50,17 @@ def test_the_same_shares_give_the_same_bytes():
     a = plots.year_shares([2001, 2002, 2003], [0.1, 0.3, 0.2])
     plots.year_shares([1999, 2005], [0.5, 0.5])
     assert plots.year_shares([2001, 2002, 2003], [0.1, 0.3, 0.2]) == a
+
+
+def test_threads_drawing_at_once_each_get_their_own_plot():
+    """A worker of the dask engine renders the pages of two tasks at once:
+    each plot is the one its numbers give alone (a figure shared between
+    threads wrote one page's label on another's)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    years = [2001, 2002, 2003, 2004]
+    cases = [[(i % 7) / 10, 0.5, (i % 3) / 4, 0.05 * (i % 5)] for i in range(60)]
+    alone = [plots.year_shares(years, c) for c in cases]
+    with ThreadPoolExecutor(4) as pool:
+        together = list(pool.map(lambda c: plots.year_shares(years, c), cases))
+    assert together == alone

@@ -9,20 +9,23 @@ the figure has no axes' ticks (three quarters of matplotlib's time went to
 laying them out): a baseline with some of the years under it, and the
 highest share written over its bar; the page gives every year's numbers.
 About 7 ms a plot.  The SVG is the same bytes for the same numbers (no date,
-fixed ids), so reports are reproducible.
+fixed ids), so reports are reproducible.  Each thread keeps its own figure:
+a worker of the dask engine draws the pages of several tasks at once.
 """
 
 from __future__ import annotations
 
 import io
+import threading
 from collections.abc import Sequence
 
 ACCENT, INK = "#2f6f9f", "#333333"
 YEAR_LABELS = 7  # years written under the bars, at most
-_state: dict = {}  # the figure, its axes, bars and peak label, and the years they are drawn for
+_drawn = threading.local()  # a thread's figure, its axes, bars and peak label, and the years they are drawn for
 
 
 def _figure(years: Sequence[int]):
+    _state = _drawn.__dict__
     if _state.get("years") != tuple(years):
         import matplotlib
 
