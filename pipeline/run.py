@@ -307,6 +307,7 @@ class _Run:
         self.cluster_options = cluster
         self._cluster: cluster_.Cluster | None = None
         self.digests: dict[str, str] = {}  # of the input files, by path (the dask engine's partitions)
+        self.begun: dict[str, float] = {}  # stages the dask engine began within an earlier one's tasks: when
         self.token = uuid.uuid4().hex[:8]  # names this run's dask tasks and scratch folders
         self.add = add
         self.given = list(paths)  # as given: URLs too (``paths`` reads their mirrors)
@@ -421,6 +422,7 @@ class _Run:
                     t0 = time.perf_counter()
                     if self.engine == "dask":
                         figures = self.on_cluster(stage, keys[stage])
+                        t0 = self.begun.pop(stage, t0)  # begun beside an earlier stage (the build, beside the joins)
                     else:
                         figures = self.action(stage)()
                     self.done(self.record(stage, keys[stage], figures, time.perf_counter() - t0,
@@ -494,20 +496,26 @@ class _Run:
         workers = cluster.workers()
         name = f"{stage}-{key}-{self.token}"
         if stage == "build":
-            sequences, games = Path(os.path.abspath(catalog.sequences)), Path(os.path.abspath(catalog.games))
-            counts = cluster.call(build.first_keys, sequences, name=f"{name}-first-keys")
-            ranges = build.subtrees(counts, 2 * workers)
-            count = partial(build.count_subtrees, sequences_path=sequences, games_path=games,
-                            neutral=config.influence_neutral, floor=self.floor(),
-                            budget=self.sort_bytes // min(len(ranges), workers))
-            scratch = Path(os.path.abspath(catalog.runs))
-            folders = [scratch / f"subtrees-{self.token}-{lo}-{hi}" for lo, hi in ranges]
+            stored = build.Stored(Path(os.path.abspath(catalog.sequences)), Path(os.path.abspath(catalog.games)))
+            counted = self.memory.pop("subtrees", None)  # counted beside the joins of the partitions
+            if counted is None:
+                counts = cluster.call(build.first_keys, stored, name=f"{name}-first-keys")
+                ranges, folders, count = self.subtrees(counts)
+                floor = self.floor()
+                try:
+                    cluster.map(lambda i: count(ranges[i], stored, folders[i], floor=floor), range(len(ranges)),
+                                names=[f"{name}-count-{lo}-{hi}" for lo, hi in ranges],
+                                sizes=[sum(n for k, n in counts.items() if lo <= k < hi) for lo, hi in ranges])
+                except BaseException:
+                    for folder in folders:
+                        shutil.rmtree(folder, ignore_errors=True)
+                    raise
+            else:
+                ranges, folders = counted
             try:
-                cluster.map(lambda i: count(ranges[i], folder=folders[i]), range(len(ranges)),
-                            names=[f"{name}-count-{lo}-{hi}" for lo, hi in ranges],
-                            sizes=[sum(n for k, n in counts.items() if lo <= k < hi) for lo, hi in ranges])
-                trie = partial(build.join_subtrees, folders, games, *(Path(os.path.abspath(store.staged(path))) for path in
-                               (catalog.trie, catalog.trie_years, catalog.trie_sources)),
+                trie = partial(build.join_subtrees, folders, stored, *(Path(os.path.abspath(store.staged(path)))
+                                                                         for path in (catalog.trie, catalog.trie_years,
+                                                                                      catalog.trie_sources)),
                                floor=self.floor(), key_ranges=ranges)
                 in_order = partial(build.join_sorted, folders,
                                    Path(os.path.abspath(store.staged(catalog.sorted_sequences))))
@@ -525,6 +533,19 @@ class _Run:
                         min_length=config.min_length)
         return report.figures(cluster.map(lambda part: write(part=part), [(i, workers) for i in range(workers)],
                                           names=[f"{name}-{i}-of-{workers}" for i in range(workers)]))
+
+    def subtrees(self, counts: dict[int, int]) -> tuple[list[tuple[int, int]], list[Path], Callable]:
+        """The build on the dask engine: the ranges of first keys (two a
+        worker, ``counts``: sequences by first key) whose subtrees are
+        counted apart, a scratch folder for each, and the count of one
+        (``build.count_subtrees`` but for its range, what it counts, its
+        folder and the floor)."""
+        workers = self.cluster().workers()
+        ranges = build.subtrees(counts, 2 * workers)
+        scratch = Path(os.path.abspath(self.catalog.runs))
+        folders = [scratch / f"subtrees-{self.token}-{lo}-{hi}" for lo, hi in ranges]
+        return ranges, folders, partial(build.count_subtrees, neutral=self.config.influence_neutral,
+                                        budget=self.sort_bytes // min(len(ranges), workers))
 
     def book_files(self) -> emit.BookFiles:
         """The pruned tree's tables as this run has them, and the figures of
@@ -630,14 +651,38 @@ class _Run:
         names = [p.key for p in parts]
         resolution = cluster.later(partitions.resolve, folder, names, config.dedupe,
                                    name=f"resolve-{keys['extract']}-{self.token}")
+        paths = {"games": os.path.abspath(staged(catalog.games)), "rejects": os.path.abspath(staged(catalog.rejects)),
+                 "sequences": os.path.abspath(staged(catalog.sequences))}
         joins = ["games", "rejects", "sequences"] if ingest else ["sequences"]
-        joined_files = cluster.map(  # the resolution goes from worker to worker, not through here
-            _join, joins, folder, names, resolution, self.strict,
-            {"games": os.path.abspath(staged(catalog.games)), "rejects": os.path.abspath(staged(catalog.rejects)),
-             "sequences": os.path.abspath(staged(catalog.sequences))},
-            names=[f"join-{what}-{keys['extract']}-{self.token}" for what in joins])
+        jobs = [partial(_join, what, folder, names, strict=self.strict, paths=paths) for what in joins]
+        tasks = [f"join-{what}-{keys['extract']}-{self.token}" for what in joins]
+        first = [2 ** 40] * len(jobs)  # the joins, which take longest, first
+        counted = None
+        if "build" in self.stages:  # the build counts the partitions' sequences while the joins write them
+            counts: Counter[int] = Counter()
+            for part, found_ in zip(parts, found):
+                counts.update({int(k): n for k, n in (found_.get("first_keys") or partitions.first_keys(
+                    Path(folder) / part.key)).items()})
+            ranges, folders, count = self.subtrees(dict(counts))
+            floor = partial(floor_for, config=config)
+            jobs += [partial(_count, r, f, count, folder, names, floor) for r, f in zip(ranges, folders)]
+            tasks += [f"build-count-{lo}-{hi}-{keys['extract']}-{self.token}" for lo, hi in ranges]
+            first += [sum(n for k, n in counts.items() if lo <= k < hi) for lo, hi in ranges]
+            counted = (ranges, folders)
+        try:
+            ended: dict[int, float] = {}  # when each task ended: the joins' end is the extract's
+            done = cluster.map(lambda job, res: job(res), jobs, resolution, names=tasks, sizes=first,
+                               on_done=lambda i: ended.setdefault(i, time.perf_counter()))
+        except BaseException:
+            for f in counted[1] if counted else []:
+                shutil.rmtree(f, ignore_errors=True)
+            raise
+        joined_files = done[:len(joins)]
+        if counted:
+            self.memory["subtrees"] = counted
+            self.begun["build"] = read
         sequences = joined_files[-1]
-        joined = time.perf_counter()
+        joined = max(ended.get(i, read) for i in range(len(joins)))
         kept = sum(1 for f in found if f.get(partitions.KEPT))
         if ingest:
             games, rejects = joined_files[:2]
@@ -727,7 +772,7 @@ class _Run:
         return {"extract", "build"}
 
 
-def _join(what: str, folder: str, keys: list[str], resolution: partitions.Resolution, strict: bool,
+def _join(what: str, folder: str, keys: list[str], resolution: partitions.Resolution, *, strict: bool,
           paths: dict) -> dict:
     """One of the three files the partitions are joined into (a task)."""
     if what == "games":
@@ -735,6 +780,15 @@ def _join(what: str, folder: str, keys: list[str], resolution: partitions.Resolu
     if what == "rejects":
         return partitions.write_rejects(folder, keys, resolution, paths["rejects"], strict)
     return partitions.write_sequences(folder, keys, resolution, paths["sequences"])
+
+
+def _count(key_range: tuple[int, int], folder: Path, count: Callable, partitions_folder: str, keys: list[str],
+           floor_of: Callable[[int], int], resolution: partitions.Resolution) -> Path:
+    """The subtrees of ``key_range`` counted from the partitions (a task):
+    the games kept and their sequences as the joins write them."""
+    accepted = sum(int(keep.sum()) for keep in resolution.keep)
+    return count(key_range, partitions.Joined(partitions_folder, tuple(keys), resolution), folder,
+                 floor=floor_of(accepted))
 
 
 def summarize(catalog: Catalog, seconds: float, upto: str = STAGES[-1]) -> dict:

@@ -140,17 +140,18 @@ def test_subtrees_counted_apart_give_the_files_of_one_build(real_subset, tmp_pat
     files = [catalog.trie, catalog.trie_years, catalog.trie_sources, catalog.sorted_sequences]
     floor = json.loads(catalog.manifest("build").read_text())["figures"]["floor"]
     counts = build.first_keys(catalog.sequences)
+    stored = build.Stored(catalog.sequences, catalog.games)
     for parts in (1, 3, 7):
         ranges = build.subtrees(counts, parts)
         if parts > 1:
             assert max(sum(n for k, n in counts.items() if lo <= k < hi) for lo, hi in ranges) < sum(counts.values())
-        folders = [build.count_subtrees(r, catalog.sequences, catalog.games, tmp_path / f"part-{i}",
+        folders = [build.count_subtrees(r, stored, tmp_path / f"part-{i}",
                                         neutral=load(None, []).influence_neutral, floor=floor, budget=1 << 16)  # spills
                    for i, r in enumerate(ranges)]
         out = [tmp_path / f"{parts}-{f.name}" for f in files]
-        build.join_subtrees(folders, catalog.games, *out[:3], floor=floor)
+        build.join_subtrees(folders, stored, *out[:3], floor=floor)
         build.join_sorted(folders, out[3])
         for mine, theirs in zip(out, files):
             assert mine.read_bytes() == theirs.read_bytes(), (parts, theirs.name)
     with pytest.raises(RuntimeError, match="counted the first keys"):  # a folder another count wrote
-        build.join_subtrees(folders[::-1], catalog.games, *out[:3], floor=floor, key_ranges=ranges)
+        build.join_subtrees(folders[::-1], stored, *out[:3], floor=floor, key_ranges=ranges)

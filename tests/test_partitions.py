@@ -100,6 +100,51 @@ def test_dask_engine_gives_the_fast_engines_files_on_real_games(real_subset, tmp
     assert dask["games_accepted"] == fast["games_accepted"] > 2500
     assert manifest_run(tmp_path / "dask")["partitions"] >= 4
     assert files_of(tmp_path / "dask") == files_of(tmp_path / "fast")
+    # the build counted the partitions while they were joined; counted from the joined files alone, the same
+    catalog = Catalog(work=tmp_path / "dask" / "work", out=tmp_path / "dask" / "out")
+    run_stages(catalog, load(None, []), ["build"], [], progress=False, engine="dask", force=True,
+               cluster=Options(workers=2))
+    again, fast = files_of(tmp_path / "dask"), files_of(tmp_path / "fast")
+    assert {k: v for k, v in again.items() if k != "out/summary.json"} == {
+        k: v for k, v in fast.items() if k != "out/summary.json"}  # the summary: of the stages up to build
+
+
+def test_the_partitions_joined_are_the_rows_the_joins_write(tmp_path):
+    """What the build counts before the joins end (``Joined``): the games
+    kept and their sequences, numbered as games.parquet and
+    sequences.parquet number them; the first keys each partition recorded
+    add up to at least those of the sequences kept."""
+    from collections import Counter
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from joseki_miner import build, partitions
+
+    games = tmp_path / "games"
+    for folder, name, tail, d in [("a", "1.sgf", ";B[qk];W[qn]", 1), ("a", "2.sgf", ";B[ck]", 1),
+                                  ("b", "3.sgf", ";B[qk];W[qn]", 2), ("b", "4.sgf", ";B[kc];W[ic]", 1),
+                                  ("b", "5.sgf", ";B[kc];W[ic]", 2), ("c", "6.sgf", ";B[cn]", 1)]:
+        _game(games / folder, name, tail, d)
+    mine([games / "a", games / "b", games / "c"], tmp_path / "dask", "dask")
+    catalog = Catalog(work=tmp_path / "dask" / "work", out=tmp_path / "dask" / "out")
+
+    def first_source(key: str) -> str:
+        return pq.read_table(catalog.partitions / key / "games.parquet", columns=["source"])["source"][0].as_py()
+
+    keys = sorted((p.name for p in catalog.partitions.iterdir()), key=first_source)  # a, b, c: the reading order
+    assert len(keys) == 3
+    res = partitions.resolve(str(catalog.partitions), keys, True)
+    assert [int((~k).sum()) for k in res.keep] == [0, 1, 0]  # b/3 repeats a/1 (b/5, b/4: gone as b was read)
+    joined = partitions.Joined(str(catalog.partitions), tuple(keys), res)
+    columns = ["winner", "year", "collection", "source", "location"]
+    assert joined.games(columns).equals(pq.read_table(catalog.games, columns=columns))
+    assert pa.Table.from_batches(list(joined.sequences(None, 3))).equals(pq.read_table(catalog.sequences))
+    stored = build.Stored(catalog.sequences, catalog.games)
+    assert build.first_keys(joined) == build.first_keys(stored)
+    recorded = sum((Counter({int(k): n for k, n in partitions.first_keys(catalog.partitions / k).items()})
+                    for k in keys), Counter())
+    assert recorded != build.first_keys(stored) and all(recorded[k] >= n for k, n in build.first_keys(stored).items())
 
 
 @pytest.mark.shared_data

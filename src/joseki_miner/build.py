@@ -334,19 +334,34 @@ def _read(path: Path):
 SEQUENCE_COLUMNS = ["game", "sequence", "start", "transform", "swapped", "shared", "moves", "scores"]
 
 
-def _games(games_path: Path) -> tuple[Collections, tuple[np.ndarray, ...]]:
-    """The collections of games.parquet, and each game's winner, year and
-    collection number."""
+class Stored:
+    """What a count reads: the sequences of sequences.parquet and their
+    games in games.parquet.  ``partitions.Joined`` gives the same rows from
+    the dask engine's partitions, before they are joined into these files."""
+
+    def __init__(self, sequences_path: Path, games_path: Path) -> None:
+        self.sequences_path, self.games_path = sequences_path, games_path
+
+    def games(self, columns: list[str]) -> pa.Table:
+        return pq.ParquetFile(self.games_path).read(columns=columns)
+
+    def sequences(self, columns: list[str], batch_size: int):
+        return pq.ParquetFile(self.sequences_path).iter_batches(batch_size=batch_size, columns=columns)
+
+
+def _games(source) -> tuple[Collections, tuple[np.ndarray, ...]]:
+    """The collections of the games of ``source`` (``Stored``, or
+    ``partitions.Joined``), and each game's winner, year and collection
+    number."""
     collections = Collections()
-    games = pq.ParquetFile(games_path).read(columns=["winner", "year", "collection"])
-    return collections, game_columns(games, collections)
+    return collections, game_columns(source.games(["winner", "year", "collection"]), collections)
 
 
-def _sequences(sequences_path: Path, games: tuple[np.ndarray, ...], key_range: tuple[int, int] | None = None):
-    """Per batch of sequences.parquet: offsets, keys, scores and payload
-    (``payload_of``); given ``key_range`` = (lo, hi), only the sequences
-    whose first key is in lo..hi-1."""
-    for batch in pq.ParquetFile(sequences_path).iter_batches(batch_size=200_000, columns=SEQUENCE_COLUMNS):
+def _sequences(source, games: tuple[np.ndarray, ...], key_range: tuple[int, int] | None = None):
+    """Per batch of the sequences of ``source``: offsets, keys, scores and
+    payload (``payload_of``); given ``key_range`` = (lo, hi), only the
+    sequences whose first key is in lo..hi-1."""
+    for batch in source.sequences(SEQUENCE_COLUMNS, 200_000):
         check_stop()
         offsets, keys, scores = _columns(batch)
         a = {name: numpy(batch.column(name)) for name in ("game", "sequence", "start", "transform", "shared")}
@@ -369,13 +384,14 @@ def count(sequences_path: Path, games_path: Path, trie_path: Path, years_path: P
     and collections from games.parquet) and store the trie, its years and
     collections and the sequences in trie order (the fast engine spills
     sorted runs to ``spill``, by default beside the trie)."""
-    collections, games = _games(games_path)
+    source = Stored(sequences_path, games_path)
+    collections, games = _games(source)
     reference = engine == "reference"
     trie, given = (Trie(), []) if reference else (None, None)
     runs = SortedRuns(spill or trie_path.parent / "runs", budget)
     try:
         with tqdm(total=count_rows(sequences_path), desc="build", unit=" seqs", disable=not progress) as bar:
-            for rows, offsets, keys, scores, payload in _sequences(sequences_path, games):
+            for rows, offsets, keys, scores, payload in _sequences(source, games):
                 if reference:
                     _insert(trie, given, offsets, keys, scores, payload, neutral)
                 else:
@@ -394,10 +410,13 @@ def count(sequences_path: Path, games_path: Path, trie_path: Path, years_path: P
 # -- by subtree: the count split over tasks (the dask engine) -------------------------
 
 
-def first_keys(sequences_path: Path) -> dict[int, int]:
-    """How many sequences of sequences.parquet start with each key."""
+def first_keys(source) -> dict[int, int]:
+    """How many sequences of ``source`` (``Stored``, ``partitions.Joined``,
+    or a sequences file's path) start with each key."""
+    if not hasattr(source, "sequences"):
+        source = Stored(Path(source), Path())
     counts: Counter[int] = Counter()
-    for batch in pq.ParquetFile(sequences_path).iter_batches(batch_size=500_000, columns=["moves"]):
+    for batch in source.sequences(["moves"], 500_000):
         offsets, data = string_bytes(batch.column("moves"))
         keys, n = np.unique(decode_keys(data[(offsets[:-1, None] + [0, 1]).ravel()]), return_counts=True)
         counts.update(dict(zip(keys.tolist(), n.tolist())))
@@ -432,19 +451,20 @@ def subtrees(counts: dict[int, int], parts: int) -> list[tuple[int, int]]:
     return [(group[0], (groups[i + 1][0] if i + 1 < len(groups) else group[-1] + 1)) for i, group in enumerate(groups)]
 
 
-def count_subtrees(key_range: tuple[int, int], sequences_path: Path, games_path: Path, folder: Path, *,
+def count_subtrees(key_range: tuple[int, int], source, folder: Path, *,
                    neutral: int, floor: int, budget: int = SORT_MEMORY << 20) -> Path:
-    """Count the sequences whose first key is in ``key_range`` (lo, hi) as
+    """Count the sequences of ``source`` (``Stored``, ``partitions.Joined``)
+    whose first key is in ``key_range`` (lo, hi) as
     ``run`` counts them all, into ``folder`` (made anew): the node arrays
     (``StreamCounter.finish``), with the range, and the sequences in trie
     order; returns ``folder``.  Its memory is its sequences' (``budget``,
     then spilled)."""
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
-    collections, games = _games(games_path)
+    collections, games = _games(source)
     runs = SortedRuns(folder / "runs", budget)
     try:
-        for _, offsets, keys, scores, payload in _sequences(sequences_path, games, key_range):
+        for _, offsets, keys, scores, payload in _sequences(source, games, key_range):
             if len(offsets) > 1:
                 runs.add(*sort_sequences(offsets, keys, classes_of(scores, neutral), payload))
         arrays, nodes = runs.count(floor, collections.years(), max(1, len(collections.names)),
@@ -457,13 +477,13 @@ def count_subtrees(key_range: tuple[int, int], sequences_path: Path, games_path:
     return folder
 
 
-def join_subtrees(folders: list[Path], games_path: Path, trie_path: Path, years_path: Path,
+def join_subtrees(folders: list[Path], source, trie_path: Path, years_path: Path,
                   sources_path: Path, *, floor: int, key_ranges: list[tuple[int, int]] | None = None) -> dict:
     """trie.parquet, trie_years.parquet and trie_sources.parquet as ``run``
-    writes them (the same bytes), from the subtrees counted apart
+    writes them (the same bytes), from the subtrees of ``source`` counted apart
     (``count_subtrees``, ``folders`` in key order; given ``key_ranges``,
     each must have counted its own); the stage's figures."""
-    collections, _ = _games(games_path)
+    collections, _ = _games(source)
     parts = []
     for i, folder in enumerate(folders):
         with np.load(folder / "trie.npz") as saved:

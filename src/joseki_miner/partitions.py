@@ -40,7 +40,7 @@ from joseki_miner.records import where_of
 from joseki_miner.sequences import Phase1Params
 from joseki_miner.store import sync_file, sync_folder
 
-from . import ingest
+from . import build, ingest
 from .cluster import PARTITION_MB
 from .errors import StrictError
 from .extract import SEQUENCE_ROWS, SEQUENCES_SCHEMA, Phase1Stream
@@ -175,6 +175,7 @@ def mine(partition: Partition, settings: Settings, folder: str) -> dict:
             stream.abort()
             raise
         figures["sequences"] = stream.close()["sequences"]
+        figures["first_keys"] = first_keys(tmp)
         games, rejects = trace.arrays()
         pq.write_table(pa.table(games), tmp / "trace.parquet")
         pq.write_table(pa.table(rejects), tmp / "reject-trace.parquet")
@@ -192,6 +193,13 @@ def mine(partition: Partition, settings: Settings, folder: str) -> dict:
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return figures
+
+
+def first_keys(folder: Path) -> dict[str, int]:
+    """How many of the sequences of the partition mined into ``folder``
+    start with each key (by the key's number): how the build cuts the trie
+    into subtrees of about equal work before the partitions are joined."""
+    return {str(k): n for k, n in sorted(build.first_keys(Path(folder) / "sequences.parquet").items())}
 
 
 def clean(folder: Path, keep: set[str] | None = None) -> None:
@@ -248,6 +256,49 @@ def resolve(folder: str, keys: list[str], dedupe: bool) -> Resolution:
     return Resolution(keep, first, repeats, [numpy(t.column("read")) for t in traces])
 
 
+@dataclass(frozen=True)
+class Joined:
+    """The partitions as the joined files will hold them: the games kept,
+    in order, and their sequences, numbered as joined.  The joins write
+    them; the build counts them (as ``build.Stored``) while the joins run."""
+
+    folder: str
+    keys: tuple[str, ...]
+    resolution: Resolution
+
+    def game_tables(self, columns: list[str] | None = None):
+        """Per partition, the table of its games kept (``columns`` of
+        games.parquet), game numbers as in the partition."""
+        for p, key in enumerate(self.keys):
+            table = pq.read_table(Path(self.folder) / key / "games.parquet", columns=columns)
+            keep = self.resolution.keep[p]
+            yield table if keep.all() else table.filter(pa.array(keep))
+
+    def games(self, columns: list[str]) -> pa.Table:
+        return pa.concat_tables(self.game_tables(columns))
+
+    def sequences(self, columns: list[str] | None, batch_size: int):
+        """The sequences of the games kept, in batches of at most
+        ``batch_size``, numbered by their games' joined numbers."""
+        res = self.resolution
+        read = columns if columns is None or "game" in columns else ["game", *columns]
+        for p, key in enumerate(self.keys):
+            number = np.cumsum(res.keep[p]) - 1 + res.first[p]  # the joined number of each kept game
+            for batch in pq.ParquetFile(Path(self.folder) / key / "sequences.parquet").iter_batches(
+                    batch_size, columns=read):
+                game = numpy(batch.column("game"))
+                kept = res.keep[p][game]
+                if not kept.all():
+                    batch = batch.filter(pa.array(kept))
+                    game = game[kept]
+                if read is not columns:
+                    yield pa.RecordBatch.from_arrays([batch.column(c) for c in columns], names=list(columns))
+                    continue
+                arrays = list(batch.columns)
+                arrays[batch.schema.get_field_index("game")] = column(number[game].astype(np.int64))
+                yield pa.RecordBatch.from_arrays(arrays, schema=batch.schema)
+
+
 def write_games(folder: str, keys: list[str], res: Resolution, path: str) -> dict:
     """games.parquet of the partitions joined (``res``: ``resolve``'s); the
     figures that count the games kept (accepted, by year, by collection)."""
@@ -255,11 +306,7 @@ def write_games(folder: str, keys: list[str], res: Resolution, path: str) -> dic
     by_year: Counter[int] = Counter()
     by_collection: Counter[str] = Counter()
     try:
-        for p, key in enumerate(keys):
-            table = pq.read_table(Path(folder) / key / "games.parquet")
-            keep = res.keep[p]
-            if not keep.all():
-                table = table.filter(pa.array(keep))
+        for p, table in enumerate(Joined(folder, tuple(keys), res).game_tables()):
             ids = np.arange(res.first[p], res.first[p] + table.num_rows, dtype=np.int64)
             table = table.set_column(0, "game", column(ids))
             year = numpy(table.column("year"))
@@ -343,18 +390,9 @@ def write_sequences(folder: str, keys: list[str], res: Resolution, path: str) ->
     sink = TableSink(Path(path), SEQUENCES_SCHEMA, SEQUENCE_ROWS, background=True, use_dictionary=False)
     count = 0
     try:
-        for p, key in enumerate(keys):
-            number = np.cumsum(res.keep[p]) - 1 + res.first[p]  # the joined number of each kept game
-            for batch in pq.ParquetFile(Path(folder) / key / "sequences.parquet").iter_batches(SEQUENCE_ROWS):
-                game = numpy(batch.column(0))
-                table = pa.Table.from_batches([batch])
-                kept = res.keep[p][game]
-                if not kept.all():
-                    table = table.filter(pa.array(kept))
-                    game = game[kept]
-                table = table.set_column(0, SEQUENCES_SCHEMA.field(0), column(number[game].astype(np.int64)))
-                count += table.num_rows
-                sink.add(table)
+        for batch in Joined(folder, tuple(keys), res).sequences(None, SEQUENCE_ROWS):
+            count += batch.num_rows
+            sink.add(pa.Table.from_batches([batch]))
         sink.close()
     except BaseException:
         sink.abort()
