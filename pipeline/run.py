@@ -541,7 +541,7 @@ class _Run:
         (``build.count_subtrees`` but for its range, what it counts, its
         folder and the floor)."""
         workers = self.cluster().workers()
-        ranges = build.subtrees(counts, 2 * workers)
+        ranges = build.subtrees(counts, workers)
         scratch = Path(os.path.abspath(self.catalog.runs))
         folders = [scratch / f"subtrees-{self.token}-{lo}-{hi}" for lo, hi in ranges]
         return ranges, folders, partial(build.count_subtrees, neutral=self.config.influence_neutral,
@@ -651,12 +651,13 @@ class _Run:
         names = [p.key for p in parts]
         resolution = cluster.later(partitions.resolve, folder, names, config.dedupe,
                                    name=f"resolve-{keys['extract']}-{self.token}")
+        cluster.everywhere(resolution)
         paths = {"games": os.path.abspath(staged(catalog.games)), "rejects": os.path.abspath(staged(catalog.rejects)),
                  "sequences": os.path.abspath(staged(catalog.sequences))}
         joins = ["games", "rejects", "sequences"] if ingest else ["sequences"]
         jobs = [partial(_join, what, folder, names, strict=self.strict, paths=paths) for what in joins]
         tasks = [f"join-{what}-{keys['extract']}-{self.token}" for what in joins]
-        first = [2 ** 40] * len(jobs)  # the joins, which take longest, first
+        first = [{"sequences": 3, "games": 2, "rejects": 1}[what] for what in joins]  # after the counts, the longest first
         counted = None
         if "build" in self.stages:  # the build counts the partitions' sequences while the joins write them
             counts: Counter[int] = Counter()
@@ -667,7 +668,7 @@ class _Run:
             floor = partial(floor_for, config=config)
             jobs += [partial(_count, r, f, count, folder, names, floor) for r, f in zip(ranges, folders)]
             tasks += [f"build-count-{lo}-{hi}-{keys['extract']}-{self.token}" for lo, hi in ranges]
-            first += [sum(n for k, n in counts.items() if lo <= k < hi) for lo, hi in ranges]
+            first += [2 ** 40 + sum(n for k, n in counts.items() if lo <= k < hi) for lo, hi in ranges]
             counted = (ranges, folders)
         try:
             ended: dict[int, float] = {}  # when each task ended: the joins' end is the extract's

@@ -185,18 +185,27 @@ class Cluster:
     def map(self, function: Callable, items: Sequence, *args, names: Sequence[str], sizes: Sequence[int] | None = None,
             on_done: Callable[[int], None] = lambda i: None) -> list:
         """``function(item, *args)`` for every item, on the workers, the
-        largest (``sizes``) started first; ``on_done(i)`` as each ends.
-        Checks for a stop while it waits; a task's error is raised here (a
-        task whose worker died is retried by dask)."""
+        largest (``sizes``) first, and no more at once than the workers
+        run: each next one goes to the first worker free (dask would send
+        them all at once, by where their arguments are, and a worker could
+        stand idle while another has several to do); ``on_done(i)`` as each
+        ends.  Checks for a stop while it waits; a task's error is raised
+        here (a task whose worker died is retried by dask)."""
         from distributed import wait
 
-        futures = [self.client.submit(_alone, self.folder, function, item, *args, key=name, priority=(sizes[i] if sizes else 0),
-                                      pure=False)
-                   for i, (item, name) in enumerate(zip(items, names))]
-        where = {f.key: i for i, f in enumerate(futures)}
-        pending = set(futures)
+        order = sorted(range(len(items)), key=lambda i: -sizes[i]) if sizes else list(range(len(items)))
+        slots = self.workers()
+        futures: dict[int, object] = {}
+        where: dict[str, int] = {}
+        pending: set = set()
         try:
-            while pending:
+            while order or pending:
+                while order and len(pending) < slots:
+                    i = order.pop(0)
+                    futures[i] = self.client.submit(_alone, self.folder, function, items[i], *args, key=names[i],
+                                                    priority=sizes[i] if sizes else 0, pure=False)
+                    where[futures[i].key] = i
+                    pending.add(futures[i])
                 check_stop()
                 try:
                     done, pending = wait(pending, timeout=POLL, return_when="FIRST_COMPLETED")
@@ -206,9 +215,9 @@ class Cluster:
                     if f.status == "error":
                         f.result()  # raises the task's error
                     on_done(where[f.key])
-            return [f.result() for f in futures]
+            return [futures[i].result() for i in range(len(items))]
         except BaseException:
-            for f in futures:
+            for f in futures.values():
                 f.cancel()
             raise
 
@@ -221,6 +230,23 @@ class Cluster:
         ``map`` among the arguments (dask hands its result from worker to
         worker)."""
         return self.client.submit(_alone, self.folder, function, *args, key=name, pure=False)
+
+    def everywhere(self, future) -> None:
+        """Wait for ``future`` (checking for a stop) and copy its result to
+        every worker: the tasks that need it then go to whichever worker is
+        free, not all to the one that made it."""
+        from distributed import wait
+
+        while True:
+            check_stop()
+            try:
+                wait([future], timeout=POLL)
+                break
+            except TimeoutError:
+                continue
+        if future.status == "error":
+            future.result()
+        self.client.replicate([future])
 
     def call(self, function: Callable, *args, name: str) -> object:
         """``function(*args)`` on a worker."""
