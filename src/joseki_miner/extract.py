@@ -236,14 +236,16 @@ class Phase1Stream:
     so reading can go on; the sequences go to sequences.parquet in fixed row
     groups (the file does not depend on how games were batched) and are kept
     for the build stage in ``runs`` (sorted runs of offsets, keys and
-    packed influence classes) when given, with ``neutral``."""
+    packed influence classes) when given, with ``neutral``; ``compression``:
+    the file's codec."""
 
     def __init__(self, sequences_path: Path, params: Phase1Params, *, engine: str = "fast", jobs: int = 1,
-                 neutral: int | None = None, runs: SortedRuns | None = None) -> None:
+                 neutral: int | None = None, runs: SortedRuns | None = None, compression: str = "zstd") -> None:
         self.params, self.engine, self.jobs, self.neutral = params, engine, max(1, jobs), neutral
         self.runs = runs
         self.collections = Collections()  # of the games counted (``runs``): their numbers and years
-        self.sink = TableSink(sequences_path, SEQUENCES_SCHEMA, SEQUENCE_ROWS, background=True, use_dictionary=False)
+        self.sink = TableSink(sequences_path, SEQUENCES_SCHEMA, SEQUENCE_ROWS, background=True, use_dictionary=False,
+                              compression=compression)
         self.pool = threads.pool(self.jobs)
         self.worker = threads.pool(1, initializer=yield_to_reader)  # one: batches stay in order
         self.pending: deque[Future] = deque()

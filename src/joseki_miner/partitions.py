@@ -48,6 +48,10 @@ from .parquet import TableSink
 
 FILES = ("games.parquet", "rejects.parquet", "sequences.parquet", "trace.parquet", "reject-trace.parquet")
 KEPT = "kept"  # in what ``mine`` returns of a partition kept from an earlier run
+# a partition's sequences are read by every count of the build and by the
+# join: lz4 decodes in half zstd's time (all data: 0.48 s against 0.89 s a
+# reading, written in 0.54 s against 0.83 s) for 79 MiB against 46 MiB
+SEQUENCES_CODEC = "lz4"
 DONE = "figures.json"  # written last: a partition's folder is whole once it holds it (and renamed into place)
 
 
@@ -163,7 +167,7 @@ def mine(partition: Partition, settings: Settings, folder: str) -> dict:
     tmp.mkdir(parents=True)
     try:
         trace = ingest.Trace()
-        stream = Phase1Stream(tmp / "sequences.parquet", settings.phase1, jobs=1)
+        stream = Phase1Stream(tmp / "sequences.parquet", settings.phase1, jobs=1, compression=SEQUENCES_CODEC)
         try:
             figures = ingest.read(
                 list(partition.files), tmp / "games.parquet", tmp / "rejects.parquet",
