@@ -487,7 +487,7 @@ class _Run:
                        min_length=config.min_length)
 
     def on_cluster(self, stage: str, key: str) -> dict:
-        """A stage on the dask cluster: the build by subtrees (up to two a
+        """A stage on the dask cluster: the build by subtrees (one a
         worker) and the report in parts (one a worker: each loads the book),
         a task each; the other stages as one task.  Task names and scratch
         folders carry the run's token: a stopped run's task still running on
