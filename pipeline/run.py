@@ -646,7 +646,7 @@ class _Run:
         with tqdm(total=sum(p.size for p in parts), desc="mine partitions", unit="B", unit_scale=True,
                   disable=not self.progress) as bar:
             found = cluster.map(partitions.mine, parts, settings, folder, names=[f"mine-{p.key}" for p in parts],
-                                sizes=[p.size for p in parts], on_done=lambda i: bar.update(parts[i].size))
+                                sizes=[p.size for p in parts], on_done=lambda i, _: bar.update(parts[i].size))
         read = time.perf_counter()
         names = [p.key for p in parts]
         resolution = cluster.later(partitions.resolve, folder, names, config.dedupe,
@@ -662,39 +662,46 @@ class _Run:
         if "build" in self.stages:  # the build counts the partitions' sequences while the joins write them
             counts: Counter[int] = Counter()
             for part, found_ in zip(parts, found):
-                counts.update({int(k): n for k, n in (found_.get("first_keys") or partitions.first_keys(
-                    Path(folder) / part.key)).items()})
+                recorded = found_["first_keys"] if "first_keys" in found_ else partitions.first_keys(
+                    Path(folder) / part.key)  # a partition kept from before partitions recorded them
+                counts.update({int(k): n for k, n in recorded.items()})
             ranges, folders, count = self.subtrees(dict(counts))
             floor = partial(floor_for, config=config)
             jobs += [partial(_count, r, f, count, folder, names, floor) for r, f in zip(ranges, folders)]
             tasks += [f"build-count-{lo}-{hi}-{keys['extract']}-{self.token}" for lo, hi in ranges]
             first += [2 ** 40 + sum(n for k, n in counts.items() if lo <= k < hi) for lo, hi in ranges]
             counted = (ranges, folders)
+        kept = sum(1 for f in found if f.get(partitions.KEPT))
+        joined: dict[int, object] = {}
+
+        def on_done(i: int, result) -> None:
+            """Ingest and extract commit as soon as the joins end: a count
+            that fails or is stopped after leaves them done."""
+            if i >= len(joins):
+                return
+            joined[i] = result
+            if len(joined) < len(joins):
+                return
+            seconds = time.perf_counter() - read
+            if ingest:
+                figures = partitions.ingest_figures(found, joined[0], joined[1], skipped)
+                self.done(self.record("ingest", keys["ingest"], figures, read - t0, inputs=inputs,
+                                      partitions=len(parts), partitions_read=len(parts) - kept,
+                                      workers=cluster.workers()))
+            self.done(self.record("extract", keys["extract"], joined[len(joins) - 1], seconds))
+            partitions.clean(Path(folder), keep=set(names))
+            self.log(f"{'ingest and ' * ingest}extract: {len(parts)} partitions ({len(parts) - kept} read, {kept} "
+                     f"kept from an earlier run) in {read - t0:.1f} s, joined in {seconds:.1f} s")
+
         try:
-            ended: dict[int, float] = {}  # when each task ended: the joins' end is the extract's
-            done = cluster.map(lambda job, res: job(res), jobs, resolution, names=tasks, sizes=first,
-                               on_done=lambda i: ended.setdefault(i, time.perf_counter()))
+            cluster.map(lambda job, res: job(res), jobs, resolution, names=tasks, sizes=first, on_done=on_done)
         except BaseException:
             for f in counted[1] if counted else []:
                 shutil.rmtree(f, ignore_errors=True)
             raise
-        joined_files = done[:len(joins)]
         if counted:
             self.memory["subtrees"] = counted
             self.begun["build"] = read
-        sequences = joined_files[-1]
-        joined = max(ended.get(i, read) for i in range(len(joins)))
-        kept = sum(1 for f in found if f.get(partitions.KEPT))
-        if ingest:
-            games, rejects = joined_files[:2]
-            figures = partitions.ingest_figures(found, games, rejects, skipped)
-            self.done(self.record("ingest", keys["ingest"], figures, read - t0, inputs=inputs, partitions=len(parts),
-                                  partitions_read=len(parts) - kept,
-                                  workers=cluster.workers()))
-        self.done(self.record("extract", keys["extract"], sequences, joined - read))
-        partitions.clean(Path(folder), keep=set(names))
-        self.log(f"{'ingest and ' * ingest}extract: {len(parts)} partitions ({len(parts) - kept} read, {kept} kept "
-                 f"from an earlier run) in {read - t0:.1f} s, joined in {joined - read:.1f} s")
         return {"extract"}
 
     def ingest_to_build(self, inputs: str, pool: ThreadPoolExecutor, finish: list) -> set[str]:

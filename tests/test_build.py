@@ -153,5 +153,7 @@ def test_subtrees_counted_apart_give_the_files_of_one_build(real_subset, tmp_pat
         build.join_sorted(folders, out[3])
         for mine, theirs in zip(out, files):
             assert mine.read_bytes() == theirs.read_bytes(), (parts, theirs.name)
+    with pytest.raises(RuntimeError, match="kept the nodes counted"):  # counted with another floor
+        build.join_subtrees(folders, stored, *out[:3], floor=floor + 1)
     with pytest.raises(RuntimeError, match="counted the first keys"):  # a folder another count wrote
         build.join_subtrees(folders[::-1], stored, *out[:3], floor=floor, key_ranges=ranges)

@@ -75,6 +75,23 @@ def test_duplicates_across_partitions_are_those_of_one_reading(tmp_path):
     assert files_of(tmp_path / "dask") == files_of(tmp_path / "fast")
 
 
+def test_a_folder_without_games_mines_as_on_the_fast_engine(tmp_path):
+    """No partitions at all (an empty folder), or one of no games (a file
+    that holds none): the same files as the fast engine, an empty tree, not
+    an error."""
+    games = tmp_path / "games"
+    games.mkdir()
+    fast = mine([games], tmp_path / "fast")
+    dask = mine([games], tmp_path / "dask", "dask")
+    assert dask["games_read"] == fast["games_read"] == 0
+    assert files_of(tmp_path / "dask") == files_of(tmp_path / "fast")
+    (games / "readme.txt").write_text("no games here")
+    fast = mine([games], tmp_path / "fast")
+    dask = mine([games], tmp_path / "dask", "dask")
+    assert dask["games_read"] == fast["games_read"] == 0
+    assert files_of(tmp_path / "dask") == files_of(tmp_path / "fast")
+
+
 def test_a_partition_never_spans_two_paths_and_takes_its_collections_indexes(tmp_path):
     (tmp_path / "tom").mkdir()
     (tmp_path / "tom" / "Kifu.index").write_text("")

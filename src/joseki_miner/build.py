@@ -472,7 +472,7 @@ def count_subtrees(key_range: tuple[int, int], source, folder: Path, *,
     finally:
         runs.close()
     with open(folder / "trie.tmp.npz", "wb") as f:  # whole once renamed: its range says what it counted
-        np.savez(f, nodes=nodes, key_range=np.array(key_range), **_flat(arrays))
+        np.savez(f, nodes=nodes, key_range=np.array(key_range), floor=np.array(floor), **_flat(arrays))
     os.replace(folder / "trie.tmp.npz", folder / "trie.npz")
     return folder
 
@@ -490,7 +490,11 @@ def join_subtrees(folders: list[Path], source, trie_path: Path, years_path: Path
             counted = tuple(int(k) for k in saved["key_range"])
             if key_ranges is not None and counted != tuple(key_ranges[i]):
                 raise RuntimeError(f"{folder} counted the first keys {counted}, not {tuple(key_ranges[i])}")
-            parts.append((_nested({name: saved[name] for name in saved.files if name not in ("nodes", "key_range")}),
+            if int(saved["floor"]) != floor:  # its nodes counted fewer times than the floor were dropped
+                raise RuntimeError(f"{folder} kept the nodes counted {int(saved['floor'])} times or more, "
+                                   f"not {floor}")
+            parts.append((_nested({name: saved[name] for name in saved.files
+                                   if name not in ("nodes", "key_range", "floor")}),
                           int(saved["nodes"])))
     arrays, nodes = join_tries(parts)
     return write(trie_path, years_path, sources_path, arrays, nodes, floor, collections.names)

@@ -183,23 +183,23 @@ class Cluster:
         self.client.run(warm)  # and every worker that joins later warms at its first task
 
     def map(self, function: Callable, items: Sequence, *args, names: Sequence[str], sizes: Sequence[int] | None = None,
-            on_done: Callable[[int], None] = lambda i: None) -> list:
+            on_done: Callable[[int, object], None] = lambda i, result: None) -> list:
         """``function(item, *args)`` for every item, on the workers, the
         largest (``sizes``) first, and no more at once than the workers
         run: each next one goes to the first worker free (dask would send
         them all at once, by where their arguments are, and a worker could
-        stand idle while another has several to do); ``on_done(i)`` as each
-        ends.  Checks for a stop while it waits; a task's error is raised
-        here (a task whose worker died is retried by dask)."""
+        stand idle while another has several to do); ``on_done(i, result)``
+        as each ends.  Checks for a stop while it waits; a task's error is
+        raised here (a task whose worker died is retried by dask)."""
         from distributed import wait
 
         order = sorted(range(len(items)), key=lambda i: -sizes[i]) if sizes else list(range(len(items)))
-        slots = self.workers()
         futures: dict[int, object] = {}
         where: dict[str, int] = {}
         pending: set = set()
         try:
             while order or pending:
+                slots = self.workers()  # again each time: workers that join later take tasks too
                 while order and len(pending) < slots:
                     i = order.pop(0)
                     futures[i] = self.client.submit(_alone, self.folder, function, items[i], *args, key=names[i],
@@ -212,9 +212,7 @@ class Cluster:
                 except TimeoutError:
                     continue
                 for f in done:
-                    if f.status == "error":
-                        f.result()  # raises the task's error
-                    on_done(where[f.key])
+                    on_done(where[f.key], f.result())  # raises the task's error (or its cancellation)
             return [futures[i].result() for i in range(len(items))]
         except BaseException:
             for f in futures.values():

@@ -279,7 +279,8 @@ class Joined:
             yield table if keep.all() else table.filter(pa.array(keep))
 
     def games(self, columns: list[str]) -> pa.Table:
-        return pa.concat_tables(self.game_tables(columns))
+        tables = list(self.game_tables(columns))
+        return pa.concat_tables(tables) if tables else ingest.GAMES_SCHEMA.empty_table().select(columns)
 
     def sequences(self, columns: list[str] | None, batch_size: int):
         """The sequences of the games kept, in batches of at most
