@@ -500,12 +500,11 @@ class _Run:
             counted = self.memory.pop("subtrees", None)  # counted beside the joins of the partitions
             if counted is None:
                 counts = cluster.call(build.first_keys, stored, name=f"{name}-first-keys")
-                ranges, folders, count = self.subtrees(counts)
+                ranges, sizes, folders, count = self.subtrees(counts)
                 floor = self.floor()
                 try:
                     cluster.map(lambda i: count(ranges[i], stored, folders[i], floor=floor), range(len(ranges)),
-                                names=[f"{name}-count-{lo}-{hi}" for lo, hi in ranges],
-                                sizes=[sum(n for k, n in counts.items() if lo <= k < hi) for lo, hi in ranges])
+                                names=[f"{name}-count-{lo}-{hi}" for lo, hi in ranges], sizes=sizes)
                 except BaseException:
                     for folder in folders:
                         shutil.rmtree(folder, ignore_errors=True)
@@ -534,18 +533,19 @@ class _Run:
         return report.figures(cluster.map(lambda part: write(part=part), [(i, workers) for i in range(workers)],
                                           names=[f"{name}-{i}-of-{workers}" for i in range(workers)]))
 
-    def subtrees(self, counts: dict[int, int]) -> tuple[list[tuple[int, int]], list[Path], Callable]:
-        """The build on the dask engine: the ranges of first keys (two a
+    def subtrees(self, counts: dict[int, int]) -> tuple[list[tuple[int, int]], list[int], list[Path], Callable]:
+        """The build on the dask engine: the ranges of first keys (one a
         worker, ``counts``: sequences by first key) whose subtrees are
-        counted apart, a scratch folder for each, and the count of one
-        (``build.count_subtrees`` but for its range, what it counts, its
-        folder and the floor)."""
+        counted apart, their sequences, a scratch folder for each, and the
+        count of one (``build.count_subtrees`` but for its range, what it
+        counts, its folder and the floor)."""
         workers = self.cluster().workers()
         ranges = build.subtrees(counts, workers)
+        sizes = [sum(n for k, n in counts.items() if lo <= k < hi) for lo, hi in ranges]
         scratch = Path(os.path.abspath(self.catalog.runs))
         folders = [scratch / f"subtrees-{self.token}-{lo}-{hi}" for lo, hi in ranges]
-        return ranges, folders, partial(build.count_subtrees, neutral=self.config.influence_neutral,
-                                        budget=self.sort_bytes // min(len(ranges), workers))
+        return ranges, sizes, folders, partial(build.count_subtrees, neutral=self.config.influence_neutral,
+                                               budget=self.sort_bytes // min(len(ranges), workers))
 
     def book_files(self) -> emit.BookFiles:
         """The pruned tree's tables as this run has them, and the figures of
@@ -665,11 +665,11 @@ class _Run:
                 recorded = found_["first_keys"] if "first_keys" in found_ else partitions.first_keys(
                     Path(folder) / part.key)  # a partition kept from before partitions recorded them
                 counts.update({int(k): n for k, n in recorded.items()})
-            ranges, folders, count = self.subtrees(dict(counts))
+            ranges, sizes, folders, count = self.subtrees(dict(counts))
             floor = partial(floor_for, config=config)
             jobs += [partial(_count, r, f, count, folder, names, floor) for r, f in zip(ranges, folders)]
             tasks += [f"build-count-{lo}-{hi}-{keys['extract']}-{self.token}" for lo, hi in ranges]
-            first += [2 ** 40 + sum(n for k, n in counts.items() if lo <= k < hi) for lo, hi in ranges]
+            first += [2 ** 40 + size for size in sizes]
             counted = (ranges, folders)
         kept = sum(1 for f in found if f.get(partitions.KEPT))
         joined: dict[int, object] = {}
@@ -794,9 +794,8 @@ def _count(key_range: tuple[int, int], folder: Path, count: Callable, partitions
            floor_of: Callable[[int], int], resolution: partitions.Resolution) -> Path:
     """The subtrees of ``key_range`` counted from the partitions (a task):
     the games kept and their sequences as the joins write them."""
-    accepted = sum(int(keep.sum()) for keep in resolution.keep)
     return count(key_range, partitions.Joined(partitions_folder, tuple(keys), resolution), folder,
-                 floor=floor_of(accepted))
+                 floor=floor_of(resolution.accepted))
 
 
 def summarize(catalog: Catalog, seconds: float, upto: str = STAGES[-1]) -> dict:

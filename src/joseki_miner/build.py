@@ -411,10 +411,8 @@ def count(sequences_path: Path, games_path: Path, trie_path: Path, years_path: P
 
 
 def first_keys(source) -> dict[int, int]:
-    """How many sequences of ``source`` (``Stored``, ``partitions.Joined``,
-    or a sequences file's path) start with each key."""
-    if not hasattr(source, "sequences"):
-        source = Stored(Path(source), Path())
+    """How many sequences of ``source`` (``Stored``, ``partitions.Joined``)
+    start with each key."""
     counts: Counter[int] = Counter()
     for batch in source.sequences(["moves"], 500_000):
         offsets, data = string_bytes(batch.column("moves"))

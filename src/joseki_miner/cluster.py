@@ -121,6 +121,19 @@ def _alone(folder: str, function: Callable, *args):
         return function(*args)
 
 
+def _some_done(pending: set) -> tuple[set, set]:
+    """The futures of ``pending`` done within ``POLL`` seconds (none, or
+    the first to end, and any with it), and those still pending; a stop
+    (Ctrl-C) asked for is raised first."""
+    from distributed import wait
+
+    check_stop()
+    try:
+        return wait(pending, timeout=POLL, return_when="FIRST_COMPLETED")
+    except TimeoutError:
+        return set(), pending
+
+
 def _threads_cpu() -> dict[str, float]:
     """CPU seconds of this process's live threads, by name (Linux; none
     elsewhere)."""
@@ -191,26 +204,20 @@ class Cluster:
         stand idle while another has several to do); ``on_done(i, result)``
         as each ends.  Checks for a stop while it waits; a task's error is
         raised here (a task whose worker died is retried by dask)."""
-        from distributed import wait
-
         order = sorted(range(len(items)), key=lambda i: -sizes[i]) if sizes else list(range(len(items)))
         futures: dict[int, object] = {}
         where: dict[str, int] = {}
         pending: set = set()
         try:
             while order or pending:
-                slots = self.workers()  # again each time: workers that join later take tasks too
+                slots = self.workers() if order else 0  # again each time: workers that join later take tasks too
                 while order and len(pending) < slots:
                     i = order.pop(0)
                     futures[i] = self.client.submit(_alone, self.folder, function, items[i], *args, key=names[i],
                                                     priority=sizes[i] if sizes else 0, pure=False)
                     where[futures[i].key] = i
                     pending.add(futures[i])
-                check_stop()
-                try:
-                    done, pending = wait(pending, timeout=POLL, return_when="FIRST_COMPLETED")
-                except TimeoutError:
-                    continue
+                done, pending = _some_done(pending)
                 for f in done:
                     on_done(where[f.key], f.result())  # raises the task's error (or its cancellation)
             return [futures[i].result() for i in range(len(items))]
@@ -233,15 +240,9 @@ class Cluster:
         """Wait for ``future`` (checking for a stop) and copy its result to
         every worker: the tasks that need it then go to whichever worker is
         free, not all to the one that made it."""
-        from distributed import wait
-
-        while True:
-            check_stop()
-            try:
-                wait([future], timeout=POLL)
-                break
-            except TimeoutError:
-                continue
+        pending = {future}
+        while pending:
+            _, pending = _some_done(pending)
         if future.status == "error":
             future.result()
         self.client.replicate([future])

@@ -203,7 +203,8 @@ def first_keys(folder: Path) -> dict[str, int]:
     """How many of the sequences of the partition mined into ``folder``
     start with each key (by the key's number): how the build cuts the trie
     into subtrees of about equal work before the partitions are joined."""
-    return {str(k): n for k, n in sorted(build.first_keys(Path(folder) / "sequences.parquet").items())}
+    mined = build.Stored(Path(folder) / "sequences.parquet", Path(folder) / "games.parquet")
+    return {str(k): n for k, n in sorted(build.first_keys(mined).items())}
 
 
 def clean(folder: Path, keep: set[str] | None = None) -> None:
@@ -230,6 +231,11 @@ class Resolution:
     first: list[int]
     repeats: list[dict[int, tuple[int, int]]]
     read: list[np.ndarray]  # each game's number in its partition's reading order
+
+    @property
+    def accepted(self) -> int:
+        """The games kept: those the joined games.parquet holds."""
+        return sum(int(keep.sum()) for keep in self.keep)
 
 
 def resolve(folder: str, keys: list[str], dedupe: bool) -> Resolution:
@@ -322,8 +328,7 @@ def write_games(folder: str, keys: list[str], res: Resolution, path: str) -> dic
     except BaseException:
         sink.abort()
         raise
-    accepted = sum(int(k.sum()) for k in res.keep)
-    return {"games_accepted": accepted, "games_by_year": {str(y): n for y, n in sorted(by_year.items()) if y},
+    return {"games_accepted": res.accepted, "games_by_year": {str(y): n for y, n in sorted(by_year.items()) if y},
             "games_by_collection": dict(sorted(by_collection.items()))}
 
 
