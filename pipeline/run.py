@@ -661,10 +661,8 @@ class _Run:
         counted = None
         if "build" in self.stages:  # the build counts the partitions' sequences while the joins write them
             counts: Counter[int] = Counter()
-            for part, found_ in zip(parts, found):
-                recorded = found_["first_keys"] if "first_keys" in found_ else partitions.first_keys(
-                    Path(folder) / part.key)  # a partition kept from before partitions recorded them
-                counts.update({int(k): n for k, n in recorded.items()})
+            for found_ in found:
+                counts.update({int(k): n for k, n in found_["first_keys"].items()})
             ranges, sizes, folders, count = self.subtrees(dict(counts))
             floor = partial(floor_for, config=config)
             jobs += [partial(_count, r, f, count, folder, names, floor) for r, f in zip(ranges, folders)]

@@ -6,6 +6,7 @@ is replaced and its partition mined again."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -13,6 +14,7 @@ import threading
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 from crashtest import outputs
 
@@ -159,9 +161,31 @@ def test_the_partitions_joined_are_the_rows_the_joins_write(tmp_path):
     assert pa.Table.from_batches(list(joined.sequences(None, 3))).equals(pq.read_table(catalog.sequences))
     stored = build.Stored(catalog.sequences, catalog.games)
     assert build.first_keys(joined) == build.first_keys(stored)
-    recorded = sum((Counter({int(k): n for k, n in partitions.first_keys(catalog.partitions / k).items()})
-                    for k in keys), Counter())
+    recorded = sum((Counter({int(k): n for k, n in json.loads((catalog.partitions / k / partitions.DONE).read_text())[
+        "figures"]["first_keys"].items()}) for k in keys), Counter())
     assert recorded != build.first_keys(stored) and all(recorded[k] >= n for k, n in build.first_keys(stored).items())
+    # each partition's sorted run: its sequences of the games kept, in trie order, numbered as joined
+    from joseki_miner.fasttrie import PAYLOAD, trie_order
+    from joseki_miner.points import TENUKI
+
+    def rows(part) -> list:
+        offsets, keys, scores, a = part[:4]
+        return [(int(a["game"][i]), int(a["sequence"][i]), keys[offsets[i]:offsets[i + 1]].tolist(),
+                 scores[offsets[i]:offsets[i + 1]].tolist(), int(a["start"][i]), int(a["transform"][i]),
+                 bool(a["swapped"][i]), int(a["shared"][i])) for i in range(len(offsets) - 1)]
+
+    runs = list(joined.parts((0, TENUKI + 1)))
+    assert len(runs) == 3 and all(ordered for *_, ordered in runs)
+    for offsets, keys, _, a, _ in runs:
+        payload = np.zeros(len(a["game"]), PAYLOAD)
+        payload["game"], payload["sequence"] = a["game"], a["sequence"]
+        assert trie_order(offsets, keys, payload).tolist() == list(range(len(a["game"])))
+    assert sorted(r for run in runs for r in rows(run)) == sorted(
+        r for part in stored.parts((0, TENUKI + 1)) for r in rows(part))
+    for key, n in build.first_keys(stored).items():  # a range of first keys: its sequences alone
+        one = list(joined.parts((key, key + 1)))
+        assert all((keys[offsets[:-1]] == key).all() for offsets, keys, *_ in one)
+        assert sum(len(offsets) - 1 for offsets, *_ in one) == n
 
 
 @pytest.mark.shared_data

@@ -11,6 +11,7 @@ trie) write identical files."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from collections import Counter
@@ -32,10 +33,12 @@ from joseki_miner.fasttrie import (
     StreamCounter,
     classes_of,
     cut,
+    gather,
     in_order,
     join_tries,
     merge_sorted,
     sort_sequences,
+    trie_order,
     width_of,
 )
 from joseki_miner.influence import classify
@@ -348,6 +351,13 @@ class Stored:
     def sequences(self, columns: list[str], batch_size: int):
         return pq.ParquetFile(self.sequences_path).iter_batches(batch_size=batch_size, columns=columns)
 
+    def parts(self, key_range: tuple[int, int]):
+        """The sequences whose first key is in ``key_range``, by batch of
+        sequences.parquet, each (offsets, keys, scores, fields, False: not
+        in trie order)."""
+        for _, *part in _decoded(self.sequences(SEQUENCE_COLUMNS, 200_000), key_range):
+            yield (*part, False)
+
 
 def _games(source) -> tuple[Collections, tuple[np.ndarray, ...]]:
     """The collections of the games of ``source`` (``Stored``, or
@@ -357,24 +367,34 @@ def _games(source) -> tuple[Collections, tuple[np.ndarray, ...]]:
     return collections, game_columns(source.games(["winner", "year", "collection"]), collections)
 
 
-def _sequences(source, games: tuple[np.ndarray, ...], key_range: tuple[int, int] | None = None):
-    """Per batch of the sequences of ``source``: offsets, keys, scores and
-    payload (``payload_of``); given ``key_range`` = (lo, hi), only the
-    sequences whose first key is in lo..hi-1."""
-    for batch in source.sequences(SEQUENCE_COLUMNS, 200_000):
+def _fields(batch) -> dict[str, np.ndarray]:
+    """The per-sequence columns of a batch of sequences that the payload
+    takes (``payload_of``)."""
+    a = {name: numpy(batch.column(name)) for name in ("game", "sequence", "start", "transform", "shared")}
+    a["swapped"] = booleans(batch.column("swapped"))
+    return a
+
+
+def select(part: tuple, rows: np.ndarray) -> tuple:
+    """Sequences ``rows`` of ``part`` (offsets, keys, scores, fields)."""
+    offsets, keys, scores, a = part
+    lengths = np.diff(offsets)[rows]
+    flat = np.repeat(offsets[rows] - np.cumsum(np.r_[0, lengths[:-1]]), lengths) + np.arange(lengths.sum())
+    return np.r_[0, np.cumsum(lengths)], keys[flat], scores[flat], {name: v[rows] for name, v in a.items()}
+
+
+def _decoded(batches, key_range: tuple[int, int] | None = None):
+    """Per batch of sequences (sequences.parquet's columns): its rows and
+    its sequences' offsets, keys, scores and fields; given ``key_range`` =
+    (lo, hi), only the sequences whose first key is in lo..hi-1."""
+    for batch in batches:
         check_stop()
         offsets, keys, scores = _columns(batch)
-        a = {name: numpy(batch.column(name)) for name in ("game", "sequence", "start", "transform", "shared")}
-        a["swapped"] = booleans(batch.column("swapped"))
+        part = (offsets, keys, scores, _fields(batch))
         if key_range is not None:
             first = keys[offsets[:-1]]
-            keep = np.flatnonzero((first >= key_range[0]) & (first < key_range[1]))
-            lengths = np.diff(offsets)[keep]
-            flat = np.repeat(offsets[keep] - np.cumsum(np.r_[0, lengths[:-1]]), lengths) + np.arange(lengths.sum())
-            offsets = np.r_[0, np.cumsum(lengths)]
-            keys, scores = keys[flat], scores[flat]
-            a = {name: values[keep] for name, values in a.items()}
-        yield batch.num_rows, offsets, keys, scores, payload_of(a, *games)
+            part = select(part, np.flatnonzero((first >= key_range[0]) & (first < key_range[1])))
+        yield (batch.num_rows, *part)
 
 
 def count(sequences_path: Path, games_path: Path, trie_path: Path, years_path: Path, sources_path: Path,
@@ -391,7 +411,8 @@ def count(sequences_path: Path, games_path: Path, trie_path: Path, years_path: P
     runs = SortedRuns(spill or trie_path.parent / "runs", budget)
     try:
         with tqdm(total=count_rows(sequences_path), desc="build", unit=" seqs", disable=not progress) as bar:
-            for rows, offsets, keys, scores, payload in _sequences(source, games):
+            for rows, offsets, keys, scores, a in _decoded(source.sequences(SEQUENCE_COLUMNS, 200_000)):
+                payload = payload_of(a, *games)
                 if reference:
                     _insert(trie, given, offsets, keys, scores, payload, neutral)
                 else:
@@ -419,6 +440,76 @@ def first_keys(source) -> dict[int, int]:
         keys, n = np.unique(decode_keys(data[(offsets[:-1, None] + [0, 1]).ravel()]), return_counts=True)
         counts.update(dict(zip(keys.tolist(), n.tolist())))
     return dict(counts)
+
+
+# A partition's sequences in trie order (the dask engine), so that the count
+# of a range of first keys reads that range alone, sorted already, and merges
+# it with the other partitions': an Arrow file (lz4) of one record batch per
+# first key (and at most RUN_ROWS sequences), its first keys in the schema's
+# metadata; keys as 2-byte numbers, and the scores, not the classes (the
+# neutral band is the build's parameter, not the partition's)
+RUN_SCHEMA = pa.schema([("keys", pa.binary()), ("scores", pa.binary()), ("game", pa.int64()),
+                        ("sequence", pa.int32()), ("start", pa.int32()), ("transform", pa.int8()),
+                        ("swapped", pa.bool_()), ("shared", pa.int16())])
+RUN_FIELDS = RUN_SCHEMA.names[2:]
+RUN_ROWS = 1 << 17
+
+
+def _binary(offsets: np.ndarray, values: np.ndarray) -> pa.Array:
+    """A binary column: row i the bytes of values[offsets[i]:offsets[i + 1]]."""
+    width = values.dtype.itemsize
+    return pa.Array.from_buffers(pa.binary(), len(offsets) - 1,
+                                 [None, pa.py_buffer((offsets * width).astype(np.int32)), pa.py_buffer(values)])
+
+
+def write_run(sequences_path: Path, run_path: Path) -> dict[int, int]:
+    """The sequences of a partition's sequences.parquet, in trie order, into
+    ``run_path`` (``RUN_SCHEMA``); how many start with each first key.  It
+    holds the partition's sequences at once: its memory is the partition's."""
+    table = pq.read_table(sequences_path, columns=SEQUENCE_COLUMNS).combine_chunks()
+    batches, firsts = [], []
+    if table.num_rows:
+        batch = table.to_batches()[0]
+        offsets, keys, scores = _columns(batch)
+        payload = np.zeros(table.num_rows, PAYLOAD)
+        payload["game"], payload["sequence"] = numpy(batch.column("game")), numpy(batch.column("sequence"))
+        order = trie_order(offsets, keys, payload)
+        offsets, keys, scores = gather(order, offsets, keys, np.ascontiguousarray(scores).view("<u8").ravel())
+        fields = [batch.column(name).take(pa.array(order)) for name in RUN_FIELDS]
+        first = keys[offsets[:-1]]
+        starts = np.flatnonzero(np.r_[True, first[1:] != first[:-1]]).tolist() + [len(first)]
+        for lo_, hi_ in zip(starts, starts[1:]):
+            for lo in range(lo_, hi_, RUN_ROWS):
+                hi = min(hi_, lo + RUN_ROWS)
+                run = offsets[lo:hi + 1] - offsets[lo]
+                a, b = offsets[lo], offsets[hi]
+                batches.append(pa.record_batch([_binary(run, keys[a:b]), _binary(run, scores[a:b]),
+                                                *(f.slice(lo, hi - lo) for f in fields)], schema=RUN_SCHEMA))
+                firsts.append(int(first[lo]))
+    schema = RUN_SCHEMA.with_metadata({"first_keys": json.dumps(firsts)})
+    with pa.ipc.new_file(str(run_path), schema, options=pa.ipc.IpcWriteOptions(compression="lz4")) as writer:
+        for batch in batches:
+            writer.write_batch(batch)
+    counts: Counter[int] = Counter()
+    for key, batch in zip(firsts, batches):
+        counts[key] += batch.num_rows
+    return dict(sorted(counts.items()))
+
+
+def read_run(run_path: Path, key_range: tuple[int, int]) -> tuple | None:
+    """The sequences of a run (``write_run``) whose first key is in
+    ``key_range``, in trie order: offsets, keys, scores, fields; None if
+    there are none."""
+    with pa.ipc.open_file(pa.memory_map(str(run_path))) as reader:
+        firsts = json.loads(reader.schema.metadata[b"first_keys"])
+        batches = [reader.get_batch(i) for i, key in enumerate(firsts) if key_range[0] <= key < key_range[1]]
+    if not batches:
+        return None
+    table = pa.Table.from_batches(batches).combine_chunks()
+    batch = table.to_batches()[0]
+    key_offsets, data = string_bytes(batch.column("keys"))
+    _, raw = string_bytes(batch.column("scores"))
+    return key_offsets // 2, data.view("<i2"), raw.view("<i2").reshape(-1, 4), _fields(batch)
 
 
 def subtrees(counts: dict[int, int], parts: int) -> list[tuple[int, int]]:
@@ -462,9 +553,10 @@ def count_subtrees(key_range: tuple[int, int], source, folder: Path, *,
     collections, games = _games(source)
     runs = SortedRuns(folder / "runs", budget)
     try:
-        for _, offsets, keys, scores, payload in _sequences(source, games, key_range):
+        for offsets, keys, scores, a, ordered in source.parts(key_range):
             if len(offsets) > 1:
-                runs.add(*sort_sequences(offsets, keys, classes_of(scores, neutral), payload))
+                part = (offsets, keys, classes_of(scores, neutral), payload_of(a, *games))
+                runs.add(*(part if ordered else sort_sequences(*part)))
         arrays, nodes = runs.count(floor, collections.years(), max(1, len(collections.names)),
                                    sink=_ArrowSink(folder / "sorted.arrow"))
     finally:

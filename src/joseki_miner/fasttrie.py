@@ -192,8 +192,20 @@ def sort_sequences(offsets: np.ndarray, keys: np.ndarray, classes: np.ndarray, p
     offsets = np.asarray(offsets, dtype=np.int64)
     keys = np.asarray(keys, dtype=np.int16)
     payload = np.asarray(payload, PAYLOAD)
-    order = _sorted_order(_words(offsets, keys, width_of(_max_depth(offsets)), payload))
+    order = trie_order(offsets, keys, payload)
     return (*_gather(order, offsets, keys, np.asarray(classes, dtype=np.uint8)), payload[order])
+
+
+def trie_order(offsets: np.ndarray, keys: np.ndarray, payload: np.ndarray) -> np.ndarray:
+    """The order that puts the sequences (``PAYLOAD`` rows: their game and
+    number) in sorted order, equal ones by game and number."""
+    return _sorted_order(_words(offsets, keys, width_of(_max_depth(offsets)), payload))
+
+
+def gather(order: np.ndarray, offsets: np.ndarray, keys: np.ndarray, values: np.ndarray):
+    """The sequences in ``order``: their offsets, keys, and ``values`` (one
+    a key, any number type: classes, or a key's four scores as one uint64)."""
+    return _gather(np.asarray(order, np.int64), np.asarray(offsets, np.int64), np.asarray(keys, np.int16), values)
 
 
 def count_sequences(offsets: np.ndarray, keys: np.ndarray, classes: np.ndarray, payload: np.ndarray | None = None,

@@ -46,7 +46,11 @@ from .errors import StrictError
 from .extract import SEQUENCE_ROWS, SEQUENCES_SCHEMA, Phase1Stream
 from .parquet import TableSink
 
-FILES = ("games.parquet", "rejects.parquet", "sequences.parquet", "trace.parquet", "reject-trace.parquet")
+FILES = ("games.parquet", "rejects.parquet", "sequences.parquet", "sorted.arrow", "trace.parquet",
+         "reject-trace.parquet")
+# what a partition's folder holds, in its key: a partition mined by a
+# version that wrote other files is mined again, never half trusted
+FORMAT = 2
 KEPT = "kept"  # in what ``mine`` returns of a partition kept from an earlier run
 # a partition's sequences are read by every count of the build and by the
 # join: lz4 decodes in half zstd's time (all data: 0.48 s against 0.89 s a
@@ -133,7 +137,7 @@ def plan(paths, settings: Settings, digests: dict[str, str], *, target_bytes: in
                   and any(f == scope or f.startswith(scope + "/") for f in folders)]
         identity = [[str(files[i]), digests.get(str(files[i]), ""), names.of(str(files[i]))] for i in group]
         identity += [["index", str(files[i]), digests.get(str(files[i]), "")] for i in needed]
-        key = hashlib.sha256(json.dumps([joseki_miner.__version__, settings.key, identity]).encode()).hexdigest()[:20]
+        key = hashlib.sha256(json.dumps([joseki_miner.__version__, FORMAT, settings.key, identity]).encode()).hexdigest()[:20]
         partitions.append(Partition(number, tuple(str(files[i]) for i in group), tuple(str(files[i]) for i in needed),
                                     sum(sizes[i] for i in group), key))
     return partitions
@@ -179,7 +183,9 @@ def mine(partition: Partition, settings: Settings, folder: str) -> dict:
             stream.abort()
             raise
         figures["sequences"] = stream.close()["sequences"]
-        figures["first_keys"] = first_keys(tmp)
+        # the sequences in trie order too: each count of the build reads its first keys' alone
+        figures["first_keys"] = {str(k): n for k, n in build.write_run(tmp / "sequences.parquet",
+                                                                       tmp / "sorted.arrow").items()}
         games, rejects = trace.arrays()
         pq.write_table(pa.table(games), tmp / "trace.parquet")
         pq.write_table(pa.table(rejects), tmp / "reject-trace.parquet")
@@ -197,14 +203,6 @@ def mine(partition: Partition, settings: Settings, folder: str) -> dict:
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return figures
-
-
-def first_keys(folder: Path) -> dict[str, int]:
-    """How many of the sequences of the partition mined into ``folder``
-    start with each key (by the key's number): how the build cuts the trie
-    into subtrees of about equal work before the partitions are joined."""
-    mined = build.Stored(Path(folder) / "sequences.parquet", Path(folder) / "games.parquet")
-    return {str(k): n for k, n in sorted(build.first_keys(mined).items())}
 
 
 def clean(folder: Path, keep: set[str] | None = None) -> None:
@@ -287,6 +285,23 @@ class Joined:
     def games(self, columns: list[str]) -> pa.Table:
         tables = list(self.game_tables(columns))
         return pa.concat_tables(tables) if tables else ingest.GAMES_SCHEMA.empty_table().select(columns)
+
+    def parts(self, key_range: tuple[int, int]):
+        """Per partition, its sequences whose first key is in ``key_range``
+        of the games kept, numbered as joined, in trie order (the
+        partitions' sorted runs, ``build.write_run``): offsets, keys,
+        scores, fields, True (in trie order)."""
+        res = self.resolution
+        for p, key in enumerate(self.keys):
+            part = build.read_run(Path(self.folder) / key / "sorted.arrow", key_range)
+            if part is None:
+                continue
+            kept = res.keep[p][part[3]["game"]]
+            if not kept.all():
+                part = build.select(part, np.flatnonzero(kept))
+            number = np.cumsum(res.keep[p]) - 1 + res.first[p]  # the joined number of each kept game
+            part[3]["game"] = number[part[3]["game"]]
+            yield (*part, True)
 
     def sequences(self, columns: list[str] | None, batch_size: int):
         """The sequences of the games kept, in batches of at most
