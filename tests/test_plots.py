@@ -4,46 +4,64 @@ share, under its year, a year without games a gap, the highest labelled."""
 from __future__ import annotations
 
 import re
+import xml.etree.ElementTree as ET
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from joseki_miner import plots
 
+SVG = "{http://www.w3.org/2000/svg}"
 
-def bars(svg: str) -> list[tuple[float, float]]:
-    """(centre x, height) of each bar, left to right."""
-    out = []
-    for d in re.findall(r'<path d="([^"]+)"[^>]*style="fill: ' + plots.ACCENT, svg):
-        xs, ys = zip(*[map(float, p.split()) for p in re.findall(r"[-\d.]+ [-\d.]+", d)])
-        out.append(((min(xs) + max(xs)) / 2, max(ys) - min(ys)))
-    return sorted(out)
+
+def bars(svg: str) -> list[tuple[int, float, float]]:
+    """(year, centre x, height) of each bar, left to right."""
+    root = ET.fromstring(svg)
+    return sorted((int(r.get("data-year")), float(r.get("x")) + float(r.get("width")) / 2, float(r.get("height")))
+                  for r in root.iter(SVG + "rect") if r.get("class") == "bar")
 
 
 def labels(svg: str) -> dict[str, float]:
-    return {text: float(x) for x, text in re.findall(r'<text[^>]* x="([-\d.]+)"[^>]*>([^<]+)</text>', svg)}
+    return {t.text: float(t.get("x")) for t in ET.fromstring(svg).iter(SVG + "text")}
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(st.lists(st.floats(0, 1), min_size=2, max_size=20))
 def test_each_bar_is_as_tall_as_its_share_under_its_year(shares):
     years = [2000 + 2 * i for i in range(len(shares))]  # every other year: the ones between are gaps
     svg = plots.year_shares(years, shares)
     drawn = bars(svg)
-    assert len(drawn) == len(years)
+    assert [year for year, _, _ in drawn] == years
     top = max(shares)
-    tallest = max(h for _, h in drawn)
-    for (x, height), share in zip(drawn, shares):
+    tallest = max(h for _, _, h in drawn)
+    for (_, x, height), share in zip(drawn, shares):
         assert abs(height - (tallest * share / top if top else 0)) < 0.01 * tallest + 1e-6
     written = labels(svg)
-    step = (drawn[1][0] - drawn[0][0]) / 2  # a year's width
+    step = (drawn[1][1] - drawn[0][1]) / 2  # a year's width
     for year, x in written.items():
-        if year.isdigit():
-            assert abs(x - (drawn[0][0] + (int(year) - years[0]) * step)) < 0.5
+        if year.isdigit():  # under its year, moved in where it would stick out of the plot
+            half = 0.3 * plots.FONT * len(year)
+            centre = drawn[0][1] + (int(year) - years[0]) * step
+            assert abs(x - min(max(centre, half + 1), plots.WIDTH - half - 1)) < 0.5
     if top > 0:
         peak = shares.index(top)
         (text, x), = [(t, x) for t, x in written.items() if " in " in t]
-        assert text == f"{100 * top:.1f}% in {years[peak]}" and abs(x - drawn[peak][0]) < 0.5
+        assert text == f"{100 * top:.1f}% in {years[peak]}"
+        half = 0.3 * plots.FONT * len(text)
+        assert half < x < plots.WIDTH - half  # inside the plot, whatever bar it labels
+        if half + 1 < drawn[peak][1] < plots.WIDTH - half - 1:
+            assert abs(x - drawn[peak][1]) < 0.5  # over its bar where it fits there
+    else:
+        assert not [t for t in written if " in " in t]
+
+
+def test_the_peak_at_either_end_is_written_inside_the_plot():
+    """Its label moves in from the edge (it was cut off: "13.3% in 201")."""
+    years = list(range(2001, 2018))
+    for shares in ([0.01] * 16 + [0.133], [0.133] + [0.01] * 16):
+        (text, x), = [(t, x) for t, x in labels(plots.year_shares(years, shares)).items() if " in " in t]
+        half = 0.3 * plots.FONT * len(text)
+        assert 0 < x - half and x + half < plots.WIDTH
 
 
 def test_the_same_shares_give_the_same_bytes():

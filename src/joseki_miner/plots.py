@@ -1,69 +1,71 @@
-"""Plots of a node's statistics, drawn by matplotlib as SVG text at build
-time (the report loads nothing from the network and runs no script).
+"""Plots of a node's statistics, written as SVG text at build time (the
+report loads nothing from the network and runs no script).
 
-matplotlib is imported on the first plot only, with its SVG backend.  Every
-node of a report is plotted against the same years, so one figure is kept
-and only its bars' heights and the label of the highest bar change from
-plot to plot.  A report of hundreds of pages draws hundreds of plots, so
-the figure has no axes' ticks (three quarters of matplotlib's time went to
-laying them out): a baseline with some of the years under it, and the
-highest share written over its bar; the page gives every year's numbers.
-About 7 ms a plot.  The SVG is the same bytes for the same numbers (no date,
-fixed ids), so reports are reproducible.  Each thread keeps its own figure:
-a worker of the dask engine draws the pages of several tasks at once.
+A plot is a bar chart: a bar per year as tall as its share, a year without
+games a gap, a baseline with some of the years under it, and the highest
+share written over its bar (inside the plot, however near its edge); the
+page gives every year's numbers.  Drawn as the boards are (``diagram``): a
+few rectangles and texts, each bar a ``<rect class="bar" data-year=...>``,
+so the plot is testable against its numbers, the same bytes for the same
+numbers, and a plot costs microseconds where a plotting library's took
+20 ms (two thirds of a report's time).
 """
 
 from __future__ import annotations
 
-import io
-import threading
 from collections.abc import Sequence
+from html import escape
 
 ACCENT, INK = "#2f6f9f", "#333333"
 YEAR_LABELS = 7  # years written under the bars, at most
-_drawn = threading.local()  # a thread's figure, its axes, bars and peak label, and the years they are drawn for
+WIDTH, HEIGHT = 403, 130  # the plot, in pixels
+LEFT, RIGHT = 8, 395  # the years' span, from the first year's left edge to the last's right
+TOP, BASE = 16, 108  # the top of the tallest bar and the baseline
+FONT = 12  # px; a label's width is taken as 0.6 of it a character
+BAR = 0.8  # a bar's width, of a year's
 
 
-def _figure(years: Sequence[int]):
-    _state = _drawn.__dict__
-    if _state.get("years") != tuple(years):
-        import matplotlib
+def _x(year: float, years: Sequence[int]) -> float:
+    """The x of the middle of ``year``'s place."""
+    return LEFT + (year - years[0] + 0.5) * (RIGHT - LEFT) / (years[-1] - years[0] + 1)
 
-        matplotlib.use("svg", force=False)
-        from matplotlib.figure import Figure
 
-        matplotlib.rcParams.update({"svg.hashsalt": "joseki-miner", "svg.fonttype": "none",
-                                    "font.family": "sans-serif", "font.size": 9})
-        figure = Figure(figsize=(5.6, 1.8), dpi=72)
-        axes = figure.add_axes((0.02, 0.16, 0.96, 0.72))
-        axes.set_axis_off()
-        axes.set_xlim(years[0] - 0.6, years[-1] + 0.6)  # a year without games is a gap
-        bars = axes.bar(list(years), [0] * len(years), color=ACCENT, width=0.8)
-        axes.axhline(0, color=INK, linewidth=1)
-        step = -(-(years[-1] - years[0] + 1) // YEAR_LABELS)
-        for year in range(years[0], years[-1] + 1, step):
-            axes.annotate(str(year), (year, 0), xytext=(0, -3), textcoords="offset points", ha="center",
-                          va="top", color=INK)
-        peak = axes.annotate("", (0, 0), xytext=(0, 2), textcoords="offset points", ha="center", va="bottom",
-                             color=INK)
-        _state.update(years=tuple(years), figure=figure, axes=axes, bars=bars, peak=peak)
-    return _state["figure"], _state["axes"], _state["bars"], _state["peak"]
+def _f(value: float) -> str:
+    return f"{value:.2f}".rstrip("0").rstrip(".")
+
+
+def _label(text: str, x: float, y: float, cls: str) -> str:
+    """A text centred on ``x``, moved in to stay inside the plot."""
+    half = 0.3 * FONT * len(text)
+    x = min(max(x, half + 1), WIDTH - half - 1)
+    return f'<text class="{cls}" x="{_f(x)}" y="{_f(y)}">{escape(text)}</text>'
 
 
 def year_shares(years: Sequence[int], shares: Sequence[float]) -> str:
     """Bars of a node's share of each year's games (``shares``, 0-1, one a
-    year of ``years``), the highest labelled with its share; an SVG element
-    as text."""
-    figure, axes, bars, peak = _figure(years)
-    percent = [100 * s for s in shares]
-    for bar, height in zip(bars, percent):
-        bar.set_height(height)
-    top = max(percent, default=0)
-    at = percent.index(top) if percent else 0
-    axes.set_ylim(0, top * 1.2 if top > 0 else 1)
-    peak.xy = (years[at] if years else 0, top)
-    peak.set_text(f"{top:.1f}% in {years[at]}" if top > 0 else "")
-    buffer = io.StringIO()
-    figure.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
-    text = buffer.getvalue()
-    return text[text.index("<svg"):]  # the element, without the XML prolog and doctype
+    year of ``years``, ascending), the highest labelled with its share; an
+    SVG element as text."""
+    # presentation attributes, not a <style>: a style inside an SVG in a page applies to the whole page
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="plot" width="{WIDTH}" height="{HEIGHT}" '
+             f'viewBox="0 0 {WIDTH} {HEIGHT}" role="img">']
+    if years:
+        percent = [100 * s for s in shares]
+        top = max(percent, default=0)
+        scale = (BASE - TOP) / top if top > 0 else 0.0
+        width = BAR * (RIGHT - LEFT) / (years[-1] - years[0] + 1)
+        parts.append(f'<g fill="{ACCENT}">')
+        for year, height in zip(years, percent):
+            h = height * scale
+            parts.append(f'<rect class="bar" data-year="{year}" x="{_f(_x(year, years) - width / 2)}" '
+                         f'y="{_f(BASE - h)}" width="{_f(width)}" height="{_f(h)}"/>')
+        parts.append(f'</g><line x1="{LEFT}" y1="{BASE}" x2="{RIGHT}" y2="{BASE}" stroke="{INK}" stroke-width="1"/>'
+                     f'<g font-family="sans-serif" font-size="{FONT}" fill="{INK}" text-anchor="middle">')
+        step = -(-(years[-1] - years[0] + 1) // YEAR_LABELS)
+        for year in range(years[0], years[-1] + 1, step):
+            parts.append(_label(str(year), _x(year, years), BASE + FONT + 2, "year"))
+        if top > 0:
+            at = percent.index(top)
+            parts.append(_label(f"{top:.1f}% in {years[at]}", _x(years[at], years), TOP - 4, "peak"))
+        parts.append("</g>")
+    parts.append("</svg>")
+    return "".join(parts)
