@@ -128,7 +128,7 @@ def test_dask_engine_gives_the_fast_engines_files_on_real_games(real_subset, tmp
         k: v for k, v in fast.items() if k != "out/summary.json"}  # the summary: of the stages up to build
 
 
-def test_the_partitions_joined_are_the_rows_the_joins_write(tmp_path):
+def test_the_partitions_joined_are_the_rows_the_joins_write(tmp_path, monkeypatch):
     """What the build counts before the joins end (``Joined``): the games
     kept and their sequences, numbered as games.parquet and
     sequences.parquet number them; the first keys each partition recorded
@@ -186,6 +186,11 @@ def test_the_partitions_joined_are_the_rows_the_joins_write(tmp_path):
         one = list(joined.parts((key, key + 1)))
         assert all((keys[offsets[:-1]] == key).all() for offsets, keys, *_ in one)
         assert sum(len(offsets) - 1 for offsets, *_ in one) == n
+    # written and read a sequence a batch (a first key's sequences over many batches), the same runs
+    monkeypatch.setattr(build, "RUN_ROWS", 1)
+    for k in joined.keys:
+        build.write_run(catalog.partitions / k / "sequences.parquet", catalog.partitions / k / "sorted.arrow")
+    assert [rows(run) for run in joined.parts((0, TENUKI + 1))] == [rows(run) for run in runs]
 
 
 @pytest.mark.shared_data

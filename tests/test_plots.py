@@ -82,3 +82,11 @@ def test_threads_drawing_at_once_each_get_their_own_plot():
     with ThreadPoolExecutor(4) as pool:
         together = list(pool.map(lambda c: plots.year_shares(years, c), cases))
     assert together == alone
+
+
+def test_shares_that_are_no_share_draw_no_bar():
+    """A share that is not a number, infinite or negative draws nothing
+    (never an attribute "nan" or a negative height)."""
+    svg = plots.year_shares([2001, 2002, 2003, 2004], [float("nan"), 0.2, float("inf"), -0.1])
+    assert [h for _, _, h in bars(svg)] == [0.0, max(h for _, _, h in bars(svg)), 0.0, 0.0]
+    assert "nan" not in svg and "inf" not in svg and "20.0% in 2002" in svg

@@ -462,28 +462,40 @@ def _binary(offsets: np.ndarray, values: np.ndarray) -> pa.Array:
                                  [None, pa.py_buffer((offsets * width).astype(np.int32)), pa.py_buffer(values)])
 
 
+def _concat(parts: list[tuple]) -> tuple:
+    """Parts (offsets from 0, keys, scores, fields) as one, in order."""
+    if len(parts) == 1:
+        return parts[0]
+    bases = np.cumsum([0] + [len(p[1]) for p in parts[:-1]])
+    offsets = np.concatenate([np.zeros(1, np.int64)] + [np.asarray(p[0][1:], np.int64) + base
+                                                        for p, base in zip(parts, bases)])
+    return (offsets, np.concatenate([p[1] for p in parts]), np.concatenate([p[2] for p in parts]),
+            {name: np.concatenate([p[3][name] for p in parts]) for name in parts[0][3]})
+
+
 def write_run(sequences_path: Path, run_path: Path) -> dict[int, int]:
     """The sequences of a partition's sequences.parquet, in trie order, into
     ``run_path`` (``RUN_SCHEMA``); how many start with each first key.  It
     holds the partition's sequences at once: its memory is the partition's."""
-    table = pq.read_table(sequences_path, columns=SEQUENCE_COLUMNS).combine_chunks()
+    parts = [(*_columns(batch), _fields(batch)) for batch in
+             pq.ParquetFile(sequences_path).iter_batches(RUN_ROWS, columns=SEQUENCE_COLUMNS)]
     batches, firsts = [], []
-    if table.num_rows:
-        batch = table.to_batches()[0]
-        offsets, keys, scores = _columns(batch)
-        payload = np.zeros(table.num_rows, PAYLOAD)
-        payload["game"], payload["sequence"] = numpy(batch.column("game")), numpy(batch.column("sequence"))
+    if parts:
+        offsets, keys, scores, a = _concat(parts)
+        del parts
+        payload = np.zeros(len(offsets) - 1, PAYLOAD)
+        payload["game"], payload["sequence"] = a["game"], a["sequence"]
         order = trie_order(offsets, keys, payload)
         offsets, keys, scores = gather(order, offsets, keys, np.ascontiguousarray(scores).view("<u8").ravel())
-        fields = [batch.column(name).take(pa.array(order)) for name in RUN_FIELDS]
+        fields = [column(a[name][order]) for name in RUN_FIELDS]
         first = keys[offsets[:-1]]
         starts = np.flatnonzero(np.r_[True, first[1:] != first[:-1]]).tolist() + [len(first)]
         for lo_, hi_ in zip(starts, starts[1:]):
-            for lo in range(lo_, hi_, RUN_ROWS):
+            for lo in range(lo_, hi_, RUN_ROWS):  # a batch's offsets fit int32: RUN_ROWS of at most 500 moves
                 hi = min(hi_, lo + RUN_ROWS)
                 run = offsets[lo:hi + 1] - offsets[lo]
-                a, b = offsets[lo], offsets[hi]
-                batches.append(pa.record_batch([_binary(run, keys[a:b]), _binary(run, scores[a:b]),
+                a_, b = offsets[lo], offsets[hi]
+                batches.append(pa.record_batch([_binary(run, keys[a_:b]), _binary(run, scores[a_:b]),
                                                 *(f.slice(lo, hi - lo) for f in fields)], schema=RUN_SCHEMA))
                 firsts.append(int(first[lo]))
     schema = RUN_SCHEMA.with_metadata({"first_keys": json.dumps(firsts)})
@@ -496,20 +508,21 @@ def write_run(sequences_path: Path, run_path: Path) -> dict[int, int]:
     return dict(sorted(counts.items()))
 
 
+def _run_part(batch) -> tuple:
+    """A record batch of a run as offsets, keys, scores, fields."""
+    key_offsets, data = string_bytes(batch.column("keys"))
+    _, raw = string_bytes(batch.column("scores"))
+    return key_offsets // 2, data.view("<i2"), raw.view("<i2").reshape(-1, 4), _fields(batch)
+
+
 def read_run(run_path: Path, key_range: tuple[int, int]) -> tuple | None:
     """The sequences of a run (``write_run``) whose first key is in
     ``key_range``, in trie order: offsets, keys, scores, fields; None if
     there are none."""
     with pa.ipc.open_file(pa.memory_map(str(run_path))) as reader:
         firsts = json.loads(reader.schema.metadata[b"first_keys"])
-        batches = [reader.get_batch(i) for i, key in enumerate(firsts) if key_range[0] <= key < key_range[1]]
-    if not batches:
-        return None
-    table = pa.Table.from_batches(batches).combine_chunks()
-    batch = table.to_batches()[0]
-    key_offsets, data = string_bytes(batch.column("keys"))
-    _, raw = string_bytes(batch.column("scores"))
-    return key_offsets // 2, data.view("<i2"), raw.view("<i2").reshape(-1, 4), _fields(batch)
+        parts = [_run_part(reader.get_batch(i)) for i, key in enumerate(firsts) if key_range[0] <= key < key_range[1]]
+    return _concat(parts) if parts else None
 
 
 def subtrees(counts: dict[int, int], parts: int) -> list[tuple[int, int]]:

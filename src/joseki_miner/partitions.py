@@ -38,6 +38,7 @@ from joseki_miner.inputs import Collections
 from joseki_miner.readers import existing_files, index_scope
 from joseki_miner.records import where_of
 from joseki_miner.sequences import Phase1Params
+from joseki_miner.stop import check as check_stop
 from joseki_miner.store import sync_file, sync_folder
 
 from . import build, ingest
@@ -293,6 +294,7 @@ class Joined:
         scores, fields, True (in trie order)."""
         res = self.resolution
         for p, key in enumerate(self.keys):
+            check_stop()
             part = build.read_run(Path(self.folder) / key / "sorted.arrow", key_range)
             if part is None:
                 continue

@@ -13,6 +13,7 @@ numbers, and a plot costs microseconds where a plotting library's took
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from html import escape
 
@@ -47,9 +48,11 @@ def year_shares(years: Sequence[int], shares: Sequence[float]) -> str:
     SVG element as text."""
     # presentation attributes, not a <style>: a style inside an SVG in a page applies to the whole page
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="plot" width="{WIDTH}" height="{HEIGHT}" '
-             f'viewBox="0 0 {WIDTH} {HEIGHT}" role="img">']
+             f'viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-label="Share of each year\'s games">']
+    if list(years) != sorted(set(years)):
+        raise ValueError(f"years must ascend: {list(years)}")
     if years:
-        percent = [100 * s for s in shares]
+        percent = [100 * s if math.isfinite(s) and s > 0 else 0.0 for s in shares]
         top = max(percent, default=0)
         scale = (BASE - TOP) / top if top > 0 else 0.0
         width = BAR * (RIGHT - LEFT) / (years[-1] - years[0] + 1)
