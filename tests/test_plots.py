@@ -18,7 +18,7 @@ def bars(svg: str) -> list[tuple[int, float, float]]:
     """(year, centre x, height) of each bar, left to right."""
     root = ET.fromstring(svg)
     return sorted((int(r.get("data-year")), float(r.get("x")) + float(r.get("width")) / 2, float(r.get("height")))
-                  for r in root.iter(SVG + "rect") if r.get("class") == "bar")
+                  for r in root.iter(SVG + "rect") if r.get("class", "").split()[0] == "bar")
 
 
 def labels(svg: str) -> dict[str, float]:
@@ -90,3 +90,17 @@ def test_shares_that_are_no_share_draw_no_bar():
     svg = plots.year_shares([2001, 2002, 2003, 2004], [float("nan"), 0.2, float("inf"), -0.1])
     assert [h for _, _, h in bars(svg)] == [0.0, max(h for _, _, h in bars(svg)), 0.0, 0.0]
     assert "nan" not in svg and "inf" not in svg and "20.0% in 2002" in svg
+
+
+def test_the_year_asked_for_is_labelled_and_thin_years_are_pale():
+    """The report labels the year the headline calls most popular (a thin
+    year, of few games, may have a taller bar) and draws thin years pale."""
+    years = [2001, 2002, 2003, 2004]
+    svg = plots.year_shares(years, [0.1, 0.3, 0.2, 0.6], peak=2002, thin={2004})
+    assert [t for t in labels(svg) if " in " in t] == ["30.0% in 2002"]
+    root = ET.fromstring(svg)
+    assert {int(r.get("data-year")): r.get("class") for r in root.iter(SVG + "rect")} == {
+        2001: "bar", 2002: "bar", 2003: "bar", 2004: "bar thin"}
+    heights = {year: h for year, _, h in bars(svg)}
+    assert heights[2004] == max(heights.values())  # the scale is every bar's, thin or not
+    assert [t for t in labels(plots.year_shares(years, [0.1, 0.3, 0.2, 0.6])) if " in " in t] == ["60.0% in 2004"]

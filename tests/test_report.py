@@ -211,3 +211,30 @@ def test_tenuki_candidates_are_links_beside_the_board(mined):
     for parent, c, colour in tenuki:
         html = (mined.report / f"n{parent}.html").read_text(encoding="utf-8")
         assert f'<a href="n{c}.html">{colour} tenuki</a>' in html
+
+
+def test_the_plot_labels_the_year_the_headline_calls_most_popular(mined):
+    """A page says one thing: the plot's label is on the year the headline
+    names (a year of few games may have a taller bar), and the pale bars
+    are the years with under 1% of the games."""
+    from collections import Counter
+
+    from joseki_miner.book import YEAR_FLOOR
+
+    totals = Counter(pq.read_table(mined.games, columns=["year"])["year"].to_pylist())
+    thin = {y for y, n in totals.items() if n < YEAR_FLOOR * sum(totals.values())}
+    plotted = 0
+    for page in mined.report.glob("n*.html"):
+        html = page.read_text(encoding="utf-8")
+        found = re.search(r'<svg xmlns="http://www.w3.org/2000/svg" class="plot".*?</svg>', html, re.S)
+        if not found:
+            continue
+        plotted += 1
+        plot = ET.fromstring(found.group(0))
+        bars = {int(r.get("data-year")): r.get("class") for r in plot.iter(NS + "rect")}
+        assert {y for y, c in bars.items() if c == "bar thin"} == thin & set(bars)
+        popular = re.search(r"most popular in (\d{4})", html)
+        peak = [t.text for t in plot.iter(NS + "text") if t.get("class") == "peak"]
+        if popular:
+            assert len(peak) == 1 and peak[0].endswith(f" in {popular.group(1)}")
+    assert plotted

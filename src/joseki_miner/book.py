@@ -143,12 +143,18 @@ class Book:
         totals = self.about.games_by_year
         return {y: g / totals[y] for y, g in sorted(self.years.get(node, {}).items()) if totals.get(y)}
 
+    def thin_years(self) -> set[int]:
+        """The years with too few games for a share of them to say much
+        (under ``YEAR_FLOOR`` of all games)."""
+        totals = self.about.games_by_year
+        floor = YEAR_FLOOR * sum(totals.values())
+        return {y for y, n in totals.items() if n < floor}
+
     def peak_year(self, node: int) -> int | None:
         """The year the node was most popular: its highest share of a
         year's games, among years with enough games to say so."""
-        totals = self.about.games_by_year
-        floor = YEAR_FLOOR * sum(totals.values())
-        shares = {y: s for y, s in self.year_shares(node).items() if totals[y] >= floor and y > 0}
+        thin = self.thin_years()
+        shares = {y: s for y, s in self.year_shares(node).items() if y not in thin and y > 0}
         if not shares:
             return None
         return max(shares, key=lambda y: (shares[y], y))

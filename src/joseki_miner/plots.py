@@ -2,9 +2,10 @@
 report loads nothing from the network and runs no script).
 
 A plot is a bar chart: a bar per year as tall as its share, a year without
-games a gap, a baseline with some of the years under it, and the highest
-share written over its bar (inside the plot, however near its edge); the
-page gives every year's numbers.  Drawn as the boards are (``diagram``): a
+games a gap, a year of too few games to say much pale, a baseline with
+some of the years under it, and the most popular year's share written over
+its bar (inside the plot, however near its edge); the page gives every
+year's numbers.  Drawn as the boards are (``diagram``): a
 few rectangles and texts, each bar a ``<rect class="bar" data-year=...>``,
 so the plot is testable against its numbers, the same bytes for the same
 numbers, and a plot costs microseconds where a plotting library's took
@@ -14,10 +15,10 @@ numbers, and a plot costs microseconds where a plotting library's took
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from html import escape
 
-ACCENT, INK = "#2f6f9f", "#333333"
+ACCENT, PALE, INK = "#2f6f9f", "#b9cfe0", "#333333"
 YEAR_LABELS = 7  # years written under the bars, at most
 WIDTH, HEIGHT = 403, 130  # the plot, in pixels
 LEFT, RIGHT = 8, 395  # the years' span, from the first year's left edge to the last's right
@@ -42,10 +43,12 @@ def _label(text: str, x: float, y: float, cls: str) -> str:
     return f'<text class="{cls}" x="{_f(x)}" y="{_f(y)}">{escape(text)}</text>'
 
 
-def year_shares(years: Sequence[int], shares: Sequence[float]) -> str:
+def year_shares(years: Sequence[int], shares: Sequence[float], peak: int | None = None,
+                thin: Collection[int] = ()) -> str:
     """Bars of a node's share of each year's games (``shares``, 0-1, one a
-    year of ``years``, ascending), the highest labelled with its share; an
-    SVG element as text."""
+    year of ``years``, ascending), year ``peak`` labelled with its share
+    (by default the highest bar), the ``thin`` years' bars pale (too few
+    games for their share to say much); an SVG element as text."""
     # presentation attributes, not a <style>: a style inside an SVG in a page applies to the whole page
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="plot" width="{WIDTH}" height="{HEIGHT}" '
              f'viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-label="Share of each year\'s games">']
@@ -54,21 +57,26 @@ def year_shares(years: Sequence[int], shares: Sequence[float]) -> str:
     if years:
         percent = [100 * s if math.isfinite(s) and s > 0 else 0.0 for s in shares]
         top = max(percent, default=0)
-        scale = (BASE - TOP) / top if top > 0 else 0.0
         width = BAR * (RIGHT - LEFT) / (years[-1] - years[0] + 1)
-        parts.append(f'<g fill="{ACCENT}">')
-        for year, height in zip(years, percent):
-            h = height * scale
-            parts.append(f'<rect class="bar" data-year="{year}" x="{_f(_x(year, years) - width / 2)}" '
-                         f'y="{_f(BASE - h)}" width="{_f(width)}" height="{_f(h)}"/>')
-        parts.append(f'</g><line x1="{LEFT}" y1="{BASE}" x2="{RIGHT}" y2="{BASE}" stroke="{INK}" stroke-width="1"/>'
+        for fill, pale in ((ACCENT, False), (PALE, True)):
+            drawn = [(y, p) for y, p in zip(years, percent) if (y in thin) == pale]
+            if not drawn:
+                continue
+            parts.append(f'<g fill="{fill}">')
+            for year, height in drawn:
+                h = (BASE - TOP) * (height / top) if top > 0 else 0.0  # a ratio: no overflow
+                parts.append(f'<rect class="bar{" thin" * pale}" data-year="{year}" '
+                             f'x="{_f(_x(year, years) - width / 2)}" y="{_f(BASE - h)}" width="{_f(width)}" '
+                             f'height="{_f(h)}"/>')
+            parts.append("</g>")
+        parts.append(f'<line x1="{LEFT}" y1="{BASE}" x2="{RIGHT}" y2="{BASE}" stroke="{INK}" stroke-width="1"/>'
                      f'<g font-family="sans-serif" font-size="{FONT}" fill="{INK}" text-anchor="middle">')
         step = -(-(years[-1] - years[0] + 1) // YEAR_LABELS)
         for year in range(years[0], years[-1] + 1, step):
             parts.append(_label(str(year), _x(year, years), BASE + FONT + 2, "year"))
-        if top > 0:
-            at = percent.index(top)
-            parts.append(_label(f"{top:.1f}% in {years[at]}", _x(years[at], years), TOP - 4, "peak"))
+        at = years.index(peak) if peak in years else percent.index(top)
+        if percent[at] > 0:
+            parts.append(_label(f"{percent[at]:.1f}% in {years[at]}", _x(years[at], years), TOP - 4, "peak"))
         parts.append("</g>")
     parts.append("</svg>")
     return "".join(parts)

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from html import escape
 
 from . import __version__
-from .book import (Book, headline, influence_words, number, percent, player, verdicts, win_text,
+from .book import (YEAR_FLOOR, Book, headline, influence_words, number, percent, player, verdicts, win_text,
                    years_text)
 from .diagram import Mark, diagram, svg
 from .points import TENUKI, from_sgf
@@ -56,7 +56,7 @@ svg.board .influence.any rect{fill:#999}
 footer{margin-top:3em;color:#777;font-size:.85em}
 """
 INDEX, STYLE = "index.html", "style.css"
-PlotFn = Callable[[list[int], list[float]], str]
+PlotFn = Callable[..., str]  # (years, shares, peak=, thin=): ``plots.year_shares``
 
 
 def page_name(node: int) -> str:
@@ -192,9 +192,13 @@ def node_page(book: Book, node: int, plot: PlotFn | None = None) -> str:
         totals = book.about.games_by_year
         rows = [[str(y), number(games.get(y, 0)), number(totals[y]), f"{100 * shares.get(y, 0.0):.1f}%"]
                 for y in all_years]
+        thin = book.thin_years()
+        pale = (f" Pale bars: years with under {YEAR_FLOOR:.0%} of all the games, whose share says little; the "
+                "most popular year is among the others.") if thin.intersection(all_years) else ""
         body.append("<h2>Popularity by year</h2><p class=\"notes\">Its games' share of all games of each year "
-                    "(raw counts mislead where a collection is uneven across years).</p><div class=\"plot\">"
-                    + plot(all_years, [shares.get(y, 0.0) for y in all_years]) + "</div><details><summary>"
+                    f"(raw counts mislead where a collection is uneven across years).{pale}</p><div class=\"plot\">"
+                    + plot(all_years, [shares.get(y, 0.0) for y in all_years], peak=book.peak_year(node),
+                           thin=thin) + "</div><details><summary>"
                     "The numbers</summary>" + _table(["Year", "Games", "Of", "Share"], rows, {1, 2, 3})
                     + "</details>")
     sources = book.sources.get(node, {})
