@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
@@ -13,6 +14,8 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from joseki_miner.arrow import column, numpy, strings
+
+ROOT = Path(__file__).resolve().parents[1]
 
 DTYPES = st.sampled_from([np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint64, np.float64, np.bool_])
 
@@ -59,3 +62,38 @@ def test_mine_imports_no_pandas(demo_games, tmp_path):
     )
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert result.stdout.strip().splitlines()[-1] == "False"
+
+
+DASK_SCRIPT = '''
+import sys
+from pathlib import Path
+
+
+def loaded():
+    import sys
+    return sorted(m for m in ("pandas", "matplotlib") if m in sys.modules)
+
+
+if __name__ == "__main__":
+    from joseki_miner.cluster import Cluster, Options
+    from joseki_miner.config import load
+    from pipeline.catalog import Catalog
+    from pipeline.run import STAGES, run_stages
+
+    games, folder = sys.argv[1], Path(sys.argv[2])
+    cluster = Cluster(Options(workers=1))
+    run_stages(Catalog(work=folder / "work", out=folder / "out"), load(None, []), STAGES, [games], progress=False,
+               engine="dask", cluster=Options(scheduler=cluster.client.scheduler.address))
+    print(list(cluster.client.run(loaded).values()))
+'''
+
+
+def test_a_dask_worker_imports_neither_pandas_nor_matplotlib(demo_games, tmp_path):
+    """A worker's every task (partitions, resolution, joins, counts, the
+    report) builds and reads its tables without pandas, and draws without
+    matplotlib: each import is a few tenths of a second of every worker's."""
+    script = tmp_path / "run.py"
+    script.write_text(DASK_SCRIPT)
+    result = subprocess.run([sys.executable, str(script), str(demo_games), str(tmp_path / "mined")],
+                            capture_output=True, text=True, check=True, cwd=ROOT)
+    assert result.stdout.strip().splitlines()[-1] == "[[]]"

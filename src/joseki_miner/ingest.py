@@ -134,7 +134,8 @@ class _Wheres:
 
     def add(self, first: int, table: pa.Table) -> None:
         sink = pa.BufferOutputStream()
-        columns = pa.table({"source": table.column("source").dictionary_encode(), "location": table.column("location")})
+        columns = pa.Table.from_arrays([table.column("source").dictionary_encode(), table.column("location")],
+                                       names=["source", "location"])
         with pa.ipc.new_stream(sink, columns.schema) as writer:
             writer.write_table(columns)
         data = sink.getvalue()

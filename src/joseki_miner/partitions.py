@@ -188,8 +188,8 @@ def mine(partition: Partition, settings: Settings, folder: str) -> dict:
         figures["first_keys"] = {str(k): n for k, n in build.write_run(tmp / "sequences.parquet",
                                                                        tmp / "sorted.arrow").items()}
         games, rejects = trace.arrays()
-        pq.write_table(pa.table(games), tmp / "trace.parquet")
-        pq.write_table(pa.table(rejects), tmp / "reject-trace.parquet")
+        for name, arrays in (("trace.parquet", games), ("reject-trace.parquet", rejects)):
+            pq.write_table(pa.Table.from_arrays([column(a) for a in arrays.values()], names=list(arrays)), tmp / name)
         for name in FILES:
             sync_file(tmp / name)
         sizes = {name: (tmp / name).stat().st_size for name in FILES}
@@ -240,7 +240,7 @@ class Resolution:
 def resolve(folder: str, keys: list[str], dedupe: bool) -> Resolution:
     """Duplicates across partitions, resolved as one reading resolves them:
     the first game with the same moves in the reading order is kept."""
-    traces = [pq.read_table(Path(folder) / k / "trace.parquet") for k in keys]
+    traces = [pq.ParquetFile(Path(folder) / k / "trace.parquet").read() for k in keys]
     counts = [t.num_rows for t in traces]
     starts = np.r_[0, np.cumsum(counts)].astype(np.int64)
     first_of = np.arange(starts[-1], dtype=np.int64)
@@ -279,9 +279,9 @@ class Joined:
         """Per partition, the table of its games kept (``columns`` of
         games.parquet), game numbers as in the partition."""
         for p, key in enumerate(self.keys):
-            table = pq.read_table(Path(self.folder) / key / "games.parquet", columns=columns)
+            table = pq.ParquetFile(Path(self.folder) / key / "games.parquet").read(columns=columns)
             keep = self.resolution.keep[p]
-            yield table if keep.all() else table.filter(pa.array(keep))
+            yield table if keep.all() else table.filter(column(keep))
 
     def games(self, columns: list[str]) -> pa.Table:
         tables = list(self.game_tables(columns))
@@ -317,7 +317,7 @@ class Joined:
                 game = numpy(batch.column("game"))
                 kept = res.keep[p][game]
                 if not kept.all():
-                    batch = batch.filter(pa.array(kept))
+                    batch = batch.filter(column(kept))
                     game = game[kept]
                 if read is not columns:
                     yield pa.RecordBatch.from_arrays([batch.column(c) for c in columns], names=list(columns))
@@ -351,7 +351,7 @@ def write_games(folder: str, keys: list[str], res: Resolution, path: str) -> dic
 
 def _where(folder: str, key: str, rows: list[int]) -> dict[int, str]:
     """Where each of a partition's games ``rows`` was read."""
-    table = pq.read_table(Path(folder) / key / "games.parquet", columns=["source", "location"])
+    table = pq.ParquetFile(Path(folder) / key / "games.parquet").read(columns=["source", "location"])
     picked = table.take(column(rows, np.int64)).to_pylist() if rows else []
     return {r: where_of(row["source"], row["location"]) for r, row in zip(rows, picked)}
 
@@ -363,7 +363,7 @@ def write_rejects(folder: str, keys: list[str], res: Resolution, path: str, stri
     read); the figure of the games rejected by reason.  ``strict``: the
     first reject fails the run."""
     wanted: dict[int, set[int]] = {}  # the games named as first games, by partition
-    traces = [pq.read_table(Path(folder) / k / "reject-trace.parquet") for k in keys]
+    traces = [pq.ParquetFile(Path(folder) / k / "reject-trace.parquet").read() for k in keys]
     for p in range(len(keys)):
         for q, g in res.repeats[p].values():
             wanted.setdefault(q, set()).add(g)
@@ -376,7 +376,7 @@ def write_rejects(folder: str, keys: list[str], res: Resolution, path: str, stri
     reasons: Counter[str] = Counter()
     try:
         for p, key in enumerate(keys):
-            own = pq.read_table(Path(folder) / key / "rejects.parquet")
+            own = pq.ParquetFile(Path(folder) / key / "rejects.parquet").read()
             first = numpy(traces[p].column("first"))
             detail = own.column("detail").to_pylist()
             for i in np.flatnonzero(first >= 0).tolist():  # a duplicate of a game that repeats an earlier partition's
@@ -388,7 +388,7 @@ def write_rejects(folder: str, keys: list[str], res: Resolution, path: str, stri
             read = numpy(traces[p].column("read"))
             if res.repeats[p]:
                 games = sorted(res.repeats[p])
-                rows = pq.read_table(Path(folder) / key / "games.parquet", columns=["source", "location"]) \
+                rows = pq.ParquetFile(Path(folder) / key / "games.parquet").read(columns=["source", "location"]) \
                     .take(column(games, np.int64))
                 details = [f"same moves as {where[q][h]}" for q, h in (res.repeats[p][g] for g in games)]
                 more = pa.Table.from_arrays([rows.column("source").combine_chunks(),
