@@ -110,8 +110,8 @@ def _fail(message: str, code: int):
 
 def _print_summary(s: dict, catalog: Catalog) -> None:
     """A few lines: the games, then what the stages that have run found."""
-    rejected = ", ".join(f"{k} {v}" for k, v in s["games_rejected"].items()) or "none"
-    filtered = ", ".join(f"{k} {v}" for k, v in s.get("games_filtered", {}).items())
+    rejected = ", ".join(f"{k}: {v:,}" for k, v in s["games_rejected"].items()) or "none"
+    filtered = ", ".join(f"{k}: {v:,}" for k, v in s.get("games_filtered", {}).items())
     skipped = sum(s.get("files_skipped", {}).values())
     lines = [
         f"games read {s['games_read']:,}: accepted {s['games_accepted']:,}, rejected {s['games_rejected_total']:,} ({rejected})"
@@ -146,15 +146,22 @@ def mine(
 ) -> None:
     """Mine joseki from game collections: every stage, skipping up-to-date ones."""
     _execute(STAGES, paths, out, work, config, set_, quiet, strict, force, engine, jobs, sort_memory, table_memory,
-             wait, _cluster(engine, scheduler, workers, partition_mb), add)
+             wait, _cluster(engine, scheduler, workers, partition_mb, jobs), add)
 
 
-def _cluster(engine: str, scheduler: Optional[str], workers: int, partition_mb: float):
-    """The dask options, checked: only with --engine dask."""
+def _cluster(engine: str, scheduler: Optional[str], workers: int, partition_mb: float, jobs: Optional[int]):
+    """The dask options, checked: only with --engine dask, and each with
+    what it can mean there."""
     if engine != "dask" and (scheduler or workers or partition_mb != PARTITION_MB):
         _fail("--scheduler, --workers and --partition-mb go with --engine dask", 2)
-    if workers < 0 or not partition_mb > 0:
-        _fail("--workers must be 0 or more and --partition-mb a positive number", 2)
+    if engine == "dask" and jobs is not None:
+        _fail("--jobs sets the threads of the fast engine; the dask engine's are its workers (--workers)", 2)
+    if scheduler and workers:
+        _fail("--workers starts a local cluster of that many workers; a cluster at --scheduler has its own", 2)
+    if workers < 0:
+        _fail("--workers must be 0 (one a core) or more", 2)
+    if not partition_mb > 0:
+        _fail("--partition-mb must be a positive number", 2)
     return Options(scheduler, workers, partition_mb)
 
 

@@ -688,7 +688,8 @@ class _Run:
                                       workers=cluster.workers()))
             self.done(self.record("extract", keys["extract"], joined[len(joins) - 1], seconds))
             partitions.clean(Path(folder), keep=set(names))
-            self.log(f"{'ingest and ' * ingest}extract: {len(parts)} partitions ({len(parts) - kept} read, {kept} "
+            self.log(f"{'ingest and ' * ingest}extract: {len(parts)} partition{'s' * (len(parts) != 1)} "
+                     f"({len(parts) - kept} read, {kept} "
                      f"kept from an earlier run) in {read - t0:.1f} s, joined in {seconds:.1f} s")
 
         try:

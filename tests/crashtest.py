@@ -169,11 +169,14 @@ class Harness:
             case = f"{state}-{variant}-{sig.name}-at-{fraction:.2f}"
             out = self.start(state, case)
             proc = subprocess.Popen(self.command(out, args), cwd=ROOT, stdout=subprocess.PIPE,
-                                    stderr=subprocess.PIPE, text=True)
+                                    stderr=subprocess.PIPE, text=True, start_new_session=True)
             self._wait_lock(out, proc)
             time.sleep(fraction * length)
             if proc.poll() is None:
-                proc.send_signal(sig)
+                if sig == signal.SIGINT:  # Ctrl-C in a terminal: to every process of the group (the workers too)
+                    os.killpg(proc.pid, sig)
+                else:  # the run's own process dies; its workers are left to notice
+                    proc.send_signal(sig)
             stdout, stderr = proc.communicate(timeout=900)
             self.check(case, out, subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr),
                        "sigint" if sig == signal.SIGINT else "kill")

@@ -305,9 +305,12 @@ def test_the_dask_options_go_with_the_dask_engine(demo_games, tmp_path):
     for options in (["--workers", "2"], ["--partition-mb", "4"], ["--scheduler", "tcp://127.0.0.1:8786"]):
         result = CliRunner().invoke(app, ["mine", str(demo_games), "--out", str(tmp_path), *options])
         assert result.exit_code == 2 and "go with --engine dask" in result.output
-    result = CliRunner().invoke(app, ["mine", str(demo_games), "--out", str(tmp_path), "--engine", "dask",
-                                      "--partition-mb", "0"])
-    assert result.exit_code == 2 and "positive" in result.output
+    for options, says in ((["--partition-mb", "0"], "positive"), (["--workers", "-1"], "0 (one a core) or more"),
+                          (["--jobs", "3"], "--jobs sets the threads of the fast engine"),
+                          (["--workers", "2", "--scheduler", "tcp://127.0.0.1:8786"], "has its own")):
+        result = CliRunner().invoke(app, ["mine", str(demo_games), "--out", str(tmp_path), "--engine", "dask",
+                                          *options])
+        assert result.exit_code == 2 and says in result.output, (options, result.output)
 
 
 def test_workers_started_in_another_folder_read_the_relative_paths_the_driver_means(tmp_path, monkeypatch):

@@ -514,5 +514,5 @@ def test_cli_summary_counts_filtered_games(demo_games, tmp_path):
                                  "--set", "filter.result_known=true"])
     assert result.exit_code == 0, result.output
     first = result.output.splitlines()[0]
-    assert "rejected 3 (handicap 1, not 19x19 1, parse error 1), filtered " in first
-    assert "(result names no winner " in first
+    assert "rejected 3 (handicap: 1, not 19x19: 1, parse error: 1), filtered " in first
+    assert "(result names no winner: " in first

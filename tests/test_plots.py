@@ -104,3 +104,6 @@ def test_the_year_asked_for_is_labelled_and_thin_years_are_pale():
     heights = {year: h for year, _, h in bars(svg)}
     assert heights[2004] == max(heights.values())  # the scale is every bar's, thin or not
     assert [t for t in labels(plots.year_shares(years, [0.1, 0.3, 0.2, 0.6])) if " in " in t] == ["60.0% in 2004"]
+    # no year asked for: the highest bar that is not thin
+    assert [t for t in labels(plots.year_shares(years, [0.1, 0.3, 0.2, 0.6], thin={2004})) if " in " in t] == [
+        "30.0% in 2002"]

@@ -233,8 +233,12 @@ def test_the_plot_labels_the_year_the_headline_calls_most_popular(mined):
         plot = ET.fromstring(found.group(0))
         bars = {int(r.get("data-year")): r.get("class") for r in plot.iter(NS + "rect")}
         assert {y for y, c in bars.items() if c == "bar thin"} == thin & set(bars)
-        popular = re.search(r"most popular in (\d{4})", html)
+        headline = re.search(r'<p class="headline">(.*?)</p>', html).group(1)  # the page's own, not its moves'
+        popular = re.search(r"most popular in (\d{4})", headline)
         peak = [t.text for t in plot.iter(NS + "text") if t.get("class") == "peak"]
         if popular:
             assert len(peak) == 1 and peak[0].endswith(f" in {popular.group(1)}")
     assert plotted
+    root = next(n for n, row in tree(mined).items() if row["parent"] < 0)  # every game, every year: no year above
+    page = (mined.report / f"n{root}.html").read_text(encoding="utf-8")
+    assert "most popular" not in re.search(r'<p class="headline">(.*?)</p>', page).group(1)

@@ -155,7 +155,7 @@ class Book:
         year's games, among years with enough games to say so."""
         thin = self.thin_years()
         shares = {y: s for y, s in self.year_shares(node).items() if y not in thin and y > 0}
-        if not shares:
+        if len(set(shares.values())) < 2:  # no year above another (the empty corner: every game, every year)
             return None
         return max(shares, key=lambda y: (shares[y], y))
 

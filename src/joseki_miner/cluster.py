@@ -53,6 +53,18 @@ def warm() -> None:
         stream.close()
 
 
+def dask_setup(worker) -> None:
+    """Run by each worker of the run's own local cluster as it starts (dask's
+    preload of this module): a Ctrl-C in the terminal reaches every process
+    of its group, and the run stops its workers itself (it ends the cluster
+    and says so in one line), so a worker ignores it rather than print a
+    traceback of its own."""
+    import signal
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 class _ReportedByTheDriver(logging.Filter):
     """A task's error goes back to the driver, which reports it (in one line
     where it is the user's: --strict, a full disk); the worker's own log of
@@ -191,7 +203,8 @@ class Cluster:
                     warnings.catch_warnings():
                 warnings.filterwarnings("ignore", message="Port .* is already in use")
                 self.local = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                          dashboard_address=None, silence_logs=logging.CRITICAL)
+                                          dashboard_address=None, silence_logs=logging.CRITICAL,
+                                          preload=[__name__])  # dask_setup
             self.client = Client(self.local)
         self.client.run(warm)  # and every worker that joins later warms at its first task
 

@@ -47,8 +47,8 @@ def year_shares(years: Sequence[int], shares: Sequence[float], peak: int | None 
                 thin: Collection[int] = ()) -> str:
     """Bars of a node's share of each year's games (``shares``, 0-1, one a
     year of ``years``, ascending), year ``peak`` labelled with its share
-    (by default the highest bar), the ``thin`` years' bars pale (too few
-    games for their share to say much); an SVG element as text."""
+    (by default the highest bar not thin), the ``thin`` years' bars pale
+    (too few games for their share to say much); an SVG element as text."""
     # presentation attributes, not a <style>: a style inside an SVG in a page applies to the whole page
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="plot" width="{WIDTH}" height="{HEIGHT}" '
              f'viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-label="Share of each year\'s games">']
@@ -74,7 +74,8 @@ def year_shares(years: Sequence[int], shares: Sequence[float], peak: int | None 
         step = -(-(years[-1] - years[0] + 1) // YEAR_LABELS)
         for year in range(years[0], years[-1] + 1, step):
             parts.append(_label(str(year), _x(year, years), BASE + FONT + 2, "year"))
-        at = years.index(peak) if peak in years else percent.index(top)
+        solid = [p if y not in thin else -1.0 for y, p in zip(years, percent)]
+        at = years.index(peak) if peak in years else solid.index(max(solid)) if max(solid) > 0 else percent.index(top)
         if percent[at] > 0:
             parts.append(_label(f"{percent[at]:.1f}% in {years[at]}", _x(years[at], years), TOP - 4, "peak"))
         parts.append("</g>")
