@@ -29,7 +29,7 @@ import pyarrow.parquet as pq
 from tqdm import tqdm
 
 import joseki_miner
-from joseki_miner import build, extract, ingest, partitions, remote, store
+from joseki_miner import build, extract, ingest, kernel, partitions, remote, store
 from joseki_miner import cluster as cluster_
 from joseki_miner import prune as prune_method
 from joseki_miner.config import TABLE_MEMORY_MB, Config
@@ -607,7 +607,16 @@ class _Run:
             self._start()
         return self._cluster
 
+    def say_if_compiling(self) -> None:
+        """A first run on this machine compiles the kernels: say so, or its
+        first games look slow."""
+        if not kernel.compiled():
+            self.log("compiling the fast engine's kernels for this machine (once, about half a minute; later runs "
+                     "load them)")
+
     def _start(self) -> None:
+        if not self.cluster_options.scheduler:  # the local workers compile them as they warm up
+            self.say_if_compiling()
         self.log("dask: " + (f"connecting to {self.cluster_options.scheduler}" if self.cluster_options.scheduler
                              else "starting a local cluster"))
         self._cluster = cluster_.Cluster(self.cluster_options)
@@ -714,6 +723,7 @@ class _Run:
         running the stages one by one; returns the stages done."""
         catalog, config, staged = self.catalog, self.config, store.staged
         t0 = time.perf_counter()
+        self.say_if_compiling()
         params = phase1_params(config)
         runs = build.SortedRuns(catalog.runs, self.sort_bytes)
         stream = extract.Phase1Stream(staged(catalog.sequences), params, jobs=self.jobs,

@@ -25,6 +25,8 @@ Knows points, colours and the method's rules; nothing of files or tries.
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 from llvmlite import ir
 from numba import njit, types
@@ -697,3 +699,13 @@ def _validate_batch(colours, points, move_offsets, setup_colours, setup_points, 
 def validate_batch(colours, points, move_offsets, setup_colours, setup_points, setup_offsets):
     """See ``_validate_batch``."""
     return _validate_batch(*_games(colours, points, move_offsets, setup_colours, setup_points, setup_offsets))
+
+
+def compiled() -> bool:
+    """Whether numba's cache holds the compiled replay (a first run on a
+    machine compiles every kernel, about half a minute, and caches them on disk)."""
+    try:
+        index = _extract_batch._cache._cache_file._index_path  # numba's own: where its index would be
+    except AttributeError:  # numba's internals moved: say nothing rather than something untrue
+        return True
+    return os.path.exists(index)
