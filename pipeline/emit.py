@@ -5,6 +5,7 @@ renderings when Graphviz's ``dot`` is installed)."""
 from __future__ import annotations
 
 import shutil
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,13 +17,21 @@ from joseki_miner.book import About, Book, make_book
 
 
 def render_svg(dot_text: str, svg_path: Path) -> bool:
-    """Render DOT text to ``svg_path``; False when ``dot`` is missing.
-    Rendered through a pipe: no file but the one given is written."""
-    if shutil.which("dot") is None:
+    """Render DOT text to ``svg_path`` with Graphviz's ``dot``; False when
+    it is missing.  Rendered through a pipe: no file but the one given is
+    written.  ``dot`` runs in a session of its own: a Ctrl-C in the terminal
+    is the run's to handle (it stops at its next check, in one line), and
+    reaching ``dot`` mid-render it made ``dot`` abort with a message of
+    its own."""
+    dot = shutil.which("dot")
+    if dot is None:
         return False
-    import graphviz  # imported here: only needed when rendering
-
-    svg_path.write_bytes(graphviz.Source(dot_text).pipe(format="svg"))
+    done = subprocess.run([dot, "-Tsvg"], input=dot_text.encode("utf-8"), capture_output=True,
+                          start_new_session=True)
+    if done.returncode != 0:
+        said = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise RuntimeError(f"dot could not render {svg_path.name}: {said[-1] if said else done.returncode}")
+    svg_path.write_bytes(done.stdout)
     return True
 
 

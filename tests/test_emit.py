@@ -428,3 +428,17 @@ def test_deterministic(table):
     assert to_dot(table) == to_dot(again)
     assert influence_dot(table) == influence_dot(again)
     assert children_order(table) == children_order(again)
+
+
+def test_a_dot_that_fails_says_why_in_one_line(tmp_path):
+    """dot runs in a session of its own (a terminal's Ctrl-C is the run's);
+    its failure is one line naming the file, never dot's stderr on the
+    terminal."""
+    from pipeline.emit import render_svg
+
+    if DOT is None:
+        pytest.skip("Graphviz 'dot' program not installed (/usr/bin/dot missing)")
+    assert render_svg("digraph { a -> b }", tmp_path / "ok.svg") and b"<svg" in (tmp_path / "ok.svg").read_bytes()
+    with pytest.raises(RuntimeError, match=r"^dot could not render bad\.svg: .+"):
+        render_svg("digraph { a -> ", tmp_path / "bad.svg")
+    assert not (tmp_path / "bad.svg").exists()
