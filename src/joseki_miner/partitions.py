@@ -236,6 +236,11 @@ class Resolution:
         """The games kept: those the joined games.parquet holds."""
         return sum(int(keep.sum()) for keep in self.keep)
 
+    def joined_numbers(self, p: int) -> np.ndarray:
+        """Per game of partition ``p``, its number in the joined files (a
+        kept game's; a dropped game's is not used)."""
+        return np.cumsum(self.keep[p]) - 1 + self.first[p]
+
 
 def resolve(folder: str, keys: list[str], dedupe: bool) -> Resolution:
     """Duplicates across partitions, resolved as one reading resolves them:
@@ -301,8 +306,7 @@ class Joined:
             kept = res.keep[p][part[3]["game"]]
             if not kept.all():
                 part = build.select(part, np.flatnonzero(kept))
-            number = np.cumsum(res.keep[p]) - 1 + res.first[p]  # the joined number of each kept game
-            part[3]["game"] = number[part[3]["game"]]
+            part[3]["game"] = res.joined_numbers(p)[part[3]["game"]]
             yield (*part, True)
 
     def sequences(self, columns: list[str] | None, batch_size: int):
@@ -311,7 +315,7 @@ class Joined:
         res = self.resolution
         read = columns if columns is None or "game" in columns else ["game", *columns]
         for p, key in enumerate(self.keys):
-            number = np.cumsum(res.keep[p]) - 1 + res.first[p]  # the joined number of each kept game
+            number = res.joined_numbers(p)
             for batch in pq.ParquetFile(Path(self.folder) / key / "sequences.parquet").iter_batches(
                     batch_size, columns=read):
                 game = numpy(batch.column("game"))
