@@ -496,22 +496,15 @@ class _Run:
         workers = cluster.workers()
         name = f"{stage}-{key}-{self.token}"
         if stage == "build":
+            if "built" in self.memory:  # counted and joined beside the joins of the partitions
+                return self.memory.pop("built")
             stored = build.Stored(Path(os.path.abspath(catalog.sequences)), Path(os.path.abspath(catalog.games)))
-            counted = self.memory.pop("subtrees", None)  # counted beside the joins of the partitions
-            if counted is None:
-                counts = cluster.call(build.first_keys, stored, name=f"{name}-first-keys")
-                ranges, sizes, folders, count = self.subtrees(counts)
-                floor = self.floor()
-                try:
-                    cluster.map(lambda i: count(ranges[i], stored, folders[i], floor=floor), range(len(ranges)),
-                                names=[f"{name}-count-{lo}-{hi}" for lo, hi in ranges], sizes=sizes)
-                except BaseException:
-                    for folder in folders:
-                        shutil.rmtree(folder, ignore_errors=True)
-                    raise
-            else:
-                ranges, folders = counted
+            counts = cluster.call(build.first_keys, stored, name=f"{name}-first-keys")
+            ranges, sizes, folders, count = self.subtrees(counts)
+            floor = self.floor()
             try:
+                cluster.map(lambda i: count(ranges[i], stored, folders[i], floor=floor), range(len(ranges)),
+                            names=[f"{name}-count-{lo}-{hi}" for lo, hi in ranges], sizes=sizes)
                 trie = partial(build.join_subtrees, folders, stored, *(Path(os.path.abspath(store.staged(path)))
                                                                          for path in (catalog.trie, catalog.trie_years,
                                                                                       catalog.trie_sources)),
@@ -524,14 +517,30 @@ class _Run:
             finally:
                 for folder in folders:
                     shutil.rmtree(folder, ignore_errors=True)
-        if stage != "report":
+        if stage == "report" and "reported" in self.memory:  # written beside emit
+            return self.memory.pop("reported")
+        if stage not in ("emit", "report"):
             return cluster.call(self.action(stage), name=name)
-        folder = Path(os.path.abspath(store.staged(catalog.report)))
-        report.start(folder)
-        write = partial(report.write, self.book_files(), folder, share=config.influence_share,
-                        min_length=config.min_length)
-        return report.figures(cluster.map(lambda part: write(part=part), [(i, workers) for i in range(workers)],
-                                          names=[f"{name}-{i}-of-{workers}" for i in range(workers)]))
+        # emit and the report's parts (one a worker: each loads the book) at once: neither reads the other's files
+        jobs = [self.action("emit")] if stage == "emit" else []
+        names = [name] if stage == "emit" else []
+        together = stage == "report" or self.stages[self.stages.index(stage) + 1:][:1] == ["report"]
+        if together:
+            folder = Path(os.path.abspath(store.staged(catalog.report)))
+            report.start(folder)
+            write = partial(report.write, self.book_files(), folder, share=config.influence_share,
+                            min_length=config.min_length)
+            jobs += [partial(write, part=(i, workers)) for i in range(workers)]
+            names += [f"{name}-report-{i}-of-{workers}" if stage == "emit" else f"{name}-{i}-of-{workers}"
+                      for i in range(workers)]
+        begun = time.perf_counter()
+        results = cluster.map(lambda job: job(), jobs, names=names)
+        if stage == "report":
+            return report.figures(results)
+        if together:
+            self.memory["reported"] = report.figures(results[1:])
+            self.begun["report"] = begun
+        return results[0]
 
     def subtrees(self, counts: dict[int, int]) -> tuple[list[tuple[int, int]], list[int], list[Path], Callable]:
         """The build on the dask engine: the ranges of first keys (one a
@@ -677,14 +686,26 @@ class _Run:
             jobs += [partial(_count, r, f, count, folder, names, floor) for r, f in zip(ranges, folders)]
             tasks += [f"build-count-{lo}-{hi}-{keys['extract']}-{self.token}" for lo, hi in ranges]
             first += [2 ** 40 + size for size in sizes]
+            # the subtrees joined as soon as they are counted, beside the joins still writing
+            counts_at = list(range(len(joins), len(jobs)))
+            trie_paths = [os.path.abspath(staged(p)) for p in (catalog.trie, catalog.trie_years, catalog.trie_sources)]
+            jobs += [partial(_join_subtrees, folders, ranges, folder, names, floor, trie_paths),
+                     partial(_join_sorted, folders, os.path.abspath(staged(catalog.sorted_sequences)))]
+            tasks += [f"build-join-{what}-{keys['extract']}-{self.token}" for what in ("trie", "sorted")]
+            first += [2 ** 41 + 1, 2 ** 41]
             counted = (ranges, folders)
         kept = sum(1 for f in found if f.get(partitions.KEPT))
         joined: dict[int, object] = {}
+        built: dict[str, dict] = {}
+        after = [[] for _ in jobs] if not counted else [counts_at if task.startswith("build-join") else []
+                                                         for task in tasks]
 
         def on_done(i: int, result) -> None:
             """Ingest and extract commit as soon as the joins end: a count
             that fails or is stopped after leaves them done."""
             if i >= len(joins):
+                if tasks[i].startswith("build-join-trie"):
+                    built["figures"] = result
                 return
             joined[i] = result
             if len(joined) < len(joins):
@@ -702,13 +723,13 @@ class _Run:
                      f"kept from an earlier run) in {read - t0:.1f} s, joined in {seconds:.1f} s")
 
         try:
-            cluster.map(lambda job, res: job(res), jobs, resolution, names=tasks, sizes=first, on_done=on_done)
-        except BaseException:
+            cluster.map(lambda job, res: job(res), jobs, resolution, names=tasks, sizes=first, after=after,
+                        on_done=on_done)
+        finally:
             for f in counted[1] if counted else []:
                 shutil.rmtree(f, ignore_errors=True)
-            raise
         if counted:
-            self.memory["subtrees"] = counted
+            self.memory["built"] = built["figures"]
             self.begun["build"] = read
         return {"extract"}
 
@@ -797,6 +818,18 @@ def _join(what: str, folder: str, keys: list[str], resolution: partitions.Resolu
     if what == "rejects":
         return partitions.write_rejects(folder, keys, resolution, paths["rejects"], strict)
     return partitions.write_sequences(folder, keys, resolution, paths["sequences"])
+
+
+def _join_subtrees(folders: list[Path], ranges: list[tuple[int, int]], partitions_folder: str, keys: list[str],
+                   floor_of: Callable[[int], int], paths: list[str], resolution: partitions.Resolution) -> dict:
+    """The build's files of the subtrees counted (a task, once they all are)."""
+    return build.join_subtrees(folders, partitions.Joined(partitions_folder, tuple(keys), resolution),
+                               *map(Path, paths), floor=floor_of(resolution.accepted), key_ranges=ranges)
+
+
+def _join_sorted(folders: list[Path], path: str, resolution: partitions.Resolution) -> None:
+    """sorted_sequences.parquet of the subtrees counted (a task)."""
+    build.join_sorted(folders, Path(path))
 
 
 def _count(key_range: tuple[int, int], folder: Path, count: Callable, partitions_folder: str, keys: list[str],

@@ -313,6 +313,32 @@ def test_the_dask_options_go_with_the_dask_engine(demo_games, tmp_path):
         assert result.exit_code == 2 and says in result.output, (options, result.output)
 
 
+def test_a_task_starts_once_those_it_waits_for_have_ended(tmp_path):
+    """``Cluster.map(after=...)``: the build's joins of the subtrees wait
+    for the counts, beside the joins of the partitions; each task still
+    goes to the first worker free, and a wait that can never end is an
+    error, not a hang."""
+    from joseki_miner.cluster import Cluster
+
+    def timed(seconds: float) -> tuple[float, float]:
+        begun = time.time()
+        time.sleep(seconds)
+        return begun, time.time()
+
+    cluster = Cluster(Options(workers=2))
+    try:
+        # 0 and 1 (the counts) first; 2 waits for both, and goes ahead of 3 (a larger size: a higher priority)
+        times = cluster.map(timed, [0.6, 0.3, 0.1, 0.4], names=[f"t{i}-{tmp_path.name}" for i in range(4)],
+                            sizes=[3, 3, 9, 1], after=[[], [], [0, 1], []])
+        assert times[2][0] >= max(times[0][1], times[1][1])
+        assert times[3][0] >= times[1][1]  # no more at once than there are workers
+        assert times[3][0] < times[0][1]  # the worker free takes the next task that can start: 2 cannot yet
+        with pytest.raises(ValueError, match="never end"):
+            cluster.map(timed, [0.0, 0.0], names=[f"c{i}-{tmp_path.name}" for i in range(2)], after=[[1], [0]])
+    finally:
+        cluster.close()
+
+
 def test_workers_started_in_another_folder_read_the_relative_paths_the_driver_means(tmp_path, monkeypatch):
     """A cluster's workers run wherever they were started; paths given
     relative to the driver's folder still name the driver's files (and the

@@ -209,23 +209,30 @@ class Cluster:
         self.client.run(warm)  # and every worker that joins later warms at its first task
 
     def map(self, function: Callable, items: Sequence, *args, names: Sequence[str], sizes: Sequence[int] | None = None,
+            after: Sequence[Sequence[int]] | None = None,
             on_done: Callable[[int, object], None] = lambda i, result: None) -> list:
         """``function(item, *args)`` for every item, on the workers, the
         largest (``sizes``) first, and no more at once than the workers
         run: each next one goes to the first worker free (dask would send
         them all at once, by where their arguments are, and a worker could
-        stand idle while another has several to do); ``on_done(i, result)``
-        as each ends.  Checks for a stop while it waits; a task's error is
-        raised here (a task whose worker died is retried by dask)."""
+        stand idle while another has several to do); an item starts once
+        the items ``after[i]`` (their indices) have ended; ``on_done(i,
+        result)`` as each ends.  Checks for a stop while it waits; a task's
+        error is raised here (a task whose worker died is retried by dask)."""
         order = sorted(range(len(items)), key=lambda i: -sizes[i]) if sizes else list(range(len(items)))
+        waits = [set(a) for a in after] if after is not None else [set() for _ in items]
+        ended: set[int] = set()
         futures: dict[int, object] = {}
         where: dict[str, int] = {}
         pending: set = set()
         try:
             while order or pending:
-                slots = self.workers() if order else 0  # again each time: workers that join later take tasks too
-                while order and len(pending) < slots:
-                    i = order.pop(0)
+                ready = [i for i in order if waits[i] <= ended]
+                if not ready and not pending:
+                    raise ValueError(f"items {order} wait for items that never end")
+                slots = self.workers() if ready else 0  # again each time: workers that join later take tasks too
+                for i in ready[:max(0, slots - len(pending))]:
+                    order.remove(i)
                     futures[i] = self.client.submit(_alone, self.folder, function, items[i], *args, key=names[i],
                                                     priority=sizes[i] if sizes else 0, pure=False)
                     where[futures[i].key] = i
@@ -233,6 +240,7 @@ class Cluster:
                 done, pending = _some_done(pending)
                 for f in done:
                     on_done(where[f.key], f.result())  # raises the task's error (or its cancellation)
+                    ended.add(where[f.key])
             return [futures[i].result() for i in range(len(items))]
         except BaseException:
             for f in futures.values():
