@@ -308,6 +308,7 @@ class _Run:
         self._cluster: cluster_.Cluster | None = None
         self.digests: dict[str, str] = {}  # of the input files, by path (the dask engine's partitions)
         self.begun: dict[str, float] = {}  # stages the dask engine began within an earlier one's tasks: when
+        self.ended: dict[str, float] = {}  # stages the dask engine ended within another's tasks: when
         self.token = uuid.uuid4().hex[:8]  # names this run's dask tasks and scratch folders
         self.add = add
         self.given = list(paths)  # as given: URLs too (``paths`` reads their mirrors)
@@ -425,9 +426,10 @@ class _Run:
                         t0 = self.begun.pop(stage, t0)  # begun beside an earlier stage (the build, beside the joins)
                     else:
                         figures = self.action(stage)()
-                    self.done(self.record(stage, keys[stage], figures, time.perf_counter() - t0,
+                    seconds = self.ended.pop(stage, time.perf_counter()) - t0  # emit ends before the report beside it
+                    self.done(self.record(stage, keys[stage], figures, seconds,
                                           inputs=inputs if stage == "ingest" else None))
-                    self.log(f"{stage}: done in {time.perf_counter() - t0:.1f} s")
+                    self.log(f"{stage}: done in {seconds:.1f} s")
                 for step in finish:  # the build's commit, once trie.parquet is whole
                     step()
                 finish.clear()
@@ -497,7 +499,11 @@ class _Run:
         name = f"{stage}-{key}-{self.token}"
         if stage == "build":
             if "built" in self.memory:  # counted and joined beside the joins of the partitions
-                return self.memory.pop("built")
+                figures = self.memory.pop("built")
+                if figures["floor"] != self.floor():
+                    raise RuntimeError(f"the build counted with a floor of {figures['floor']}, its key says "
+                                       f"{self.floor()}")
+                return figures
             stored = build.Stored(Path(os.path.abspath(catalog.sequences)), Path(os.path.abspath(catalog.games)))
             counts = cluster.call(build.first_keys, stored, name=f"{name}-first-keys")
             ranges, sizes, folders, count = self.subtrees(counts)
@@ -533,13 +539,15 @@ class _Run:
             jobs += [partial(write, part=(i, workers)) for i in range(workers)]
             names += [f"{name}-report-{i}-of-{workers}" if stage == "emit" else f"{name}-{i}-of-{workers}"
                       for i in range(workers)]
-        begun = time.perf_counter()
-        results = cluster.map(lambda job: job(), jobs, names=names)
+        begun, ended = time.perf_counter(), {}
+        results = cluster.map(lambda job: job(), jobs, names=names,
+                              on_done=lambda i, _: ended.update({i: time.perf_counter()}))
         if stage == "report":
             return report.figures(results)
         if together:
             self.memory["reported"] = report.figures(results[1:])
             self.begun["report"] = begun
+            self.ended["emit"] = ended[0]
         return results[0]
 
     def subtrees(self, counts: dict[int, int]) -> tuple[list[tuple[int, int]], list[int], list[Path], Callable]:
@@ -686,13 +694,13 @@ class _Run:
             jobs += [partial(_count, r, f, count, folder, names, floor) for r, f in zip(ranges, folders)]
             tasks += [f"build-count-{lo}-{hi}-{keys['extract']}-{self.token}" for lo, hi in ranges]
             first += [2 ** 40 + size for size in sizes]
-            # the subtrees joined as soon as they are counted, beside the joins still writing
+            # the subtrees joined once they are counted, on the first worker free, beside the joins still writing
             counts_at = list(range(len(joins), len(jobs)))
             trie_paths = [os.path.abspath(staged(p)) for p in (catalog.trie, catalog.trie_years, catalog.trie_sources)]
             jobs += [partial(_join_subtrees, folders, ranges, folder, names, floor, trie_paths),
                      partial(_join_sorted, folders, os.path.abspath(staged(catalog.sorted_sequences)))]
             tasks += [f"build-join-{what}-{keys['extract']}-{self.token}" for what in ("trie", "sorted")]
-            first += [2 ** 41 + 1, 2 ** 41]
+            first += [0, -1]  # after the joins of the partitions: ingest and extract commit first
             counted = (ranges, folders)
         kept = sum(1 for f in found if f.get(partitions.KEPT))
         joined: dict[int, object] = {}

@@ -328,13 +328,15 @@ def test_a_task_starts_once_those_it_waits_for_have_ended(tmp_path):
     cluster = Cluster(Options(workers=2))
     try:
         # 0 and 1 (the counts) first; 2 waits for both, and goes ahead of 3 (a larger size: a higher priority)
-        times = cluster.map(timed, [0.6, 0.3, 0.1, 0.4], names=[f"t{i}-{tmp_path.name}" for i in range(4)],
+        times = cluster.map(timed, [2.0, 0.3, 0.1, 0.4], names=[f"t{i}-{tmp_path.name}" for i in range(4)],
                             sizes=[3, 3, 9, 1], after=[[], [], [0, 1], []])
         assert times[2][0] >= max(times[0][1], times[1][1])
         assert times[3][0] >= times[1][1]  # no more at once than there are workers
         assert times[3][0] < times[0][1]  # the worker free takes the next task that can start: 2 cannot yet
-        with pytest.raises(ValueError, match="never end"):
-            cluster.map(timed, [0.0, 0.0], names=[f"c{i}-{tmp_path.name}" for i in range(2)], after=[[1], [0]])
+        for after in ([[1], [0]], [[], [1]], [[2], []]):  # a cycle, an item after itself, after no item
+            with pytest.raises(ValueError, match="never end"):  # before any task starts
+                cluster.map(timed, [0.0, 0.0], names=[f"c{i}-{tmp_path.name}" for i in range(2)], after=after,
+                            on_done=lambda i, result: pytest.fail("a task ran"))
     finally:
         cluster.close()
 

@@ -146,6 +146,18 @@ def _some_done(pending: set) -> tuple[set, set]:
         return set(), pending
 
 
+def _check_waits(waits: list[set[int]]) -> None:
+    """Every item waited for is an item, and every item can start once
+    those before it have ended (no item waits, through others, for itself)."""
+    started: set[int] = set()
+    while len(started) < len(waits):
+        ready = {i for i, w in enumerate(waits) if i not in started and w <= started}
+        if not ready:
+            left = sorted(set(range(len(waits))) - started)
+            raise ValueError(f"items {left} wait for items that never end")
+        started |= ready
+
+
 def _threads_cpu() -> dict[str, float]:
     """CPU seconds of this process's live threads, by name (Linux; none
     elsewhere)."""
@@ -221,6 +233,7 @@ class Cluster:
         error is raised here (a task whose worker died is retried by dask)."""
         order = sorted(range(len(items)), key=lambda i: -sizes[i]) if sizes else list(range(len(items)))
         waits = [set(a) for a in after] if after is not None else [set() for _ in items]
+        _check_waits(waits)
         ended: set[int] = set()
         futures: dict[int, object] = {}
         where: dict[str, int] = {}
@@ -228,8 +241,6 @@ class Cluster:
         try:
             while order or pending:
                 ready = [i for i in order if waits[i] <= ended]
-                if not ready and not pending:
-                    raise ValueError(f"items {order} wait for items that never end")
                 slots = self.workers() if ready else 0  # again each time: workers that join later take tasks too
                 for i in ready[:max(0, slots - len(pending))]:
                     order.remove(i)
