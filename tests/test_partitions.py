@@ -341,6 +341,48 @@ def test_a_task_starts_once_those_it_waits_for_have_ended(tmp_path):
         cluster.close()
 
 
+def test_a_failed_run_stops_its_tasks_on_a_cluster_of_ones_own_before_it_returns(tmp_path):
+    """A cancelled future's task runs on to its end on its worker: on a
+    cluster that outlives the run it would write into the folders the run
+    cleans, or the next run's.  The run tells the workers it has ended, its
+    tasks stop at their next check, and it returns once none runs; the
+    cluster's next run is not stopped."""
+    from distributed import LocalCluster
+
+    from joseki_miner.cluster import Cluster
+
+    def task(what: str) -> str:
+        from joseki_miner.stop import check
+
+        if what == "fail":
+            time.sleep(0.5)  # the other task is running by then
+            raise RuntimeError("a task failed")
+        try:
+            for _ in range(600):  # a minute, unless the run ends
+                check()
+                time.sleep(0.1)
+            return "ran to its end"
+        finally:
+            Path(what).write_text("stopped")
+
+    stopped = tmp_path / "stopped"
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as local:
+        cluster = Cluster(Options(scheduler=local.scheduler_address))
+        try:
+            begun = time.monotonic()
+            with pytest.raises(RuntimeError, match="a task failed"):
+                cluster.map(task, ["fail", str(stopped)], names=["fail", "long"])
+            assert stopped.exists()  # the long task had stopped when the run returned
+            assert time.monotonic() - begun < 30
+        finally:
+            cluster.close()
+        again = Cluster(Options(scheduler=local.scheduler_address))
+        try:
+            assert again.map(lambda _: "ran", [None], names=["again"]) == ["ran"]
+        finally:
+            again.close()
+
+
 def test_workers_started_in_another_folder_read_the_relative_paths_the_driver_means(tmp_path, monkeypatch):
     """A cluster's workers run wherever they were started; paths given
     relative to the driver's folder still name the driver's files (and the

@@ -8,17 +8,21 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
+import uuid
 import warnings
+from collections import Counter
 from collections.abc import Callable, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from joseki_miner import threads
+from joseki_miner import stop, threads
 from joseki_miner.stop import check as check_stop
 
 from .errors import UsageError
 
 POLL = 0.2  # seconds between the driver's looks for a stop (Ctrl-C) while tasks run
+STOP_WAIT = 60.0  # seconds a failed or stopped run waits, at most, for its tasks still running on a cluster
 PARTITION_MB = 8.0  # input a partition gathers, by default (a file is never split)
 
 
@@ -124,13 +128,35 @@ def in_folder(folder: str):
                 _FOLDER.notify_all()
 
 
-def _alone(folder: str, function: Callable, *args):
+_RUNNING: Counter[str] = Counter()  # in a worker: the tasks of each run running now
+_RUNNING_LOCK = threading.Lock()
+
+
+def _alone(folder: str, run: str, function: Callable, *args):
     """``function(*args)`` in the worker's one thread (a worker is a core,
     and the cluster's other cores are other workers': ``threads``), in the
-    driver's ``folder``."""
+    driver's ``folder``, as a task of ``run`` (it stops at its next check
+    once that run has ended: ``_end``)."""
     _quiet_errors()
-    with in_folder(folder), threads.one_thread():
-        return function(*args)
+    with _RUNNING_LOCK:
+        _RUNNING[run] += 1
+    try:
+        with in_folder(folder), threads.one_thread(), stop.task_of(run):
+            return function(*args)
+    finally:
+        with _RUNNING_LOCK:
+            _RUNNING[run] -= 1
+
+
+def _end(run: str) -> int:
+    """In a worker: ``run`` has ended; the tasks of it still running here."""
+    stop.end(run)
+    return _running(run)
+
+
+def _running(run: str) -> int:
+    with _RUNNING_LOCK:
+        return _RUNNING[run]
 
 
 def _some_done(pending: set) -> tuple[set, set]:
@@ -188,6 +214,7 @@ class Cluster:
             raise UsageError("the dask engine needs dask's distributed: pip install 'dask[distributed]'") from None
         self.local = None
         self.folder = os.getcwd()  # where the tasks' relative paths lead, on every worker
+        self.run = uuid.uuid4().hex  # names this run's tasks on the workers, to stop them (``stop_tasks``)
         if options.scheduler:
             try:
                 self.client = Client(options.scheduler, timeout="20s")
@@ -244,7 +271,8 @@ class Cluster:
                 slots = self.workers() if ready else 0  # again each time: workers that join later take tasks too
                 for i in ready[:max(0, slots - len(pending))]:
                     order.remove(i)
-                    futures[i] = self.client.submit(_alone, self.folder, function, items[i], *args, key=names[i],
+                    futures[i] = self.client.submit(_alone, self.folder, self.run, function, items[i], *args,
+                                                    key=names[i],
                                                     priority=sizes[i] if sizes else 0, pure=False)
                     where[futures[i].key] = i
                     pending.add(futures[i])
@@ -256,6 +284,7 @@ class Cluster:
         except BaseException:
             for f in futures.values():
                 f.cancel()
+            self.stop_tasks()
             raise
 
     def workers(self) -> int:
@@ -266,7 +295,23 @@ class Cluster:
         """``function(*args)`` started on a worker: its future, to give to
         ``map`` among the arguments (dask hands its result from worker to
         worker)."""
-        return self.client.submit(_alone, self.folder, function, *args, key=name, pure=False)
+        return self.client.submit(_alone, self.folder, self.run, function, *args, key=name, pure=False)
+
+    def stop_tasks(self) -> None:
+        """The run failed or was stopped: its tasks still running stop at
+        their next check.  A cancelled future's task runs on to its end on
+        its worker: on a cluster of one's own it would write into the
+        folders the run is about to clean, or the next run's, so the run
+        waits (at most ``STOP_WAIT``) until none runs.  A local cluster's
+        workers end with the run."""
+        try:
+            running = self.client.run(_end, self.run)
+            deadline = time.monotonic() + STOP_WAIT
+            while self.local is None and sum(running.values()) and time.monotonic() < deadline:
+                time.sleep(0.05)
+                running = self.client.run(_running, self.run)
+        except Exception:  # noqa: BLE001 - a cluster gone runs nothing; the run's own error is the one to report
+            pass
 
     def everywhere(self, future) -> None:
         """Wait for ``future`` (checking for a stop) and copy its result to

@@ -14,6 +14,8 @@ Knows nothing of games or files.
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 
 class Stopped(Exception):
@@ -26,6 +28,8 @@ class Stopped(Exception):
 
 _asked = threading.Event()
 _why = ["SIGINT"]
+_task = threading.local()  # per thread: the run whose task it runs (a dask worker's thread), if any
+_ended: set[str] = set()  # runs that failed or were stopped while their tasks ran here
 
 
 def request(signal: str = "SIGINT") -> None:
@@ -39,9 +43,30 @@ def requested() -> bool:
 
 
 def check() -> None:
-    """Raise ``Stopped`` if a stop was asked for."""
+    """Raise ``Stopped`` if a stop was asked for, or if this thread runs a
+    task of a run that has ended."""
     if _asked.is_set():
         raise Stopped(_why[0])
+    run = getattr(_task, "run", None)
+    if run is not None and run in _ended:
+        raise Stopped("the end of its run")
+
+
+@contextmanager
+def task_of(run: str) -> Iterator[None]:
+    """The block runs a task of ``run`` (in this thread): once that run has
+    ended (``end``), its next ``check`` raises."""
+    before, _task.run = getattr(_task, "run", None), run
+    try:
+        yield
+    finally:
+        _task.run = before
+
+
+def end(run: str) -> None:
+    """``run`` failed or was stopped: its tasks still running in this
+    process stop at their next ``check``."""
+    _ended.add(run)
 
 
 def reset() -> None:
