@@ -73,7 +73,7 @@ def _execute(stages, paths, out, work, config, sets, quiet, strict=False, force=
         _fail(str(exc), 1)
     except (stop.Stopped, KeyboardInterrupt) as exc:
         why = exc.signal if isinstance(exc, stop.Stopped) else "SIGINT"
-        _fail("interrupted; outputs left as they were", 128 + signal.Signals[why].value)
+        _fail("interrupted; outputs left as they were", 128 + signal.Signals.__members__.get(why, signal.SIGINT).value)
     except OSError as exc:
         if exc.errno not in (errno.ENOSPC, errno.EDQUOT) and "No space left" not in str(exc):
             raise

@@ -636,7 +636,7 @@ class _Run:
             self.say_if_compiling()
         self.log("dask: " + (f"connecting to {self.cluster_options.scheduler}" if self.cluster_options.scheduler
                              else "starting a local cluster"))
-        self._cluster = cluster_.Cluster(self.cluster_options)
+        self._cluster = cluster_.Cluster(self.cluster_options, log=self.log)
         workers = self._cluster.workers()
         self.log(f"dask: {workers} worker{'s' * (workers != 1)} ready, {time.perf_counter() - self.started:.1f} s "
                  "into the run")
@@ -671,7 +671,7 @@ class _Run:
         cluster = self.cluster()
         with tqdm(total=sum(p.size for p in parts), desc="mine partitions", unit="B", unit_scale=True,
                   disable=not self.progress) as bar:
-            found = cluster.map(partitions.mine, parts, settings, folder, names=[f"mine-{p.key}" for p in parts],
+            found = cluster.map(partitions.mine, parts, settings, folder, names=[f"mine-{p.key}-{self.token}" for p in parts],
                                 sizes=[p.size for p in parts], on_done=lambda i, _: bar.update(parts[i].size))
         read = time.perf_counter()
         names = [p.key for p in parts]

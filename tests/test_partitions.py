@@ -355,8 +355,12 @@ def test_a_failed_run_stops_its_tasks_on_a_cluster_of_ones_own_before_it_returns
         from joseki_miner.stop import check
 
         if what == "fail":
-            time.sleep(0.5)  # the other task is running by then
+            for _ in range(300):  # until the other task runs
+                if Path(started).exists():
+                    break
+                time.sleep(0.1)
             raise RuntimeError("a task failed")
+        Path(started).write_text("")
         try:
             for _ in range(600):  # a minute, unless the run ends
                 check()
@@ -365,15 +369,15 @@ def test_a_failed_run_stops_its_tasks_on_a_cluster_of_ones_own_before_it_returns
         finally:
             Path(what).write_text("stopped")
 
-    stopped = tmp_path / "stopped"
+    stopped, started = tmp_path / "stopped", str(tmp_path / "started")
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as local:
         cluster = Cluster(Options(scheduler=local.scheduler_address))
         try:
             begun = time.monotonic()
             with pytest.raises(RuntimeError, match="a task failed"):
                 cluster.map(task, ["fail", str(stopped)], names=["fail", "long"])
-            assert stopped.exists()  # the long task had stopped when the run returned
-            assert time.monotonic() - begun < 30
+            assert Path(started).exists() and stopped.exists()  # the long task had stopped when the run returned
+            assert time.monotonic() - begun < 50
         finally:
             cluster.close()
         again = Cluster(Options(scheduler=local.scheduler_address))

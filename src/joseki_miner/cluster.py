@@ -142,10 +142,13 @@ def _alone(folder: str, run: str, function: Callable, *args):
         _RUNNING[run] += 1
     try:
         with in_folder(folder), threads.one_thread(), stop.task_of(run):
+            check_stop()  # a task that starts once its run has ended writes nothing
             return function(*args)
     finally:
         with _RUNNING_LOCK:
             _RUNNING[run] -= 1
+            if not _RUNNING[run]:
+                del _RUNNING[run]
 
 
 def _end(run: str) -> int:
@@ -207,7 +210,7 @@ def _threads_cpu() -> dict[str, float]:
 class Cluster:
     """A dask client, and the LocalCluster it started (if it did)."""
 
-    def __init__(self, options: Options) -> None:
+    def __init__(self, options: Options, log: Callable[[str], None] = lambda line: None) -> None:
         try:
             from distributed import Client, LocalCluster
         except ImportError:  # pragma: no cover - a dependency of the package
@@ -215,6 +218,7 @@ class Cluster:
         self.local = None
         self.folder = os.getcwd()  # where the tasks' relative paths lead, on every worker
         self.run = uuid.uuid4().hex  # names this run's tasks on the workers, to stop them (``stop_tasks``)
+        self.log = log
         if options.scheduler:
             try:
                 self.client = Client(options.scheduler, timeout="20s")
@@ -304,14 +308,34 @@ class Cluster:
         folders the run is about to clean, or the next run's, so the run
         waits (at most ``STOP_WAIT``) until none runs.  A local cluster's
         workers end with the run."""
-        try:
-            running = self.client.run(_end, self.run)
-            deadline = time.monotonic() + STOP_WAIT
-            while self.local is None and sum(running.values()) and time.monotonic() < deadline:
-                time.sleep(0.05)
-                running = self.client.run(_running, self.run)
-        except Exception:  # noqa: BLE001 - a cluster gone runs nothing; the run's own error is the one to report
-            pass
+        deadline = time.monotonic() + STOP_WAIT
+        running = self._on_workers(_end, deadline)
+        if self.local is not None or not running:
+            return
+        self.log(f"dask: waiting for this run's {running} task{'s' * (running != 1)} still running on the cluster "
+                 f"to stop (at most {STOP_WAIT:.0f} s)")
+        while running and time.monotonic() < deadline:
+            time.sleep(0.05)
+            running = self._on_workers(_running, deadline)
+        if running:
+            self.log(f"dask: {running} task{'s' * (running != 1)} of this run still running on the cluster")
+
+    def _on_workers(self, function: Callable[[str], int], deadline: float) -> int:
+        """The sum of ``function(run)`` on every worker that answers before
+        ``deadline`` (a worker that cannot be reached runs nothing of ours
+        that could be stopped)."""
+        answer: dict = {}
+
+        def ask() -> None:
+            try:
+                answer.update(self.client.run(function, self.run, on_error="ignore"))
+            except Exception:  # noqa: BLE001 - a cluster gone runs nothing; the run's own error is the one to report
+                pass
+
+        asking = threading.Thread(target=ask, name="stop-tasks", daemon=True)
+        asking.start()
+        asking.join(max(0.0, deadline - time.monotonic()))
+        return sum(v for v in dict(answer).values() if isinstance(v, int)) if not asking.is_alive() else 0
 
     def everywhere(self, future) -> None:
         """Wait for ``future`` (checking for a stop) and copy its result to
