@@ -109,6 +109,62 @@ def test_a_partition_never_spans_two_paths_and_takes_its_collections_indexes(tmp
 
 
 @pytest.mark.shared_data
+def test_an_archive_larger_than_a_partition_is_mined_in_parts_of_its_members(real_subset, tmp_path):
+    """One big archive is not one partition on one worker: a tar (or a zip
+    of many members) larger than a partition is cut into parts of its
+    members, each a partition of its own, and the files are still those of
+    one reading: the ai tarball's index members, read by every part, serve
+    the kifu of whichever part holds them; a zip of one member stays whole."""
+    settings = Settings((str(real_subset),), False, True, None, {}, 0, (), "k")
+    target = 50_000
+    parts = plan([real_subset], settings, {}, target_bytes=target)
+    split = {}
+    for p in parts:
+        if p.part[1] > 1:
+            split.setdefault(p.files, []).append(p.part)
+    names = {Path(files[0]).name for files in split}
+    assert {"ai.tar.gz", "kifu.tar.gz", "KGS-2017_02.tar.gz"} <= names and "2011-09.zip" not in names
+    for files, cut in split.items():
+        assert len(files) == 1 and cut == [(k, len(cut)) for k in range(len(cut))], (files, cut)
+    assert len({p.key for p in parts}) == len(parts)
+    fast = mine([real_subset], tmp_path / "fast")
+    dask = mine([real_subset], tmp_path / "dask", "dask", cluster=Options(workers=2, partition_mb=target / 2**20))
+    assert dask["games_accepted"] == fast["games_accepted"] > 2500
+    assert manifest_run(tmp_path / "dask")["partitions"] == len(parts)
+    assert files_of(tmp_path / "dask") == files_of(tmp_path / "fast")
+
+
+def test_a_damaged_archive_in_parts_gives_each_member_and_its_error_once(tmp_path):
+    """A tar.gz cut short, in parts: each game, each member that is no game
+    and the archive's damage are said once, by one part, as one reading
+    says them; a game that repeats one of an earlier part is its duplicate."""
+    import io
+    import tarfile
+
+    games = tmp_path / "games"
+    games.mkdir()
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for i in range(40):
+            text = (b"see the games" if i == 7 else
+                    SGF.format(b=f"b{i % 30}", w="w", d=1 + i % 9, tail=f";B[{'abcdefghijklmnopqrs'[i % 19]}k]").encode())
+            info = tarfile.TarInfo(f"games/{i:03d}.{'txt' if i == 7 else 'sgf'}")
+            info.size = len(text)
+            tar.addfile(info, io.BytesIO(text))
+    data = buffer.getvalue()
+    (games / "all.tar.gz").write_bytes(data[: len(data) * 3 // 4])  # cut inside the members
+    settings = Settings((str(games),), False, True, None, {}, 0, (), "k")
+    parts = plan([games], settings, {}, target_bytes=len(data) // 4)
+    assert [p.part for p in parts] == [(k, 3) for k in range(3)]
+    fast = mine([games], tmp_path / "fast")
+    dask = mine([games], tmp_path / "dask", "dask", cluster=Options(workers=2, partition_mb=len(data) / 4 / 2**20))
+    assert manifest_run(tmp_path / "dask")["partitions"] == 3
+    assert fast["games_rejected"].get("duplicate") and fast["games_rejected"].get("unreadable archive member")
+    assert (dask["games_read"], dask["games_rejected"]) == (fast["games_read"], fast["games_rejected"])
+    assert files_of(tmp_path / "dask") == files_of(tmp_path / "fast")
+
+
+@pytest.mark.shared_data
 def test_dask_engine_gives_the_fast_engines_files_on_real_games(real_subset, tmp_path):
     """Thousands of real games of every collection (SGF in tars, kifu with
     Tom's and Tygem's indexes, the ai tarball), in partitions of a quarter

@@ -558,6 +558,7 @@ def read(
     indexes: Sequence[str | Path] = (),
     named_from: Sequence[str | Path] | None = None,
     trace: Trace | None = None,
+    part: tuple[int, int] = (0, 1),
 ) -> dict:
     """Read, validate and store every game; return the stage's figures.
     ``on_games(table, sequences)`` hears every table of accepted games as it
@@ -579,7 +580,9 @@ def read(
     counted by reason.  A partition (``partitions``) reads its own files,
     with the kifu ``indexes`` kept elsewhere in its collections, names
     collections from the paths given to the run (``named_from``), and
-    keeps a ``trace`` for joining it with the others (fast engine)."""
+    keeps a ``trace`` for joining it with the others (fast engine); a
+    partition that is part k of K of one archive reads that part of its
+    members (``part``: ``readers``)."""
     limits = {"member_bytes": member_bytes, "field_bytes": field_bytes}
     arena = Arena(games_path.parent, budget=table_memory)
     ledger = _Ledger(games_path, rejects_path, dedupe, strict, on_games, arena)
@@ -595,7 +598,7 @@ def read(
                 with threads.pool(max(1, jobs), initializer=yield_to_reader) as pool:
                     pending = None
                     for batch in read_batches(paths, on_skip=ledger.skip, arena=ledger.arena, exclude=exclude,
-                                              indexes=indexes, **limits):
+                                              indexes=indexes, part=part, **limits):
                         check_stop()  # between batches: a stop never looks like the end of the input
                         if len(batch) == 0:
                             continue

@@ -24,6 +24,7 @@ import json
 import os
 import shutil
 import uuid
+import zipfile
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,7 +36,7 @@ import pyarrow.parquet as pq
 import joseki_miner
 from joseki_miner.arrow import column, numpy, strings
 from joseki_miner.inputs import Collections
-from joseki_miner.readers import existing_files, index_scope
+from joseki_miner.readers import HEAD, archives, existing_files, index_scope
 from joseki_miner.records import where_of
 from joseki_miner.sequences import Phase1Params
 from joseki_miner.stop import check as check_stop
@@ -82,13 +83,16 @@ class Partition:
     """Consecutive input files (``files``, read in this order), the kifu
     index files elsewhere in their collections they need (``indexes``),
     their bytes, and ``key``: a digest of the files' contents and names,
-    the collections they fall in and the settings."""
+    the collections they fall in and the settings.  An archive larger than
+    a partition is cut in parts: a partition then holds that one file, and
+    ``part`` (k, K) says it reads the k-th of K runs of its members."""
 
     number: int
     files: tuple[str, ...]
     indexes: tuple[str, ...]
     size: int
     key: str
+    part: tuple[int, int] = (0, 1)
 
 
 def _is_index(path: Path) -> bool:
@@ -97,14 +101,41 @@ def _is_index(path: Path) -> bool:
     return path.name.lower().endswith(".index") or path.parent.name.lower() == "index"
 
 
+MAX_PARTS = 8  # of one archive: a part of a compressed tar inflates it from its start (see ``_parts``)
+
+
+def _parts(path: Path, size: int, target_bytes: int) -> int:
+    """In how many parts an input file is mined: an archive of many members
+    about one a ``target_bytes``, at most ``MAX_PARTS``; any other file
+    whole.  A zip's parts read their own members; a compressed tar's each
+    inflate it whole (its index pre-pass does already): K parts cost K
+    inflations, a tenth of mining it or less each, hence the cap."""
+    parts = min(MAX_PARTS, round(size / target_bytes)) if target_bytes > 0 else 1
+    if parts < 2:
+        return 1
+    try:
+        with open(path, "rb") as fh:
+            kind = archives.magic_kind(fh.read(HEAD))
+            fh.seek(0)
+            if kind == "zip":
+                members = sum(1 for info in zipfile.ZipFile(fh).infolist() if not info.is_dir())
+                return max(1, min(parts, members))
+            if kind == "tar" or kind in ("gzip", "bz2", "xz") and archives.compressed_holds_tar(kind, fh, path.name):
+                return parts
+    except (OSError, *archives.READ_ERRORS):
+        pass
+    return 1
+
+
 def plan(paths, settings: Settings, digests: dict[str, str], *, target_bytes: int = int(PARTITION_MB * 2**20),
          on_skip=None) -> list[Partition]:
     """The run's partitions: the input files in reading order, cut once a
-    partition holds ``target_bytes`` (a file is never split) and where a
-    path given starts; each with the
-    index files of its collections that lie outside it.  ``digests`` are
-    the files' content digests by path (``inputs.inputs_key``); the walk
-    reports what it skips to ``on_skip`` as a one-process run would."""
+    partition holds ``target_bytes`` and where a path given starts, an
+    archive larger than that in parts of its members (``_parts``); each
+    with the index files of its collections that lie outside it.
+    ``digests`` are the files' content digests by path
+    (``inputs.inputs_key``); the walk reports what it skips to ``on_skip``
+    as a one-process run would."""
     files: list[Path] = []
     starts: set[int] = set()  # a partition never spans two paths given: adding one leaves the others' partitions
     seen: set[str] = set()
@@ -121,26 +152,37 @@ def plan(paths, settings: Settings, digests: dict[str, str], *, target_bytes: in
         except OSError:
             sizes.append(0)
     groups: list[list[int]] = [[]]
+    cut: dict[int, int] = {}  # the groups that are an archive in parts: its number of parts, by group
     held = 0
     for i, size in enumerate(sizes):
-        if groups[-1] and (held >= target_bytes or i in starts):
+        parts = _parts(files[i], size, target_bytes) if size > target_bytes else 1
+        if groups[-1] and (held >= target_bytes or i in starts or parts > 1):
             groups.append([])
             held = 0
         groups[-1].append(i)
         held += size
+        if parts > 1:
+            cut[len(groups) - 1] = parts
+            held = target_bytes  # the next file starts a partition of its own
     indexes = [(i, index_scope(f)) for i, f in enumerate(files) if _is_index(f)]
     names = Collections(settings.named_from, settings.options.get("collections_depth", 1))
-    partitions = []
-    for number, group in enumerate(g for g in groups if g):
+    partitions: list[Partition] = []
+    for g, group in enumerate(groups):
+        if not group:
+            continue
         mine_ = set(group)
         folders = {os.path.abspath(files[i].parent).replace(os.sep, "/") for i in group}  # as scopes are written
         needed = [i for i, scope in indexes if i not in mine_
                   and any(f == scope or f.startswith(scope + "/") for f in folders)]
         identity = [[str(files[i]), digests.get(str(files[i]), ""), names.of(str(files[i]))] for i in group]
         identity += [["index", str(files[i]), digests.get(str(files[i]), "")] for i in needed]
-        key = hashlib.sha256(json.dumps([joseki_miner.__version__, FORMAT, settings.key, identity]).encode()).hexdigest()[:20]
-        partitions.append(Partition(number, tuple(str(files[i]) for i in group), tuple(str(files[i]) for i in needed),
-                                    sum(sizes[i] for i in group), key))
+        size = sum(sizes[i] for i in group)
+        parts = cut.get(g, 1)
+        for k in range(parts):
+            whole = [joseki_miner.__version__, FORMAT, settings.key, identity] + ([["part", k, parts]] if parts > 1 else [])
+            key = hashlib.sha256(json.dumps(whole).encode()).hexdigest()[:20]
+            partitions.append(Partition(len(partitions), tuple(str(files[i]) for i in group),
+                                        tuple(str(files[i]) for i in needed), size // parts, key, (k, parts)))
     return partitions
 
 
@@ -179,7 +221,7 @@ def mine(partition: Partition, settings: Settings, folder: str) -> dict:
                 include_handicap=settings.include_handicap, dedupe=settings.dedupe, jobs=1, progress=False,
                 on_games=stream.add, phase1=settings.phase1, table_memory=settings.table_memory,
                 exclude=settings.exclude, indexes=partition.indexes, named_from=settings.named_from, trace=trace,
-                **settings.options)
+                part=partition.part, **settings.options)
         except BaseException:
             stream.abort()
             raise

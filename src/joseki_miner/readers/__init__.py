@@ -257,8 +257,12 @@ def _read_whole(fh, limit: int) -> bytes | None:
 
 class _Reader:
     def __init__(self, encoding_fallback: bool, on_skip: SkipHook | None, arena: Arena | None = None,
-                 member_bytes: int = MEMBER_BYTES, field_bytes: int = FIELD_BYTES) -> None:
+                 member_bytes: int = MEMBER_BYTES, field_bytes: int = FIELD_BYTES,
+                 part: tuple[int, int] = (0, 1)) -> None:
         self.fallback = encoding_fallback
+        # (k, K): of each archive, the k-th of K runs of its members (in order, as even in number as can be);
+        # of a file that is no archive, the whole file in part 0 and nothing in the others
+        self.part = part
         self.on_skip = on_skip
         self.member_bytes = member_bytes
         self.field_bytes = field_bytes
@@ -358,22 +362,27 @@ class _Reader:
     def read_file(self, path: Path) -> Iterator[GameRecord | Reject]:
         source = shown(str(path))
         vpath = _vpath(path)
+        first = self.part[0] == 0  # what is said of the file as a whole, its first part says
         try:
             fh = open(path, "rb")
         except OSError as exc:
-            yield Reject(source, "", "unreadable file", f"{type(exc).__name__}: {exc}")
+            if first:
+                yield Reject(source, "", "unreadable file", f"{type(exc).__name__}: {exc}")
             return
         with fh:
             try:
                 head = fh.read(HEAD)
             except OSError as exc:
-                yield Reject(source, "", "unreadable file", f"{type(exc).__name__}: {exc}")
+                if first:
+                    yield Reject(source, "", "unreadable file", f"{type(exc).__name__}: {exc}")
                 return
             kind = sniff(path.name, head)
             if kind in archives.ARCHIVE_KINDS:
                 fh.seek(0)
                 inflated = self._kept(path)
                 yield from self._read_archive(kind, fh, path.name, source, "", vpath, 0, inflated)
+                return
+            if not first:
                 return
             if kind is None or kind == "index":
                 self._skip_kind(kind, source, "", vpath, None, head, fh)
@@ -408,8 +417,10 @@ class _Reader:
             yield Reject(source, prefix, "unreadable archive member", "archives nested too deep")
             return
         try:
-            for member, data, error in archives.iter_members(kind, fh, name, inflated=inflated,
-                                                             limit=self.member_bytes):
+            members = archives.iter_members(kind, fh, name, inflated=inflated, limit=self.member_bytes)
+            if depth == 0 and self.part[1] > 1:
+                members = self._members_of_part(kind, fh, name, inflated, members)
+            for member, data, error in members:
                 location = _join(prefix, shown(member)) if member else (prefix or "(archive)")
                 if isinstance(error, archives.TooLarge):
                     yield Reject(source, location, "archive member too large", error)
@@ -420,6 +431,25 @@ class _Reader:
                 yield from self._read_member(data, member, source, location, f"{vpath}/{member}", vpath, depth)
         except Exception as exc:  # noqa: BLE001 - a reader never raises
             yield Reject(source, prefix or "(archive)", "unreadable archive member", f"{type(exc).__name__}: {exc}")
+
+    def _members_of_part(self, kind, fh, name, inflated, members) -> Iterator:
+        """Of ``members`` (an archive's, in order), this reader's part: the
+        k-th of K runs, cut by a count of the archive's members (a first
+        walk, which reads no member's data; the archive kept in memory by
+        the index pre-pass, or inflated ahead, is walked again, not
+        inflated again).  The last part takes every member from its start
+        on, so a damaged archive that a walk without data counts otherwise
+        still gives each member, and its error, to one part alone."""
+        k, parts = self.part
+        count = sum(1 for _ in archives.iter_members(kind, fh, name, want=lambda member: False, inflated=inflated,
+                                                     limit=self.member_bytes))
+        fh.seek(0)
+        lo, hi = k * count // parts, (k + 1) * count // parts if k < parts - 1 else None
+        for i, item in enumerate(members):
+            if hi is not None and i >= hi:
+                return
+            if i >= lo:
+                yield item
 
     def _read_member(self, data, member, source, location, vpath, archive_vpath, depth):
         kind = sniff(member, data[:HEAD])
