@@ -39,7 +39,7 @@ SCHEDULER = typer.Option(None, "--scheduler", metavar="ADDRESS",
                          help="--engine dask: a dask scheduler (tcp://host:8786); default: a local cluster")
 WORKERS = typer.Option(0, "--workers", help="--engine dask: worker processes of the local cluster (0: one a core)")
 PARTITION = typer.Option(PARTITION_MB, "--partition-mb", metavar="MB",
-                            help="--engine dask: MB of input a partition gathers (a file is never split)")
+                            help="--engine dask: MB of input a partition gathers (a larger archive is cut in parts of its members)")
 SORT_MEMORY = typer.Option(SORT_MEMORY_MB, "--sort-memory", metavar="MB",
                            help="sequences held for the trie before sorted runs are spilled to WORK/runs; same outputs")
 TABLE_MEMORY = typer.Option(TABLE_MEMORY_MB, "--table-memory", metavar="MB",

@@ -135,7 +135,7 @@ def test_an_archive_larger_than_a_partition_is_mined_in_parts_of_its_members(rea
 
 
 def test_a_damaged_archive_in_parts_gives_each_member_and_its_error_once(tmp_path):
-    """A tar.gz cut short, in parts: each game, each member that is no game
+    """A tar cut short, in parts: each game, each member that is no game
     and the archive's damage are said once, by one part, as one reading
     says them; a game that repeats one of an earlier part is its duplicate."""
     import io
@@ -144,7 +144,7 @@ def test_a_damaged_archive_in_parts_gives_each_member_and_its_error_once(tmp_pat
     games = tmp_path / "games"
     games.mkdir()
     buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+    with tarfile.open(fileobj=buffer, mode="w") as tar:
         for i in range(40):
             text = (b"see the games" if i == 7 else
                     SGF.format(b=f"b{i % 30}", w="w", d=1 + i % 9, tail=f";B[{'abcdefghijklmnopqrs'[i % 19]}k]").encode())
@@ -152,7 +152,7 @@ def test_a_damaged_archive_in_parts_gives_each_member_and_its_error_once(tmp_pat
             info.size = len(text)
             tar.addfile(info, io.BytesIO(text))
     data = buffer.getvalue()
-    (games / "all.tar.gz").write_bytes(data[: len(data) * 3 // 4])  # cut inside the members
+    (games / "all.tar").write_bytes(data[: len(data) * 3 // 4 + 100])  # cut inside a member
     settings = Settings((str(games),), False, True, None, {}, 0, (), "k")
     parts = plan([games], settings, {}, target_bytes=len(data) // 4)
     assert [p.part for p in parts] == [(k, 3) for k in range(3)]
@@ -161,6 +161,41 @@ def test_a_damaged_archive_in_parts_gives_each_member_and_its_error_once(tmp_pat
     assert manifest_run(tmp_path / "dask")["partitions"] == 3
     assert fast["games_rejected"].get("duplicate") and fast["games_rejected"].get("unreadable archive member")
     assert (dask["games_read"], dask["games_rejected"]) == (fast["games_read"], fast["games_rejected"])
+    assert files_of(tmp_path / "dask") == files_of(tmp_path / "fast")
+
+
+def test_a_part_knows_the_kifu_indexes_of_the_members_before_it(tmp_path):
+    """A whole reading of an archive learns kifu indexes as it meets them
+    (here in a zip inside the tar, in Tygem's layout, which the pre-pass
+    does not open): a part that starts after them knows them too."""
+    import io
+    import tarfile
+
+    from helpers import make_zip
+    from test_readers_kifu import TYGEM_INDEX, TYGEM_KIFU
+
+    members = [("tygem/index/Kifu2011.zip", make_zip({"Kifu2011.index": TYGEM_INDEX.encode()}))]
+    members += [(f"tygem/sgf/{i:02d}.sgf", SGF.format(b=f"b{i}", w="w", d=1 + i % 9, tail=f";B[{'abcdefghij'[i]}k]")
+                 .encode()) for i in range(10)]
+    members += [("tygem/kifu/2011-01", TYGEM_KIFU)]
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for name, data in members:
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    games = tmp_path / "games"
+    games.mkdir()
+    (games / "tygem.tar.gz").write_bytes(buffer.getvalue())
+    size = len(buffer.getvalue())
+    settings = Settings((str(games),), False, True, None, {}, 0, (), "k")
+    assert [p.part for p in plan([games], settings, {}, target_bytes=size // 3)] == [(k, 3) for k in range(3)]
+    fast = mine([games], tmp_path / "fast")
+    dask = mine([games], tmp_path / "dask", "dask", cluster=Options(workers=2, partition_mb=size / 3 / 2**20))
+    assert manifest_run(tmp_path / "dask")["partitions"] == 3 and fast["games_accepted"] == 13
+    import pyarrow.parquet as pq
+    players = pq.read_table(tmp_path / "fast" / "work" / "games.parquet", columns=["PW"]).column(0).to_pylist()
+    assert "흑돌이" in players  # the index served the kifu games
     assert files_of(tmp_path / "dask") == files_of(tmp_path / "fast")
 
 

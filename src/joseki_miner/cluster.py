@@ -23,7 +23,7 @@ from .errors import UsageError
 
 POLL = 0.2  # seconds between the driver's looks for a stop (Ctrl-C) while tasks run
 STOP_WAIT = 60.0  # seconds a failed or stopped run waits, at most, for its tasks still running on a cluster
-PARTITION_MB = 8.0  # input a partition gathers, by default (a file is never split)
+PARTITION_MB = 8.0  # input a partition gathers, by default (a larger archive: in parts of its members)
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,7 @@ import pyarrow.parquet as pq
 import joseki_miner
 from joseki_miner.arrow import column, numpy, strings
 from joseki_miner.inputs import Collections
-from joseki_miner.readers import HEAD, archives, existing_files, index_scope
+from joseki_miner.readers import HEAD, KEPT_BYTES, archives, existing_files, index_scope, sniff
 from joseki_miner.records import where_of
 from joseki_miner.sequences import Phase1Params
 from joseki_miner.stop import check as check_stop
@@ -107,21 +107,27 @@ MAX_PARTS = 8  # of one archive: a part of a compressed tar inflates it from its
 def _parts(path: Path, size: int, target_bytes: int) -> int:
     """In how many parts an input file is mined: an archive of many members
     about one a ``target_bytes``, at most ``MAX_PARTS``; any other file
-    whole.  A zip's parts read their own members; a compressed tar's each
-    inflate it whole (its index pre-pass does already): K parts cost K
-    inflations, a tenth of mining it or less each, hence the cap."""
+    whole.  Each part of an archive inflates it (its index pre-pass does
+    already; a tar is then kept in memory and walked again): K parts cost
+    K inflations, a tenth of mining it or less each, hence the cap.  A tar
+    too large to be kept in memory (``KEPT_BYTES``; of a compressed one,
+    only gzip says its size) would be streamed three times a part: whole."""
     parts = min(MAX_PARTS, round(size / target_bytes)) if target_bytes > 0 else 1
     if parts < 2:
         return 1
     try:
         with open(path, "rb") as fh:
-            kind = archives.magic_kind(fh.read(HEAD))
+            kind = sniff(path.name, fh.read(HEAD))
             fh.seek(0)
             if kind == "zip":
                 members = sum(1 for info in zipfile.ZipFile(fh).infolist() if not info.is_dir())
                 return max(1, min(parts, members))
-            if kind == "tar" or kind in ("gzip", "bz2", "xz") and archives.compressed_holds_tar(kind, fh, path.name):
+            if kind == "tar" and size <= KEPT_BYTES:
                 return parts
+            if kind == "gzip" and archives.compressed_holds_tar(kind, fh, path.name):
+                fh.seek(-4, os.SEEK_END)
+                inflated = int.from_bytes(fh.read(4), "little")  # ISIZE: the size inflated, modulo 4 GiB
+                return parts if size <= inflated <= KEPT_BYTES else 1
     except (OSError, *archives.READ_ERRORS):
         pass
     return 1
@@ -181,6 +187,7 @@ def plan(paths, settings: Settings, digests: dict[str, str], *, target_bytes: in
         for k in range(parts):
             whole = [joseki_miner.__version__, FORMAT, settings.key, identity] + ([["part", k, parts]] if parts > 1 else [])
             key = hashlib.sha256(json.dumps(whole).encode()).hexdigest()[:20]
+            # each part inflates the archive whole and walks it in memory: its parts cost about the same
             partitions.append(Partition(len(partitions), tuple(str(files[i]) for i in group),
                                         tuple(str(files[i]) for i in needed), size // parts, key, (k, parts)))
     return partitions

@@ -419,7 +419,7 @@ class _Reader:
         try:
             members = archives.iter_members(kind, fh, name, inflated=inflated, limit=self.member_bytes)
             if depth == 0 and self.part[1] > 1:
-                members = self._members_of_part(kind, fh, name, inflated, members)
+                members = self._members_of_part(kind, fh, name, vpath, inflated, members)
             for member, data, error in members:
                 location = _join(prefix, shown(member)) if member else (prefix or "(archive)")
                 if isinstance(error, archives.TooLarge):
@@ -432,24 +432,54 @@ class _Reader:
         except Exception as exc:  # noqa: BLE001 - a reader never raises
             yield Reject(source, prefix or "(archive)", "unreadable archive member", f"{type(exc).__name__}: {exc}")
 
-    def _members_of_part(self, kind, fh, name, inflated, members) -> Iterator:
+    def _members_of_part(self, kind, fh, name, vpath, inflated, members) -> Iterator:
         """Of ``members`` (an archive's, in order), this reader's part: the
         k-th of K runs, cut by a count of the archive's members (a first
         walk, which reads no member's data; the archive kept in memory by
         the index pre-pass, or inflated ahead, is walked again, not
         inflated again).  The last part takes every member from its start
         on, so a damaged archive that a walk without data counts otherwise
-        still gives each member, and its error, to one part alone."""
+        still gives each member, and its error, to one part alone (an
+        archive that cannot be walked at all: to the last part).  The
+        members before the part are read for the kifu indexes among them
+        alone, which a whole reading would know by then."""
         k, parts = self.part
-        count = sum(1 for _ in archives.iter_members(kind, fh, name, want=lambda member: False, inflated=inflated,
-                                                     limit=self.member_bytes))
+        try:
+            count = sum(1 for _ in archives.iter_members(kind, fh, name, want=lambda member: False,
+                                                         inflated=inflated, limit=self.member_bytes))
+        except Exception:  # noqa: BLE001 - the reading walk says why, in the last part
+            count = 0
         fh.seek(0)
         lo, hi = k * count // parts, (k + 1) * count // parts if k < parts - 1 else None
-        for i, item in enumerate(members):
-            if hi is not None and i >= hi:
-                return
-            if i >= lo:
-                yield item
+        i = 0  # the members walked
+        try:
+            for item in members:
+                if hi is not None and i >= hi:
+                    return
+                if i >= lo:
+                    yield item
+                elif item[1] is not None and not item[2]:
+                    self._indexes_in(item[1], item[0], f"{vpath}/{item[0]}", vpath, 0)
+                i += 1
+        except Exception:  # noqa: BLE001 - said by the part that holds the member where the walk failed
+            if lo <= i and (hi is None or i < hi):
+                raise
+
+    def _indexes_in(self, data: bytes, member: str, vpath: str, archive_vpath: str, depth: int) -> None:
+        """The kifu indexes a whole reading of a member would add, and
+        nothing else: neither games nor skips (another part says those)."""
+        kind = sniff(member, data[:HEAD])
+        if kind == "index":
+            if vpath not in self.loaded:
+                self._add_index(vpath, archive_vpath, data)
+        elif kind in archives.ARCHIVE_KINDS and depth + 1 < MAX_NESTING:
+            try:
+                for inner, inner_data, error in archives.iter_members(kind, archives.as_fileobj(data), member,
+                                                                      limit=self.member_bytes):
+                    if inner_data is not None and not error:
+                        self._indexes_in(inner_data, inner, f"{vpath}/{inner}", vpath, depth + 1)
+            except Exception:  # noqa: BLE001 - the part that holds the member says why it cannot be read
+                pass
 
     def _read_member(self, data, member, source, location, vpath, archive_vpath, depth):
         kind = sniff(member, data[:HEAD])
