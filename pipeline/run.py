@@ -684,7 +684,7 @@ class _Run:
         jobs = [partial(_join, what, folder, names, strict=self.strict, paths=paths) for what in joins]
         tasks = [f"join-{what}-{keys['extract']}-{self.token}" for what in joins]
         first = [{"sequences": 3, "games": 2, "rejects": 1}[what] for what in joins]  # after the counts, the longest first
-        counted = None
+        counted, trie_at = None, len(jobs)
         if "build" in self.stages:  # the build counts the partitions' sequences while the joins write them
             counts: Counter[int] = Counter()
             for found_ in found:
@@ -696,6 +696,7 @@ class _Run:
             first += [2 ** 40 + size for size in sizes]
             # the subtrees joined once they are counted, on the first worker free, beside the joins still writing
             counts_at = list(range(len(joins), len(jobs)))
+            trie_at = len(jobs)
             trie_paths = [os.path.abspath(staged(p)) for p in (catalog.trie, catalog.trie_years, catalog.trie_sources)]
             jobs += [partial(_join_subtrees, folders, ranges, folder, names, floor, trie_paths),
                      partial(_join_sorted, folders, os.path.abspath(staged(catalog.sorted_sequences)))]
@@ -705,14 +706,13 @@ class _Run:
         kept = sum(1 for f in found if f.get(partitions.KEPT))
         joined: dict[int, object] = {}
         built: dict[str, dict] = {}
-        after = [[] for _ in jobs] if not counted else [counts_at if task.startswith("build-join") else []
-                                                         for task in tasks]
+        after = [counts_at if counted and i >= trie_at else [] for i in range(len(jobs))]
 
         def on_done(i: int, result) -> None:
             """Ingest and extract commit as soon as the joins end: a count
             that fails or is stopped after leaves them done."""
             if i >= len(joins):
-                if tasks[i].startswith("build-join-trie"):
+                if counted and i == trie_at:
                     built["figures"] = result
                 return
             joined[i] = result

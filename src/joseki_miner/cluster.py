@@ -5,6 +5,7 @@ Only this module imports dask; the other engines never load it."""
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 import threading
@@ -271,9 +272,9 @@ class Cluster:
         pending: set = set()
         try:
             while order or pending:
-                ready = [i for i in order if waits[i] <= ended]
-                slots = self.workers() if ready else 0  # again each time: workers that join later take tasks too
-                for i in ready[:max(0, slots - len(pending))]:
+                free = self.workers() - len(pending) if order else 0  # workers that join later take tasks too
+                ready = list(itertools.islice((i for i in order if waits[i] <= ended), max(0, free)))
+                for i in ready:  # the first that can start, no more than the workers free
                     order.remove(i)
                     futures[i] = self.client.submit(_alone, self.folder, self.run, function, items[i], *args,
                                                     key=names[i],

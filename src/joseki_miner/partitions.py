@@ -161,7 +161,7 @@ def plan(paths, settings: Settings, digests: dict[str, str], *, target_bytes: in
     cut: dict[int, int] = {}  # the groups that are an archive in parts: its number of parts, by group
     held = 0
     for i, size in enumerate(sizes):
-        parts = _parts(files[i], size, target_bytes) if size > target_bytes else 1
+        parts = _parts(files[i], size, target_bytes)
         if groups[-1] and (held >= target_bytes or i in starts or parts > 1):
             groups.append([])
             held = 0
