@@ -26,6 +26,9 @@ $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -e ".[dev]"
+	@# bytecode written once: where PYTHONDONTWRITEBYTECODE is set (containers) every process, the CLI's
+	@# and each dask worker's, would compile the package again as it starts
+	@$(BIN)/python -m compileall -q src pipeline >/dev/null
 	@command -v dot >/dev/null 2>&1 || bash scripts/install-graphviz.sh || \
 	  echo "note: Graphviz's dot is not installed; DOT files are written, SVG rendering is skipped"
 	@bash scripts/install-browser.sh || \

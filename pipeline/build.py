@@ -2,7 +2,7 @@
 trie_years.parquet, trie_sources.parquet, sorted_sequences.parquet.
 
 Counts every normalized sequence into the trie (sections 5 and 8).  The
-work is ``joseki_miner.build``'s; on the dask engine, ``build.subtrees``
+work is ``joseki_miner.build``'s; on the dask engine, ``partitions.subtrees``
 cuts the first moves into ranges that ``build.count_subtrees`` counts on the
 workers and ``build.join_subtrees`` joins into the same files."""
 

@@ -29,24 +29,24 @@ import pyarrow.parquet as pq
 from tqdm import tqdm
 
 import joseki_miner
-from joseki_miner import build, extract, ingest, kernel, partitions, remote, store
+from joseki_miner import partitions, remote, store
 from joseki_miner import cluster as cluster_
 from joseki_miner import prune as prune_method
-from joseki_miner.config import TABLE_MEMORY_MB, Config
+from joseki_miner.config import SORT_MEMORY_MB, TABLE_MEMORY_MB, Config
 from joseki_miner.errors import PublishError, StrictError, UsageError
-from joseki_miner.inputs import inputs_key
+from joseki_miner.inputs import Filters, inputs_key
 from joseki_miner.sequences import Phase1Params
 from joseki_miner.stop import check as check_stop
 
-from . import build as build_stage
 from . import emit, prune, report
-from . import extract as extract_stage
-from . import ingest as ingest_stage
 from .catalog import (  # the published stages commit together when the run ends
     PUBLISHED,
     Catalog,
 )
 
+# The compiled engine (joseki_miner's build, extract, ingest and the stages
+# that call them) is imported where it runs: the dask engine's driver plans
+# and names the work without loading numba (its CPU is the serial part).
 STAGES = ("ingest", "extract", "build", "prune", "emit", "report")
 WORK_STAGES = ("ingest", "extract", "build")  # committed as each finishes
 ENGINES = ("fast", "reference", "dask")
@@ -233,7 +233,7 @@ def run_stages(
     force: bool = False,
     engine: str = "fast",
     jobs: int | None = None,
-    sort_memory: float = build.SORT_MEMORY,
+    sort_memory: float = SORT_MEMORY_MB,
     table_memory: float = TABLE_MEMORY,
     log: Callable[[str], None] = lambda s: None,
     wait: bool = False,
@@ -463,6 +463,8 @@ class _Run:
         arguments (so the dask engine can send it to a worker)."""
         catalog, config, staged = self.catalog, self.config, store.staged
         if stage == "ingest":
+            from . import ingest as ingest_stage
+
             return partial(ingest_stage.run,
                            self.paths, staged(catalog.games), staged(catalog.rejects),
                            include_handicap=config.include_handicap, dedupe=config.dedupe, strict=self.strict,
@@ -470,9 +472,13 @@ class _Run:
                            table_memory=self.table_bytes,
                            exclude=self.own, **self.ingest_options())
         if stage == "extract":
+            from . import extract as extract_stage
+
             return partial(extract_stage.run, catalog.games, staged(catalog.sequences), phase1_params(config),
                            engine=self.local_engine, jobs=self.jobs, progress=self.stage_progress)
         if stage == "build":
+            from . import build as build_stage
+
             return partial(build_stage.run, catalog.sequences, catalog.games, staged(catalog.trie),
                            staged(catalog.trie_years), staged(catalog.trie_sources),
                            staged(catalog.sorted_sequences), neutral=config.influence_neutral,
@@ -504,19 +510,17 @@ class _Run:
                     raise RuntimeError(f"the build counted with a floor of {figures['floor']}, its key says "
                                        f"{self.floor()}")
                 return figures
-            stored = build.Stored(Path(os.path.abspath(catalog.sequences)), Path(os.path.abspath(catalog.games)))
-            counts = cluster.call(build.first_keys, stored, name=f"{name}-first-keys")
+            stored = (os.path.abspath(catalog.sequences), os.path.abspath(catalog.games))
+            counts = cluster.call(_first_keys, stored, name=f"{name}-first-keys")
             ranges, sizes, folders, count = self.subtrees(counts)
             floor = self.floor()
             try:
-                cluster.map(lambda i: count(ranges[i], stored, folders[i], floor=floor), range(len(ranges)),
+                cluster.map(lambda i: count(ranges[i], folders[i], lambda games: floor, stored), range(len(ranges)),
                             names=[f"{name}-count-{lo}-{hi}" for lo, hi in ranges], sizes=sizes)
-                trie = partial(build.join_subtrees, folders, stored, *(Path(os.path.abspath(store.staged(path)))
-                                                                         for path in (catalog.trie, catalog.trie_years,
-                                                                                      catalog.trie_sources)),
-                               floor=self.floor(), key_ranges=ranges)
-                in_order = partial(build.join_sorted, folders,
-                                   Path(os.path.abspath(store.staged(catalog.sorted_sequences))))
+                trie_paths = [os.path.abspath(store.staged(p)) for p in (catalog.trie, catalog.trie_years,
+                                                                       catalog.trie_sources)]
+                trie = partial(_join_subtrees, folders, ranges, lambda games: floor, trie_paths, stored)
+                in_order = partial(_join_sorted, folders, os.path.abspath(store.staged(catalog.sorted_sequences)))
                 figures, _ = cluster.map(lambda join: join(), [trie, in_order], names=[f"{name}-join-trie",
                                                                                         f"{name}-join-sorted"])
                 return figures
@@ -554,14 +558,14 @@ class _Run:
         """The build on the dask engine: the ranges of first keys (one a
         worker, ``counts``: sequences by first key) whose subtrees are
         counted apart, their sequences, a scratch folder for each, and the
-        count of one (``build.count_subtrees`` but for its range, what it
-        counts, its folder and the floor)."""
+        count of one (``_count`` but for its range, its folder, the floor
+        of the games kept and what it counts)."""
         workers = self.cluster().workers()
-        ranges = build.subtrees(counts, workers)
+        ranges = partitions.subtrees(counts, workers)
         sizes = [sum(n for k, n in counts.items() if lo <= k < hi) for lo, hi in ranges]
         scratch = Path(os.path.abspath(self.catalog.runs))
         folders = [scratch / f"subtrees-{self.token}-{lo}-{hi}" for lo, hi in ranges]
-        return ranges, sizes, folders, partial(build.count_subtrees, neutral=self.config.influence_neutral,
+        return ranges, sizes, folders, partial(_count, neutral=self.config.influence_neutral,
                                                budget=self.sort_bytes // min(len(ranges), workers))
 
     def book_files(self) -> emit.BookFiles:
@@ -579,7 +583,7 @@ class _Run:
         c = self.config
         return {"member_bytes": c.limits_member_mb << 20, "field_bytes": c.limits_field_kb << 10,
                 "collections_depth": c.collections_depth,
-                "filters": ingest.Filters(c.filter_years, c.filter_sources, c.filter_result_known)}
+                "filters": Filters(c.filter_years, c.filter_sources, c.filter_result_known)}
 
     def prune(self) -> Callable[[], dict]:
         catalog, config, staged = self.catalog, self.config, store.staged
@@ -627,13 +631,13 @@ class _Run:
     def say_if_compiling(self) -> None:
         """A first run on this machine compiles the kernels: say so, or its
         first games look slow."""
+        from joseki_miner import kernel
+
         if not kernel.compiled():
             self.log("compiling the fast engine's kernels for this machine (once, about half a minute; later runs "
                      "load them)")
 
     def _start(self) -> None:
-        if not self.cluster_options.scheduler:  # the local workers compile them as they warm up
-            self.say_if_compiling()
         self.log("dask: " + (f"connecting to {self.cluster_options.scheduler}" if self.cluster_options.scheduler
                              else "starting a local cluster"))
         self._cluster = cluster_.Cluster(self.cluster_options, log=self.log)
@@ -691,14 +695,15 @@ class _Run:
                 counts.update({int(k): n for k, n in found_["first_keys"].items()})
             ranges, sizes, folders, count = self.subtrees(dict(counts))
             floor = partial(floor_for, config=config)
-            jobs += [partial(_count, r, f, count, folder, names, floor) for r, f in zip(ranges, folders)]
+            joined_ = partial(partitions.Joined, folder, tuple(names))
+            jobs += [partial(count, r, f, floor, joined_) for r, f in zip(ranges, folders)]
             tasks += [f"build-count-{lo}-{hi}-{keys['extract']}-{self.token}" for lo, hi in ranges]
             first += [2 ** 40 + size for size in sizes]
             # the subtrees joined once they are counted, on the first worker free, beside the joins still writing
             counts_at = list(range(len(joins), len(jobs)))
             trie_at = len(jobs)
             trie_paths = [os.path.abspath(staged(p)) for p in (catalog.trie, catalog.trie_years, catalog.trie_sources)]
-            jobs += [partial(_join_subtrees, folders, ranges, folder, names, floor, trie_paths),
+            jobs += [partial(_join_subtrees, folders, ranges, floor, trie_paths, joined_),
                      partial(_join_sorted, folders, os.path.abspath(staged(catalog.sorted_sequences)))]
             tasks += [f"build-join-{what}-{keys['extract']}-{self.token}" for what in ("trie", "sorted")]
             first += [0, -1]  # after the joins of the partitions: ingest and extract commit first
@@ -750,6 +755,8 @@ class _Run:
         emit run, and ``finish`` gets the step that waits for it and
         commits the build.  The stage files and manifests are those of
         running the stages one by one; returns the stages done."""
+        from joseki_miner import build, extract, ingest
+
         catalog, config, staged = self.catalog, self.config, store.staged
         t0 = time.perf_counter()
         self.say_if_compiling()
@@ -828,24 +835,52 @@ def _join(what: str, folder: str, keys: list[str], resolution: partitions.Resolu
     return partitions.write_sequences(folder, keys, resolution, paths["sequences"])
 
 
-def _join_subtrees(folders: list[Path], ranges: list[tuple[int, int]], partitions_folder: str, keys: list[str],
-                   floor_of: Callable[[int], int], paths: list[str], resolution: partitions.Resolution) -> dict:
+def _source(source, resolution=None):
+    """What a build task on a worker counts: the partitions as joined
+    (``source``: ``partitions.Joined`` but for the resolution, a task's
+    last argument), or the stage files (sequences.parquet and games.parquet,
+    as ``build.Stored``)."""
+    if callable(source):
+        return source(resolution)
+    from joseki_miner import build
+
+    return build.Stored(*map(Path, source))
+
+
+def _first_keys(stored: tuple[str, str]) -> dict[int, int]:
+    """How many sequences of the stage files start with each key (a task)."""
+    from joseki_miner import build
+
+    return build.first_keys(_source(stored))
+
+
+def _count(key_range: tuple[int, int], folder: Path, floor_of: Callable[[int], int], source,
+           resolution: partitions.Resolution | None = None, *, neutral: int, budget: int) -> Path:
+    """The subtrees of ``key_range`` counted (a task): from the partitions,
+    the games kept and their sequences as the joins write them, or from
+    the stage files; ``floor_of`` the games kept."""
+    from joseki_miner import build
+
+    counted = _source(source, resolution)
+    return build.count_subtrees(key_range, counted, folder, neutral=neutral, budget=budget,
+                                floor=floor_of(resolution.accepted if resolution is not None else 0))
+
+
+def _join_subtrees(folders: list[Path], ranges: list[tuple[int, int]], floor_of: Callable[[int], int],
+                   paths: list[str], source, resolution: partitions.Resolution | None = None) -> dict:
     """The build's files of the subtrees counted (a task, once they all are)."""
-    return build.join_subtrees(folders, partitions.Joined(partitions_folder, tuple(keys), resolution),
-                               *map(Path, paths), floor=floor_of(resolution.accepted), key_ranges=ranges)
+    from joseki_miner import build
+
+    return build.join_subtrees(folders, _source(source, resolution), *map(Path, paths),
+                               floor=floor_of(resolution.accepted if resolution is not None else 0),
+                               key_ranges=ranges)
 
 
-def _join_sorted(folders: list[Path], path: str, resolution: partitions.Resolution) -> None:
+def _join_sorted(folders: list[Path], path: str, resolution: partitions.Resolution | None = None) -> None:
     """sorted_sequences.parquet of the subtrees counted (a task)."""
+    from joseki_miner import build
+
     build.join_sorted(folders, Path(path))
-
-
-def _count(key_range: tuple[int, int], folder: Path, count: Callable, partitions_folder: str, keys: list[str],
-           floor_of: Callable[[int], int], resolution: partitions.Resolution) -> Path:
-    """The subtrees of ``key_range`` counted from the partitions (a task):
-    the games kept and their sequences as the joins write them."""
-    return count(key_range, partitions.Joined(partitions_folder, tuple(keys), resolution), folder,
-                 floor=floor_of(resolution.accepted))
 
 
 def summarize(catalog: Catalog, seconds: float, upto: str = STAGES[-1]) -> dict:

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_fasttrie import arrays_of, assert_same, seq_st
 
-from joseki_miner import build
+from joseki_miner import build, partitions
 from joseki_miner.fasttrie import count_sequences, plain_payload, sort_sequences
 
 
@@ -103,27 +103,6 @@ def test_the_sorted_sequences_are_the_same_bytes_streamed_or_built_alone(real_su
     assert catalog.sorted_sequences.read_bytes() == streamed
 
 
-@settings(max_examples=200, deadline=None)
-@given(counts=st.dictionaries(st.integers(0, 362), st.integers(1, 50), max_size=12), parts=st.integers(1, 6))
-def test_subtree_ranges_cover_every_first_key_in_order_with_the_smallest_largest_range(counts, parts):
-    """At most ``parts`` ranges, in key order, each key in one of them; no
-    way to cut the keys into ``parts`` runs has a smaller largest run."""
-    import itertools
-
-    ranges = build.subtrees(counts, parts)
-    assert 1 <= len(ranges) <= parts
-    assert all(lo < hi for lo, hi in ranges) and all(a[1] <= b[0] for a, b in zip(ranges, ranges[1:]))
-    keys = sorted(counts)
-    assert [k for k in keys if any(lo <= k < hi for lo, hi in ranges)] == keys
-    largest = max((sum(n for k, n in counts.items() if lo <= k < hi) for lo, hi in ranges), default=0)
-    best = max(counts.values(), default=0)
-    if keys:
-        best = min(max(sum(counts[k] for k in keys[a:b]) for a, b in zip((0, *cut), (*cut, len(keys))))
-                   for n in range(min(parts, len(keys)))
-                   for cut in itertools.combinations(range(1, len(keys)), n))
-    assert largest == best
-
-
 @pytest.mark.shared_data
 def test_subtrees_counted_apart_give_the_files_of_one_build(real_subset, tmp_path):
     """Real games' sequences counted in 1, 3 and 7 ranges of first keys
@@ -142,7 +121,7 @@ def test_subtrees_counted_apart_give_the_files_of_one_build(real_subset, tmp_pat
     stored = build.Stored(catalog.sequences, catalog.games)
     counts = build.first_keys(stored)
     for parts in (1, 3, 7):
-        ranges = build.subtrees(counts, parts)
+        ranges = partitions.subtrees(counts, parts)
         if parts > 1:
             assert max(sum(n for k, n in counts.items() if lo <= k < hi) for lo, hi in ranges) < sum(counts.values())
         folders = [build.count_subtrees(r, stored, tmp_path / f"part-{i}",

@@ -17,10 +17,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 from crashtest import outputs
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from joseki_miner.cluster import Options
 from joseki_miner.config import load
-from joseki_miner.partitions import Settings, plan
+from joseki_miner.partitions import Settings, plan, subtrees
 from pipeline.catalog import Catalog
 from pipeline.run import STAGES, run_stages
 
@@ -51,6 +53,62 @@ SGF = "(;GM[1]FF[4]SZ[19]PB[{b}]PW[{w}]DT[2010-01-0{d}]RE[B+R];B[pd];W[dp];B[pq]
 def _game(folder: Path, name: str, tail: str, d: int = 1) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / name).write_text(SGF.format(b=name, w="w", d=d, tail=tail))
+
+
+@settings(max_examples=200, deadline=None)
+@given(counts=st.dictionaries(st.integers(0, 362), st.integers(1, 50), max_size=12), parts=st.integers(1, 6))
+def test_subtree_ranges_cover_every_first_key_in_order_with_the_smallest_largest_range(counts, parts):
+    """At most ``parts`` ranges, in key order, each key in one of them; no
+    way to cut the keys into ``parts`` runs has a smaller largest run."""
+    import itertools
+
+    ranges = subtrees(counts, parts)
+    assert 1 <= len(ranges) <= parts
+    assert all(lo < hi for lo, hi in ranges) and all(a[1] <= b[0] for a, b in zip(ranges, ranges[1:]))
+    keys = sorted(counts)
+    assert [k for k in keys if any(lo <= k < hi for lo, hi in ranges)] == keys
+    largest = max((sum(n for k, n in counts.items() if lo <= k < hi) for lo, hi in ranges), default=0)
+    best = max(counts.values(), default=0)
+    if keys:
+        best = min(max(sum(counts[k] for k in keys[a:b]) for a, b in zip((0, *cut), (*cut, len(keys))))
+                   for n in range(min(parts, len(keys)))
+                   for cut in itertools.combinations(range(1, len(keys)), n))
+    assert largest == best
+
+
+def test_the_driver_plans_partitions_and_subtrees_without_the_compiled_engine(demo_games, tmp_path):
+    """The dask engine's driver (the serial part of a run) imports the
+    CLI and the stages, plans the partitions and the subtrees and names
+    the stages' tasks without loading numba or the compiled engine: their imports
+    alone cost a fifth of its CPU (the workers load them)."""
+    import subprocess
+    import sys
+
+    code = f"""
+import sys
+from pathlib import Path
+import pipeline.cli, pipeline.run
+from joseki_miner.cluster import Options
+from joseki_miner.config import load
+from pipeline.catalog import Catalog
+run = pipeline.run._Run(Catalog(work=Path({str(tmp_path / "w")!r}), out=Path({str(tmp_path / "o")!r})), load(None, []),
+                        pipeline.run.STAGES, [{str(demo_games)!r}], progress=False, strict=False, force=False,
+                        engine="dask", jobs=1, sort_bytes=1 << 20, table_bytes=1 << 20, log=print,
+                        cluster=Options(partition_mb=0.001))
+from joseki_miner.inputs import inputs_key
+inputs_key(run.paths, digests=run.digests)
+settings, parts, skipped = run.plan()
+assert len(parts) > 1, parts
+assert pipeline.run.partitions.subtrees({{1: 5, 40: 3, 361: 2}}, 2) == [(1, 40), (40, 362)]
+run.figures.update(ingest={{}}, prune={{}})  # as the stages before left them
+run.action("emit"), run.action("report"), pipeline.run.floor_for(1000, load(None, []))
+print(sorted(m for m in ("numba", "pandas", "joseki_miner.kernel", "joseki_miner.build", "joseki_miner.ingest",
+                         "joseki_miner.extract", "joseki_miner.fasttrie", "joseki_miner.fingerprints")
+             if m in sys.modules))
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=Path(__file__).parents[1])
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "[]"
 
 
 def test_duplicates_across_partitions_are_those_of_one_reading(tmp_path):

@@ -525,34 +525,6 @@ def read_run(run_path: Path, key_range: tuple[int, int]) -> tuple | None:
     return _concat(parts) if parts else None
 
 
-def subtrees(counts: dict[int, int], parts: int) -> list[tuple[int, int]]:
-    """At most ``parts`` ranges (lo, hi) of first keys, in key order, the
-    largest as small as can be (``counts``: sequences by first key): a
-    range is the root's subtrees of its keys, counted apart from the
-    others'.  A key is never split, so the largest range holds at least
-    the most common first move's subtree."""
-    keys = sorted(counts)
-    if not keys:
-        return [(0, TENUKI + 1)]
-
-    def packed(most: int) -> list[list[int]]:  # greedy: each range as full as ``most`` lets it
-        groups, held = [[]], 0
-        for key in keys:
-            if groups[-1] and held + counts[key] > most:
-                groups.append([])
-                held = 0
-            groups[-1].append(key)
-            held += counts[key]
-        return groups
-
-    low, high = max(counts.values()), sum(counts.values())
-    while low < high:  # the smallest largest range that ``parts`` ranges allow
-        middle = (low + high) // 2
-        low, high = (low, middle) if len(packed(middle)) <= parts else (middle + 1, high)
-    groups = packed(low)
-    return [(group[0], (groups[i + 1][0] if i + 1 < len(groups) else group[-1] + 1)) for i, group in enumerate(groups)]
-
-
 def count_subtrees(key_range: tuple[int, int], source, folder: Path, *,
                    neutral: int, floor: int, budget: int = SORT_MEMORY << 20) -> Path:
     """Count the sequences of ``source`` (``Stored``, ``partitions.Joined``)

@@ -58,6 +58,14 @@ def warm() -> None:
         stream.close()
 
 
+def _compiled() -> bool:
+    """In a worker: whether numba's cache holds the compiled kernels
+    (``kernel.compiled``; the driver never loads them)."""
+    from . import kernel
+
+    return kernel.compiled()
+
+
 def dask_setup(worker) -> None:
     """Run by each worker of the run's own local cluster as it starts (dask's
     preload of this module): a Ctrl-C in the terminal reaches every process
@@ -250,6 +258,9 @@ class Cluster:
                                           dashboard_address=None, silence_logs=logging.CRITICAL,
                                           preload=[__name__])  # dask_setup
             self.client = Client(self.local)
+        if not all(self.client.run(_compiled).values()):
+            log("compiling the fast engine's kernels on the workers (once a machine, about half a minute; later "
+                "runs load them)")
         self.client.run(warm)  # and every worker that joins later warms at its first task
 
     def map(self, function: Callable, items: Sequence, *args, names: Sequence[str], sizes: Sequence[int] | None = None,

@@ -28,7 +28,7 @@ from joseki_miner import kernel, threads
 from joseki_miner.arrow import column, numpy, strings
 from joseki_miner.fingerprints import FingerprintTable
 from joseki_miner.gameinfo import day_of, days, winner, winners
-from joseki_miner.inputs import Collections
+from joseki_miner.inputs import Collections, Filters
 from joseki_miner.mapped import BUDGET, Arena
 from joseki_miner.points import SIZE
 from joseki_miner.readers import FIELD_BYTES, MEMBER_BYTES, read_paths
@@ -76,40 +76,6 @@ GAMES_SCHEMA = pa.schema(
 REJECTS_SCHEMA = pa.schema(
     [("source", pa.string()), ("location", pa.string()), ("reason", pa.string()), ("detail", pa.string())]
 )
-
-
-@dataclass(frozen=True)
-class Filters:
-    """Games left out as they are read (config ``filter.*``), each counted
-    with its reason: a year outside ``years`` (from, to; a game without a
-    date too), a collection not in ``sources``, a result naming no winner
-    when ``result_known``.  A game that cannot be mined is rejected first;
-    a game left out is not looked for among the duplicates."""
-
-    years: tuple[int, int] | None = None
-    sources: tuple[str, ...] | None = None
-    result_known: bool = False
-
-    def reasons(self, year: np.ndarray, winner: np.ndarray, collection: list[str],
-                collections: Collections) -> list[str | None]:
-        """Per game, why it is left out (the first reason), or None."""
-        out: list[str | None] = [None] * len(year)
-        if self.years is not None:
-            low, high = self.years
-            for k in np.flatnonzero((year < low) | (year > high)).tolist():
-                out[k] = f"year not in {low}-{high}" if year[k] else "no date"
-        if self.sources is not None:
-            for k, name in enumerate(collection):
-                if out[k] is None and not collections.selected(name, self.sources):
-                    out[k] = "collection not selected"
-        if self.result_known:
-            for k in np.flatnonzero(winner == 0).tolist():
-                out[k] = out[k] or "result names no winner"
-        return out
-
-    @property
-    def active(self) -> bool:
-        return self.years is not None or self.sources is not None or self.result_known
 
 
 def _fingerprint(record: GameRecord) -> str:

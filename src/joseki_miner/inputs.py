@@ -14,7 +14,10 @@ moment its digest was taken that a later change might not move its times
 The change time cannot be set by programs and moves with every write, so a
 file edited in place is always hashed again.
 
-Knows files; nothing of games.
+Also how the games read are named by collection (``Collections``) and
+which are left out as they are read (``Filters``).
+
+Knows files and the names of collections; nothing of games' moves.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import os
 import time
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -183,3 +187,37 @@ class Collections:
         """Is the collection ``name`` one of ``wanted`` (a name, or the last
         part of one)?"""
         return any(name == w or name.rsplit("/", 1)[-1] == w.rstrip("/") for w in wanted)
+
+
+@dataclass(frozen=True)
+class Filters:
+    """Games left out as they are read (config ``filter.*``), each counted
+    with its reason: a year outside ``years`` (from, to; a game without a
+    date too), a collection not in ``sources``, a result naming no winner
+    when ``result_known``.  A game that cannot be mined is rejected first;
+    a game left out is not looked for among the duplicates."""
+
+    years: tuple[int, int] | None = None
+    sources: tuple[str, ...] | None = None
+    result_known: bool = False
+
+    def reasons(self, year: np.ndarray, winner: np.ndarray, collection: list[str],
+                collections: Collections) -> list[str | None]:
+        """Per game, why it is left out (the first reason), or None."""
+        out: list[str | None] = [None] * len(year)
+        if self.years is not None:
+            low, high = self.years
+            for k in np.flatnonzero((year < low) | (year > high)).tolist():
+                out[k] = f"year not in {low}-{high}" if year[k] else "no date"
+        if self.sources is not None:
+            for k, name in enumerate(collection):
+                if out[k] is None and not collections.selected(name, self.sources):
+                    out[k] = "collection not selected"
+        if self.result_known:
+            for k in np.flatnonzero(winner == 0).tolist():
+                out[k] = out[k] or "result names no winner"
+        return out
+
+    @property
+    def active(self) -> bool:
+        return self.years is not None or self.sources is not None or self.result_known

@@ -42,11 +42,14 @@ from joseki_miner.sequences import Phase1Params
 from joseki_miner.stop import check as check_stop
 from joseki_miner.store import sync_file, sync_folder
 
-from . import build, ingest
 from .cluster import PARTITION_MB
 from .errors import StrictError
-from .extract import SEQUENCE_ROWS, SEQUENCES_SCHEMA, Phase1Stream
 from .parquet import TableSink
+from .points import TENUKI
+
+# The compiled engine (build, extract, ingest) is imported by the functions
+# that run on the workers: the driver plans the partitions and the subtrees
+# without loading numba.
 
 FILES = ("games.parquet", "rejects.parquet", "sequences.parquet", "sorted.arrow", "trace.parquet",
          "reject-trace.parquet")
@@ -193,6 +196,34 @@ def plan(paths, settings: Settings, digests: dict[str, str], *, target_bytes: in
     return partitions
 
 
+def subtrees(counts: dict[int, int], parts: int) -> list[tuple[int, int]]:
+    """At most ``parts`` ranges (lo, hi) of first keys, in key order, the
+    largest as small as can be (``counts``: sequences by first key): a
+    range is the root's subtrees of its keys, counted apart from the
+    others'.  A key is never split, so the largest range holds at least
+    the most common first move's subtree."""
+    keys = sorted(counts)
+    if not keys:
+        return [(0, TENUKI + 1)]
+
+    def packed(most: int) -> list[list[int]]:  # greedy: each range as full as ``most`` lets it
+        groups, held = [[]], 0
+        for key in keys:
+            if groups[-1] and held + counts[key] > most:
+                groups.append([])
+                held = 0
+            groups[-1].append(key)
+            held += counts[key]
+        return groups
+
+    low, high = max(counts.values()), sum(counts.values())
+    while low < high:  # the smallest largest range that ``parts`` ranges allow
+        middle = (low + high) // 2
+        low, high = (low, middle) if len(packed(middle)) <= parts else (middle + 1, high)
+    groups = packed(low)
+    return [(group[0], (groups[i + 1][0] if i + 1 < len(groups) else group[-1] + 1)) for i, group in enumerate(groups)]
+
+
 # -- mining one partition ----------------------------------------------------------
 
 
@@ -219,6 +250,9 @@ def mine(partition: Partition, settings: Settings, folder: str) -> dict:
         shutil.rmtree(out, ignore_errors=True)
     tmp = Path(folder) / f"{partition.key}-{uuid.uuid4().hex[:8]}.tmp"
     tmp.mkdir(parents=True)
+    from . import build, ingest
+    from .extract import Phase1Stream
+
     try:
         trace = ingest.Trace()
         stream = Phase1Stream(tmp / "sequences.parquet", settings.phase1, jobs=1, compression=SEQUENCES_CODEC)
@@ -338,14 +372,18 @@ class Joined:
             yield table if keep.all() else table.filter(column(keep))
 
     def games(self, columns: list[str]) -> pa.Table:
+        from .ingest import GAMES_SCHEMA
+
         tables = list(self.game_tables(columns))
-        return pa.concat_tables(tables) if tables else ingest.GAMES_SCHEMA.empty_table().select(columns)
+        return pa.concat_tables(tables) if tables else GAMES_SCHEMA.empty_table().select(columns)
 
     def parts(self, key_range: tuple[int, int]):
         """Per partition, its sequences whose first key is in ``key_range``
         of the games kept, numbered as joined, in trie order (the
         partitions' sorted runs, ``build.write_run``): offsets, keys,
         scores, fields, True (in trie order)."""
+        from . import build
+
         res = self.resolution
         for p, key in enumerate(self.keys):
             check_stop()
@@ -383,7 +421,9 @@ class Joined:
 def write_games(folder: str, keys: list[str], res: Resolution, path: str) -> dict:
     """games.parquet of the partitions joined (``res``: ``resolve``'s); the
     figures that count the games kept (accepted, by year, by collection)."""
-    sink = TableSink(Path(path), ingest.GAMES_SCHEMA, background=True)
+    from .ingest import GAMES_SCHEMA
+
+    sink = TableSink(Path(path), GAMES_SCHEMA, background=True)
     by_year: Counter[int] = Counter()
     by_collection: Counter[str] = Counter()
     try:
@@ -415,6 +455,8 @@ def write_rejects(folder: str, keys: list[str], res: Resolution, path: str, stri
     (named, as a duplicate's first game always is, by where the first was
     read); the figure of the games rejected by reason.  ``strict``: the
     first reject fails the run."""
+    from .ingest import REJECTS_SCHEMA
+
     wanted: dict[int, set[int]] = {}  # the games named as first games, by partition
     traces = [pq.ParquetFile(Path(folder) / k / "reject-trace.parquet").read() for k in keys]
     for p in range(len(keys)):
@@ -425,7 +467,7 @@ def write_rejects(folder: str, keys: list[str], res: Resolution, path: str, stri
                 q, h = res.repeats[p][g]
                 wanted.setdefault(q, set()).add(h)
     where = {q: _where(folder, keys[q], sorted(games)) for q, games in wanted.items()}
-    sink = TableSink(Path(path), ingest.REJECTS_SCHEMA)
+    sink = TableSink(Path(path), REJECTS_SCHEMA)
     reasons: Counter[str] = Counter()
     try:
         for p, key in enumerate(keys):
@@ -447,7 +489,7 @@ def write_rejects(folder: str, keys: list[str], res: Resolution, path: str, stri
                 more = pa.Table.from_arrays([rows.column("source").combine_chunks(),
                                              rows.column("location").combine_chunks(),
                                              strings(["duplicate"] * len(games)), strings(details)],
-                                            schema=ingest.REJECTS_SCHEMA)
+                                            schema=REJECTS_SCHEMA)
                 own = pa.concat_tables([own, more])
                 read = np.r_[read, res.read[p][games]]
                 own = own.take(column(np.argsort(read, kind="stable"), np.int64))
@@ -467,6 +509,8 @@ def write_rejects(folder: str, keys: list[str], res: Resolution, path: str, stri
 def write_sequences(folder: str, keys: list[str], res: Resolution, path: str) -> dict:
     """sequences.parquet of the partitions joined: the sequences of the
     games kept, numbered as the joined games.parquet numbers them."""
+    from .extract import SEQUENCE_ROWS, SEQUENCES_SCHEMA
+
     sink = TableSink(Path(path), SEQUENCES_SCHEMA, SEQUENCE_ROWS, background=True, use_dictionary=False)
     count = 0
     try:

@@ -11,14 +11,26 @@ nothing of games or files.
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import TYPE_CHECKING
 
 import numpy as np
-from numba import njit
 
 if TYPE_CHECKING:  # pandas loads only when a table is made
     import pandas as pd
+
+
+def _compiled(loop):
+    """``loop`` compiled by numba (cached on disk) at its first call: what
+    only reads the threshold (the dask engine's driver) never loads numba."""
+    @functools.cache
+    def compiled():
+        from numba import njit
+
+        return njit(cache=True)(loop)
+
+    return lambda *args: compiled()(*args)
 
 
 def threshold(games: int, min_count: int | None, min_fraction: float) -> int:
@@ -29,8 +41,7 @@ def threshold(games: int, min_count: int | None, min_fraction: float) -> int:
     return max(1, math.ceil(min_fraction * games - 1e-9))
 
 
-@njit(cache=True)
-def _keep(parent_row, depth, count, threshold, min_length):
+def _keep_loop(parent_row, depth, count, threshold, min_length):
     n = len(parent_row)
     keep = np.zeros(n, dtype=np.bool_)
     for i in range(n - 1, 0, -1):  # children before parents
@@ -40,6 +51,9 @@ def _keep(parent_row, depth, count, threshold, min_length):
     if n:
         keep[0] = True
     return keep
+
+
+_keep = _compiled(_keep_loop)
 
 
 def keep_mask(parent_row: np.ndarray, depth: np.ndarray, count: np.ndarray, threshold: int, min_length: int) -> np.ndarray:
@@ -91,8 +105,7 @@ def leaves(table: pd.DataFrame) -> pd.DataFrame:
     return table[~table["node"].isin(has_child) & (table["depth"] > 0)]
 
 
-@njit(cache=True)
-def _top_games(first, count, rank, sequence, k, node_of, picks):
+def _top_games_loop(first, count, rank, sequence, k, node_of, picks):
     n = 0
     best_rank = np.empty(k, np.int64)
     best_pos = np.empty(k, np.int64)
@@ -127,6 +140,9 @@ def _top_games(first, count, rank, sequence, k, node_of, picks):
             picks[n] = best_pos[j]
             n += 1
     return n
+
+
+_top_games = _compiled(_top_games_loop)
 
 
 def top_games(first: np.ndarray, count: np.ndarray, rank: np.ndarray, sequence: np.ndarray,

@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from .arrow import column, strings
 from .influence import INF_BLACK, INF_WHITE
@@ -262,8 +261,8 @@ def node_table(a: dict[str, np.ndarray]) -> pa.Table:
         "node": column(a["node"], np.int64),
         "parent": column(a["parent"], np.int64),
         "depth": column(depth),
-        "color": pc.take(strings(list(COLOR_NAMES)), column(np.where(depth == 0, 0, 2 - depth % 2))),
-        "move": pc.take(strings(list(MOVE_NAMES)), column(keys)),
+        "color": strings(list(COLOR_NAMES)).take(column(np.where(depth == 0, 0, 2 - depth % 2))),
+        "move": strings(list(MOVE_NAMES)).take(column(keys)),
         "count": column(a["count"], np.int64),
     }
     counters = np.asarray(a["counters"]).reshape(-1, 12)
