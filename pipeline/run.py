@@ -384,7 +384,9 @@ class _Run:
         if "ingest" in self.stages:
             check_paths(self.paths, self.own)
             self.paths = [self.fetched(p) if remote.is_url(p) else p for p in self.paths]
-            if self.engine == "dask":  # the cluster starts (and warms) while the inputs are hashed
+            if self.engine == "dask" and (self.force or store.read_manifest(catalog.manifest("ingest")) is None):
+                # the cluster starts (and warms) while the inputs are hashed; where games were mined before, it
+                # starts once a stage needs it (every stage may be up to date: no cluster at all)
                 starter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cluster")
                 self._starting = starter.submit(self._start)
                 starter.shutdown(wait=False)
@@ -420,6 +422,8 @@ class _Run:
                         # of the old parameters, as they would in a clean run
                         ran |= self.partitioned(inputs, ingest=stage == "ingest")
                         continue
+                    if self.engine == "dask":
+                        self.cluster()  # started (where no stage needed it before) ahead of the stage's clock
                     t0 = time.perf_counter()
                     if self.engine == "dask":
                         figures = self.on_cluster(stage, keys[stage])

@@ -630,3 +630,25 @@ def test_partitions_of_other_parameters_go_as_a_clean_run_would_leave_them(demo_
     stray = tmp_path / "dask" / "work" / "partitions" / first[0]
     shutil.copytree(tmp_path / "dask" / "work" / "partitions" / again[0], stray)  # as a stopped run leaves one
     assert run(["distance.maybe=6"]) == again
+
+
+def test_a_run_with_every_stage_up_to_date_starts_no_cluster(demo_games, tmp_path, monkeypatch):
+    """Mining again games mined already starts no cluster (its start would
+    be most of the run); a stage that must run starts one."""
+    from joseki_miner import cluster
+
+    mine([demo_games], tmp_path, "dask")
+    started, real = [], cluster.Cluster
+    monkeypatch.setattr(cluster, "Cluster", lambda *args, **kwargs: started.append(1) or real(*args, **kwargs))
+
+    def again(sets=()) -> list[str]:
+        said: list[str] = []
+        run_stages(Catalog(work=tmp_path / "work", out=tmp_path / "out"), load(None, list(sets)), STAGES,
+                   [demo_games], progress=False, engine="dask", cluster=Options(workers=1), log=said.append)
+        return said
+
+    said = again()
+    assert not started and [line for line in said if line.endswith("up to date, kept")]
+    assert not any(line.startswith("dask:") for line in said)
+    said = again(["prune.min_count=2"])
+    assert started == [1] and any(line.startswith("prune: done") for line in said)
