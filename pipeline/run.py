@@ -384,12 +384,12 @@ class _Run:
         if "ingest" in self.stages:
             check_paths(self.paths, self.own)
             self.paths = [self.fetched(p) if remote.is_url(p) else p for p in self.paths]
-            if self.engine == "dask" and (self.force or store.read_manifest(catalog.manifest("ingest")) is None):
-                # the cluster starts (and warms) while the inputs are hashed; where games were mined before, it
-                # starts once a stage needs it (every stage may be up to date: no cluster at all)
-                starter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cluster")
-                self._starting = starter.submit(self._start)
-                starter.shutdown(wait=False)
+            mined = store.read_manifest(catalog.manifest("ingest"))
+            if self.engine == "dask" and (self.force or self.add or mined is None
+                                          or mined.get("paths") != [str(p) for p in self.given]):
+                # games to mine: the cluster starts (and warms) while the inputs are hashed; otherwise once a
+                # stage needs it (every stage may be up to date: no cluster at all)
+                self.start_soon()
             inputs, _ = inputs_key(self.paths, cache=catalog.digests, exclude=self.own, jobs=self.jobs,
                                    digests=self.digests)
         else:
@@ -419,11 +419,13 @@ class _Run:
                         continue
                     if self.engine == "dask" and (stage == "ingest" or stage == "extract" and "ingest" in self.stages):
                         # extract alone (new distances) too: its partitions, mined on every worker, replace those
-                        # of the old parameters, as they would in a clean run
+                        # of the old parameters, as they would in a clean run; the cluster starts while they are
+                        # planned (its wait is in the stage's time, as on a first run)
+                        self.start_soon()
                         ran |= self.partitioned(inputs, ingest=stage == "ingest")
                         continue
                     if self.engine == "dask":
-                        self.cluster()  # started (where no stage needed it before) ahead of the stage's clock
+                        self.cluster()  # started (where no stage needed it before) ahead of this stage's clock
                     t0 = time.perf_counter()
                     if self.engine == "dask":
                         figures = self.on_cluster(stage, keys[stage])
@@ -622,6 +624,14 @@ class _Run:
             raise UsageError(f"--add adds games to those mined in {self.catalog.work}, and none are: "
                              "mine some first")
         return [*old, *[p for p in self.paths if str(p) not in old]]
+
+    def start_soon(self) -> None:
+        """Start (or connect to) the dask cluster in a thread of its own,
+        unless it is started or starting: ``cluster`` waits for it."""
+        if self._cluster is None and self._starting is None:
+            starter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cluster")
+            self._starting = starter.submit(self._start)
+            starter.shutdown(wait=False)
 
     def cluster(self) -> cluster_.Cluster:
         """The dask cluster of this run, connected (or started) once."""

@@ -634,16 +634,18 @@ def test_partitions_of_other_parameters_go_as_a_clean_run_would_leave_them(demo_
 
 def test_a_run_with_every_stage_up_to_date_starts_no_cluster(demo_games, tmp_path, monkeypatch):
     """Mining again games mined already starts no cluster (its start would
-    be most of the run); a stage that must run starts one."""
+    be most of the run); a stage that must run starts one: the build alone
+    (a new influence parameter) counts the stage files on the workers and
+    gives the fast engine's files."""
     from joseki_miner import cluster
 
-    mine([demo_games], tmp_path, "dask")
+    mine([demo_games], tmp_path / "dask", "dask")
     started, real = [], cluster.Cluster
     monkeypatch.setattr(cluster, "Cluster", lambda *args, **kwargs: started.append(1) or real(*args, **kwargs))
 
     def again(sets=()) -> list[str]:
         said: list[str] = []
-        run_stages(Catalog(work=tmp_path / "work", out=tmp_path / "out"), load(None, list(sets)), STAGES,
+        run_stages(Catalog(work=tmp_path / "dask" / "work", out=tmp_path / "dask" / "out"), load(None, list(sets)), STAGES,
                    [demo_games], progress=False, engine="dask", cluster=Options(workers=1), log=said.append)
         return said
 
@@ -652,3 +654,8 @@ def test_a_run_with_every_stage_up_to_date_starts_no_cluster(demo_games, tmp_pat
     assert not any(line.startswith("dask:") for line in said)
     said = again(["prune.min_count=2"])
     assert started == [1] and any(line.startswith("prune: done") for line in said)
+    said = again(["influence.neutral=3"])  # the build alone on the cluster, from the stage files
+    assert started == [1, 1] and any(line.startswith("build: done") for line in said)
+    assert not any(line.startswith(("ingest: done", "extract: ")) and "kept" not in line for line in said)
+    mine([demo_games], tmp_path / "fast", sets=["influence.neutral=3"])
+    assert files_of(tmp_path / "dask") == files_of(tmp_path / "fast")

@@ -41,7 +41,8 @@ class Options:
 def warm() -> None:
     """Load the stages and their compiled code in a worker, by mining one
     game: a worker's first partition then costs what the others cost (the
-    driver meanwhile walks and hashes the inputs)."""
+    driver meanwhile hashes and plans the inputs, where there are games to
+    mine)."""
     import tempfile
     from pathlib import Path
 

@@ -248,11 +248,11 @@ def mine(partition: Partition, settings: Settings, folder: str) -> dict:
         return {**figures, KEPT: True}
     if out.exists():  # not whole: written by another version, or damaged
         shutil.rmtree(out, ignore_errors=True)
-    tmp = Path(folder) / f"{partition.key}-{uuid.uuid4().hex[:8]}.tmp"
-    tmp.mkdir(parents=True)
     from . import build, ingest
     from .extract import Phase1Stream
 
+    tmp = Path(folder) / f"{partition.key}-{uuid.uuid4().hex[:8]}.tmp"
+    tmp.mkdir(parents=True)
     try:
         trace = ingest.Trace()
         stream = Phase1Stream(tmp / "sequences.parquet", settings.phase1, jobs=1, compression=SEQUENCES_CODEC)
