@@ -257,6 +257,30 @@ def test_a_part_knows_the_kifu_indexes_of_the_members_before_it(tmp_path):
     assert files_of(tmp_path / "dask") == files_of(tmp_path / "fast")
 
 
+def test_a_partition_reads_the_indexes_around_it_in_the_reading_order(tmp_path):
+    """Two kifu indexes of one scope name a game's players differently:
+    one reading reads them in order and the last one read wins; a partition
+    that holds the kifu and the later index, the earlier one lying outside
+    it, reads the earlier one first too, and gives the same files."""
+    import pyarrow.parquet as pq
+    from test_readers_kifu import TYGEM_INDEX, TYGEM_KIFU
+
+    kifu = tmp_path / "games" / "kifu"
+    kifu.mkdir(parents=True)
+    (kifu / "a.index").write_text(TYGEM_INDEX)
+    (kifu / "m2011").write_bytes(TYGEM_KIFU)
+    (kifu / "z.index").write_text(TYGEM_INDEX.replace("흑돌이", "later"))
+    size = (kifu / "a.index").stat().st_size
+    settings = Settings((str(tmp_path / "games"),), False, True, None, {}, 0, (), "k")
+    parts = plan([tmp_path / "games"], settings, {}, target_bytes=size)
+    assert [([Path(f).name for f in p.files], [Path(f).name for f in p.indexes], p.indexes_before) for p in parts] \
+        == [(["a.index"], ["z.index"], 0), (["m2011", "z.index"], ["a.index"], 1)]
+    mine([tmp_path / "games"], tmp_path / "fast")
+    mine([tmp_path / "games"], tmp_path / "dask", "dask", cluster=Options(workers=2, partition_mb=size / 2**20))
+    assert pq.read_table(tmp_path / "fast" / "work" / "games.parquet", columns=["PW"]).column(0)[0].as_py() == "later"
+    assert files_of(tmp_path / "dask") == files_of(tmp_path / "fast")
+
+
 @pytest.mark.shared_data
 def test_dask_engine_gives_the_fast_engines_files_on_real_games(real_subset, tmp_path):
     """Thousands of real games of every collection (SGF in tars, kifu with

@@ -522,6 +522,7 @@ def read(
     collections_depth: int = 1,
     filters: Filters = Filters(),
     indexes: Sequence[str | Path] = (),
+    indexes_before: int = 0,
     named_from: Sequence[str | Path] | None = None,
     trace: Trace | None = None,
     part: tuple[int, int] = (0, 1),
@@ -544,7 +545,8 @@ def read(
     collection is named from ``paths`` (``inputs.Collections``,
     ``collections_depth``); ``filters`` leave games out as they are read,
     counted by reason.  A partition (``partitions``) reads its own files,
-    with the kifu ``indexes`` kept elsewhere in its collections, names
+    with the kifu ``indexes`` kept elsewhere in its collections (the first
+    ``indexes_before`` of them read before its files, as one reading would), names
     collections from the paths given to the run (``named_from``), and
     keeps a ``trace`` for joining it with the others (fast engine); a
     partition that is part k of K of one archive reads that part of its
@@ -564,7 +566,8 @@ def read(
                 with threads.pool(max(1, jobs), initializer=yield_to_reader) as pool:
                     pending = None
                     for batch in read_batches(paths, on_skip=ledger.skip, arena=ledger.arena, exclude=exclude,
-                                              indexes=indexes, part=part, **limits):
+                                              indexes=indexes, indexes_before=indexes_before, part=part,
+                                              **limits):
                         check_stop()  # between batches: a stop never looks like the end of the input
                         if len(batch) == 0:
                             continue

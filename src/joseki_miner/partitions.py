@@ -54,8 +54,9 @@ from .points import TENUKI
 FILES = ("games.parquet", "rejects.parquet", "sequences.parquet", "sorted.arrow", "trace.parquet",
          "reject-trace.parquet")
 # what a partition's folder holds, in its key: a partition mined by a
-# version that wrote other files is mined again, never half trusted
-FORMAT = 2
+# version that wrote other files (or read its indexes in another order) is
+# mined again, never half trusted
+FORMAT = 3
 KEPT = "kept"  # in what ``mine`` returns of a partition kept from an earlier run
 # a partition's sequences are read by every count of the build and by the
 # join: lz4 decodes in half zstd's time (all data: 0.48 s against 0.89 s a
@@ -88,7 +89,10 @@ class Partition:
     their bytes, and ``key``: a digest of the files' contents and names,
     the collections they fall in and the settings.  An archive larger than
     a partition is cut in parts: a partition then holds that one file, and
-    ``part`` (k, K) says it reads the k-th of K runs of its members."""
+    ``part`` (k, K) says it reads the k-th of K runs of its members.
+    ``indexes`` are in the reading order, the first ``indexes_before`` of
+    them before the partition's files (within a scope the index read last
+    wins: the partition reads them in the order one reading does)."""
 
     number: int
     files: tuple[str, ...]
@@ -96,6 +100,7 @@ class Partition:
     size: int
     key: str
     part: tuple[int, int] = (0, 1)
+    indexes_before: int = 0
 
 
 def _is_index(path: Path) -> bool:
@@ -192,7 +197,8 @@ def plan(paths, settings: Settings, digests: dict[str, str], *, target_bytes: in
             key = hashlib.sha256(json.dumps(whole).encode()).hexdigest()[:20]
             # each part inflates the archive whole and walks it in memory: its parts cost about the same
             partitions.append(Partition(len(partitions), tuple(str(files[i]) for i in group),
-                                        tuple(str(files[i]) for i in needed), size // parts, key, (k, parts)))
+                                        tuple(str(files[i]) for i in needed), size // parts, key, (k, parts),
+                                        sum(1 for i in needed if i < group[0])))
     return partitions
 
 
@@ -261,7 +267,8 @@ def mine(partition: Partition, settings: Settings, folder: str) -> dict:
                 list(partition.files), tmp / "games.parquet", tmp / "rejects.parquet",
                 include_handicap=settings.include_handicap, dedupe=settings.dedupe, jobs=1, progress=False,
                 on_games=stream.add, phase1=settings.phase1, table_memory=settings.table_memory,
-                exclude=settings.exclude, indexes=partition.indexes, named_from=settings.named_from, trace=trace,
+                exclude=settings.exclude, indexes=partition.indexes, indexes_before=partition.indexes_before,
+                named_from=settings.named_from, trace=trace,
                 part=partition.part, **settings.options)
         except BaseException:
             stream.abort()

@@ -426,7 +426,8 @@ def concat(batches: list[GameBatch]) -> GameBatch:
 def read_batches(
     paths: Iterable[str | os.PathLike], *, encoding_fallback: bool = True, games: int = 4096, on_skip=None,
     arena: Arena | None = None, exclude: Iterable[str | os.PathLike] = (), member_bytes: int = MEMBER_BYTES,
-    field_bytes: int = FIELD_BYTES, indexes: Iterable[str | os.PathLike] = (), part: tuple[int, int] = (0, 1),
+    field_bytes: int = FIELD_BYTES, indexes: Iterable[str | os.PathLike] = (), indexes_before: int = 0,
+    part: tuple[int, int] = (0, 1),
 ) -> Iterator[GameBatch]:
     """Every game under ``paths`` as ``read_paths`` gives them (with the
     same limits and ``exclude``), in batches of about ``games`` games: small
@@ -434,11 +435,13 @@ def read_batches(
     cut into parts, so the threads that replay a batch start on the first
     part while the next is cut, and have little left when reading ends.
     The kifu indexes are those of the files read and of ``indexes``: files
-    not read, that hold a partition's indexes (``partitions``); ``part``:
+    not read, that hold a partition's indexes (``partitions``), read in the
+    reading order (the first ``indexes_before`` before the files); ``part``:
     (k, K), the k-th of K parts of the members of each archive (``_Reader``)."""
     files = existing_files(paths, on_skip, exclude)
     reader = _BulkReader(encoding_fallback, on_skip, arena, member_bytes, field_bytes, part)
-    reader.load_indexes(files + [Path(i) for i in indexes if Path(i) not in files])
+    others = [Path(i) for i in indexes]
+    reader.load_indexes([*others[:indexes_before], *files, *(i for i in others[indexes_before:] if i not in files)])
     pending: list[GameBatch] = []
     count = moves = 0
     for batch in reader.read_files(files):
