@@ -6,6 +6,7 @@ is replaced and its partition mined again."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
@@ -222,10 +223,41 @@ def test_a_damaged_archive_in_parts_gives_each_member_and_its_error_once(tmp_pat
     assert files_of(tmp_path / "dask") == files_of(tmp_path / "fast")
 
 
-def test_a_part_knows_the_kifu_indexes_of_the_members_before_it(tmp_path):
+def test_a_zip_in_parts_says_each_member_and_its_damage_once(tmp_path):
+    """A zip of many games, one member damaged (its bytes fail their CRC)
+    and one no game, in parts: each part inflates its own members, and the
+    games, the damaged member and the member that is no game are said once,
+    as one reading says them."""
+    import zipfile
+
+    from helpers import make_zip
+
+    members = {f"games/{i:03d}.{'txt' if i == 7 else 'sgf'}": b"see the games" if i == 7 else
+               SGF.format(b=f"b{i % 30}", w="w", d=1 + i % 9, tail=f";B[{'abcdefghijklmnopqrs'[i % 19]}k]").encode()
+               for i in range(40)}
+    data = bytearray(make_zip(members))
+    info = zipfile.ZipFile(io.BytesIO(bytes(data))).getinfo("games/020.sgf")
+    data[info.header_offset + 30 + len(info.filename) + len(info.extra) + 3] ^= 0xFF  # inside its deflated bytes
+    games = tmp_path / "games"
+    games.mkdir()
+    (games / "all.zip").write_bytes(bytes(data))
+    settings = Settings((str(games),), False, True, None, {}, 0, (), "k")
+    assert len(plan([games], settings, {}, target_bytes=len(data) // 3)) == 3
+    fast = mine([games], tmp_path / "fast")
+    dask = mine([games], tmp_path / "dask", "dask", cluster=Options(workers=2, partition_mb=len(data) / 3 / 2**20))
+    assert manifest_run(tmp_path / "dask")["partitions"] == 3
+    assert fast["games_rejected"].get("duplicate") and fast["games_rejected"].get("unreadable archive member") == 1
+    assert (dask["games_read"], dask["games_rejected"]) == (fast["games_read"], fast["games_rejected"])
+    assert files_of(tmp_path / "dask") == files_of(tmp_path / "fast")
+
+
+@pytest.mark.parametrize("container", ["tar.gz", "zip"])
+def test_a_part_knows_the_kifu_indexes_of_the_members_before_it(tmp_path, container):
     """A whole reading of an archive learns kifu indexes as it meets them
-    (here in a zip inside the tar, in Tygem's layout, which the pre-pass
-    does not open): a part that starts after them knows them too."""
+    (here in a zip inside the tar or zip, in Tygem's layout, which the
+    pre-pass does not open): a part that starts after them knows them too.
+    A part of a zip inflates its own members, and of those before it only
+    their first bytes unless they may hold an index."""
     import io
     import tarfile
 
@@ -237,14 +269,17 @@ def test_a_part_knows_the_kifu_indexes_of_the_members_before_it(tmp_path):
                  .encode()) for i in range(10)]
     members += [("tygem/kifu/2011-01", TYGEM_KIFU)]
     buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
-        for name, data in members:
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
+    if container == "zip":
+        buffer.write(make_zip(dict(members)))
+    else:
+        with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+            for name, data in members:
+                info = tarfile.TarInfo(name)
+                info.size = len(data)
+                tar.addfile(info, io.BytesIO(data))
     games = tmp_path / "games"
     games.mkdir()
-    (games / "tygem.tar.gz").write_bytes(buffer.getvalue())
+    (games / f"tygem.{container}").write_bytes(buffer.getvalue())
     size = len(buffer.getvalue())
     settings = Settings((str(games),), False, True, None, {}, 0, (), "k")
     assert [p.part for p in plan([games], settings, {}, target_bytes=size // 3)] == [(k, 3) for k in range(3)]

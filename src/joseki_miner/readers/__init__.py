@@ -230,6 +230,22 @@ def index_scope(path: Path | str) -> str:
     return _index_scope(_vpath(path), None)
 
 
+def _holds_kifu(name: str, head: bytes) -> bool:
+    """Whether a member whose first bytes are ``head`` is, or may hold, a
+    kifu dump, whose games the kifu indexes name (a part of a zip without
+    one needs no index read before it)."""
+    kind = sniff(name, head)
+    return kind == "kifu" or kind in archives.ARCHIVE_KINDS
+
+
+def _holds_indexes(name: str, head: bytes) -> bool:
+    """Whether a member whose first bytes are ``head`` is, or may hold, a
+    kifu index (an index, or an archive): what a part reads of the members
+    before it (``_indexes_in``)."""
+    kind = sniff(name, head)
+    return kind == "index" or kind in archives.ARCHIVE_KINDS
+
+
 def _wants_index(name: str) -> bool:
     return name.lower().endswith(INDEX_SUFFIX) and not _is_junk(name)
 
@@ -349,7 +365,9 @@ class _Reader:
     def read_files(self, files: list[Path]) -> Iterator:
         """The items of ``files``, in order (archives inflated a file ahead,
         in the background, unless the index pre-pass kept them)."""
-        self.inflater = archives.Inflater([f for f in files if str(f) not in self.kept], limit=self.member_bytes)
+        # a part of a zip inflates its own members (``_members_of_part``), not the whole zip ahead
+        self.inflater = archives.Inflater([f for f in files if str(f) not in self.kept], zips=self.part[1] == 1,
+                                          limit=self.member_bytes)
         try:
             for f in files:
                 yield from self.read_file(f)
@@ -442,8 +460,25 @@ class _Reader:
         still gives each member, and its error, to one part alone (an
         archive that cannot be walked at all: to the last part).  The
         members before the part are read for the kifu indexes among them
-        alone, which a whole reading would know by then."""
+        alone, which a whole reading would know by then.  A zip's part
+        inflates its own members alone (``archives.ZipPart``), and of those
+        before it only their first bytes, where its own may hold kifu games
+        (the read-ahead would inflate the whole zip in every part)."""
         k, parts = self.part
+        if kind == "zip" and not isinstance(inflated, list):  # its own members alone are inflated
+            try:
+                part = archives.ZipPart(fh, k, parts, self.member_bytes)
+            except archives.READ_ERRORS:  # no central directory: walked as below, by its local headers
+                fh.seek(0)
+            else:
+                try:
+                    if part.any_own(_holds_kifu, HEAD):  # its kifu games need the indexes before it
+                        for name, data, _ in part.before(_holds_indexes, HEAD):
+                            self._indexes_in(data, name, f"{vpath}/{name}", vpath, 0)
+                    yield from part.own()
+                finally:
+                    part.close()
+                return
         try:
             count = sum(1 for _ in archives.iter_members(kind, fh, name, want=lambda member: False,
                                                          inflated=inflated, limit=self.member_bytes))

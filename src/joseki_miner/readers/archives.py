@@ -505,15 +505,99 @@ def iter_zip(fileobj: BinaryIO, want: Callable[[str], bool] | None = None,
             if want is not None and not want(info.filename):
                 yield info.filename, None, ""
                 continue
-            if info.file_size > limit:
-                yield info.filename, None, too_large(limit)
+            yield _zip_member(zf, info, limit)
+
+
+def _zip_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, limit: int) -> Member:
+    if info.file_size > limit:
+        return info.filename, None, too_large(limit)
+    try:
+        return info.filename, zf.read(info), ""
+    except READ_ERRORS as exc:
+        return info.filename, None, f"{type(exc).__name__}: {exc}"
+
+
+class ZipPart:
+    """The ``k``-th of ``parts`` runs of a zip's files (numbered as
+    ``iter_zip`` gives them), read from its central directory (ZipFile
+    raises where it is lost): ``own`` gives its members as ``iter_zip``
+    does (the last run: every file from its start on), ``before`` the
+    files before it, of which only what is asked is read.  A zip no larger
+    than the read-ahead's bound is held in memory (its compressed bytes),
+    and a run within it inflated at once by ISA-L: one part costs its own
+    members and one reading of the directory, not the whole archive."""
+
+    def __init__(self, fileobj: BinaryIO, k: int, parts: int, limit: int = MEMBER_BYTES) -> None:
+        self.zf = zipfile.ZipFile(fileobj)
+        infos = [info for info in self.zf.infolist() if not info.is_dir()]
+        lo, hi = k * len(infos) // parts, (k + 1) * len(infos) // parts if k < parts - 1 else len(infos)
+        self.buf = b""
+        if os.fstat(fileobj.fileno()).st_size <= 2 * _INFLATE_LIMIT:
+            fileobj.seek(0)
+            self.buf = fileobj.read()
+        self.limit, self.earlier, self.mine = limit, infos[:lo], infos[lo:hi]
+
+    def own(self) -> Iterator[Member]:
+        members = None
+        if self.buf and sum(i.file_size for i in self.mine) <= _INFLATE_LIMIT \
+                and all(i.file_size <= self.limit for i in self.mine):
+            members = _zip_members(self.buf, self.mine)
+        if members is not None:
+            yield from members
+            return
+        for info in self.mine:  # one at a time: a large run is never held whole
+            yield _zip_member(self.zf, info, self.limit)
+
+    def any_own(self, peek: Callable[[str, bytes], bool], head: int) -> bool:
+        """Whether ``peek(name, first bytes)`` wants any of its own files."""
+        return any(peek(info.filename, first) for info, first in self._heads(self.mine, head))
+
+    def before(self, peek: Callable[[str, bytes], bool], head: int) -> Iterator[Member]:
+        """The files before the part that ``peek(name, first bytes)`` wants,
+        whole; only the first ``head`` bytes of the others are inflated."""
+        for info, first in self._heads(self.earlier, head):
+            if peek(info.filename, first):
+                try:
+                    yield info.filename, self.zf.read(info), ""
+                except READ_ERRORS:  # the part that holds it says why
+                    continue
+
+    def _heads(self, infos, head: int) -> Iterator[tuple[zipfile.ZipInfo, bytes]]:
+        for info in infos:
+            if info.file_size > self.limit:
                 continue
             try:
-                data = zf.read(info)
-            except READ_ERRORS as exc:
-                yield info.filename, None, f"{type(exc).__name__}: {exc}"
+                first = _zip_head(self.buf, info, head)
+                if first is None:
+                    with self.zf.open(info) as member:
+                        first = member.read(head)
+            except READ_ERRORS:
                 continue
-            yield info.filename, data, ""
+            yield info, first
+
+    def close(self) -> None:
+        self.zf.close()
+
+
+def _zip_head(buf: bytes, info: zipfile.ZipInfo, head: int) -> bytes | None:
+    """The first ``head`` bytes of a member of a zip held in ``buf``, or
+    None where zipfile should read it (encryption, other methods, headers
+    that disagree)."""
+    h = info.header_offset
+    if not buf or info.flag_bits & 1 or info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED) \
+            or h + _LOCAL.size > len(buf):
+        return None
+    (magic, _, _, _, _, _, _, _, _, nlen, xlen) = _LOCAL.unpack_from(buf, h)
+    start = h + 30 + nlen + xlen
+    if magic != b"PK\x03\x04" or start + info.compress_size > len(buf):
+        return None
+    raw = buf[start:start + info.compress_size]
+    if info.compress_type == zipfile.ZIP_STORED:
+        return raw[:head]
+    try:
+        return zlib.decompressobj(-15).decompress(raw, head)
+    except zlib.error:
+        return None
 
 
 _LOCAL = struct.Struct("<4s5H3L2H")
