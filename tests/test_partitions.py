@@ -251,6 +251,74 @@ def test_a_zip_in_parts_says_each_member_and_its_damage_once(tmp_path):
     assert files_of(tmp_path / "dask") == files_of(tmp_path / "fast")
 
 
+def _flagged(data: bytes, name: str, bits: int) -> bytes:
+    """A zip with ``bits`` set among the flags of member ``name``, in its
+    local header and in the central directory."""
+    import struct
+    import zipfile
+
+    out = bytearray(data)
+    info = zipfile.ZipFile(io.BytesIO(data)).getinfo(name)
+    struct.pack_into("<H", out, info.header_offset + 6, info.flag_bits | bits)
+    at = out.find(b"PK\x01\x02")
+    while at >= 0:
+        length = struct.unpack_from("<H", out, at + 28)[0]
+        if out[at + 46:at + 46 + length] == name.encode():
+            struct.pack_into("<H", out, at + 8, info.flag_bits | bits)
+        at = out.find(b"PK\x01\x02", at + 4)
+    return bytes(out)
+
+
+@pytest.mark.parametrize("case", ["a game member", "an index member before the part"])
+def test_a_zip_member_zipfile_refuses_is_refused_in_parts_too(tmp_path, case):
+    """A member flagged "compressed patched data" (0x20), which zipfile
+    will not read: one reading rejects it (a zip without the .zip suffix
+    is read by zipfile) or, for an index before a part's kifu games, never
+    loads it; the parts of the zip do the same, whatever path reads them."""
+    from helpers import make_zip
+    from test_readers_kifu import TYGEM_INDEX, TYGEM_KIFU
+
+    games = {f"g/{i:02d}.sgf": SGF.format(b=f"b{i}", w="w", d=1 + i % 9, tail=f";B[{'abcdefghij'[i % 10]}k]")
+             .encode() for i in range(12)}
+    folder = tmp_path / "games"
+    folder.mkdir()
+    if case == "a game member":
+        data = _flagged(make_zip(games), "g/09.sgf", 0x20)
+        (folder / "games.dat").write_bytes(data)
+    else:
+        data = _flagged(make_zip({"t/index/Kifu2011.txt": TYGEM_INDEX.encode(), **games, "t/kifu/2011-01": TYGEM_KIFU}),
+                        "t/index/Kifu2011.txt", 0x20)
+        (folder / "tygem.zip").write_bytes(data)
+    fast = mine([folder], tmp_path / "fast")
+    mine([folder], tmp_path / "dask", "dask", cluster=Options(workers=2, partition_mb=len(data) / 3 / 2**20))
+    assert manifest_run(tmp_path / "dask")["partitions"] == 3
+    if case == "a game member":
+        assert fast["games_rejected"].get("unreadable archive member") == 1
+    assert files_of(tmp_path / "dask") == files_of(tmp_path / "fast")
+
+
+def test_an_index_found_by_its_content_before_a_partition_names_its_players(tmp_path):
+    """An index in Tygem's index folder without the .index suffix: one
+    reading adds it as it meets it, before the kifu after it; a partition
+    of those kifu, the index outside it, adds it too."""
+    import pyarrow.parquet as pq
+    from test_readers_kifu import TYGEM_INDEX, TYGEM_KIFU
+
+    games = tmp_path / "games"
+    for folder in ("index", "kifu", "sgf"):
+        (games / folder).mkdir(parents=True)
+    (games / "index" / "Kifu2011.txt").write_text(TYGEM_INDEX)
+    (games / "kifu" / "2011-01").write_bytes(TYGEM_KIFU)
+    for i in range(6):
+        (games / "sgf" / f"{i}.sgf").write_text(SGF.format(b=f"b{i}", w="w", d=1 + i, tail=f";B[{'abcdef'[i]}k]"))
+    mine([games], tmp_path / "fast")
+    mine([games], tmp_path / "dask", "dask", cluster=Options(workers=2, partition_mb=200 / 2**20))
+    assert manifest_run(tmp_path / "dask")["partitions"] > 2
+    players = pq.read_table(tmp_path / "fast" / "work" / "games.parquet", columns=["PW"]).column(0).to_pylist()
+    assert "흑돌이" in players
+    assert files_of(tmp_path / "dask") == files_of(tmp_path / "fast")
+
+
 @pytest.mark.parametrize("container", ["tar.gz", "zip"])
 def test_a_part_knows_the_kifu_indexes_of_the_members_before_it(tmp_path, container):
     """A whole reading of an archive learns kifu indexes as it meets them

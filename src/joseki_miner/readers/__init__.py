@@ -297,6 +297,24 @@ class _Reader:
         finally:
             inflater.close()
 
+    def load_found_by_content(self, files: list[Path]) -> None:
+        """Of index files outside a partition, before its own in the reading
+        order, those only their content says are indexes (``index/x.txt``):
+        one reading adds them as its main pass meets them, before it reaches
+        the partition's files (those after, it has not met yet)."""
+        for f in files:
+            vpath = _vpath(f)
+            if vpath in self.loaded or _is_junk(f.name):
+                continue
+            try:
+                with open(f, "rb") as fh:
+                    if sniff(f.name, fh.read(HEAD)) == "index":
+                        data = _read_whole(fh, self.member_bytes)
+                        if data is not None:
+                            self._add_index(vpath, None, data)
+            except OSError:  # the partition that holds it says why
+                continue
+
     def _keep(self, path: Path, inflated: archives.Tar | list | None) -> None:
         """Hold a decompressed tar for the main pass, within KEPT_BYTES; and
         a zip whose members this pass inflated all (it inflates only index

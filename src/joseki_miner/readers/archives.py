@@ -372,6 +372,11 @@ class Inflater:
         self.futures.clear()
 
 
+# flags of a member that zipfile refuses to read (encrypted, strongly
+# encrypted, compressed patched data): the fast paths leave it to zipfile
+_ZIPFILE_JUDGES = 0x01 | 0x20 | 0x40
+
+
 def _zip_members(buf: bytes, infos: list[zipfile.ZipInfo]) -> list[Member] | None:
     """``list(iter_zip(...))`` of a sound zip held in memory (``infos``: its
     central directory), its members inflated by ISA-L; None at anything
@@ -384,7 +389,7 @@ def _zip_members(buf: bytes, infos: list[zipfile.ZipInfo]) -> list[Member] | Non
         if info.is_dir():
             continue
         h = info.header_offset
-        if info.flag_bits & 1 or info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED) \
+        if info.flag_bits & _ZIPFILE_JUDGES or info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED) \
                 or h + _LOCAL.size > len(buf):
             return None
         (magic, _, flags, _, _, _, _, _, _, nlen, xlen) = _LOCAL.unpack_from(buf, h)
@@ -538,10 +543,13 @@ class ZipPart:
         self.limit, self.earlier, self.mine = limit, infos[:lo], infos[lo:hi]
 
     def own(self) -> Iterator[Member]:
-        members = None
-        if self.buf and sum(i.file_size for i in self.mine) <= _INFLATE_LIMIT \
+        """Its own members (after ``any_own`` and ``before``: the compressed
+        bytes are let go here)."""
+        buf, self.buf, members = self.buf, b"", None
+        if buf and sum(i.file_size for i in self.mine) <= _INFLATE_LIMIT \
                 and all(i.file_size <= self.limit for i in self.mine):
-            members = _zip_members(self.buf, self.mine)
+            members = _zip_members(buf, self.mine)
+        del buf
         if members is not None:
             yield from members
             return
@@ -584,7 +592,8 @@ def _zip_head(buf: bytes, info: zipfile.ZipInfo, head: int) -> bytes | None:
     None where zipfile should read it (encryption, other methods, headers
     that disagree)."""
     h = info.header_offset
-    if not buf or info.flag_bits & 1 or info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED) \
+    if not buf or info.flag_bits & _ZIPFILE_JUDGES or info.compress_type not in (zipfile.ZIP_STORED,
+                                                                                  zipfile.ZIP_DEFLATED) \
             or h + _LOCAL.size > len(buf):
         return None
     (magic, _, _, _, _, _, _, _, _, nlen, xlen) = _LOCAL.unpack_from(buf, h)

@@ -442,6 +442,7 @@ def read_batches(
     reader = _BulkReader(encoding_fallback, on_skip, arena, member_bytes, field_bytes, part)
     others = [Path(i) for i in indexes]
     reader.load_indexes([*others[:indexes_before], *files, *(i for i in others[indexes_before:] if i not in files)])
+    reader.load_found_by_content(others[:indexes_before])
     pending: list[GameBatch] = []
     count = moves = 0
     for batch in reader.read_files(files):
