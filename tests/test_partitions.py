@@ -352,7 +352,7 @@ def test_a_part_knows_the_kifu_indexes_of_the_members_before_it(tmp_path, contai
     settings = Settings((str(games),), False, True, None, {}, 0, (), "k")
     assert [p.part for p in plan([games], settings, {}, target_bytes=size // 3)] == [(k, 3) for k in range(3)]
     fast = mine([games], tmp_path / "fast")
-    dask = mine([games], tmp_path / "dask", "dask", cluster=Options(workers=2, partition_mb=size / 3 / 2**20))
+    mine([games], tmp_path / "dask", "dask", cluster=Options(workers=2, partition_mb=size / 3 / 2**20))
     assert manifest_run(tmp_path / "dask")["partitions"] == 3 and fast["games_accepted"] == 13
     import pyarrow.parquet as pq
     players = pq.read_table(tmp_path / "fast" / "work" / "games.parquet", columns=["PW"]).column(0).to_pylist()

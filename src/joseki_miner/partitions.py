@@ -115,9 +115,10 @@ MAX_PARTS = 8  # of one archive: a part of a compressed tar inflates it from its
 def _parts(path: Path, size: int, target_bytes: int) -> int:
     """In how many parts an input file is mined: an archive of many members
     about one a ``target_bytes``, at most ``MAX_PARTS``; any other file
-    whole.  Each part of an archive inflates it (its index pre-pass does
-    already; a tar is then kept in memory and walked again): K parts cost
-    K inflations, a tenth of mining it or less each, hence the cap.  A tar
+    whole.  Each part of a tar inflates it (its index pre-pass does
+    already; the tar is then kept in memory and walked again): K parts cost
+    K inflations, a tenth of mining it or less each, hence the cap; a part
+    of a zip inflates its own members but reads the zip's directory.  A tar
     too large to be kept in memory (``KEPT_BYTES``; of a compressed one,
     only gzip says its size) would be streamed three times a part: whole."""
     parts = min(MAX_PARTS, round(size / target_bytes)) if target_bytes > 0 else 1
@@ -195,7 +196,7 @@ def plan(paths, settings: Settings, digests: dict[str, str], *, target_bytes: in
         for k in range(parts):
             whole = [joseki_miner.__version__, FORMAT, settings.key, identity] + ([["part", k, parts]] if parts > 1 else [])
             key = hashlib.sha256(json.dumps(whole).encode()).hexdigest()[:20]
-            # each part inflates the archive whole and walks it in memory: its parts cost about the same
+            # the parts of an archive cost about the same: each its share of the members to mine
             partitions.append(Partition(len(partitions), tuple(str(files[i]) for i in group),
                                         tuple(str(files[i]) for i in needed), size // parts, key, (k, parts),
                                         sum(1 for i in needed if i < group[0])))

@@ -523,8 +523,7 @@ class _Reader:
         nothing else: neither games nor skips (another part says those)."""
         kind = sniff(member, data[:HEAD])
         if kind == "index":
-            if vpath not in self.loaded:
-                self._add_index(vpath, archive_vpath, data)
+            self._add_index(vpath, archive_vpath, data)  # once: an index already loaded is kept
         elif kind in archives.ARCHIVE_KINDS and depth + 1 < MAX_NESTING:
             try:
                 for inner, inner_data, error in archives.iter_members(kind, archives.as_fileobj(data), member,

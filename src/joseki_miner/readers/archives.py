@@ -377,6 +377,29 @@ class Inflater:
 _ZIPFILE_JUDGES = 0x01 | 0x20 | 0x40
 
 
+def _zip_raw(buf: bytes, info: zipfile.ZipInfo) -> bytes | None:
+    """The stored (compressed) bytes of a member of a zip held in ``buf``,
+    or None at anything zipfile itself should judge (encryption, other
+    methods, a local header that disagrees with the directory)."""
+    h = info.header_offset
+    if info.flag_bits & _ZIPFILE_JUDGES or info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED) \
+            or h + _LOCAL.size > len(buf):
+        return None
+    (magic, _, flags, _, _, _, _, _, _, nlen, xlen) = _LOCAL.unpack_from(buf, h)
+    name = buf[h + 30:h + 30 + nlen].decode("utf-8" if flags & 0x800 else "cp437", "replace")
+    start = h + 30 + nlen + xlen
+    raw = buf[start:start + info.compress_size]
+    if magic != b"PK\x03\x04" or name != info.orig_filename or len(raw) != info.compress_size:
+        return None
+    return raw
+
+
+def _inflatable(infos: list[zipfile.ZipInfo], limit: int) -> bool:
+    """Whether these members may be inflated at once (the read-ahead's
+    bound, and no member past ``limit``)."""
+    return sum(i.file_size for i in infos) <= _INFLATE_LIMIT and all(i.file_size <= limit for i in infos)
+
+
 def _zip_members(buf: bytes, infos: list[zipfile.ZipInfo]) -> list[Member] | None:
     """``list(iter_zip(...))`` of a sound zip held in memory (``infos``: its
     central directory), its members inflated by ISA-L; None at anything
@@ -388,17 +411,8 @@ def _zip_members(buf: bytes, infos: list[zipfile.ZipInfo]) -> list[Member] | Non
     for info in infos:
         if info.is_dir():
             continue
-        h = info.header_offset
-        if info.flag_bits & _ZIPFILE_JUDGES or info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED) \
-                or h + _LOCAL.size > len(buf):
-            return None
-        (magic, _, flags, _, _, _, _, _, _, nlen, xlen) = _LOCAL.unpack_from(buf, h)
-        name = buf[h + 30:h + 30 + nlen].decode("utf-8" if flags & 0x800 else "cp437", "replace")
-        start = h + 30 + nlen + xlen
-        if magic != b"PK\x03\x04":
-            return None
-        raw = buf[start:start + info.compress_size]
-        if name != info.orig_filename or len(raw) != info.compress_size:
+        raw = _zip_raw(buf, info)
+        if raw is None:
             return None
         try:
             if info.compress_type == zipfile.ZIP_STORED:
@@ -429,8 +443,7 @@ def _inflate_file(path: str, want: Callable[[str], bool] | None = None,
                 except READ_ERRORS:
                     return None
                 wanted = [i for i in infos if want is None or want(i.filename)]
-                if (sum(i.file_size for i in wanted) > _INFLATE_LIMIT or any(i.file_size > limit for i in wanted)
-                        or os.fstat(fh.fileno()).st_size > 2 * _INFLATE_LIMIT):
+                if not _inflatable(wanted, limit) or os.fstat(fh.fileno()).st_size > 2 * _INFLATE_LIMIT:
                     return None  # iter_zip reads it, member by member
                 fh.seek(0)
                 members = _zip_members(fh.read(), wanted)
@@ -546,8 +559,7 @@ class ZipPart:
         """Its own members (after ``any_own`` and ``before``: the compressed
         bytes are let go here)."""
         buf, self.buf, members = self.buf, b"", None
-        if buf and sum(i.file_size for i in self.mine) <= _INFLATE_LIMIT \
-                and all(i.file_size <= self.limit for i in self.mine):
+        if buf and _inflatable(self.mine, self.limit):
             members = _zip_members(buf, self.mine)
         del buf
         if members is not None:
@@ -591,16 +603,9 @@ def _zip_head(buf: bytes, info: zipfile.ZipInfo, head: int) -> bytes | None:
     """The first ``head`` bytes of a member of a zip held in ``buf``, or
     None where zipfile should read it (encryption, other methods, headers
     that disagree)."""
-    h = info.header_offset
-    if not buf or info.flag_bits & _ZIPFILE_JUDGES or info.compress_type not in (zipfile.ZIP_STORED,
-                                                                                  zipfile.ZIP_DEFLATED) \
-            or h + _LOCAL.size > len(buf):
+    raw = _zip_raw(buf, info) if buf else None
+    if raw is None:
         return None
-    (magic, _, _, _, _, _, _, _, _, nlen, xlen) = _LOCAL.unpack_from(buf, h)
-    start = h + 30 + nlen + xlen
-    if magic != b"PK\x03\x04" or start + info.compress_size > len(buf):
-        return None
-    raw = buf[start:start + info.compress_size]
     if info.compress_type == zipfile.ZIP_STORED:
         return raw[:head]
     try:
