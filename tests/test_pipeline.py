@@ -53,7 +53,7 @@ def test_demo_recovers_exactly_the_planted_joseki(demo_run):
     mined.pop(())
     planted.pop(())
     assert mined == planted
-    assert summary["leaves"] == 6  # 8 planted, two of them prefixes of others
+    assert summary["leaves"] == 8  # 10 planted, two of them prefixes of others
 
 
 def _paths_by_node(table) -> dict[int, tuple[int, ...]]:
@@ -112,7 +112,7 @@ def test_demo_summary_reconciles_and_names_every_reject(demo_run):
     rejects = pq.read_table(catalog.rejects).to_pandas()
     assert sorted(Path(s).name for s in rejects["source"]) == ["bad-9x9.sgf", "bad-handicap.sgf", "bad-truncated.sgf"]
     assert summary["threshold"] == 4  # 1% of 400 games
-    assert summary["sequences"] == 1600  # four corners a game
+    assert summary["sequences"] == 1600 - 15  # four corners a game, but the 15 left empty beside a side extension
     on_disk = json.loads(catalog.summary.read_text())
     for key in ("games_read", "games_accepted", "games_rejected", "sequences", "nodes_before_prune",
                 "nodes_after_prune", "leaves", "seconds"):
@@ -313,7 +313,7 @@ def test_cli_single_stage_reports_only_what_has_run(demo_games, tmp_path):
     assert "games read 403" in result.output and "files without games skipped: 1" in result.output
     assert "trie" not in result.output and "joseki" not in result.output
     result = runner.invoke(app, ["extract", "--out", str(tmp_path), "--quiet"])
-    assert "sequences 1,600" in result.output and "trie" not in result.output
+    assert "sequences 1,585" in result.output and "trie" not in result.output
 
 
 def test_console_command_flushes_its_output_and_exit_code(demo_games, tmp_path):

@@ -2,12 +2,17 @@
 frequencies, so a run can be checked against the truth.
 
 Every game has four corners.  A corner either plays one of the PLANTED
-joseki (dealt from a deck, so each is played exactly its planted number of
+lines (dealt from a deck, so each is played exactly its planted number of
 times), sometimes followed by a short random tail, or a random junk
 sequence.  Each corner is turned to a random corner orientation (8 board
 symmetries) and a random colour.  Corner sequences stay within a 7x7 box
 (rows and columns 0..6 of their corner), so neighbouring corners are more
-than 5 lines apart and never join.  The junk and the tails are random but
+than 5 lines apart and never join; the one planted line that leaves it, a
+side extension to the central line, is played in a game whose corner
+across that line stays empty.  Besides joseki, the planted lines hold
+what a tree of corner sequences must tell apart from them (``kind``): an
+enclosure (the corner's first player plays there again, unanswered) and
+an extension on the side.  The junk and the tails are random but
 never repeat (their first three normalized moves, or the first tail move
 after a joseki, are unique), so pruning must remove them all; the mined tree
 is then exactly the trie of the planted joseki with their planted counts.
@@ -40,17 +45,20 @@ from .symmetry import POINT_MAP, canonical_transforms
 
 BOX = 7  # corner sequences use rows and columns 0..BOX-1 of their corner
 
-# Planted joseki in normal form (section 5.1), SGF points, "--" a tenuki;
-# colours alternate from black.  Names are descriptive, not textbook.
+# Planted lines in normal form (section 5.1), SGF points, "--" a tenuki;
+# colours alternate from black; what each is (a joseki, or the fuseki
+# shapes the tree names apart).  Names are descriptive, not textbook.
 PLANTED = (
-    ("4-4 low approach, knight's move, press", "dd fc cf db", 60),
-    ("4-4 low approach, knight's move, 3-3 block", "dd fc cf db cc dc", 40),
-    ("4-4 low approach, attach and extend", "dd fc fd gc ge", 35),
-    ("3-4 high approach", "dc ce ed", 30),
-    ("3-4 high approach, 3-3 slide", "dc ce ed cc bc", 15),
-    ("3-4 attach, white tenuki", "dc ec db -- eb", 25),
-    ("3-3 point shoulder hit", "cc dc cd de", 20),
-    ("4-4 one-space approach", "dd ed ec fd", 12),
+    ("4-4 low approach, knight's move, press", "dd fc cf db", 60, "joseki"),
+    ("4-4 low approach, knight's move, 3-3 block", "dd fc cf db cc dc", 40, "joseki"),
+    ("4-4 low approach, attach and extend", "dd fc fd gc ge", 35, "joseki"),
+    ("3-4 high approach", "dc ce ed", 30, "joseki"),
+    ("3-4 high approach, 3-3 slide", "dc ce ed cc bc", 15, "joseki"),
+    ("3-4 attach, white tenuki", "dc ec db -- eb", 25, "joseki"),
+    ("3-3 point shoulder hit", "cc dc cd de", 20, "joseki"),
+    ("4-4 one-space approach", "dd ed ec fd", 12, "joseki"),
+    ("3-4 point, small knight's enclosure", "dc -- ce", 20, "enclosure"),
+    ("4-4 low approach, knight's move, extension to the central line", "dd fc cf jd", 15, "extension"),
 )
 
 # results and how often (weights): the winner each names, as gameinfo reads it
@@ -71,8 +79,14 @@ def keys_of(text: str) -> tuple[int, ...]:
     return tuple(TENUKI if k == "--" else from_sgf(k) for k in text.split())
 
 
-def _box_points() -> list[int]:
-    return [r * SIZE + c for r in range(BOX) for c in range(BOX)]
+def _box_points(box: int = BOX) -> list[int]:
+    return [r * SIZE + c for r in range(box) for c in range(box)]
+
+
+def leaves_box(keys: tuple[int, ...]) -> bool:
+    """Whether a planted line plays outside its corner's box (and so
+    reaches the corner across the central line)."""
+    return any(k != TENUKI and max(divmod(k, SIZE)) >= BOX for k in keys)
 
 
 def _near(p: int, stones: list[int], d: int) -> bool:
@@ -91,14 +105,16 @@ class _Dealer:
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
         self.used: set[tuple[int, ...]] = set()
-        planted = [keys_of(text) for _, text, _ in PLANTED]
+        planted = [keys_of(text) for _, text, _, _ in PLANTED]
         self.first_points = {k[0] for k in planted}
         # a tail must not continue into another planted joseki
         self.taken = {k[: i + 1] for k in planted for i in range(len(k))}
 
     def junk(self) -> tuple[int, ...]:
-        """3 to 5 alternating moves whose normal-form first three are new."""
-        starts = [p for p in _box_points() if p // SIZE <= p % SIZE and p not in self.first_points]
+        """3 to 5 alternating moves whose normal-form first three are new;
+        the first within 5 lines of the corner, where any corner region
+        lets a sequence start (``start.lines``)."""
+        starts = [p for p in _box_points(5) if p // SIZE <= p % SIZE and p not in self.first_points]
         while True:
             pts = [self.rng.choice(starts)]
             for _ in range(self.rng.randint(2, 4)):
@@ -157,30 +173,44 @@ def _sgf(moves: list[tuple[int, int]], number: int, date: str = "", result: str 
 def generate(games: int = 400, seed: int = 2007) -> tuple[list[str], dict]:
     """The demo games as SGF texts and the truth about them (``truth["games"]``
     holds each game's corners: their normal-form keys, whether their colours
-    were swapped, the move where each started; and the game's winner, year
-    and collection)."""
+    were swapped, the move where each started (-1: a corner left empty);
+    and the game's winner, year and collection)."""
     rng = random.Random(seed)
     info_rng = random.Random(seed + 1)  # dates and results: the games' moves stay those of earlier demos
     dealer = _Dealer(rng)
-    deck: list[int] = [i for i, (_, _, n) in enumerate(PLANTED) for _ in range(n)]
-    if len(deck) > 4 * games:
-        raise ValueError(f"the demo needs at least {len(deck) // 4 + 1} games")
-    deck += [-1] * (4 * games - len(deck))
+    wide = [i for i, (_, text, _, _) in enumerate(PLANTED) if leaves_box(keys_of(text))]
+    deck: list[int] = [i for i, (_, _, n, _) in enumerate(PLANTED) for _ in range(n) if i not in wide]
+    # a line leaving its box takes a game of its own: it and two corners dealt, the corner across it empty
+    apart = [i for i in wide for _ in range(PLANTED[i][2])]
+    if len(deck) + 4 * len(apart) > 4 * games:
+        raise ValueError(f"the demo needs at least {(len(deck) + 4 * len(apart)) // 4 + 1} games")
+    deck += [-1] * (4 * games - 4 * len(apart) - len(deck) + 2 * len(apart))
     rng.shuffle(deck)
+    wide_games = dict(zip(sorted(rng.sample(range(games), len(apart))), apart))
     texts, records = [], []
+    cards = iter(deck)
     for g in range(games):
         corners, dealt = [], []
-        for corner in range(4):
-            pick = deck[4 * g + corner]
+        turns = [((corner // 2) * 2 + (corner % 2) + 4 * rng.randint(0, 1), rng.random() < 0.5) for corner in range(4)]
+        if g in wide_games:  # the wide line in a random corner; the corner it reaches across the central line is empty
+            corner = rng.randrange(4)
+            t = turns[corner][0]
+            reached = {k for p in keys_of(PLANTED[wide_games[g]][1]) if p != TENUKI for k in _corners(POINT_MAP[t][p])}
+            picks = [wide_games[g] if k == corner else None if k in reached else next(cards) for k in range(4)]
+        else:
+            picks = [next(cards) for _ in range(4)]
+        for corner, ((t, swap), pick) in enumerate(zip(turns, picks)):
+            if pick is None:
+                corners.append([])
+                dealt.append(((), swap))
+                continue
             if pick < 0:
                 keys = dealer.junk()
             else:
                 keys = keys_of(PLANTED[pick][1])
-                if rng.random() < 0.4:
+                if pick not in wide and rng.random() < 0.4:
                     # the tail goes on in colour from the joseki's last move
                     keys = keys + dealer.tail(keys)
-            t = (corner // 2) * 2 + (corner % 2) + 4 * rng.randint(0, 1)
-            swap = rng.random() < 0.5
             corners.append([(-c if swap else c, POINT_MAP[t][p]) for c, p in _moves_of(keys)])
             dealt.append((keys if pick >= 0 else (), swap))
         moves, first = _game_moves(corners, rng)
@@ -192,14 +222,25 @@ def generate(games: int = 400, seed: int = 2007) -> tuple[list[str], dict]:
                                     for (k, sw), f in zip(dealt, first)],
                         "winner": winner, "year": year, "date": date, "result": result,
                         "collection": COLLECTIONS[g * len(COLLECTIONS) // games]})
+    if next(cards, None) is not None:
+        raise RuntimeError("the demo dealt fewer corners than its deck holds")
     truth = {
         "games": games,
         "seed": seed,
-        "planted": [{"name": n, "moves": m, "count": c} for n, m, c in PLANTED],
+        "planted": [{"name": n, "moves": m, "count": c, "kind": k} for n, m, c, k in PLANTED],
         "bad_records": sorted(_BAD_RECORDS),
         "game_records": records,
     }
     return texts, truth
+
+
+def _corners(p: int) -> set[int]:
+    """The corners (0 upper left, 1 upper right, 2 lower left, 3 lower
+    right) whose quarter holds point p, central lines shared."""
+    r, c = divmod(p, SIZE)
+    rows = {0} if r < SIZE // 2 else {1} if r > SIZE // 2 else {0, 1}
+    cols = {0} if c < SIZE // 2 else {1} if c > SIZE // 2 else {0, 1}
+    return {2 * i + j for i in rows for j in cols}
 
 
 def write_collection(folder: str | Path, games: int = 400, seed: int = 2007) -> int:
@@ -222,7 +263,7 @@ def planted_paths() -> dict[tuple[int, ...], int]:
     tree a correct run must mine from the demo (all counts are above the
     default threshold and every joseki has at least 3 moves)."""
     out: dict[tuple[int, ...], int] = {(): 0}
-    for _, text, n in PLANTED:
+    for _, text, n, _ in PLANTED:
         keys = keys_of(text)
         out[()] += n
         for i in range(1, len(keys) + 1):
@@ -240,7 +281,8 @@ def planted_stats(games: int = 400, seed: int = 2007) -> dict[tuple[int, ...], d
     nodes = planted_paths()
     out: dict[tuple[int, ...], dict] = {}
     for game in truth["game_records"]:
-        corners = sorted(game["corners"], key=lambda c: c["first_move"])  # in the order they started
+        corners = sorted((c for c in game["corners"] if c["first_move"] >= 0),
+                         key=lambda c: c["first_move"])  # in the order they started (an empty corner never did)
         reach: dict[tuple[int, ...], bool] = {(): corners[0]["swapped"]}  # node -> its earliest corner's swap
         for corner in corners:
             keys = tuple(corner["keys"])
