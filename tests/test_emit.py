@@ -157,7 +157,7 @@ def test_comment_verdicts_in_words_and_counters():
 def test_comment_for_players_exact():
     book = stats_book()
     assert node_comment(book, 2) == (
-        "149 games (50% of the moves here) · Black wins 67% (57-75%) · 2004-2017, most popular in 2017\n"
+        "149 games (50% of the moves here); Black wins 67% (57-75%); 2004-2017, most popular in 2017\n"
         "Black's influence to the right.\n"
         "Played 150 times: some games play it in more than one corner.\n"
         "Games: Lee Sedol 9p (B) - Gu Li 9p (W), 2014-01-05, B+R (pro, move 23, upper right); "
@@ -178,7 +178,7 @@ def test_raw_counters_only_when_asked(table):
 def test_tenuki_comment_says_who_plays_elsewhere(table):
     book = make_book(table, about=About())
     first = node_comment(book, 7).splitlines()[0]
-    assert first == "Black tenuki: plays elsewhere · 90 times (100% of the moves here)"
+    assert first == "Black tenuki: plays elsewhere; 90 times (100% of the moves here)"
     assert "tenuki" not in node_comment(book, 8).splitlines()[0]
     assert node_comment(book, 6).endswith("Next: tenuki 100%.")  # a tenuki child is named
 
@@ -234,7 +234,7 @@ def test_sgf_labels_name_exactly_the_children_with_their_share(table):
         if n != book.root:
             first = node.get("C").splitlines()[0]
             assert first.startswith(f"{book.get(n, 'games'):,} games (") or first.startswith(
-                f"{'Black' if book.get(n, 'color') == 'B' else 'White'} tenuki: plays elsewhere · ")
+                f"{'Black' if book.get(n, 'color') == 'B' else 'White'} tenuki: plays elsewhere; ")
         seen += 1
         stack.extend(zip(list(node), kids))
     assert seen == len(table)

@@ -8,7 +8,8 @@ with each node's games by year and collection and its example games, and
 
 * ``headline``: one line a player reads at a glance: "1,578 games (12% of
   the moves here) · Black wins 52% (49-55%) · 2004-2017, most popular in
-  2011";
+  2011" (in the SGF its parts are joined by "; ": its own words are ASCII,
+  for viewers that read comments as Latin-1 whatever CA says);
 * ``influence_words``: the thesis' verdicts (section 8) in words, only the
   directions that say something ("White's influence to the right, Black's
   below");
@@ -279,9 +280,10 @@ def years_text(book: Book, node: int) -> str:
     return f"{span}, most popular in {peak}" if peak and first != last else span
 
 
-def headline(book: Book, node: int) -> str:
+def headline(book: Book, node: int, sep: str = " \u00b7 ") -> str:
     """The node's first line: its games and share of the moves at its
-    parent, the tree's Black's win rate with its interval, its years."""
+    parent, the tree's Black's win rate with its interval, its years,
+    joined by ``sep``."""
     games = book.games(node)
     unit = "games" if "games" in book.cols else "times"
     head = f"{number(games)} {unit if games != 1 else unit[:-1]}"
@@ -291,7 +293,7 @@ def headline(book: Book, node: int) -> str:
     parts = [head] + [t for t in (win_text(book, node), years_text(book, node)) if t]
     if book.is_tenuki(node):
         parts.insert(0, f"{COLOUR_NAMES.get(book.get(node, 'color'), '?')} tenuki: plays elsewhere")
-    return " · ".join(parts)
+    return sep.join(parts)
 
 
 def verdicts(book: Book, node: int) -> dict[str, str]:

@@ -44,6 +44,9 @@ __all__ = [
 
 APP = f"joseki-miner:{__version__}"
 EXAMPLES_SHOWN = 3  # example games in a node's comment
+# between the parts of a comment's first line: the SGF's own words are ASCII (CGoban 1.9 reads comments as
+# Latin-1 whatever CA says, and showed the report's "\u00b7" as "\u00c2\u00b7"); names keep their UTF-8
+SEPARATOR = "; "
 
 # Letters of thesis Figure 6: black, white, any, none (a space).
 VERDICT_LETTERS = {"black": "B", "white": "W", "any": "A", "none": " "}
@@ -85,7 +88,7 @@ def node_comment(book: Book, node: int, counters: bool = False) -> str:
     game played it in more than one corner; up to three example games; the
     next moves with their shares (a tenuki among them); the raw counters
     only with ``counters``."""
-    lines = [headline(book, node)]
+    lines = [headline(book, node, SEPARATOR)]
     influence = influence_words(book, node)
     if influence:
         lines.append(influence + ".")
