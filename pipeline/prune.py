@@ -12,6 +12,7 @@ import pyarrow.parquet as pq
 
 from joseki_miner import prune as method
 from joseki_miner.arrow import column, numpy, strings
+from joseki_miner.kinds import JOSEKI, KINDS, Rules, ends, of_arrays
 from joseki_miner.lookup import corner_of
 from joseki_miner.points import TENUKI, from_sgf
 from joseki_miner.trie import NODE_ARRAYS, node_table
@@ -26,31 +27,62 @@ EXAMPLES_SCHEMA = pa.schema(
 
 
 def run(trie_path: Path, years_path: Path, sources_path: Path, sorted_path: Path, games_path: Path,
-        outputs: dict[str, Path], *, threshold: int, min_length: int, examples: int) -> dict:
-    """Prune trie.parquet; ``outputs``: paths of "joseki", "years", "sources", "examples"."""
+        outputs: dict[str, Path], *, threshold: int, min_length: int, examples: int,
+        rules: method.Rules = method.Rules(), kinds: Rules | None = None) -> dict:
+    """Prune trie.parquet; ``outputs``: paths of "joseki", "years", "sources", "examples".
+    ``rules``: the future work's rules of phase 2; ``kinds``: the rules of
+    the nodes' kinds (trie.parquet holds them then)."""
     table = pq.ParquetFile(trie_path).read()
     arrays = {name: numpy(table.column(name)) for name in ("node", "parent", "depth", "count", "first")}
+    arrays["key"] = _keys(table)
     keep, new_node, new_parent = method.survivors(arrays["node"], arrays["parent"], arrays["depth"],
-                                                  arrays["count"], threshold, min_length)
+                                                  arrays["count"], threshold, min_length, rules,
+                                                  _tenuki(arrays))
     pruned = table.filter(column(keep))
+    if "kind" in table.column_names and kinds is None:
+        pruned = pruned.drop_columns(["kind"])
+    elif "kind" not in table.column_names and kinds is not None:
+        kept = {"node": new_node, "parent": new_parent, "depth": arrays["depth"][keep], "key": arrays["key"][keep]}
+        pruned = pruned.add_column(pruned.column_names.index("move") + 1, "kind",
+                                   strings(list(KINDS)).take(column(of_arrays(kept, kinds), np.int8)))
     pruned = pruned.set_column(0, "node", column(new_node)).set_column(1, "parent", column(new_parent))
+    if rules.fold_tenuki:
+        pruned = pruned.add_column(pruned.column_names.index("count") + 1, "tenuki",
+                                   column(_tenuki_counts(arrays)[keep]))
     rows = {name: _rows(path) for name, path in (("years", years_path), ("sources", sources_path))}
-    return _write(pruned, keep, arrays, rows, sorted_path, games_path, outputs, threshold, examples)
+    return _write(pruned, keep, arrays, rows, sorted_path, games_path, outputs, threshold, examples, min_length)
 
 
 def run_arrays(arrays: dict[str, np.ndarray], names: list[str], sorted_path: Path, games_path: Path,
-               outputs: dict[str, Path], *, threshold: int, min_length: int, examples: int) -> dict:
+               outputs: dict[str, Path], *, threshold: int, min_length: int, examples: int,
+               rules: method.Rules = method.Rules(), kinds: Rules | None = None) -> dict:
     """``run`` on the trie's arrays in memory (``build.SortedRuns.count``;
     ``names``: the collections by number), while trie.parquet is still being
     written: the same files."""
     node, parent, depth = arrays["node"], arrays["parent"], arrays["depth"]
-    keep, new_node, new_parent = method.survivors(node, parent, depth, arrays["count"], threshold, min_length)
+    keep, new_node, new_parent = method.survivors(node, parent, depth, arrays["count"], threshold, min_length,
+                                                  rules, _tenuki(arrays))
     kept = {name: arrays[name][keep] for name in NODE_ARRAYS}
-    pruned = node_table({**kept, "node": new_node, "parent": new_parent})
+    kept.update(node=new_node, parent=new_parent)
+    if kinds is not None:
+        kept["kind"] = of_arrays(kept, kinds)
+    if rules.fold_tenuki:
+        kept["tenuki"] = _tenuki_counts(arrays)[keep]
+    pruned = node_table(kept)
     from joseki_miner.build import sources_table, years_table
 
     rows = {"years": years_table(arrays["years"]), "sources": sources_table(arrays["sources"], names)}
-    return _write(pruned, keep, arrays, rows, sorted_path, games_path, outputs, threshold, examples)
+    return _write(pruned, keep, arrays, rows, sorted_path, games_path, outputs, threshold, examples, min_length)
+
+
+def _tenuki(arrays: dict) -> np.ndarray:
+    """Which nodes are tenuki (the root is not)."""
+    return (np.asarray(arrays["key"]) == TENUKI) & (np.asarray(arrays["depth"]) > 0)
+
+
+def _tenuki_counts(arrays: dict) -> np.ndarray:
+    """Per node of the trie's arrays, its tenuki child's count."""
+    return method.tenuki_counts(method.parent_rows(arrays["node"], arrays["parent"]), arrays["key"], arrays["count"])
 
 
 def _rows(path: Path) -> pa.Table:
@@ -58,7 +90,7 @@ def _rows(path: Path) -> pa.Table:
 
 
 def _write(pruned: pa.Table, keep: np.ndarray, arrays: dict, rows: dict[str, pa.Table], sorted_path: Path,
-           games_path: Path, outputs: dict[str, Path], threshold: int, examples: int) -> dict:
+           games_path: Path, outputs: dict[str, Path], threshold: int, examples: int, min_length: int) -> dict:
     joseki_path = outputs["joseki"]
     joseki_path.parent.mkdir(parents=True, exist_ok=True)
     pq.write_table(pruned, joseki_path, compression="zstd")
@@ -75,12 +107,18 @@ def _write(pruned: pa.Table, keep: np.ndarray, arrays: dict, rows: dict[str, pa.
     is_leaf = np.ones(len(new_parent), dtype=bool)
     is_leaf[new_parent[new_parent >= 0]] = False
     is_leaf &= kept_depth > 0
-    return {
+    figures = {
         "threshold": threshold,
         "nodes_after_prune": int(len(new_parent)),
         "leaves": int(is_leaf.sum()),
         "deepest": int(kept_depth[is_leaf].max()) if is_leaf.any() else 0,
     }
+    if "kind" in pruned.column_names:  # where joseki end, and the fuseki shapes named apart
+        code = np.array([KINDS.index(k) for k in pruned.column("kind").to_pylist()], np.int8)
+        rows = np.where(new_parent < 0, 0, new_parent)
+        figures["joseki"] = int(ends(rows, kept_depth, _keys(pruned), code, min_length).sum())
+        figures["fuseki_shapes"] = int((is_leaf & (code != JOSEKI)).sum())
+    return figures
 
 
 def _renumbered(table: pa.Table, new_id: np.ndarray) -> pa.Table:
@@ -112,8 +150,9 @@ def _rows_of_games(games_file: pq.ParquetFile, games: np.ndarray, columns: list[
 
 def _keys(table: pa.Table) -> np.ndarray:
     """The trie keys of a node table's moves ("": the root's and a tenuki's)."""
-    moves = table.column("move").to_pylist()
-    return np.array([from_sgf(m) if m else TENUKI for m in moves], np.int64)
+    moves = table.column("move").combine_chunks().dictionary_encode()
+    keys = np.array([from_sgf(m) if m else TENUKI for m in moves.dictionary.to_pylist()], np.int64)
+    return keys[numpy(moves.indices)] if len(moves) else np.zeros(0, np.int64)
 
 
 def examples_table(first: np.ndarray, count: np.ndarray, opening: np.ndarray, sorted_path: Path, games_path: Path,

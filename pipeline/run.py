@@ -35,6 +35,7 @@ from joseki_miner import prune as prune_method
 from joseki_miner.config import SORT_MEMORY_MB, TABLE_MEMORY_MB, Config
 from joseki_miner.errors import PublishError, StrictError, UsageError
 from joseki_miner.inputs import Filters, inputs_key
+from joseki_miner.kinds import Rules as KindRules
 from joseki_miner.sequences import Phase1Params
 from joseki_miner.stop import check as check_stop
 
@@ -71,6 +72,8 @@ def phase1_params(config: Config) -> Phase1Params:
         corner_stones=config.corner_stones,
         max_length=config.max_length,
         reach=config.influence_reach,
+        start=config.corner_start,
+        noise=config.distance_noise,
     )
 
 
@@ -78,6 +81,11 @@ def phase1_params(config: Config) -> Phase1Params:
 INGEST_PARAMS = ("include_handicap", "dedupe", "limits.member_mb", "limits.field_kb", "collections.depth",
                  "filter.years", "filter.sources", "filter.result_known")
 EXTRACT_PARAMS = ("distance.certain", "distance.maybe", "corner_stones", "max_length", "influence.reach")
+# the future work's rules of phase 1 (5.2, 9): in the key only when they differ from the thesis, so a stage mined
+# before they existed stays up to date
+EXTRACT_RULES = {"distance.noise": False, "corner.start": 10}
+BUILD_PARAMS = ("kinds", "corner.region", "corner.start")  # the kinds of trie.parquet
+PRUNE_RULES = {"prune.follow": None, "prune.min_share": 0.0, "prune.fold_tenuki": False}
 
 
 def stage_keys(config: Config, inputs: str, floor: int = 2) -> dict[str, str]:
@@ -85,13 +93,33 @@ def stage_keys(config: Config, inputs: str, floor: int = 2) -> dict[str, str]:
     (``floor``: the least count build stores, 1 only for a threshold of 1)."""
     keys = {}
     keys["ingest"] = _key("ingest", inputs, config.section(*INGEST_PARAMS))
-    keys["extract"] = _key("extract", keys["ingest"], config.section(*EXTRACT_PARAMS))
-    keys["build"] = _key("build", keys["extract"], config.section("influence.neutral"), floor)
+    keys["extract"] = _key("extract", keys["ingest"], config.section(*EXTRACT_PARAMS), *_rules(config, EXTRACT_RULES))
+    kinds = [config.section(*BUILD_PARAMS)] if config.kinds else []
+    keys["build"] = _key("build", keys["extract"], config.section("influence.neutral"), floor, *kinds)
     keys["prune"] = _key("prune", keys["build"],
-                         config.section("prune.min_count", "prune.min_fraction", "min_length", "examples"))
+                         config.section("prune.min_count", "prune.min_fraction", "min_length", "examples"),
+                         *_rules(config, PRUNE_RULES))
     keys["emit"] = _key("emit", keys["prune"], config.section("influence.share", "emit.counters"))
     keys["report"] = _key("report", keys["prune"], config.section("influence.share"))
     return keys
+
+
+def _rules(config: Config, thesis: dict) -> list[dict]:
+    """The rules of ``thesis`` (key: the thesis' value) that ``config``
+    sets otherwise: nothing when it keeps them all."""
+    changed = {k: v for k, v in config.section(*thesis).items() if v != thesis[k]}
+    return [changed] if changed else []
+
+
+def kind_rules(config: Config) -> KindRules | None:
+    """The rules of the nodes' kinds, or None where the config asks for the
+    thesis' tree without them."""
+    return KindRules(config.corner_region, config.corner_start) if config.kinds else None
+
+
+def prune_rules(config: Config) -> prune_method.Rules:
+    """The future work's rules of phase 2 (section 9)."""
+    return prune_method.Rules(config.prune_follow, config.prune_min_share, config.prune_fold_tenuki)
 
 
 def _threshold(games: int, config: Config) -> int:
@@ -489,6 +517,7 @@ class _Run:
                            staged(catalog.trie_years), staged(catalog.trie_sources),
                            staged(catalog.sorted_sequences), neutral=config.influence_neutral,
                            floor=self.floor(), engine=self.local_engine, progress=self.stage_progress,
+                           kinds=kind_rules(config),
                            spill=catalog.runs, budget=self.sort_bytes)
         if stage == "prune":
             return self.prune()
@@ -525,7 +554,8 @@ class _Run:
                             names=[f"{name}-count-{lo}-{hi}" for lo, hi in ranges], sizes=sizes)
                 trie_paths = [os.path.abspath(store.staged(p)) for p in (catalog.trie, catalog.trie_years,
                                                                        catalog.trie_sources)]
-                trie = partial(_join_subtrees, folders, ranges, lambda games: floor, trie_paths, stored)
+                trie = partial(_join_subtrees, folders, ranges, lambda games: floor, trie_paths, kind_rules(config),
+                               stored)
                 in_order = partial(_join_sorted, folders, os.path.abspath(store.staged(catalog.sorted_sequences)))
                 figures, _ = cluster.map(lambda join: join(), [trie, in_order], names=[f"{name}-join-trie",
                                                                                         f"{name}-join-sorted"])
@@ -599,7 +629,8 @@ class _Run:
             raise UsageError(f"a threshold of {threshold} needs every trie node: run `joseki build` again first")
         outputs = {"joseki": staged(catalog.joseki), "years": staged(catalog.node_years),
                    "sources": staged(catalog.node_sources), "examples": staged(catalog.node_examples)}
-        options = {"threshold": threshold, "min_length": config.min_length, "examples": config.examples}
+        options = {"threshold": threshold, "min_length": config.min_length, "examples": config.examples,
+                   "rules": prune_rules(config), "kinds": kind_rules(config)}
         if "trie" in self.memory:  # mine: the trie just counted, its files still being written
             return partial(prune.run_arrays, self.memory.pop("trie"), self.memory["names"],
                            staged(catalog.sorted_sequences), catalog.games, outputs, **options)
@@ -667,7 +698,7 @@ class _Run:
             named_from=tuple(str(p) for p in self.paths), include_handicap=config.include_handicap,
             dedupe=config.dedupe, phase1=phase1_params(config), options=self.ingest_options(),
             table_memory=self.table_bytes, exclude=tuple(os.path.abspath(f) for f in self.own),
-            key=_key("partition", config.section(*INGEST_PARAMS, *EXTRACT_PARAMS)))
+            key=_key("partition", config.section(*INGEST_PARAMS, *EXTRACT_PARAMS), *_rules(config, EXTRACT_RULES)))
         skipped: Counter[str] = Counter()
         parts = partitions.plan(self.paths, settings, self.digests,
                                 target_bytes=int(self.cluster_options.partition_mb * 2**20),
@@ -717,7 +748,7 @@ class _Run:
             counts_at = list(range(len(joins), len(jobs)))
             trie_at = len(jobs)
             trie_paths = [os.path.abspath(staged(p)) for p in (catalog.trie, catalog.trie_years, catalog.trie_sources)]
-            jobs += [partial(_join_subtrees, folders, ranges, floor, trie_paths, joined_),
+            jobs += [partial(_join_subtrees, folders, ranges, floor, trie_paths, kind_rules(config), joined_),
                      partial(_join_sorted, folders, os.path.abspath(staged(catalog.sorted_sequences)))]
             tasks += [f"build-join-{what}-{keys['extract']}-{self.token}" for what in ("trie", "sorted")]
             first += [0, -1]  # after the joins of the partitions: ingest and extract commit first
@@ -810,7 +841,7 @@ class _Run:
 
         def write_trie() -> tuple[dict, float]:
             return build.write(staged(catalog.trie), staged(catalog.trie_years), staged(catalog.trie_sources), arrays,
-                               nodes, floor, names), time.perf_counter()
+                               nodes, floor, names, kind_rules(config)), time.perf_counter()
 
         writing = pool.submit(write_trie)
         try:
@@ -881,13 +912,14 @@ def _count(key_range: tuple[int, int], folder: Path, floor_of: Callable[[int], i
 
 
 def _join_subtrees(folders: list[Path], ranges: list[tuple[int, int]], floor_of: Callable[[int], int],
-                   paths: list[str], source, resolution: partitions.Resolution | None = None) -> dict:
+                   paths: list[str], kinds: KindRules | None, source,
+                   resolution: partitions.Resolution | None = None) -> dict:
     """The build's files of the subtrees counted (a task, once they all are)."""
     from joseki_miner import build
 
     return build.join_subtrees(folders, _source(source, resolution), *map(Path, paths),
                                floor=floor_of(resolution.accepted if resolution is not None else 0),
-                               key_ranges=ranges)
+                               key_ranges=ranges, kinds=kinds)
 
 
 def _join_sorted(folders: list[Path], path: str, resolution: partitions.Resolution | None = None) -> None:
@@ -921,6 +953,7 @@ def summarize(catalog: Catalog, seconds: float, upto: str = STAGES[-1]) -> dict:
         "threshold": figures.get("threshold", 0),
         "nodes_after_prune": figures.get("nodes_after_prune", 0),
         "leaves": figures.get("leaves", 0),
+        **{k: figures[k] for k in ("joseki", "fuseki_shapes") if k in figures},  # a tree mined with kinds
         "deepest": figures.get("deepest", 0),
         "seconds": round(seconds, 2),
     }

@@ -35,8 +35,10 @@ def _same(a: Path, b: Path) -> None:
 
 @pytest.mark.shared_data
 def test_fast_path_equals_reference_on_real_games(real_subset, tmp_path):
-    fast = _mine([real_subset], tmp_path / "fast", "fast")
-    reference = _mine([real_subset], tmp_path / "reference", "reference")
+    """With the defaults (sequences start within 6 lines of a corner's
+    edges; kinds) and noise recognition on: every rule of phase 1 runs."""
+    fast = _mine([real_subset], tmp_path / "fast", "fast", 2, "distance.noise=true")
+    reference = _mine([real_subset], tmp_path / "reference", "reference", 2, "distance.noise=true")
     assert fast == {**reference, "seconds": fast["seconds"]}
     assert fast["games_accepted"] > 2500  # a real test: thousands of games
     _same(tmp_path / "fast", tmp_path / "reference")
@@ -63,6 +65,17 @@ def test_fast_path_equals_reference_on_the_demo_with_odd_settings(demo_games, tm
     """Small distances, short caps and a low corner stop exercise every branch
     (tenuki at the cap, joins without starts, early stops)."""
     sets = ("distance.certain=2", "distance.maybe=4", "max_length=6", "corner_stones=5", "influence.reach=9")
+    _mine([demo_games], tmp_path / "fast", "fast", 2, *sets)
+    _mine([demo_games], tmp_path / "reference", "reference", 1, *sets)
+    _same(tmp_path / "fast", tmp_path / "reference")
+
+
+@pytest.mark.parametrize("sets", [("distance.noise=true", "corner.start=4", "prune.follow=0.5"),
+                                  ("distance.noise=true", "distance.certain=3", "corner.start=10", "kinds=false",
+                                   "prune.fold_tenuki=false", "prune.min_share=0.1")])
+def test_fast_path_equals_reference_with_the_future_works_rules(demo_games, tmp_path, sets):
+    """Noise recognition, the start region, the pruning function and the
+    kinds (on and off), on the demo: the same files from both engines."""
     _mine([demo_games], tmp_path / "fast", "fast", 2, *sets)
     _mine([demo_games], tmp_path / "reference", "reference", 1, *sets)
     _same(tmp_path / "fast", tmp_path / "reference")

@@ -175,3 +175,75 @@ def test_prune_keeps_every_node_that_qualifies(table, a):
     full = path_table(table)
     kept = path_table(prune(table, a, 0))
     assert set(kept) == {p for p, (c, _) in full.items() if c >= a or p == ()}
+
+
+# -- the future work's rules (section 9): each off in the thesis' config ----------------
+
+from joseki_miner.prune import Rules, tenuki_counts  # noqa: E402
+
+# a line most players follow to its end, a popular position with a rare
+# continuation, and a joseki after which a tenuki is common
+FOLLOWED = table_of((60, "dd fc cf db cc ic"), (10, "dd fc cf db cc hd"), (8, "dd fc hc"), (2, "dd fc eb"),
+                    (30, "dc ce cd"), (12, "dc ce cd -- de"), (3, "dc ce cd -- ed"))
+
+
+def test_the_pruning_function_keeps_a_child_close_to_its_parents_count_below_the_threshold():
+    """Threshold 65: only "dd fc cf db" holds 70 sequences; "cc" (70) too,
+    "ic" (60) is 86% of its parent's: kept with follow 0.8, not 0.9."""
+    assert ("dd", "fc", "cf", "db", "cc", "ic") not in paths(prune(FOLLOWED, 65, 3))
+    kept = paths(prune(FOLLOWED, 65, 3, Rules(follow=0.8)))
+    assert kept[("dd", "fc", "cf", "db", "cc", "ic")] == 60
+    assert ("dd", "fc", "cf", "db", "cc", "hd") not in kept  # 14%: the continuations scatter
+    assert ("dd", "fc", "cf", "db", "cc", "ic") not in paths(prune(FOLLOWED, 65, 3, Rules(follow=0.9)))
+
+
+def test_a_child_of_a_node_let_through_may_be_let_through_but_not_one_of_a_node_cut():
+    kept = paths(prune(FOLLOWED, 75, 3, Rules(follow=0.8)))
+    assert kept[("dd", "fc", "cf", "db", "cc", "ic")] == 60  # cf 70 of 80, db 70, cc 70, ic 60: a chain
+    assert ("dc", "ce", "cd") not in paths(prune(FOLLOWED, 46, 3, Rules(follow=0.8)))  # dc 45: cut, and its line
+
+
+def test_the_minimum_share_cuts_a_rare_move_at_a_popular_position():
+    assert ("dd", "fc", "hc") in paths(prune(FOLLOWED, 5, 3))
+    kept = paths(prune(FOLLOWED, 5, 3, Rules(min_share=0.15)))
+    assert ("dd", "fc", "hc") not in kept  # 8 of 80: 10%
+    assert ("dd", "fc", "cf", "db", "cc", "ic") in kept
+
+
+def test_a_tenuki_no_kept_move_follows_is_folded_into_its_parent():
+    """"dc ce cd --" (15) is a leaf once "de" (12) and "ed" (3) fall below
+    13: folded, "dc ce cd" ends the line, and its tenuki count says how
+    often players went elsewhere; a tenuki that a kept move follows stays."""
+    thesis = paths(prune(FOLLOWED, 13, 3))
+    assert ("dc", "ce", "cd", "--") in thesis
+    folded = prune(FOLLOWED, 13, 3, Rules(fold_tenuki=True))
+    assert ("dc", "ce", "cd", "--") not in paths(folded) and ("dc", "ce", "cd") in paths(folded)
+    assert ("dc", "ce", "cd", "--", "de") in paths(prune(FOLLOWED, 12, 3, Rules(fold_tenuki=True)))
+    # a line that reaches min_length only by its trailing tenuki is no joseki once it is folded
+    short = table_of((20, "dd fc --"), (3, "dd fc -- cf"))
+    assert ("dd", "fc", "--") in paths(prune(short, 10, 3))
+    assert paths(prune(short, 10, 3, Rules(fold_tenuki=True))) == {(): 23}
+    node = FOLLOWED["node"].to_numpy()
+    row = {n: i for i, n in enumerate(node)}
+    parent_row = [row.get(p, 0) for p in FOLLOWED["parent"]]
+    keys = [TENUKI if m == "" else from_sgf(m) for m in FOLLOWED["move"]]
+    counted = dict(zip(path_table(FOLLOWED), tenuki_counts(parent_row, keys, FOLLOWED["count"].to_numpy())))
+    assert counted[("dc", "ce", "cd")] == 15 and counted[("dc", "ce")] == 0
+
+
+@settings(max_examples=150, deadline=None)
+@given(table=tables(), a=st.integers(1, 60), gap=st.integers(1, 60), min_length=st.integers(0, 5),
+       follow=st.one_of(st.none(), st.floats(0.05, 1.0)), min_share=st.floats(0, 0.6), fold=st.booleans())
+def test_the_subtree_law_holds_with_every_rule(table, a, gap, min_length, follow, min_share, fold):
+    rules = Rules(follow, min_share, fold)
+    low = path_table(prune(table, a, min_length, rules))
+    high = path_table(prune(table, a + gap, min_length, rules))
+    assert set(high) <= set(low) and all(low[p] == v for p, v in high.items())
+    full = path_table(table)
+    for path, (count, _) in low.items():
+        if path:
+            parent = full[path[:-1]][0]
+            assert count >= a or (follow is not None and count >= follow * parent)
+            assert count >= min_share * parent
+            if fold and path[-1] == "--" and not any(q[:len(path)] == path and q != path for q in low):
+                raise AssertionError(f"a tenuki leaf stayed: {path}")

@@ -425,3 +425,50 @@ def test_diagram_12_game_is_mined_the_same_in_every_orientation(t, swap):
         setup_white=(point(17, 2),),
     )
     assert _plain(extract(transform_record(g, t, swap), P)) == _plain(extract(g, P))
+
+
+# -- the future work's rules of phase 1: where sequences start (9), noise (5.2) ---------
+
+
+def test_a_first_move_beyond_the_start_lines_starts_no_sequence():
+    """The side star point first, then the 3-6 point near the corner: in
+    the thesis the corner move joins the side stone's sequence (a tenuki
+    between); with sequences starting within 6 lines of the corner's edges,
+    the side stone starts none and the corner move starts its own."""
+    record = game(rcs=[(B, 3, 9), (W, 15, 15), (B, 2, 5)])
+    assert layout(record) == [[(3, 9), T, (2, 5)], [(15, 15)]]
+    assert layout(record, Phase1Params(start=6)) == [[(15, 15)], [(2, 5)]]
+    assert layout(record, Phase1Params(start=10)) == layout(record)  # 10: anywhere in the quarter
+
+
+def test_a_move_beyond_the_start_lines_still_joins_a_sequence_near_it():
+    record = game(rcs=[(B, 3, 3), (W, 3, 8)])  # the ninth line: no start, but 5 from the 4-4 point
+    assert layout(record, Phase1Params(start=6)) == [[(3, 3), (3, 8)]]
+
+
+def test_noise_stones_in_the_way_hide_a_sequence_from_a_move():
+    """Thesis Diagram 8: Black's 3-4 point and small knight's enclosure,
+    two white stones between them.  With noise recognition the enclosure
+    stone is cut off from the 3-4 point and starts a sequence of its own."""
+    record = game(rcs=[(B, 2, 3), (W, 15, 15), (B, 4, 2)], setup_white=(point(3, 2), point(3, 3)))
+    assert layout(record) == [[(2, 3), T, (4, 2)], [(15, 15)]]
+    assert layout(record, Phase1Params(noise=True)) == [[(2, 3)], [(15, 15)], [(4, 2)]]
+    # nothing in the way: the same as the thesis
+    clear = game(rcs=[(B, 2, 3), (W, 15, 15), (B, 4, 2)])
+    assert layout(clear, Phase1Params(noise=True)) == layout(clear)
+
+
+def test_noise_a_sequences_own_stones_are_never_in_the_way():
+    """White's approach and Black's answer stand between Black's 4-4 point
+    and White's next move; they are the sequence's own, so it joins."""
+    record = game(rcs=[(B, 3, 3), (W, 2, 5), (B, 2, 4), (W, 1, 3)])
+    assert layout(record, Phase1Params(noise=True)) == layout(record) == [[(3, 3), (2, 5), (2, 4), (1, 3)]]
+
+
+def test_noise_a_clear_stone_within_reach_is_enough():
+    """One stone of the sequence is hidden by an unrelated stone, another
+    within reach is not: the move joins, at the clear one's distance."""
+    record = game(rcs=[(B, 3, 3), (W, 15, 15), (B, 3, 6), (W, 15, 3), (B, 5, 6)],
+                  setup_white=(point(4, 4), point(4, 3)))
+    seqs = layout(record, Phase1Params(noise=True))
+    assert [(3, 3), T, (3, 6), T, (5, 6)] in seqs

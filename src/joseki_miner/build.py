@@ -42,6 +42,7 @@ from joseki_miner.fasttrie import (
     width_of,
 )
 from joseki_miner.influence import classify
+from joseki_miner.kinds import Rules, of_arrays
 from joseki_miner.points import TENUKI, sgf_bytes_to_points
 from joseki_miner.stop import check as check_stop
 from joseki_miner.trie import COUNTER_COLUMNS, GameStats, Trie, node_arrays, node_table
@@ -56,7 +57,7 @@ NODE_ROWS = 1 << 16
 # holds them about as small as zstd does, so a fast codec (lz4) is enough:
 # all data's trie writes in 0.12 s instead of 0.19 s and reads in 0.03 s
 # instead of 0.16 s, for 6.1 MB instead of 4.7 MB.
-DICTIONARY = ["depth", "color", "move"]
+DICTIONARY = ["depth", "color", "move", "kind"]
 TRIE_FILE = {
     "compression": "lz4",
     "use_dictionary": [*DICTIONARY, "first_year", "last_year"],
@@ -399,7 +400,7 @@ def _decoded(batches, key_range: tuple[int, int] | None = None):
 
 def count(sequences_path: Path, games_path: Path, trie_path: Path, years_path: Path, sources_path: Path,
         sorted_path: Path, *, neutral: int, floor: int = 2, engine: str = "fast", progress: bool = True,
-        spill: Path | None = None, budget: int = SORT_MEMORY << 20) -> dict:
+        spill: Path | None = None, budget: int = SORT_MEMORY << 20, kinds: Rules | None = None) -> dict:
     """Count the sequences of sequences.parquet (their games' winners, years
     and collections from games.parquet) and store the trie, its years and
     collections and the sequences in trie order (the fast engine spills
@@ -421,9 +422,9 @@ def count(sequences_path: Path, games_path: Path, trie_path: Path, years_path: P
         if reference:
             _write_sorted(given, sorted_path)
             return write(trie_path, years_path, sources_path, trie.to_arrays(floor), len(trie), floor,
-                         collections.names)
+                         collections.names, kinds)
         arrays, nodes = runs.count(floor, collections.years(), max(1, len(collections.names)), sorted_path)
-        return write(trie_path, years_path, sources_path, arrays, nodes, floor, collections.names)
+        return write(trie_path, years_path, sources_path, arrays, nodes, floor, collections.names, kinds)
     finally:
         runs.close()
 
@@ -553,7 +554,8 @@ def count_subtrees(key_range: tuple[int, int], source, folder: Path, *,
 
 
 def join_subtrees(folders: list[Path], source, trie_path: Path, years_path: Path,
-                  sources_path: Path, *, floor: int, key_ranges: list[tuple[int, int]] | None = None) -> dict:
+                  sources_path: Path, *, floor: int, key_ranges: list[tuple[int, int]] | None = None,
+                  kinds: Rules | None = None) -> dict:
     """trie.parquet, trie_years.parquet and trie_sources.parquet as ``run``
     writes them (the same bytes), from the subtrees of ``source`` counted apart
     (``count_subtrees``, ``folders`` in key order; given ``key_ranges``,
@@ -572,7 +574,7 @@ def join_subtrees(folders: list[Path], source, trie_path: Path, years_path: Path
                                    if name not in ("nodes", "key_range", "floor")}),
                           int(saved["nodes"])))
     arrays, nodes = join_tries(parts)
-    return write(trie_path, years_path, sources_path, arrays, nodes, floor, collections.names)
+    return write(trie_path, years_path, sources_path, arrays, nodes, floor, collections.names, kinds)
 
 
 def join_sorted(folders: list[Path], sorted_path: Path) -> None:
@@ -649,13 +651,15 @@ def _write_sorted(given: list, sorted_path: Path) -> None:
 
 
 def write(trie_path: Path, years_path: Path, sources_path: Path, arrays: dict, nodes: int, floor: int,
-          names: list[str]) -> dict:
+          names: list[str], kinds: Rules | None = None) -> dict:
     """Store the nodes counted at least ``floor`` times (no pruning threshold
-    above ``floor`` - 1 can keep the others), and their games by year and
-    by collection (``names``: the collections by number); the stage's
-    figures."""
+    above ``floor`` - 1 can keep the others), with each node's kind when
+    ``kinds`` gives the rules, and their games by year and by collection
+    (``names``: the collections by number); the stage's figures."""
     trie_path.parent.mkdir(parents=True, exist_ok=True)
     nodes_only = node_arrays(arrays)
+    if kinds is not None:
+        nodes_only["kind"] = of_arrays(nodes_only, kinds)
     # a row group at a time: the same file as one write_table, without the
     # whole table's columns in memory at once (a large trie's are gigabytes)
     n = len(arrays["node"])

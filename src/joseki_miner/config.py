@@ -29,11 +29,18 @@ class ConfigError(ValueError):
 class Config:
     distance_certain: int = 5
     distance_maybe: int = 5
+    distance_noise: bool = False
+    corner_start: int = 6
+    corner_region: int = 9
+    kinds: bool = True
     corner_stones: int = 20
     max_length: int = 30
     min_length: int = 3
     prune_min_count: int | None = None
     prune_min_fraction: float = 0.01
+    prune_follow: float | None = None
+    prune_min_share: float = 0.0
+    prune_fold_tenuki: bool = True
     influence_reach: int = 17
     influence_neutral: int = 5
     influence_share: float = 0.30
@@ -58,8 +65,10 @@ class Config:
 
 
 KEYS = (
-    "distance.certain", "distance.maybe", "corner_stones", "max_length", "min_length",
-    "prune.min_count", "prune.min_fraction", "influence.reach", "influence.neutral",
+    "distance.certain", "distance.maybe", "distance.noise", "corner.start", "corner.region", "kinds",
+    "corner_stones", "max_length", "min_length",
+    "prune.min_count", "prune.min_fraction", "prune.follow", "prune.min_share", "prune.fold_tenuki",
+    "influence.reach", "influence.neutral",
     "influence.share", "include_handicap", "dedupe", "limits.member_mb", "limits.field_kb", "examples",
     "collections.depth", "filter.years", "filter.sources", "filter.result_known", "emit.counters",
 )
@@ -183,11 +192,15 @@ def load(path: str | Path | None = None, overrides: list[str] | None = None) -> 
 BOUNDS = {
     "distance.certain": (0, 36),  # 36: the longest Manhattan distance on 19x19
     "distance.maybe": (0, 36),
+    "corner.start": (1, 10),  # 10: the whole quarter (the 10th line is the central one)
+    "corner.region": (1, 19),
     "corner_stones": (1, 361),
     "max_length": (1, 500),
     "min_length": (0, 500),
     "prune.min_count": (1, 10**15),
     "prune.min_fraction": (0, 1),
+    "prune.follow": (0, 1),
+    "prune.min_share": (0, 1),
     "influence.reach": (1, 1000),
     "influence.neutral": (0, 30000),
     "influence.share": (0, 1),

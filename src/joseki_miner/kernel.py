@@ -305,6 +305,35 @@ def _widen(within, s, k, r, c, d, spans):
 
 
 @njit(cache=True, _nrt=False)
+def _clear_distance(masks, seq_keys, seq_len, seq_stones, s, r, c, within):
+    """Noise recognition (5.2), as sequences.Sequence.clear_distance: the
+    distance from (r, c) to the nearest stone of sequence s, at most
+    ``within``, with no stone in the way (on the rectangle the two span
+    but on a point s has played); ``within + 1`` when there is none."""
+    best = within + 1
+    for i in range(seq_len[s]):
+        q = seq_keys[s, i]
+        if q == 361:
+            continue
+        rq = q // 19
+        cq = q % 19
+        d = abs(r - rq) + abs(c - cq)
+        if d >= best:
+            continue
+        lo = min(c, cq)
+        hi = max(c, cq)
+        span = ((np.int64(1) << (hi + 1)) - 1) & ~((np.int64(1) << lo) - 1)
+        clear = True
+        for row in range(min(r, rq), max(r, rq) + 1):
+            if (masks[_u(0), _u(row)] | masks[_u(1), _u(row)]) & ~seq_stones[_u(s), _u(row)] & span:
+                clear = False
+                break
+        if clear:
+            best = d
+    return best
+
+
+@njit(cache=True, _nrt=False)
 def _axis_half(r1, c1, r2, c2, r, c):
     """Is (r, c) on the canonical side of the axis mapping (r1,c1) to (r2,c2)?"""
     if r1 == r2:
@@ -455,7 +484,7 @@ def _fingerprint(colours, points, lo, hi, setup_colours, setup_points, slo, shi)
 @njit(cache=True, nogil=True)
 def _extract_batch(
     colours, points, move_offsets, setup_colours, setup_points, setup_offsets,
-    certain, maybe, corner_stones, max_length, reach,
+    certain, maybe, corner_stones, max_length, reach, start_lines, noise,
     point_map, direction_map, spans, todo, validate,
     first_game, out_game, out_transform, out_swap, out_start, out_offsets, out_keys, out_scores, n_out, n_keys,
     occupied, played, h1, h2,
@@ -493,6 +522,7 @@ def _extract_batch(
     # maybe (1) of its stones: a move's distance test is one bit
     seq_within = np.empty((max_moves, 2, 19), dtype=np.int64)
     seq_box = np.empty((max_moves, 4), dtype=np.int64)
+    seq_stones = np.zeros((max_moves, 19), dtype=np.int64)  # row bit masks of the points a sequence played (noise)
     near_b = np.empty(max_moves, dtype=np.int64)
     joining = np.empty(max_moves, dtype=np.int64)
 
@@ -524,10 +554,16 @@ def _extract_batch(
             bit = np.int64(1) << c
             for s in range(nseq):
                 if seq_within[s, 1, r] & bit:
+                    if noise:  # within b as the crow flies: is a stone of s within reach with nothing in the way?
+                        d = _clear_distance(masks, seq_keys, seq_len, seq_stones, s, r, c, maybe)
+                        if d > maybe:
+                            continue
+                        if d <= certain:
+                            near_a = True
+                    elif certain == maybe or seq_within[s, 0, r] & bit:
+                        near_a = True
                     near_b[nb] = s
                     nb += 1
-                    if certain == maybe or seq_within[s, 0, r] & bit:
-                        near_a = True
             nj = 0
             for j in range(nb):
                 s = near_b[j]
@@ -545,7 +581,7 @@ def _extract_batch(
                             seq_scores[s, k, d] = beam[d]
                         seq_len[s] = k + 1
             _play(st, masks, colour, cell)
-            starts = (not near_a) and nb <= 1
+            starts = (not near_a) and nb <= 1 and max(min(r, 18 - r), min(c, 18 - c)) < start_lines
             if starts:
                 s = nseq
                 nseq += 1
@@ -554,6 +590,9 @@ def _extract_batch(
                 for k in range(2):
                     for row in range(SIZE):
                         seq_within[s, k, row] = 0
+                if noise:
+                    for row in range(SIZE):
+                        seq_stones[s, row] = 0
                 seq_box[s, 0] = 19
                 seq_box[s, 1] = -1
                 seq_box[s, 2] = 19
@@ -565,6 +604,8 @@ def _extract_batch(
                 k = seq_len[s]
                 seq_keys[s, k] = p
                 seq_cols[s, k] = colour
+                if noise:
+                    seq_stones[s, r] |= np.int64(1) << c
                 _widen(seq_within, s, 1, r, c, maybe, spans)
                 if certain < maybe:
                     _widen(seq_within, s, 0, r, c, certain, spans)
@@ -646,8 +687,8 @@ def _games(colours, points, move_offsets, setup_colours, setup_points, setup_off
 def _run(colours, points, move_offsets, setup_colours, setup_points, setup_offsets, params, todo, validate):
     inputs = (
         *_games(colours, points, move_offsets, setup_colours, setup_points, setup_offsets),
-        params.certain, params.maybe, params.corner_stones, params.max_length, params.reach,
-        _POINT_MAP, _DIRECTION_MAP, _SPANS, todo, validate,
+        params.certain, params.maybe, params.corner_stones, params.max_length, params.reach, params.start,
+        bool(params.noise), _POINT_MAP, _DIRECTION_MAP, _SPANS, todo, validate,
     )
     n_games = len(move_offsets) - 1
     n_checks = n_games if validate else 0

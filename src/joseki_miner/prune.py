@@ -5,6 +5,16 @@ Every subtree whose count is below the threshold goes; then every joseki
 least any child's, so the result for a higher threshold is a subtree of the
 result for a lower one, with the same counts (thesis section 6).
 
+Three rules of the thesis' future work (section 9), each off unless asked
+(``Rules``): the pruning function, which keeps a child whose count is at
+least ``follow`` of its parent's even below the threshold (a line goes on
+where nearly every player goes on; it stops where the continuations
+scatter), and cuts a child with less than ``min_share`` of its parent's
+count even above it (a rare move at a popular position); and tenuki
+folding, where a tenuki that no kept move follows is no joseki of its own
+but where its parent's line ends (``tenuki_counts`` says how often).  The
+subtree law holds with each of them.
+
 Works on node tables (see ``trie``), parents listed before children; knows
 nothing of games or files.
 """
@@ -13,9 +23,12 @@ from __future__ import annotations
 
 import functools
 import math
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
+
+from .points import TENUKI
 
 if TYPE_CHECKING:  # pandas loads only when a table is made
     import pandas as pd
@@ -41,11 +54,31 @@ def threshold(games: int, min_count: int | None, min_fraction: float) -> int:
     return max(1, math.ceil(min_fraction * games - 1e-9))
 
 
-def _keep_loop(parent_row, depth, count, threshold, min_length):
+@dataclass(frozen=True)
+class Rules:
+    """The future work's rules of phase 2 (module docstring); the defaults
+    are the thesis'."""
+
+    follow: float | None = None  # keep a child with at least this share of its parent's count, below the threshold
+    min_share: float = 0.0  # cut a child with less than this share of its parent's count
+    fold_tenuki: bool = False  # a tenuki no kept move follows ends its parent's line
+
+
+def _keep_loop(parent_row, depth, count, threshold, min_length, follow, min_share, tenuki, fold):
     n = len(parent_row)
     keep = np.zeros(n, dtype=np.bool_)
+    if follow > 0 or min_share > 0:  # parents first: a child of a node let through may be let through
+        able = np.zeros(n, dtype=np.bool_)
+        if n:
+            able[0] = True
+        for i in range(1, n):
+            p = parent_row[i]
+            share = count[i] / count[p] if count[p] > 0 else 0.0
+            able[i] = able[p] and share >= min_share and (count[i] >= threshold or (follow > 0 and share >= follow))
+    else:
+        able = count >= threshold
     for i in range(n - 1, 0, -1):  # children before parents
-        if count[i] >= threshold and (keep[i] or depth[i] >= min_length):
+        if able[i] and (keep[i] or (depth[i] >= min_length and not (fold and tenuki[i]))):
             keep[i] = True
             keep[parent_row[i]] = True
     if n:
@@ -56,12 +89,26 @@ def _keep_loop(parent_row, depth, count, threshold, min_length):
 _keep = _compiled(_keep_loop)
 
 
-def keep_mask(parent_row: np.ndarray, depth: np.ndarray, count: np.ndarray, threshold: int, min_length: int) -> np.ndarray:
-    """Which nodes survive: count >= threshold, on a path of surviving nodes
-    that reaches ``min_length`` moves.  ``parent_row`` gives each node's
-    parent as a row index (rows in parents-first order, the root first)."""
+def keep_mask(parent_row: np.ndarray, depth: np.ndarray, count: np.ndarray, threshold: int, min_length: int,
+              rules: Rules = Rules(), tenuki: np.ndarray | None = None) -> np.ndarray:
+    """Which nodes survive: count >= threshold (or the pruning function's
+    ``rules``), on a path of surviving nodes that reaches ``min_length``
+    moves (not by a tenuki, when ``rules`` folds them: ``tenuki`` marks
+    them).  ``parent_row`` gives each node's parent as a row index (rows in
+    parents-first order, the root first)."""
+    tenuki = np.zeros(len(parent_row), np.bool_) if tenuki is None else np.asarray(tenuki, np.bool_)
     return _keep(np.asarray(parent_row, dtype=np.int64), np.asarray(depth, dtype=np.int64),
-                 np.asarray(count, dtype=np.int64), threshold, min_length)
+                 np.asarray(count, dtype=np.int64), threshold, min_length, float(rules.follow or 0.0),
+                 float(rules.min_share), tenuki, bool(rules.fold_tenuki))
+
+
+def tenuki_counts(parent_row: np.ndarray, key: np.ndarray, count: np.ndarray) -> np.ndarray:
+    """Per node, the count of its tenuki child (0 where it has none): how
+    many of its sequences went on elsewhere before coming back."""
+    out = np.zeros(len(parent_row), np.int64)
+    at = np.flatnonzero((np.asarray(key) == TENUKI) & (np.arange(len(parent_row)) > 0))
+    out[np.asarray(parent_row)[at]] = np.asarray(count, np.int64)[at]
+    return out
 
 
 def renumber(node: np.ndarray, parent: np.ndarray, keep: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -80,20 +127,22 @@ def parent_rows(node: np.ndarray, parent: np.ndarray) -> np.ndarray:
 
 
 def survivors(node: np.ndarray, parent: np.ndarray, depth: np.ndarray, count: np.ndarray, threshold: int,
-              min_length: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+              min_length: int, rules: Rules = Rules(), tenuki: np.ndarray | None = None
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Which rows survive phase 2 (the root always does), and their new ids
     and parents' new ids (``renumber``)."""
-    keep = keep_mask(parent_rows(node, parent), depth, count, threshold, min_length)
+    keep = keep_mask(parent_rows(node, parent), depth, count, threshold, min_length, rules, tenuki)
     return (keep, *renumber(node, parent, keep))
 
 
-def prune(table: pd.DataFrame, threshold: int, min_length: int) -> pd.DataFrame:
+def prune(table: pd.DataFrame, threshold: int, min_length: int, rules: Rules = Rules()) -> pd.DataFrame:
     """The nodes that survive phase 2, renumbered 0.. in table order (the
     root always survives)."""
     node = table["node"].to_numpy(dtype=np.int64)
     parent = table["parent"].to_numpy(dtype=np.int64)
+    tenuki = (table["move"] == "").to_numpy() & (parent >= 0)
     keep, new_node, new_parent = survivors(node, parent, table["depth"].to_numpy(), table["count"].to_numpy(),
-                                           threshold, min_length)
+                                           threshold, min_length, rules, tenuki)
     kept = table[keep].copy()
     kept["node"], kept["parent"] = new_node, new_parent
     return kept.reset_index(drop=True)

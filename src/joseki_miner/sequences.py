@@ -9,6 +9,15 @@ other side played elsewhere: a tenuki is recorded between them.  Reading stops
 once every corner holds ``corner_stones`` stones, and a sequence stops growing
 at ``max_length`` entries (tenuki included; it never ends on a tenuki).
 
+Two rules of the thesis' future work, off by default in the thesis' own
+config: a move starts a sequence only within ``start`` lines of its
+corner's two edges (section 9's "smarter sequence mechanism": a first move
+on the central line or far up the side belongs to no corner); and noise
+recognition (5.2): a stone of a sequence counts for a move's distance only
+when no other stone stands in the way, that is, on a point of the rectangle
+the two span (corners included, the two themselves excluded) that is not a
+point the sequence has played.
+
 The board is split into four corners by its central lines; a stone on a
 central line counts for both corners beside it (tengen for all four).
 
@@ -37,6 +46,8 @@ class Phase1Params:
     corner_stones: int = 20
     max_length: int = 30
     reach: int = 17
+    start: int = 10  # a sequence starts within this many lines of its corner's edges (10: anywhere)
+    noise: bool = False  # 5.2: stones in the way hide a sequence's stone from a move
 
 
 @dataclass
@@ -53,6 +64,18 @@ class Sequence:
     def distance(self, r: int, c: int) -> int:
         """Manhattan distance from (r, c) to the nearest stone played in it."""
         return min(abs(r - sr) + abs(c - sc) for sr, sc in self.stones)
+
+    def clear_distance(self, r: int, c: int, grid: list[int], within: int) -> int:
+        """Noise recognition (5.2): the distance from (r, c) to the nearest
+        stone of the sequence, at most ``within``, that no other stone
+        hides (``in_the_way``); ``within + 1`` when there is none."""
+        best = within + 1
+        mine = set(self.points)
+        for sr, sc in self.stones:
+            d = abs(r - sr) + abs(c - sc)
+            if d < best and not in_the_way(grid, r, c, sr, sc, mine):
+                best = d
+        return best
 
     def add_stone(self, colour: int, point: int) -> None:
         r, c = divmod(point, SIZE)
@@ -73,6 +96,26 @@ class NormalSequence:
     transform: int
     swapped: bool
     start: int = 0  # the move number in the game where it starts (from 1)
+
+
+def in_the_way(grid: list[int], r: int, c: int, sr: int, sc: int, mine: set[int]) -> bool:
+    """Whether a stone stands between (r, c) and (sr, sc): on a point of
+    the rectangle they span, but the two themselves, that is not one of
+    ``mine`` (the points the sequence played)."""
+    for row in range(min(r, sr), max(r, sr) + 1):
+        for col in range(min(c, sc), max(c, sc) + 1):
+            p = row * SIZE + col
+            if grid[p] and p not in mine and (row, col) != (r, c) and (row, col) != (sr, sc):
+                return True
+    return False
+
+
+def lines_from_edges(point: int) -> int:
+    """On which line from its corner's two edges a point lies: the larger
+    of its lines from the nearer side and from the nearer top or bottom
+    (the 4-4 point: 4; tengen: 10)."""
+    r, c = divmod(point, SIZE)
+    return max(min(r, SIZE - 1 - r), min(c, SIZE - 1 - c)) + 1
 
 
 def corners_of(point: int) -> tuple[int, ...]:
@@ -100,7 +143,7 @@ def assign(record: GameRecord, params: Phase1Params) -> list[Sequence]:
         r, c = divmod(move.point, SIZE)
         near_b, near_a = [], False
         for seq in sequences:
-            d = seq.distance(r, c)
+            d = seq.clear_distance(r, c, board.grid, b) if params.noise else seq.distance(r, c)
             if d <= b:
                 near_b.append(seq)
             if d <= a:
@@ -118,7 +161,7 @@ def assign(record: GameRecord, params: Phase1Params) -> list[Sequence]:
         for seq in joining:
             seq.add_stone(move.colour, move.point)
             seq.scores.append(beam_scores(board.grid, seq.box, params.reach))
-        if not near_a and len(near_b) <= 1:
+        if not near_a and len(near_b) <= 1 and lines_from_edges(move.point) <= params.start:
             seq = Sequence(start=index + 1)
             seq.add_stone(move.colour, move.point)
             seq.scores.append(beam_scores(board.grid, seq.box, params.reach))
@@ -141,4 +184,5 @@ def extract(record: GameRecord, params: Phase1Params) -> list[NormalSequence]:
     return out
 
 
-__all__ = ["Phase1Params", "Sequence", "NormalSequence", "assign", "extract", "corners_of"]
+__all__ = ["Phase1Params", "Sequence", "NormalSequence", "assign", "extract", "corners_of", "in_the_way",
+           "lines_from_edges"]

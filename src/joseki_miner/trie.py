@@ -28,6 +28,7 @@ import pyarrow as pa
 
 from .arrow import column, strings
 from .influence import INF_BLACK, INF_WHITE
+from .kinds import KINDS
 from .points import DIRECTIONS, NPOINTS, TENUKI, from_sgf, to_sgf
 
 if TYPE_CHECKING:  # pandas loads only when a table is made
@@ -254,7 +255,10 @@ class Trie:
 
 def node_table(a: dict[str, np.ndarray]) -> pa.Table:
     """The node table (trie.parquet / joseki.parquet layout) of node arrays;
-    both the reference and the fast path write through here."""
+    both the reference and the fast path write through here.  With a
+    "kind" array (codes of ``kinds.KINDS``) the table says each node's kind
+    after its move; with "tenuki" (``prune.tenuki_counts``), how often its
+    line went on elsewhere, after its count."""
     depth = np.asarray(a["depth"], dtype=np.int64)
     keys = np.where(depth == 0, TENUKI, np.asarray(a["key"], dtype=np.int64))
     columns = {
@@ -263,8 +267,12 @@ def node_table(a: dict[str, np.ndarray]) -> pa.Table:
         "depth": column(depth),
         "color": strings(list(COLOR_NAMES)).take(column(np.where(depth == 0, 0, 2 - depth % 2))),
         "move": strings(list(MOVE_NAMES)).take(column(keys)),
-        "count": column(a["count"], np.int64),
     }
+    if "kind" in a:
+        columns["kind"] = strings(list(KINDS)).take(column(a["kind"], np.int8))
+    columns["count"] = column(a["count"], np.int64)
+    if "tenuki" in a:
+        columns["tenuki"] = column(a["tenuki"], np.int64)
     counters = np.asarray(a["counters"]).reshape(-1, 12)
     by_column = np.empty((12, len(counters)), dtype=np.int64)
     for start in range(0, len(counters), _BLOCK):  # in blocks that stay in cache: a column-by-column
@@ -283,12 +291,13 @@ def _rows(rows: list[tuple[int, int, int]]) -> dict[str, np.ndarray]:
 
 
 NODE_ARRAYS = ("node", "parent", "depth", "key", "count", "counters", *STAT_COLUMNS)  # one row a node
+EXTRA_ARRAYS = ("kind", "tenuki")  # one row a node, where a table has them
 ROW_ARRAYS = ("years", "sources")  # rows (node, year or source, games)
 
 
 def node_arrays(a: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     """The arrays of ``a`` that hold one row a node."""
-    return {name: a[name] for name in NODE_ARRAYS}
+    return {name: a[name] for name in (*NODE_ARRAYS, *EXTRA_ARRAYS) if name in a}
 
 
 _BLOCK = 1 << 16
