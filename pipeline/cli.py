@@ -28,7 +28,8 @@ OUT = typer.Option("data/processed", "--out", help="folder for the joseki tree f
                    "...: written to data/published/<URL> and published when the run ends)")
 PUBLISHED_COPIES = Path("data/published")  # the local copies of output folders at URLs
 WORK = typer.Option(None, "--work", help="folder for stage outputs (default: OUT/interim)")
-CONFIG = typer.Option(None, "--config", help="YAML parameters (default: the thesis defaults)")
+CONFIG = typer.Option(None, "--config", help="YAML parameters (default: configs/default.yaml's: the thesis' with "
+                      "the kinds and start region of its future work; configs/thesis.yaml: the thesis exactly)")
 SET = typer.Option(None, "--set", help="override one parameter: KEY=VALUE (repeatable)")
 QUIET = typer.Option(False, "--quiet", help="no progress bars")
 JOBS = typer.Option(None, "--jobs", help="threads for the compiled kernel (default, or 0: every core)")
@@ -121,8 +122,10 @@ def _print_summary(s: dict, catalog: Catalog) -> None:
     if s.get("nodes_before_prune"):
         tree = f"sequences {s['sequences']:,}; trie {s['nodes_before_prune']:,} nodes"
         if s.get("threshold"):
+            found = (f"{s['joseki']:,} joseki, {s['fuseki_shapes']:,} fuseki shapes" if "joseki" in s
+                     else f"{s['leaves']:,} joseki")
             tree += (f"; pruned at count >= {s['threshold']:,}: {s['nodes_after_prune']:,} nodes, "
-                     f"{s['leaves']:,} joseki, deepest {s['deepest']} moves")
+                     f"{found}, deepest {s['deepest']} moves")
         lines.append(tree)
     elif s.get("sequences"):
         lines.append(f"sequences {s['sequences']:,}")
@@ -251,17 +254,18 @@ def lookup(
         import json
 
         keep = ("count", "games", "black_wins", "white_wins", "first_year", "last_year", "years", "sources",
-                "sequence", "normal", "first_player")
-        data = {k: found[k] for k in keep}
+                "sequence", "normal", "first_player", "kind")
+        data = {k: found[k] for k in keep if k in found}
         data["continuations"] = [{k: c[k] for k in ("move", "count", "games", "black_wins", "white_wins",
-                                                     "last_year")} for c in found["continuations"]]
+                                                     "last_year", "kind") if k in c} for c in found["continuations"]]
         typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
         return
     first = "White" if found["first_player"] == "white" else "Black"
     years = found["years"]
     busiest = max(years, key=lambda y: (years[y], -y)) if years else None
     span = f", {found['first_year']}-{found['last_year']}" if found["first_year"] else ""
-    lines = [f"{found['sequence']}  (the tree's {found['normal']})",
+    kind = f"; {found['kind']}" if "kind" in found else ""
+    lines = [f"{found['sequence']}  (the tree's {found['normal']}{kind})",
              f"{found['count']:,} sequences in {found['games']:,} games{span}"
              + (f", most in {busiest}" if busiest else ""),
              f"the first to play here ({first} in this sequence) wins {_rate(found['black_wins'], found['white_wins'])}"
@@ -272,11 +276,15 @@ def lookup(
     conts = found["continuations"]
     lines.append(f"continuations ({len(conts)} stored; {found['ended_or_rarer']:,} sequences end here or go on "
                  "in lines played once):")
+    kinds = any("kind" in c for c in conts)
     if conts:
-        lines.append(f"  {'move':<8} {'count':>8} {'share':>7} {'games':>8}   {'first player wins':<28} last year")
+        lines.append(f"  {'move':<8} {'count':>8} {'share':>7} {'games':>8}   {'first player wins':<28} last year"
+                     + ("  kind" if kinds else ""))
     for c in conts:
-        lines.append(f"  {c['move']:<8} {c['count']:>8,} {100 * c['share']:>6.1f}% {c['games']:>8,}   "
-                     f"{_rate(c['black_wins'], c['white_wins']):<28} {c['last_year'] or ''}")
+        line = (f"  {c['move']:<8} {c['count']:>8,} {100 * c['share']:>6.1f}% {c['games']:>8,}   "
+                f"{_rate(c['black_wins'], c['white_wins']):<28} ")
+        lines.append(line + (f"{str(c['last_year'] or ''):<9}  {c.get('kind', '')}" if kinds
+                             else f"{c['last_year'] or ''}"))
     typer.echo("\n".join(lines))
 
 

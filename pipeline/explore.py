@@ -108,10 +108,12 @@ class Tree:
         return node, len(keys)
 
     def rows(self, nodes: np.ndarray) -> list[dict]:
-        """The statistics of some nodes (``TRIE_COLUMNS``), as dicts."""
-        table = _rows(self.path, np.asarray(nodes, np.int64), [c for c in TRIE_COLUMNS if c not in ("parent", "move")]
-                      + ["first"])
-        return table.to_pylist()
+        """The statistics of some nodes (``TRIE_COLUMNS``, and the kind
+        where the tree was mined with kinds), as dicts."""
+        columns = [c for c in TRIE_COLUMNS if c not in ("parent", "move")] + ["first"]
+        if "kind" in pq.ParquetFile(self.path).schema_arrow.names:
+            columns.append("kind")
+        return _rows(self.path, np.asarray(nodes, np.int64), columns).to_pylist()
 
     def node(self, n: int) -> dict:
         return self.rows(np.array([n]))[0]
@@ -165,9 +167,11 @@ def lookup(catalog: Catalog, text: str) -> dict:
     for c, child in zip(kids, rows):
         key = int(tree.key[c])
         continuations.append({"move": q.move_text(key, len(q.keys) + 1), "normal": _sgf_key(key, len(q.keys) + 1),
-                              **_stats(child), "share": child["count"] / node["count"] if node["count"] else 0.0})
+                              **_stats(child), "share": child["count"] / node["count"] if node["count"] else 0.0,
+                              **({"kind": child["kind"]} if "kind" in child else {})})
     return {"sequence": q.text(), "normal": " ".join(_sgf_key(k, d) for d, k in enumerate(q.keys, 1)),
             "first_player": "white" if q.swapped else "black", **_stats(node),
+            **({"kind": node["kind"]} if "kind" in node else {}),
             "years": {int(y): int(g) for y, g in _rows_of(catalog.trie_years, n)},
             "sources": {s: int(g) for s, g in _rows_of(catalog.trie_sources, n)},
             "ended_or_rarer": node["count"] - sum(c["count"] for c in continuations),

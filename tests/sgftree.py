@@ -27,10 +27,10 @@ def sgf_paths(text: str) -> dict[tuple[int, ...], int]:
 
 def comment_count(comment: str) -> int:
     """A node's count as its comment says it: "Played N times" where a game
-    played it in more than one corner, else its games (or times) on the
-    first line."""
+    played it in more than one corner, else its games (or times) in the
+    headline (the first line, or the second after a line saying its kind)."""
     played = re.search(r"Played ([\d,]+) times", comment)
-    head = played or re.search(r"([\d,]+) (?:games?|times?) \(", comment.splitlines()[0])
+    head = played or re.search(r"([\d,]+) (?:games?|times?) \(", "\n".join(comment.splitlines()[:2]))
     return int(head.group(1).replace(",", ""))
 
 

@@ -153,8 +153,11 @@ def test_the_sgf_names_what_was_mined_and_counters_come_only_when_asked(demo_run
 def test_parquet_columns_and_counters(demo_run):
     _, catalog, _ = demo_run
     table = pq.read_table(catalog.joseki).to_pandas()
-    assert list(table.columns) == ["node", "parent", "depth", "color", "move", "count", *COUNTER_COLUMNS,
-                                   *STAT_COLUMNS]
+    assert list(table.columns) == ["node", "parent", "depth", "color", "move", "kind", "count", "tenuki",
+                                   *COUNTER_COLUMNS, *STAT_COLUMNS]
+    assert set(table["kind"]) == {"joseki", "enclosure", "extension"}
+    trie = pq.read_table(catalog.trie).column_names
+    assert trie == ["node", "parent", "depth", "color", "move", "kind", "count", *COUNTER_COLUMNS, *STAT_COLUMNS]
     root = table.iloc[0]
     assert (root["node"], root["parent"], root["depth"], root["color"], root["move"]) == (0, -1, 0, "", "")
     body = table.iloc[1:]
@@ -162,6 +165,8 @@ def test_parquet_columns_and_counters(demo_run):
         assert (body[f"{d}_black"] + body[f"{d}_white"] + body[f"{d}_neutral"] == body["count"]).all()
     assert set(body["color"]) == {"B", "W"}
     assert (body["move"] == "").any()  # the planted tenuki
+    # the folded tenuki: where a kept line went on elsewhere, how often
+    assert (body["tenuki"] <= body["count"]).all() and body["tenuki"].sum() > 0
 
 
 def test_same_games_same_config_give_byte_identical_outputs(demo_games, demo_run, tmp_path):
@@ -516,3 +521,30 @@ def test_cli_summary_counts_filtered_games(demo_games, tmp_path):
     first = result.output.splitlines()[0]
     assert "rejected 3 (handicap: 1, not 19x19: 1, parse error: 1), filtered " in first
     assert "(result names no winner: " in first
+
+
+def test_the_planted_demo_names_each_planted_line_by_its_kind(demo_run):
+    """Every node says what it is (joseki.parquet and trie.parquet's kind,
+    the SGF's first comment line): each planted joseki is a joseki, the
+    planted enclosure an enclosure, the planted side extension an
+    extension, and the summary counts the joseki apart from the fuseki
+    shapes."""
+    from joseki_miner.demo import PLANTED, keys_of
+
+    summary, catalog, _ = demo_run
+    table = pq.read_table(catalog.joseki).to_pandas()
+    paths = _paths_by_node(table)
+    kind = {paths[n]: k for n, k in zip(table["node"], table["kind"])}
+    for name, moves, _, planted in PLANTED:
+        keys = keys_of(moves)
+        assert kind[keys] == planted, name
+    assert {k for _, _, _, k in PLANTED} == {"joseki", "enclosure", "extension"}
+    trie = pq.read_table(catalog.trie, columns=["parent", "move", "kind"]).to_pandas()
+    trie_paths = _paths_by_node(trie.assign(node=range(len(trie))))
+    assert {trie_paths[i]: k for i, k in enumerate(trie["kind"])}.items() >= kind.items()
+    assert summary["joseki"] == 6 and summary["fuseki_shapes"] == 2  # 8 planted joseki, two prefixes of others
+    firsts = sgf_first_lines(catalog.sgf.read_text(encoding="utf-8"))
+    assert firsts[keys_of("dc -- ce")].startswith("Enclosure (fuseki): Black plays in the corner again")
+    assert firsts[keys_of("dd fc cf jd")].startswith("Extension (fuseki): this move leaves the corner")
+    assert firsts[keys_of("dd fc cf db cc dc")].startswith("Joseki ends here")
+    assert firsts[keys_of("dd fc cf")] == "Joseki."

@@ -58,14 +58,38 @@ class Links(HTMLParser):
         self.refs += [v for k, v in attrs if k in ("href", "src") and v]
 
 
-def test_a_page_for_every_node_and_the_index_lists_every_joseki(mined):
+def joseki_and_fuseki(nodes: dict[int, dict], min_length: int = 3) -> tuple[set[int], set[int]]:
+    """Where a joseki ends (a joseki move of at least min_length moves that
+    no joseki move follows, directly or after a tenuki), and the fuseki
+    shapes (the leaves named an enclosure or an extension)."""
+    kids = {n: [c for c, r in nodes.items() if r["parent"] == n] for n in nodes}
+
+    def goes_on(n):
+        return any(nodes[c]["kind"] == "joseki" and (nodes[c]["move"] or any(nodes[g]["kind"] == "joseki"
+                                                                              for g in kids[c])) for c in kids[n])
+
+    joseki = {n for n, r in nodes.items() if n and r["kind"] == "joseki" and r["move"] and r["depth"] >= min_length
+              and not goes_on(n)}
+    return joseki, {n for n, r in nodes.items() if n and not kids[n] and r["kind"] != "joseki"}
+
+
+def test_a_page_for_every_node_and_the_index_lists_the_joseki_then_the_fuseki_shapes(mined):
+    """The index opens with the joseki (where a joseki ends: a joseki move
+    of at least min_length moves that no joseki move follows, directly or
+    after a tenuki), then a section of the fuseki shapes (the leaves named
+    an enclosure or an extension)."""
     nodes = tree(mined)
     folder = mined.report
     assert sorted(p.name for p in folder.iterdir()) == sorted(
         ["index.html", "style.css"] + [f"n{n}.html" for n in nodes])
-    leaves = {n for n in nodes if n and not any(r["parent"] == n for r in nodes.values())}
+    joseki, fuseki = joseki_and_fuseki(nodes)
     index = (folder / "index.html").read_text(encoding="utf-8")
-    assert set(map(int, re.findall(r'class="card joseki" data-node="(\d+)"', index))) == leaves
+    cards = {kind: set(map(int, re.findall(rf'class="card {kind}" data-node="(\d+)"', index)))
+             for kind in ("joseki", "enclosure", "extension")}
+    assert cards["joseki"] == joseki and len(joseki) == 6
+    assert cards["enclosure"] | cards["extension"] == fuseki and all(cards.values())
+    assert max(index.index(f'data-node="{n}"') for n in joseki) < index.index('id="fuseki"') < min(
+        index.index(f'data-node="{n}"') for n in fuseki)
     for page in folder.iterdir():
         assert page.stat().st_size < MAX_PAGE, page.name
 
@@ -95,7 +119,10 @@ def test_every_link_stays_in_the_folder_and_reaches_a_page(mined):
         parser.feed(page.read_text(encoding="utf-8"))
         for ref in parser.refs:
             assert not re.match(r"[a-z]+:", ref), (page.name, ref)  # nothing from the network, no absolute path
-            assert (mined.report / ref.split("#")[0]).is_file(), (page.name, ref)
+            target, _, anchor = ref.partition("#")
+            assert (mined.report / (target or page.name)).is_file(), (page.name, ref)
+            if anchor:  # a place in a page: it is there
+                assert f'id="{anchor}"' in (mined.report / (target or page.name)).read_text(encoding="utf-8")
 
 
 def test_the_report_is_the_same_bytes_when_built_again(mined, tmp_path):
@@ -165,7 +192,7 @@ def _browser():
 
 def test_in_a_browser_the_index_and_a_candidate_move_lead_to_the_next_page(mined, tmp_path):
     nodes = tree(mined)
-    leaves = {n for n in nodes if n and not any(r["parent"] == n for r in nodes.values())}
+    joseki, fuseki = joseki_and_fuseki(nodes)
     folder = mined.report.resolve()
     browser = _browser()
     try:
@@ -173,8 +200,16 @@ def test_in_a_browser_the_index_and_a_candidate_move_lead_to_the_next_page(mined
 
         browser.get(folder.joinpath("index.html").as_uri())
         cards = browser.find_elements(By.CSS_SELECTOR, ".card.joseki")
-        assert {int(c.get_attribute("data-node")) for c in cards} == leaves
+        assert {int(c.get_attribute("data-node")) for c in cards} == joseki
         assert all(c.is_displayed() for c in cards)
+        # the page opens with joseki: the first card a person sees is one, the fuseki shapes come below them all
+        first_card = browser.find_element(By.CSS_SELECTOR, ".card")
+        assert "joseki" in first_card.get_attribute("class").split()
+        shapes = browser.find_elements(By.CSS_SELECTOR, ".card.enclosure, .card.extension")
+        assert {int(c.get_attribute("data-node")) for c in shapes} == fuseki
+        lowest = max(c.location["y"] for c in cards)
+        heading = browser.find_element(By.ID, "fuseki")
+        assert lowest < heading.location["y"] < min(c.location["y"] for c in shapes)
         browser.save_screenshot(str(tmp_path / "index.png"))
         # the first move of the most played joseki, then its most played candidate, by a click on the board
         first = max((n for n, r in nodes.items() if r["parent"] == 0), key=lambda n: nodes[n]["count"])

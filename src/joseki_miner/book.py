@@ -29,10 +29,14 @@ from dataclasses import dataclass, field
 
 import pyarrow as pa
 
+import numpy as np
+
 from .gameinfo import wilson
 from .influence import verdict
+from .kinds import FUSEKI, KINDS
+from .kinds import ends as kind_ends
 from .lookup import board_name
-from .points import DIRECTIONS, from_sgf
+from .points import DIRECTIONS, TENUKI, from_sgf
 from .trie import COLUMNS, COUNTER_COLUMNS, STAT_COLUMNS
 
 STATS = STAT_COLUMNS[1:]  # all but "first", a row number of the work folder
@@ -82,6 +86,7 @@ class Book:
     sources: dict[int, dict[str, int]] = field(default_factory=dict)  # node -> collection -> games
     examples: dict[int, list[dict]] = field(default_factory=dict)  # node -> rows of node_examples.parquet
     about: About = field(default_factory=About)
+    _ends: set[int] | None = field(default=None, repr=False)
 
     # -- one node ------------------------------------------------------------------
     def get(self, node: int, name: str, default=None):
@@ -164,16 +169,63 @@ class Book:
         return self.order.get(node, [])
 
     def leaves(self) -> list[int]:
-        """The joseki: the pruned tree's leaves, in the order of a walk of
-        the tree (children in ``children_order``)."""
+        """The pruned tree's leaves, in the order of a walk of the tree
+        (children in ``children_order``)."""
+        return [n for n in self.walk() if n != self.root and not self.order.get(n)]
+
+    def walk(self) -> list[int]:
+        """Every node in the order of a walk of the tree, the root first."""
         out, stack = [], [self.root]
         while stack:
             n = stack.pop()
-            kids = self.order.get(n, [])
-            if not kids and n != self.root:
-                out.append(n)
-            stack.extend(reversed(kids))
+            out.append(n)
+            stack.extend(reversed(self.order.get(n, [])))
         return out
+
+    # -- kinds (``kinds``): joseki, or fuseki shapes named apart ----------------------
+    @property
+    def labelled(self) -> bool:
+        """Whether the tree was mined with kinds (the thesis' config: not)."""
+        return "kind" in self.cols
+
+    def kind(self, node: int) -> str:
+        return self.get(node, "kind") if self.labelled else "joseki"
+
+    def joseki(self) -> list[int]:
+        """The joseki: where a joseki ends (``kinds.ends``), in walk order;
+        a tree without kinds calls every leaf one, as the thesis does."""
+        if not self.labelled:
+            return self.leaves()
+        ends = self.ends()
+        return [n for n in self.walk() if n in ends]
+
+    def ends(self) -> set[int]:
+        """The nodes where a joseki ends (a tree with kinds)."""
+        if self._ends is None:
+            nodes = self.cols["node"]
+            rows = [self.index[self.parent(n)] if n != self.root else 0 for n in nodes]
+            keys = [from_sgf(m) if m else TENUKI for m in self.cols["move"]]
+            code = [KINDS.index(k) for k in self.cols["kind"]]
+            ends = kind_ends(np.array(rows, np.int64), np.array(self.cols["depth"], np.int64),
+                             np.array(keys, np.int64), np.array(code, np.int8), self.about.min_length)
+            self._ends = {n for n, e in zip(nodes, ends.tolist()) if e}
+        return self._ends
+
+    def fuseki(self) -> list[int]:
+        """The fuseki shapes: the leaves named an enclosure or an extension."""
+        return [n for n in self.leaves() if self.kind(n) in FUSEKI] if self.labelled else []
+
+    def turns_fuseki(self, node: int) -> bool:
+        """Whether the line turns into a fuseki shape at this node (its
+        parent's kind is another)."""
+        return node != self.root and self.kind(node) != self.kind(self.parent(node))
+
+    def tenuki_share(self, node: int) -> float | None:
+        """Where a tenuki no kept move follows was folded into the node:
+        the share of its sequences that went on elsewhere (None: none)."""
+        folded = self.get(node, "tenuki")
+        count = self.get(node, "count")
+        return folded / count if folded and count else None
 
 
 # -- building ---------------------------------------------------------------------
@@ -188,10 +240,12 @@ def columns(table) -> dict[str, list]:
     if missing:
         raise ValueError(f"joseki table lacks columns: {', '.join(missing)}")
     cols: dict[str, list] = {}
-    for c in BASE + COUNTERS + STATS:
+    for c in BASE + COUNTERS + STATS + ("tenuki",):
         if c in names:
             values = table[c].to_pylist() if arrow else table[c].tolist()
             cols[c] = values if c in ("color", "move") else [int(v) for v in values]
+    if "kind" in names:
+        cols["kind"] = [str(v) for v in (table["kind"].to_pylist() if arrow else table["kind"].tolist())]
     cols["color"] = [v if isinstance(v, str) else "" for v in cols["color"]]
     cols["move"] = [v if isinstance(v, str) else "" for v in cols["move"]]
     return cols
@@ -294,6 +348,29 @@ def headline(book: Book, node: int, sep: str = " \u00b7 ") -> str:
     if book.is_tenuki(node):
         parts.insert(0, f"{COLOUR_NAMES.get(book.get(node, 'color'), '?')} tenuki: plays elsewhere")
     return sep.join(parts)
+
+
+def kind_text(book: Book, node: int) -> str:
+    """What the node is, in a few ASCII words ("" for a tree without
+    kinds, and at the root): "Joseki", "Joseki ends here; then tenuki 25%",
+    "Enclosure (fuseki): Black plays in the corner again before White
+    answers", "Extension (fuseki): this move leaves the corner for the side"."""
+    if not book.labelled or node == book.root:
+        return ""
+    kind = book.kind(node)
+    if kind == "joseki":
+        if node not in book.ends():
+            return "Joseki"
+        share = book.tenuki_share(node)
+        return "Joseki ends here" + (f"; then tenuki {percent(share)}" if share else "")
+    name = "Enclosure (fuseki)" if kind == "enclosure" else "Extension (fuseki)"
+    if not book.turns_fuseki(node):
+        return name
+    if kind == "enclosure":
+        return f"{name}: Black plays in the corner again before White answers"
+    if book.get(node, "depth") == 1:
+        return f"{name}: the first move is far from the corner"
+    return f"{name}: this move leaves the corner for the side"
 
 
 def verdicts(book: Book, node: int) -> dict[str, str]:

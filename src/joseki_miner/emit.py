@@ -28,7 +28,7 @@ from typing import Any
 
 from . import __version__
 from .book import (COUNTERS, About, Book, columns, counters_text, example_text, headline, influence_words,
-                   make_book, next_moves_text, order_of, percent)
+                   kind_text, make_book, next_moves_text, order_of, percent)
 from .influence import verdict
 
 __all__ = [
@@ -82,13 +82,18 @@ def children_order(table) -> dict[int, list[int]]:
 
 
 def node_comment(book: Book, node: int, counters: bool = False) -> str:
-    """The SGF comment of one node, for players (``book``'s words): the
-    headline (games, share of the moves here, Black's win rate, years); the
+    """The SGF comment of one node, for players (``book``'s words): what it
+    is, where the tree has kinds (``kind_text``: its first line, so a
+    viewer's comment box opens with it); the headline (games, share of the
+    moves here, Black's win rate, years); the
     influence verdicts that say something; how often it was played when a
     game played it in more than one corner; up to three example games; the
     next moves with their shares (a tenuki among them); the raw counters
     only with ``counters``."""
     lines = [headline(book, node, SEPARATOR)]
+    kind = kind_text(book, node)
+    if kind:
+        lines.insert(0, kind + ".")
     influence = influence_words(book, node)
     if influence:
         lines.append(influence + ".")
@@ -136,7 +141,15 @@ def root_comment(book: Book) -> str:
         kept.append(f"joseki of at least {a.min_length} moves")
     if kept:
         lines.append("Kept: " + " and ".join(kept) + ".")
-    lines += ["", f"Joseki: {len(book.leaves()):,}; moves in the tree: {len(book.cols['node']) - 1:,}; "
+    if book.labelled:
+        lines += ["", "Each move's comment starts with what it is: a joseki (\"Joseki ends here\" where players "
+                  "end it, with how often they then play elsewhere), or a fuseki shape: an enclosure (the corner's "
+                  "first player plays there again before the other answers) or an extension (a move on the side or "
+                  "on a central line, out of the corner)."]
+        counts = f"Joseki: {len(book.joseki()):,}; fuseki shapes: {len(book.fuseki()):,}; "
+    else:
+        counts = f"Joseki: {len(book.leaves()):,}; "
+    lines += ["", f"{counts}moves in the tree: {len(book.cols['node']) - 1:,}; "
               f"sequences read: {book.get(book.root, 'count'):,}."]
     if book.children(book.root):
         lines.append(f"First moves: {next_moves_text(book, book.root)}.")

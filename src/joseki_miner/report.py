@@ -1,8 +1,9 @@
 """The joseki book in HTML: static pages that open from disk, with no
 server, no script and nothing from the network.
 
-* ``index.html``: the joseki (the pruned tree's leaves) by first move, each
-  with a small diagram of its final position, its games, win rate and years;
+* ``index.html``: the joseki (where a joseki ends; in the thesis' tree, its
+  leaves) by first move, each with a small diagram of its final position,
+  its games, win rate and years, then the fuseki shapes named apart;
 * ``n<node>.html``: a page per node of the pruned tree: the board with the
   candidate next moves marked with their share (each a link to its page),
   the path back to the empty corner, the win rate with its interval, the
@@ -22,8 +23,8 @@ from collections.abc import Callable
 from html import escape
 
 from . import __version__
-from .book import (YEAR_FLOOR, Book, headline, influence_words, number, percent, player, verdicts, win_text,
-                   years_text)
+from .book import (YEAR_FLOOR, Book, headline, influence_words, kind_text, number, percent, player, verdicts,
+                   win_text, years_text)
 from .diagram import Mark, diagram, svg
 from .points import TENUKI, from_sgf
 
@@ -55,7 +56,13 @@ svg.board .influence.any rect{fill:#999}
 .plot svg{max-width:100%;height:auto}
 footer{margin-top:3em;color:#777;font-size:.85em}
 """
+# what a tree with kinds adds: the fuseki section's headings and cards, each page's line saying what it is
+KIND_CSS = """\
+h3{font-size:1.02em;margin:1.1em 0 .4em}.kind{margin:.2em 0;font-weight:600}
+.kind.enclosure,.kind.extension{color:#8a4b08}.card.enclosure,.card.extension{background:#fbf6ee}
+"""
 INDEX, STYLE = "index.html", "style.css"
+DOT = " \u00b7 "  # between the figures of a card
 PlotFn = Callable[..., str]  # (years, shares, peak=, thin=): ``plots.year_shares``
 
 
@@ -116,26 +123,51 @@ def _about(book: Book) -> str:
 
 def index_page(book: Book) -> str:
     """The joseki by first move, each with a small diagram of its final
-    position, its games, win rate and years."""
-    leaves = book.leaves()
+    position, its games, win rate and years; where the tree has kinds, the
+    joseki are where a joseki ends, and the fuseki shapes (enclosures, then
+    extensions) follow in a section of their own."""
+    joseki = book.joseki()
+    fuseki = book.fuseki()
+    counts = f"{len(joseki):,} joseki" + (f" and {len(fuseki):,} fuseki shapes" if book.labelled else "")
     body = [f"<h1>Joseki of {number(book.about.games or book.games(book.root))} games</h1>", _about(book),
-            f"<p>{len(leaves):,} joseki, {len(book.cols['node']) - 1:,} moves in the tree. Start from "
-            f"<a href=\"{page_name(book.root)}\">the empty corner</a>, or from a joseki below.</p>"]
-    leaves_under: dict[int, list[int]] = {}
-    for leaf in leaves:
-        leaves_under.setdefault(book.path(leaf)[0], []).append(leaf)
+            f"<p>{counts}, {len(book.cols['node']) - 1:,} moves in the tree. Start from "
+            f"<a href=\"{page_name(book.root)}\">the empty corner</a>, or from a joseki below"
+            + (f", or see <a href=\"#fuseki\">the fuseki shapes</a> named apart" if fuseki else "") + ".</p>"]
+    under: dict[int, list[int]] = {}
+    for leaf in joseki:
+        under.setdefault(book.path(leaf)[0], []).append(leaf)
     for first in book.children(book.root):
+        if book.labelled and first not in under:
+            continue
         body.append(f"<h2 id=\"first-{first}\"><a href=\"{page_name(first)}\">{escape(book.move_name(first))}"
                     f"</a></h2><p class=\"lead\">{escape(headline(book, first))}</p><div class=\"cards\">")
-        for leaf in leaves_under.get(first, []):
-            board, notes = board_of(book, leaf, cell=14, candidates=False)
-            note = f"<div class=\"notes\">{escape('; '.join(notes))}</div>" if notes else ""
-            facts = [f"{number(book.games(leaf))} games"] + [t for t in (win_text(book, leaf), years_text(book, leaf))
-                                                              if t]
-            body.append(f"<div class=\"card joseki\" data-node=\"{leaf}\"><a href=\"{page_name(leaf)}\">{board}"
-                        f"{escape(sequence_name(book, leaf))}</a>{note}<div>{escape(' · '.join(facts))}</div></div>")
+        body += [_card(book, leaf, "joseki") for leaf in under.get(first, [])]
         body.append("</div>")
+    if fuseki:
+        body.append("<h2 id=\"fuseki\">Fuseki shapes</h2><p class=\"lead\">Lines the games played often "
+                    "that are not joseki: an <b>enclosure</b> (the corner's first player plays there again before "
+                    "the other answers) or an <b>extension</b> (a move on the side or on a central line, out of the "
+                    "corner). Each is named where it turns into one.</p>")
+        for kind, title in (("enclosure", "Enclosures"), ("extension", "Extensions")):
+            mine = [n for n in fuseki if book.kind(n) == kind]
+            if mine:
+                body.append(f"<h3 id=\"{kind}s\">{title}</h3><div class=\"cards\">")
+                body += [_card(book, n, kind) for n in mine]
+                body.append("</div>")
     return _page("Joseki", body)
+
+
+def _card(book: Book, node: int, kind: str) -> str:
+    """A small card of the index: the node's final position, its moves
+    and figures (where a joseki ends, how often players then tenuki)."""
+    board, notes = board_of(book, node, cell=14, candidates=False)
+    note = f"<div class=\"notes\">{escape('; '.join(notes))}</div>" if notes else ""
+    facts = [f"{number(book.games(node))} games"] + [t for t in (win_text(book, node), years_text(book, node)) if t]
+    share = book.tenuki_share(node)
+    if share and kind == "joseki":
+        facts.append(f"then tenuki {percent(share)}")
+    return (f"<div class=\"card {kind}\" data-node=\"{node}\"><a href=\"{page_name(node)}\">{board}"
+            f"{escape(sequence_name(book, node))}</a>{note}<div>{escape(DOT.join(facts))}</div></div>")
 
 
 def _table(head: list[str] | None, rows: list[list[str]], numeric: set[int] = frozenset()) -> str:
@@ -153,8 +185,11 @@ def node_page(book: Book, node: int, plot: PlotFn | None = None) -> str:
     crumbs += [f"<a href=\"{page_name(n)}\">{escape(book.move_name(n))}</a>" for n in book.path(node)]
     title = sequence_name(book, node)
     board, notes = board_of(book, node)
-    body = [f"<nav class=\"crumbs\">{' › '.join(crumbs)}</nav>", f"<h1>{escape(title)}</h1>",
-            f"<p class=\"headline\">{escape(headline(book, node))}</p>"]
+    body = [f"<nav class=\"crumbs\">{' › '.join(crumbs)}</nav>", f"<h1>{escape(title)}</h1>"]
+    kind = kind_text(book, node)
+    if kind:
+        body.append(f"<p class=\"kind {book.kind(node)}\">{escape(kind)}.</p>")
+    body.append(f"<p class=\"headline\">{escape(headline(book, node))}</p>")
     left = [f"<div class=\"diagram\">{board}</div>"]
     if notes:
         left.append(f"<p class=\"notes\">{escape('; '.join(notes))}</p>")
@@ -226,7 +261,7 @@ def pages(book: Book, plot: PlotFn | None = None, part: tuple[int, int] = (0, 1)
     them: every k-th node's page from the i-th (the style and the index go
     with part 0), so that k parts write the report between them."""
     i, k = part
-    out = {STYLE: CSS, INDEX: index_page(book)} if i == 0 else {}
+    out = {STYLE: CSS + (KIND_CSS if book.labelled else ""), INDEX: index_page(book)} if i == 0 else {}
     for node in list(book.cols["node"])[i::k]:
         out[page_name(node)] = node_page(book, node, plot)
     return out
