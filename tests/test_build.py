@@ -111,7 +111,7 @@ def test_subtrees_counted_apart_give_the_files_of_one_build(real_subset, tmp_pat
     are the bytes `build` writes, and no range held every sequence."""
     from joseki_miner.config import load
     from pipeline.catalog import Catalog
-    from pipeline.run import run_stages
+    from pipeline.run import kind_rules, run_stages
 
     catalog = Catalog(work=tmp_path / "w", out=tmp_path / "o")
     run_stages(catalog, load(None, []), ["ingest", "extract", "build"], [real_subset], progress=False,
@@ -128,7 +128,7 @@ def test_subtrees_counted_apart_give_the_files_of_one_build(real_subset, tmp_pat
                                         neutral=load(None, []).influence_neutral, floor=floor, budget=1 << 16)  # spills
                    for i, r in enumerate(ranges)]
         out = [tmp_path / f"{parts}-{f.name}" for f in files]
-        build.join_subtrees(folders, stored, *out[:3], floor=floor)
+        build.join_subtrees(folders, stored, *out[:3], floor=floor, kinds=kind_rules(load(None, [])))
         build.join_sorted(folders, out[3])
         for mine, theirs in zip(out, files):
             assert mine.read_bytes() == theirs.read_bytes(), (parts, theirs.name)

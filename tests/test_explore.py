@@ -129,7 +129,12 @@ def test_the_commands(mined, tmp_path):
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
     assert set(data) >= {"count", "games", "black_wins", "white_wins", "first_year", "last_year", "continuations"}
-    assert set(data["continuations"][0]) == {"move", "count", "games", "black_wins", "white_wins", "last_year"}
+    assert set(data["continuations"][0]) == {"move", "count", "games", "black_wins", "white_wins", "last_year",
+                                             "kind"}
+    # what the node and each continuation is, as the tree names it
+    table = pq.read_table(mined.trie, columns=["kind"]).column("kind").to_pylist()
+    assert data["kind"] in ("joseki", "enclosure", "extension") and data["kind"] in set(table)
+    assert {c["kind"] for c in data["continuations"]} <= {"joseki", "enclosure", "extension"}
     shown = _cli("lookup", text, "--out", mined.out)
     assert shown.returncode == 0 and f"{data['count']:,} sequences in {data['games']:,} games" in shown.stdout
     assert "% (" in shown.stdout  # a win rate with its interval

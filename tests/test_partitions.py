@@ -404,6 +404,17 @@ def test_dask_engine_gives_the_fast_engines_files_on_real_games(real_subset, tmp
         k: v for k, v in fast.items() if k != "out/summary.json"}  # the summary: of the stages up to build
 
 
+@pytest.mark.shared_data
+def test_dask_engine_gives_the_fast_engines_files_with_the_future_works_rules(real_subset, tmp_path):
+    """Noise recognition, a start region of 5 lines and the pruning
+    function on the partitions and the subtrees: the same bytes again."""
+    sets = ("distance.noise=true", "corner.start=5", "prune.follow=0.6", "prune.min_share=0.01")
+    fast = mine([real_subset], tmp_path / "fast", sets=sets)
+    dask = mine([real_subset], tmp_path / "dask", "dask", sets=sets)
+    assert dask["games_accepted"] == fast["games_accepted"] > 2500 and fast["joseki"] > 0
+    assert files_of(tmp_path / "dask") == files_of(tmp_path / "fast")
+
+
 def test_the_partitions_joined_are_the_rows_the_joins_write(tmp_path, monkeypatch):
     """What the build counts before the joins end (``Joined``): the games
     kept and their sequences, numbered as games.parquet and
