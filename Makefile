@@ -16,12 +16,12 @@ ARGS    = --config $(CONFIG) --work $(WORK) --out $(OUT) $(foreach s,$(SET),--se
 INPUT   = $(if $(strip $(GAMES)),$(GAMES),$(DEMO))
 
 .DEFAULT_GOAL := help
-.PHONY: help setup mine demo ingest extract build prune emit report test bench crashtest clean
+.PHONY: help setup mine demo ingest extract build prune emit report test bench quality crashtest clean
 
 help: ## list the targets
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z]+):.*## /  make \1\t/' | expand -t 20
 
-setup: $(VENV)/.installed ## create .venv, install the package, and Graphviz and chromium where apt can
+setup: $(VENV)/.installed ## create .venv, install the package, and Graphviz, chromium and cgoban where apt can
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
@@ -33,6 +33,8 @@ $(VENV)/.installed: pyproject.toml
 	  echo "note: Graphviz's dot is not installed; DOT files are written, SVG rendering is skipped"
 	@bash scripts/install-browser.sh || \
 	  echo "note: chromium and chromedriver are not installed; the report's browser tests are skipped"
+	@bash scripts/install-viewers.sh || \
+	  echo "note: cgoban, xvfb, xdotool, imagemagick or tesseract are not installed; the SGF viewer test is skipped"
 	@touch $@
 
 demo: $(DEMO)/planted.json ## write the demo collection (planted joseki + noise) to data/raw/demo
@@ -60,6 +62,10 @@ test: setup ## run the test suite
 
 bench: setup ## measure throughput on ../shared/data -> benchmarks/RESULTS.md
 	$(BIN)/python benchmarks/bench.py
+
+DICTIONARY ?=
+quality: setup ## is what the tree calls joseki joseki? named shapes, each collection, each option -> benchmarks/QUALITY.md
+	$(BIN)/python benchmarks/quality.py $(foreach d,$(DICTIONARY),--dictionary $(d))
 
 crashtest: setup ## stop runs at 100+ moments (kill, Ctrl-C, --strict, full disk); the next run must equal a clean one
 	$(BIN)/python tests/crashtest.py $(GAMES)

@@ -1,0 +1,85 @@
+"""The quality yardstick (joseki_miner.quality, benchmarks/named_shapes.yaml,
+`make quality`): named shapes from public sources, and a tree measured
+against them as the quality table does."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+import yaml
+from sgfmill import sgf
+
+from joseki_miner import quality
+from joseki_miner.config import load
+from joseki_miner.demo import PLANTED
+from joseki_miner.kinds import Rules, kind_of
+from pipeline.catalog import Catalog
+from pipeline.run import run_stages
+
+ROOT = Path(__file__).resolve().parents[1]
+NAMED = yaml.safe_load((ROOT / "benchmarks" / "named_shapes.yaml").read_text(encoding="utf-8"))
+
+
+def test_the_named_shapes_are_at_least_40_joseki_and_15_fuseki_shapes_each_with_a_source():
+    joseki, fuseki = quality.shapes(NAMED["joseki"]), quality.shapes(NAMED["fuseki"])
+    assert len(joseki) >= 40 and len(fuseki) >= 15
+    assert all(s.source for s in joseki + fuseki)
+    assert len({s.keys for s in joseki + fuseki}) == len(joseki) + len(fuseki)  # no line twice, in any orientation
+
+
+def test_the_rules_call_each_named_joseki_a_joseki_and_each_fuseki_shape_not():
+    """The yardstick and the rules agree on every named shape (the defaults'
+    rules): what the table counts is what the games made of them."""
+    rules = Rules(region=9, start=6)
+    for s in quality.shapes(NAMED["joseki"]):
+        assert kind_of(s.keys, rules) == "joseki", s.name
+    for s in quality.shapes(NAMED["fuseki"]):
+        assert kind_of(s.keys, rules) in ("enclosure", "extension"), s.name
+
+
+def test_a_shape_is_the_same_in_any_corner_and_colour():
+    a = quality.shape("4-4 point, low approach", "dd fc cf")
+    b = quality.shape("the same, lower right, colours swapped", "pp nq qn")
+    assert a.keys == b.keys
+
+
+@pytest.fixture(scope="module")
+def planted():
+    joseki = [{"name": n, "moves": m, "source": "the demo"} for n, m, _, k in PLANTED if k == "joseki"]
+    fuseki = [{"name": n, "moves": m, "source": "the demo"} for n, m, _, k in PLANTED if k != "joseki"]
+    return quality.shapes(joseki), quality.shapes(fuseki)
+
+
+def _tree(demo_games, folder, *sets):
+    catalog = Catalog(work=folder / "work", out=folder / "out")
+    config = load(None, list(sets))
+    run_stages(catalog, config, ("ingest", "extract", "build", "prune"), [demo_games], progress=False)
+    return quality.tree(pq.read_table(catalog.joseki).to_pydict(), config.min_length)
+
+
+def test_the_demo_measured_against_what_it_planted(demo_games, tmp_path, planted):
+    joseki, fuseki = planted
+    m = quality.measure(_tree(demo_games, tmp_path), joseki, fuseki)
+    assert (m.named_joseki, m.named_total) == (8, 8) and m.missing == ()
+    assert (m.fuseki_as_joseki, m.fuseki_named, m.fuseki_total) == (0, 2, 2)
+    assert m.joseki_leaves == 6 and m.in_region == 1.0 and m.in_dictionary is None
+    # the thesis' tree: no kinds, every leaf a joseki, so the planted fuseki shapes count among them
+    thesis = quality.measure(_tree(demo_games, tmp_path / "thesis", "kinds=false", "prune.fold_tenuki=false",
+                                   "corner.start=10"), joseki, fuseki)
+    assert thesis.fuseki_as_joseki == 2 and thesis.joseki_leaves == 8 and thesis.in_region < 1.0
+
+
+def test_a_dictionary_holds_its_lines_and_their_prefixes_in_normal_form():
+    """Variations, a pass for a tenuki, and a variation from setup stones
+    (a position given, not played: left out); any corner."""
+    text = "(;GM[1]FF[4]SZ[19];B[pd];W[qf](;B[nc];W[rd])(;B[];W[qc])(;AB[jd];W[qc];B[pc]))"
+    known = quality.dictionary_lines(sgf.Sgf_game.from_string(text))
+    assert known == {quality.shape("", m).keys
+                     for m in ("dd", "dd fc", "dd fc cf", "dd fc cf db", "dd fc -- cc")}
+    # a tree's joseki leaves looked up there: "dd fc cf db" is, "dd fc hc" is not
+    columns = {"node": [0, 1, 2, 3, 4, 5], "parent": [-1, 0, 1, 2, 3, 2], "depth": [0, 1, 2, 3, 4, 3],
+               "move": ["", "dd", "fc", "cf", "db", "hc"], "count": [9, 9, 9, 5, 5, 4]}
+    m = quality.measure(quality.tree(columns), [], [], dictionary=known)
+    assert m.joseki_leaves == 2 and m.in_dictionary == 0.5
