@@ -18,6 +18,7 @@ Kogo's, not shipped here), the share of joseki leaves the dictionary holds.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 import time
@@ -116,9 +117,10 @@ def markdown(rows: list[tuple], with_dictionary: bool, dictionaries: list[Path])
             missing[name] = m.missing
     notes = ["", "Named joseki the defaults do not hold as joseki, by collection (a line too rare there to pass "
              "the threshold, or cut where it turns into fuseki):", ""]
-    notes += [f"- {name}: {', '.join(names) if names else 'none'}" for name, names in missing.items()]
+    notes += [f"- {name}: {'; '.join(names) if names else 'none'}" for name, names in missing.items()]
     if with_dictionary:
-        notes += ["", "Dictionary: " + ", ".join(p.name for p in dictionaries)]
+        notes += ["", "Dictionary (the joseki leaves, a trailing tenuki dropped, looked up among its lines and their "
+                  "prefixes in any orientation): " + ", ".join(p.name for p in dictionaries)]
     return "\n".join(lines + notes) + "\n"
 
 
@@ -138,7 +140,8 @@ def main() -> int:
         tmp = args.work or Path(scratch)
         text, _ = run(args.data, args.dictionary, args.only, tmp)
     header = ("# Quality: joseki, not fuseki\n\n`make quality` (benchmarks/quality.py) on "
-              f"{args.data.name}/, {time.strftime('%Y-%m-%d %H:%M')}: each collection apart and all together; "
+              f"{os.path.relpath(args.data, ROOT)}, {time.strftime('%Y-%m-%d %H:%M')}: each collection apart and "
+              "all together; "
               "the thesis' config, each rule of its future work added alone to the kinds, and the defaults. "
               "Named shapes: benchmarks/named_shapes.yaml.\n\n")
     args.out.write_text(header + text, encoding="utf-8")

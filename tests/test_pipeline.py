@@ -548,3 +548,12 @@ def test_the_planted_demo_names_each_planted_line_by_its_kind(demo_run):
     assert firsts[keys_of("dd fc cf jd")].startswith("Extension (fuseki): this move leaves the corner")
     assert firsts[keys_of("dd fc cf db cc dc")].startswith("Joseki ends here")
     assert firsts[keys_of("dd fc cf")] == "Joseki."
+
+
+def test_the_sgfs_own_words_are_ascii(demo_run):
+    """CGoban 1.9 reads comments as Latin-1 whatever CA says: every word
+    the SGF writes itself is ASCII (the demo's names and collections are
+    too, so the whole file is)."""
+    _, catalog, _ = demo_run
+    text = catalog.sgf.read_bytes().decode("ascii")
+    assert "; Black wins " in text and "\u00b7" not in text
