@@ -115,8 +115,8 @@ def _write(pruned: pa.Table, keep: np.ndarray, arrays: dict, rows: dict[str, pa.
     }
     if "kind" in pruned.column_names:  # where joseki end, and the fuseki shapes named apart
         code = np.array([KINDS.index(k) for k in pruned.column("kind").to_pylist()], np.int8)
-        rows = np.where(new_parent < 0, 0, new_parent)
-        figures["joseki"] = int(ends(rows, kept_depth, _keys(pruned), code, min_length).sum())
+        parent_row = np.where(new_parent < 0, 0, new_parent)  # new ids are rows
+        figures["joseki"] = int(ends(parent_row, kept_depth, _keys(pruned), code, min_length).sum())
         figures["fuseki_shapes"] = int((is_leaf & (code != JOSEKI)).sum())
     return figures
 

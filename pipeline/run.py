@@ -84,7 +84,7 @@ EXTRACT_PARAMS = ("distance.certain", "distance.maybe", "corner_stones", "max_le
 # the future work's rules of phase 1 (5.2, 9): in the key only when they differ from the thesis, so a stage mined
 # before they existed stays up to date
 EXTRACT_RULES = {"distance.noise": False, "corner.start": 10}
-BUILD_PARAMS = ("kinds", "corner.region", "corner.start")  # the kinds of trie.parquet
+BUILD_PARAMS = ("kinds", "corner.region")  # the kinds of trie.parquet
 PRUNE_RULES = {"prune.follow": None, "prune.min_share": 0.0, "prune.fold_tenuki": False}
 
 
@@ -114,7 +114,7 @@ def _rules(config: Config, thesis: dict) -> list[dict]:
 def kind_rules(config: Config) -> KindRules | None:
     """The rules of the nodes' kinds, or None where the config asks for the
     thesis' tree without them."""
-    return KindRules(config.corner_region, config.corner_start) if config.kinds else None
+    return KindRules(config.corner_region) if config.kinds else None
 
 
 def prune_rules(config: Config) -> prune_method.Rules:

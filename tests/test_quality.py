@@ -32,7 +32,7 @@ def test_the_named_shapes_are_at_least_40_joseki_and_15_fuseki_shapes_each_with_
 def test_the_rules_call_each_named_joseki_a_joseki_and_each_fuseki_shape_not():
     """The yardstick and the rules agree on every named shape (the defaults'
     rules): what the table counts is what the games made of them."""
-    rules = Rules(region=9, start=6)
+    rules = Rules(region=9)
     for s in quality.shapes(NAMED["joseki"]):
         assert kind_of(s.keys, rules) == "joseki", s.name
     for s in quality.shapes(NAMED["fuseki"]):

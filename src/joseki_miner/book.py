@@ -221,8 +221,9 @@ class Book:
         return node != self.root and self.kind(node) != self.kind(self.parent(node))
 
     def tenuki_share(self, node: int) -> float | None:
-        """Where a tenuki no kept move follows was folded into the node:
-        the share of its sequences that went on elsewhere (None: none)."""
+        """The share of the node's sequences whose next entry is a tenuki
+        (its stored tenuki child's count: joseki.parquet's tenuki column,
+        written where tenuki are folded; None where there is none)."""
         folded = self.get(node, "tenuki")
         count = self.get(node, "count")
         return folded / count if folded and count else None

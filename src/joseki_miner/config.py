@@ -219,6 +219,7 @@ def validate(c: Config) -> None:
     for key, (lo, hi) in BOUNDS.items():
         value = getattr(c, _attr(key))
         need(value is None or lo <= value <= hi, f"{key} must be between {lo} and {hi}, not {value}")
+    need(c.prune_follow is None or c.prune_follow > 0, "prune.follow must be above 0, or null (off)")
     need(c.distance_certain <= c.distance_maybe, "distance.certain must be <= distance.maybe (thesis 4.1: a <= b)")
     need(c.influence_share < 1, "influence.share must be in [0, 1)")
     need(c.limits_field_kb <= 1024 * c.limits_member_mb, "limits.field_kb must be at most limits.member_mb (in KB)")

@@ -112,8 +112,8 @@ class _Dealer:
 
     def junk(self) -> tuple[int, ...]:
         """3 to 5 alternating moves whose normal-form first three are new;
-        the first within 5 lines of the corner, where any corner region
-        lets a sequence start (``start.lines``)."""
+        the first within 5 lines of the corner, where any start region
+        lets a sequence start (``corner.start``)."""
         starts = [p for p in _box_points(5) if p // SIZE <= p % SIZE and p not in self.first_points]
         while True:
             pts = [self.rng.choice(starts)]

@@ -9,9 +9,8 @@ is the upper left, its first move played by Black), a point lying on the
 
 * ``extension``: a move of the path lies beyond the ``region`` lines nearest
   the corner's edges (by default 9: on the central line or past it, where
-  play has left the corner for the side), or its first move lies beyond
-  the ``start`` lines nearest them (a first move far up the side:
-  ``start.lines`` says where a corner sequence may start);
+  play has left the corner for the side; a first move far up the side
+  starts no sequence at all where ``corner.start`` says so);
 * ``enclosure``: else, when the corner's first player played there again
   before the other player played there at all (its second entry is a
   tenuki): a shimari, or an extension from an unanswered corner stone;
@@ -43,11 +42,10 @@ FUSEKI = ("enclosure", "extension")
 
 @dataclass(frozen=True)
 class Rules:
-    """Where a corner's moves lie (``region``) and where its sequences
-    start (``start``), in lines from the corner's edges."""
+    """Where a corner's moves lie: within ``region`` lines of the corner's
+    edges."""
 
     region: int = 9
-    start: int = 10
 
 
 def lines(key: int) -> int:
@@ -64,7 +62,7 @@ def kind_of(keys: Sequence[int], rules: Rules = Rules()) -> str:
     a player reads it: the rules in the module docstring, one by one."""
     if not keys:
         return "joseki"
-    if any(lines(k) > rules.region for k in keys if k != TENUKI) or lines(keys[0]) > rules.start:
+    if any(lines(k) > rules.region for k in keys if k != TENUKI):
         return "extension"
     if len(keys) >= 3 and keys[1] == TENUKI:
         return "enclosure"
@@ -80,7 +78,7 @@ def own_codes(key: np.ndarray, depth: np.ndarray, parent_key: np.ndarray, rules:
     far = np.maximum(key // SIZE, key % SIZE) + 1
     out = np.full(len(key), JOSEKI, np.int8)
     out[(depth == 3) & (np.asarray(parent_key, np.int64) == TENUKI)] = ENCLOSURE
-    out[move & ((far > rules.region) | ((depth == 1) & (far > rules.start)))] = EXTENSION
+    out[move & (far > rules.region)] = EXTENSION
     return out
 
 

@@ -147,7 +147,7 @@ def index_page(book: Book) -> str:
         body.append("<h2 id=\"fuseki\">Fuseki shapes</h2><p class=\"lead\">Lines the games played often "
                     "that are not joseki: an <b>enclosure</b> (the corner's first player plays there again before "
                     "the other answers) or an <b>extension</b> (a move on the side or on a central line, out of the "
-                    "corner). Each is named where it turns into one.</p>")
+                    "corner). Each card shows its line to the end; its page says where it turned.</p>")
         for kind, title in (("enclosure", "Enclosures"), ("extension", "Extensions")):
             mine = [n for n in fuseki if book.kind(n) == kind]
             if mine:

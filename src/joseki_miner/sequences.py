@@ -11,8 +11,9 @@ at ``max_length`` entries (tenuki included; it never ends on a tenuki).
 
 Two rules of the thesis' future work, off by default in the thesis' own
 config: a move starts a sequence only within ``start`` lines of its
-corner's two edges (section 9's "smarter sequence mechanism": a first move
-on the central line or far up the side belongs to no corner); and noise
+corner's two edges (section 9's "smarter sequence mechanism": a move on the
+central line or far up the side starts none, though it still joins a
+sequence near it); and noise
 recognition (5.2): a stone of a sequence counts for a move's distance only
 when no other stone stands in the way, that is, on a point of the rectangle
 the two span (corners included, the two themselves excluded) that is not a
