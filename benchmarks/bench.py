@@ -501,7 +501,7 @@ def main() -> int:
         lines.append(
             f"\n## End to end: every collection in one `joseki mine` process\n\n"
             f"{n:,} games read ({summary['games_accepted']:,} accepted), {summary['sequences']:,} sequences, "
-            f"{summary['nodes_before_prune']:,} trie nodes, {summary['leaves']:,} joseki.\n\n"
+            f"{summary['nodes_before_prune']:,} trie nodes, {summary.get('joseki', summary['leaves']):,} joseki.\n\n"
             f"- wall time, start-up, pruning, emission and the report included: **{wall:.1f} s** "
             f"({n / wall:,.0f} games/s), the median of {RUNS} runs ({walls} s)\n"
             f"- stages: " + ", ".join(f"{k} {v:.1f} s" for k, v in s.items()) + "\n"
