@@ -46,6 +46,10 @@ JOSEKI = [sys.executable, "-m", "pipeline.cli"]
 # interleaved runs of it and of this tree measure what they cost
 BEFORE_STATISTICS = os.environ.get("BENCH_BEFORE_STATISTICS", "cd48502")
 STATISTICS_RUNS = 4
+# the last commit before a folder of loose files mined as fast as an archive (issue 28): its runs and this
+# tree's, interleaved, on kgs-6d unpacked into one folder
+BEFORE_LOOSE = os.environ.get("BENCH_BEFORE_LOOSE", "4fe4212")
+LOOSE_RUNS = 3
 LOOKUPS = (("lookup", "Q16 R17 R16"), ("lookup", "Q16"), ("games", "Q16 R17 R16", "--limit", "10"),
            ("games", "Q16", "--limit", "10"), ("trend", "Q16 R17"))
 
@@ -316,6 +320,52 @@ def statistics_cost(tmp: Path) -> str:
             f"({cpu['now'] / cpu['before'] - 1:+.1%} of the CPU time); the target is at most 15%.\n")
 
 
+def loose_files(tmp: Path) -> str:
+    """kgs-6d unpacked into one folder of loose SGF files (36,692): a cold
+    run (an empty output folder) and an up-to-date run, of this tree and of
+    ``BEFORE_LOOSE`` (a worktree), interleaved; the medians, and the peak
+    memory."""
+    folder = tmp / "loose"
+    folder.mkdir()
+    for archive in sorted((DATA / "kgs-6d").glob("*.tar.gz")):
+        with tarfile.open(archive) as tar:
+            tar.extractall(folder, filter="data")
+    files = sum(1 for f in folder.rglob("*") if f.is_file())
+    before = tmp / "before-loose"
+    made = subprocess.run(["git", "worktree", "add", "--detach", str(before), BEFORE_LOOSE], cwd=ROOT,
+                          capture_output=True, text=True)
+    trees = {"now": ROOT} if made.returncode else {"before": before, "now": ROOT}
+    runs: dict[str, dict[str, list]] = {k: {"cold": [], "again": []} for k in trees}
+    try:
+        for name, tree in trees.items():  # compiled code cached in each tree
+            _timed([*JOSEKI, "mine", str(folder), "--out", str(tmp / f"loose-warm-{name}"), "--quiet"], tree)
+        for _ in range(LOOSE_RUNS):
+            for name, tree in trees.items():
+                out = tmp / f"loose-{name}"
+                shutil.rmtree(out, ignore_errors=True)
+                runs[name]["cold"].append(_timed([*JOSEKI, "mine", str(folder), "--out", str(out), "--quiet"], tree))
+                runs[name]["again"].append(_timed([*JOSEKI, "mine", str(folder), "--out", str(out), "--quiet"], tree))
+    finally:
+        if len(trees) > 1:
+            subprocess.run(["git", "worktree", "remove", "--force", str(before)], cwd=ROOT, capture_output=True)
+    median = {k: {m: sorted(r[0] for r in v[m])[len(v[m]) // 2] for m in v} for k, v in runs.items()}
+    rss = {k: max(r[1] for r in v["cold"]) for k, v in runs.items()}
+    for name in trees:
+        print(f"loose files ({name}): {files:,} files, cold {median[name]['cold']:.2f} s, up to date "
+              f"{median[name]['again']:.2f} s (medians of {LOOSE_RUNS}); peak RSS {rss[name]:,.0f} MiB")
+    rows = "".join(f"| {name} | {median[name]['cold']:.2f} s | {', '.join(f'{r[0]:.2f}' for r in runs[name]['cold'])} "
+                   f"| {median[name]['again']:.2f} s | {', '.join(f'{r[0]:.2f}' for r in runs[name]['again'])} "
+                   f"| {rss[name]:,.0f} MiB |\n" for name in trees)
+    ratio = (f"\nThis tree against {BEFORE_LOOSE}: cold **{median['now']['cold'] / median['before']['cold']:.2f}x** "
+             f"the time, up to date **{median['now']['again'] / median['before']['again']:.2f}x**.\n"
+             if "before" in trees else f"\n{BEFORE_LOOSE} not measured: {made.stderr.strip()}\n")
+    return (f"\n## A folder of loose SGF files\n\nkgs-6d unpacked into one folder ({files:,} files), `joseki mine "
+            f"FOLDER --out OUT` as its own process: cold (an empty output folder, the digest cache with it) and "
+            f"again (every stage up to date); this tree and {BEFORE_LOOSE} (the commit before the inputs were read "
+            f"once), {LOOSE_RUNS} runs of each interleaved, the medians:\n\n| code | cold | every run | up to date | "
+            f"every run | peak RSS |\n| --- | ---: | --- | ---: | --- | ---: |\n" + rows + ratio)
+
+
 def lookups(out: Path) -> str:
     """``LOOKUPS`` on the mined outputs in ``out``, each from a cold process."""
     rows = []
@@ -539,6 +589,7 @@ def main() -> int:
             f"which grows with the distinct sequences played.\n"
         )
         lines.append(lookups(out))
+        lines.append(loose_files(tmp))
         lines.append(statistics_cost(tmp))
         lines.append(engines(tmp))
     (ROOT / "benchmarks" / "RESULTS.md").write_text("".join(lines), encoding="utf-8")

@@ -60,7 +60,7 @@ class Catalog:
     @property
     def digests(self) -> Path:
         """The inputs' content digests, cached by their files' stat identity."""
-        return self.work / "input-digests.parquet"
+        return self.work / "input-digests.bin"
 
     @property
     def joseki(self) -> Path:

@@ -25,29 +25,36 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
 
-import pyarrow.parquet as pq
+from typing import TYPE_CHECKING
+
 from tqdm import tqdm
 
 import joseki_miner
-from joseki_miner import partitions, remote, store
+from joseki_miner import remote, store
 from joseki_miner import cluster as cluster_
-from joseki_miner import prune as prune_method
 from joseki_miner.config import SORT_MEMORY_MB, TABLE_MEMORY_MB, Config
 from joseki_miner.errors import PublishError, StrictError, UsageError
-from joseki_miner.inputs import Filters, inputs_key
-from joseki_miner.kinds import Rules as KindRules
+from joseki_miner.inputs import Filters, Scan, scan
 from joseki_miner.sequences import Phase1Params
 from joseki_miner.stop import check as check_stop
 
-from . import emit, prune, report
 from .catalog import (  # the published stages commit together when the run ends
     PUBLISHED,
     Catalog,
 )
 
+if TYPE_CHECKING:
+    from joseki_miner import partitions
+    from joseki_miner import prune as prune_method
+    from joseki_miner.kinds import Rules as KindRules
+
+    from . import emit
+
 # The compiled engine (joseki_miner's build, extract, ingest and the stages
 # that call them) is imported where it runs: the dask engine's driver plans
 # and names the work without loading numba (its CPU is the serial part).
+# So are pyarrow, numpy and the stages' own modules: a run whose stages are
+# all up to date walks its inputs, reads its manifests and loads little else.
 STAGES = ("ingest", "extract", "build", "prune", "emit", "report")
 WORK_STAGES = ("ingest", "extract", "build")  # committed as each finishes
 ENGINES = ("fast", "reference", "dask")
@@ -55,9 +62,13 @@ ENGINES = ("fast", "reference", "dask")
 # engine, the memory options and the moment, so a manifest keeps them apart
 # (under "run"), and the rest of it is the same for the same games and config.
 RUN_FIGURES = ("dedupe_bytes", "wheres_spilled_bytes", "table_memory_bytes", "tables_bytes", "tables_dropped",
-               "tables_mapped_bytes", "sequence_bytes", "spilled_bytes", "runs_spilled")
+               "tables_mapped_bytes", "sequence_bytes", "spilled_bytes", "runs_spilled", "input_files", "input_bytes",
+               "files_hashed", "inputs_seconds", "hash_seconds")
 TABLE_MEMORY = TABLE_MEMORY_MB
 MAX_JOBS = 1024
+# hashed before ingest, where the digests not cached are at most this share of the inputs' bytes (a file touched or
+# added: hashing it may find ingest up to date); more, and ingest reads them once, taking their digests as it reads
+HASH_AHEAD = 0.1
 
 
 def _key(*parts) -> str:
@@ -114,16 +125,22 @@ def _rules(config: Config, thesis: dict) -> list[dict]:
 def kind_rules(config: Config) -> KindRules | None:
     """The rules of the nodes' kinds, or None where the config asks for the
     thesis' tree without them."""
+    from joseki_miner.kinds import Rules as KindRules
+
     return KindRules(config.corner_region) if config.kinds else None
 
 
 def prune_rules(config: Config) -> prune_method.Rules:
     """The future work's rules of phase 2 (section 9)."""
+    from joseki_miner import prune as prune_method
+
     return prune_method.Rules(config.prune_follow, config.prune_min_share, config.prune_fold_tenuki)
 
 
 def _threshold(games: int, config: Config) -> int:
-    return prune_method.threshold(games, config.prune_min_count, config.prune_min_fraction)
+    from joseki_miner.threshold import threshold
+
+    return threshold(games, config.prune_min_count, config.prune_min_fraction)
 
 
 def floor_for(games: int, config: Config) -> int:
@@ -211,7 +228,10 @@ def clean(catalog: Catalog) -> None:
         store.remove(path)
     for path in catalog.work.glob("table-*.mapped"):
         path.unlink(missing_ok=True)
-    partitions.clean(catalog.partitions)  # half-written ones: a stopped run's, a killed worker's
+    if catalog.partitions.exists():  # half-written ones: a stopped run's, a killed worker's
+        from joseki_miner import partitions
+
+        partitions.clean(catalog.partitions)
 
 
 def publish(catalog: Catalog, log: Callable[[str], None]) -> None:
@@ -335,6 +355,9 @@ class _Run:
         self.cluster_options = cluster
         self._cluster: cluster_.Cluster | None = None
         self.digests: dict[str, str] = {}  # of the input files, by path (the dask engine's partitions)
+        self.scanned: Scan | None = None  # the inputs walked, and their digests known (``inputs_known``)
+        self.inputs: str | None = None  # their key, once known
+        self.collected: dict = {}  # the digests the fast engine's readers take as they read
         self.begun: dict[str, float] = {}  # stages the dask engine began within an earlier one's tasks: when
         self.ended: dict[str, float] = {}  # stages the dask engine ended within another's tasks: when
         self.token = uuid.uuid4().hex[:8]  # names this run's dask tasks and scratch folders
@@ -418,8 +441,7 @@ class _Run:
                 # games to mine: the cluster starts (and warms) while the inputs are hashed; otherwise once a
                 # stage needs it (every stage may be up to date: no cluster at all)
                 self.start_soon()
-            inputs, _ = inputs_key(self.paths, cache=catalog.digests, exclude=self.own, jobs=self.jobs,
-                                   digests=self.digests)
+            inputs = self.inputs_known(mined)
         else:
             manifest = store.read_manifest(catalog.manifest("ingest"))
             if manifest is None:
@@ -434,8 +456,10 @@ class _Run:
                 for stage in self.stages:
                     if stage in ran:
                         continue
-                    keys = stage_keys(config, inputs, self.floor() if stage in PUBLISHED + ("build",) else 2)
-                    if not self.force and not upstream_ran and self.fresh(stage, keys[stage]):
+                    # inputs None: some files' digests come as ingest reads them, and ingest runs (inputs_known)
+                    keys = (stage_keys(config, inputs, self.floor() if stage in PUBLISHED + ("build",) else 2)
+                            if inputs is not None else None)
+                    if keys is not None and not self.force and not upstream_ran and self.fresh(stage, keys[stage]):
                         self.log(f"{stage}: up to date, kept")
                         if stage == "ingest" and self.strict:
                             self.strict_again()
@@ -443,7 +467,8 @@ class _Run:
                     upstream_ran = True
                     check_stop()
                     if stage == "ingest" and streamed:
-                        ran |= self.ingest_to_build(inputs, pool, finish)
+                        ran |= self.ingest_to_build(pool, finish)
+                        inputs = self.inputs
                         continue
                     if self.engine == "dask" and (stage == "ingest" or stage == "extract" and "ingest" in self.stages):
                         # extract alone (new distances) too: its partitions, mined on every worker, replace those
@@ -460,6 +485,10 @@ class _Run:
                         t0 = self.begun.pop(stage, t0)  # begun beside an earlier stage (the build, beside the joins)
                     else:
                         figures = self.action(stage)()
+                    if stage == "ingest":
+                        figures = {**figures, **self.digested()}
+                        inputs = self.inputs
+                        keys = stage_keys(config, inputs)
                     seconds = self.ended.pop(stage, time.perf_counter()) - t0  # emit ends before the report beside it
                     self.done(self.record(stage, keys[stage], figures, seconds,
                                           inputs=inputs if stage == "ingest" else None))
@@ -471,6 +500,8 @@ class _Run:
                         and any(catalog.partitions.glob("*"))):
                     # ingest and extract were up to date: the partitions a stopped or failed run mined with other
                     # parameters or inputs go, and the folder holds what a clean run leaves
+                    from joseki_miner import partitions
+
                     partitions.clean(catalog.partitions, keep={p.key for p in self.plan()[1]})
             finally:
                 self.memory.clear()
@@ -485,10 +516,52 @@ class _Run:
         store.write_atomically(catalog.summary, (json.dumps(summary, indent=2) + "\n").encode("utf-8"))
         return summary
 
+    def inputs_known(self, mined: dict | None) -> str | None:
+        """Walk the inputs and say their key where it can be known without
+        reading them twice: every digest cached (an unchanged collection:
+        nothing is read), or hashed now where few are not (a file touched or
+        added) or where the engine cannot take them as it reads (dask and
+        its partitions' keys, the reference engine).  Otherwise (the first
+        run, or most of the inputs new) None: ingest must run, and the fast
+        engine's readers take each file's digest as they read it."""
+        catalog = self.catalog
+        self.scanned = scan(self.paths, cache=catalog.digests, exclude=self.own, progress=self.progress)
+        missing = self.scanned.missing
+        unknown = sum(max(self.scanned.rows[i][2], 0) for i in missing)
+        total = sum(max(row[2], 0) for row in self.scanned.rows)
+        if missing and self.engine == "fast" and (mined is None or self.force or unknown > HASH_AHEAD * total):
+            self.log(f"inputs: {len(self.scanned.rows):,} files walked in {self.scanned.seconds:.1f} s; "
+                     f"{len(missing):,} to be hashed as they are read")
+            self.inputs = None
+            return None
+        self.scanned.hash_missing(self.jobs, self.progress)
+        self.scanned.save(catalog.digests)
+        self.digests.update(self.scanned.digests())
+        self.log(f"inputs: {len(self.scanned.rows):,} files walked in {self.scanned.seconds:.1f} s"
+                 + (f"; {self.scanned.hashed:,} hashed in {self.scanned.hash_seconds:.1f} s" if self.scanned.hashed
+                    else ""))
+        self.inputs = self.scanned.key()
+        return self.inputs
+
+    def digested(self) -> dict:
+        """Once ingest has read the inputs: their key (the digests its
+        readers took, ``collected``; any left unknown hashed now), the
+        cache of digests written, and how the inputs were walked and hashed
+        (the ingest stage's run figures)."""
+        if self.inputs is None:
+            self.scanned.learn(self.collected)
+            self.scanned.hash_missing(self.jobs, False)  # a file the readers did not read whole, or never opened
+            self.scanned.save(self.catalog.digests)
+            self.digests.update(self.scanned.digests())
+            self.inputs = self.scanned.key()
+        return self.scanned.figures() if self.scanned is not None else {}
+
     def strict_again(self) -> None:
         """--strict on games ingested already: the first reject stored fails
         the run as it would have when the games were read."""
         if sum(self.stage_figures("ingest").get("games_rejected", {}).values()):
+            import pyarrow.parquet as pq
+
             first = pq.ParquetFile(self.catalog.rejects).read_row_group(0).slice(0, 1).to_pylist()[0]
             raise StrictError.of(**first)
 
@@ -499,12 +572,14 @@ class _Run:
         if stage == "ingest":
             from . import ingest as ingest_stage
 
+            read_once = {"walked": self.scanned.walked, "digests": self.collected if self.inputs is None else None} \
+                if self.engine == "fast" and self.scanned is not None else {}
             return partial(ingest_stage.run,
                            self.paths, staged(catalog.games), staged(catalog.rejects),
                            include_handicap=config.include_handicap, dedupe=config.dedupe, strict=self.strict,
                            engine=self.local_engine, jobs=self.jobs, progress=self.stage_progress,
                            table_memory=self.table_bytes,
-                           exclude=self.own, **self.ingest_options())
+                           exclude=self.own, **self.ingest_options(), **read_once)
         if stage == "extract":
             from . import extract as extract_stage
 
@@ -521,6 +596,8 @@ class _Run:
                            spill=catalog.runs, budget=self.sort_bytes)
         if stage == "prune":
             return self.prune()
+        from . import emit, report
+
         if stage == "emit":
             return partial(emit.run,
                            self.book_files(), staged(catalog.sgf), staged(catalog.dot), staged(catalog.influence_dot),
@@ -535,6 +612,8 @@ class _Run:
         a task each; the other stages as one task.  Task names and scratch
         folders carry the run's token: a stopped run's task still running on
         a cluster of one's own is never taken for this run's."""
+        from . import report
+
         catalog, config, cluster = self.catalog, self.config, self.cluster()
         workers = cluster.workers()
         name = f"{stage}-{key}-{self.token}"
@@ -596,6 +675,8 @@ class _Run:
         counted apart, their sequences, a scratch folder for each, and the
         count of one (``_count`` but for its range, its folder, the floor
         of the games kept and what it counts)."""
+        from joseki_miner import partitions
+
         workers = self.cluster().workers()
         ranges = partitions.subtrees(counts, workers)
         sizes = [sum(n for k, n in counts.items() if lo <= k < hi) for lo, hi in ranges]
@@ -607,6 +688,8 @@ class _Run:
     def book_files(self) -> emit.BookFiles:
         """The pruned tree's tables as this run has them, and the figures of
         the games it was mined from."""
+        from . import emit
+
         catalog = self.catalog
         figures = {**self.stage_figures("ingest"), **self.stage_figures("prune")}
         return emit.BookFiles(self.current(catalog.joseki), self.current(catalog.node_years),
@@ -622,6 +705,8 @@ class _Run:
                 "filters": Filters(c.filter_years, c.filter_sources, c.filter_result_known)}
 
     def prune(self) -> Callable[[], dict]:
+        from . import prune
+
         catalog, config, staged = self.catalog, self.config, store.staged
         threshold = _threshold(self.stage_figures("ingest")["games_accepted"], config)
         floor = self.memory["floor"] if "trie" in self.memory else self.stage_figures("build").get("floor", 1)
@@ -693,6 +778,8 @@ class _Run:
     def plan(self) -> tuple[partitions.Settings, list[partitions.Partition], Counter[str]]:
         """The partitions of the inputs for the dask engine, what mining
         them needs, and the files skipped as they were planned (by why)."""
+        from joseki_miner import partitions
+
         config = self.config
         settings = partitions.Settings(
             named_from=tuple(str(p) for p in self.paths), include_handicap=config.include_handicap,
@@ -712,6 +799,8 @@ class _Run:
         tasks at once (sequences.parquet alone when ingest is up to date:
         not ``ingest``).  Commits the stages, as the other engines would;
         returns the stages done."""
+        from joseki_miner import partitions
+
         catalog, config, staged = self.catalog, self.config, store.staged
         t0 = time.perf_counter()
         keys = stage_keys(config, inputs)
@@ -791,7 +880,7 @@ class _Run:
             self.begun["build"] = read
         return {"extract"}
 
-    def ingest_to_build(self, inputs: str, pool: ThreadPoolExecutor, finish: list) -> set[str]:
+    def ingest_to_build(self, pool: ThreadPoolExecutor, finish: list) -> set[str]:
         """Ingest, extract and build in one pass (``mine``, fast engine):
         phase 1 runs on each batch of accepted games while the next is read,
         and the sequences go to the build in memory.  Ingest and extract
@@ -816,10 +905,14 @@ class _Run:
                                      include_handicap=config.include_handicap, dedupe=config.dedupe,
                                      strict=self.strict, jobs=self.jobs, progress=self.progress,
                                      on_games=stream.add, phase1=params, table_memory=self.table_bytes,
-                                     finish=closing, exclude=self.own, **self.ingest_options())
+                                     finish=closing, exclude=self.own, walked=self.scanned.walked,
+                                     digests=self.collected if self.inputs is None else None,
+                                     **self.ingest_options())
             except BaseException:
                 stream.abort()
                 raise
+            figures = {**figures, **self.digested()}
+            inputs = self.inputs
             read = time.perf_counter()
             sequences = stream.close(finish=closing)
             extracted = time.perf_counter()
@@ -873,6 +966,8 @@ class _Run:
 def _join(what: str, folder: str, keys: list[str], resolution: partitions.Resolution, *, strict: bool,
           paths: dict) -> dict:
     """One of the three files the partitions are joined into (a task)."""
+    from joseki_miner import partitions
+
     if what == "games":
         return partitions.write_games(folder, keys, resolution, paths["games"])
     if what == "rejects":

@@ -60,7 +60,7 @@ def outputs(folder: Path) -> dict[str, bytes]:
     seconds; the lock files and the digest cache (bookkeeping) left out."""
     found = {}
     for path in sorted(folder.rglob("*")):
-        if not path.is_file() or path.name in (LOCK, "input-digests.parquet"):
+        if not path.is_file() or path.name in (LOCK, "input-digests.bin"):
             continue
         data = path.read_bytes()
         if path.name.endswith(".manifest.json") or path.name == "summary.json":

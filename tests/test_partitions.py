@@ -100,7 +100,8 @@ from joseki_miner.inputs import inputs_key
 inputs_key(run.paths, digests=run.digests)
 settings, parts, skipped = run.plan()
 assert len(parts) > 1, parts
-assert pipeline.run.partitions.subtrees({{1: 5, 40: 3, 361: 2}}, 2) == [(1, 40), (40, 362)]
+from joseki_miner import partitions
+assert partitions.subtrees({{1: 5, 40: 3, 361: 2}}, 2) == [(1, 40), (40, 362)]
 run.figures.update(ingest={{}}, prune={{}})  # as the stages before left them
 run.action("emit"), run.action("report"), pipeline.run.floor_for(1000, load(None, []))
 print(sorted(m for m in ("numba", "pandas", "joseki_miner.kernel", "joseki_miner.build", "joseki_miner.ingest",

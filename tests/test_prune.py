@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 from helpers import build, path_table
 from joseki_miner.influence import INF_BLACK, INF_NEUTRAL, INF_WHITE
 from joseki_miner.points import TENUKI, from_sgf
-from joseki_miner.prune import leaves, prune, threshold
+from joseki_miner.prune import leaves, prune
+from joseki_miner.threshold import threshold
 from joseki_miner.trie import COLUMNS, Trie
 
 N4 = (INF_NEUTRAL,) * 4

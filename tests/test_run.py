@@ -353,7 +353,7 @@ def test_identical_runs_differ_only_in_the_documented_fields(games, tmp_path):
     differing = {k for k in raw["a"] if raw["a"][k] != raw["b"][k]}
     assert differing <= TIMINGS
     readme = (ROOT / "README.md").read_text()
-    for field in ("`seconds`", "`run`", "`outputs`", "input-digests.parquet"):
+    for field in ("`seconds`", "`run`", "`outputs`", "input-digests.bin"):
         assert field in readme, field
 
 

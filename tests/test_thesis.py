@@ -26,7 +26,7 @@ FIXTURE = ROOT / "tests" / "fixtures" / "thesis-outputs.json"
 THESIS = ROOT / "configs" / "thesis.yaml"
 # what differs between two identical runs (README: the seconds, the manifests' run entries and file times, the
 # lock, the digest cache), and the SVG renderings (Graphviz's, of the DOT files compared here)
-SKIPPED = {"summary.json", ".joseki.lock", "input-digests.parquet", "joseki.svg", "influence.svg"}
+SKIPPED = {"summary.json", ".joseki.lock", "input-digests.parquet", "input-digests.bin", "joseki.svg", "influence.svg"}
 REAL = ["kgs", "ai.tar.gz", "tom", "tygem"]  # the real subset's collections (conftest.real_subset)
 
 

@@ -31,7 +31,7 @@ from joseki_miner.gameinfo import day_of, days, winner, winners
 from joseki_miner.inputs import Collections, Filters
 from joseki_miner.mapped import BUDGET, Arena
 from joseki_miner.points import SIZE
-from joseki_miner.readers import FIELD_BYTES, MEMBER_BYTES, read_paths
+from joseki_miner.readers import FIELD_BYTES, MEMBER_BYTES, Walked, read_paths
 from joseki_miner.readers.bulk import GameBatch, events_json, read_batches
 from joseki_miner.readers.scan import moves_text
 from joseki_miner.records import (
@@ -526,6 +526,8 @@ def read(
     named_from: Sequence[str | Path] | None = None,
     trace: Trace | None = None,
     part: tuple[int, int] = (0, 1),
+    walked: Walked | None = None,
+    digests: dict | None = None,
 ) -> dict:
     """Read, validate and store every game; return the stage's figures.
     ``on_games(table, sequences)`` hears every table of accepted games as it
@@ -550,7 +552,10 @@ def read(
     collections from the paths given to the run (``named_from``), and
     keeps a ``trace`` for joining it with the others (fast engine); a
     partition that is part k of K of one archive reads that part of its
-    members (``part``: ``readers``)."""
+    members (``part``: ``readers``).  ``walked``: the inputs walked once
+    already (``readers.walked``), read without walking them again;
+    ``digests``: gets each file's content digest, taken as it is read (the
+    fast engine), for the ingest stage's key (``inputs.Scan.learn``)."""
     limits = {"member_bytes": member_bytes, "field_bytes": field_bytes}
     arena = Arena(games_path.parent, budget=table_memory)
     ledger = _Ledger(games_path, rejects_path, dedupe, strict, on_games, arena)
@@ -567,7 +572,7 @@ def read(
                     pending = None
                     for batch in read_batches(paths, on_skip=ledger.skip, arena=ledger.arena, exclude=exclude,
                                               indexes=indexes, indexes_before=indexes_before, part=part,
-                                              **limits):
+                                              walked=walked, digests=digests, **limits):
                         check_stop()  # between batches: a stop never looks like the end of the input
                         if len(batch) == 0:
                             continue

@@ -23,29 +23,31 @@ Knows files and the names of collections; nothing of games' moves.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
+import struct
 import time
+from array import array
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
-import pyarrow as pa
-import pyarrow.parquet as pq
+from tqdm import tqdm
 
 from . import stop
-from .arrow import column, numpy, strings
-from .readers import iter_files
+from .files import Walked, walk
 from .store import staged, sync_folder
 
 CHUNK = 1 << 20
 RACY_NS = 2_000_000_000  # a change this close to the digest's moment may not move the file's times (FAT: 2 s)
-CACHE_SCHEMA = pa.schema([
-    ("path", pa.string()), ("dev", pa.int64()), ("ino", pa.int64()), ("size", pa.int64()),
-    ("mtime_ns", pa.int64()), ("ctime_ns", pa.int64()), ("digest", pa.string()),
-])
+# The digest cache's file: this magic, the number of entries (8 bytes) and the SHA-256 of their resolved paths
+# (32 bytes), then per entry its stat identity (five int64: device, inode, size, modification and change times
+# in ns), its digest (64 hex digits) and its resolved path (UTF-8, each ended by a NUL): read with the standard
+# library, so a run whose inputs are all known imports neither pyarrow nor numpy, and an unchanged collection is
+# matched against it whole (its paths' digest, its numbers as one array) without decoding it entry by entry
+CACHE_MAGIC = b"joseki-miner input digests 2\n"
+KEY_FIELDS = 5
+HEX = 64
 
 
 def digest_file(path: str | os.PathLike) -> str:
@@ -64,93 +66,251 @@ def _stat_key(st: os.stat_result) -> tuple[int, int, int, int, int]:
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
+NO_STAT = (-1, -1, -1, -1, -1)
+
+
 def _text(path: str) -> str:
     """A path as text that any encoder takes (names that are not UTF-8 keep
     their bytes as escapes)."""
-    return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-
-
-def load_cache(path: Path | None) -> dict[str, tuple]:
-    """The digests cached at ``path``: by file path, (stat key, digest)."""
-    if path is None:
-        return {}
     try:
-        table = pq.ParquetFile(path).read()  # not read_table: that imports pandas
-        if table.schema != CACHE_SCHEMA:
-            return {}
-    except Exception:  # noqa: BLE001 - a cache that cannot be read is no cache: every file is hashed
-        return {}
-    numbers = [numpy(table.column(name)).tolist() for name in ("dev", "ino", "size", "mtime_ns", "ctime_ns")]
-    return {p: (key, digest) for p, digest, *key in
-            zip(table.column("path").to_pylist(), table.column("digest").to_pylist(), *numbers)}
+        path.encode("utf-8")
+        return path
+    except UnicodeEncodeError:
+        return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
-def _save_cache(path: Path, entries: dict[str, tuple]) -> None:
-    rows = sorted(entries.items())
-    keys = np.array([key for _, (key, _) in rows], dtype=np.int64).reshape(-1, 5)
-    arrays = [strings([p for p, _ in rows]), *(column(keys[:, i]) for i in range(5)),
-              strings([digest for _, (_, digest) in rows])]
+def _paths_digest(paths: list[str]) -> bytes:
+    return hashlib.sha256("".join(p + "\0" for p in paths).encode("utf-8", "surrogateescape")).digest()
+
+
+@dataclass
+class Cached:
+    """The digests cached in the work folder: their entries' resolved paths
+    (their digest, ``paths_digest``; the paths themselves decoded only when
+    asked), stat identities (``numbers``: five a file, in one array) and
+    digests."""
+
+    count: int = 0
+    paths_digest: bytes = b""
+    numbers: array = field(default_factory=lambda: array("q"))
+    digests: str = ""  # HEX characters a file
+    raw_paths: bytes = b""
+
+    @property
+    def paths(self) -> list[str]:
+        return self.raw_paths.decode("utf-8", "surrogateescape").split("\0")[:-1]
+
+    def key(self, i: int) -> tuple:
+        return tuple(self.numbers[KEY_FIELDS * i:KEY_FIELDS * (i + 1)])
+
+    def digest(self, i: int) -> str:
+        return self.digests[HEX * i:HEX * (i + 1)]
+
+
+def load_cache(path: Path | None) -> Cached:
+    """The digests cached at ``path`` (none where it cannot be read)."""
+    if path is None:
+        return Cached()
+    try:
+        data = Path(path).read_bytes()
+        if not data.startswith(CACHE_MAGIC):
+            return Cached()
+        at = len(CACHE_MAGIC)
+        (n,) = struct.unpack_from("<q", data, at)
+        paths_digest = data[at + 8:at + 40]
+        at += 40
+        numbers = array("q")
+        numbers.frombytes(data[at:at + 8 * KEY_FIELDS * n])
+        at += 8 * KEY_FIELDS * n
+        digests = data[at:at + HEX * n].decode("ascii")
+        raw = data[at + HEX * n:]
+        if len(numbers) != KEY_FIELDS * n or len(digests) != HEX * n or hashlib.sha256(raw).digest() != paths_digest:
+            return Cached()
+    except (OSError, ValueError, struct.error):  # a cache that cannot be read is no cache: every file is hashed
+        return Cached()
+    return Cached(n, paths_digest, numbers, digests, raw)
+
+
+def _save_cache(path: Path, paths: list[str], keys: list[tuple], digests: list[str]) -> None:
+    numbers = array("q", [v for key in keys for v in key])
+    raw = "".join(p + "\0" for p in paths).encode("utf-8", "surrogateescape")
+    data = b"".join([CACHE_MAGIC, struct.pack("<q", len(paths)), hashlib.sha256(raw).digest(), numbers.tobytes(),
+                     "".join(digests).encode("ascii"), raw])
     tmp = staged(path)
-    pq.write_table(pa.Table.from_arrays(arrays, schema=CACHE_SCHEMA), tmp, compression="zstd")
+    with open(tmp, "wb") as f:
+        f.write(data)
     os.replace(tmp, path)
     sync_folder(path.parent)
 
 
-def inputs_key(paths: Iterable[str | os.PathLike], *, cache: Path | None = None,
-               exclude: Iterable[str | os.PathLike] = (), jobs: int = 2,
-               digests: dict[str, str] | None = None) -> tuple[str, dict]:
-    """A key that changes whenever the inputs do: every file read (its path
-    as given and as resolved, its content's digest) and everything skipped
-    without reading (a FIFO...).  Digests are cached in ``cache`` (a Parquet
-    file); ``exclude`` as ``iter_files``.  Returns the key and figures
-    (files, bytes, files hashed); ``digests``, when given, gets each file's
-    digest by its path as ``iter_files`` gives it."""
-    skipped: list[tuple[str, str]] = []
-    files = [str(f) for f in iter_files(paths, lambda s, loc, why: skipped.append((_text(s), why)), exclude)]
-    known = load_cache(cache)
-    now = time.time_ns()
-    entries: dict[str, tuple] = {}
-    todo: list[tuple[int, str]] = []
-    rows: list[list] = []
-    for f in files:
-        real = os.path.realpath(f)
-        try:
-            st = os.stat(f)
-        except OSError as exc:
-            rows.append([_text(f), _text(real), -1, f"unreadable: {exc.strerror}"])
-            continue
-        key = _stat_key(st)
-        rows.append([_text(f), _text(real), st.st_size, None])
-        cached = known.get(_text(real))
-        if cached is not None and tuple(cached[0]) == key:
-            rows[-1][3] = cached[1]
-            entries[_text(real)] = cached
-        else:
-            todo.append((len(rows) - 1, f))
-        if max(st.st_mtime_ns, st.st_ctime_ns) >= now - RACY_NS:
-            entries.pop(_text(real), None)  # racy: its times may not move at its next change
-    if todo:
-        with ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="digest") as pool:
-            for (row, f), digest in zip(todo, pool.map(digest_file, [f for _, f in todo])):
+@dataclass
+class Scan:
+    """The inputs as one walk met them, and what is known of each file's
+    content: its digest from the cache where its stat identity is the one
+    cached (and not racy), else none yet.  The missing digests come from
+    the readers as they read (``learn``: the fast engine's ingest reads
+    each input once) or from hashing the files (``hash_missing``).  The
+    cache is kept in the walk's order, so an unchanged collection is
+    matched against it in one pass, without a table of its paths."""
+
+    walked: Walked
+    rows: list[list]  # per file: path and resolved path (as text), size (-1: cannot be looked at), digest
+    keys: list[tuple]  # per file, its stat identity as walked
+    cacheable: list[bool]  # per file: its digest may be cached (taken while its stat identity was the walk's)
+    known: int  # how many digests the cache held
+    now: int  # ns: when the walk began, for the racy rule
+    seconds: float = 0.0  # the walk's
+    hashed: int = 0  # files hashed apart from reading them
+    hash_seconds: float = 0.0
+    added: bool = False  # digests the cache did not hold were found
+
+    @property
+    def missing(self) -> list[int]:
+        """The rows whose digest is not known yet."""
+        return [i for i, row in enumerate(self.rows) if row[3] is None]
+
+    def _fresh(self, key: tuple) -> bool:
+        """A file of this stat identity did not change so close to the walk
+        that its next change might not move its times (git's "racy" entries)."""
+        return key[2] >= 0 and max(key[3], key[4]) < self.now - RACY_NS
+
+    def _cacheable(self, i: int, digest: str, st: os.stat_result | None) -> None:
+        """Row i's digest may be cached when its file has not changed since
+        the walk (its stat identity as the digest ended) and is not racy."""
+        if (st is not None and not digest.startswith("unreadable") and _stat_key(st) == self.keys[i]
+                and self._fresh(self.keys[i])):
+            self.cacheable[i] = True
+            self.added = True
+
+    def learn(self, digests: dict[str, tuple[str, os.stat_result | None]]) -> None:
+        """The digests the readers took as they read (by path: digest, and
+        the file's stat as the digest ended)."""
+        for i in self.missing:
+            taken = digests.get(self.walked.files[i].path)
+            if taken is not None:
+                self.rows[i][3] = taken[0]
+                self._cacheable(i, *taken)
+
+    def hash_missing(self, jobs: int = 2, progress: bool = False) -> None:
+        """Hash the files whose digest is not known (a bar of their bytes)."""
+        todo = self.missing
+        if not todo:
+            return
+        t0 = time.perf_counter()
+        size = sum(max(self.rows[i][2], 0) for i in todo)
+        with tqdm(total=size, desc="hash inputs", unit="B", unit_scale=True, disable=not progress) as bar, \
+                ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="digest") as pool:
+            for i, digest in zip(todo, pool.map(digest_file, [self.walked.files[i].path for i in todo])):
                 stop.check()
-                rows[row][3] = digest
+                self.rows[i][3] = digest
                 try:
-                    st = os.stat(f)
+                    st = os.stat(self.walked.files[i].path)
                 except OSError:
-                    continue
-                if (not digest.startswith("unreadable") and rows[row][2] == st.st_size
-                        and max(st.st_mtime_ns, st.st_ctime_ns) < now - RACY_NS):
-                    entries[_text(os.path.realpath(f))] = (_stat_key(st), digest)
-    if cache is not None and (todo or len(entries) != len(known)):
+                    st = None
+                self._cacheable(i, digest, st)
+                bar.update(max(self.rows[i][2], 0))
+        self.hashed += len(todo)
+        self.hash_seconds += time.perf_counter() - t0
+
+    def key(self) -> str:
+        """The inputs' key: every file read (its path as given and as
+        resolved, its size, its content's digest) and everything skipped
+        without reading (a FIFO...), each a line of fields ended by NULs.
+        Every digest must be known."""
+        if self.missing:
+            raise RuntimeError(f"{len(self.missing)} inputs have no digest yet")
+        h = hashlib.sha256(b"files\n")
+        h.update("".join(f"{path}\0{real}\0{size}\0{digest}\n" for path, real, size, digest in self.rows)
+                 .encode("utf-8"))
+        h.update(b"skipped\n")
+        h.update("".join(f"{_text(source)}\0{why}\n" for source, why in self.walked.skipped).encode("utf-8"))
+        return h.hexdigest()[:16]
+
+    def digests(self) -> dict[str, str]:
+        """Each file's digest by its path as the walk gives it."""
+        return {row[0]: row[3] for row in self.rows}
+
+    def save(self, cache: Path | None) -> None:
+        """Write the cache of digests, in the walk's order (when it changed)."""
+        keep = [i for i, ok in enumerate(self.cacheable) if ok]
+        if cache is None or (not self.added and len(keep) == self.known):
+            return
         try:
-            _save_cache(cache, entries)
+            _save_cache(cache, [self.rows[i][1] for i in keep], [self.keys[i] for i in keep],
+                        [self.rows[i][3] for i in keep])
         except OSError:  # a cache not written only costs hashing again
             pass
+
+    def figures(self) -> dict:
+        """How the inputs were walked and hashed (for the run's manifest)."""
+        return {"input_files": len(self.rows), "input_bytes": sum(max(row[2], 0) for row in self.rows),
+                "files_hashed": self.hashed, "inputs_seconds": round(self.seconds, 3),
+                "hash_seconds": round(self.hash_seconds, 3)}
+
+
+def scan(paths: Iterable[str | os.PathLike], *, cache: Path | None = None,
+         exclude: Iterable[str | os.PathLike] = (), progress: bool = False) -> Scan:
+    """Walk the inputs once (``files.walk``: one stat a file) and take each
+    file's digest from ``cache`` where its stat identity is the one cached
+    and did not change within the racy margin of the walk; nothing is read.
+    ``progress``: a bar of the files met."""
+    t0 = time.perf_counter()
+    now = time.time_ns()
+    skipped: list[tuple[str, str]] = []
+    files = []
+    with tqdm(desc="inputs", unit=" files", disable=not progress, mininterval=0.5) as bar:
+        for found in walk(paths, lambda source, location, why: skipped.append((source, why)), exclude):
+            files.append(found)
+            if len(files) % 4096 == 0:
+                stop.check()
+                bar.update(4096)
+        bar.update(len(files) % 4096)
+    keys, rows = [], []
+    for f in files:
+        key = _stat_key(f.stat) if f.stat is not None else NO_STAT
+        keys.append(key)
+        rows.append([_text(f.path), _text(f.real), key[2], None])
+    cached = load_cache(cache)
+    scanned = Scan(Walked(files, skipped), rows, keys, [False] * len(rows), cached.count, now)
+    if cached.count == len(rows) and cached.paths_digest == _paths_digest([row[1] for row in rows]) \
+            and cached.numbers == array("q", [v for key in keys for v in key]) \
+            and max((max(k[3], k[4]) for k in keys), default=0) < now - RACY_NS:
+        # the collection as it was, not a file changed since the cache was written: every digest at once
+        for i, row in enumerate(rows):
+            row[3] = cached.digests[HEX * i:HEX * (i + 1)]
+        scanned.cacheable = [True] * len(rows)
+    elif cached.count:
+        where = {p: i for i, p in enumerate(cached.paths)}
+        for i, row in enumerate(rows):
+            j = where.get(row[1], -1)
+            if j >= 0 and cached.key(j) == keys[i] and scanned._fresh(keys[i]):
+                row[3] = cached.digest(j)
+                scanned.cacheable[i] = True
+    for i, key in enumerate(keys):
+        if key[2] < 0:  # could not be looked at: say why, as reading would
+            try:
+                os.stat(files[i].path)
+                rows[i][3] = "unreadable: it changed while it was looked at"
+            except OSError as exc:
+                rows[i][3] = f"unreadable: {exc.strerror}"
+    scanned.seconds = time.perf_counter() - t0
+    return scanned
+
+
+def inputs_key(paths: Iterable[str | os.PathLike], *, cache: Path | None = None,
+               exclude: Iterable[str | os.PathLike] = (), jobs: int = 2,
+               digests: dict[str, str] | None = None, progress: bool = False) -> tuple[str, dict]:
+    """A key that changes whenever the inputs do (``Scan.key``), every
+    file's digest known by the cache or by hashing it now.  Digests are
+    cached in ``cache``; ``exclude`` as ``files.walk``.  Returns the key and
+    figures (files, bytes, files hashed); ``digests``, when given, gets each
+    file's digest by its path as the walk gives it."""
+    scanned = scan(paths, cache=cache, exclude=exclude, progress=progress)
+    scanned.hash_missing(jobs, progress)
+    scanned.save(cache)
     if digests is not None:
-        digests.update((row[0], row[3]) for row in rows)
-    text = json.dumps({"files": rows, "skipped": skipped}, sort_keys=True)
-    figures = {"input_files": len(files), "input_bytes": sum(max(r[2], 0) for r in rows), "files_hashed": len(todo)}
-    return hashlib.sha256(text.encode()).hexdigest()[:16], figures
+        digests.update(scanned.digests())
+    return scanned.key(), scanned.figures()
 
 
 class Collections:
@@ -201,9 +361,11 @@ class Filters:
     sources: tuple[str, ...] | None = None
     result_known: bool = False
 
-    def reasons(self, year: np.ndarray, winner: np.ndarray, collection: list[str],
-                collections: Collections) -> list[str | None]:
-        """Per game, why it is left out (the first reason), or None."""
+    def reasons(self, year, winner, collection: list[str], collections: Collections) -> list[str | None]:
+        """Per game (``year`` and ``winner``: numpy arrays), why it is left
+        out (the first reason), or None."""
+        import numpy as np  # loaded by the readers before any game: not by a run whose stages are up to date
+
         out: list[str | None] = [None] * len(year)
         if self.years is not None:
             low, high = self.years

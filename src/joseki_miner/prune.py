@@ -22,7 +22,6 @@ nothing of games or files.
 from __future__ import annotations
 
 import functools
-import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -44,14 +43,6 @@ def _compiled(loop):
         return njit(cache=True)(loop)
 
     return lambda *args: compiled()(*args)
-
-
-def threshold(games: int, min_count: int | None, min_fraction: float) -> int:
-    """The pruning threshold: ``min_count`` when set, else ``min_fraction``
-    of the games mined, rounded up, and never below 1."""
-    if min_count is not None:
-        return max(1, int(min_count))
-    return max(1, math.ceil(min_fraction * games - 1e-9))
 
 
 @dataclass(frozen=True)

@@ -52,14 +52,14 @@ from __future__ import annotations
 import os
 import posixpath
 import re
-import stat
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from ..mapped import Arena
+from ..files import Found, SkipHook, Walked, walk, walked
 from ..records import GameRecord, Reject
-from ..store import is_marked
 from . import archives, encoding
+from .digest import HashedFile, unreadable
 from .ishi import looks_like_ishi, read_ishi_bytes
 from .kifu import IndexStore, looks_like_index, looks_like_kifu, read_kifu_bytes
 from .sgf import FIELD_BYTES, read_sgf_bytes
@@ -73,10 +73,6 @@ MAX_NESTING = 4
 MEMBER_BYTES = archives.MEMBER_BYTES
 INDEX_TOO_LARGE = "index file too large (limits.member_mb): ignored"
 
-SkipHook = Callable[[str, str, str], None]
-NOT_REGULAR = "not a regular file (a FIFO, socket or device: never opened)"
-OWN_FOLDER = "output folder of joseki-miner (never read as games)"
-
 __all__ = [
     "FIELD_BYTES",
     "MEMBER_BYTES",
@@ -85,6 +81,10 @@ __all__ = [
     "IndexStore",
     "index_scope",
     "iter_files",
+    "walk",
+    "walked",
+    "Found",
+    "Walked",
     "read_paths",
     "read_bytes",
     "shown",
@@ -94,58 +94,9 @@ __all__ = [
 
 def iter_files(paths: Iterable[str | os.PathLike], on_skip: SkipHook | None = None,
                exclude: Iterable[str | os.PathLike] = ()) -> Iterator[Path]:
-    """Every regular file under the given paths, folders walked recursively
-    in a fixed (sorted) order so runs are deterministic; a file met twice is
-    given once.  Anything else met (a FIFO, a socket, a device) is never
-    opened (a FIFO would block the run forever): ``on_skip`` hears of it as
-    "not a regular file".  Folders in ``exclude`` and joseki-miner's own
-    work and output folders (marked by their lock file) are not entered:
-    ``on_skip`` hears of each as "output folder of joseki-miner", so a run
-    never reads its own outputs as games.  A path that cannot be looked at
-    is given as it is (reading it then says why)."""
-    if isinstance(paths, (str, os.PathLike)):
-        paths = [paths]
-    excluded = {os.path.realpath(e) for e in exclude}
-    seen: set[str] = set()
-
-    def own(folder: str) -> bool:
-        if is_marked(folder) or os.path.realpath(folder) in excluded:
-            if on_skip is not None:
-                on_skip(folder, "", OWN_FOLDER)
-            return True
-        return False
-
-    def regular(f: str) -> bool:
-        try:
-            mode = os.stat(f).st_mode
-        except OSError:
-            return True  # given as it is: reading it reports why it cannot be read
-        if stat.S_ISREG(mode):
-            return True
-        if on_skip is not None:
-            on_skip(f, "", NOT_REGULAR)
-        return False
-
-    for raw in paths:
-        path = Path(raw)
-        if path.is_dir():
-            if own(str(path)):
-                continue
-            for root, dirs, files in os.walk(path):
-                dirs[:] = [d for d in sorted(dirs) if not own(os.path.join(root, d))]
-                for name in sorted(files):
-                    f = Path(root) / name
-                    key = os.path.abspath(f)
-                    if key not in seen:
-                        seen.add(key)
-                        if regular(str(f)):
-                            yield f
-        else:
-            key = os.path.abspath(path)
-            if key not in seen:
-                seen.add(key)
-                if regular(str(path)):
-                    yield path
+    """The files of ``walk``, as paths."""
+    for found in walk(paths, on_skip, exclude):
+        yield Path(found.path)
 
 
 def _suffix(name: str) -> str:
@@ -274,8 +225,10 @@ def _read_whole(fh, limit: int) -> bytes | None:
 class _Reader:
     def __init__(self, encoding_fallback: bool, on_skip: SkipHook | None, arena: Arena | None = None,
                  member_bytes: int = MEMBER_BYTES, field_bytes: int = FIELD_BYTES,
-                 part: tuple[int, int] = (0, 1)) -> None:
+                 part: tuple[int, int] = (0, 1), digests: dict | None = None) -> None:
         self.fallback = encoding_fallback
+        # given, each file's content digest and its stat as the digest ended, by path, taken as it is read
+        self.digests = digests
         # (k, K): of each archive, the k-th of K runs of its members (in order, as even in number as can be);
         # of a file that is no archive, the whole file in part 0 and nothing in the others
         self.part = part
@@ -402,32 +355,40 @@ class _Reader:
         try:
             fh = open(path, "rb")
         except OSError as exc:
+            if self.digests is not None:
+                self.digests[str(path)] = (unreadable(exc), None)
             if first:
                 yield Reject(source, "", "unreadable file", f"{type(exc).__name__}: {exc}")
             return
+        if self.digests is not None:  # the ingest key's digest, of the bytes read here (``inputs``)
+            fh = HashedFile(fh)
         with fh:
             try:
-                head = fh.read(HEAD)
-            except OSError as exc:
-                if first:
+                try:
+                    head = fh.read(HEAD)
+                except OSError as exc:
+                    if first:
+                        yield Reject(source, "", "unreadable file", f"{type(exc).__name__}: {exc}")
+                    return
+                kind = sniff(path.name, head)
+                if kind in archives.ARCHIVE_KINDS:
+                    fh.seek(0)
+                    inflated = self._kept(path)
+                    yield from self._read_archive(kind, fh, path.name, source, "", vpath, 0, inflated)
+                    return
+                if not first:
+                    return
+                if kind is None or kind == "index":
+                    self._skip_kind(kind, source, "", vpath, None, head, fh)
+                    return
+                try:  # a file shorter than its head was read whole with it (a folder of small games)
+                    data = head if len(head) < min(HEAD, self.member_bytes + 1) else _read_whole(fh, self.member_bytes)
+                except OSError as exc:
                     yield Reject(source, "", "unreadable file", f"{type(exc).__name__}: {exc}")
-                return
-            kind = sniff(path.name, head)
-            if kind in archives.ARCHIVE_KINDS:
-                fh.seek(0)
-                inflated = self._kept(path)
-                yield from self._read_archive(kind, fh, path.name, source, "", vpath, 0, inflated)
-                return
-            if not first:
-                return
-            if kind is None or kind == "index":
-                self._skip_kind(kind, source, "", vpath, None, head, fh)
-                return
-            try:
-                data = _read_whole(fh, self.member_bytes)
-            except OSError as exc:
-                yield Reject(source, "", "unreadable file", f"{type(exc).__name__}: {exc}")
-                return
+                    return
+            finally:
+                if self.digests is not None:
+                    self.digests[str(path)] = fh.finish()
         if data is None:
             yield Reject(source, "", "file too large", f"more than {self.member_bytes:,} bytes (limits.member_mb)")
             return

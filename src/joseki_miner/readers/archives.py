@@ -23,6 +23,7 @@ import gzip
 import io
 import lzma
 import os
+import re
 import struct
 import tarfile
 import zipfile
@@ -88,12 +89,17 @@ def magic_kind(head: bytes) -> str | None:
     return None
 
 
+_CHECKSUM_FIELD = re.compile(rb"[0-7 \x00]*")
+
+
 def looks_like_tar(block: bytes) -> bool:
     """Is ``block`` (>= 512 bytes) a tar header?"""
     if len(block) < 512:
         return False
     if block[257:262] == b"ustar":
         return True
+    if not _CHECKSUM_FIELD.fullmatch(block, 148, 156):  # no octal checksum: no tar (most text, and fast)
+        return False
     try:  # old v7 tar: check the header checksum
         stored = int(block[148:156].split(b"\x00")[0].strip() or b"-1", 8)
     except ValueError:

@@ -29,7 +29,7 @@ from .. import threads
 from ..arrow import strings
 from ..mapped import Arena
 from ..records import GAME_INFO, GameRecord, Reject, handicap_of
-from . import MEMBER_BYTES, _Reader, encoding, existing_files
+from . import MEMBER_BYTES, Walked, _Reader, encoding, existing_files
 from .kifu import index_info, info_columns, kifu_line_record, line_location
 from .scan import OK, ROOT_SLOTS, ROOT_TEXT, _WS, kifu_ids, scan_kifu, scan_sgf
 from .sgf import FIELD_BYTES, _game_location, _root_candidates, _text, to_utf8
@@ -427,7 +427,7 @@ def read_batches(
     paths: Iterable[str | os.PathLike], *, encoding_fallback: bool = True, games: int = 4096, on_skip=None,
     arena: Arena | None = None, exclude: Iterable[str | os.PathLike] = (), member_bytes: int = MEMBER_BYTES,
     field_bytes: int = FIELD_BYTES, indexes: Iterable[str | os.PathLike] = (), indexes_before: int = 0,
-    part: tuple[int, int] = (0, 1),
+    part: tuple[int, int] = (0, 1), walked: Walked | None = None, digests: dict | None = None,
 ) -> Iterator[GameBatch]:
     """Every game under ``paths`` as ``read_paths`` gives them (with the
     same limits and ``exclude``), in batches of about ``games`` games: small
@@ -437,9 +437,12 @@ def read_batches(
     The kifu indexes are those of the files read and of ``indexes``: files
     not read, that hold a partition's indexes (``partitions``), read in the
     reading order (the first ``indexes_before`` before the files); ``part``:
-    (k, K), the k-th of K parts of the members of each archive (``_Reader``)."""
-    files = existing_files(paths, on_skip, exclude)
-    reader = _BulkReader(encoding_fallback, on_skip, arena, member_bytes, field_bytes, part)
+    (k, K), the k-th of K parts of the members of each archive (``_Reader``).
+    Given ``walked`` (``readers.walked`` of the same paths), its files are
+    read without walking the paths again; given ``digests``, each file's
+    content digest is taken as it is read (``readers.digest``)."""
+    files = walked.replay(on_skip) if walked is not None else existing_files(paths, on_skip, exclude)
+    reader = _BulkReader(encoding_fallback, on_skip, arena, member_bytes, field_bytes, part, digests)
     others = [Path(i) for i in indexes]
     reader.load_indexes([*others[:indexes_before], *files, *(i for i in others[indexes_before:] if i not in files)])
     reader.load_found_by_content(others[:indexes_before])
