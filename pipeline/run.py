@@ -27,15 +27,13 @@ from pathlib import Path
 
 from typing import TYPE_CHECKING
 
-from tqdm import tqdm
-
 import joseki_miner
 from joseki_miner import remote, store
 from joseki_miner import cluster as cluster_
 from joseki_miner.config import SORT_MEMORY_MB, TABLE_MEMORY_MB, Config
 from joseki_miner.errors import PublishError, StrictError, UsageError
 from joseki_miner.inputs import Filters, Scan, scan
-from joseki_miner.sequences import Phase1Params
+from joseki_miner.progress import bar as progress_bar
 from joseki_miner.stop import check as check_stop
 
 from .catalog import (  # the published stages commit together when the run ends
@@ -47,6 +45,7 @@ if TYPE_CHECKING:
     from joseki_miner import partitions
     from joseki_miner import prune as prune_method
     from joseki_miner.kinds import Rules as KindRules
+    from joseki_miner.sequences import Phase1Params
 
     from . import emit
 
@@ -77,6 +76,8 @@ def _key(*parts) -> str:
 
 
 def phase1_params(config: Config) -> Phase1Params:
+    from joseki_miner.sequences import Phase1Params  # the method's modules: not for a run that is up to date
+
     return Phase1Params(
         certain=config.distance_certain,
         maybe=config.distance_maybe,
@@ -354,7 +355,6 @@ class _Run:
         self.stage_progress = progress and engine != "dask"  # a worker's bars would only scramble the driver's
         self.cluster_options = cluster
         self._cluster: cluster_.Cluster | None = None
-        self.digests: dict[str, str] = {}  # of the input files, by path (the dask engine's partitions)
         self.scanned: Scan | None = None  # the inputs walked, and their digests known (``inputs_known``)
         self.inputs: str | None = None  # their key, once known
         self.collected: dict = {}  # the digests the fast engine's readers take as they read
@@ -527,17 +527,15 @@ class _Run:
         catalog = self.catalog
         self.scanned = scan(self.paths, cache=catalog.digests, exclude=self.own, progress=self.progress)
         missing = self.scanned.missing
-        unknown = sum(max(self.scanned.rows[i][2], 0) for i in missing)
-        total = sum(max(row[2], 0) for row in self.scanned.rows)
-        if missing and self.engine == "fast" and (mined is None or self.force or unknown > HASH_AHEAD * total):
-            self.log(f"inputs: {len(self.scanned.rows):,} files walked in {self.scanned.seconds:.1f} s; "
+        if missing and self.engine == "fast" and (mined is None or self.force or
+                                                  self.scanned.bytes(missing) > HASH_AHEAD * self.scanned.bytes()):
+            self.log(f"inputs: {len(self.scanned.paths):,} files walked in {self.scanned.seconds:.1f} s; "
                      f"{len(missing):,} to be hashed as they are read")
             self.inputs = None
             return None
         self.scanned.hash_missing(self.jobs, self.progress)
         self.scanned.save(catalog.digests)
-        self.digests.update(self.scanned.digests())
-        self.log(f"inputs: {len(self.scanned.rows):,} files walked in {self.scanned.seconds:.1f} s"
+        self.log(f"inputs: {len(self.scanned.paths):,} files walked in {self.scanned.seconds:.1f} s"
                  + (f"; {self.scanned.hashed:,} hashed in {self.scanned.hash_seconds:.1f} s" if self.scanned.hashed
                     else ""))
         self.inputs = self.scanned.key()
@@ -552,7 +550,6 @@ class _Run:
             self.scanned.learn(self.collected)
             self.scanned.hash_missing(self.jobs, False)  # a file the readers did not read whole, or never opened
             self.scanned.save(self.catalog.digests)
-            self.digests.update(self.scanned.digests())
             self.inputs = self.scanned.key()
         return self.scanned.figures() if self.scanned is not None else {}
 
@@ -787,7 +784,8 @@ class _Run:
             table_memory=self.table_bytes, exclude=tuple(os.path.abspath(f) for f in self.own),
             key=_key("partition", config.section(*INGEST_PARAMS, *EXTRACT_PARAMS), *_rules(config, EXTRACT_RULES)))
         skipped: Counter[str] = Counter()
-        parts = partitions.plan(self.paths, settings, self.digests,
+        digests = self.scanned.by_path() if self.scanned is not None else {}
+        parts = partitions.plan(self.paths, settings, digests,
                                 target_bytes=int(self.cluster_options.partition_mb * 2**20),
                                 on_skip=lambda source, location, why: skipped.update([why]))
         return settings, parts, skipped
@@ -807,8 +805,8 @@ class _Run:
         settings, parts, skipped = self.plan()
         folder = os.path.abspath(catalog.partitions)
         cluster = self.cluster()
-        with tqdm(total=sum(p.size for p in parts), desc="mine partitions", unit="B", unit_scale=True,
-                  disable=not self.progress) as bar:
+        with progress_bar(self.progress, total=sum(p.size for p in parts), desc="mine partitions", unit="B",
+                          unit_scale=True) as bar:
             found = cluster.map(partitions.mine, parts, settings, folder, names=[f"mine-{p.key}-{self.token}" for p in parts],
                                 sizes=[p.size for p in parts], on_done=lambda i, _: bar.update(parts[i].size))
         read = time.perf_counter()

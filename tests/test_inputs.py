@@ -184,9 +184,9 @@ def test_a_racy_file_is_not_cached(collection, tmp_path):
     scanned.hash_missing()
     scanned.save(cache)
     recent = {os.path.realpath(f.path) for f in scanned.walked.files
-              if max(f.stat.st_mtime_ns, f.stat.st_ctime_ns) >= now - RACY_NS}
+              if max(f.identity[3], f.identity[4]) >= now - RACY_NS}
     assert recent and not recent & set(load_cache(cache).paths)
-    assert all(row[3] for row in scanned.rows)  # used all the same
+    assert all(scanned.digests)  # used all the same
 
 
 def test_a_run_whose_stages_are_up_to_date_loads_neither_pyarrow_nor_numpy(demo_games, tmp_path, no_racy_margin):
@@ -214,3 +214,25 @@ print(sorted(m for m in ("pyarrow", "numpy", "numba", "pandas", "dask") if m in 
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=Path(__file__).parents[1])
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("depth", [0, 1, 2])
+def test_collections_are_named_by_the_folders_between_the_path_given_and_the_file(depth):
+    """A file under a folder given is named by that folder and the next
+    ``depth`` folders (one name a folder, found once); a file given is its
+    own collection, even inside a folder given; a source under nothing
+    given is named by itself."""
+    from joseki_miner.inputs import Collections
+
+    sources = ["data/kgs/2001/a.sgf", "data/kgs/2001/x.sgf", "data/kgs/2001/b.sgf", "data/kgs/c.sgf",
+               "data/d.sgf", "other/e.sgf", "elsewhere/f.sgf", "elsewhere/g.sgf"]
+    for order in (sources, sources[::-1]):
+        names = Collections(["data", "data/kgs/2001/x.sgf", "./other/"], depth=depth)
+        got = [names.of(s) for s in order]
+        expected = {"data/kgs/2001/a.sgf": ["data", "data/kgs", "data/kgs/2001"][depth],
+                    "data/kgs/2001/x.sgf": "data/kgs/2001/x.sgf",
+                    "data/kgs/2001/b.sgf": ["data", "data/kgs", "data/kgs/2001"][depth],
+                    "data/kgs/c.sgf": ["data", "data/kgs", "data/kgs"][depth],
+                    "data/d.sgf": "data", "other/e.sgf": "other",
+                    "elsewhere/f.sgf": "elsewhere/f.sgf", "elsewhere/g.sgf": "elsewhere/g.sgf"}
+        assert got == [expected[s] for s in order]

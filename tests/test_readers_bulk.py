@@ -196,3 +196,72 @@ def test_games_of_many_moves_are_gathered_by_their_moves_too(tmp_path, monkeypat
         (tmp_path / f"{i}.kifu").write_text(f"{i}\t;B[pd]" + ";W[];B[]" * 20 + "\n")  # 41 moves each
     assert [len(b) for b in read_batches([tmp_path], games=1000)] == [2, 2, 1]
     assert bulk_view([tmp_path]) == python_view([tmp_path])
+
+
+def test_a_folder_of_small_files_reads_as_each_file_alone(tmp_path):
+    """A folder of files small and not (a small file is read whole by its
+    descriptor, with no file object, and named SGF from its first bytes):
+    what reading each file alone gives, whatever they hold, by both readers."""
+    import gzip
+
+    from joseki_miner.readers import HEAD
+
+    folder = tmp_path / "games"
+    folder.mkdir()
+    odd = {
+        "a-blank-names.sgf": "(;GM[1]PB[\u3000Lee\u2003]PW[ \u00a0Gu Li\u0085];B[pd];W[dp])".encode(),
+        "a-latin1.sgf": b"(;GM[1]PB[Jos\xe9]PW[b];B[pd];W[dp])",
+        "a-euc-kr.sgf": "(;GM[1]CA[EUC-KR]PB[\uc774\ucc3d\ud638];B[pd])".encode("euc-kr"),
+        "a-utf16.sgf": "\ufeff(;GM[1]PB[x];B[pd])".encode("utf-16-le"),
+        "a-gzip.sgf.gz": gzip.compress(b"(;GM[1]PB[zipped];B[pd];W[dp])"),
+        "a-empty.sgf": b"",
+        "a-junk": b"not a game",
+        "a-head-less-one.sgf": b"(;GM[1]C[" + b"x" * (HEAD - 18) + b"];B[pd])",
+        "a-head.sgf": b"(;GM[1]C[" + b"x" * (HEAD - 17) + b"];B[pd])",
+        "a-large.sgf": b"(;GM[1]C[" + b"x" * (3 * HEAD) + b"];B[pd];W[dp])",
+        "a-two-games.sgf": b"(;GM[1]PB[one];B[pd])\n(;GM[1]PB[two];B[dp])",
+    }
+    assert len(odd["a-head-less-one.sgf"]) == HEAD - 1 and len(odd["a-head.sgf"]) == HEAD
+    for name, data in odd.items():
+        (folder / name).write_bytes(data)
+    for i in range(300):
+        (folder / f"g{i:04d}.sgf").write_text(f"(;GM[1]PB[p{i}]DT[2001-01-{1 + i % 28:02d}];B[pd];W[dp])")
+    (folder / "b-dangling.sgf").symlink_to(folder / "nowhere")
+    alone = [row for f in sorted(folder.iterdir()) for row in python_view([f])]
+    assert python_view([folder]) == alone
+    assert bulk_view([folder]) == alone
+    assert any(row[2] == "reject" and row[3] == "unreadable file" for row in alone)
+
+
+@settings(max_examples=300, deadline=None)
+@given(values=st.lists(st.lists(st.one_of(st.none(), st.text(max_size=12), st.binary(max_size=8)),
+                                min_size=len(META), max_size=len(META)), min_size=1, max_size=6),
+       plain=st.lists(st.booleans(), min_size=6, max_size=6))
+def test_root_information_read_compiled_as_in_python(values, plain):
+    """A scanned game's root values: stripped of str.strip's blanks from
+    their bytes where they are plain UTF-8, read in Python otherwise (not
+    UTF-8, escapes): the same text either way."""
+    from joseki_miner.readers.bulk import _info_values, _infos
+
+    pieces, spans, at = [], [], 0
+    for game in values:
+        row = []
+        for value in game:
+            if value is None:
+                row.append((-1, -1))
+                continue
+            data = value.encode("utf-8", "surrogatepass") if isinstance(value, str) else value
+            pieces.append(data)
+            row.append((at, at + len(data)))
+            at += len(data)
+        spans.append(row)
+    buf = b"".join(pieces)
+    text = np.array(spans, np.int64).reshape(len(values), len(META), 2)
+    flags = np.array(plain[:len(values)], np.bool_)
+    try:
+        expected = [_info_values(buf, text[g].tolist(), bool(flags[g])) for g in range(len(values))]
+        [v.encode("utf-8") for row in expected for v in row]
+    except UnicodeError:
+        return  # text no reader gives (a lone surrogate)
+    columns = _infos(buf, text, flags)
+    assert [[columns[m][g].as_py() for m in META] for g in range(len(values))] == expected

@@ -7,8 +7,10 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from joseki_miner.readers import iter_files, read_paths, sniff
+from joseki_miner.readers import _sniffed, iter_files, read_paths, sniff
 from joseki_miner.records import REJECT_REASONS, GameRecord, Reject
 
 GAME = b"(;GM[1]FF[4]SZ[19]PB[x];B[pd];W[dp])\n"
@@ -101,6 +103,23 @@ def test_unreadable_file(tmp_path):
 )
 def test_sniff(name, head, kind):
     assert sniff(name, head) == kind
+
+
+@settings(max_examples=400, deadline=None)
+@given(name=st.sampled_from(["x.sgf", "x", "x.SGF", "Kifu.index", "._x.sgf", "__MACOSX/x.sgf", "t.go", "a.tar"]),
+       body=st.binary(max_size=700), blanks=st.integers(0, 3), nul=st.booleans(), tar=st.booleans())
+def test_sniff_decides_a_game_start_as_every_rule_would(name, body, blanks, nul, tar):
+    """The shortcut for heads that open with a game tree gives what the
+    rules in their order give, for any name and any bytes after it (a NUL,
+    a tar header's mark, a semicolon or none)."""
+    head = bytearray(b"(" + b";" * (blanks > 0) + body)
+    if nul:
+        head[min(len(head) - 1, blanks * 40)] = 0
+    if tar and len(head) < 600:
+        head += b" " * (600 - len(head))
+        head[257:262] = b"ustar"
+    head = bytes(head)
+    assert sniff(name, head) == _sniffed(name, head)
 
 
 def test_every_reader_reject_reason_is_documented_and_produced(tmp_path):

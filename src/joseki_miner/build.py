@@ -23,7 +23,6 @@ from threading import Event, Thread
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
-from tqdm import tqdm
 
 from joseki_miner import threads
 from joseki_miner.arrow import booleans, column, numpy, strings
@@ -48,6 +47,7 @@ from joseki_miner.stop import check as check_stop
 from joseki_miner.trie import COUNTER_COLUMNS, GameStats, Trie, node_arrays, node_table
 
 from .parquet import TableSink, count_rows, string_bytes
+from .progress import bar as progress_bar
 
 # rows a trie.parquet row group: small enough that a lookup reads the few
 # groups that hold a node and its children, not the whole trie
@@ -411,7 +411,7 @@ def count(sequences_path: Path, games_path: Path, trie_path: Path, years_path: P
     trie, given = (Trie(), []) if reference else (None, None)
     runs = SortedRuns(spill or trie_path.parent / "runs", budget)
     try:
-        with tqdm(total=count_rows(sequences_path), desc="build", unit=" seqs", disable=not progress) as bar:
+        with progress_bar(progress, total=count_rows(sequences_path), desc="build", unit=" seqs") as bar:
             for rows, offsets, keys, scores, a in _decoded(source.sequences(SEQUENCE_COLUMNS, 200_000)):
                 payload = payload_of(a, *games)
                 if reference:

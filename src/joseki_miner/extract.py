@@ -17,7 +17,6 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
-from tqdm import tqdm
 
 from joseki_miner import kernel, threads
 from joseki_miner.arrow import column
@@ -29,6 +28,7 @@ from joseki_miner.stop import check as check_stop
 
 from .build import Collections, SortedRuns, game_columns, payload_of
 from .parquet import TableSink, count_rows, string_bytes, yield_to_reader
+from .progress import bar as progress_bar
 
 SEQUENCES_SCHEMA = pa.schema(
     [
@@ -306,7 +306,7 @@ def from_games(games_path: Path, sequences_path: Path, params: Phase1Params, *, 
         progress: bool = True) -> dict:
     stream = Phase1Stream(sequences_path, params, engine=engine, jobs=jobs)
     try:
-        with tqdm(total=count_rows(games_path), desc="extract", unit=" games", disable=not progress) as bar:
+        with progress_bar(progress, total=count_rows(games_path), desc="extract", unit=" games") as bar:
             for batch in pq.ParquetFile(games_path).iter_batches(batch_size=BATCH, columns=GAME_COLUMNS):
                 check_stop()
                 stream.add(batch)

@@ -19,16 +19,24 @@ from .store import is_marked
 SkipHook = Callable[[str, str, str], None]  # (source, location, why): a file or member that holds no game
 NOT_REGULAR = "not a regular file (a FIFO, socket or device: never opened)"
 OWN_FOLDER = "output folder of joseki-miner (never read as games)"
+BATCH = 4096  # files a list of ``walk_batches``
 
 
 class Found(NamedTuple):
     """A file of the inputs as the walk met it: its path (as given, or
-    under a folder given), its stat (following links; None where it
-    could not be looked at) and its path with every link resolved."""
+    under a folder given), its stat identity (``identity``, following
+    links; None where it could not be looked at) and its path with every
+    link resolved."""
 
     path: str
-    stat: os.stat_result | None
+    identity: tuple[int, int, int, int, int] | None
     real: str
+
+
+def identity(st: os.stat_result) -> tuple[int, int, int, int, int]:
+    """What tells a file's content changed, as git's index keeps it:
+    device, inode, size, modification and change times (ns)."""
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
 def walk(paths: Iterable[str | os.PathLike], on_skip: SkipHook | None = None,
@@ -42,15 +50,24 @@ def walk(paths: Iterable[str | os.PathLike], on_skip: SkipHook | None = None,
     their lock file) are not entered: ``on_skip`` hears of each as "output
     folder of joseki-miner", so a run never reads its own outputs as games.
     A link to a folder inside a folder given is not followed.  A path that
-    cannot be looked at is given as it is (reading it then says why).
+    cannot be looked at is given as it is (reading it then says why)."""
+    for batch in walk_batches(paths, on_skip, exclude):
+        yield from batch
 
-    One ``scandir`` a folder and one ``stat`` a file, and a folder's links
-    resolved once for all its files: a folder of a million small games is
-    walked at the speed of the file system, not of Python's path objects."""
+
+def walk_batches(paths: Iterable[str | os.PathLike], on_skip: SkipHook | None = None,
+                 exclude: Iterable[str | os.PathLike] = ()) -> Iterator[list[Found]]:
+    """``walk``'s files a list at a time (up to ``BATCH``, never across
+    folders): one ``scandir`` a folder and one ``stat`` a file, and a
+    folder's links resolved once for all its files, so a folder of a million
+    small games is walked at the speed of the file system, not of Python's
+    path objects and generators."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
+    paths = list(paths)
     excluded = {os.path.realpath(e) for e in exclude}
     seen: set[str] = set()
+    overlap = len(paths) > 1  # one folder given: no file can be met twice (links to folders are not followed)
 
     def own(folder: str, real: str) -> bool:
         if real in excluded or is_marked(folder):
@@ -66,16 +83,18 @@ def walk(paths: Iterable[str | os.PathLike], on_skip: SkipHook | None = None,
             on_skip(path, "", NOT_REGULAR)
         return False
 
-    def folder(top: str, real: str) -> Iterator[Found]:
+    def folder(top: str, real: str) -> Iterator[list[Found]]:
         try:
             with os.scandir(top) as listed:
-                entries = sorted(listed, key=lambda e: e.name)
+                named = {entry.name: entry for entry in listed}
         except OSError:
             return
         below = []
         absolute = os.path.abspath(top).rstrip("/") + "/"  # joined by hand: os.path.join is a third of the walk
         real_in = real.rstrip("/") + "/"
-        for entry in entries:
+        batch: list[Found] = []
+        for name in sorted(named):
+            entry = named[name]
             try:
                 is_dir = entry.is_dir()
             except OSError:
@@ -86,17 +105,25 @@ def walk(paths: Iterable[str | os.PathLike], on_skip: SkipHook | None = None,
                 else:  # never entered; said where it is the run's own
                     own(entry.path, os.path.realpath(entry.path))
                 continue
-            key = absolute + entry.name
-            if key in seen:
-                continue
-            seen.add(key)
+            if overlap:
+                key = absolute + name
+                if key in seen:
+                    continue
+                seen.add(key)
             try:
                 st = entry.stat()
             except OSError:
                 st = None
-            if kept(entry.path, st):
-                linked = entry.is_symlink()
-                yield Found(entry.path, st, os.path.realpath(entry.path) if linked else real_in + entry.name)
+            if st is None:
+                batch.append(Found(entry.path, None, real_in + name))
+            elif stat.S_ISREG(st.st_mode) or kept(entry.path, st):
+                batch.append(Found(entry.path, (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns),
+                                   os.path.realpath(entry.path) if entry.is_symlink() else real_in + name))
+                if len(batch) >= BATCH:
+                    yield batch
+                    batch = []
+        if batch:
+            yield batch
         for entry in below:
             inner = real_in + entry.name
             if not own(entry.path, inner):
@@ -118,7 +145,7 @@ def walk(paths: Iterable[str | os.PathLike], on_skip: SkipHook | None = None,
         except OSError:
             st = None
         if kept(path, st):
-            yield Found(path, st, os.path.realpath(path))
+            yield [Found(path, None if st is None else identity(st), os.path.realpath(path))]
 
 
 class FilePath(str):
@@ -155,4 +182,4 @@ def walked(paths: Iterable[str | os.PathLike], exclude: Iterable[str | os.PathLi
     return Walked(files, skipped)
 
 
-__all__ = ["Found", "FilePath", "Walked", "walk", "walked", "SkipHook", "NOT_REGULAR", "OWN_FOLDER"]
+__all__ = ["Found", "identity", "FilePath", "Walked", "walk", "walk_batches", "walked", "SkipHook", "NOT_REGULAR", "OWN_FOLDER"]

@@ -22,7 +22,6 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
-from tqdm import tqdm
 
 from joseki_miner import kernel, threads
 from joseki_miner.arrow import column, numpy, strings
@@ -52,6 +51,7 @@ from joseki_miner.validate import check
 from .errors import StrictError
 from .extract import joined_parts, of_games
 from .parquet import TableSink, yield_to_reader
+from .progress import bar as progress_bar
 
 META = GAME_INFO
 GAMES_SCHEMA = pa.schema(
@@ -563,7 +563,7 @@ def read(
     ledger.filters = filters
     ledger.trace = trace
     try:
-        with tqdm(desc="ingest", unit=" games", disable=not progress) as bar:
+        with progress_bar(progress, desc="ingest", unit=" games") as bar:
             if engine == "reference":
                 _run_reference(paths, ledger, include_handicap, bar, exclude, limits)
             else:

@@ -32,10 +32,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tqdm import tqdm
 
 from . import stop
-from .files import Walked, walk
+from .files import Walked, identity, walk_batches
+from .progress import bar as progress_bar
 from .store import staged, sync_folder
 
 CHUNK = 1 << 20
@@ -62,10 +62,6 @@ def digest_file(path: str | os.PathLike) -> str:
     return h.hexdigest()
 
 
-def _stat_key(st: os.stat_result) -> tuple[int, int, int, int, int]:
-    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-
-
 NO_STAT = (-1, -1, -1, -1, -1)
 
 
@@ -80,7 +76,7 @@ def _text(path: str) -> str:
 
 
 def _paths_digest(paths: list[str]) -> bytes:
-    return hashlib.sha256("".join(p + "\0" for p in paths).encode("utf-8", "surrogateescape")).digest()
+    return hashlib.sha256(("\0".join(paths) + "\0" if paths else "").encode("utf-8", "surrogateescape")).digest()
 
 
 @dataclass
@@ -151,11 +147,16 @@ class Scan:
     the readers as they read (``learn``: the fast engine's ingest reads
     each input once) or from hashing the files (``hash_missing``).  The
     cache is kept in the walk's order, so an unchanged collection is
-    matched against it in one pass, without a table of its paths."""
+    matched against it in one pass, without a table of its paths.  Kept as
+    columns, a file a position in each: a million files are a few lists,
+    not a million objects."""
 
     walked: Walked
-    rows: list[list]  # per file: path and resolved path (as text), size (-1: cannot be looked at), digest
-    keys: list[tuple]  # per file, its stat identity as walked
+    paths: list[str]  # as the walk gives them, as text
+    reals: list[str]  # resolved, as text
+    sizes: list[int]  # -1: could not be looked at
+    numbers: array  # stat identities as walked, KEY_FIELDS a file
+    digests: list[str | None]  # None: not known yet
     cacheable: list[bool]  # per file: its digest may be cached (taken while its stat identity was the walk's)
     known: int  # how many digests the cache held
     now: int  # ns: when the walk began, for the racy rule
@@ -166,8 +167,19 @@ class Scan:
 
     @property
     def missing(self) -> list[int]:
-        """The rows whose digest is not known yet."""
-        return [i for i, row in enumerate(self.rows) if row[3] is None]
+        """The files whose digest is not known yet."""
+        if None not in self.digests:
+            return []
+        return [i for i, digest in enumerate(self.digests) if digest is None]
+
+    def bytes(self, files: Iterable[int] | None = None) -> int:
+        """The size of the files (all of them when None), those that could be looked at."""
+        sizes = self.sizes if files is None else [self.sizes[i] for i in files]
+        return sum(size for size in sizes if size > 0)
+
+    def key_of(self, i: int) -> tuple:
+        """File i's stat identity as walked."""
+        return tuple(self.numbers[KEY_FIELDS * i:KEY_FIELDS * (i + 1)])
 
     def _fresh(self, key: tuple) -> bool:
         """A file of this stat identity did not change so close to the walk
@@ -175,21 +187,30 @@ class Scan:
         return key[2] >= 0 and max(key[3], key[4]) < self.now - RACY_NS
 
     def _cacheable(self, i: int, digest: str, st: os.stat_result | None) -> None:
-        """Row i's digest may be cached when its file has not changed since
-        the walk (its stat identity as the digest ended) and is not racy."""
-        if (st is not None and not digest.startswith("unreadable") and _stat_key(st) == self.keys[i]
-                and self._fresh(self.keys[i])):
+        """File i's digest may be cached when it has not changed since the
+        walk (its stat identity as the digest ended) and is not racy."""
+        key = self.key_of(i)
+        if st is not None and not digest.startswith("unreadable") and identity(st) == key and self._fresh(key):
             self.cacheable[i] = True
             self.added = True
 
     def learn(self, digests: dict[str, tuple[str, os.stat_result | None]]) -> None:
         """The digests the readers took as they read (by path: digest, and
         the file's stat as the digest ended)."""
-        for i in self.missing:
-            taken = digests.get(self.walked.files[i].path)
-            if taken is not None:
-                self.rows[i][3] = taken[0]
-                self._cacheable(i, *taken)
+        limit = self.now - RACY_NS
+        for i, found in enumerate(self.walked.files):
+            if self.digests[i] is not None:
+                continue
+            taken = digests.get(found.path)
+            if taken is None:
+                continue
+            digest, st = taken
+            self.digests[i] = digest
+            key = found.identity
+            if (st is not None and key is not None and not digest.startswith("unreadable")
+                    and max(key[3], key[4]) < limit and identity(st) == key):  # as ``_cacheable``
+                self.cacheable[i] = True
+                self.added = True
 
     def hash_missing(self, jobs: int = 2, progress: bool = False) -> None:
         """Hash the files whose digest is not known (a bar of their bytes)."""
@@ -197,38 +218,37 @@ class Scan:
         if not todo:
             return
         t0 = time.perf_counter()
-        size = sum(max(self.rows[i][2], 0) for i in todo)
-        with tqdm(total=size, desc="hash inputs", unit="B", unit_scale=True, disable=not progress) as bar, \
+        with progress_bar(progress, total=self.bytes(todo), desc="hash inputs", unit="B", unit_scale=True) as bar, \
                 ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="digest") as pool:
             for i, digest in zip(todo, pool.map(digest_file, [self.walked.files[i].path for i in todo])):
                 stop.check()
-                self.rows[i][3] = digest
+                self.digests[i] = digest
                 try:
                     st = os.stat(self.walked.files[i].path)
                 except OSError:
                     st = None
                 self._cacheable(i, digest, st)
-                bar.update(max(self.rows[i][2], 0))
+                bar.update(max(self.sizes[i], 0))
         self.hashed += len(todo)
         self.hash_seconds += time.perf_counter() - t0
 
     def key(self) -> str:
         """The inputs' key: every file read (its path as given and as
         resolved, its size, its content's digest) and everything skipped
-        without reading (a FIFO...), each a line of fields ended by NULs.
-        Every digest must be known."""
-        if self.missing:
+        without reading (a FIFO...).  Every digest must be known."""
+        if None in self.digests:
             raise RuntimeError(f"{len(self.missing)} inputs have no digest yet")
-        h = hashlib.sha256(b"files\n")
-        h.update("".join(f"{path}\0{real}\0{size}\0{digest}\n" for path, real, size, digest in self.rows)
-                 .encode("utf-8"))
+        # a column at a time, each field ended by a NUL (no path holds one): a million files in a few joins
+        h = hashlib.sha256(f"files {len(self.paths)}\n".encode())
+        for fields in (self.paths, self.reals, list(map(str, self.sizes)), self.digests):
+            h.update(("\0".join(fields) + "\0").encode("utf-8"))
         h.update(b"skipped\n")
         h.update("".join(f"{_text(source)}\0{why}\n" for source, why in self.walked.skipped).encode("utf-8"))
         return h.hexdigest()[:16]
 
-    def digests(self) -> dict[str, str]:
+    def by_path(self) -> dict[str, str]:
         """Each file's digest by its path as the walk gives it."""
-        return {row[0]: row[3] for row in self.rows}
+        return dict(zip(self.paths, self.digests))
 
     def save(self, cache: Path | None) -> None:
         """Write the cache of digests, in the walk's order (when it changed)."""
@@ -236,16 +256,25 @@ class Scan:
         if cache is None or (not self.added and len(keep) == self.known):
             return
         try:
-            _save_cache(cache, [self.rows[i][1] for i in keep], [self.keys[i] for i in keep],
-                        [self.rows[i][3] for i in keep])
+            _save_cache(cache, [self.reals[i] for i in keep], [self.key_of(i) for i in keep],
+                        [self.digests[i] for i in keep])
         except OSError:  # a cache not written only costs hashing again
             pass
 
     def figures(self) -> dict:
         """How the inputs were walked and hashed (for the run's manifest)."""
-        return {"input_files": len(self.rows), "input_bytes": sum(max(row[2], 0) for row in self.rows),
+        return {"input_files": len(self.paths), "input_bytes": self.bytes(),
                 "files_hashed": self.hashed, "inputs_seconds": round(self.seconds, 3),
                 "hash_seconds": round(self.hash_seconds, 3)}
+
+
+def _texts(paths: list[str]) -> list[str]:
+    """``_text`` of each path: the paths themselves where all are UTF-8, as nearly all are."""
+    try:
+        "".join(paths).encode("utf-8")
+        return paths
+    except UnicodeEncodeError:
+        return [_text(p) for p in paths]
 
 
 def scan(paths: Iterable[str | os.PathLike], *, cache: Path | None = None,
@@ -258,41 +287,40 @@ def scan(paths: Iterable[str | os.PathLike], *, cache: Path | None = None,
     now = time.time_ns()
     skipped: list[tuple[str, str]] = []
     files = []
-    with tqdm(desc="inputs", unit=" files", disable=not progress, mininterval=0.5) as bar:
-        for found in walk(paths, lambda source, location, why: skipped.append((source, why)), exclude):
-            files.append(found)
-            if len(files) % 4096 == 0:
-                stop.check()
-                bar.update(4096)
-        bar.update(len(files) % 4096)
-    keys, rows = [], []
+    with progress_bar(progress, desc="inputs", unit=" files", mininterval=0.5) as bar:
+        for batch in walk_batches(paths, lambda source, location, why: skipped.append((source, why)), exclude):
+            files += batch
+            stop.check()
+            bar.update(len(batch))
+    flat: list[int] = []
     for f in files:
-        key = _stat_key(f.stat) if f.stat is not None else NO_STAT
-        keys.append(key)
-        rows.append([_text(f.path), _text(f.real), key[2], None])
+        flat.extend(f.identity or NO_STAT)
+    numbers = array("q", flat)
+    n = len(files)
+    scanned = Scan(Walked(files, skipped), _texts([f.path for f in files]), _texts([f.real for f in files]),
+                   flat[2::KEY_FIELDS], numbers, [None] * n, [False] * n, 0, now)
     cached = load_cache(cache)
-    scanned = Scan(Walked(files, skipped), rows, keys, [False] * len(rows), cached.count, now)
-    if cached.count == len(rows) and cached.paths_digest == _paths_digest([row[1] for row in rows]) \
-            and cached.numbers == array("q", [v for key in keys for v in key]) \
-            and max((max(k[3], k[4]) for k in keys), default=0) < now - RACY_NS:
+    scanned.known = cached.count
+    if cached.count == n and cached.numbers == numbers \
+            and max(max(flat[3::KEY_FIELDS], default=0), max(flat[4::KEY_FIELDS], default=0)) < now - RACY_NS \
+            and cached.paths_digest == _paths_digest(scanned.reals):
         # the collection as it was, not a file changed since the cache was written: every digest at once
-        for i, row in enumerate(rows):
-            row[3] = cached.digests[HEX * i:HEX * (i + 1)]
-        scanned.cacheable = [True] * len(rows)
+        scanned.digests = [cached.digests[HEX * i:HEX * (i + 1)] for i in range(n)]
+        scanned.cacheable = [True] * n
     elif cached.count:
         where = {p: i for i, p in enumerate(cached.paths)}
-        for i, row in enumerate(rows):
-            j = where.get(row[1], -1)
-            if j >= 0 and cached.key(j) == keys[i] and scanned._fresh(keys[i]):
-                row[3] = cached.digest(j)
+        for i, real in enumerate(scanned.reals):
+            j = where.get(real, -1)
+            if j >= 0 and cached.key(j) == scanned.key_of(i) and scanned._fresh(cached.key(j)):
+                scanned.digests[i] = cached.digest(j)
                 scanned.cacheable[i] = True
-    for i, key in enumerate(keys):
-        if key[2] < 0:  # could not be looked at: say why, as reading would
+    for i, size in enumerate(scanned.sizes):
+        if size < 0:  # could not be looked at: say why, as reading would
             try:
                 os.stat(files[i].path)
-                rows[i][3] = "unreadable: it changed while it was looked at"
+                scanned.digests[i] = "unreadable: it changed while it was looked at"
             except OSError as exc:
-                rows[i][3] = f"unreadable: {exc.strerror}"
+                scanned.digests[i] = f"unreadable: {exc.strerror}"
     scanned.seconds = time.perf_counter() - t0
     return scanned
 
@@ -309,7 +337,7 @@ def inputs_key(paths: Iterable[str | os.PathLike], *, cache: Path | None = None,
     scanned.hash_missing(jobs, progress)
     scanned.save(cache)
     if digests is not None:
-        digests.update(scanned.digests())
+        digests.update(scanned.by_path())
     return scanned.key(), scanned.figures()
 
 
@@ -323,25 +351,38 @@ class Collections:
         # as the readers write sources: a path given, normalized (``Path``), and the files under it
         self.given = sorted({str(Path(p)) for p in paths}, key=len, reverse=True)  # the longest first
         self.depth = depth
-        self.known: dict[str, str] = {}
+        self.known: dict[str, str] = {}  # by source
+        self.folders: dict[str, str] = {}  # by folder (ended by a separator), for the files under a folder given
 
     def of(self, source: str) -> str:
         """The collection of a game read from ``source`` (a file as the
         readers name it: a path given, or one under a folder given)."""
         name = self.known.get(source)
-        if name is None:
-            name = self.known[source] = self._name(source)
+        if name is not None:
+            return name
+        folder = source[:source.rfind(os.sep) + 1]
+        if source not in self.given:  # a file under a folder given: its folder's name, found once a folder
+            name = self.folders.get(folder)
+            if name is not None:
+                return name
+        name, by_folder = self._name(source)
+        if by_folder:
+            self.folders[folder] = name
+        else:
+            self.known[source] = name
         return name
 
-    def _name(self, source: str) -> str:
+    def _name(self, source: str) -> tuple[str, bool]:
+        """The collection of ``source``, and whether it is its folder's (as
+        for every file under a folder given, whose name its folders make)."""
         for given in self.given:
             if source == given:
-                return _text(given.rstrip("/") or given)
+                return _text(given.rstrip("/") or given), False
             prefix = given.rstrip(os.sep) + os.sep
             if source.startswith(prefix):
                 parts = source[len(prefix):].split(os.sep)[:-1]  # the folders between, not the file
-                return _text("/".join([given.rstrip(os.sep) or given, *parts[: self.depth]]))
-        return _text(source)
+                return _text("/".join([given.rstrip(os.sep) or given, *parts[: self.depth]])), True
+        return _text(source), False
 
     def selected(self, name: str, wanted: Iterable[str]) -> bool:
         """Is the collection ``name`` one of ``wanted`` (a name, or the last

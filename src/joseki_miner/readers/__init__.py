@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import stat
 import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -59,7 +60,7 @@ from ..mapped import Arena
 from ..files import Found, SkipHook, Walked, walk, walked
 from ..records import GameRecord, Reject
 from . import archives, encoding
-from .digest import HashedFile, unreadable
+from .digest import HashedFile, unreadable, whole_digest
 from .ishi import looks_like_ishi, read_ishi_bytes
 from .kifu import IndexStore, looks_like_index, looks_like_kifu, read_kifu_bytes
 from .sgf import FIELD_BYTES, read_sgf_bytes
@@ -114,6 +115,14 @@ def sniff(name: str, head: bytes) -> str | None:
     """What a file holds, from its name and first bytes: one of "zip",
     "tar", "gzip", "bz2", "xz", "sgf", "kifu", "index", "ishi", or None
     when it is no game file at all."""
+    if head[:1] == b"(" and b";" in head[:HEAD] and b"\0" not in head[:200] and not _is_junk(name) \
+            and _suffix(name) != INDEX_SUFFIX and not archives.looks_like_tar(head):
+        return "sgf"  # nearly every game file, as ``_sniffed`` decides it (no mark, no UTF-16, no blank first)
+    return _sniffed(name, head)
+
+
+def _sniffed(name: str, head: bytes) -> str | None:
+    """``sniff``, every rule in its order."""
     if _is_junk(name):
         return None
     kind = archives.magic_kind(head)
@@ -205,6 +214,24 @@ def _inflated_size(inflated: archives.Tar | list | None) -> int:
     if isinstance(inflated, archives.Tar):
         return len(inflated.data) if inflated.data is not None else 0
     return sum(len(data) for _, data, _ in inflated) if inflated else 0
+
+
+def _small(fd: int, limit: int) -> tuple[bytes, os.stat_result] | None:
+    """A regular file of at most ``limit`` bytes read whole from an open
+    descriptor, and its stat; None for anything else (larger, not regular,
+    growing, unreadable: read through a file object).  The descriptor is
+    left open, at the file's start."""
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
+            return None
+        data = os.read(fd, st.st_size + 1)
+        if len(data) != st.st_size:  # it changed: read as a large file is
+            os.lseek(fd, 0, os.SEEK_SET)
+            return None
+    except OSError:
+        return None
+    return data, st
 
 
 def _read_whole(fh, limit: int) -> bytes | None:
@@ -349,12 +376,39 @@ class _Reader:
             self.kept_bytes = 0
 
     def read_file(self, path: Path) -> Iterator[GameRecord | Reject]:
+        """The games of a file, and the rejects."""
         source = shown(str(path))
-        vpath = _vpath(path)
         first = self.part[0] == 0  # what is said of the file as a whole, its first part says
         try:
-            fh = open(path, "rb")
+            fd = os.open(path, os.O_RDONLY)
         except OSError as exc:
+            if self.digests is not None:
+                self.digests[str(path)] = (unreadable(exc), None)
+            if first:
+                yield Reject(source, "", "unreadable file", f"{type(exc).__name__}: {exc}")
+            return
+        small = _small(fd, min(HEAD - 1, self.member_bytes))
+        if small is not None:  # a folder of small games: open, stat, read, close, and no file object
+            data, st = small
+            kind = sniff(path.name, data)
+            if kind not in archives.ARCHIVE_KINDS:  # an archive is read from its file, as a large one is
+                os.close(fd)
+                if self.digests is not None:
+                    self.digests[str(path)] = whole_digest(data, st)
+                if not first:
+                    return
+                vpath = "" if kind == "sgf" else _vpath(path)  # an SGF game needs no index
+                if kind is None or kind == "index":
+                    self._skip_kind(kind, source, "", vpath, None, data)
+                    return
+                yield from self._read_text(kind, data, source, "", vpath)
+                return
+        vpath = _vpath(path)
+        try:
+            os.lseek(fd, 0, os.SEEK_SET)
+            fh = open(fd, "rb")
+        except OSError as exc:  # a folder, say, put where the file was
+            os.close(fd)
             if self.digests is not None:
                 self.digests[str(path)] = (unreadable(exc), None)
             if first:

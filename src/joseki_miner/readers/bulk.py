@@ -30,8 +30,8 @@ from ..arrow import strings
 from ..mapped import Arena
 from ..records import GAME_INFO, GameRecord, Reject, handicap_of
 from . import MEMBER_BYTES, Walked, _Reader, encoding, existing_files
-from .kifu import index_info, info_columns, kifu_line_record, line_location
-from .scan import OK, ROOT_SLOTS, ROOT_TEXT, _WS, kifu_ids, scan_kifu, scan_sgf
+from .kifu import _STRIP, index_info, info_columns, kifu_line_record, line_location
+from .scan import INFO_EXTRA, OK, ROOT_SLOTS, ROOT_TEXT, _WS, info_column, kifu_ids, scan_kifu, scan_sgf, sgf_info_spans
 from .sgf import FIELD_BYTES, _game_location, _root_candidates, _text, to_utf8
 
 
@@ -158,7 +158,7 @@ class _SgfScan(NamedTuple):
     plain: np.ndarray
 
 
-def _scanned(units: list[_SgfUnit], run: list[int], first: np.ndarray, joined: bytes, scan: _SgfScan) -> GameBatch:
+def _scanned(units: list[_SgfUnit], run: list[int], first: list[int], joined: bytes, scan: _SgfScan) -> GameBatch:
     """The batch of the scanned games of consecutive clean units ``run``."""
     moff, soff, ha = scan.move_offsets, scan.setup_offsets, scan.handicap
     lo, hi = int(first[run[0]]), int(first[run[-1] + 1])
@@ -203,31 +203,49 @@ def _setup_stones(colours: np.ndarray, points: np.ndarray, offsets: np.ndarray):
     return np.where(white == 1, 1, -1).astype(np.int8), point.astype(np.int16), black_counts, white_counts
 
 
-def _trees_fill(joined: bytes, a: int, e: int, start: np.ndarray, end: np.ndarray) -> bool:
+def _trees_fill(joined: bytes, a: int, e: int, start: list[int], end: list[int]) -> bool:
     """Are the scanned trees start:end the unit joined[a:e] as the Python
     reader splits it: only blanks outside them, and nothing inside one that
     looks like a game start (the Python reader cuts a tree there)?"""
-    gaps = [joined[a:start[0]], joined[end[-1]:e]] + [joined[end[k]:start[k + 1]] for k in range(len(start) - 1)]
-    if any(g.strip() for g in gaps):
+    if joined[a:start[0]].strip() or joined[end[-1]:e].strip() \
+            or any(joined[end[k]:start[k + 1]].strip() for k in range(len(start) - 1)):
         return False
-    tree_starts = set(start.tolist())
+    if len(start) == 1:  # one game a file, as most are
+        return all(p == start[0] for p in _root_candidates(joined, a, e))
+    tree_starts = set(start)
     return all(p in tree_starts for p in _root_candidates(joined, a, e))
 
 
-def _infos(buf: bytes, text: np.ndarray, plain: np.ndarray) -> dict[str, list[str]]:
+def _infos(buf: bytes, text: np.ndarray, plain: np.ndarray) -> dict[str, pa.StringArray]:
     """The root information (GAME_INFO columns) of scanned games from their
-    value spans."""
-    plain = plain.tolist()
+    value spans: a plain value's bytes stripped (``scan.sgf_info_spans``),
+    the others' text read in Python (``_info_values``), one Arrow column a
+    name."""
+    n = len(text)
+    data = np.frombuffer(buf, np.uint8)
+    spans = np.empty((n, len(ROOT_TEXT), 3), np.int64)
+    python = sgf_info_spans(data, text, plain, _STRIP, spans)
+    pieces: list[bytes] = []
+    at = 0
+    for g in np.flatnonzero(python).tolist():
+        for slot, value in enumerate(_info_values(buf, text[g].tolist(), bool(plain[g]))):
+            if value:
+                piece = value.encode("utf-8")
+                spans[g, slot] = (INFO_EXTRA, at, at + len(piece))
+                pieces.append(piece)
+                at += len(piece)
+    extra = np.frombuffer(b"".join(pieces), np.uint8)
     out = {}
-    for i, name in enumerate(ROOT_TEXT):
-        column = []
-        for (a, b), is_plain in zip(text[:, i].tolist(), plain):
-            if a < 0:
-                column.append("")
-            else:
-                column.append(buf[a:b].decode("utf-8", "replace").strip() if is_plain else _text(buf[a:b]))
-        out[name] = column
+    for slot, name in enumerate(ROOT_TEXT):
+        offsets, column = info_column(data, extra, spans, slot)
+        out[name] = pa.StringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(column))
     return out
+
+
+def _info_values(buf: bytes, spans: list[list[int]], plain: bool) -> list[str]:
+    """The root information of one scanned game, read in Python."""
+    return ["" if a < 0 else buf[a:b].decode("utf-8", "replace").strip() if plain else _text(buf[a:b])
+            for a, b in spans]
 
 
 def _line_info(data: bytes, a: int, e: int, line_of) -> tuple[str, ...]:
@@ -296,13 +314,12 @@ class _BulkReader(_Reader):
                 yield from self._sgf_batches(self._scan(units))
 
     def _read_text(self, kind, data, source, location, vpath):  # noqa: D102 - see _Reader
-        if kind == "sgf":
-            yield _SgfUnit(data, source, location)
-            return
+        if kind == "sgf":  # a tuple, not a generator: a folder of small games makes one a file
+            return (_SgfUnit(data, source, location),)
         batch = self._kifu_batch(data, source, location, vpath) if kind == "kifu" else None
         if batch is None:
             batch = batch_of_items(super()._read_text(kind, data, source, location, vpath))
-        yield batch
+        return (batch,)
 
     def _scan(self, units: list[_SgfUnit]) -> _UnitsScan:
         """One compiled scan of SGF units (as UTF-8)."""
@@ -326,12 +343,14 @@ class _BulkReader(_Reader):
         and plain is read in Python."""
         units, bufs, starts, ends, joined, scan = scanned
         first = np.searchsorted(scan.unit, np.arange(len(units) + 1))  # games of unit u: first[u]:first[u + 1]
-        bad_games = np.r_[0, np.cumsum(scan.status != OK)]
+        bad_games = np.r_[0, np.cumsum(scan.status != OK)].tolist()
+        first, starts, ends = first.tolist(), starts.tolist(), ends.tolist()
+        tree_start, tree_end = scan.start.tolist(), scan.end.tolist()
         run: list[int] = []  # consecutive clean units
         for u, item in enumerate(units):
-            lo, hi = int(first[u]), int(first[u + 1])
+            lo, hi = first[u], first[u + 1]
             if (bufs[u] is not None and hi > lo and bad_games[hi] == bad_games[lo]
-                    and _trees_fill(joined, int(starts[u]), int(ends[u]), scan.start[lo:hi], scan.end[lo:hi])):
+                    and _trees_fill(joined, starts[u], ends[u], tree_start[lo:hi], tree_end[lo:hi])):
                 run.append(u)
                 continue
             if run:

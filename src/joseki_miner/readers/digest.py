@@ -23,6 +23,11 @@ def unreadable(exc: OSError) -> str:
     return f"unreadable: {exc.strerror or type(exc).__name__}"
 
 
+def whole_digest(data: bytes, st: os.stat_result) -> tuple[str, os.stat_result]:
+    """The digest of a file read whole in one piece, as ``HashedFile.finish`` gives it."""
+    return hashlib.sha256(data).hexdigest(), st
+
+
 class HashedFile:
     """A binary file, read as the one it wraps is, hashing its content as
     it goes (``finish`` gives the digest)."""
@@ -103,4 +108,4 @@ class HashedFile:
             return unreadable(exc), None
 
 
-__all__ = ["HashedFile", "unreadable"]
+__all__ = ["HashedFile", "unreadable", "whole_digest"]

@@ -535,6 +535,68 @@ def index_info_spans(text, starts, rows, layouts, date_slot, strip, spans):
     return python
 
 
+@njit(cache=True, inline="always")
+def _valid_utf8(text, a, b):
+    """Is text[a:b] well-formed UTF-8 (no overlong form, no surrogate, nothing past U+10FFFF)?"""
+    k = a
+    while k < b:
+        c = text[k]
+        if c < 0x80:
+            k += 1
+            continue
+        if 0xC2 <= c <= 0xDF:
+            size, low, high = 2, 0x80, 0xBF
+        elif 0xE0 <= c <= 0xEF:
+            size = 3
+            low = 0xA0 if c == 0xE0 else 0x80
+            high = 0x9F if c == 0xED else 0xBF
+        elif 0xF0 <= c <= 0xF4:
+            size = 4
+            low = 0x90 if c == 0xF0 else 0x80
+            high = 0x8F if c == 0xF4 else 0xBF
+        else:
+            return False
+        if k + size > b or not low <= text[k + 1] <= high:
+            return False
+        for j in range(k + 2, k + size):
+            if text[j] & 0xC0 != 0x80:
+                return False
+        k += size
+    return True
+
+
+@njit(cache=True, nogil=True)
+def sgf_info_spans(text, values, plain, strip, spans):
+    """The GAME_INFO values of scanned SGF games (``values``: each game's
+    root value spans, -1 absent), as ``bulk._infos`` reads them, without a
+    string a game: a plain value's bytes stripped of the code points
+    ``strip`` marks (str.strip's blanks).  Fills ``spans`` as
+    ``index_info_spans`` does; returns per game whether it must be read in
+    Python instead (a value with escapes or line breaks, or not UTF-8)."""
+    n_games = values.shape[0]
+    python = np.zeros(n_games, np.bool_)
+    for g in range(n_games):
+        for s in range(spans.shape[1]):
+            spans[g, s, 0] = INFO_EMPTY
+        if not plain[g]:
+            python[g] = True
+            continue
+        for s in range(spans.shape[1]):
+            a = values[g, s, 0]
+            b = values[g, s, 1]
+            if a < 0:
+                continue
+            if not _valid_utf8(text, a, b):
+                python[g] = True
+                break
+            a, b = _unicode_stripped(text, a, b, strip)
+            if a < b:
+                spans[g, s, 0] = INFO_SPAN
+                spans[g, s, 1] = a
+                spans[g, s, 2] = b
+    return python
+
+
 @njit(cache=True, nogil=True)
 def info_column(text, extra, spans, slot):
     """One GAME_INFO column of ``index_info_spans``' spans as an Arrow
