@@ -96,8 +96,7 @@ run = pipeline.run._Run(Catalog(work=Path({str(tmp_path / "w")!r}), out=Path({st
                         pipeline.run.STAGES, [{str(demo_games)!r}], progress=False, strict=False, force=False,
                         engine="dask", jobs=1, sort_bytes=1 << 20, table_bytes=1 << 20, log=print,
                         cluster=Options(partition_mb=0.001))
-from joseki_miner.inputs import inputs_key
-inputs_key(run.paths, digests=run.digests)
+run.inputs_known(None)  # the inputs walked and hashed, as a dask run does before it plans
 settings, parts, skipped = run.plan()
 assert len(parts) > 1, parts
 from joseki_miner import partitions
