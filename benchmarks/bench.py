@@ -520,12 +520,17 @@ def main() -> int:
                          f"**{rate(steady)}** | {each} | {s['prune'] + s['emit']:.2f} s | {s['report']:.2f} s | "
                          f"{wall:.1f} s | "
                          f"{rss:,.0f} MiB |\n")
-        # this machine's timings vary by several percent: three runs, the median reported
-        runs = []
+        # this machine's timings vary by several percent, and its speed from hour to hour: three runs, the
+        # median reported, each beside a run of the plain loop (the ratio of each pair, the median of them)
+        runs, beside = [], []
         for i in range(RUNS):
             out = tmp / f"all{i}"
+            loop = baseline()
             runs.append((*mine([DATA / c for c in COLLECTIONS], out), out))
+            beside.append((runs[-1][2]["games_read"] / runs[-1][0] / loop, loop))
         runs.sort(key=lambda r: r[0])
+        beside.sort()
+        paired, loop = beside[len(beside) // 2]
         wall, rss, summary, out = runs[len(runs) // 2]
         walls = ", ".join(f"{r[0]:.1f}" for r in runs)
         rss = max(r[1] for r in runs)
@@ -547,7 +552,9 @@ def main() -> int:
                        - tables + min(table_memory, tables / n * 1e7))
         print(f"end to end, all collections ({RUNS} runs: {walls} s): {n:,} games in {wall:.1f} s "
               f"(median) = {n / wall:,.0f} games/s; "
-              f"peak RSS {rss:,.0f} MiB; ratio to baseline {n / wall / base:.1f}x")
+              f"peak RSS {rss:,.0f} MiB; ratio to baseline {n / wall / base:.1f}x; to the loop run beside each "
+              f"run {paired:.1f}x (the median of {', '.join(f'{r:.1f}' for r, _ in beside)}; loop "
+              f"{', '.join(f'{b:,.0f}' for _, b in beside)} games/s)")
         lines.append(
             f"\n## End to end: every collection in one `joseki mine` process\n\n"
             f"{n:,} games read ({summary['games_accepted']:,} accepted), {summary['sequences']:,} sequences, "
@@ -557,7 +564,10 @@ def main() -> int:
             f"- stages: " + ", ".join(f"{k} {v:.1f} s" for k, v in s.items()) + "\n"
             f"- peak RSS: **{rss:,.0f} MiB**, the largest of the runs; "
             f"{reading_peak:,.0f} MiB when reading ended\n"
-            f"- ratio to the baseline sgfmill loop: **{n / wall / base:.1f}x**\n"
+            f"- ratio to the baseline sgfmill loop: **{n / wall / base:.1f}x**; to the loop run just before each "
+            f"run (the machine's speed moves from hour to hour, and within one), the median of the three "
+            f"pairs: **{paired:.1f}x** ({', '.join(f'{r:.1f}x' for r, _ in beside)}; the loop at "
+            f"{', '.join(f'{b:,.0f}' for _, b in beside)} games/s)\n"
             f"\n## Memory against the number of games\n\n"
             f"Games are streamed in bounded batches, archives are held within fixed bounds (the index "
             f"pre-pass keeps up to 256 MB of inflated archives for the main pass; a zip is read ahead up to "
