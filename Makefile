@@ -38,7 +38,7 @@ $(VENV)/.installed: pyproject.toml
 	@touch $@
 
 demo: $(DEMO)/planted.json ## write the demo collection (planted joseki + noise) to data/raw/demo
-$(DEMO)/planted.json: src/joseki_miner/demo.py | setup
+$(DEMO)/planted.json: src/joseki_miner/readers/demo.py | setup
 	$(JOSEKI) demo --out $(DEMO)
 
 mine: setup $(if $(strip $(GAMES)),,demo) ## mine GAMES=path... (default: the demo) -> data/processed

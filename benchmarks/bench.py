@@ -11,9 +11,10 @@ Prints and writes benchmarks/RESULTS.md:
   pruning and emission included: wall time, games/s, peak RSS, and an
   extrapolation of the memory to 10 million games;
 - the ratio of the end-to-end rate to the baseline;
-- what the per-node statistics cost: end to end against the commit before
-  them (``BEFORE_STATISTICS``, in a worktree), runs of the two interleaved;
-- lookups: ``joseki lookup``, ``games`` and ``trend`` from a cold process.
+- lookups: ``joseki lookup``, ``games`` and ``trend`` from a cold process;
+- a folder of loose SGF files (kgs-6d unpacked), cold and up to date, against
+  the commit before issue 28 (``BEFORE_LOOSE``, in a worktree), interleaved;
+- the engines side by side (fast, dask).
 """
 
 from __future__ import annotations
@@ -32,9 +33,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from joseki_miner.build import SORT_MEMORY  # MB, the default of `--sort-memory`
-from pipeline.catalog import PUBLISHED
-from pipeline.run import STAGES
+from joseki_miner.engines.build import SORT_MEMORY  # MB, the default of `--sort-memory`
+from joseki_miner.runs.catalog import PUBLISHED
+from joseki_miner.runs.catalog import STAGES
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"
@@ -42,10 +43,6 @@ COLLECTIONS = ("kgs-6d", "tom-9d", "tygem-9d", "ai")
 RUNS = 3  # of every measure (baseline, each collection, end to end): the median reported
 # the CLI as its own process; its peak RSS comes from the kernel (wait4)
 JOSEKI = [sys.executable, "-m", "pipeline.cli"]
-# the last commit before the per-node statistics (issue 6), and how many
-# interleaved runs of it and of this tree measure what they cost
-BEFORE_STATISTICS = os.environ.get("BENCH_BEFORE_STATISTICS", "cd48502")
-STATISTICS_RUNS = 4
 # the last commit before a folder of loose files mined as fast as an archive (issue 28): its runs and this
 # tree's, interleaved, on kgs-6d unpacked into one folder
 BEFORE_LOOSE = os.environ.get("BENCH_BEFORE_LOOSE", "4fe4212")
@@ -276,50 +273,6 @@ def ceiling() -> float:
     return 2 * seconds(1) / seconds(2)
 
 
-def statistics_cost(tmp: Path) -> str:
-    """End to end on all data, this tree against ``BEFORE_STATISTICS`` (a
-    worktree), runs interleaved: what the per-node statistics cost."""
-    before = tmp / "before-statistics"
-    made = subprocess.run(["git", "worktree", "add", "--detach", str(before), BEFORE_STATISTICS], cwd=ROOT,
-                          capture_output=True, text=True)
-    if made.returncode:
-        return f"\n## The statistics' cost\n\nnot measured: no worktree of {BEFORE_STATISTICS} ({made.stderr.strip()})\n"
-    try:
-        paths = [DATA / c for c in COLLECTIONS]
-        try:
-            mine(paths, tmp / "warm-before", tree=before)  # its compiled code, cached in its worktree
-        except subprocess.CalledProcessError:  # its emit imports the graphviz package, which setup no longer installs
-            return (f"\n## The statistics' cost\n\nnot measured: {BEFORE_STATISTICS} no longer runs in this "
-                    "environment (it renders SVG through the graphviz package, which this project has dropped)\n")
-        runs: dict[str, list] = {"before": [], "now": []}
-        for _ in range(STATISTICS_RUNS):
-            for name, tree in (("before", before), ("now", ROOT)):
-                out = tmp / f"stat-{name}"
-                wall, rss, cpu = _timed([*JOSEKI, "mine", *map(str, paths), "--out", str(out), "--quiet"], tree)
-                if name == "now":  # the report stage came after the statistics: its time is left out
-                    report = manifest(out, "report")["run"]["seconds"]
-                    wall, cpu = wall - report, cpu - report
-                runs[name].append((wall, rss, cpu))
-                shutil.rmtree(out, ignore_errors=True)
-    finally:
-        subprocess.run(["git", "worktree", "remove", "--force", str(before)], cwd=ROOT, capture_output=True)
-    wall = {k: sorted(r[0] for r in v) for k, v in runs.items()}
-    cpu = {k: sum(r[2] for r in v) for k, v in runs.items()}
-    rss = {k: max(r[1] for r in v) for k, v in runs.items()}
-    median = {k: v[len(v) // 2] for k, v in wall.items()}
-    total = {k: sum(v) for k, v in wall.items()}
-    print(f"statistics: {total['now'] / total['before'] - 1:+.1%} wall, {cpu['now'] / cpu['before'] - 1:+.1%} CPU "
-          f"against {BEFORE_STATISTICS} ({STATISTICS_RUNS} interleaved runs each)")
-    return (f"\n## The statistics' cost\n\nAll collections end to end, this tree against {BEFORE_STATISTICS} (the "
-            f"commit before the per-node statistics), {STATISTICS_RUNS} runs of each interleaved; the report "
-            f"stage, which came later, is left out of this tree's times:\n\n"
-            f"| | wall (median) | every run | CPU, all runs | peak RSS |\n| --- | ---: | --- | ---: | ---: |\n"
-            + "".join(f"| {k} | {median[k]:.2f} s | {', '.join(f'{w:.2f}' for w in wall[k])} | {cpu[k]:.1f} s "
-                      f"| {rss[k]:,.0f} MiB |\n" for k in ("before", "now"))
-            + f"\nThe statistics cost **{total['now'] / total['before'] - 1:+.1%}** of the wall time over all runs "
-            f"({cpu['now'] / cpu['before'] - 1:+.1%} of the CPU time); the target is at most 15%.\n")
-
-
 def loose_files(tmp: Path) -> str:
     """kgs-6d unpacked into one folder of loose SGF files (36,692): a cold
     run (an empty output folder) and an up-to-date run, of this tree and of
@@ -488,7 +441,7 @@ def main() -> int:
                  f"({', '.join(f'{b:,.0f}' for b in bases)}).\n")
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        from joseki_miner.demo import write_collection
+        from joseki_miner.readers.demo import write_collection
 
         write_collection(tmp / "demo")
         mine([tmp / "demo"], tmp / "warm")  # compile (cached on disk) before timing
@@ -600,7 +553,6 @@ def main() -> int:
         )
         lines.append(lookups(out))
         lines.append(loose_files(tmp))
-        lines.append(statistics_cost(tmp))
         lines.append(engines(tmp))
     (ROOT / "benchmarks" / "RESULTS.md").write_text("".join(lines), encoding="utf-8")
     print("written to benchmarks/RESULTS.md")

@@ -27,9 +27,9 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import yaml
 
-from joseki_miner import quality
-from joseki_miner.config import load
-from pipeline.catalog import Catalog
+from joseki_miner.book import quality
+from joseki_miner.runs.config import load
+from joseki_miner.runs.catalog import Catalog
 from pipeline.run import run_stages
 
 ROOT = Path(__file__).resolve().parents[1]

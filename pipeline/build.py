@@ -2,7 +2,7 @@
 trie_years.parquet, trie_sources.parquet, sorted_sequences.parquet.
 
 Counts every normalized sequence into the trie (sections 5 and 8).  The
-work is ``joseki_miner.build``'s; on the dask engine, ``partitions.subtrees``
+work is ``joseki_miner.engines.build``'s; on the dask engine, ``partitions.subtrees``
 cuts the first moves into ranges that ``build.count_subtrees`` counts on the
 workers and ``build.join_subtrees`` joins into the same files."""
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from joseki_miner import build
+from joseki_miner.engines import build
 
 
 def run(sequences_path: Path, games_path: Path, trie_path: Path, years_path: Path, sources_path: Path,

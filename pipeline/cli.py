@@ -13,12 +13,13 @@ from typing import List, Optional
 
 import typer
 
-from joseki_miner import remote, stop
-from joseki_miner.cluster import PARTITION_MB, Options
-from joseki_miner.config import SORT_MEMORY_MB, TABLE_MEMORY_MB, ConfigError, load
-from joseki_miner.errors import PublishError, StrictError, UsageError
+from joseki_miner.runs import remote
+from joseki_miner.runs import stop
+from joseki_miner.engines.cluster import PARTITION_MB, Options
+from joseki_miner.runs.config import SORT_MEMORY_MB, TABLE_MEMORY_MB, ConfigError, load
+from joseki_miner.runs.errors import PublishError, StrictError, UsageError
 
-from .catalog import Catalog
+from joseki_miner.runs.catalog import Catalog
 
 STAGES = ("ingest", "extract", "build", "prune", "emit", "report")  # run.STAGES, named here without loading the stages
 
@@ -209,7 +210,7 @@ SEQUENCE = typer.Argument(..., help="moves as SGF (B[pd];W[qc]) or board points 
 def _explore(out: str, work: Optional[Path]):
     """The catalog of mined outputs (of an output URL: its local copy), and
     the explore module (loaded only here: no compiled code)."""
-    from . import explore
+    from joseki_miner.book import explore
 
     try:
         return _catalog(out, work), explore
@@ -220,9 +221,9 @@ def _explore(out: str, work: Optional[Path]):
 def _looked_up(call):
     """Run a lookup; its errors as one line: 2 for text that is no sequence
     or outputs that are missing, 1 for a sequence the tree does not hold."""
-    from joseki_miner.lookup import SequenceError
+    from joseki_miner.book.lookup import SequenceError
 
-    from . import explore
+    from joseki_miner.book import explore
 
     try:
         return call()
@@ -233,7 +234,7 @@ def _looked_up(call):
 
 
 def _rate(black: int, white: int) -> str:
-    from .explore import win_rate
+    from joseki_miner.book.explore import win_rate
 
     r = win_rate(black, white)
     if not r["decided"]:
@@ -351,7 +352,7 @@ def demo(
     seed: int = typer.Option(2007, "--seed", help="random seed"),
 ) -> None:
     """Write the built-in demo collection: planted joseki plus noise."""
-    from joseki_miner import demo as demo_method
+    from joseki_miner.readers import demo as demo_method
 
     written = demo_method.write_collection(out, games=games, seed=seed)
     typer.echo(f"wrote {written} demo games to {out}")

@@ -2,14 +2,14 @@
 
 Phase 1 of the thesis for every game: its corner sequences in normal form,
 with the influence scores each move saw (section 8).  The work is
-``joseki_miner.extract``'s."""
+``joseki_miner.engines.extract``'s."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from joseki_miner import extract
-from joseki_miner.sequences import Phase1Params
+from joseki_miner.engines import extract
+from joseki_miner.method.sequences import Phase1Params
 
 
 def run(games_path: Path, sequences_path: Path, params: Phase1Params, **options) -> dict:

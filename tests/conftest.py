@@ -22,7 +22,7 @@ def shared_data() -> Path:
 
 @pytest.fixture(scope="session")
 def demo_games(tmp_path_factory) -> Path:
-    from joseki_miner.demo import write_collection
+    from joseki_miner.readers.demo import write_collection
 
     folder = tmp_path_factory.mktemp("demo")
     write_collection(folder)

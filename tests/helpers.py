@@ -12,12 +12,12 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pytest
 
-from joseki_miner.influence import classify
-from joseki_miner.points import BLACK, PASS, WHITE, from_sgf, point
-from joseki_miner.records import GameRecord, Move
-from joseki_miner.sequences import Phase1Params, extract
-from joseki_miner.symmetry import POINT_MAP
-from joseki_miner.trie import Trie, build  # noqa: F401 - build is re-exported for the tests
+from joseki_miner.method.influence import classify
+from joseki_miner.method.points import BLACK, PASS, WHITE, from_sgf, point
+from joseki_miner.method.records import GameRecord, Move
+from joseki_miner.method.sequences import Phase1Params, extract
+from joseki_miner.method.symmetry import POINT_MAP
+from joseki_miner.method.trie import Trie, build  # noqa: F401 - build is re-exported for the tests
 
 # every (board transform, colour swap): the 16 maps of thesis Diagram 7
 MAPS = tuple((t, swap) for t in range(8) for swap in (False, True))
@@ -93,7 +93,7 @@ def mine(records: Iterable[GameRecord], params: Phase1Params = Phase1Params(), n
 def path_table(table) -> dict[tuple[str, ...], tuple]:
     """A node table keyed by the path of moves from the root (ids ignored):
     path -> (count, twelve counters)."""
-    from joseki_miner.trie import COUNTER_COLUMNS
+    from joseki_miner.method.trie import COUNTER_COLUMNS
 
     rows = table.to_dict("records")
     by_id = {r["node"]: r for r in rows}

@@ -7,7 +7,7 @@ import re
 
 from sgfmill import sgf
 
-from joseki_miner.points import SIZE, TENUKI
+from joseki_miner.method.points import SIZE, TENUKI
 
 
 def sgf_paths(text: str) -> dict[tuple[int, ...], int]:

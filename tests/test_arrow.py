@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from joseki_miner.arrow import column, numpy, strings
+from joseki_miner.fast.arrow import column, numpy, strings
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -75,10 +75,11 @@ def loaded():
 
 
 if __name__ == "__main__":
-    from joseki_miner.cluster import Cluster, Options
-    from joseki_miner.config import load
-    from pipeline.catalog import Catalog
-    from pipeline.run import STAGES, run_stages
+    from joseki_miner.engines.cluster import Cluster, Options
+    from joseki_miner.runs.config import load
+    from joseki_miner.runs.catalog import Catalog
+    from joseki_miner.runs.catalog import STAGES
+    from pipeline.run import run_stages
 
     games, folder = sys.argv[1], Path(sys.argv[2])
     cluster = Cluster(Options(workers=1))

@@ -9,9 +9,9 @@ import random
 
 import pytest
 
-from joseki_miner.board import Board, IllegalMove, moves_on, replay
-from joseki_miner.points import BLACK, EMPTY, PASS, SIZE, WHITE, from_sgf, point
-from joseki_miner.records import GameRecord, Move
+from joseki_miner.method.board import Board, IllegalMove, moves_on, replay
+from joseki_miner.method.points import BLACK, EMPTY, PASS, SIZE, WHITE, from_sgf, point
+from joseki_miner.method.records import GameRecord, Move
 
 
 def board(text: str) -> Board:

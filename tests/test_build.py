@@ -1,4 +1,4 @@
-"""Counting in bounded memory (joseki_miner.build.SortedRuns): sorted runs held,
+"""Counting in bounded memory (joseki_miner.engines.build.SortedRuns): sorted runs held,
 spilled to disk and merged give the trie of sorting everything at once."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_fasttrie import arrays_of, assert_same, seq_st
 
-from joseki_miner import build, partitions
-from joseki_miner.fasttrie import count_sequences, plain_payload, sort_sequences
+from joseki_miner.engines import build, partitions
+from joseki_miner.fast.fasttrie import count_sequences, plain_payload, sort_sequences
 
 
 @settings(max_examples=60, deadline=None)
@@ -91,9 +91,10 @@ def test_the_sorted_sequences_are_the_same_bytes_streamed_or_built_alone(real_su
     sequences.parquet, which `extract` alone writes in its own order.  Equal sequences sort by game and number, so both give
     the same file (a run stopped after its ingest extracts and builds the
     second way)."""
-    from joseki_miner.config import load
-    from pipeline.catalog import Catalog
-    from pipeline.run import STAGES, run_stages
+    from joseki_miner.runs.config import load
+    from joseki_miner.runs.catalog import Catalog
+    from joseki_miner.runs.catalog import STAGES
+    from pipeline.run import run_stages
 
     catalog = Catalog(work=tmp_path / "w", out=tmp_path / "o")
     run_stages(catalog, load(None, []), STAGES, [real_subset], progress=False, log=lambda s: None, jobs=2,
@@ -109,9 +110,10 @@ def test_subtrees_counted_apart_give_the_files_of_one_build(real_subset, tmp_pat
     (the dask engine's build, a task a range), then joined: trie.parquet,
     trie_years.parquet, trie_sources.parquet and sorted_sequences.parquet
     are the bytes `build` writes, and no range held every sequence."""
-    from joseki_miner.config import load
-    from pipeline.catalog import Catalog
-    from pipeline.run import kind_rules, run_stages
+    from joseki_miner.runs.config import load
+    from joseki_miner.runs.catalog import Catalog
+    from joseki_miner.engines.params import kind_rules
+    from pipeline.run import run_stages
 
     catalog = Catalog(work=tmp_path / "w", out=tmp_path / "o")
     run_stages(catalog, load(None, []), ["ingest", "extract", "build"], [real_subset], progress=False,

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from joseki_miner.config import KEYS, Config, ConfigError, load
+from joseki_miner.runs.config import KEYS, Config, ConfigError, load
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 
@@ -168,9 +168,9 @@ def test_bad_files(tmp_path):
 def test_every_numeric_key_is_bounded():
     """No numeric key is left without a range (issue 14: influence.reach=40000
     was accepted and wrapped the kernel's int16 scores)."""
-    from joseki_miner.config import BOUNDS
+    from joseki_miner.runs.config import BOUNDS
 
-    from joseki_miner.config import _LISTS
+    from joseki_miner.runs.config import _LISTS
 
     numeric = {k for k in KEYS if not isinstance(getattr(Config(), k.replace(".", "_")), bool)} - set(_LISTS)
     assert numeric <= set(BOUNDS)

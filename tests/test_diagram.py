@@ -1,4 +1,4 @@
-"""Board diagrams (joseki_miner.diagram): each stone drawn at its point, in
+"""Board diagrams (joseki_miner.book.diagram): each stone drawn at its point, in
 the orientation the coordinates on the board's edges show."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ import xml.etree.ElementTree as ET
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from joseki_miner.diagram import MIN_CROP, Mark, diagram, svg
-from joseki_miner.lookup import board_name
-from joseki_miner.points import SIZE, TENUKI, from_sgf, to_sgf
+from joseki_miner.book.diagram import MIN_CROP, Mark, diagram, svg
+from joseki_miner.book.lookup import board_name
+from joseki_miner.method.points import SIZE, TENUKI, from_sgf, to_sgf
 
 NS = "{http://www.w3.org/2000/svg}"
 

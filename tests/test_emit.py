@@ -1,4 +1,4 @@
-"""Tests of the SGF and DOT writers (joseki_miner.emit)."""
+"""Tests of the SGF and DOT writers (joseki_miner.book.emit)."""
 
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ import pytest
 from sgfmill import sgf
 
 from joseki_miner import __version__
-from joseki_miner.book import About, make_book
-from joseki_miner.emit import children_order, influence_dot, node_comment, root_comment, to_dot, to_sgf
-from joseki_miner.points import DIRECTIONS, from_sgf
+from joseki_miner.book.words import About, make_book
+from joseki_miner.book.emit import children_order, influence_dot, node_comment, root_comment, to_dot, to_sgf
+from joseki_miner.method.points import DIRECTIONS, from_sgf
 
 DOT = "/usr/bin/dot" if os.path.exists("/usr/bin/dot") else shutil.which("dot")
 
@@ -434,7 +434,7 @@ def test_a_dot_that_fails_says_why_in_one_line(tmp_path):
     """dot runs in a session of its own (a terminal's Ctrl-C is the run's);
     its failure is one line naming the file, never dot's stderr on the
     terminal."""
-    from pipeline.emit import render_svg
+    from joseki_miner.book.files import render_svg
 
     if DOT is None:
         pytest.skip("Graphviz 'dot' program not installed (/usr/bin/dot missing)")

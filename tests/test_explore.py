@@ -12,13 +12,14 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from joseki_miner.config import load
-from joseki_miner.lookup import board_name, query
-from joseki_miner.points import TENUKI, from_sgf, to_sgf
-from joseki_miner.symmetry import POINT_MAP
-from pipeline import explore
-from pipeline.catalog import Catalog
-from pipeline.run import STAGES, run_stages
+from joseki_miner.runs.config import load
+from joseki_miner.book.lookup import board_name, query
+from joseki_miner.method.points import TENUKI, from_sgf, to_sgf
+from joseki_miner.method.symmetry import POINT_MAP
+from joseki_miner.book import explore
+from joseki_miner.runs.catalog import Catalog
+from joseki_miner.runs.catalog import STAGES
+from pipeline.run import run_stages
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -108,7 +109,7 @@ def test_games_lists_each_game_once_the_most_recent_first(mined):
     _, rows, total = explore.games_of(mined, _written(keys, 3, True, "board"))
     games = rows.column("game").to_pylist()
     assert len(games) == len(set(games)) == total
-    from joseki_miner.gameinfo import days
+    from joseki_miner.method.gameinfo import days
 
     day = days(rows.column("DT")).tolist()
     assert day == sorted(day, reverse=True)

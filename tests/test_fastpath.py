@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from joseki_miner.config import load
-from pipeline.catalog import Catalog
-from pipeline.run import STAGES, run_stages
+from joseki_miner.runs.config import load
+from joseki_miner.runs.catalog import Catalog
+from joseki_miner.runs.catalog import STAGES
+from pipeline.run import run_stages
 
 FILES = ("interim/games.parquet", "interim/rejects.parquet", "interim/sequences.parquet", "interim/trie.parquet",
          "interim/trie_years.parquet", "interim/trie_sources.parquet", "interim/sorted_sequences.parquet",
@@ -143,7 +144,7 @@ def test_duplicates_name_their_first_game_across_batches(tmp_path, monkeypatch):
     back from disk a batch at a time)."""
     import functools
 
-    from joseki_miner import ingest
+    from joseki_miner.engines import ingest
     from joseki_miner.readers import bulk
 
     monkeypatch.setattr(bulk, "UNITS_A_SCAN", 3)
@@ -200,8 +201,8 @@ def test_a_game_of_millions_of_moves_does_not_reserve_memory_by_its_moves(tmp_pa
 
     script = """
 import numpy as np, re
-from joseki_miner import kernel
-from joseki_miner.sequences import Phase1Params
+from joseki_miner.fast import kernel
+from joseki_miner.method.sequences import Phase1Params
 
 def peak():
     return int(re.search(r"VmPeak:\\s+(\\d+)", open("/proc/self/status").read()).group(1)) << 10

@@ -7,12 +7,23 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from helpers import build
-from joseki_miner.fasttrie import (StreamCounter, classes_of, count_sequences, cut, in_order, join_tries,
-                                   merge_sorted, pack_classes, plain_payload, shared_prefixes, sort_sequences,
-                                   width_of)
-from joseki_miner.influence import INF_BLACK, INF_NEUTRAL, INF_WHITE
-from joseki_miner.points import TENUKI
-from joseki_miner.trie import GameStats, Trie, _slot
+from joseki_miner.fast.fasttrie import (
+    StreamCounter,
+    classes_of,
+    count_sequences,
+    cut,
+    in_order,
+    join_tries,
+    merge_sorted,
+    pack_classes,
+    plain_payload,
+    shared_prefixes,
+    sort_sequences,
+    width_of,
+)
+from joseki_miner.method.influence import INF_BLACK, INF_NEUTRAL, INF_WHITE
+from joseki_miner.method.points import TENUKI
+from joseki_miner.method.trie import GameStats, Trie, _slot
 
 CLASSES = [INF_BLACK, INF_WHITE, INF_NEUTRAL]
 FIRST_YEAR, YEARS, SOURCES = 2000, 4, 3
@@ -196,7 +207,7 @@ def test_sorted_runs_merged_a_block_at_a_time_stream_into_the_same_trie(data, cu
 def test_the_row_sort_is_lexsort_first_word_first(rows):
     """The compiled sort of packed sequences gives np.lexsort's order (first
     word most significant, equal rows in their order): ties are common."""
-    from joseki_miner.fasttrie import _sorted_order
+    from joseki_miner.fast.fasttrie import _sorted_order
 
     words = np.array(rows, dtype=np.uint64).reshape(-1, 3)
     assert _sorted_order(words).tolist() == np.lexsort(words.T[::-1]).tolist()

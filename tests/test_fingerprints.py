@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 
 from helpers import linux, resident
 
-from joseki_miner.fingerprints import MAX_ID, FingerprintTable, room_in
-from joseki_miner.mapped import PAGE, Arena
+from joseki_miner.fast.fingerprints import MAX_ID, FingerprintTable, room_in
+from joseki_miner.fast.mapped import PAGE, Arena
 
 # few distinct values, so repeats are common; high bits vary too
 PRINTS = st.tuples(st.sampled_from([0, 1, 2**63, 2**64 - 1, 12345, 2**40 + 7]),

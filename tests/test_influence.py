@@ -5,18 +5,11 @@ from __future__ import annotations
 import pytest
 
 from helpers import game, rc
-from joseki_miner.board import Board
-from joseki_miner.influence import (
-    INF_BLACK,
-    INF_NEUTRAL,
-    INF_WHITE,
-    beam_scores,
-    classify,
-    verdict,
-)
-from joseki_miner.points import BLACK, SIZE, WHITE, from_sgf, point
-from joseki_miner.sequences import Phase1Params, assign, extract
-from joseki_miner.symmetry import transform_scores
+from joseki_miner.method.board import Board
+from joseki_miner.method.influence import INF_BLACK, INF_NEUTRAL, INF_WHITE, beam_scores, classify, verdict
+from joseki_miner.method.points import BLACK, SIZE, WHITE, from_sgf, point
+from joseki_miner.method.sequences import Phase1Params, assign, extract
+from joseki_miner.method.symmetry import transform_scores
 
 # -- Diagram 12 -----------------------------------------------------------------
 

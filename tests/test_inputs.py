@@ -1,4 +1,4 @@
-"""The inputs of a run (joseki_miner.inputs, files): walked once, each
+"""The inputs of a run (joseki_miner.runs.inputs, files): walked once, each
 file's content digest taken as the readers read it (a cold run reads every
 input once), the cache of digests by stat identity (an up-to-date run reads
 none), and the key that changes whenever an input's bytes do."""
@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from joseki_miner.files import walk
-from joseki_miner.inputs import RACY_NS, digest_file, inputs_key, load_cache, scan
+from joseki_miner.runs.files import walk
+from joseki_miner.runs.inputs import RACY_NS, digest_file, inputs_key, load_cache, scan
 from joseki_miner.readers.bulk import read_batches
 from joseki_miner.readers.digest import HashedFile
 
@@ -35,7 +35,7 @@ def _aged(folder: Path, seconds: int = 10) -> None:
 @pytest.fixture
 def no_racy_margin(monkeypatch):
     """Files changed a moment ago may be cached (the racy rule has its own test)."""
-    monkeypatch.setattr("joseki_miner.inputs.RACY_NS", 1)
+    monkeypatch.setattr("joseki_miner.runs.inputs.RACY_NS", 1)
 
 
 @pytest.fixture
@@ -97,9 +97,10 @@ def test_a_hashed_file_hashes_each_byte_once_whatever_the_order_of_reading(tmp_p
 
 
 def _mine(paths, out: Path, *sets: str, engine: str = "fast") -> tuple[dict, list[str]]:
-    from joseki_miner.config import load
-    from pipeline.catalog import Catalog
-    from pipeline.run import STAGES, run_stages
+    from joseki_miner.runs.config import load
+    from joseki_miner.runs.catalog import Catalog
+    from joseki_miner.runs.catalog import STAGES
+    from pipeline.run import run_stages
 
     log: list[str] = []
     catalog = Catalog(work=out / "work", out=out)
@@ -200,11 +201,12 @@ def test_a_run_whose_stages_are_up_to_date_loads_neither_pyarrow_nor_numpy(demo_
     code = f"""
 import sys
 from pathlib import Path
-import joseki_miner.inputs
-joseki_miner.inputs.RACY_NS = 1  # the demo was written a moment ago
-from joseki_miner.config import load
-from pipeline.catalog import Catalog
-from pipeline.run import STAGES, run_stages
+import joseki_miner.runs.inputs
+joseki_miner.runs.inputs.RACY_NS = 1  # the demo was written a moment ago
+from joseki_miner.runs.config import load
+from joseki_miner.runs.catalog import Catalog
+from joseki_miner.runs.catalog import STAGES
+from pipeline.run import run_stages
 log = []
 run_stages(Catalog(work=Path({str(tmp_path / "o" / "work")!r}), out=Path({str(tmp_path / "o")!r})), load(None),
            STAGES, [{str(demo_games)!r}], progress=False, log=log.append)
@@ -222,7 +224,7 @@ def test_collections_are_named_by_the_folders_between_the_path_given_and_the_fil
     ``depth`` folders (one name a folder, found once); a file given is its
     own collection, even inside a folder given; a source under nothing
     given is named by itself."""
-    from joseki_miner.inputs import Collections
+    from joseki_miner.runs.inputs import Collections
 
     sources = ["data/kgs/2001/a.sgf", "data/kgs/2001/x.sgf", "data/kgs/2001/b.sgf", "data/kgs/c.sgf",
                "data/d.sgf", "other/e.sgf", "elsewhere/f.sgf", "elsewhere/g.sgf"]

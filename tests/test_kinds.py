@@ -1,4 +1,4 @@
-"""What a node is (joseki_miner.kinds): the rules of the README's method
+"""What a node is (joseki_miner.method.kinds): the rules of the method
 section, each on a line drawn as a board diagram, and the laws the node
 table's codes keep.
 
@@ -15,10 +15,10 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from joseki_miner import kinds
-from joseki_miner.kinds import Rules, codes, ends, kind_of, lines
-from joseki_miner.lookup import query
-from joseki_miner.points import SIZE, TENUKI, point
+from joseki_miner.method import kinds
+from joseki_miner.method.kinds import Rules, codes, ends, kind_of, lines
+from joseki_miner.book.lookup import query
+from joseki_miner.method.points import SIZE, TENUKI, point
 
 RULES = Rules(region=9)  # the default of configs/default.yaml
 

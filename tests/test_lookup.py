@@ -1,13 +1,13 @@
 """A player's sequence in any orientation, colour and notation: to the
-tree's normal form and back (joseki_miner.lookup)."""
+tree's normal form and back (joseki_miner.book.lookup)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from joseki_miner.lookup import SequenceError, board_name, parse, query, sorted_range
-from joseki_miner.points import BLACK, TENUKI, WHITE, from_sgf, to_sgf
+from joseki_miner.book.lookup import SequenceError, board_name, parse, query, sorted_range
+from joseki_miner.method.points import BLACK, TENUKI, WHITE, from_sgf, to_sgf
 
 dd, cc, dc, fc = (from_sgf(s) for s in ("dd", "cc", "dc", "fc"))
 

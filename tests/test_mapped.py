@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from helpers import linux, resident
 
-from joseki_miner.mapped import COPY_STEP, PAGE, Arena
+from joseki_miner.fast.mapped import COPY_STEP, PAGE, Arena
 
 def test_arrays_are_in_memory_within_the_budget_then_mapped(tmp_path):
     arena = Arena(tmp_path, budget=64 * 1024)

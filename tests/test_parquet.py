@@ -8,7 +8,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from joseki_miner.parquet import TableSink
+from joseki_miner.fast.parquet import TableSink
 
 SCHEMA = pa.schema([("n", pa.int64()), ("text", pa.string())])
 
@@ -68,7 +68,7 @@ def _random_trie(seed: int, sequences: int, longest: int, keys: int) -> tuple[di
     """The counted trie (every node) of random sequences with random classes."""
     import numpy as np
 
-    from joseki_miner.fasttrie import count_sequences, pack_classes
+    from joseki_miner.fast.fasttrie import count_sequences, pack_classes
 
     rng = np.random.default_rng(seed)
     offsets = np.r_[0, np.cumsum(rng.integers(1, longest, sequences))].astype(np.int64)
@@ -81,8 +81,8 @@ def test_the_trie_written_a_row_group_at_a_time_is_one_write(tmp_path, monkeypat
     is byte for byte the one a single write_table of the whole would give."""
     import pyarrow.parquet as pq
 
-    from joseki_miner import build
-    from joseki_miner.trie import node_table
+    from joseki_miner.engines import build
+    from joseki_miner.fast.tables import node_table
 
     arrays, nodes = _random_trie(7, 200, 8, 6)
     monkeypatch.setattr(build, "NODE_ROWS", 16)
@@ -97,12 +97,12 @@ def test_the_trie_written_a_row_group_at_a_time_is_one_write(tmp_path, monkeypat
 def test_prune_from_the_node_arrays_writes_the_files_prune_from_the_build_files_does(tmp_path, monkeypatch, threshold,
                                                                                       min_length):
     """``mine`` prunes the trie it has just counted while trie.parquet is
-    still being written (prune.run_arrays); joseki.parquet and the kept
+    still being written (prune.prune_arrays); joseki.parquet and the kept
     nodes' years, collections and examples are byte for byte the ones
     pruning the build's files gives, a trie of several row groups too."""
-    from joseki_miner import build
-    from joseki_miner.fasttrie import count_sequences, pack_classes, plain_payload
-    from pipeline import prune
+    from joseki_miner.engines import build
+    from joseki_miner.fast.fasttrie import count_sequences, pack_classes, plain_payload
+    from joseki_miner.engines import prune
 
     rng = np.random.default_rng(11)
     offsets = np.r_[0, np.cumsum(rng.integers(1, 9, 300))].astype(np.int64)
@@ -130,9 +130,9 @@ def test_prune_from_the_node_arrays_writes_the_files_prune_from_the_build_files_
     files, memory = ({name: tmp_path / f"{name}-{kind}.parquet" for name in ("joseki", "years", "sources", "examples")}
                      for kind in ("files", "memory"))
     options = {"threshold": threshold, "min_length": min_length, "examples": 3}
-    from_files = prune.run(work / "trie.parquet", work / "years.parquet", work / "sources.parquet",
+    from_files = prune.prune_files(work / "trie.parquet", work / "years.parquet", work / "sources.parquet",
                            work / "sorted.parquet", work / "games.parquet", files, **options)
-    from_arrays = prune.run_arrays(arrays, ["a", "b"], work / "sorted.parquet", work / "games.parquet", memory,
+    from_arrays = prune.prune_arrays(arrays, ["a", "b"], work / "sorted.parquet", work / "games.parquet", memory,
                                    **options)
     assert from_arrays == from_files and from_files["nodes_after_prune"] > 1
     for name in files:

@@ -21,11 +21,12 @@ from crashtest import outputs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from joseki_miner.cluster import Options
-from joseki_miner.config import load
-from joseki_miner.partitions import Settings, plan, subtrees
-from pipeline.catalog import Catalog
-from pipeline.run import STAGES, run_stages
+from joseki_miner.engines.cluster import Options
+from joseki_miner.runs.config import load
+from joseki_miner.engines.partitions import Settings, plan, subtrees
+from joseki_miner.runs.catalog import Catalog
+from joseki_miner.runs.catalog import STAGES
+from pipeline.run import run_stages
 
 pytest.importorskip("distributed", reason="the dask engine needs dask's distributed (make setup installs it)")
 
@@ -89,22 +90,24 @@ def test_the_driver_plans_partitions_and_subtrees_without_the_compiled_engine(de
 import sys
 from pathlib import Path
 import pipeline.cli, pipeline.run
-from joseki_miner.cluster import Options
-from joseki_miner.config import load
-from pipeline.catalog import Catalog
+from joseki_miner.engines.params import floor_for
+from joseki_miner.runs.catalog import STAGES
+from joseki_miner.engines.cluster import Options
+from joseki_miner.runs.config import load
+from joseki_miner.runs.catalog import Catalog
 run = pipeline.run._Run(Catalog(work=Path({str(tmp_path / "w")!r}), out=Path({str(tmp_path / "o")!r})), load(None, []),
-                        pipeline.run.STAGES, [{str(demo_games)!r}], progress=False, strict=False, force=False,
+                        STAGES, [{str(demo_games)!r}], progress=False, strict=False, force=False,
                         engine="dask", jobs=1, sort_bytes=1 << 20, table_bytes=1 << 20, log=print,
                         cluster=Options(partition_mb=0.001))
 run.inputs_known(None)  # the inputs walked and hashed, as a dask run does before it plans
-settings, parts, skipped = run.plan()
+settings, parts, skipped = run.dask.plan()
 assert len(parts) > 1, parts
-from joseki_miner import partitions
+from joseki_miner.engines import partitions
 assert partitions.subtrees({{1: 5, 40: 3, 361: 2}}, 2) == [(1, 40), (40, 362)]
 run.figures.update(ingest={{}}, prune={{}})  # as the stages before left them
-run.action("emit"), run.action("report"), pipeline.run.floor_for(1000, load(None, []))
-print(sorted(m for m in ("numba", "pandas", "joseki_miner.kernel", "joseki_miner.build", "joseki_miner.ingest",
-                         "joseki_miner.extract", "joseki_miner.fasttrie", "joseki_miner.fingerprints")
+run.action("emit"), run.action("report"), floor_for(1000, load(None, []))
+print(sorted(m for m in ("numba", "pandas", "joseki_miner.fast.kernel", "joseki_miner.engines.build", "joseki_miner.engines.ingest",
+                         "joseki_miner.engines.extract", "joseki_miner.fast.fasttrie", "joseki_miner.fast.fingerprints")
              if m in sys.modules))
 """
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=Path(__file__).parents[1])
@@ -425,7 +428,7 @@ def test_the_partitions_joined_are_the_rows_the_joins_write(tmp_path, monkeypatc
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from joseki_miner import build, partitions
+    from joseki_miner.engines import build, partitions
 
     games = tmp_path / "games"
     for folder, name, tail, d in [("a", "1.sgf", ";B[qk];W[qn]", 1), ("a", "2.sgf", ";B[ck]", 1),
@@ -452,8 +455,8 @@ def test_the_partitions_joined_are_the_rows_the_joins_write(tmp_path, monkeypatc
         "figures"]["first_keys"].items()}) for k in keys), Counter())
     assert recorded != build.first_keys(stored) and all(recorded[k] >= n for k, n in build.first_keys(stored).items())
     # each partition's sorted run: its sequences of the games kept, in trie order, numbered as joined
-    from joseki_miner.fasttrie import PAYLOAD, trie_order
-    from joseki_miner.points import TENUKI
+    from joseki_miner.fast.fasttrie import PAYLOAD, trie_order
+    from joseki_miner.method.points import TENUKI
 
     def rows(part) -> list:
         offsets, keys, scores, a = part[:4]
@@ -494,7 +497,7 @@ def test_add_reads_only_the_new_games_and_gives_what_mining_all_at_once_gives(re
 
 
 def test_add_needs_games_mined_before_and_the_dask_engine(demo_games, tmp_path):
-    from joseki_miner.errors import UsageError
+    from joseki_miner.runs.errors import UsageError
 
     with pytest.raises(UsageError, match="none are"):
         mine([demo_games], tmp_path / "x", "dask", add=True)
@@ -572,7 +575,7 @@ def test_games_read_over_http_through_fsspec_give_the_same_tree(real_subset, tmp
 
 
 def test_strict_stops_at_the_first_reject_as_the_fast_engine_does(demo_games, tmp_path):
-    from joseki_miner.errors import StrictError
+    from joseki_miner.runs.errors import StrictError
 
     messages = []
     for engine in ("fast", "dask"):
@@ -605,7 +608,7 @@ def test_a_task_starts_once_those_it_waits_for_have_ended(tmp_path):
     for the counts, beside the joins of the partitions; each task still
     goes to the first worker free, and a wait that can never end is an
     error, not a hang."""
-    from joseki_miner.cluster import Cluster
+    from joseki_miner.engines.cluster import Cluster
 
     def timed(seconds: float) -> tuple[float, float]:
         begun = time.time()
@@ -636,10 +639,10 @@ def test_a_failed_run_stops_its_tasks_on_a_cluster_of_ones_own_before_it_returns
     cluster's next run is not stopped."""
     from distributed import LocalCluster
 
-    from joseki_miner.cluster import Cluster
+    from joseki_miner.engines.cluster import Cluster
 
     def task(what: str) -> str:
-        from joseki_miner.stop import check
+        from joseki_miner.runs.stop import check
 
         if what == "fail":
             for _ in range(300):  # until the other task runs
@@ -681,7 +684,7 @@ def test_workers_started_in_another_folder_read_the_relative_paths_the_driver_me
     that cannot enter that folder says so in one line."""
     from distributed import LocalCluster
 
-    from joseki_miner.errors import UsageError
+    from joseki_miner.runs.errors import UsageError
 
     games = tmp_path / "here" / "games"
     _game(games / "a", "1.sgf", ";B[qk]")
@@ -775,7 +778,7 @@ def test_a_run_with_every_stage_up_to_date_starts_no_cluster(demo_games, tmp_pat
     be most of the run); a stage that must run starts one: the build alone
     (a new influence parameter) counts the stage files on the workers and
     gives the fast engine's files."""
-    from joseki_miner import cluster
+    from joseki_miner.engines import cluster
 
     mine([demo_games], tmp_path / "dask", "dask")
     started, real = [], cluster.Cluster

@@ -12,18 +12,19 @@ import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
-from joseki_miner.config import load
-from joseki_miner.fasttrie import PAYLOAD
-from joseki_miner.demo import planted_paths, planted_stats
-from joseki_miner.points import TENUKI, from_sgf
-from joseki_miner.points import to_sgf
+from joseki_miner.runs.config import load
+from joseki_miner.fast.fasttrie import PAYLOAD
+from joseki_miner.readers.demo import planted_paths, planted_stats
+from joseki_miner.method.points import TENUKI, from_sgf
+from joseki_miner.method.points import to_sgf
 from joseki_miner.readers import read_paths
-from joseki_miner.records import GameRecord
-from joseki_miner.symmetry import POINT_MAP
-from joseki_miner.trie import COUNTER_COLUMNS, STAT_COLUMNS, Trie
-from pipeline.catalog import Catalog
+from joseki_miner.method.records import GameRecord
+from joseki_miner.method.symmetry import POINT_MAP
+from joseki_miner.method.trie import COUNTER_COLUMNS, STAT_COLUMNS, Trie
+from joseki_miner.runs.catalog import Catalog
 from pipeline.cli import app
-from pipeline.run import STAGES, run_stages
+from joseki_miner.runs.catalog import STAGES
+from pipeline.run import run_stages
 from sgftree import sgf_colours, sgf_first_lines, sgf_paths
 
 OUTPUTS = ("joseki.sgf", "joseki.dot", "influence.dot", "joseki.parquet")
@@ -451,7 +452,7 @@ def test_limits_reach_both_engines_and_the_ingest_cache_key(tmp_path):
     import gzip
     import zipfile
 
-    from pipeline.run import stage_keys
+    from joseki_miner.runs.keys import stage_keys
 
     folder = tmp_path / "games"
     folder.mkdir()
@@ -478,7 +479,7 @@ def test_filters_leave_games_out_with_their_reasons(demo_games, tmp_path, engine
     """filter.years, .sources and .result_known, applied as games are read:
     games read = accepted + rejected + filtered, each filtered game with
     its reason, and only the games kept are mined."""
-    from joseki_miner.demo import generate
+    from joseki_miner.readers.demo import generate
 
     _, truth = generate()
     records = truth["game_records"]
@@ -529,7 +530,7 @@ def test_the_planted_demo_names_each_planted_line_by_its_kind(demo_run):
     planted enclosure an enclosure, the planted side extension an
     extension, and the summary counts the joseki apart from the fuseki
     shapes."""
-    from joseki_miner.demo import PLANTED, keys_of
+    from joseki_miner.readers.demo import PLANTED, keys_of
 
     summary, catalog, _ = demo_run
     table = pq.read_table(catalog.joseki).to_pandas()

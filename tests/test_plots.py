@@ -1,4 +1,4 @@
-"""The report's plots (joseki_miner.plots): each year's bar as tall as its
+"""The report's plots (joseki_miner.book.plots): each year's bar as tall as its
 share, under its year, a year without games a gap, the highest labelled."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ET
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from joseki_miner import plots
+from joseki_miner.book import plots
 
 SVG = "{http://www.w3.org/2000/svg}"
 

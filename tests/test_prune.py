@@ -6,11 +6,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from helpers import build, path_table
-from joseki_miner.influence import INF_BLACK, INF_NEUTRAL, INF_WHITE
-from joseki_miner.points import TENUKI, from_sgf
-from joseki_miner.prune import leaves, prune
-from joseki_miner.threshold import threshold
-from joseki_miner.trie import COLUMNS, Trie
+from joseki_miner.method.influence import INF_BLACK, INF_NEUTRAL, INF_WHITE
+from joseki_miner.method.points import TENUKI, from_sgf
+from joseki_miner.method.prune import leaves, prune
+from joseki_miner.method.threshold import threshold
+from joseki_miner.method.trie import COLUMNS, Trie
+from joseki_miner.fast.tables import trie_table
 
 N4 = (INF_NEUTRAL,) * 4
 
@@ -21,7 +22,7 @@ def table_of(*weighted):
     for times, text in weighted:
         keys = [TENUKI if s == "--" else from_sgf(s) for s in text.split()]
         t.insert(keys, [N4] * len(keys), times=times)
-    return t.to_table()
+    return trie_table(t)
 
 
 def paths(table):
@@ -144,7 +145,7 @@ def tables(draw):
             keys[0] = "dd"
         classes = [draw(st.tuples(*[st.sampled_from([INF_BLACK, INF_NEUTRAL, INF_WHITE])] * 4)) for _ in keys]
         t.insert([TENUKI if k == "--" else from_sgf(k) for k in keys], classes, times=times)
-    return t.to_table()
+    return trie_table(t)
 
 
 @settings(max_examples=200, deadline=None)
@@ -180,7 +181,7 @@ def test_prune_keeps_every_node_that_qualifies(table, a):
 
 # -- the future work's rules (section 9): each off in the thesis' config ----------------
 
-from joseki_miner.prune import Rules, tenuki_counts  # noqa: E402
+from joseki_miner.method.prune import Rules, tenuki_counts  # noqa: E402
 
 # a line most players follow to its end, a popular position with a rare
 # continuation, and a joseki after which a tenuki is common

@@ -1,4 +1,4 @@
-"""The quality yardstick (joseki_miner.quality, benchmarks/named_shapes.yaml,
+"""The quality yardstick (joseki_miner.book.quality, benchmarks/named_shapes.yaml,
 `make quality`): named shapes from public sources, and a tree measured
 against them as the quality table does."""
 
@@ -11,11 +11,11 @@ import pytest
 import yaml
 from sgfmill import sgf
 
-from joseki_miner import quality
-from joseki_miner.config import load
-from joseki_miner.demo import PLANTED
-from joseki_miner.kinds import Rules, kind_of
-from pipeline.catalog import Catalog
+from joseki_miner.book import quality
+from joseki_miner.runs.config import load
+from joseki_miner.readers.demo import PLANTED
+from joseki_miner.method.kinds import Rules, kind_of
+from joseki_miner.runs.catalog import Catalog
 from pipeline.run import run_stages
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -14,7 +14,7 @@ import pytest
 
 from helpers import make_tar, make_zip
 from joseki_miner.readers import read_bytes, read_paths
-from joseki_miner.records import GameRecord, Reject
+from joseki_miner.method.records import GameRecord, Reject
 
 
 def game(i: int) -> bytes:

@@ -35,9 +35,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from helpers import make_tar, make_zip
-from joseki_miner.points import NPOINTS, PASS
+from joseki_miner.method.points import NPOINTS, PASS
 from joseki_miner.readers import read_bytes, read_paths
-from joseki_miner.records import REJECT_REASONS, GameRecord, Reject
+from joseki_miner.method.records import REJECT_REASONS, GameRecord, Reject
 
 FUZZ_EXAMPLES = int(os.environ.get("JOSEKI_FUZZ_EXAMPLES", "400"))
 SAMPLE = (Path(__file__).parent / "fixtures" / "readers" / "testspec.go").read_bytes()

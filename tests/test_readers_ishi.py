@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from joseki_miner.points import BLACK, PASS, WHITE, to_sgf
+from joseki_miner.method.points import BLACK, PASS, WHITE, to_sgf
 from joseki_miner.readers import read_paths, sniff
 from joseki_miner.readers.ishi import read_ishi_bytes
-from joseki_miner.records import GameRecord, Move, Reject
+from joseki_miner.method.records import GameRecord, Move, Reject
 
 SAMPLE = Path(__file__).parent / "fixtures" / "readers" / "testspec.go"
 

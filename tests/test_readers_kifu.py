@@ -11,11 +11,11 @@ from hypothesis import strategies as st
 
 from helpers import linux, make_tar, make_zip, resident
 
-from joseki_miner.mapped import PAGE, Arena
-from joseki_miner.points import BLACK, PASS, WHITE, from_sgf
+from joseki_miner.fast.mapped import PAGE, Arena
+from joseki_miner.method.points import BLACK, PASS, WHITE, from_sgf
 from joseki_miner.readers import read_paths
 from joseki_miner.readers.kifu import IndexStore, index_info, index_meta, parse_moves, read_kifu_bytes
-from joseki_miner.records import GAME_INFO, GameRecord, Move, Reject
+from joseki_miner.method.records import GAME_INFO, GameRecord, Move, Reject
 
 TOM_INDEX = (
     "1001\t2003.09.25 20:21\t白棋手\tBlackMan\t6.5\tB+0.5\t4\t30/3 5m\n"

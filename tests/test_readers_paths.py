@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from joseki_miner.readers import _sniffed, iter_files, read_paths, sniff
-from joseki_miner.records import REJECT_REASONS, GameRecord, Reject
+from joseki_miner.method.records import REJECT_REASONS, GameRecord, Reject
 
 GAME = b"(;GM[1]FF[4]SZ[19]PB[x];B[pd];W[dp])\n"
 

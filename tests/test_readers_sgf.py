@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from joseki_miner.points import BLACK, EMPTY, PASS, WHITE, from_sgf, to_sgf
+from joseki_miner.method.points import BLACK, EMPTY, PASS, WHITE, from_sgf, to_sgf
 from joseki_miner.readers import read_paths
 from joseki_miner.readers.encoding import decode
 from joseki_miner.readers.sgf import canonical_identifier, read_sgf_bytes
-from joseki_miner.records import REJECT_REASONS, GameRecord, Move, Reject
+from joseki_miner.method.records import REJECT_REASONS, GameRecord, Move, Reject
 
 
 def read(data: bytes | str, location: str = "", **kw) -> list:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from joseki_miner.readers import read_paths
-from joseki_miner.records import GameRecord
+from joseki_miner.method.records import GameRecord
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 

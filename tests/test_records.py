@@ -4,8 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from joseki_miner.points import BLACK, PASS, WHITE
-from joseki_miner.records import HANDICAP_CAP, Move, Reject, decode_moves, declared_handicap, encode_moves, handicap_of
+from joseki_miner.method.points import BLACK, PASS, WHITE
+from joseki_miner.method.records import (
+    HANDICAP_CAP,
+    Move,
+    Reject,
+    decode_moves,
+    declared_handicap,
+    encode_moves,
+    handicap_of,
+)
 
 
 @pytest.mark.parametrize(

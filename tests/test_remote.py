@@ -14,7 +14,7 @@ import pytest
 
 fsspec = pytest.importorskip("fsspec")
 
-from joseki_miner.remote import fetch, is_url, mirror_of  # noqa: E402
+from joseki_miner.runs.remote import fetch, is_url, mirror_of  # noqa: E402
 
 
 def test_urls_are_told_from_paths():
@@ -60,7 +60,7 @@ def _remote_files(fs, root: str) -> dict[str, bytes]:
 
 
 def test_a_publication_sends_what_changed_removes_what_went_and_names_it_all_last(tmp_path):
-    from joseki_miner.remote import PUBLISHED, publish
+    from joseki_miner.runs.remote import PUBLISHED, publish
 
     fs = fsspec.filesystem("memory")
     root = f"/tree-{tmp_path.name}"
@@ -99,7 +99,7 @@ def test_a_publication_sends_what_changed_removes_what_went_and_names_it_all_las
 def test_a_publication_stopped_half_way_is_mended_by_the_next(tmp_path, monkeypatch):
     """The index of the last whole publication stays until the new one is
     whole; the next publication sends what the stopped one did not."""
-    from joseki_miner.remote import PUBLISHED, publish
+    from joseki_miner.runs.remote import PUBLISHED, publish
 
     fs = fsspec.filesystem("memory")
     root = f"/tree-{tmp_path.name}"
@@ -137,7 +137,7 @@ def test_mine_publishes_the_tree_to_an_output_url(demo_games, tmp_path, monkeypa
     sends only the files that changed."""
     from typer.testing import CliRunner
 
-    from joseki_miner.remote import PUBLISHED
+    from joseki_miner.runs.remote import PUBLISHED
     from pipeline.cli import app
 
     monkeypatch.chdir(tmp_path)

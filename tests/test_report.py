@@ -1,4 +1,4 @@
-"""The joseki book in HTML (joseki_miner.report, stage report): what it
+"""The joseki book in HTML (joseki_miner.book.report, stage report): what it
 holds, checked against the Parquet tree, and what a person sees in a real
 browser (Debian's chromium through chromedriver; skipped without it)."""
 
@@ -13,9 +13,10 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from joseki_miner.config import load
-from pipeline.catalog import Catalog
-from pipeline.run import STAGES, run_stages
+from joseki_miner.runs.config import load
+from joseki_miner.runs.catalog import Catalog
+from joseki_miner.runs.catalog import STAGES
+from pipeline.run import run_stages
 
 NS = "{http://www.w3.org/2000/svg}"
 MAX_PAGE = 300_000  # "no page over a few hundred KB"
@@ -141,7 +142,7 @@ def test_the_report_written_in_parts_is_the_report_written_whole(mined, tmp_path
     import json
 
     from pipeline import report as stage
-    from pipeline.emit import BookFiles
+    from joseki_miner.book.files import BookFiles
 
     figures = {k: v for stage_ in ("ingest", "prune")
                for k, v in json.loads(mined.manifest(stage_).read_text())["figures"].items()}
@@ -157,8 +158,8 @@ def test_the_report_written_in_parts_is_the_report_written_whole(mined, tmp_path
 
 
 def test_names_from_the_games_are_escaped(mined, tmp_path):
-    from joseki_miner.book import About, make_book
-    from joseki_miner.report import node_page
+    from joseki_miner.book.words import About, make_book
+    from joseki_miner.book.report import node_page
 
     examples = pq.read_table(mined.node_examples).to_pylist()[:1]
     examples[0]["black"] = "<script>alert(1)</script>"
@@ -254,7 +255,7 @@ def test_the_plot_labels_the_year_the_headline_calls_most_popular(mined):
     are the years with under 1% of the games."""
     from collections import Counter
 
-    from joseki_miner.book import YEAR_FLOOR
+    from joseki_miner.book.words import YEAR_FLOOR
 
     totals = Counter(pq.read_table(mined.games, columns=["year"])["year"].to_pylist())
     thin = {y for y, n in totals.items() if n < YEAR_FLOOR * sum(totals.values())}

@@ -18,11 +18,11 @@ import pyarrow.parquet as pq
 import pytest
 
 from crashtest import BOOKKEEPING, leftovers, outputs
-from joseki_miner import store
+from joseki_miner.runs import store
 
 ROOT = Path(__file__).resolve().parents[1]
 JOSEKI = [sys.executable, "-m", "pipeline.cli"]
-TIMINGS = BOOKKEEPING  # what the README says may differ between runs
+TIMINGS = BOOKKEEPING  # what docs/design.md says may differ between runs
 
 
 def joseki(*args, timeout: float = 300, **kw) -> subprocess.CompletedProcess:
@@ -167,10 +167,11 @@ def test_ctrl_c_while_reading_ends_the_run_with_130_and_changes_nothing(shared_d
 def test_a_stop_asked_for_is_raised_between_batches_not_swallowed(demo_games, tmp_path):
     """A stop requested while games are read (the flag a signal sets) ends
     the stage with Stopped, and nothing is committed."""
-    from joseki_miner import stop
-    from joseki_miner.config import load
-    from pipeline.catalog import Catalog
-    from pipeline.run import STAGES, run_stages
+    from joseki_miner.runs import stop
+    from joseki_miner.runs.config import load
+    from joseki_miner.runs.catalog import Catalog
+    from joseki_miner.runs.catalog import STAGES
+    from pipeline.run import run_stages
 
     catalog = Catalog(work=tmp_path / "interim", out=tmp_path)
     calls = []
@@ -326,7 +327,7 @@ def test_an_input_edited_within_the_same_tick_is_noticed(games, tmp_path):
 def test_unchanged_inputs_are_not_read_again(games, tmp_path):
     """The digests are cached by stat identity: a run on unchanged inputs
     hashes none (but for files changed within the last two seconds)."""
-    from joseki_miner.inputs import inputs_key
+    from joseki_miner.runs.inputs import inputs_key
 
     for f in games.rglob("*.sgf"):
         st = f.stat()
@@ -342,8 +343,8 @@ def test_unchanged_inputs_are_not_read_again(games, tmp_path):
 
 
 def test_identical_runs_differ_only_in_the_documented_fields(games, tmp_path):
-    """The README names what differs between two runs of the same games and
-    config: summary.json's seconds, the manifests' timings, memory and file
+    """docs/design.md names what differs between two runs of the same games
+    and config: summary.json's seconds, the manifests' timings, memory and file
     stamps, and the digest cache (it names files by inode and time)."""
     for name in ("a", "b"):
         assert joseki("mine", games, "--out", tmp_path / name, "--quiet").returncode == 0
@@ -352,9 +353,9 @@ def test_identical_runs_differ_only_in_the_documented_fields(games, tmp_path):
     raw = {n: json.loads((tmp_path / n / "interim" / "extract.manifest.json").read_text()) for n in "ab"}
     differing = {k for k in raw["a"] if raw["a"][k] != raw["b"][k]}
     assert differing <= TIMINGS
-    readme = (ROOT / "README.md").read_text()
+    design = (ROOT / "docs" / "design.md").read_text()
     for field in ("`seconds`", "`run`", "`outputs`", "input-digests.bin"):
-        assert field in readme, field
+        assert field in design, field
 
 
 def test_emit_writes_no_file_but_its_own(games, tmp_path):
@@ -370,19 +371,20 @@ def test_a_first_run_says_it_is_compiling(tmp_path, monkeypatch, demo_games):
     """numba compiles the kernels on a machine's first run (about half a minute,
     cached after): the run says so, rather than look slow; a run that
     finds them cached says nothing of it."""
-    cold = subprocess.run([sys.executable, "-c", "from joseki_miner import kernel; print(kernel.compiled())"],
+    cold = subprocess.run([sys.executable, "-c", "from joseki_miner.fast import kernel; print(kernel.compiled())"],
                           env={**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "empty-cache")},
                           capture_output=True, text=True, check=True)
     assert cold.stdout.strip() == "False"
-    from joseki_miner.config import load
-    from pipeline.catalog import Catalog
-    from pipeline.run import STAGES, run_stages
+    from joseki_miner.runs.config import load
+    from joseki_miner.runs.catalog import Catalog
+    from joseki_miner.runs.catalog import STAGES
+    from pipeline.run import run_stages
 
     said: list[str] = []
     catalog = Catalog(work=tmp_path / "w", out=tmp_path / "o")
     run_stages(catalog, load(None, []), STAGES, [demo_games], progress=False)  # compiles, if this is the first
     run_stages(catalog, load(None, []), STAGES, [demo_games], progress=False, log=said.append, force=True)
-    from joseki_miner import kernel
+    from joseki_miner.fast import kernel
 
     assert kernel.compiled() and not any("compiling" in line for line in said)
     monkeypatch.setattr(kernel, "compiled", lambda: False)

@@ -15,11 +15,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from helpers import MAPS, classes_of, game, mine, transform_record
-from joseki_miner.board import Board
-from joseki_miner.influence import beam_scores
-from joseki_miner.points import BLACK, PASS, RIGHT, TENUKI, WHITE, point
-from joseki_miner.records import GameRecord, Move
-from joseki_miner.sequences import Phase1Params, assign, corners_of, extract
+from joseki_miner.method.board import Board
+from joseki_miner.method.influence import beam_scores
+from joseki_miner.method.points import BLACK, PASS, RIGHT, TENUKI, WHITE, point
+from joseki_miner.method.records import GameRecord, Move
+from joseki_miner.method.sequences import Phase1Params, assign, corners_of, extract
+from joseki_miner.fast.tables import trie_table
 
 B, W = BLACK, WHITE
 P = Phase1Params()
@@ -352,12 +353,12 @@ def test_mining_is_invariant_under_the_16_symmetry_colour_maps(collection, param
     """Mining a collection and mining it with every game transformed by any
     of the 8 board symmetries x colour swap give identical tries (counts and
     influence counters), and identical normal sequences game by game."""
-    expected = mine(collection, params).to_table()
+    expected = trie_table(mine(collection, params))
     for t, swap in maps:
         moved = [transform_record(g, t, swap) for g in collection]
         for g, h in zip(collection, moved):
             assert _plain(extract(g, params)) == _plain(extract(h, params))
-        pd.testing.assert_frame_equal(mine(moved, params).to_table(), expected)
+        pd.testing.assert_frame_equal(trie_table(mine(moved, params)), expected)
 
 
 def _random_game(rng, n):
@@ -383,12 +384,12 @@ def test_all_16_maps_on_a_fixed_random_collection():
     rng = random.Random(2007)
     collection = [_random_game(rng, rng.randint(10, 80)) for _ in range(20)]
     params = Phase1Params(corner_stones=6)
-    expected = mine(collection, params).to_table()
+    expected = trie_table(mine(collection, params))
     assert expected["count"].iloc[0] > 40  # many sequences
     assert expected["depth"].max() >= 4  # several moves deep
     for t, swap in MAPS:
         moved = [transform_record(g, t, swap) for g in collection]
-        pd.testing.assert_frame_equal(mine(moved, params).to_table(), expected)
+        pd.testing.assert_frame_equal(trie_table(mine(moved, params)), expected)
 
 
 @settings(max_examples=100, deadline=None)

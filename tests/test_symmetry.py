@@ -14,9 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from helpers import MAPS
-from joseki_miner.influence import beam_scores
-from joseki_miner.points import BLACK, DOWN, LEFT, RIGHT, SIZE, TENUKI, UP, WHITE, from_sgf, point, to_sgf
-from joseki_miner.symmetry import (
+from joseki_miner.method.influence import beam_scores
+from joseki_miner.method.points import BLACK, DOWN, LEFT, RIGHT, SIZE, TENUKI, UP, WHITE, from_sgf, point, to_sgf
+from joseki_miner.method.symmetry import (
     DIRECTION_MAP,
     IDENTITY,
     POINT_MAP,

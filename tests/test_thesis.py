@@ -52,9 +52,10 @@ def digests(out: Path) -> dict[str, str]:
 def mined(folder: Path, paths: list[str], config: Path | None) -> dict[str, str]:
     """The digests of mining ``paths`` (relative to ``folder``) into
     ``folder/out``."""
-    from joseki_miner.config import load
-    from pipeline.catalog import Catalog
-    from pipeline.run import STAGES, run_stages
+    from joseki_miner.runs.config import load
+    from joseki_miner.runs.catalog import Catalog
+    from joseki_miner.runs.catalog import STAGES
+    from pipeline.run import run_stages
 
     catalog = Catalog(work=Path("out") / "interim", out=Path("out"))
     run_stages(catalog, load(config), STAGES, paths, progress=False, log=lambda _: None)
@@ -70,7 +71,7 @@ def at(monkeypatch):
 
 
 def test_the_thesis_config_gives_the_outputs_of_the_demo_written_before_the_options(tmp_path, at):
-    from joseki_miner.demo import write_collection
+    from joseki_miner.readers.demo import write_collection
 
     want = json.loads(FIXTURE.read_text())["demo"]
     write_collection(at(tmp_path) / "demo")
@@ -98,7 +99,7 @@ if __name__ == "__main__":  # record the digests (on the code before the options
 
     recorded = {}
     with tempfile.TemporaryDirectory() as tmp:
-        from joseki_miner.demo import write_collection
+        from joseki_miner.readers.demo import write_collection
 
         os.chdir(tmp)
         write_collection(Path(tmp) / "demo")

@@ -7,7 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from joseki_miner import threads
+from joseki_miner.runs import threads
 
 
 def test_inside_one_thread_a_pool_runs_each_call_at_once_in_the_callers_thread():
@@ -45,9 +45,9 @@ def test_outside_a_pool_has_threads_of_its_own():
 def test_a_partition_mined_in_one_thread_gives_the_files_of_one_mined_with_threads(demo_games, tmp_path):
     """The dask engine's workers mine with no thread of their own: the
     partition's folder holds the same bytes, and no thread was started."""
-    from joseki_miner import partitions
-    from joseki_miner.config import load
-    from pipeline.run import phase1_params
+    from joseki_miner.engines import partitions
+    from joseki_miner.runs.config import load
+    from joseki_miner.engines.params import phase1_params
 
     config = load(None, [])
     settings = partitions.Settings(named_from=(str(demo_games),), include_handicap=False, dedupe=True,

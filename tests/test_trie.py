@@ -7,9 +7,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from helpers import build
-from joseki_miner.influence import INF_BLACK, INF_NEUTRAL, INF_WHITE
-from joseki_miner.points import TENUKI, from_sgf
-from joseki_miner.trie import COLUMNS, COUNTER_COLUMNS, Trie
+from joseki_miner.method.influence import INF_BLACK, INF_NEUTRAL, INF_WHITE
+from joseki_miner.method.points import TENUKI, from_sgf
+from joseki_miner.method.trie import COLUMNS, COUNTER_COLUMNS, Trie
+from joseki_miner.fast.tables import trie_table
 
 N, K, Wh = INF_NEUTRAL, INF_BLACK, INF_WHITE
 NEUTRAL4 = (N, N, N, N)
@@ -21,8 +22,8 @@ def seq(*keys, cls=NEUTRAL4):
 
 
 def rows(trie):
-    """path (SGF moves, "--" for tenuki) -> row dict of to_table."""
-    table = trie.to_table()
+    """path (SGF moves, "--" for tenuki) -> row dict of its table."""
+    table = trie_table(trie)
     out, path = {}, {}
     for r in table.to_dict("records"):
         p = () if r["parent"] < 0 else path[r["parent"]] + (r["move"] or "--",)
@@ -50,7 +51,7 @@ def test_a_repeated_sequence_adds_to_the_same_nodes():
     assert t.paths() == {(): 3, (dd,): 3, (dd, fc): 3}
     u = Trie()
     u.insert(*seq(dd, fc), times=3)
-    assert u.to_table().equals(t.to_table())
+    assert trie_table(u).equals(trie_table(t))
 
 
 def test_children_are_keyed_by_point_or_tenuki():
@@ -95,7 +96,7 @@ def test_influence_counters_per_direction():
 
 def test_columns():
     t = build([seq(dd)])
-    table = t.to_table()
+    table = trie_table(t)
     assert tuple(table.columns) == COLUMNS
     assert list(COUNTER_COLUMNS[:3]) == ["up_black", "up_white", "up_neutral"]
     assert COUNTER_COLUMNS[-1] == "left_neutral"
@@ -123,7 +124,7 @@ seqs_st = st.lists(seq_st(), max_size=25)
 @given(seqs=seqs_st)
 def test_counters_per_direction_sum_to_count(seqs):
     t = build(seqs)
-    table = t.to_table()
+    table = trie_table(t)
     for d in ("up", "right", "down", "left"):
         total = table[f"{d}_black"] + table[f"{d}_white"] + table[f"{d}_neutral"]
         assert (total[1:] == table["count"][1:]).all()
@@ -149,20 +150,20 @@ def test_merge_of_partial_tries_equals_the_trie_of_everything(seqs, data):
     total = Trie()
     for j in merge_order:
         total.merge(tries[j])
-    pd.testing.assert_frame_equal(total.to_table(), build(seqs).to_table())
+    pd.testing.assert_frame_equal(trie_table(total), trie_table(build(seqs)))
     # merging into a non-empty trie works the same
     first, *rest = [tries[j] for j in merge_order]
     again = build(parts[merge_order[0]])
     for t in rest:
         again = again.merge(t)
-    pd.testing.assert_frame_equal(again.to_table(), build(seqs).to_table())
+    pd.testing.assert_frame_equal(trie_table(again), trie_table(build(seqs)))
 
 
 @settings(max_examples=100, deadline=None)
 @given(seqs=seqs_st, data=st.data())
-def test_to_table_is_canonical_whatever_the_insertion_order(seqs, data):
+def test_the_table_is_canonical_whatever_the_insertion_order(seqs, data):
     shuffled = data.draw(st.permutations(seqs))
-    a, b = build(seqs).to_table(), build(shuffled).to_table()
+    a, b = trie_table(build(seqs)), trie_table(build(shuffled))
     pd.testing.assert_frame_equal(a, b)
     # depth-first pre-order, parents first, node ids 0..n-1 in order
     assert a["node"].tolist() == list(range(len(a)))
@@ -172,16 +173,16 @@ def test_to_table_is_canonical_whatever_the_insertion_order(seqs, data):
 @settings(max_examples=100, deadline=None)
 @given(seqs=seqs_st)
 def test_from_table_round_trips(seqs):
-    table = build(seqs).to_table()
+    table = trie_table(build(seqs))
     again = Trie.from_table(table)
-    pd.testing.assert_frame_equal(again.to_table(), table)
+    pd.testing.assert_frame_equal(trie_table(again), table)
     assert again.paths() == build(seqs).paths()
 
 
 def test_canonical_order_is_preorder_by_key_with_tenuki_last():
     t = build([seq(fc, cc), seq(dd, TENUKI), seq(dd, ce), seq(cf)])
     # keys: dd = 60, cf = 97, fc = 43, cc = 40, ce = 78, tenuki = 361
-    moves = t.to_table()["move"].tolist()
+    moves = trie_table(t)["move"].tolist()
     assert moves == ["", "fc", "cc", "dd", "ce", "", "cf"]
 
 

@@ -20,9 +20,10 @@ from pathlib import Path
 
 import pytest
 
-from joseki_miner.config import load
-from pipeline.catalog import Catalog
-from pipeline.run import STAGES, run_stages
+from joseki_miner.runs.config import load
+from joseki_miner.runs.catalog import Catalog
+from joseki_miner.runs.catalog import STAGES
+from pipeline.run import run_stages
 
 CGOBAN = shutil.which("cgoban") or ("/usr/games/cgoban" if os.path.exists("/usr/games/cgoban") else None)
 TOOLS = {"cgoban": CGOBAN, "Xvfb": shutil.which("Xvfb"), "xdotool": shutil.which("xdotool"),

@@ -12,11 +12,20 @@ in the readers and writers):
   ``WHITE = +1``, ``EMPTY = 0``.  Swapping colours is negation.
 * Directions are ``UP, RIGHT, DOWN, LEFT`` (0..3) in board space.
 
-Layers depend one way: records -> board -> sequences -> symmetry ->
-influence/trie -> prune -> emit.  The method's modules never print, exit or
-open a file they were not given; the stages' work (ingest, extract, build,
-partitions, cluster, remote) reads and writes the files it is given, and
-the pipeline/ stages and the CLI choose them.
+The subpackages, each layer importing only those below it (pyproject.toml's
+import-linter contracts; docs/architecture.md):
+
+* ``engines``: the stages' work at scale (ingest, extract, build, prune on
+  files; the fast engine's one pass; dask's partitions and cluster);
+* ``book``: what a player reads (words, diagrams, SGF and DOT, the report,
+  lookups);
+* ``readers``: the input edge (SGF, kifu, Ishi, archives, the demo);
+* ``fast``: the compiled engine and its tables;
+* ``method``: the thesis, the reference engine; ``runs``: what keeps runs
+  trusted (manifests and commits, the lock, stops, input digests, config).
+
+The method's modules never print, exit or open a file they were not given;
+the pipeline/ stages and the CLI choose the files.
 """
 
 __version__ = "0.1.0"

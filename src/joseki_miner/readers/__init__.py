@@ -56,14 +56,14 @@ import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from ..mapped import Arena
-from ..files import Found, SkipHook, Walked, walk, walked
-from ..records import GameRecord, Reject
-from . import archives, encoding
-from .digest import HashedFile, unreadable, whole_digest
-from .ishi import looks_like_ishi, read_ishi_bytes
-from .kifu import IndexStore, looks_like_index, looks_like_kifu, read_kifu_bytes
-from .sgf import FIELD_BYTES, read_sgf_bytes
+from joseki_miner.fast.mapped import Arena
+from joseki_miner.runs.files import Found, SkipHook, Walked, walk, walked
+from joseki_miner.method.records import GameRecord, Reject
+from joseki_miner.readers import archives, encoding
+from joseki_miner.readers.digest import HashedFile, unreadable, whole_digest
+from joseki_miner.readers.ishi import looks_like_ishi, read_ishi_bytes
+from joseki_miner.readers.kifu import IndexStore, looks_like_index, looks_like_kifu, read_kifu_bytes
+from joseki_miner.readers.sgf import FIELD_BYTES, read_sgf_bytes
 
 SGF_SUFFIXES = {".sgf", ".mgt"}
 ARCHIVE_SUFFIXES = {".zip", ".tar", ".gz", ".tgz", ".bz2", ".tbz", ".tbz2", ".xz", ".txz", ".gzip"}

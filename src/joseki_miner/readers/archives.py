@@ -34,7 +34,7 @@ from typing import BinaryIO, NamedTuple
 
 import numpy as np
 
-from .. import threads
+from joseki_miner.runs import threads
 
 Member = tuple[str, "bytes | None", str]
 
@@ -231,7 +231,7 @@ def _tar_in_memory(data: bytes) -> list[tuple[str, int, int]] | None:
     sparse files, base-256 sizes, a missing end marker, a cut member.
     The headers are walked compiled (``tarwalk``); where that walk meets
     anything but the plainest fields, ``_tar_headers`` decides."""
-    from .tarwalk import walk_tar  # compiled: loaded where a tar is read, not where inputs are planned
+    from joseki_miner.readers.tarwalk import walk_tar  # compiled: loaded where a tar is read, not where inputs are planned
 
     rows = np.empty((len(data) // 512 + 1, 6), dtype=np.int64)
     n = walk_tar(np.frombuffer(data, dtype=np.uint8), rows)

@@ -25,14 +25,25 @@ from typing import NamedTuple
 import numpy as np
 import pyarrow as pa
 
-from .. import threads
-from ..arrow import strings
-from ..mapped import Arena
-from ..records import GAME_INFO, GameRecord, Reject, handicap_of
-from . import MEMBER_BYTES, Walked, _Reader, encoding, existing_files
-from .kifu import _STRIP, index_info, info_columns, kifu_line_record, line_location
-from .scan import INFO_EXTRA, OK, ROOT_SLOTS, ROOT_TEXT, _WS, info_column, kifu_ids, scan_kifu, scan_sgf, sgf_info_spans
-from .sgf import FIELD_BYTES, _game_location, _root_candidates, _text, to_utf8
+from joseki_miner.runs import threads
+from joseki_miner.fast.arrow import strings
+from joseki_miner.fast.mapped import Arena
+from joseki_miner.method.records import GAME_INFO, GameRecord, Reject, handicap_of
+from joseki_miner.readers import MEMBER_BYTES, Walked, _Reader, encoding, existing_files
+from joseki_miner.readers.kifu import _STRIP, index_info, info_columns, kifu_line_record, line_location
+from joseki_miner.fast.scan import (
+    INFO_EXTRA,
+    OK,
+    ROOT_SLOTS,
+    ROOT_TEXT,
+    _WS,
+    info_column,
+    kifu_ids,
+    scan_kifu,
+    scan_sgf,
+    sgf_info_spans,
+)
+from joseki_miner.readers.sgf import FIELD_BYTES, _game_location, _root_candidates, _text, to_utf8
 
 
 @dataclass

@@ -36,10 +36,10 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from ..points import BLACK, PASS, SIZE, WHITE
-from ..records import GameRecord, Move, RecordError, Reject, declared_handicap, game_record
-from . import encoding
-from .sgf import FIELD_BYTES
+from joseki_miner.method.points import BLACK, PASS, SIZE, WHITE
+from joseki_miner.method.records import GameRecord, Move, RecordError, Reject, declared_handicap, game_record
+from joseki_miner.readers import encoding
+from joseki_miner.readers.sgf import FIELD_BYTES
 
 HEADERS = {
     "BLACK": "PB", "WHITE": "PW", "DATE": "DT", "KOMI": "KM", "RESULT": "RE",

@@ -35,13 +35,13 @@ from concurrent.futures import Executor, Future
 import numpy as np
 import pyarrow as pa
 
-from .. import threads
-from ..arrow import column
-from ..mapped import PAGE, Arena
-from ..points import BLACK, PASS, SIZE, WHITE
-from ..records import GAME_INFO, GameRecord, Move, Reject
-from . import encoding
-from .sgf import FIELD_BYTES, read_sgf_bytes
+from joseki_miner.runs import threads
+from joseki_miner.fast.arrow import column
+from joseki_miner.fast.mapped import PAGE, Arena
+from joseki_miner.method.points import BLACK, PASS, SIZE, WHITE
+from joseki_miner.method.records import GAME_INFO, GameRecord, Move, Reject
+from joseki_miner.readers import encoding
+from joseki_miner.readers.sgf import FIELD_BYTES, read_sgf_bytes
 
 _LETTERS = b"abcdefghijklmnopqrstuvwxyz"
 _BLACK_MOVE: dict[bytes, Move] = {}
@@ -270,7 +270,7 @@ class _Lines:
         (``_odd_line``, in Python: they are rare), as is a line longer than
         ``line_bytes`` (before it is decoded).  Given ``turn``, the arrays
         go to the arena once it is set."""
-        from .scan import ident_hashes, joined_lines, text_lines  # compiled: loaded once an index is read
+        from joseki_miner.fast.scan import ident_hashes, joined_lines, text_lines  # compiled: loaded once an index is read
 
         self.arena = arena = arena if arena is not None else Arena()
         data = np.frombuffer(buf, np.uint8)
@@ -316,7 +316,7 @@ class _Lines:
     def rows_at(self, buf: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
         """The row of the last line read whose id is ``buf[start[i]:end[i]]``
         (UTF-8), or -1, for each i."""
-        from .scan import find_rows
+        from joseki_miner.fast.scan import find_rows
 
         found = find_rows(self.hashes, self.fences, _FENCE, self.rows, self.text, self.starts, _STRIP, self.mask,
                           buf, start, end)
@@ -525,7 +525,7 @@ def info_columns(tables: list[_Lines], which: np.ndarray, rows: np.ndarray) -> d
 def _table_info(table: _Lines | None, rows: np.ndarray) -> dict[str, pa.StringArray]:
     """``info_columns`` of lines of one text; lines the compiled reading
     leaves to Python (``scan.index_info_spans``) are read by ``index_info``."""
-    from .scan import INFO_EMPTY, INFO_EXTRA, index_info_spans, info_column
+    from joseki_miner.fast.scan import INFO_EMPTY, INFO_EXTRA, index_info_spans, info_column
 
     n = len(rows)
     text = table.text if table is not None else np.zeros(0, np.uint8)

@@ -29,9 +29,9 @@ from collections.abc import Iterator
 
 from sgfmill import sgf_grammar
 
-from ..points import BLACK, EMPTY, PASS, SIZE, WHITE
-from ..records import GameRecord, Move, RecordError, Reject, declared_handicap, game_record
-from . import encoding
+from joseki_miner.method.points import BLACK, EMPTY, PASS, SIZE, WHITE
+from joseki_miner.method.records import GameRecord, Move, RecordError, Reject, declared_handicap, game_record
+from joseki_miner.readers import encoding
 
 FIELD_BYTES = 1 << 20  # limits.field_kb's default
 META_PROPERTIES = ("PB", "PW", "BR", "WR", "DT", "EV", "RE", "KM", "RU", "PC", "GN", "RO")

@@ -1,0 +1,320 @@
+"""Looking into mined outputs: ``joseki lookup``, ``games`` and ``trend``.
+
+Reads the build's files in the work folder (trie.parquet and its years and
+collections: every node counted at least twice; sorted_sequences.parquet:
+every sequence in trie order) and games.parquet; writes nothing but an SGF
+collection when asked.  Kept light (no compiled code is loaded), so a
+lookup answers in a fraction of a second from a cold process."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from joseki_miner.fast.arrow import column, numpy, strings
+from joseki_miner.method.gameinfo import wilson
+from joseki_miner.book.lookup import Query, corner_of, query, sorted_range
+from joseki_miner.method.points import TENUKI, from_sgf
+
+from joseki_miner.runs.catalog import Catalog
+
+TRIE_COLUMNS = ["parent", "depth", "move", "count", "games", "black_wins", "white_wins", "first_year", "last_year"]
+
+
+class NotMined(Exception):
+    """The outputs needed are not there; the message says which."""
+
+
+class NotInTree(Exception):
+    """The tree does not hold the sequence; ``held`` is the longest prefix it holds."""
+
+    def __init__(self, q: Query, held: int, node: dict) -> None:
+        shown = " ".join(q.move_text(k, d) for d, k in enumerate(q.keys[:held], 1)) or "(the empty board)"
+        count = f"{node['count']:,} sequences" if held else "the root"
+        super().__init__(f"the tree does not hold {q.text()}: it holds {held} of its {len(q.keys)} moves, "
+                         f"{shown} ({count}); rarer lines are not stored (they were played once)")
+        self.held = held
+
+
+def _need(path: Path) -> Path:
+    if not path.is_file():
+        raise NotMined(f"no {path.name} in {path.parent}: mine some games first (joseki mine GAMES --out ...)")
+    return path
+
+
+def _range(path: Path, lo: int, hi: int, columns: list[str]) -> pa.Table:
+    """Rows lo..hi-1 of a Parquet file, reading only the row groups that
+    hold them."""
+    f = pq.ParquetFile(path)
+    sizes = [f.metadata.row_group(i).num_rows for i in range(f.metadata.num_row_groups)]
+    starts = np.r_[0, np.cumsum(sizes)].astype(np.int64)
+    first = int(np.searchsorted(starts, lo, side="right")) - 1
+    last = int(np.searchsorted(starts, hi - 1, side="right")) - 1
+    if hi <= lo or first < 0:
+        return pa.Table.from_batches([], pa.schema([f.schema_arrow.field(c) for c in columns]))
+    table = f.read_row_groups(list(range(first, last + 1)), columns=columns)
+    return table.slice(lo - int(starts[first]), hi - lo)
+
+
+def _rows(path: Path, rows: np.ndarray, columns: list[str]) -> pa.Table:
+    """Some rows of a Parquet file, in the order asked, reading only the
+    row groups that hold them."""
+    f = pq.ParquetFile(path)
+    sizes = [f.metadata.row_group(i).num_rows for i in range(f.metadata.num_row_groups)]
+    starts = np.r_[0, np.cumsum(sizes)].astype(np.int64)
+    rows = np.asarray(rows, np.int64)
+    group = np.searchsorted(starts, rows, side="right") - 1
+    wanted = sorted(set(group.tolist()))
+    if not wanted:
+        schema = pa.schema([f.schema_arrow.field(c) for c in columns])
+        return pa.Table.from_batches([], schema)  # not empty_table(): that imports pandas
+    table = f.read_row_groups(wanted, columns=columns)
+    base = np.zeros(len(sizes), np.int64)
+    base[wanted] = np.r_[0, np.cumsum([sizes[g] for g in wanted])][:-1] - starts[wanted]
+    return table.take(column(rows + base[group]))
+
+
+@dataclass
+class Tree:
+    """The stored trie: each node's parent and key, by node number; the
+    rest of a node's row read when asked (``rows``)."""
+
+    path: Path
+    parent: np.ndarray
+    key: np.ndarray
+
+    @classmethod
+    def read(cls, catalog: Catalog) -> Tree:
+        f = pq.ParquetFile(_need(catalog.trie), read_dictionary=["move"])
+        table = f.read(columns=["parent", "move"])
+        moves = table.column("move").combine_chunks()
+        if not len(table):
+            return cls(catalog.trie, np.zeros(0, np.int64), np.zeros(0, np.int64))
+        table_keys = np.array([TENUKI if m == "" else from_sgf(m) for m in moves.dictionary.to_pylist()], np.int64)
+        return cls(catalog.trie, numpy(table.column("parent")), table_keys[numpy(moves.indices)])
+
+    def find(self, keys: tuple[int, ...]) -> tuple[int, int]:
+        """The node of ``keys``, and how many of them the tree holds."""
+        node = 0
+        for depth, k in enumerate(keys):
+            found = np.flatnonzero((self.parent == node) & (self.key == k))
+            if not len(found):
+                return node, depth
+            node = int(found[0])
+        return node, len(keys)
+
+    def rows(self, nodes: np.ndarray) -> list[dict]:
+        """The statistics of some nodes (``TRIE_COLUMNS``, and the kind
+        where the tree was mined with kinds), as dicts."""
+        columns = [c for c in TRIE_COLUMNS if c not in ("parent", "move")] + ["first"]
+        if "kind" in pq.ParquetFile(self.path).schema_arrow.names:
+            columns.append("kind")
+        return _rows(self.path, np.asarray(nodes, np.int64), columns).to_pylist()
+
+    def node(self, n: int) -> dict:
+        return self.rows(np.array([n]))[0]
+
+    def children(self, n: int) -> tuple[np.ndarray, list[dict]]:
+        """A node's children, by count (then by move), and their rows."""
+        kids = np.flatnonzero(self.parent == n)
+        rows = self.rows(kids)
+        order = sorted(range(len(kids)), key=lambda i: (-rows[i]["count"], int(self.key[kids[i]])))
+        return kids[order], [rows[i] for i in order]
+
+
+def _rows_of(path: Path, node: int) -> list[tuple]:
+    """A node's rows of trie_years or trie_sources (sorted by node): only
+    the row groups whose node range holds it are read."""
+    f = pq.ParquetFile(_need(path))
+    groups = []
+    for i in range(f.metadata.num_row_groups):
+        stats = f.metadata.row_group(i).column(0).statistics
+        if stats is None or not stats.has_min_max or stats.min <= node <= stats.max:
+            groups.append(i)
+    if not groups:
+        return []
+    table = f.read_row_groups(groups)
+    nodes = numpy(table.column("node"))
+    lo, hi = np.searchsorted(nodes, node), np.searchsorted(nodes, node, side="right")
+    part = table.slice(lo, hi - lo)
+    return list(zip(part.column(1).to_pylist(), part.column(2).to_pylist()))
+
+
+def win_rate(black: int, white: int) -> dict:
+    """The tree's Black's (the first to play in the corner) win rate of the
+    games with a winner, and its 95% Wilson interval."""
+    decided = black + white
+    low, high = wilson(black, decided)
+    return {"decided": decided, "black": black / decided if decided else None, "low": low, "high": high}
+
+
+def lookup(catalog: Catalog, text: str) -> dict:
+    """A sequence's node and continuations (``joseki lookup``): counts,
+    games, wins in the tree's colours, years, collections; continuations
+    with their moves as the player writes them."""
+    q = query(text)
+    tree = Tree.read(catalog)
+    n, held = tree.find(q.keys)
+    if held < len(q.keys):
+        raise NotInTree(q, held, tree.node(n))
+    node = tree.node(n)
+    continuations = []
+    kids, rows = tree.children(n)
+    for c, child in zip(kids, rows):
+        key = int(tree.key[c])
+        continuations.append({"move": q.move_text(key, len(q.keys) + 1), "normal": _sgf_key(key, len(q.keys) + 1),
+                              **_stats(child), "share": child["count"] / node["count"] if node["count"] else 0.0,
+                              **({"kind": child["kind"]} if "kind" in child else {})})
+    return {"sequence": q.text(), "normal": " ".join(_sgf_key(k, d) for d, k in enumerate(q.keys, 1)),
+            "first_player": "white" if q.swapped else "black", **_stats(node),
+            **({"kind": node["kind"]} if "kind" in node else {}),
+            "years": {int(y): int(g) for y, g in _rows_of(catalog.trie_years, n)},
+            "sources": {s: int(g) for s, g in _rows_of(catalog.trie_sources, n)},
+            "ended_or_rarer": node["count"] - sum(c["count"] for c in continuations),
+            "continuations": continuations}
+
+
+def _stats(node: dict) -> dict:
+    return {"count": node["count"], "games": node["games"], "black_wins": node["black_wins"],
+            "white_wins": node["white_wins"], "first_year": node["first_year"] or None,
+            "last_year": node["last_year"] or None}
+
+
+def _sgf_key(key: int, depth: int) -> str:
+    from joseki_miner.method.points import to_sgf
+
+    colour = "B" if depth % 2 else "W"
+    return f"{colour}[{to_sgf(key) if key != TENUKI else ''}]"
+
+
+def _moves_of(catalog: Catalog, game: np.ndarray, sequence: np.ndarray) -> pa.StringArray:
+    """The moves of some sequences (by game and number), from
+    sequences.parquet (in game order): only the row groups whose games they
+    are in are read."""
+    f = pq.ParquetFile(_need(catalog.sequences))
+    groups = []
+    low, high = (int(game.min()), int(game.max())) if len(game) else (0, -1)
+    for i in range(f.metadata.num_row_groups):
+        stats = f.metadata.row_group(i).column(0).statistics
+        if stats is None or not stats.has_min_max or (stats.min <= high and stats.max >= low):
+            groups.append(i)
+    table = f.read_row_groups(groups, columns=["game", "sequence", "moves"]) if groups else None
+    if table is None or not len(game):
+        return strings([])
+    key = numpy(table.column("game")) * 1024 + numpy(table.column("sequence"))  # the file's order
+    rows = np.searchsorted(key, game.astype(np.int64) * 1024 + sequence)
+    return table.column("moves").combine_chunks().take(column(rows))
+
+
+GAME_COLUMNS = ["source", "location", "collection", "PB", "BR", "PW", "WR", "DT", "RE", "KM"]
+RECORD_COLUMNS = ["moves", "setup_black", "setup_white"]
+
+
+def games_of(catalog: Catalog, text: str, limit: int | None = None,
+             records: bool = False) -> tuple[Query, pa.Table, int]:
+    """Every game with a corner sequence that starts with the sequence
+    (``joseki games``), the most recent first, each once, at its
+    earliest-started such sequence: a table of the games' information (and
+    their moves and setup stones, with ``records``), the move number and
+    corner where the sequence starts; and how many games there are in all.
+
+    The sequences in trie order that start with it are a range: a stored
+    node's ``first`` and ``count`` give it; past the stored nodes (a line
+    played once), the deepest node stored gives the range, and a binary
+    search of its sequences' moves (from sequences.parquet) narrows it."""
+    q = query(text)
+    tree = Tree.read(catalog)
+    n, held = tree.find(q.keys)
+    path = _need(catalog.sorted_sequences)
+    node = tree.node(n)
+    lo, hi = node["first"], node["first"] + node["count"]
+    if held < len(q.keys):  # within the deepest node stored: a binary search of its sequences' moves
+        within = _range(path, lo, hi, ["game", "sequence"])
+        moves = _moves_of(catalog, numpy(within.column("game")), numpy(within.column("sequence")))
+        offsets = np.frombuffer(moves.buffers()[1], np.int32, len(moves) + 1, moves.offset * 4).astype(np.int64)
+        data = np.frombuffer(moves.buffers()[2], np.uint8) if len(moves) else np.zeros(0, np.uint8)
+        a, b = sorted_range(offsets, data, q.keys)
+        lo, hi = lo + a, lo + b
+    part = _range(path, lo, hi, ["game", "sequence", "start", "orientation"])
+    game = numpy(part.column("game")) if len(part) else np.zeros(0, np.int64)
+    sequence = numpy(part.column("sequence")) if len(part) else np.zeros(0, np.int32)
+    earliest = np.lexsort((sequence, game))  # each game at its earliest-started sequence
+    first = earliest[np.r_[True, np.diff(game[earliest]) != 0]] if len(game) else earliest
+    day = numpy(_rows(catalog.games, game[first], ["day"]).column("day")) if len(first) else np.zeros(0, np.int32)
+    recent = np.lexsort((game[first], -day.astype(np.int64)))
+    total = len(recent)
+    if limit is not None:
+        recent = recent[:limit]
+    chosen = first[recent]
+    rows = _rows(_need(catalog.games), game[chosen], ["game", *GAME_COLUMNS, *(RECORD_COLUMNS if records else [])])
+    start = numpy(part.column("start"))[chosen] if total else np.zeros(0, np.int32)
+    orientation = numpy(part.column("orientation"))[chosen] if total else np.zeros(0, np.int8)
+    corner = [corner_of(int(o), q.keys[0]) for o in orientation.tolist()]
+    rows = rows.append_column("move", column(start, np.int32)).append_column("corner", strings(corner))
+    return q, rows, total
+
+
+def trend(catalog: Catalog, text: str, by_collection: bool = False) -> tuple[Query, list[dict]]:
+    """A node's games by year, and their share of the games mined that
+    year (``joseki trend``); with ``by_collection``, by collection and year
+    (each collection's games over the games it gave that year), counted
+    from the node's games themselves."""
+    q = query(text)
+    tree = Tree.read(catalog)
+    n, held = tree.find(q.keys)
+    if held < len(q.keys):
+        raise NotInTree(q, held, tree.node(n))
+    mined = pq.ParquetFile(_need(catalog.games)).read(columns=["year", "collection"] if by_collection else ["year"])
+    year = numpy(mined.column("year"))
+    known = year > 0
+    if not known.any():
+        return q, []
+    first, last = int(year[known].min()), int(year[known].max())
+    if not by_collection:
+        totals = np.bincount(year[known], minlength=last + 1)
+        by_year = dict(_rows_of(catalog.trie_years, n))
+        return q, [{"year": y, "games": int(by_year.get(y, 0)), "mined": int(totals[y]),
+                    "share": by_year.get(y, 0) / totals[y] if totals[y] else None} for y in range(first, last + 1)]
+    node = tree.node(n)
+    part = _range(_need(catalog.sorted_sequences), node["first"], node["first"] + node["count"], ["game"])
+    games = np.unique(numpy(part.column("game"))) if len(part) else np.zeros(0, np.int64)
+    names = mined.column("collection").combine_chunks().dictionary_encode()
+    source = numpy(names.indices)
+    out = []
+    for k, name in enumerate(names.dictionary.to_pylist()):
+        mine = (source == k) & known
+        totals = np.bincount(year[mine], minlength=last + 1)
+        here = np.bincount(year[games][(source[games] == k) & known[games]], minlength=last + 1)
+        out += [{"collection": name, "year": y, "games": int(here[y]), "mined": int(totals[y]),
+                 "share": here[y] / totals[y] if totals[y] else None} for y in range(first, last + 1)]
+    return q, out
+
+
+def sgf_collection(rows: pa.Table) -> str:
+    """The games of a ``games_of`` table as one SGF collection (FF[4]),
+    their information and main lines, to replay them."""
+    from joseki_miner.method.records import decode_moves, decode_points
+    from joseki_miner.method.points import to_sgf
+
+    def value(text: str) -> str:
+        return text.replace("\\", "\\\\").replace("]", "\\]")
+
+    trees = []
+    for row in rows.to_pylist():
+        props = "".join(f"{name}[{value(row[name])}]" for name in ("PB", "BR", "PW", "WR", "DT", "RE", "KM")
+                        if row[name])
+        where = f"{row['source']}:{row['location']}" if row["location"] else row["source"]
+        note = f"{where} (the sequence starts at move {row['move']}, {row['corner']})"
+        props += f"GC[{value(note)}]"
+        setup = ""
+        if row["setup_black"]:
+            setup += "AB" + "".join(f"[{to_sgf(p)}]" for p in decode_points(row["setup_black"]))
+        if row["setup_white"]:
+            setup += "AW" + "".join(f"[{to_sgf(p)}]" for p in decode_points(row["setup_white"]))
+        body = "".join(f";{'B' if m.colour < 0 else 'W'}[{to_sgf(m.point)}]" for m in decode_moves(row["moves"]))
+        trees.append(f"(;FF[4]GM[1]SZ[19]CA[UTF-8]{props}{setup}{body})")
+    return "\n".join(trees) + "\n"

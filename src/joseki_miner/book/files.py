@@ -1,0 +1,105 @@
+"""The book's files: the pruned tree's tables read into a ``Book``, the
+report's pages written (in parts, each by a task of its own on the dask
+engine: the pages are the same bytes whoever writes them), DOT rendered to
+SVG where Graphviz is."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow.parquet as pq
+
+from joseki_miner.book import plots
+from joseki_miner.book import report as pages_of
+from joseki_miner.book.words import About, Book, make_book
+from joseki_miner.fast.arrow import numpy
+
+
+@dataclass(frozen=True)
+class BookFiles:
+    """Where a book's tables are (staged or committed) and what the run's
+    stages found (``figures``: the ingest and prune figures)."""
+
+    joseki: Path
+    years: Path
+    sources: Path
+    examples: Path
+    games: Path  # games.parquet of the work folder: the dates' range (absent: years only)
+    figures: dict
+
+
+def _date(day: int) -> str:
+    """YYYYMMDD (00 for a month or day not known) as an SGF date."""
+    year, month, d = day // 10000, day // 100 % 100, day % 100
+    return f"{year:04d}" + (f"-{month:02d}" if month else "") + (f"-{d:02d}" if month and d else "")
+
+
+def date_range(games: Path) -> tuple[str, str]:
+    """The first and last date of the games mined ("" when none is known)."""
+    try:
+        day = numpy(pq.ParquetFile(games).read(columns=["day"]).column("day"))
+    except (OSError, KeyError, ValueError):
+        return "", ""
+    day = day[day > 0]
+    return (_date(int(day.min())), _date(int(day.max()))) if len(day) else ("", "")
+
+
+def load_book(files: BookFiles, *, share: float, min_length: int) -> Book:
+    """The book of the pruned tree, with its statistics tables and what was
+    mined."""
+    figures = files.figures
+    first, last = date_range(files.games)
+    about = About(
+        games=int(figures.get("games_accepted", 0)),
+        games_by_year={int(y): int(g) for y, g in figures.get("games_by_year", {}).items()},
+        games_by_collection=dict(figures.get("games_by_collection", {})),
+        first_date=first, last_date=last, threshold=int(figures.get("threshold", 0)), min_length=min_length,
+        share=share)
+    tables = [pq.ParquetFile(p).read() if p.exists() else None for p in (files.years, files.sources, files.examples)]
+    return make_book(pq.ParquetFile(files.joseki).read(), *tables, about=about)  # Arrow: no pandas to import
+
+
+def start(folder: Path) -> None:
+    """``folder`` made anew, empty."""
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+
+
+def write(files: BookFiles, folder: Path, *, share: float, min_length: int, part: tuple[int, int] = (0, 1)) -> list[int]:
+    """Write part ``part`` = (i, k) of the report's pages into ``folder``
+    (``report.pages``); the sizes of the files written."""
+    book = load_book(files, share=share, min_length=min_length)
+    sizes = []
+    for name, text in pages_of.pages(book, plots.year_shares, part).items():
+        data = text.encode("utf-8")
+        (folder / name).write_bytes(data)
+        sizes.append(len(data))
+    return sizes
+
+
+def figures(parts: list[list[int]]) -> dict:
+    """The stage's figures from the sizes of the files of every part."""
+    sizes = [size for part in parts for size in part]
+    return {"report_pages": len(sizes) - 1, "report_bytes": sum(sizes), "report_largest_page_bytes": max(sizes)}
+
+
+def render_svg(dot_text: str, svg_path: Path) -> bool:
+    """Render DOT text to ``svg_path`` with Graphviz's ``dot``; False when
+    it is missing.  Rendered through a pipe: no file but the one given is
+    written.  ``dot`` runs in a session of its own: a Ctrl-C in the terminal
+    is the run's to handle (it stops at its next check, in one line), and
+    reaching ``dot`` mid-render it made ``dot`` abort with a message of
+    its own."""
+    dot = shutil.which("dot")
+    if dot is None:
+        return False
+    done = subprocess.run([dot, "-Tsvg"], input=dot_text.encode("utf-8"), capture_output=True,
+                          start_new_session=True)
+    if done.returncode != 0:
+        said = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise RuntimeError(f"dot could not render {svg_path.name}: {said[-1] if said else done.returncode}")
+    svg_path.write_bytes(done.stdout)
+    return True

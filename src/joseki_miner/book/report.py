@@ -1,0 +1,278 @@
+"""The joseki book in HTML: static pages that open from disk, with no
+server, no script and nothing from the network.
+
+* ``index.html``: the joseki (where a joseki ends; in the thesis' tree, its
+  leaves) by first move, each with a small diagram of its final position,
+  its games, win rate and years, then the fuseki shapes named apart;
+* ``n<node>.html``: a page per node of the pruned tree: the board with the
+  candidate next moves marked with their share (each a link to its page),
+  the path back to the empty corner, the win rate with its interval, the
+  popularity by year (a plot of the share of each year's games), the
+  collections, the example games, the continuations, and the influence
+  verdicts on the board's sides and in words;
+* ``style.css``: shared by every page.
+
+``pages`` returns every file as text; writing them is the caller's.  The
+words are ``book``'s, as in the SGF; the diagrams ``diagram``'s; the plots
+``plots``'.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from html import escape
+
+from joseki_miner import __version__
+from joseki_miner.book.words import (
+    YEAR_FLOOR,
+    Book,
+    headline,
+    influence_words,
+    kind_text,
+    number,
+    percent,
+    player,
+    verdicts,
+    win_text,
+    years_text,
+)
+from joseki_miner.book.diagram import Mark, diagram, svg
+from joseki_miner.method.points import TENUKI, from_sgf
+
+CSS = """\
+body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#222;margin:0 auto;
+max-width:1100px;padding:0 16px 40px;background:#fafafa}
+a{color:#1f5f8f;text-decoration:none}a:hover{text-decoration:underline}
+h1{font-size:1.5em;margin:.6em 0 .2em}h2{font-size:1.15em;margin:1.4em 0 .4em}
+.lead{color:#555;margin:.2em 0 1em}.crumbs{margin:.8em 0;font-size:.95em}
+.headline{font-size:1.05em;font-weight:600;margin:.4em 0}
+.layout{display:flex;flex-wrap:wrap;gap:24px;align-items:flex-start}.side{flex:1;min-width:320px}
+table{border-collapse:collapse;font-size:.92em;margin:.3em 0}
+td,th{padding:3px 10px 3px 0;text-align:left;vertical-align:top;border-bottom:1px solid #e4e4e4}
+td.n,th.n{text-align:right}
+.cards{display:flex;flex-wrap:wrap;gap:14px}
+.card{background:#fff;border:1px solid #ddd;border-radius:6px;padding:8px;width:190px;font-size:.85em}
+.card .board{display:block;margin:0 auto 4px;max-width:100%;height:auto}
+.notes{font-size:.85em;color:#444;margin:.2em 0}td.record{font-size:.8em;color:#555;word-break:break-all}
+svg.board .wood{fill:#e3b768}svg.board .grid{stroke:#5a4220;stroke-width:1;fill:none}
+svg.board .edge{stroke:#3a2a10;stroke-width:2;fill:none}svg.board .hoshi{fill:#3a2a10}
+svg.board .coord{font-size:11px;fill:#555;text-anchor:middle}
+svg.board .stone.b circle{fill:#1b1b1b}svg.board .stone.w circle{fill:#fdfdfd;stroke:#222;stroke-width:1}
+svg.board text{text-anchor:middle;font-family:system-ui,sans-serif}
+svg.board .stone.b text{fill:#fff}svg.board .stone.w text{fill:#111}
+svg.board .candidate circle{fill:#2f7d5b;fill-opacity:.85}svg.board .candidate text{fill:#fff;font-weight:600}
+svg.board a:hover .candidate circle{fill:#c0392b}
+svg.board .influence.black rect{fill:#1b1b1b}svg.board .influence.white rect{fill:#fff;stroke:#222}
+svg.board .influence.any rect{fill:#999}
+.plot svg{max-width:100%;height:auto}
+footer{margin-top:3em;color:#777;font-size:.85em}
+"""
+# what a tree with kinds adds: the fuseki section's headings and cards, each page's line saying what it is
+KIND_CSS = """\
+h3{font-size:1.02em;margin:1.1em 0 .4em}.kind{margin:.2em 0;font-weight:600}
+.kind.enclosure,.kind.extension{color:#8a4b08}.card.enclosure,.card.extension{background:#fbf6ee}
+"""
+INDEX, STYLE = "index.html", "style.css"
+DOT = " \u00b7 "  # between the figures of a card
+PlotFn = Callable[..., str]  # (years, shares, peak=, thin=): ``plots.year_shares``
+
+
+def page_name(node: int) -> str:
+    return f"n{node}.html"
+
+
+def _page(title: str, body: list[str]) -> str:
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+            f"<title>{escape(title)}</title><link rel=\"stylesheet\" href=\"{STYLE}\"></head><body>\n"
+            + "\n".join(body)
+            + f"\n<footer>joseki-miner {__version__}: M. Helvensteijn's method, \"Applying data mining to the "
+            "study of joseki\" (2007).</footer>\n</body></html>\n")
+
+
+def moves_of(book: Book, node: int) -> list[tuple[str, int]]:
+    """The path to ``node`` as (colour, trie key) for a diagram."""
+    return [(book.get(n, "color"), from_sgf(book.get(n, "move")) if book.get(n, "move") else TENUKI)
+            for n in book.path(node)]
+
+
+def sequence_name(book: Book, node: int) -> str:
+    """"D16 F17 C14 (tenuki) D18": the moves to a node."""
+    return " ".join(book.point_name(n) for n in book.path(node)) or "Empty corner"
+
+
+def board_of(book: Book, node: int, cell: int = 28, candidates: bool = True) -> tuple[str, list[str]]:
+    """A node's diagram (SVG) and its notes: the stones of its path
+    numbered, its continuations marked with their shares and linked (with
+    ``candidates``), its influence verdicts on the sides."""
+    marks = []
+    if candidates:
+        for c in book.children(node):
+            move = book.get(c, "move")
+            share = percent(book.share(c) or 0)
+            marks.append(Mark(from_sgf(move) if move else TENUKI, share, page_name(c),
+                              f"{book.move_name(c)}: {headline(book, c)}"))
+    sides = {d: v for d, v in verdicts(book, node).items() if v != "none"} if node != book.root else {}
+    d = diagram(moves_of(book, node), marks, sides)
+    return svg(d, cell=cell, coordinates=candidates, label=sequence_name(book, node)), d.notes
+
+
+def _about(book: Book) -> str:
+    a = book.about
+    span = a.years()
+    bits = [f"{number(a.games or book.games(book.root))} games"]
+    if a.games_by_collection:
+        names = a.collection_names()
+        bits.append(", ".join(f"{escape(names[k])} ({number(v)})" for k, v in a.games_by_collection.items()))
+    if span:
+        bits.append(f"{span[0]}-{span[1]}")
+    kept = f"; moves played at least {number(a.threshold)} times" if a.threshold else ""
+    return (f"<p class=\"lead\">Mined from {'; '.join(bits)}{kept}. Every joseki is shown in the upper left "
+            "corner with Black first, whatever corner and colour it was played in; \"Black wins\" is the share "
+            "of its games with a winner won by that Black, with its 95% interval.</p>")
+
+
+def index_page(book: Book) -> str:
+    """The joseki by first move, each with a small diagram of its final
+    position, its games, win rate and years; where the tree has kinds, the
+    joseki are where a joseki ends, and the fuseki shapes (enclosures, then
+    extensions) follow in a section of their own."""
+    joseki = book.joseki()
+    fuseki = book.fuseki()
+    counts = f"{len(joseki):,} joseki" + (f" and {len(fuseki):,} fuseki shapes" if book.labelled else "")
+    body = [f"<h1>Joseki of {number(book.about.games or book.games(book.root))} games</h1>", _about(book),
+            f"<p>{counts}, {len(book.cols['node']) - 1:,} moves in the tree. Start from "
+            f"<a href=\"{page_name(book.root)}\">the empty corner</a>, or from a joseki below"
+            + (f", or see <a href=\"#fuseki\">the fuseki shapes</a> named apart" if fuseki else "") + ".</p>"]
+    under: dict[int, list[int]] = {}
+    for leaf in joseki:
+        under.setdefault(book.path(leaf)[0], []).append(leaf)
+    for first in book.children(book.root):
+        if book.labelled and first not in under:
+            continue
+        body.append(f"<h2 id=\"first-{first}\"><a href=\"{page_name(first)}\">{escape(book.move_name(first))}"
+                    f"</a></h2><p class=\"lead\">{escape(headline(book, first))}</p><div class=\"cards\">")
+        body += [_card(book, leaf, "joseki") for leaf in under.get(first, [])]
+        body.append("</div>")
+    if fuseki:
+        body.append("<h2 id=\"fuseki\">Fuseki shapes</h2><p class=\"lead\">Lines the games played often "
+                    "that are not joseki: an <b>enclosure</b> (the corner's first player plays there again before "
+                    "the other answers) or an <b>extension</b> (a move on the side or on a central line, out of the "
+                    "corner). Each card shows its line to the end; its page says where it turned.</p>")
+        for kind, title in (("enclosure", "Enclosures"), ("extension", "Extensions")):
+            mine = [n for n in fuseki if book.kind(n) == kind]
+            if mine:
+                body.append(f"<h3 id=\"{kind}s\">{title}</h3><div class=\"cards\">")
+                body += [_card(book, n, kind) for n in mine]
+                body.append("</div>")
+    return _page("Joseki", body)
+
+
+def _card(book: Book, node: int, kind: str) -> str:
+    """A small card of the index: the node's final position, its moves
+    and figures (where a joseki ends, how often players then tenuki)."""
+    board, notes = board_of(book, node, cell=14, candidates=False)
+    note = f"<div class=\"notes\">{escape('; '.join(notes))}</div>" if notes else ""
+    facts = [f"{number(book.games(node))} games"] + [t for t in (win_text(book, node), years_text(book, node)) if t]
+    share = book.tenuki_share(node)
+    if share and kind == "joseki":
+        facts.append(f"then tenuki {percent(share)}")
+    return (f"<div class=\"card {kind}\" data-node=\"{node}\"><a href=\"{page_name(node)}\">{board}"
+            f"{escape(sequence_name(book, node))}</a>{note}<div>{escape(DOT.join(facts))}</div></div>")
+
+
+def _table(head: list[str] | None, rows: list[list[str]], numeric: set[int] = frozenset()) -> str:
+    """An HTML table (``head``: its column names, or None); cells are HTML
+    already."""
+    th = "".join(f"<th{' class=n' if i in numeric else ''}>{h}</th>" for i, h in enumerate(head or []))
+    trs = "".join("<tr>" + "".join(f"<td{' class=n' if i in numeric else ''}>{c}</td>" for i, c in enumerate(r))
+                  + "</tr>" for r in rows)
+    return f"<table>{f'<tr>{th}</tr>' if head else ''}{trs}</table>"
+
+
+def node_page(book: Book, node: int, plot: PlotFn | None = None) -> str:
+    """A node's page (module docstring)."""
+    crumbs = [f"<a href=\"{INDEX}\">Index</a>", f"<a href=\"{page_name(book.root)}\">Empty corner</a>"]
+    crumbs += [f"<a href=\"{page_name(n)}\">{escape(book.move_name(n))}</a>" for n in book.path(node)]
+    title = sequence_name(book, node)
+    board, notes = board_of(book, node)
+    body = [f"<nav class=\"crumbs\">{' › '.join(crumbs)}</nav>", f"<h1>{escape(title)}</h1>"]
+    kind = kind_text(book, node)
+    if kind:
+        body.append(f"<p class=\"kind {book.kind(node)}\">{escape(kind)}.</p>")
+    body.append(f"<p class=\"headline\">{escape(headline(book, node))}</p>")
+    left = [f"<div class=\"diagram\">{board}</div>"]
+    if notes:
+        left.append(f"<p class=\"notes\">{escape('; '.join(notes))}</p>")
+    tenuki = [c for c in book.children(node) if not book.get(c, "move")]
+    if tenuki:
+        left.append("<p class=\"notes\">" + "; ".join(
+            f"<a href=\"{page_name(c)}\">{escape(book.move_name(c))}</a> {percent(book.share(c) or 0)}"
+            for c in tenuki) + "</p>")
+    side = []
+    facts = [("Games", number(book.games(node))), ("Times played", number(book.get(node, "count")))]
+    if book.share(node) is not None:
+        facts.append(("Share of the moves here", percent(book.share(node))))
+    rate = book.win_rate(node)
+    if rate:
+        facts.append(("Black wins", f"{100 * rate[0]:.1f}% (95%: {100 * rate[1]:.1f}-{100 * rate[2]:.1f}%) "
+                                    f"of {number(rate[3])} games with a winner"))
+    if years_text(book, node):
+        facts.append(("Years", years_text(book, node)))
+    influence = influence_words(book, node)
+    if influence:
+        facts.append(("Influence", influence))
+    side.append(_table(None, [[f"<b>{escape(k)}</b>", escape(v)] for k, v in facts]))
+    kids = book.children(node)
+    if kids:
+        rows = [[f"<a href=\"{page_name(c)}\">{escape(book.move_name(c))}</a>", number(book.games(c)),
+                 percent(book.share(c) or 0), escape(win_text(book, c).replace("Black wins ", "")),
+                 str(book.get(c, "last_year") or "")] for c in kids]
+        side.append("<h2>Next moves</h2>" + _table(["Move", "Games", "Share", "Black wins", "Last year"], rows,
+                                                    {1, 2}))
+    body.append(f"<div class=\"layout\"><div>{''.join(left)}</div><div class=\"side\">{''.join(side)}</div></div>")
+    shares = book.year_shares(node)
+    all_years = sorted(y for y in book.about.games_by_year if y > 0)
+    if plot and shares and all_years:
+        games = book.years.get(node, {})
+        totals = book.about.games_by_year
+        rows = [[str(y), number(games.get(y, 0)), number(totals[y]), f"{100 * shares.get(y, 0.0):.1f}%"]
+                for y in all_years]
+        thin = book.thin_years()
+        pale = (f" Pale bars: years with under {YEAR_FLOOR:.0%} of all the games, whose share says little; the "
+                "most popular year is among the others.") if thin.intersection(all_years) else ""
+        body.append("<h2>Popularity by year</h2><p class=\"notes\">Its games' share of all games of each year "
+                    f"(raw counts mislead where a collection is uneven across years).{pale}</p><div class=\"plot\">"
+                    + plot(all_years, [shares.get(y, 0.0) for y in all_years], peak=book.peak_year(node),
+                           thin=thin) + "</div><details><summary>"
+                    "The numbers</summary>" + _table(["Year", "Games", "Of", "Share"], rows, {1, 2, 3})
+                    + "</details>")
+    sources = book.sources.get(node, {})
+    if sources:
+        totals, names = book.about.games_by_collection, book.about.collection_names()
+        rows = [[escape(names.get(k, k)), number(v), percent(v / totals[k]) if totals.get(k) else ""]
+                for k, v in sorted(sources.items(), key=lambda kv: (-kv[1], kv[0]))]
+        body.append("<h2>Collections</h2>" + _table(["Collection", "Games", "Of its games"], rows, {1, 2}))
+    shown = book.examples.get(node, [])
+    if shown:
+        names = book.about.collection_names()
+        rows = [[escape(player(r, "black")), escape(player(r, "white")), escape(r.get("date") or ""),
+                 escape(r.get("result") or ""), escape(names.get(r.get("collection") or "", r.get("collection") or "")),
+                 f"{r.get('move') or ''}", escape(r.get("corner") or ""),
+                 escape(" : ".join(t for t in (r.get("source") or "", r.get("location") or "") if t))]
+                for r in shown]
+        body.append("<h2>Example games</h2><p class=\"notes\">The most recent first; the move where the sequence "
+                    "starts, and its corner, in the game.</p>" + _table(
+                        ["Black", "White", "Date", "Result", "Collection", "Move", "Corner", "Record"], rows, {5}))
+    return _page(f"{title} - joseki", body)
+
+
+def pages(book: Book, plot: PlotFn | None = None, part: tuple[int, int] = (0, 1)) -> dict[str, str]:
+    """Every file of the report: name -> text; or part ``part`` = (i, k) of
+    them: every k-th node's page from the i-th (the style and the index go
+    with part 0), so that k parts write the report between them."""
+    i, k = part
+    out = {STYLE: CSS + (KIND_CSS if book.labelled else ""), INDEX: index_page(book)} if i == 0 else {}
+    for node in list(book.cols["node"])[i::k]:
+        out[page_name(node)] = node_page(book, node, plot)
+    return out

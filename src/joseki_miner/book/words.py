@@ -1,0 +1,432 @@
+"""The pruned tree as a player reads it: each node's numbers in words.
+
+A ``Book`` holds the tree of joseki.parquet (the thesis' counts and
+influence counters, and the statistics of "What happened after each move")
+with each node's games by year and collection and its example games, and
+``About``, what was mined.  The SGF (``emit.to_sgf``) and the HTML report
+(``report``) say the same things with the same functions here:
+
+* ``headline``: one line a player reads at a glance: "1,578 games (12% of
+  the moves here) · Black wins 52% (49-55%) · 2004-2017, most popular in
+  2011" (in the SGF its parts are joined by "; ": its own words are ASCII,
+  for viewers that read comments as Latin-1 whatever CA says);
+* ``influence_words``: the thesis' verdicts (section 8) in words, only the
+  directions that say something ("White's influence to the right, Black's
+  below");
+* ``example_text``: an example game in one line.
+
+Colours are the tree's: its Black plays the corner's first move (a colour
+swap, section 5.1, makes a game's White the tree's Black).  Board names
+are the tree's orientation: every joseki starts in the upper left corner.
+
+Knows tables of nodes and words; nothing of files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import pyarrow as pa
+
+import numpy as np
+
+from joseki_miner.method.gameinfo import wilson
+from joseki_miner.method.influence import verdict
+from joseki_miner.method.kinds import FUSEKI, KINDS
+from joseki_miner.method.kinds import ends as kind_ends
+from joseki_miner.book.lookup import board_name
+from joseki_miner.method.points import DIRECTIONS, TENUKI, from_sgf
+from joseki_miner.method.trie import COLUMNS, COUNTER_COLUMNS, STAT_COLUMNS
+
+STATS = STAT_COLUMNS[1:]  # all but "first", a row number of the work folder
+COUNTERS = COUNTER_COLUMNS
+BASE = COLUMNS[:6]  # node, parent, depth, color, move, count
+# where a direction points, as a player says it (the tree's orientation: the corner is the upper left)
+SIDES = {"up": "above", "right": "to the right", "down": "below", "left": "to the left"}
+COLOUR_NAMES = {"B": "Black", "W": "White"}
+# a year is "most popular" by its share of the year's games, among years with
+# at least this share of all games (a year of 43 games says little)
+YEAR_FLOOR = 0.01
+
+
+@dataclass(frozen=True)
+class About:
+    """What was mined: the games, their collections and dates, and how the
+    tree was pruned."""
+
+    games: int = 0
+    games_by_year: Mapping[int, int] = field(default_factory=dict)
+    games_by_collection: Mapping[str, int] = field(default_factory=dict)
+    first_date: str = ""  # YYYY-MM-DD (or YYYY-MM, YYYY) of the earliest game with a date
+    last_date: str = ""
+    threshold: int = 0  # prune.min_count, or the fraction's count (4.2)
+    min_length: int = 0
+    share: float = 0.30  # influence.share: the verdicts' threshold (8)
+
+    def collection_names(self) -> dict[str, str]:
+        return short_names(self.games_by_collection)
+
+    def years(self) -> tuple[int, int] | None:
+        known = [y for y in self.games_by_year if y > 0]
+        return (min(known), max(known)) if known else None
+
+
+@dataclass
+class Book:
+    """The pruned tree: columns of joseki.parquet as lists, each node's
+    children in ``emit.children_order``, and what the statistics tables say
+    of each node."""
+
+    cols: dict[str, list]
+    order: dict[int, list[int]]
+    index: dict[int, int]
+    root: int
+    years: dict[int, dict[int, int]] = field(default_factory=dict)  # node -> year -> games
+    sources: dict[int, dict[str, int]] = field(default_factory=dict)  # node -> collection -> games
+    examples: dict[int, list[dict]] = field(default_factory=dict)  # node -> rows of node_examples.parquet
+    about: About = field(default_factory=About)
+    _ends: set[int] | None = field(default=None, repr=False)
+
+    # -- one node ------------------------------------------------------------------
+    def get(self, node: int, name: str, default=None):
+        column = self.cols.get(name)
+        return default if column is None else column[self.index[node]]
+
+    def row(self, node: int) -> dict:
+        i = self.index[node]
+        return {k: v[i] for k, v in self.cols.items()}
+
+    def parent(self, node: int) -> int:
+        return self.get(node, "parent")
+
+    def is_tenuki(self, node: int) -> bool:
+        return node != self.root and not self.get(node, "move")
+
+    def path(self, node: int) -> list[int]:
+        """The nodes from the root's first child down to ``node``."""
+        out = []
+        while node != self.root:
+            out.append(node)
+            node = self.parent(node)
+        return out[::-1]
+
+    def move_name(self, node: int) -> str:
+        """"B D17", "W tenuki", as a player writes it (board coordinates)."""
+        if node == self.root:
+            return "empty corner"
+        colour = COLOUR_NAMES.get(self.get(node, "color"), "?")[0]
+        move = self.get(node, "move")
+        return f"{colour} {board_name(from_sgf(move)) if move else 'tenuki'}"
+
+    def point_name(self, node: int) -> str:
+        move = self.get(node, "move")
+        return board_name(from_sgf(move)) if move else "tenuki"
+
+    def share(self, node: int) -> float | None:
+        """The node's count over its parent's: its share of the moves played
+        at the parent's position (4.2's percentages)."""
+        if node == self.root:
+            return None
+        parent = self.get(self.parent(node), "count")
+        return self.get(node, "count") / parent if parent else None
+
+    def games(self, node: int) -> int:
+        return int(self.get(node, "games", self.get(node, "count")))
+
+    def win_rate(self, node: int) -> tuple[float, float, float, int] | None:
+        """The tree's Black's share of the node's games with a winner, its
+        95% Wilson interval, and how many games had a winner."""
+        black, white = self.get(node, "black_wins"), self.get(node, "white_wins")
+        if black is None or white is None or black + white == 0:
+            return None
+        decided = int(black + white)
+        low, high = wilson(int(black), decided)
+        return black / decided, low, high, decided
+
+    def year_shares(self, node: int) -> dict[int, float]:
+        """The node's games of each year over all games of that year."""
+        totals = self.about.games_by_year
+        return {y: g / totals[y] for y, g in sorted(self.years.get(node, {}).items()) if totals.get(y)}
+
+    def thin_years(self) -> set[int]:
+        """The years with too few games for a share of them to say much
+        (under ``YEAR_FLOOR`` of all games)."""
+        totals = self.about.games_by_year
+        floor = YEAR_FLOOR * sum(totals.values())
+        return {y for y, n in totals.items() if n < floor}
+
+    def peak_year(self, node: int) -> int | None:
+        """The year the node was most popular: its highest share of a
+        year's games, among years with enough games to say so."""
+        thin = self.thin_years()
+        shares = {y: s for y, s in self.year_shares(node).items() if y not in thin and y > 0}
+        if len(set(shares.values())) < 2:  # no year above another (the empty corner: every game, every year)
+            return None
+        return max(shares, key=lambda y: (shares[y], y))
+
+    def children(self, node: int) -> list[int]:
+        return self.order.get(node, [])
+
+    def leaves(self) -> list[int]:
+        """The pruned tree's leaves, in the order of a walk of the tree
+        (children in ``children_order``)."""
+        return [n for n in self.walk() if n != self.root and not self.order.get(n)]
+
+    def walk(self) -> list[int]:
+        """Every node in the order of a walk of the tree, the root first."""
+        out, stack = [], [self.root]
+        while stack:
+            n = stack.pop()
+            out.append(n)
+            stack.extend(reversed(self.order.get(n, [])))
+        return out
+
+    # -- kinds (``kinds``): joseki, or fuseki shapes named apart ----------------------
+    @property
+    def labelled(self) -> bool:
+        """Whether the tree was mined with kinds (the thesis' config: not)."""
+        return "kind" in self.cols
+
+    def kind(self, node: int) -> str:
+        return self.get(node, "kind") if self.labelled else "joseki"
+
+    def joseki(self) -> list[int]:
+        """The joseki: where a joseki ends (``kinds.ends``), in walk order;
+        a tree without kinds calls every leaf one, as the thesis does."""
+        if not self.labelled:
+            return self.leaves()
+        ends = self.ends()
+        return [n for n in self.walk() if n in ends]
+
+    def ends(self) -> set[int]:
+        """The nodes where a joseki ends (a tree with kinds)."""
+        if self._ends is None:
+            nodes = self.cols["node"]
+            rows = [self.index[self.parent(n)] if n != self.root else 0 for n in nodes]
+            keys = [from_sgf(m) if m else TENUKI for m in self.cols["move"]]
+            code = [KINDS.index(k) for k in self.cols["kind"]]
+            ends = kind_ends(np.array(rows, np.int64), np.array(self.cols["depth"], np.int64),
+                             np.array(keys, np.int64), np.array(code, np.int8), self.about.min_length)
+            self._ends = {n for n, e in zip(nodes, ends.tolist()) if e}
+        return self._ends
+
+    def fuseki(self) -> list[int]:
+        """The fuseki shapes: the leaves named an enclosure or an extension."""
+        return [n for n in self.leaves() if self.kind(n) in FUSEKI] if self.labelled else []
+
+    def turns_fuseki(self, node: int) -> bool:
+        """Whether the line turns into a fuseki shape at this node (its
+        parent's kind is another)."""
+        return node != self.root and self.kind(node) != self.kind(self.parent(node))
+
+    def tenuki_share(self, node: int) -> float | None:
+        """The share of the node's sequences whose next entry is a tenuki
+        (its stored tenuki child's count: joseki.parquet's tenuki column,
+        written where tenuki are folded; None where there is none)."""
+        folded = self.get(node, "tenuki")
+        count = self.get(node, "count")
+        return folded / count if folded and count else None
+
+
+# -- building ---------------------------------------------------------------------
+
+
+def columns(table) -> dict[str, list]:
+    """The node columns a book reads, as lists (an Arrow table or a pandas
+    DataFrame; statistics and counters where the table has them)."""
+    arrow = isinstance(table, pa.Table)
+    names = table.column_names if arrow else list(table.columns)
+    missing = [c for c in BASE if c not in names]
+    if missing:
+        raise ValueError(f"joseki table lacks columns: {', '.join(missing)}")
+    cols: dict[str, list] = {}
+    for c in BASE + COUNTERS + STATS + ("tenuki",):
+        if c in names:
+            values = table[c].to_pylist() if arrow else table[c].tolist()
+            cols[c] = values if c in ("color", "move") else [int(v) for v in values]
+    if "kind" in names:
+        cols["kind"] = [str(v) for v in (table["kind"].to_pylist() if arrow else table["kind"].tolist())]
+    cols["color"] = [v if isinstance(v, str) else "" for v in cols["color"]]
+    cols["move"] = [v if isinstance(v, str) else "" for v in cols["move"]]
+    return cols
+
+
+def order_of(cols: dict[str, list]) -> dict[int, list[int]]:
+    """Each node's children: count descending, then move ascending (a
+    tenuki "" first among equals), then node id."""
+    nodes, parents, counts, moves = cols["node"], cols["parent"], cols["count"], cols["move"]
+    order: dict[int, list[int]] = {n: [] for n in nodes}
+    for parent, _, _, node in sorted((parents[i], -counts[i], moves[i], nodes[i])
+                                     for i in range(len(nodes)) if parents[i] >= 0):
+        if parent not in order:
+            raise ValueError(f"node {node} has unknown parent {parent}")
+        order[parent].append(node)
+    return order
+
+
+def _by_node(table: pa.Table | None, key: str) -> dict[int, dict]:
+    out: dict[int, dict] = {}
+    if table is None:
+        return out
+    for node, k, games in zip(table["node"].to_pylist(), table[key].to_pylist(), table["games"].to_pylist()):
+        out.setdefault(int(node), {})[k] = int(games)
+    return out
+
+
+def make_book(table, years: pa.Table | None = None, sources: pa.Table | None = None,
+              examples: pa.Table | None = None, about: About | None = None) -> Book:
+    """A book of joseki.parquet's ``table``, with node_years, node_sources
+    and node_examples.parquet where given."""
+    cols = columns(table)
+    roots = [n for n, p in zip(cols["node"], cols["parent"]) if p < 0]
+    if len(roots) != 1:
+        raise ValueError(f"joseki table must have exactly one root, found {len(roots)}")
+    shown: dict[int, list[dict]] = {}
+    if examples is not None:
+        for row in examples.to_pylist():
+            shown.setdefault(int(row["node"]), []).append(row)
+    return Book(cols, order_of(cols), {n: i for i, n in enumerate(cols["node"])}, roots[0],
+                _by_node(years, "year"), _by_node(sources, "source"), shown, about or About())
+
+
+# -- words -------------------------------------------------------------------------
+
+
+def short_names(names) -> dict[str, str]:
+    """Each collection's name as shown: the last part of its path, or as
+    many last parts as make it unique ("/data/ai" -> "ai")."""
+    parts = {n: [p for p in str(n).replace("\\", "/").split("/") if p] or [str(n)] for n in names}
+    out = {}
+    for n, p in parts.items():
+        for k in range(1, len(p) + 1):
+            tail = "/".join(p[-k:])
+            if sum(1 for q in parts.values() if "/".join(q[-k:]) == tail) == 1 or k == len(p):
+                out[n] = tail
+                break
+    return out
+
+
+def number(n: int) -> str:
+    return f"{n:,}"
+
+
+def percent(x: float) -> str:
+    """A share as a player reads it: whole percent, "<1%" for a trace."""
+    if 0 < x < 0.005:
+        return "<1%"
+    return f"{100 * x:.0f}%"
+
+
+def win_text(book: Book, node: int) -> str:
+    rate = book.win_rate(node)
+    if rate is None:
+        return ""
+    p, low, high, _ = rate
+    return f"Black wins {100 * p:.0f}% ({100 * low:.0f}-{100 * high:.0f}%)"
+
+
+def years_text(book: Book, node: int) -> str:
+    first, last = book.get(node, "first_year"), book.get(node, "last_year")
+    if not first or not last:
+        return ""
+    span = str(first) if first == last else f"{first}-{last}"
+    peak = book.peak_year(node)
+    return f"{span}, most popular in {peak}" if peak and first != last else span
+
+
+def headline(book: Book, node: int, sep: str = " \u00b7 ") -> str:
+    """The node's first line: its games and share of the moves at its
+    parent, the tree's Black's win rate with its interval, its years,
+    joined by ``sep``."""
+    games = book.games(node)
+    unit = "games" if "games" in book.cols else "times"
+    head = f"{number(games)} {unit if games != 1 else unit[:-1]}"
+    share = book.share(node)
+    if share is not None:
+        head += f" ({percent(share)} of the moves here)"
+    parts = [head] + [t for t in (win_text(book, node), years_text(book, node)) if t]
+    if book.is_tenuki(node):
+        parts.insert(0, f"{COLOUR_NAMES.get(book.get(node, 'color'), '?')} tenuki: plays elsewhere")
+    return sep.join(parts)
+
+
+def kind_text(book: Book, node: int) -> str:
+    """What the node is, in a few ASCII words ("" for a tree without
+    kinds, and at the root): "Joseki", "Joseki ends here; then tenuki 25%",
+    "Enclosure (fuseki): Black plays in the corner again before White
+    answers", "Extension (fuseki): this move leaves the corner for the side"."""
+    if not book.labelled or node == book.root:
+        return ""
+    kind = book.kind(node)
+    if kind == "joseki":
+        if node not in book.ends():
+            return "Joseki"
+        share = book.tenuki_share(node)
+        return "Joseki ends here" + (f"; then tenuki {percent(share)}" if share else "")
+    name = "Enclosure (fuseki)" if kind == "enclosure" else "Extension (fuseki)"
+    if not book.turns_fuseki(node):
+        return name
+    if kind == "enclosure":
+        return f"{name}: Black plays in the corner again before White answers"
+    if book.get(node, "depth") == 1:
+        return f"{name}: the first move is far from the corner"
+    return f"{name}: this move leaves the corner for the side"
+
+
+def verdicts(book: Book, node: int) -> dict[str, str]:
+    """The thesis' verdict of each direction (black, white, any, none)."""
+    if not all(c in book.cols for c in COUNTERS):
+        return {}
+    row = book.row(node)
+    return {d: verdict(row[f"{d}_black"], row[f"{d}_white"], row[f"{d}_neutral"], book.about.share)
+            for d in DIRECTIONS}
+
+
+def influence_words(book: Book, node: int) -> str:
+    """The verdicts that say something, in words: "White's influence to the
+    right, Black's below"; "" when no direction has one."""
+    words = []
+    for d, v in verdicts(book, node).items():
+        if v == "black" or v == "white":
+            words.append(f"{v.capitalize()}'s influence {SIDES[d]}")
+        elif v == "any":
+            words.append(f"both colours' influence {SIDES[d]}")
+    if not words:
+        return ""
+    text = ", ".join(words)
+    return text[0].upper() + text[1:]
+
+
+def counters_text(book: Book, node: int) -> str:
+    """The raw counters (``emit.counters``): the count and, per direction,
+    black/white/neutral cases and verdict."""
+    row = book.row(node)
+    parts = [f"{d} {row[f'{d}_black']}/{row[f'{d}_white']}/{row[f'{d}_neutral']} {v}"
+             for d, v in verdicts(book, node).items()]
+    return f"Count {row['count']} sequences; influence (black/white/neutral, verdict): " + ", ".join(parts)
+
+
+def player(row: Mapping, colour: str) -> str:
+    """A player of an example game (``colour``: "black" or "white", the
+    game's own): "Lee Sedol 9p", "?" when the record names nobody."""
+    name = (row.get(colour) or "").strip() or "?"
+    rank = (row.get(f"{colour}_rank") or "").strip()
+    return f"{name} {rank}" if rank else name
+
+
+def example_text(row: Mapping, names: Mapping[str, str] | None = None) -> str:
+    """An example game in one line: players (as the game has them), date,
+    result, collection (its name in ``names``), and where the sequence
+    starts."""
+    bits = [f"{player(row, 'black')} (B) - {player(row, 'white')} (W)"]
+    bits += [t for t in ((row.get("date") or "").strip(), (row.get("result") or "").strip()) if t]
+    collection = row.get("collection") or ""
+    collection = (names or {}).get(collection, collection)
+    where = [t for t in (collection, f"move {row['move']}" if row.get("move") else "", row.get("corner") or "") if t]
+    return ", ".join(bits) + (f" ({', '.join(where)})" if where else "")
+
+
+def next_moves_text(book: Book, node: int) -> str:
+    """The continuations in words: "D17 64%, tenuki 25%, C14 2%"."""
+    return ", ".join(f"{book.point_name(c)} {percent(book.share(c) or 0)}" for c in book.children(node))

@@ -1,0 +1,694 @@
+"""Build (stage 3, ``pipeline/build.py``): sequences.parquet (and
+games.parquet) -> trie.parquet, trie_years.parquet, trie_sources.parquet,
+sorted_sequences.parquet.
+
+Counts every normalized sequence into the trie, with the influence class of
+each move per direction (section 8), and per node its games, wins in the
+tree's colours, and games by year and by collection.  The sequences are
+also written in trie order, so a node's games are a range of them.  The
+``fast`` engine (compiled trie) and the ``reference`` engine (plain Python
+trie) write identical files."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections import Counter
+from functools import partial
+from pathlib import Path
+from queue import Full, Queue
+from threading import Event, Thread
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from joseki_miner.runs import threads
+from joseki_miner.fast.arrow import booleans, column, numpy, strings
+from joseki_miner.runs.config import SORT_MEMORY_MB
+from joseki_miner.fast.fasttrie import (
+    PAYLOAD,
+    StreamCounter,
+    classes_of,
+    cut,
+    gather,
+    in_order,
+    join_tries,
+    merge_sorted,
+    sort_sequences,
+    trie_order,
+    width_of,
+)
+from joseki_miner.method.influence import classify
+from joseki_miner.method.kinds import Rules, of_arrays
+from joseki_miner.method.points import TENUKI, sgf_bytes_to_points
+from joseki_miner.runs.stop import check as check_stop
+from joseki_miner.fast.tables import node_table
+from joseki_miner.method.trie import COUNTER_COLUMNS, GameStats, Trie, node_arrays
+
+from joseki_miner.fast.parquet import TableSink, count_rows, string_bytes
+from joseki_miner.runs.progress import bar as progress_bar
+
+# rows a trie.parquet row group: small enough that a lookup reads the few
+# groups that hold a node and its children, not the whole trie
+NODE_ROWS = 1 << 16
+# How trie.parquet is encoded.  Columns of few values take a dictionary; the
+# numbers (node, parent, counts) are delta-encoded and bit-packed, which
+# holds them about as small as zstd does, so a fast codec (lz4) is enough:
+# all data's trie writes in 0.12 s instead of 0.19 s and reads in 0.03 s
+# instead of 0.16 s, for 6.1 MB instead of 4.7 MB.
+DICTIONARY = ["depth", "color", "move", "kind"]
+TRIE_FILE = {
+    "compression": "lz4",
+    "use_dictionary": [*DICTIONARY, "first_year", "last_year"],
+    "column_encoding": {name: "DELTA_BINARY_PACKED"
+                        for name in ("node", "parent", "count", *COUNTER_COLUMNS, "first", "games", "black_wins",
+                                     "white_wins")},
+}
+
+
+def decode_keys(data: np.ndarray) -> np.ndarray:
+    """Trie keys of 2-byte SGF points ("--" is a tenuki)."""
+    data = np.asarray(data, dtype=np.uint8)
+    keys = sgf_bytes_to_points(data.tobytes()) if len(data) else np.zeros(0, dtype=np.int16)
+    keys[data[0::2] == ord("-")] = TENUKI
+    return keys
+
+
+def _columns(batch):
+    offsets, data = string_bytes(batch.column("moves"))
+    _, raw = string_bytes(batch.column("scores"))
+    flat = raw.view("<i2").reshape(-1, 4)
+    return offsets // 2, decode_keys(data), flat
+
+
+# sorted_sequences.parquet: every sequence in trie order (its keys, then its
+# game and number in it), so that a node's sequences are the ``count`` rows from
+# its ``first``: the game, the sequence's number in it (its moves are in
+# sequences.parquet), the move number where it starts and its orientation
+# (transform + 8 when colours were swapped).  Only the payload is written:
+# putting the keys in order too cost more than the count itself
+SORTED_SCHEMA = pa.schema([("game", pa.int64()), ("sequence", pa.int32()), ("start", pa.int32()),
+                           ("orientation", pa.int8())])
+SORTED_ROWS = 1 << 17
+SORTED_FILE = {"compression": "lz4"}  # written beside the count: cheap to encode
+# trie_years.parquet and trie_sources.parquet: node numbers and games as
+# deltas (rows come by node), years and collections as dictionaries, lz4:
+# a fifth of the time zstd took for them on all data (1.5 and 1.1 M rows)
+ROWS_FILE = {"compression": "lz4", "use_dictionary": ["year", "source"], "row_group_size": 1 << 16,
+             "column_encoding": {"node": "DELTA_BINARY_PACKED", "games": "DELTA_BINARY_PACKED"}}
+YEARS_SCHEMA = pa.schema([("node", pa.int64()), ("year", pa.int16()), ("games", pa.int32())])
+# the collections as a dictionary: a long path a row would be gigabytes of a large trie's rows
+SOURCES_SCHEMA = pa.schema([("node", pa.int64()), ("source", pa.dictionary(pa.int16(), pa.string())),
+                            ("games", pa.int32())])
+
+
+def _sorted_rows(block) -> pa.Table:
+    """sorted_sequences.parquet's rows of a block of the merged stream."""
+    payload, order = block[3], block[4]
+    return sorted_table(payload, order)
+
+
+def sorted_table(payload: np.ndarray, order: np.ndarray | None = None) -> pa.Table:
+    """sorted_sequences.parquet's rows of sequences in trie order (their
+    payload rows, taken in ``order`` when given)."""
+    fields = [payload[name] for name in SORTED_SCHEMA.names]
+    if order is not None:
+        fields = [f[order] for f in fields]
+    return pa.Table.from_arrays([column(f) for f in fields], schema=SORTED_SCHEMA)
+
+
+class Collections:
+    """The collections games come from, numbered as first met (so the
+    numbers follow the games' order, whichever engine reads them), and the
+    range of their years: what the counter needs to know of the games."""
+
+    def __init__(self) -> None:
+        self.index: dict[str, int] = {}
+        self.first_year = self.last_year = 0
+
+    def numbers(self, names: list[str], year: np.ndarray) -> np.ndarray:
+        """The collections' numbers of games named ``names`` (of ``year``)."""
+        known = year[year > 0]
+        if len(known):
+            low, high = int(known.min()), int(known.max())
+            self.first_year = min(self.first_year or low, low)
+            self.last_year = max(self.last_year, high)
+        return np.array([self.index.setdefault(name, len(self.index)) for name in names], np.int16)
+
+    @property
+    def names(self) -> list[str]:
+        return list(self.index)
+
+    def years(self) -> tuple[int, int]:
+        """The first year and the number of years the counter counts."""
+        return (self.first_year, self.last_year - self.first_year + 1) if self.first_year else (0, 0)
+
+
+def game_columns(games: pa.Table | pa.RecordBatch, collections: Collections) -> tuple[np.ndarray, ...]:
+    """Winner, year and collection number of rows of games.parquet."""
+    year = numpy(games.column("year"))
+    return numpy(games.column("winner")), year, collections.numbers(games.column("collection").to_pylist(), year)
+
+
+def payload_of(a: dict, winner: np.ndarray, year: np.ndarray, source: np.ndarray, first_game: int = 0) -> np.ndarray:
+    """The ``PAYLOAD`` rows of sequences (arrays as sequences.parquet holds
+    them: game, sequence, start, transform, swapped, shared), their games'
+    winner, year and collection number given from game ``first_game`` on."""
+    game = np.asarray(a["game"], np.int64)
+    swapped = np.asarray(a["swapped"], bool)
+    payload = np.empty(len(game), PAYLOAD)
+    payload["game"] = game
+    payload["sequence"] = a["sequence"]
+    payload["start"] = a["start"]
+    payload["shared"] = a["shared"]
+    payload["orientation"] = np.asarray(a["transform"], np.int8) + 8 * swapped
+    row = game - first_game
+    won = np.asarray(winner, np.int8)[row]
+    payload["winner"] = np.where(swapped, -won, won)  # the game's White is the tree's Black after a swap
+    payload["year"] = np.asarray(year)[row]
+    payload["source"] = np.asarray(source)[row]
+    return payload
+
+
+SPILL_BLOCK = 1 << 15  # sequences a block of a run file, and a merge's step through a run
+FAN_IN = 16  # run files merged at once; more are first merged into one
+SORT_MEMORY = SORT_MEMORY_MB  # MB of sequences held before they are spilled as a sorted run
+# nodes the count's arrays start with, at most: reserved, not touched until
+# written (74 bytes a node), so the arrays seldom grow, and growing copies
+ROOM = 1 << 24
+
+
+class SortedRuns:
+    """The sequences counted into the trie, in sorted runs, in bounded memory.
+
+    Each part added is sorted (``fasttrie.sort_sequences``).  Parts are held
+    until they pass ``budget`` bytes; then they are merged into one sorted
+    run in a file of ``folder``, and so are the files, ``FAN_IN`` at a time.
+    ``count`` merges what is held and the files into one stream and counts
+    it: memory is the budget, a block a run and the trie kept, however many
+    the games.  Run files hold blocks: sequence and key numbers (int64),
+    lengths (int16), keys (int16), packed classes (uint8), payload rows."""
+
+    def __init__(self, folder: Path, budget: int = SORT_MEMORY << 20) -> None:
+        self.folder, self.budget = folder, budget
+        self.held: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+        self.held_bytes = 0
+        self.files: list[Path] = []
+        self.max_depth = 0
+        self.keys = 0
+        self.figures = {"sequence_bytes": 0, "spilled_bytes": 0, "runs_spilled": 0}
+
+    def add(self, offsets: np.ndarray, keys: np.ndarray, classes: np.ndarray, payload: np.ndarray) -> None:
+        """A part, sorted."""
+        if len(offsets) > 1:
+            self.max_depth = max(self.max_depth, int(np.diff(offsets).max()))
+        part = (np.asarray(offsets, np.int64), np.asarray(keys, np.int16), np.asarray(classes, np.uint8),
+                np.asarray(payload, PAYLOAD))
+        self.keys += len(part[1])
+        size = sum(a.nbytes for a in part)
+        self.held.append(part)
+        self.held_bytes += size
+        self.figures["sequence_bytes"] += size
+        if self.held_bytes > self.budget:
+            self._spill()
+
+    def _spill(self) -> None:
+        held, self.held, self.held_bytes = self.held, [], 0
+        self._write([_blocks(p) for p in held])
+        if len(self.files) >= FAN_IN:
+            files, self.files = self.files, []
+            self._write([_read(f) for f in files])
+            for f in files:
+                f.unlink()
+
+    def _write(self, runs: list) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        path = self.folder / f"run-{self.figures['runs_spilled']:05d}.bin"
+        with open(path, "wb") as f:
+            for merged in merge_sorted(runs, width_of(self.max_depth)):
+                for offsets, keys, classes, payload in _blocks(in_order(*merged)):
+                    np.array([len(offsets) - 1, len(keys)], np.int64).tofile(f)
+                    np.diff(offsets).astype(np.int16).tofile(f)
+                    keys.tofile(f)
+                    classes.tofile(f)
+                    payload.tofile(f)
+        self.files.append(path)
+        self.figures["runs_spilled"] += 1
+        self.figures["spilled_bytes"] += path.stat().st_size
+
+    def count(self, floor: int = 2, years: tuple[int, int] = (0, 0), sources: int = 1,
+              sorted_path: Path | None = None, sink=None) -> tuple[dict, int]:
+        """The trie's node arrays (the nodes counted at least ``floor`` times,
+        and their statistics: ``StreamCounter``, with ``years`` and
+        ``sources``) and its number of nodes; given ``sorted_path``, the
+        sequences in trie order go there (``SORTED_SCHEMA``), or to ``sink``
+        (a ``TableSink``'s add, close and abort).  The runs are then gone."""
+        most = self.keys // max(1, floor)  # a node kept is counted at least floor times, a key a count
+        counter = StreamCounter(self.max_depth, floor, room=ROOM, most=most, years=years, sources=sources)
+        held, self.held, self.held_bytes = self.held, [], 0
+        runs = [_read(f) for f in self.files] + [_blocks(p) for p in held]
+        del held
+        if sorted_path is not None:
+            sink = TableSink(sorted_path, SORTED_SCHEMA, SORTED_ROWS, background=True, **SORTED_FILE)
+        try:
+            for block in _ahead(merge_sorted(runs, width_of(self.max_depth))):
+                check_stop()
+                counter.add(*block)
+                if sink is not None:  # the sequences put in order and written in the sink's thread
+                    sink.add(partial(_sorted_rows, block))
+            if sink is not None:
+                sink.close()
+        except BaseException:
+            if sink is not None:
+                sink.abort()
+            raise
+        self.close()
+        return counter.finish()
+
+    def close(self) -> None:
+        """Remove the run files."""
+        for f in self.files:
+            f.unlink(missing_ok=True)
+        self.files = []
+        self.held = []
+
+
+def _blocks(part):
+    """A sorted part (offsets, keys, classes) as blocks of ``SPILL_BLOCK``."""
+    for lo in range(0, len(part[0]) - 1, SPILL_BLOCK):
+        yield cut(part, lo, min(len(part[0]) - 1, lo + SPILL_BLOCK))
+
+
+def _ahead(blocks, depth: int = 2):
+    """``blocks``, made in a thread of their own, ``depth`` ahead of the
+    caller: the merge and the count (both compiled, GIL released) run on
+    two cores.  If the caller stops early, so does the thread."""
+    if threads.alone():  # a dask worker's task: one core, no thread of its own
+        yield from blocks
+        return
+    queue: Queue = Queue(maxsize=depth)
+    done = object()
+    stop = Event()
+
+    def put(item) -> bool:
+        while not stop.is_set():
+            try:
+                queue.put(item, timeout=0.1)
+                return True
+            except Full:
+                pass
+        return False
+
+    def make() -> None:
+        try:
+            for block in blocks:
+                if not put(block):
+                    return
+            put(done)
+        except BaseException as exc:  # handed to the caller
+            put(exc)
+
+    thread = Thread(target=make, name="merge", daemon=True)
+    thread.start()
+    try:
+        while (item := queue.get()) is not done:
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        stop.set()
+        thread.join()
+
+
+def _read(path: Path):
+    """The blocks of a run file, one at a time."""
+    with open(path, "rb") as f:
+        while True:
+            head = np.fromfile(f, np.int64, 2)
+            if len(head) < 2:
+                return
+            n, k = int(head[0]), int(head[1])
+            lengths = np.fromfile(f, np.int16, n)
+            offsets = np.zeros(n + 1, np.int64)
+            np.cumsum(lengths, out=offsets[1:])
+            yield offsets, np.fromfile(f, np.int16, k), np.fromfile(f, np.uint8, k), np.fromfile(f, PAYLOAD, n)
+
+
+SEQUENCE_COLUMNS = ["game", "sequence", "start", "transform", "swapped", "shared", "moves", "scores"]
+
+
+class Stored:
+    """What a count reads: the sequences of sequences.parquet and their
+    games in games.parquet.  ``partitions.Joined`` gives the same rows from
+    the dask engine's partitions, before they are joined into these files."""
+
+    def __init__(self, sequences_path: Path, games_path: Path) -> None:
+        self.sequences_path, self.games_path = sequences_path, games_path
+
+    def games(self, columns: list[str]) -> pa.Table:
+        return pq.ParquetFile(self.games_path).read(columns=columns)
+
+    def sequences(self, columns: list[str], batch_size: int):
+        return pq.ParquetFile(self.sequences_path).iter_batches(batch_size=batch_size, columns=columns)
+
+    def parts(self, key_range: tuple[int, int]):
+        """The sequences whose first key is in ``key_range``, by batch of
+        sequences.parquet, each (offsets, keys, scores, fields, False: not
+        in trie order)."""
+        for _, *part in _decoded(self.sequences(SEQUENCE_COLUMNS, 200_000), key_range):
+            yield (*part, False)
+
+
+def _games(source) -> tuple[Collections, tuple[np.ndarray, ...]]:
+    """The collections of the games of ``source`` (``Stored``, or
+    ``partitions.Joined``), and each game's winner, year and collection
+    number."""
+    collections = Collections()
+    return collections, game_columns(source.games(["winner", "year", "collection"]), collections)
+
+
+def _fields(batch) -> dict[str, np.ndarray]:
+    """The per-sequence columns of a batch of sequences that the payload
+    takes (``payload_of``)."""
+    a = {name: numpy(batch.column(name)) for name in ("game", "sequence", "start", "transform", "shared")}
+    a["swapped"] = booleans(batch.column("swapped"))
+    return a
+
+
+def select(part: tuple, rows: np.ndarray) -> tuple:
+    """Sequences ``rows`` of ``part`` (offsets, keys, scores, fields)."""
+    offsets, keys, scores, a = part
+    lengths = np.diff(offsets)[rows]
+    flat = np.repeat(offsets[rows] - np.cumsum(np.r_[0, lengths[:-1]]), lengths) + np.arange(lengths.sum())
+    return np.r_[0, np.cumsum(lengths)], keys[flat], scores[flat], {name: v[rows] for name, v in a.items()}
+
+
+def _decoded(batches, key_range: tuple[int, int] | None = None):
+    """Per batch of sequences (sequences.parquet's columns): its rows and
+    its sequences' offsets, keys, scores and fields; given ``key_range`` =
+    (lo, hi), only the sequences whose first key is in lo..hi-1."""
+    for batch in batches:
+        check_stop()
+        offsets, keys, scores = _columns(batch)
+        part = (offsets, keys, scores, _fields(batch))
+        if key_range is not None:
+            first = keys[offsets[:-1]]
+            part = select(part, np.flatnonzero((first >= key_range[0]) & (first < key_range[1])))
+        yield (batch.num_rows, *part)
+
+
+def count(sequences_path: Path, games_path: Path, trie_path: Path, years_path: Path, sources_path: Path,
+        sorted_path: Path, *, neutral: int, floor: int = 2, engine: str = "fast", progress: bool = True,
+        spill: Path | None = None, budget: int = SORT_MEMORY << 20, kinds: Rules | None = None) -> dict:
+    """Count the sequences of sequences.parquet (their games' winners, years
+    and collections from games.parquet) and store the trie, its years and
+    collections and the sequences in trie order (the fast engine spills
+    sorted runs to ``spill``, by default beside the trie)."""
+    source = Stored(sequences_path, games_path)
+    collections, games = _games(source)
+    reference = engine == "reference"
+    trie, given = (Trie(), []) if reference else (None, None)
+    runs = SortedRuns(spill or trie_path.parent / "runs", budget)
+    try:
+        with progress_bar(progress, total=count_rows(sequences_path), desc="build", unit=" seqs") as bar:
+            for rows, offsets, keys, scores, a in _decoded(source.sequences(SEQUENCE_COLUMNS, 200_000)):
+                payload = payload_of(a, *games)
+                if reference:
+                    _insert(trie, given, offsets, keys, scores, payload, neutral)
+                else:
+                    runs.add(*sort_sequences(offsets, keys, classes_of(scores, neutral), payload))
+                bar.update(rows)
+        if reference:
+            _write_sorted(given, sorted_path)
+            return write(trie_path, years_path, sources_path, trie.to_arrays(floor), len(trie), floor,
+                         collections.names, kinds)
+        arrays, nodes = runs.count(floor, collections.years(), max(1, len(collections.names)), sorted_path)
+        return write(trie_path, years_path, sources_path, arrays, nodes, floor, collections.names, kinds)
+    finally:
+        runs.close()
+
+
+# -- by subtree: the count split over tasks (the dask engine) -------------------------
+
+
+def first_keys(source) -> dict[int, int]:
+    """How many sequences of ``source`` (``Stored``, ``partitions.Joined``)
+    start with each key."""
+    counts: Counter[int] = Counter()
+    for batch in source.sequences(["moves"], 500_000):
+        offsets, data = string_bytes(batch.column("moves"))
+        keys, n = np.unique(decode_keys(data[(offsets[:-1, None] + [0, 1]).ravel()]), return_counts=True)
+        counts.update(dict(zip(keys.tolist(), n.tolist())))
+    return dict(counts)
+
+
+# A partition's sequences in trie order (the dask engine), so that the count
+# of a range of first keys reads that range alone, sorted already, and merges
+# it with the other partitions': an Arrow file (lz4) of one record batch per
+# first key (and at most RUN_ROWS sequences), its first keys in the schema's
+# metadata; keys as 2-byte numbers, and the scores, not the classes (the
+# neutral band is the build's parameter, not the partition's)
+RUN_SCHEMA = pa.schema([("keys", pa.binary()), ("scores", pa.binary()), ("game", pa.int64()),
+                        ("sequence", pa.int32()), ("start", pa.int32()), ("transform", pa.int8()),
+                        ("swapped", pa.bool_()), ("shared", pa.int16())])
+RUN_FIELDS = RUN_SCHEMA.names[2:]
+RUN_ROWS = 1 << 17
+
+
+def _binary(offsets: np.ndarray, values: np.ndarray) -> pa.Array:
+    """A binary column: row i the bytes of values[offsets[i]:offsets[i + 1]]."""
+    width = values.dtype.itemsize
+    return pa.Array.from_buffers(pa.binary(), len(offsets) - 1,
+                                 [None, pa.py_buffer((offsets * width).astype(np.int32)), pa.py_buffer(values)])
+
+
+def _concat(parts: list[tuple]) -> tuple:
+    """Parts (offsets from 0, keys, scores, fields) as one, in order."""
+    if len(parts) == 1:
+        return parts[0]
+    bases = np.cumsum([0] + [len(p[1]) for p in parts[:-1]])
+    offsets = np.concatenate([np.zeros(1, np.int64)] + [np.asarray(p[0][1:], np.int64) + base
+                                                        for p, base in zip(parts, bases)])
+    return (offsets, np.concatenate([p[1] for p in parts]), np.concatenate([p[2] for p in parts]),
+            {name: np.concatenate([p[3][name] for p in parts]) for name in parts[0][3]})
+
+
+def write_run(sequences_path: Path, run_path: Path) -> dict[int, int]:
+    """The sequences of a partition's sequences.parquet, in trie order, into
+    ``run_path`` (``RUN_SCHEMA``); how many start with each first key.  It
+    holds the partition's sequences at once: its memory is the partition's."""
+    parts = [(*_columns(batch), _fields(batch)) for batch in
+             pq.ParquetFile(sequences_path).iter_batches(RUN_ROWS, columns=SEQUENCE_COLUMNS)]
+    batches, firsts = [], []
+    if parts:
+        offsets, keys, scores, a = _concat(parts)
+        del parts
+        payload = np.zeros(len(offsets) - 1, PAYLOAD)
+        payload["game"], payload["sequence"] = a["game"], a["sequence"]
+        order = trie_order(offsets, keys, payload)
+        offsets, keys, scores = gather(order, offsets, keys, np.ascontiguousarray(scores).view("<u8").ravel())
+        fields = [column(a[name][order]) for name in RUN_FIELDS]
+        first = keys[offsets[:-1]]
+        starts = np.flatnonzero(np.r_[True, first[1:] != first[:-1]]).tolist() + [len(first)]
+        for lo_, hi_ in zip(starts, starts[1:]):
+            for lo in range(lo_, hi_, RUN_ROWS):  # a batch's offsets fit int32: RUN_ROWS of at most 500 moves
+                hi = min(hi_, lo + RUN_ROWS)
+                run = offsets[lo:hi + 1] - offsets[lo]
+                a_, b = offsets[lo], offsets[hi]
+                batches.append(pa.record_batch([_binary(run, keys[a_:b]), _binary(run, scores[a_:b]),
+                                                *(f.slice(lo, hi - lo) for f in fields)], schema=RUN_SCHEMA))
+                firsts.append(int(first[lo]))
+    schema = RUN_SCHEMA.with_metadata({"first_keys": json.dumps(firsts)})
+    with pa.ipc.new_file(str(run_path), schema, options=pa.ipc.IpcWriteOptions(compression="lz4")) as writer:
+        for batch in batches:
+            writer.write_batch(batch)
+    counts: Counter[int] = Counter()
+    for key, batch in zip(firsts, batches):
+        counts[key] += batch.num_rows
+    return dict(sorted(counts.items()))
+
+
+def _run_part(batch) -> tuple:
+    """A record batch of a run as offsets, keys, scores, fields."""
+    key_offsets, data = string_bytes(batch.column("keys"))
+    _, raw = string_bytes(batch.column("scores"))
+    return key_offsets // 2, data.view("<i2"), raw.view("<i2").reshape(-1, 4), _fields(batch)
+
+
+def read_run(run_path: Path, key_range: tuple[int, int]) -> tuple | None:
+    """The sequences of a run (``write_run``) whose first key is in
+    ``key_range``, in trie order: offsets, keys, scores, fields; None if
+    there are none."""
+    with pa.ipc.open_file(pa.memory_map(str(run_path))) as reader:
+        firsts = json.loads(reader.schema.metadata[b"first_keys"])
+        parts = [_run_part(reader.get_batch(i)) for i, key in enumerate(firsts) if key_range[0] <= key < key_range[1]]
+    return _concat(parts) if parts else None
+
+
+def count_subtrees(key_range: tuple[int, int], source, folder: Path, *,
+                   neutral: int, floor: int, budget: int = SORT_MEMORY << 20) -> Path:
+    """Count the sequences of ``source`` (``Stored``, ``partitions.Joined``)
+    whose first key is in ``key_range`` (lo, hi) as
+    ``run`` counts them all, into ``folder`` (made anew): the node arrays
+    (``StreamCounter.finish``), with the range, and the sequences in trie
+    order; returns ``folder``.  Its memory is its sequences' (``budget``,
+    then spilled)."""
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    collections, games = _games(source)
+    runs = SortedRuns(folder / "runs", budget)
+    try:
+        for offsets, keys, scores, a, ordered in source.parts(key_range):
+            if len(offsets) > 1:
+                part = (offsets, keys, classes_of(scores, neutral), payload_of(a, *games))
+                runs.add(*(part if ordered else sort_sequences(*part)))
+        arrays, nodes = runs.count(floor, collections.years(), max(1, len(collections.names)),
+                                   sink=_ArrowSink(folder / "sorted.arrow"))
+    finally:
+        runs.close()
+    with open(folder / "trie.tmp.npz", "wb") as f:  # whole once renamed: its range says what it counted
+        np.savez(f, nodes=nodes, key_range=np.array(key_range), floor=np.array(floor), **_flat(arrays))
+    os.replace(folder / "trie.tmp.npz", folder / "trie.npz")
+    return folder
+
+
+def join_subtrees(folders: list[Path], source, trie_path: Path, years_path: Path,
+                  sources_path: Path, *, floor: int, key_ranges: list[tuple[int, int]] | None = None,
+                  kinds: Rules | None = None) -> dict:
+    """trie.parquet, trie_years.parquet and trie_sources.parquet as ``run``
+    writes them (the same bytes), from the subtrees of ``source`` counted apart
+    (``count_subtrees``, ``folders`` in key order; given ``key_ranges``,
+    each must have counted its own); the stage's figures."""
+    collections, _ = _games(source)
+    parts = []
+    for i, folder in enumerate(folders):
+        with np.load(folder / "trie.npz") as saved:
+            counted = tuple(int(k) for k in saved["key_range"])
+            if key_ranges is not None and counted != tuple(key_ranges[i]):
+                raise RuntimeError(f"{folder} counted the first keys {counted}, not {tuple(key_ranges[i])}")
+            if int(saved["floor"]) != floor:  # its nodes counted fewer times than the floor were dropped
+                raise RuntimeError(f"{folder} kept the nodes counted {int(saved['floor'])} times or more, "
+                                   f"not {floor}")
+            parts.append((_nested({name: saved[name] for name in saved.files
+                                   if name not in ("nodes", "key_range", "floor")}),
+                          int(saved["nodes"])))
+    arrays, nodes = join_tries(parts)
+    return write(trie_path, years_path, sources_path, arrays, nodes, floor, collections.names, kinds)
+
+
+def join_sorted(folders: list[Path], sorted_path: Path) -> None:
+    """sorted_sequences.parquet as ``run`` writes it, from the subtrees
+    counted apart (``folders`` in key order)."""
+    sink = TableSink(sorted_path, SORTED_SCHEMA, SORTED_ROWS, **SORTED_FILE)
+    try:
+        for folder in folders:
+            with pa.ipc.open_file(pa.memory_map(str(folder / "sorted.arrow"))) as part:
+                for i in range(part.num_record_batches):
+                    check_stop()
+                    sink.add(pa.Table.from_batches([part.get_batch(i)]))
+        sink.close()
+    except BaseException:
+        sink.abort()
+        raise
+
+
+class _ArrowSink:
+    """A subtree's sequences in trie order, as an Arrow file (not encoded:
+    the join writes sorted_sequences.parquet of them all)."""
+
+    def __init__(self, path: Path) -> None:
+        self.writer = pa.ipc.new_file(str(path), SORTED_SCHEMA)
+
+    def add(self, table) -> None:
+        self.writer.write_table(table() if callable(table) else table)
+
+    def close(self) -> None:
+        self.writer.close()
+
+    def abort(self) -> None:
+        try:
+            self.writer.close()
+        except Exception:  # noqa: BLE001 - the run's own error is the one to report
+            pass
+
+
+def _flat(arrays: dict) -> dict[str, np.ndarray]:
+    """Node arrays as flat names ("years.node" for arrays["years"]["node"])."""
+    return {f"{name}.{sub}" if sub else name: a for name, value in arrays.items()
+            for sub, a in (value.items() if isinstance(value, dict) else [("", value)])}
+
+
+def _nested(flat: dict[str, np.ndarray]) -> dict:
+    arrays: dict = {}
+    for name, a in flat.items():
+        top, _, sub = name.partition(".")
+        if sub:
+            arrays.setdefault(top, {})[sub] = a
+        else:
+            arrays[top] = a
+    return arrays
+
+
+def _insert(trie: Trie, given: list, offsets, keys, scores, payload, neutral: int) -> None:
+    """The reference engine: each sequence into the plain trie, one by one,
+    and kept for sorted_sequences.parquet."""
+    for i in range(len(offsets) - 1):
+        a, b = offsets[i], offsets[i + 1]
+        row = payload[i]
+        trie.insert(keys[a:b].tolist(), [[classify(int(s), neutral) for s in r] for r in scores[a:b]],
+                    game=GameStats(int(row["game"]), int(row["winner"]), int(row["year"]), int(row["source"])))
+        given.append((tuple(keys[a:b].tolist()), row))
+
+
+def _write_sorted(given: list, sorted_path: Path) -> None:
+    """The reference engine's sorted_sequences.parquet: the sequences sorted
+    by keys, then by game and number (as ``fasttrie.sort_sequences``)."""
+    given.sort(key=lambda g: (g[0], int(g[1]["game"]), int(g[1]["sequence"])))
+    sink = TableSink(sorted_path, SORTED_SCHEMA, SORTED_ROWS, **SORTED_FILE)
+    sink.add(sorted_table(np.array([g[1] for g in given], PAYLOAD).reshape(-1)))
+    sink.close()
+
+
+def write(trie_path: Path, years_path: Path, sources_path: Path, arrays: dict, nodes: int, floor: int,
+          names: list[str], kinds: Rules | None = None) -> dict:
+    """Store the nodes counted at least ``floor`` times (no pruning threshold
+    above ``floor`` - 1 can keep the others), with each node's kind when
+    ``kinds`` gives the rules, and their games by year and by collection
+    (``names``: the collections by number); the stage's figures."""
+    trie_path.parent.mkdir(parents=True, exist_ok=True)
+    nodes_only = node_arrays(arrays)
+    if kinds is not None:
+        nodes_only["kind"] = of_arrays(nodes_only, kinds)
+    # a row group at a time: the same file as one write_table, without the
+    # whole table's columns in memory at once (a large trie's are gigabytes)
+    n = len(arrays["node"])
+    with pq.ParquetWriter(trie_path, node_table(_rows(nodes_only, 0, 0)).schema, **TRIE_FILE) as writer:
+        for lo in range(0, n, NODE_ROWS):
+            check_stop()
+            writer.write_table(node_table(_rows(nodes_only, lo, lo + NODE_ROWS)), row_group_size=NODE_ROWS)
+    pq.write_table(years_table(arrays["years"]), years_path, **ROWS_FILE)
+    pq.write_table(sources_table(arrays["sources"], names), sources_path, **ROWS_FILE)
+    return {"nodes_before_prune": nodes, "nodes_stored": int(len(arrays["node"])), "floor": floor}
+
+
+def years_table(rows: dict[str, np.ndarray]) -> pa.Table:
+    """trie_years.parquet (node_years.parquet) of rows (columns node, index:
+    the year, games)."""
+    return pa.Table.from_arrays([column(rows["node"], np.int64), column(rows["index"], np.int16),
+                                 column(rows["games"], np.int32)], schema=YEARS_SCHEMA)
+
+
+def sources_table(rows: dict[str, np.ndarray], names: list[str]) -> pa.Table:
+    """trie_sources.parquet (node_sources.parquet) of rows (columns node,
+    index: the collection's number, games): by node, then by collection in
+    the order the games met them (the order of the paths given, then of
+    their folders)."""
+    source = pa.DictionaryArray.from_arrays(column(rows["index"], np.int16), strings(list(names)))
+    return pa.Table.from_arrays([column(rows["node"], np.int64), source, column(rows["games"], np.int32)],
+                                schema=SOURCES_SCHEMA)
+
+
+def _rows(arrays: dict, lo: int, hi: int) -> dict:
+    return {name: a[lo:hi] for name, a in arrays.items()}

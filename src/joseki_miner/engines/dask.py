@@ -1,0 +1,326 @@
+"""The dask engine: ingest and extract a partition of the inputs a task,
+joined into the stage files; the build by subtrees (one a worker); emit and
+the report's parts at once; every other stage as one task.  The files are
+those of the fast engine, byte for byte.
+
+It serves a run of the pipeline (``run``: its catalog, config, options and
+log, ``record`` and ``done`` to commit a stage, ``action`` for a stage's
+work as one call, ``memory``, ``begun`` and ``ended`` for what one stage
+did beside another).  Task names and scratch folders carry the run's
+token: a stopped run's task still running on a cluster of one's own is
+never taken for this run's."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+import uuid
+from collections import Counter
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from joseki_miner.book import files as book_files
+from joseki_miner.engines import partitions
+from joseki_miner.engines import cluster as cluster_
+from joseki_miner.engines.params import floor_for, ingest_options, kind_rules, phase1_params
+from joseki_miner.runs import store
+from joseki_miner.runs.keys import partition_key, stage_keys
+from joseki_miner.runs.progress import bar as progress_bar
+
+if TYPE_CHECKING:
+    from joseki_miner.method.kinds import Rules as KindRules
+
+# the compiled engine (build) loads where a task runs: the driver plans and names the work without numba
+
+
+class DaskEngine:
+    """The stages of one run on a dask cluster, started (or connected to)
+    once, in a thread of its own while the inputs are walked."""
+
+    def __init__(self, run, options: cluster_.Options) -> None:
+        self.run, self.options = run, options
+        self._cluster: cluster_.Cluster | None = None
+        self._starting: Future | None = None
+        self.token = uuid.uuid4().hex[:8]  # names this run's dask tasks and scratch folders
+
+    def close(self) -> None:
+        """Wait for a cluster still starting; say the CPU it used and close it."""
+        if self._starting is not None:
+            self._starting.exception()  # started or failed: either way, nothing is left starting
+        if self._cluster is not None:
+            try:
+                self.run.log(self._cluster.cpu_line())
+            finally:
+                self._cluster.close()
+                self._cluster = None
+
+    def keep_partitions(self) -> None:
+        """Ingest and extract were up to date: the partitions a stopped or
+        failed run mined with other parameters or inputs go, and the
+        folder holds what a clean run leaves."""
+        partitions.clean(self.run.catalog.partitions, keep={p.key for p in self.plan()[1]})
+
+    def start_soon(self) -> None:
+        """Start (or connect to) the dask cluster in a thread of its own,
+        unless it is started or starting: ``cluster`` waits for it."""
+        if self._cluster is None and self._starting is None:
+            starter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cluster")
+            self._starting = starter.submit(self._start)
+            starter.shutdown(wait=False)
+
+    def cluster(self) -> cluster_.Cluster:
+        """The dask cluster of this run, connected (or started) once."""
+        if self._starting is not None:
+            starting, self._starting = self._starting, None
+            starting.result()  # its error, if it failed
+        if self._cluster is None:
+            self._start()
+        return self._cluster
+
+    def _start(self) -> None:
+        self.run.log("dask: " + (f"connecting to {self.options.scheduler}" if self.options.scheduler
+                             else "starting a local cluster"))
+        self._cluster = cluster_.Cluster(self.options, log=self.run.log)
+        workers = self._cluster.workers()
+        self.run.log(f"dask: {workers} worker{'s' * (workers != 1)} ready, {time.perf_counter() - self.run.started:.1f} s "
+                 "into the run")
+
+    def plan(self) -> tuple[partitions.Settings, list[partitions.Partition], Counter[str]]:
+        """The partitions of the inputs for the dask engine, what mining
+        them needs, and the files skipped as they were planned (by why)."""
+        config = self.run.config
+        settings = partitions.Settings(
+            named_from=tuple(str(p) for p in self.run.paths), include_handicap=config.include_handicap,
+            dedupe=config.dedupe, phase1=phase1_params(config), options=ingest_options(self.run.config),
+            table_memory=self.run.table_bytes, exclude=tuple(os.path.abspath(f) for f in self.run.own),
+            key=partition_key(config))
+        skipped: Counter[str] = Counter()
+        digests = self.run.scanned.by_path() if self.run.scanned is not None else {}
+        parts = partitions.plan(self.run.paths, settings, digests,
+                                target_bytes=int(self.options.partition_mb * 2**20),
+                                on_skip=lambda source, location, why: skipped.update([why]))
+        return settings, parts, skipped
+
+    def partitioned(self, inputs: str, ingest: bool = True) -> set[str]:
+        """Ingest and extract on the dask cluster: every partition of the
+        inputs mined on a worker (or kept from an earlier run), then joined
+        into games.parquet, rejects.parquet and sequences.parquet by three
+        tasks at once (sequences.parquet alone when ingest is up to date:
+        not ``ingest``).  Commits the stages, as the other engines would;
+        returns the stages done."""
+        catalog, config, staged = self.run.catalog, self.run.config, store.staged
+        t0 = time.perf_counter()
+        keys = stage_keys(config, inputs)
+        settings, parts, skipped = self.plan()
+        folder = os.path.abspath(catalog.partitions)
+        cluster = self.cluster()
+        with progress_bar(self.run.progress, total=sum(p.size for p in parts), desc="mine partitions", unit="B",
+                          unit_scale=True) as bar:
+            found = cluster.map(partitions.mine, parts, settings, folder, names=[f"mine-{p.key}-{self.token}" for p in parts],
+                                sizes=[p.size for p in parts], on_done=lambda i, _: bar.update(parts[i].size))
+        read = time.perf_counter()
+        names = [p.key for p in parts]
+        resolution = cluster.later(partitions.resolve, folder, names, config.dedupe,
+                                   name=f"resolve-{keys['extract']}-{self.token}")
+        cluster.everywhere(resolution)
+        paths = {"games": os.path.abspath(staged(catalog.games)), "rejects": os.path.abspath(staged(catalog.rejects)),
+                 "sequences": os.path.abspath(staged(catalog.sequences))}
+        joins = ["games", "rejects", "sequences"] if ingest else ["sequences"]
+        jobs = [partial(_join, what, folder, names, strict=self.run.strict, paths=paths) for what in joins]
+        tasks = [f"join-{what}-{keys['extract']}-{self.token}" for what in joins]
+        first = [{"sequences": 3, "games": 2, "rejects": 1}[what] for what in joins]  # after the counts, the longest first
+        counted, trie_at = None, len(jobs)
+        if "build" in self.run.stages:  # the build counts the partitions' sequences while the joins write them
+            counts: Counter[int] = Counter()
+            for found_ in found:
+                counts.update({int(k): n for k, n in found_["first_keys"].items()})
+            ranges, sizes, folders, count = self.subtrees(dict(counts))
+            floor = partial(floor_for, config=config)
+            joined_ = partial(partitions.Joined, folder, tuple(names))
+            jobs += [partial(count, r, f, floor, joined_) for r, f in zip(ranges, folders)]
+            tasks += [f"build-count-{lo}-{hi}-{keys['extract']}-{self.token}" for lo, hi in ranges]
+            first += [2 ** 40 + size for size in sizes]
+            # the subtrees joined once they are counted, on the first worker free, beside the joins still writing
+            counts_at = list(range(len(joins), len(jobs)))
+            trie_at = len(jobs)
+            trie_paths = [os.path.abspath(staged(p)) for p in (catalog.trie, catalog.trie_years, catalog.trie_sources)]
+            jobs += [partial(_join_subtrees, folders, ranges, floor, trie_paths, kind_rules(config), joined_),
+                     partial(_join_sorted, folders, os.path.abspath(staged(catalog.sorted_sequences)))]
+            tasks += [f"build-join-{what}-{keys['extract']}-{self.token}" for what in ("trie", "sorted")]
+            first += [0, -1]  # after the joins of the partitions: ingest and extract commit first
+            counted = (ranges, folders)
+        kept = sum(1 for f in found if f.get(partitions.KEPT))
+        joined: dict[int, object] = {}
+        built: dict[str, dict] = {}
+        after = [counts_at if counted and i >= trie_at else [] for i in range(len(jobs))]
+
+        def on_done(i: int, result) -> None:
+            """Ingest and extract commit as soon as the joins end: a count
+            that fails or is stopped after leaves them done."""
+            if i >= len(joins):
+                if counted and i == trie_at:
+                    built["figures"] = result
+                return
+            joined[i] = result
+            if len(joined) < len(joins):
+                return
+            seconds = time.perf_counter() - read
+            if ingest:
+                figures = partitions.ingest_figures(found, joined[0], joined[1], skipped)
+                self.run.done(self.run.record("ingest", keys["ingest"], figures, read - t0, inputs=inputs,
+                                      partitions=len(parts), partitions_read=len(parts) - kept,
+                                      workers=cluster.workers()))
+            self.run.done(self.run.record("extract", keys["extract"], joined[len(joins) - 1], seconds))
+            partitions.clean(Path(folder), keep=set(names))
+            self.run.log(f"{'ingest and ' * ingest}extract: {len(parts)} partition{'s' * (len(parts) != 1)} "
+                     f"({len(parts) - kept} read, {kept} "
+                     f"kept from an earlier run) in {read - t0:.1f} s, joined in {seconds:.1f} s")
+
+        try:
+            cluster.map(lambda job, res: job(res), jobs, resolution, names=tasks, sizes=first, after=after,
+                        on_done=on_done)
+        finally:
+            for f in counted[1] if counted else []:
+                shutil.rmtree(f, ignore_errors=True)
+        if counted:
+            self.run.memory["built"] = built["figures"]
+            self.run.begun["build"] = read
+        return {"extract"}
+
+    def on_cluster(self, stage: str, key: str) -> dict:
+        """A stage on the dask cluster: the build by subtrees (one a
+        worker) and the report in parts (one a worker: each loads the book),
+        a task each; the other stages as one task.  Task names and scratch
+        folders carry the run's token: a stopped run's task still running on
+        a cluster of one's own is never taken for this run's."""
+        catalog, config, cluster = self.run.catalog, self.run.config, self.cluster()
+        workers = cluster.workers()
+        name = f"{stage}-{key}-{self.token}"
+        if stage == "build":
+            if "built" in self.run.memory:  # counted and joined beside the joins of the partitions
+                figures = self.run.memory.pop("built")
+                if figures["floor"] != self.run.floor():
+                    raise RuntimeError(f"the build counted with a floor of {figures['floor']}, its key says "
+                                       f"{self.run.floor()}")
+                return figures
+            stored = (os.path.abspath(catalog.sequences), os.path.abspath(catalog.games))
+            counts = cluster.call(_first_keys, stored, name=f"{name}-first-keys")
+            ranges, sizes, folders, count = self.subtrees(counts)
+            floor = self.run.floor()
+            try:
+                cluster.map(lambda i: count(ranges[i], folders[i], lambda games: floor, stored), range(len(ranges)),
+                            names=[f"{name}-count-{lo}-{hi}" for lo, hi in ranges], sizes=sizes)
+                trie_paths = [os.path.abspath(store.staged(p)) for p in (catalog.trie, catalog.trie_years,
+                                                                       catalog.trie_sources)]
+                trie = partial(_join_subtrees, folders, ranges, lambda games: floor, trie_paths, kind_rules(config),
+                               stored)
+                in_order = partial(_join_sorted, folders, os.path.abspath(store.staged(catalog.sorted_sequences)))
+                figures, _ = cluster.map(lambda join: join(), [trie, in_order], names=[f"{name}-join-trie",
+                                                                                        f"{name}-join-sorted"])
+                return figures
+            finally:
+                for folder in folders:
+                    shutil.rmtree(folder, ignore_errors=True)
+        if stage == "report" and "reported" in self.run.memory:  # written beside emit
+            return self.run.memory.pop("reported")
+        if stage not in ("emit", "report"):
+            return cluster.call(self.run.action(stage), name=name)
+        # emit and the report's parts (one a worker: each loads the book) at once: neither reads the other's files
+        jobs = [self.run.action("emit")] if stage == "emit" else []
+        names = [name] if stage == "emit" else []
+        together = stage == "report" or self.run.stages[self.run.stages.index(stage) + 1:][:1] == ["report"]
+        if together:
+            folder = Path(os.path.abspath(store.staged(catalog.report)))
+            book_files.start(folder)
+            write = partial(book_files.write, self.run.book_files(), folder, share=config.influence_share,
+                            min_length=config.min_length)
+            jobs += [partial(write, part=(i, workers)) for i in range(workers)]
+            names += [f"{name}-report-{i}-of-{workers}" if stage == "emit" else f"{name}-{i}-of-{workers}"
+                      for i in range(workers)]
+        begun, ended = time.perf_counter(), {}
+        results = cluster.map(lambda job: job(), jobs, names=names,
+                              on_done=lambda i, _: ended.update({i: time.perf_counter()}))
+        if stage == "report":
+            return book_files.figures(results)
+        if together:
+            self.run.memory["reported"] = book_files.figures(results[1:])
+            self.run.begun["report"] = begun
+            self.run.ended["emit"] = ended[0]
+        return results[0]
+
+    def subtrees(self, counts: dict[int, int]) -> tuple[list[tuple[int, int]], list[int], list[Path], Callable]:
+        """The build on the dask engine: the ranges of first keys (one a
+        worker, ``counts``: sequences by first key) whose subtrees are
+        counted apart, their sequences, a scratch folder for each, and the
+        count of one (``_count`` but for its range, its folder, the floor
+        of the games kept and what it counts)."""
+        workers = self.cluster().workers()
+        ranges = partitions.subtrees(counts, workers)
+        sizes = [sum(n for k, n in counts.items() if lo <= k < hi) for lo, hi in ranges]
+        scratch = Path(os.path.abspath(self.run.catalog.runs))
+        folders = [scratch / f"subtrees-{self.token}-{lo}-{hi}" for lo, hi in ranges]
+        return ranges, sizes, folders, partial(_count, neutral=self.run.config.influence_neutral,
+                                               budget=self.run.sort_bytes // min(len(ranges), workers))
+
+
+def _join(what: str, folder: str, keys: list[str], resolution: partitions.Resolution, *, strict: bool,
+          paths: dict) -> dict:
+    """One of the three files the partitions are joined into (a task)."""
+    if what == "games":
+        return partitions.write_games(folder, keys, resolution, paths["games"])
+    if what == "rejects":
+        return partitions.write_rejects(folder, keys, resolution, paths["rejects"], strict)
+    return partitions.write_sequences(folder, keys, resolution, paths["sequences"])
+
+
+def _source(source, resolution=None):
+    """What a build task on a worker counts: the partitions as joined
+    (``source``: ``partitions.Joined`` but for the resolution, a task's
+    last argument), or the stage files (sequences.parquet and games.parquet,
+    as ``build.Stored``)."""
+    from joseki_miner.engines import build
+
+    if callable(source):
+        return source(resolution)
+    return build.Stored(*map(Path, source))
+
+
+def _first_keys(stored: tuple[str, str]) -> dict[int, int]:
+    """How many sequences of the stage files start with each key (a task)."""
+    from joseki_miner.engines import build
+
+    return build.first_keys(_source(stored))
+
+
+def _count(key_range: tuple[int, int], folder: Path, floor_of: Callable[[int], int], source,
+           resolution: partitions.Resolution | None = None, *, neutral: int, budget: int) -> Path:
+    """The subtrees of ``key_range`` counted (a task): from the partitions,
+    the games kept and their sequences as the joins write them, or from
+    the stage files; ``floor_of`` the games kept."""
+    from joseki_miner.engines import build
+
+    counted = _source(source, resolution)
+    return build.count_subtrees(key_range, counted, folder, neutral=neutral, budget=budget,
+                                floor=floor_of(resolution.accepted if resolution is not None else 0))
+
+
+def _join_subtrees(folders: list[Path], ranges: list[tuple[int, int]], floor_of: Callable[[int], int],
+                   paths: list[str], kinds: KindRules | None, source,
+                   resolution: partitions.Resolution | None = None) -> dict:
+    """The build's files of the subtrees counted (a task, once they all are)."""
+    from joseki_miner.engines import build
+
+    return build.join_subtrees(folders, _source(source, resolution), *map(Path, paths),
+                               floor=floor_of(resolution.accepted if resolution is not None else 0),
+                               key_ranges=ranges, kinds=kinds)
+
+
+def _join_sorted(folders: list[Path], path: str, resolution: partitions.Resolution | None = None) -> None:
+    """sorted_sequences.parquet of the subtrees counted (a task)."""
+    from joseki_miner.engines import build
+
+    build.join_sorted(folders, Path(path))

@@ -1,0 +1,592 @@
+"""Ingest (stage 1, ``pipeline/ingest.py``): game collections ->
+games.parquet + rejects.parquet.
+
+Every game read is either accepted (a row of games.parquet) or rejected with
+a documented reason and its location (a row of rejects.parquet).  The
+``reference`` engine reads record by record (``read_paths`` and
+``validate.check``); the ``fast`` engine reads batches of flat arrays
+(``read_batches``) and validates them compiled; within ``mine`` that same
+replay also finds each game's sequences for the extract stage (one replay
+a game, not two).  Both engines write identical files."""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import json
+from collections import Counter
+from collections.abc import Callable, Sequence
+from concurrent.futures import Executor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+
+from joseki_miner.fast import kernel
+from joseki_miner.runs import threads
+from joseki_miner.fast.arrow import column, numpy, strings
+from joseki_miner.fast.fingerprints import FingerprintTable
+from joseki_miner.method.gameinfo import day_of, days, winner, winners
+from joseki_miner.runs.inputs import Collections, Filters
+from joseki_miner.fast.mapped import BUDGET, Arena
+from joseki_miner.method.points import SIZE
+from joseki_miner.readers import FIELD_BYTES, MEMBER_BYTES, Walked, read_paths
+from joseki_miner.readers.bulk import GameBatch, events_json, read_batches
+from joseki_miner.fast.scan import moves_text
+from joseki_miner.method.records import (
+    GAME_INFO,
+    MAX_HANDICAP,
+    GameRecord,
+    Move,
+    RecordError,
+    Reject,
+    encode_moves,
+    encode_points,
+    where_of,
+)
+from joseki_miner.method.sequences import Phase1Params
+from joseki_miner.runs.stop import check as check_stop
+from joseki_miner.method.validate import check
+
+from joseki_miner.runs.errors import StrictError
+from joseki_miner.engines.extract import joined_parts, of_games
+from joseki_miner.fast.parquet import TableSink, yield_to_reader
+from joseki_miner.runs.progress import bar as progress_bar
+
+META = GAME_INFO
+GAMES_SCHEMA = pa.schema(
+    [("game", pa.int64()), ("source", pa.string()), ("location", pa.string()), ("collection", pa.string())]
+    + [(m, pa.string()) for m in META]
+    + [
+        # what the statistics read: the first date of DT as YYYYMMDD (0
+        # unknown; a missing month or day 00), its year, the winner RE names
+        # (-1 black, +1 white, 0 none: gameinfo)
+        ("day", pa.int32()),
+        ("year", pa.int16()),
+        ("winner", pa.int8()),
+        ("handicap", pa.int16()),
+        ("size", pa.int16()),
+        ("move_count", pa.int32()),
+        ("setup_black", pa.string()),
+        ("setup_white", pa.string()),
+        ("setup_events", pa.string()),
+        ("moves", pa.string()),
+    ]
+)
+REJECTS_SCHEMA = pa.schema(
+    [("source", pa.string()), ("location", pa.string()), ("reason", pa.string()), ("detail", pa.string())]
+)
+
+
+def _fingerprint(record: GameRecord) -> str:
+    """Same setup and moves -> same game, wherever it was found."""
+    text = encode_points(record.setup_black) + "|" + encode_points(record.setup_white) + "|" + encode_moves(record.moves)
+    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+
+
+class _Wheres:
+    """Where each stored game was read (source, location), for naming the
+    first game of a duplicate found later: appended a table of games at a
+    time to a file beside games.parquet (Arrow IPC), so it does not grow in
+    memory with the games; ``of`` reads back the table that holds a game
+    (the last one read is kept).  The file is removed on ``close``."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.file = open(path, "w+b")
+        self.index: list[tuple[int, int, int]] = []  # per table: first game, offset, size
+        self.bytes = 0
+        self._last: tuple[int, pa.Table] | None = None
+
+    def add(self, first: int, table: pa.Table) -> None:
+        sink = pa.BufferOutputStream()
+        columns = pa.Table.from_arrays([table.column("source").dictionary_encode(), table.column("location")],
+                                       names=["source", "location"])
+        with pa.ipc.new_stream(sink, columns.schema) as writer:
+            writer.write_table(columns)
+        data = sink.getvalue()
+        self.file.seek(self.bytes)
+        self.file.write(data)
+        self.index.append((first, self.bytes, data.size))
+        self.bytes += data.size
+
+    def of(self, game: int) -> str:
+        """Where the stored game ``game`` was read (as ``GameRecord.where``)."""
+        at = bisect.bisect_right(self.index, game, key=lambda w: w[0]) - 1
+        if self._last is None or self._last[0] != at:
+            _, offset, size = self.index[at]
+            self.file.seek(offset)
+            self._last = (at, pa.ipc.open_stream(self.file.read(size)).read_all())
+        first, table = self.index[at][0], self._last[1]
+        return where_of(table.column("source")[game - first].as_py(), table.column("location")[game - first].as_py())
+
+    def close(self) -> None:
+        self.file.close()
+        self.path.unlink(missing_ok=True)
+
+
+@dataclass
+class Trace:
+    """What joining partitions needs of one partition's reading (the dask
+    engine, ``partitions``): per accepted game, its number in the reading
+    order and its fingerprint; per reject, its number in the reading order
+    and, for a duplicate, the partition's game it repeats (-1 otherwise)."""
+
+    read: list[np.ndarray] = field(default_factory=list)
+    h1: list[np.ndarray] = field(default_factory=list)
+    h2: list[np.ndarray] = field(default_factory=list)
+    reject_read: list[np.ndarray] = field(default_factory=list)
+    reject_first: list[np.ndarray] = field(default_factory=list)
+
+    def arrays(self) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+        def joined(parts: list[np.ndarray], kind) -> np.ndarray:
+            return np.concatenate(parts).astype(kind) if parts else np.zeros(0, kind)
+        games = {"read": joined(self.read, np.int64), "h1": joined(self.h1, np.uint64),
+                 "h2": joined(self.h2, np.uint64)}
+        rejects = {"read": joined(self.reject_read, np.int64), "first": joined(self.reject_first, np.int64)}
+        return games, rejects
+
+
+class _Ledger:
+    """Counts, duplicates and the two output files, shared by both engines.
+
+    Duplicates: the reference engine asks ``duplicate_of`` game by game (a
+    dict of digests, as plainly as it can be said); the fast engine asks
+    ``first_games`` a batch at a time (the kernel's fingerprints in a
+    compact table) and finds where the first game was read in the log of
+    the games already stored (``_Wheres``, on disk)."""
+
+    def __init__(self, games_path: Path, rejects_path: Path, dedupe: bool, strict: bool,
+                 on_games: Callable[[pa.Table, dict | None], None] | None = None, arena: Arena | None = None) -> None:
+        self.games = TableSink(games_path, GAMES_SCHEMA, background=True)
+        self.on_games = on_games
+        self.rejects = TableSink(rejects_path, REJECTS_SCHEMA)
+        self.dedupe, self.strict = dedupe, strict
+        self.seen: dict = {}
+        self.arena = arena if arena is not None else Arena()
+        self.fingerprints = FingerprintTable(arena=self.arena)
+        self.wheres = _Wheres(games_path.with_name(games_path.name + ".wheres")) if dedupe else None
+        self.reasons: Counter[str] = Counter()
+        self.filtered: Counter[str] = Counter()
+        self.read = 0
+        self.accepted = 0
+        self.skipped: Counter[str] = Counter()
+        self.collections = Collections([])
+        self.filters = Filters()
+        self.by_year: Counter[int] = Counter()  # games accepted, by year (0: unknown)
+        self.by_collection: Counter[str] = Counter()
+        self.trace: Trace | None = None
+
+    def skip(self, source: str, location: str, why: str) -> None:
+        """A file or member that holds no game (an index file, a README)."""
+        self.skipped[why] += 1
+
+    def duplicate_of(self, key, where: str) -> str | None:
+        if not self.dedupe:
+            return None
+        first = self.seen.get(key)
+        if first is None:
+            self.seen[key] = where
+        return first
+
+    def first_games(self, h1: np.ndarray, h2: np.ndarray) -> np.ndarray:
+        """Per candidate game of a batch (fingerprint h1, h2), in order: the
+        id of the stored game with the same moves, or -1; the games with -1
+        must then be stored, in order (``add_games``), as they are numbered
+        so.  Nothing is a duplicate without ``dedupe``."""
+        if not self.dedupe:
+            return np.full(len(h1), -1, np.int64)
+        return self.fingerprints.first_ids(h1, h2, self.accepted)
+
+    def where(self, game: int) -> str:
+        """Where the stored game ``game`` was read (as ``GameRecord.where``)."""
+        return self.wheres.of(game)
+
+    def add_games(self, table: pa.Table, sequences: dict | None = None) -> None:
+        """Accepted games, numbered from ``self.accepted`` (and their
+        sequences, when phase 1 ran with validation)."""
+        self.games.add(table)
+        if self.wheres is not None:  # where each was read, for the duplicates found later
+            self.wheres.add(self.accepted, table)
+        self.accepted += table.num_rows
+        year = numpy(table.column("year"))
+        self.by_year.update(dict(zip(*[a.tolist() for a in np.unique(year, return_counts=True)])))
+        names = table.column("collection").combine_chunks().dictionary_encode()
+        self.by_collection.update(dict(zip(names.dictionary.to_pylist(),
+                                           np.bincount(numpy(names.indices), minlength=len(names.dictionary)).tolist())))
+        if self.on_games is not None:
+            self.on_games(table, sequences)
+
+    def reject_rows(self, rows: list[tuple[str, str, str, str]]) -> None:
+        if not rows:
+            return
+        if self.strict:
+            raise StrictError.of(*rows[0])
+        for row in rows:
+            self.reasons[row[2]] += 1
+        self.rejects.add(pa.Table.from_arrays([strings(list(c)) for c in zip(*rows)], schema=REJECTS_SCHEMA))
+
+    def close(self, finish: list[Callable[[], None]] | None = None) -> dict:
+        """Close the files (given ``finish``, games.parquet's last row group
+        is written in the sink's thread, and ``finish`` gets the wait for
+        it: ``TableSink.close``); the stage's figures."""
+        try:
+            self.games.close(finish)
+            self.rejects.close()
+        finally:
+            if self.wheres is not None:
+                self.wheres.close()
+        figures = {
+            "games_read": self.read,
+            "games_accepted": self.accepted,
+            "games_rejected": dict(sorted(self.reasons.items())),
+            "games_filtered": dict(sorted(self.filtered.items())),
+            "files_skipped": dict(sorted(self.skipped.items())),
+            "games_by_year": {str(y): n for y, n in sorted(self.by_year.items()) if y},
+            "games_by_collection": dict(sorted(self.by_collection.items())),
+        }
+        if self.dedupe and self.accepted:  # what grows with the games: the fingerprints (where each was read is on disk)
+            figures["dedupe_bytes"] = self.fingerprints.nbytes
+            figures["wheres_spilled_bytes"] = self.wheres.bytes
+        figures.update(self.arena.figures())  # fingerprints and index lines past the table memory
+        return figures
+
+    def abort(self) -> None:
+        """The run failed: stop writing, remove the files."""
+        try:
+            self.games.abort()
+            self.rejects.abort()
+        finally:
+            if self.wheres is not None:
+                self.wheres.close()
+
+
+def _games_table(first_id: int, columns: dict) -> pa.Table:
+    n = len(columns["source"])
+    arrays = [column(np.arange(first_id, first_id + n, dtype=np.int64))]
+    for name in GAMES_SCHEMA.names[1:]:
+        value = columns[name]
+        kind = GAMES_SCHEMA.field(name).type
+        if isinstance(value, (pa.Array, pa.ChunkedArray)):
+            arrays.append(value)
+        elif kind == pa.string():
+            arrays.append(strings(value))
+        else:
+            arrays.append(column(value, kind))
+    return pa.Table.from_arrays(arrays, schema=GAMES_SCHEMA)
+
+
+# -- reference engine -----------------------------------------------------------
+
+
+def _run_reference(paths, ledger: _Ledger, include_handicap: bool, bar, exclude=(), limits: dict | None = None) -> None:
+    columns: dict[str, list] = {n: [] for n in GAMES_SCHEMA.names[1:]}
+    rejects: list[tuple[str, str, str, str]] = []
+
+    def flush() -> None:
+        ledger.reject_rows(rejects)
+        rejects.clear()
+        if columns["source"]:
+            ledger.add_games(_games_table(ledger.accepted, columns))
+            for c in columns.values():
+                c.clear()
+
+    for item in read_paths(paths, on_skip=ledger.skip, arena=ledger.arena, exclude=exclude, **(limits or {})):
+        check_stop()
+        ledger.read += 1
+        bar.update()
+        if isinstance(item, GameRecord):
+            day = day_of(item.meta.get("DT", ""))
+            info = (day // 10000, winner(item.meta.get("RE", "")), ledger.collections.of(item.source), day)
+            try:
+                check(item, include_handicap)
+                why = ledger.filters.reasons(np.array([info[0]]), np.array([info[1]]), [info[2]],
+                                             ledger.collections)[0] if ledger.filters.active else None
+                if why is not None:  # left out as asked: after the checks, before the duplicates
+                    ledger.filtered[why] += 1
+                    continue
+                first = ledger.duplicate_of(_fingerprint(item), item.where)
+                if first is not None:
+                    raise RecordError("duplicate", f"same moves as {first}")
+            except RecordError as exc:
+                item = Reject(item.source, item.location, exc.reason, exc.detail)
+        if isinstance(item, Reject):
+            rejects.append((item.source, item.location, item.reason, item.detail))
+            if ledger.strict:
+                flush()
+            continue
+        for m in META:
+            columns[m].append(item.meta.get(m, ""))
+        columns["source"].append(item.source)
+        columns["location"].append(item.location)
+        columns["day"].append(info[3])
+        columns["year"].append(info[0])
+        columns["winner"].append(info[1])
+        columns["collection"].append(info[2])
+        columns["handicap"].append(item.handicap)
+        columns["size"].append(item.size)
+        columns["move_count"].append(len(item.moves))
+        columns["setup_black"].append(encode_points(item.setup_black))
+        columns["setup_white"].append(encode_points(item.setup_white))
+        columns["setup_events"].append(json.dumps(item.setup_events) if item.setup_events else "")
+        columns["moves"].append(encode_moves(item.moves))
+        if len(columns["source"]) >= 10_000:
+            flush()
+    flush()
+
+
+# -- fast engine ----------------------------------------------------------------
+
+def _moves_strings(b: GameBatch, games: np.ndarray) -> pa.Array:
+    """encode_moves of the games ``games`` of a batch, at once."""
+    text, offsets = moves_text(b.colours, b.points, b.move_offsets, games)
+    return pa.StringArray.from_buffers(len(games), pa.py_buffer(offsets), pa.py_buffer(text))
+
+
+def _record(b: GameBatch, k: int) -> GameRecord:
+    mo, so = b.move_offsets, b.setup_offsets
+    sc, sp = b.setup_colours[so[k]:so[k + 1]], b.setup_points[so[k]:so[k + 1]]
+    return GameRecord(
+        source=b.source[k], location=b.location[k], size=b.size[k], handicap=b.handicap[k],
+        setup_black=tuple(int(p) for p in sp[sc < 0]), setup_white=tuple(int(p) for p in sp[sc > 0]),
+        moves=tuple(Move(int(c), int(p)) for c, p in zip(b.colours[mo[k]:mo[k + 1]], b.points[mo[k]:mo[k + 1]])),
+        setup_events=b.events[k], meta=b.info_of(k),
+    )
+
+
+def _replay(b: GameBatch, pool: Executor, jobs: int, phase1: Phase1Params | None, include_handicap: bool):
+    """The kernel's validation over ``jobs`` threads (it releases the GIL);
+    given ``phase1``, phase 1 too, in the same replay, for the games the
+    reader, board size and handicap do not already reject.  Returns the
+    futures of its parts, to be joined by ``_joined``."""
+    n = len(b)
+    bounds = np.linspace(0, n, max(1, min(jobs, n)) + 1).astype(int)
+    if phase1 is not None:
+        todo = np.array([r is None for r in b.reject], dtype=bool) & (np.array(b.size) == SIZE)
+        handicap = np.array(b.handicap)
+        todo &= (handicap == 0) if not include_handicap else (handicap <= MAX_HANDICAP)
+
+    def part(lo: int, hi: int):
+        args = b.stones(lo, hi)
+        if phase1 is None:
+            return kernel.validate_batch(*args), None
+        return kernel.validate_and_extract(*args, params=phase1, todo=todo[lo:hi])
+
+    return [(lo, pool.submit(part, lo, hi)) for lo, hi in zip(bounds[:-1], bounds[1:])]
+
+
+def _joined(futures) -> tuple[list[np.ndarray], dict | None]:
+    """The parts' validation arrays, and their sequences (game = index in
+    the batch) when phase 1 ran."""
+    results = [(lo, f.result()) for lo, f in futures]
+    checks = [np.concatenate([r[0][i] for _, r in results]) for i in range(4)]
+    if results[0][1][1] is None:
+        return checks, None
+    return checks, joined_parts([(lo, r[1]) for lo, r in results])
+
+
+def _verdicts(b: GameBatch, include_handicap: bool, played: np.ndarray, occupied: np.ndarray) -> dict[int, tuple[str, str]]:
+    """(reason, detail) of every game of the batch that is not valid, by
+    game, first reason first: the reader's, board size, handicap (or a bad
+    one), setup after the root (checked in Python), no moves, an occupied
+    point."""
+    verdicts = {k: r for k, r in enumerate(b.reject) if r is not None}
+    open_ = np.ones(len(b), dtype=bool)
+    open_[list(verdicts)] = False
+    size = np.asarray(b.size)
+    for k in np.flatnonzero(open_ & (size != SIZE)).tolist():
+        verdicts[k] = ("not 19x19", f"board size {b.size[k]}")
+    open_ &= size == SIZE
+    handicap = np.asarray(b.handicap)
+    if not include_handicap:
+        for k in np.flatnonzero(open_ & (handicap != 0)).tolist():
+            verdicts[k] = ("handicap", f"handicap {b.handicap[k]}")
+        open_ &= handicap == 0
+    for k in np.flatnonzero(open_ & (handicap > MAX_HANDICAP)).tolist():
+        verdicts[k] = ("bad handicap", f"handicap {b.handicap[k]}: more than {MAX_HANDICAP} stones")
+    open_ &= handicap <= MAX_HANDICAP
+    events = np.array([bool(e) for e in b.events], dtype=bool)
+    for k in np.flatnonzero(open_ & events).tolist():
+        try:
+            check(_record(b, k), include_handicap)
+        except RecordError as exc:
+            verdicts[k] = (exc.reason, exc.detail)
+    open_ &= ~events
+    for k in np.flatnonzero(open_ & (played == 0)).tolist():
+        verdicts[k] = ("no moves", "")
+    open_ &= played != 0
+    for k in np.flatnonzero(open_ & (occupied >= 0)).tolist():
+        verdicts[k] = ("move on an occupied point", f"move {occupied[k] + 1}")
+    return verdicts
+
+
+def _take(values: list | pa.Array, idx: list[int]) -> list | pa.Array:
+    if len(idx) == len(values):
+        return values
+    return [values[k] for k in idx] if isinstance(values, list) else values.take(column(idx, np.int64))
+
+
+def _setup_strings(b: GameBatch, accepted: list[int]) -> tuple[list[str], list[str]]:
+    """games.parquet's setup_black and setup_white of the accepted games."""
+    black, white = [""] * len(accepted), [""] * len(accepted)
+    so = b.setup_offsets
+    for i, k in enumerate(accepted):
+        if so[k + 1] > so[k]:
+            c, pts = b.setup_colours[so[k]:so[k + 1]], b.setup_points[so[k]:so[k + 1]]
+            black[i], white[i] = encode_points(pts[c < 0].tolist()), encode_points(pts[c > 0].tolist())
+    return black, white
+
+
+def _fast_batch(b: GameBatch, ledger: _Ledger, include_handicap: bool, futures) -> None:
+    (occupied, played, h1, h2), sequences = _joined(futures)
+    day, won = days(b.info["DT"]), winners(b.info["RE"])
+    year = (day // 10000).astype(np.int16)
+    collection = [ledger.collections.of(source) for source in b.source]
+    verdicts = _verdicts(b, include_handicap, played, occupied)
+    candidates = np.ones(len(b), dtype=bool)
+    candidates[list(verdicts)] = False
+    if ledger.filters.active:  # left out as asked: after the checks, before the duplicates
+        reasons = ledger.filters.reasons(year, won, collection, ledger.collections)
+        filtered = [k for k in np.flatnonzero(candidates).tolist() if reasons[k] is not None]
+        ledger.filtered.update(reasons[k] for k in filtered)
+        candidates[filtered] = False
+    candidates = np.flatnonzero(candidates)
+    firsts = ledger.first_games(h1[candidates], h2[candidates])
+    accepted = candidates[firsts < 0].tolist()
+    duplicates = {int(k): int(first) for k, first in zip(candidates[firsts >= 0], firsts[firsts >= 0])}
+    base = ledger.read
+    ledger.read += len(b)
+    if accepted:
+        idx = np.array(accepted, dtype=np.int64)
+        columns: dict = {m: _take(b.info[m], accepted) for m in META}
+        columns["source"] = _take(b.source, accepted)
+        columns["location"] = _take(b.location, accepted)
+        columns["collection"] = _take(collection, accepted)
+        columns["day"] = day[idx]
+        columns["year"] = year[idx]
+        columns["winner"] = won[idx]
+        # the batch's rejected games may hold any number: narrowed once taken
+        columns["handicap"] = np.asarray(b.handicap, dtype=np.int64)[idx].astype(np.int16)
+        columns["size"] = np.asarray(b.size, dtype=np.int64)[idx].astype(np.int16)
+        columns["move_count"] = np.diff(b.move_offsets)[idx].astype(np.int32)
+        columns["setup_black"], columns["setup_white"] = _setup_strings(b, accepted)
+        columns["setup_events"] = [events_json(b.events[k]) for k in accepted]
+        columns["moves"] = _moves_strings(b, idx)
+        if sequences is not None:
+            if any(b.events[k] for k in accepted):
+                sequences = None  # setup after the root: phase 1 of the stored games, spliced with the reference
+            else:
+                sequences = of_games(sequences, len(b), idx, ledger.accepted)
+        table = _games_table(ledger.accepted, columns)
+
+    def where(first: int) -> str:  # the game stored as ``first``, maybe from this very batch
+        if first < ledger.accepted:
+            return ledger.where(first)
+        k = accepted[first - ledger.accepted]
+        return where_of(b.source[k], b.location[k])
+
+    rejects = {k: (b.source[k], b.location[k], *v) for k, v in verdicts.items()}
+    for k, first in duplicates.items():
+        rejects[k] = (b.source[k], b.location[k], "duplicate", f"same moves as {where(first)}")
+    ledger.reject_rows([rejects[k] for k in sorted(rejects)])  # --strict: raises at the first
+    if ledger.trace is not None:
+        idx = np.array(accepted, dtype=np.int64)
+        ledger.trace.read.append(base + idx)
+        ledger.trace.h1.append(h1[idx])
+        ledger.trace.h2.append(h2[idx])
+        order = sorted(rejects)
+        ledger.trace.reject_read.append(base + np.array(order, dtype=np.int64))
+        ledger.trace.reject_first.append(np.array([duplicates.get(k, -1) for k in order], dtype=np.int64))
+    if accepted:
+        ledger.add_games(table, sequences)
+
+
+def read(
+    paths: Sequence[str | Path],
+    games_path: Path,
+    rejects_path: Path,
+    *,
+    include_handicap: bool,
+    dedupe: bool,
+    strict: bool = False,
+    engine: str = "fast",
+    jobs: int = 1,
+    progress: bool = True,
+    on_games: Callable[[pa.Table, dict | None], None] | None = None,
+    phase1: Phase1Params | None = None,
+    table_memory: int = BUDGET,
+    finish: list[Callable[[], None]] | None = None,
+    exclude: Sequence[str | Path] = (),
+    member_bytes: int = MEMBER_BYTES,
+    field_bytes: int = FIELD_BYTES,
+    collections_depth: int = 1,
+    filters: Filters = Filters(),
+    indexes: Sequence[str | Path] = (),
+    indexes_before: int = 0,
+    named_from: Sequence[str | Path] | None = None,
+    trace: Trace | None = None,
+    part: tuple[int, int] = (0, 1),
+    walked: Walked | None = None,
+    digests: dict | None = None,
+) -> dict:
+    """Read, validate and store every game; return the stage's figures.
+    ``on_games(table, sequences)`` hears every table of accepted games as it
+    is stored; given ``phase1`` (fast engine), the replay that validates a
+    game also finds its sequences, and ``sequences`` holds them (as
+    ``extract.fast_batch`` gives them; None where that replay cannot serve).
+    The tables that grow with the games (the fast engine's duplicate
+    fingerprints, the kifu index lines) hold ``table_memory`` bytes in
+    memory, the rest in mapped files beside ``games_path`` (``mapped``).
+    Given ``finish``, the run returns while the last row group of
+    games.parquet is still being written, and ``finish`` gets the wait for
+    it (the caller goes on with the trie meanwhile).  Folders in ``exclude``
+    (the run's own) are never read.  A run that fails (or is stopped:
+    ``stop``) removes what it wrote.  ``member_bytes`` and ``field_bytes``
+    bound what one archive member (or file) and one field may hold
+    (limits.member_mb and limits.field_kb; see ``readers``).  Each game's
+    collection is named from ``paths`` (``inputs.Collections``,
+    ``collections_depth``); ``filters`` leave games out as they are read,
+    counted by reason.  A partition (``partitions``) reads its own files,
+    with the kifu ``indexes`` kept elsewhere in its collections (the first
+    ``indexes_before`` of them read before its files, as one reading would), names
+    collections from the paths given to the run (``named_from``), and
+    keeps a ``trace`` for joining it with the others (fast engine); a
+    partition that is part k of K of one archive reads that part of its
+    members (``part``: ``readers``).  ``walked``: the inputs walked once
+    already (``readers.walked``), read without walking them again;
+    ``digests``: gets each file's content digest, taken as it is read (the
+    fast engine), for the ingest stage's key (``inputs.Scan.learn``)."""
+    limits = {"member_bytes": member_bytes, "field_bytes": field_bytes}
+    arena = Arena(games_path.parent, budget=table_memory)
+    ledger = _Ledger(games_path, rejects_path, dedupe, strict, on_games, arena)
+    ledger.collections = Collections(paths if named_from is None else named_from, collections_depth)
+    ledger.filters = filters
+    ledger.trace = trace
+    try:
+        with progress_bar(progress, desc="ingest", unit=" games") as bar:
+            if engine == "reference":
+                _run_reference(paths, ledger, include_handicap, bar, exclude, limits)
+            else:
+                # validation of one batch runs in threads while the next is read
+                with threads.pool(max(1, jobs), initializer=yield_to_reader) as pool:
+                    pending = None
+                    for batch in read_batches(paths, on_skip=ledger.skip, arena=ledger.arena, exclude=exclude,
+                                              indexes=indexes, indexes_before=indexes_before, part=part,
+                                              walked=walked, digests=digests, **limits):
+                        check_stop()  # between batches: a stop never looks like the end of the input
+                        if len(batch) == 0:
+                            continue
+                        started = (batch, _replay(batch, pool, jobs, phase1, include_handicap))
+                        if pending is not None:
+                            _fast_batch(pending[0], ledger, include_handicap, pending[1])
+                            bar.update(len(pending[0]))
+                        pending = started
+                    check_stop()
+                    if pending is not None:
+                        _fast_batch(pending[0], ledger, include_handicap, pending[1])
+                        bar.update(len(pending[0]))
+    except BaseException:
+        ledger.abort()
+        raise
+    return ledger.close(finish)

@@ -1,0 +1,68 @@
+"""What the method's rules are for a run's config: phase 1's parameters,
+the kinds, the pruning rules and threshold, the ingest options.  The
+method's modules load only when a stage runs: a run whose stages are all
+up to date does not import them."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from joseki_miner.runs.config import Config
+from joseki_miner.runs.inputs import Filters
+
+if TYPE_CHECKING:
+    from joseki_miner.method import prune
+    from joseki_miner.method.kinds import Rules as KindRules
+    from joseki_miner.method.sequences import Phase1Params
+
+
+def phase1_params(config: Config) -> Phase1Params:
+    """Phase 1's distances, corner and influence parameters (4.2, 5.2, 8)."""
+    from joseki_miner.method.sequences import Phase1Params
+
+    return Phase1Params(
+        certain=config.distance_certain,
+        maybe=config.distance_maybe,
+        corner_stones=config.corner_stones,
+        max_length=config.max_length,
+        reach=config.influence_reach,
+        start=config.corner_start,
+        noise=config.distance_noise,
+    )
+
+
+def kind_rules(config: Config) -> KindRules | None:
+    """The rules of the nodes' kinds, or None where the config asks for the
+    thesis' tree without them."""
+    from joseki_miner.method.kinds import Rules as KindRules
+
+    return KindRules(config.corner_region) if config.kinds else None
+
+
+def prune_rules(config: Config) -> prune.Rules:
+    """The future work's rules of phase 2 (section 9)."""
+    from joseki_miner.method import prune
+
+    return prune.Rules(config.prune_follow, config.prune_min_share, config.prune_fold_tenuki)
+
+
+def threshold_for(games: int, config: Config) -> int:
+    """The pruning threshold for ``games`` accepted (6.1)."""
+    from joseki_miner.method.threshold import threshold
+
+    return threshold(games, config.prune_min_count, config.prune_min_fraction)
+
+
+def floor_for(games: int, config: Config) -> int:
+    """The least count the build stores, for ``games`` accepted: 2, unless
+    the pruning threshold is 1."""
+    return 1 if threshold_for(games, config) <= 1 else 2
+
+
+def ingest_options(config: Config) -> dict:
+    """The ingest stage's parameters: what one archive member (or file)
+    and one field may hold, how collections are named, the filters."""
+    c = config
+    return {"member_bytes": c.limits_member_mb << 20, "field_bytes": c.limits_field_kb << 10,
+            "collections_depth": c.collections_depth,
+            "filters": Filters(c.filter_years, c.filter_sources, c.filter_result_known)}

@@ -1,0 +1,550 @@
+"""Partitions: the unit of work of the dask engine, and the steps that join
+them into the very files the one-process engines write.
+
+A partition is a run of consecutive input files (in the order every engine
+reads them).  ``mine`` reads one, validates its games, finds their
+sequences (the fast engine's one replay) and writes its games, rejects and
+sequences, numbered within the partition, with a trace of each game's place
+in the reading order and its fingerprint, to a folder of its own: pure in
+its inputs (the files, their digests, the parameters), written under a
+temporary name and renamed whole, so a partition done is kept (a later run,
+``--add``, a retried task) and one half done is never trusted.
+
+Joining is deterministic: a game is a duplicate of the first game with the
+same moves in the reading order, wherever its partition (``resolve``, once
+a run), the games kept are numbered in that order, and ``write_games``,
+``write_rejects`` and ``write_sequences`` each stream the partitions in
+order into one file, in the row groups the other engines write: the same
+bytes, whatever the partitions and workers."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import uuid
+import zipfile
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+import joseki_miner
+from joseki_miner.fast.arrow import column, numpy, strings
+from joseki_miner.runs.inputs import Collections
+from joseki_miner.readers import HEAD, KEPT_BYTES, archives, existing_files, index_scope, sniff
+from joseki_miner.method.records import where_of
+from joseki_miner.method.sequences import Phase1Params
+from joseki_miner.runs.stop import check as check_stop
+from joseki_miner.runs.store import remove_unfinished, sync_file, sync_folder
+
+from joseki_miner.engines.cluster import PARTITION_MB
+from joseki_miner.runs.errors import StrictError
+from joseki_miner.fast.parquet import TableSink
+from joseki_miner.method.points import TENUKI
+
+# The compiled engine (build, extract, ingest) is imported by the functions
+# that run on the workers: the driver plans the partitions and the subtrees
+# without loading numba.
+
+FILES = ("games.parquet", "rejects.parquet", "sequences.parquet", "sorted.arrow", "trace.parquet",
+         "reject-trace.parquet")
+# what a partition's folder holds, in its key: a partition mined by a
+# version that wrote other files (or read its indexes in another order) is
+# mined again, never half trusted
+FORMAT = 3
+KEPT = "kept"  # in what ``mine`` returns of a partition kept from an earlier run
+# a partition's sequences are read by every count of the build and by the
+# join: lz4 decodes in half zstd's time (all data: 0.48 s against 0.89 s a
+# reading, written in 0.54 s against 0.83 s) for 79 MiB against 46 MiB
+SEQUENCES_CODEC = "lz4"
+DONE = "figures.json"  # written last: a partition's folder is whole once it holds it (and renamed into place)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What mining a partition needs besides its files: the paths given to
+    the run (collections are named from them), the parameters of ingest and
+    extract, and ``key``, a digest of all of them.  Paths may be relative
+    to the driver's folder: a dask task runs there (``cluster.in_folder``)."""
+
+    named_from: tuple[str, ...]
+    include_handicap: bool
+    dedupe: bool
+    phase1: Phase1Params
+    options: dict  # ingest's limits, collection depth and filters (``ingest.read``)
+    table_memory: int
+    exclude: tuple[str, ...]
+    key: str
+
+
+@dataclass(frozen=True)
+class Partition:
+    """Consecutive input files (``files``, read in this order), the kifu
+    index files elsewhere in their collections they need (``indexes``),
+    their bytes, and ``key``: a digest of the files' contents and names,
+    the collections they fall in and the settings.  An archive larger than
+    a partition is cut in parts: a partition then holds that one file, and
+    ``part`` (k, K) says it reads the k-th of K runs of its members.
+    ``indexes`` are in the reading order, the first ``indexes_before`` of
+    them before the partition's files (within a scope the index read last
+    wins: the partition reads them in the order one reading does)."""
+
+    number: int
+    files: tuple[str, ...]
+    indexes: tuple[str, ...]
+    size: int
+    key: str
+    part: tuple[int, int] = (0, 1)
+    indexes_before: int = 0
+
+
+def _is_index(path: Path) -> bool:
+    """A kifu index kept beside the games it describes: a ``.index`` file,
+    or a file in a folder named ``index`` (Tom's and Tygem's layouts)."""
+    return path.name.lower().endswith(".index") or path.parent.name.lower() == "index"
+
+
+MAX_PARTS = 8  # of one archive: a part of a compressed tar inflates it from its start (see ``_parts``)
+
+
+def _parts(path: Path, size: int, target_bytes: int) -> int:
+    """In how many parts an input file is mined: an archive of many members
+    about one a ``target_bytes``, at most ``MAX_PARTS``; any other file
+    whole.  Each part of a tar inflates it (its index pre-pass does
+    already; the tar is then kept in memory and walked again): K parts cost
+    K inflations, a tenth of mining it or less each, hence the cap; a part
+    of a zip inflates its own members but reads the zip's directory.  A tar
+    too large to be kept in memory (``KEPT_BYTES``; of a compressed one,
+    only gzip says its size) would be streamed three times a part: whole."""
+    parts = min(MAX_PARTS, round(size / target_bytes)) if target_bytes > 0 else 1
+    if parts < 2:
+        return 1
+    try:
+        with open(path, "rb") as fh:
+            kind = sniff(path.name, fh.read(HEAD))
+            fh.seek(0)
+            if kind == "zip":
+                members = sum(1 for info in zipfile.ZipFile(fh).infolist() if not info.is_dir())
+                return max(1, min(parts, members))
+            if kind == "tar" and size <= KEPT_BYTES:
+                return parts
+            if kind == "gzip" and archives.compressed_holds_tar(kind, fh, path.name):
+                fh.seek(-4, os.SEEK_END)
+                inflated = int.from_bytes(fh.read(4), "little")  # ISIZE: the size inflated, modulo 4 GiB
+                return parts if size <= inflated <= KEPT_BYTES else 1
+    except (OSError, *archives.READ_ERRORS):
+        pass
+    return 1
+
+
+def plan(paths, settings: Settings, digests: dict[str, str], *, target_bytes: int = int(PARTITION_MB * 2**20),
+         on_skip=None) -> list[Partition]:
+    """The run's partitions: the input files in reading order, cut once a
+    partition holds ``target_bytes`` and where a path given starts, an
+    archive larger than that in parts of its members (``_parts``); each
+    with the index files of its collections that lie outside it.
+    ``digests`` are the files' content digests by path
+    (``inputs.inputs_key``); the walk reports what it skips to ``on_skip``
+    as a one-process run would."""
+    files: list[Path] = []
+    starts: set[int] = set()  # a partition never spans two paths given: adding one leaves the others' partitions
+    seen: set[str] = set()
+    for given in paths:
+        starts.add(len(files))
+        for f in existing_files([given], on_skip, settings.exclude):
+            if os.path.abspath(f) not in seen:  # a file met twice is read once, as ``iter_files`` reads it
+                seen.add(os.path.abspath(f))
+                files.append(f)
+    sizes = []
+    for f in files:
+        try:
+            sizes.append(os.stat(f).st_size)
+        except OSError:
+            sizes.append(0)
+    groups: list[list[int]] = [[]]
+    cut: dict[int, int] = {}  # the groups that are an archive in parts: its number of parts, by group
+    held = 0
+    for i, size in enumerate(sizes):
+        parts = _parts(files[i], size, target_bytes)
+        if groups[-1] and (held >= target_bytes or i in starts or parts > 1):
+            groups.append([])
+            held = 0
+        groups[-1].append(i)
+        held += size
+        if parts > 1:
+            cut[len(groups) - 1] = parts
+            held = target_bytes  # the next file starts a partition of its own
+    indexes = [(i, index_scope(f)) for i, f in enumerate(files) if _is_index(f)]
+    names = Collections(settings.named_from, settings.options.get("collections_depth", 1))
+    partitions: list[Partition] = []
+    for g, group in enumerate(groups):
+        if not group:
+            continue
+        mine_ = set(group)
+        folders = {os.path.abspath(files[i].parent).replace(os.sep, "/") for i in group}  # as scopes are written
+        needed = [i for i, scope in indexes if i not in mine_
+                  and any(f == scope or f.startswith(scope + "/") for f in folders)]
+        identity = [[str(files[i]), digests.get(str(files[i]), ""), names.of(str(files[i]))] for i in group]
+        identity += [["index", str(files[i]), digests.get(str(files[i]), "")] for i in needed]
+        size = sum(sizes[i] for i in group)
+        parts = cut.get(g, 1)
+        for k in range(parts):
+            whole = [joseki_miner.__version__, FORMAT, settings.key, identity] + ([["part", k, parts]] if parts > 1 else [])
+            key = hashlib.sha256(json.dumps(whole).encode()).hexdigest()[:20]
+            # the parts of an archive cost about the same: each its share of the members to mine
+            partitions.append(Partition(len(partitions), tuple(str(files[i]) for i in group),
+                                        tuple(str(files[i]) for i in needed), size // parts, key, (k, parts),
+                                        sum(1 for i in needed if i < group[0])))
+    return partitions
+
+
+def subtrees(counts: dict[int, int], parts: int) -> list[tuple[int, int]]:
+    """At most ``parts`` ranges (lo, hi) of first keys, in key order, the
+    largest as small as can be (``counts``: sequences by first key): a
+    range is the root's subtrees of its keys, counted apart from the
+    others'.  A key is never split, so the largest range holds at least
+    the most common first move's subtree."""
+    keys = sorted(counts)
+    if not keys:
+        return [(0, TENUKI + 1)]
+
+    def packed(most: int) -> list[list[int]]:  # greedy: each range as full as ``most`` lets it
+        groups, held = [[]], 0
+        for key in keys:
+            if groups[-1] and held + counts[key] > most:
+                groups.append([])
+                held = 0
+            groups[-1].append(key)
+            held += counts[key]
+        return groups
+
+    low, high = max(counts.values()), sum(counts.values())
+    while low < high:  # the smallest largest range that ``parts`` ranges allow
+        middle = (low + high) // 2
+        low, high = (low, middle) if len(packed(middle)) <= parts else (middle + 1, high)
+    groups = packed(low)
+    return [(group[0], (groups[i + 1][0] if i + 1 < len(groups) else group[-1] + 1)) for i, group in enumerate(groups)]
+
+
+# -- mining one partition ----------------------------------------------------------
+
+
+def _done(folder: Path) -> dict | None:
+    """The figures of a partition mined whole into ``folder``, or None."""
+    try:
+        record = json.loads((folder / DONE).read_text())
+        if all((folder / name).stat().st_size == size for name, size in record["sizes"].items()):
+            return record["figures"]
+    except (OSError, ValueError, KeyError):
+        pass
+    return None
+
+
+def mine(partition: Partition, settings: Settings, folder: str) -> dict:
+    """Mine one partition into ``folder``/its key (kept from an earlier run
+    when whole: then the figures say ``KEPT``); the ingest figures of its
+    files."""
+    out = Path(folder) / partition.key
+    figures = _done(out)
+    if figures is not None:
+        return {**figures, KEPT: True}
+    if out.exists():  # not whole: written by another version, or damaged
+        shutil.rmtree(out, ignore_errors=True)
+    from joseki_miner.engines import build, ingest
+    from joseki_miner.engines.extract import Phase1Stream
+
+    tmp = Path(folder) / f"{partition.key}-{uuid.uuid4().hex[:8]}.tmp"
+    tmp.mkdir(parents=True)
+    try:
+        trace = ingest.Trace()
+        stream = Phase1Stream(tmp / "sequences.parquet", settings.phase1, jobs=1, compression=SEQUENCES_CODEC)
+        try:
+            figures = ingest.read(
+                list(partition.files), tmp / "games.parquet", tmp / "rejects.parquet",
+                include_handicap=settings.include_handicap, dedupe=settings.dedupe, jobs=1, progress=False,
+                on_games=stream.add, phase1=settings.phase1, table_memory=settings.table_memory,
+                exclude=settings.exclude, indexes=partition.indexes, indexes_before=partition.indexes_before,
+                named_from=settings.named_from, trace=trace,
+                part=partition.part, **settings.options)
+        except BaseException:
+            stream.abort()
+            raise
+        figures["sequences"] = stream.close()["sequences"]
+        # the sequences in trie order too: each count of the build reads its first keys' alone
+        figures["first_keys"] = {str(k): n for k, n in build.write_run(tmp / "sequences.parquet",
+                                                                       tmp / "sorted.arrow").items()}
+        games, rejects = trace.arrays()
+        for name, arrays in (("trace.parquet", games), ("reject-trace.parquet", rejects)):
+            pq.write_table(pa.Table.from_arrays([column(a) for a in arrays.values()], names=list(arrays)), tmp / name)
+        for name in FILES:
+            sync_file(tmp / name)
+        sizes = {name: (tmp / name).stat().st_size for name in FILES}
+        (tmp / DONE).write_text(json.dumps({"figures": figures, "sizes": sizes}))
+        sync_file(tmp / DONE)
+        try:
+            os.rename(tmp, out)
+        except OSError:  # another attempt at the same partition got there first
+            if _done(out) is None:
+                raise
+        sync_folder(Path(folder))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return figures
+
+
+def clean(folder: Path, keep: set[str] | None = None) -> None:
+    """Remove half-written partitions (a stopped run's, a killed worker's)
+    and, given ``keep``, every partition not in it."""
+    remove_unfinished(folder, keep)
+
+
+# -- joining the partitions ------------------------------------------------------------
+
+
+@dataclass
+class Resolution:
+    """Per partition: which of its games are kept (``keep``), the number
+    of its first kept game in the joined files (``first``), and for every
+    game that repeats a game of an earlier partition, that game's
+    (partition, number in it) (``repeats``: by the game's number)."""
+
+    keep: list[np.ndarray]
+    first: list[int]
+    repeats: list[dict[int, tuple[int, int]]]
+    read: list[np.ndarray]  # each game's number in its partition's reading order
+
+    @property
+    def accepted(self) -> int:
+        """The games kept: those the joined games.parquet holds."""
+        return sum(int(keep.sum()) for keep in self.keep)
+
+    def joined_numbers(self, p: int) -> np.ndarray:
+        """Per game of partition ``p``, its number in the joined files (a
+        kept game's; a dropped game's is not used)."""
+        return np.cumsum(self.keep[p]) - 1 + self.first[p]
+
+
+def resolve(folder: str, keys: list[str], dedupe: bool) -> Resolution:
+    """Duplicates across partitions, resolved as one reading resolves them:
+    the first game with the same moves in the reading order is kept."""
+    traces = [pq.ParquetFile(Path(folder) / k / "trace.parquet").read() for k in keys]
+    counts = [t.num_rows for t in traces]
+    starts = np.r_[0, np.cumsum(counts)].astype(np.int64)
+    first_of = np.arange(starts[-1], dtype=np.int64)
+    if dedupe and starts[-1]:
+        h1 = np.concatenate([numpy(t.column("h1")) for t in traces])
+        h2 = np.concatenate([numpy(t.column("h2")) for t in traces])
+        order = np.lexsort((h2, h1))  # stable: the first of equal fingerprints comes first
+        new = np.r_[True, (h1[order][1:] != h1[order][:-1]) | (h2[order][1:] != h2[order][:-1])]
+        group = np.cumsum(new) - 1
+        first_of[order] = order[np.flatnonzero(new)][group]
+    keep_all = first_of == np.arange(starts[-1])
+    kept_before = np.r_[0, np.cumsum(keep_all)]
+    part_of = np.repeat(np.arange(len(keys)), counts)
+    keep, first, repeats = [], [], []
+    for p in range(len(keys)):
+        lo, hi = starts[p], starts[p + 1]
+        keep.append(keep_all[lo:hi])
+        first.append(int(kept_before[lo]))
+        dropped = np.flatnonzero(~keep_all[lo:hi])
+        f = first_of[lo + dropped]
+        repeats.append({int(k): (int(part_of[g]), int(g - starts[part_of[g]])) for k, g in zip(dropped, f)})
+    return Resolution(keep, first, repeats, [numpy(t.column("read")) for t in traces])
+
+
+@dataclass(frozen=True)
+class Joined:
+    """The partitions as the joined files will hold them: the games kept,
+    in order, and their sequences, numbered as joined.  The joins write
+    them; the build counts them (as ``build.Stored``) while the joins run."""
+
+    folder: str
+    keys: tuple[str, ...]
+    resolution: Resolution
+
+    def game_tables(self, columns: list[str] | None = None):
+        """Per partition, the table of its games kept (``columns`` of
+        games.parquet), game numbers as in the partition."""
+        for p, key in enumerate(self.keys):
+            table = pq.ParquetFile(Path(self.folder) / key / "games.parquet").read(columns=columns)
+            keep = self.resolution.keep[p]
+            yield table if keep.all() else table.filter(column(keep))
+
+    def games(self, columns: list[str]) -> pa.Table:
+        from joseki_miner.engines.ingest import GAMES_SCHEMA
+
+        tables = list(self.game_tables(columns))
+        return pa.concat_tables(tables) if tables else GAMES_SCHEMA.empty_table().select(columns)
+
+    def parts(self, key_range: tuple[int, int]):
+        """Per partition, its sequences whose first key is in ``key_range``
+        of the games kept, numbered as joined, in trie order (the
+        partitions' sorted runs, ``build.write_run``): offsets, keys,
+        scores, fields, True (in trie order)."""
+        from joseki_miner.engines import build
+
+        res = self.resolution
+        for p, key in enumerate(self.keys):
+            check_stop()
+            part = build.read_run(Path(self.folder) / key / "sorted.arrow", key_range)
+            if part is None:
+                continue
+            kept = res.keep[p][part[3]["game"]]
+            if not kept.all():
+                part = build.select(part, np.flatnonzero(kept))
+            part[3]["game"] = res.joined_numbers(p)[part[3]["game"]]
+            yield (*part, True)
+
+    def sequences(self, columns: list[str] | None, batch_size: int):
+        """The sequences of the games kept, in batches of at most
+        ``batch_size``, numbered by their games' joined numbers."""
+        res = self.resolution
+        read = columns if columns is None or "game" in columns else ["game", *columns]
+        for p, key in enumerate(self.keys):
+            number = res.joined_numbers(p)
+            for batch in pq.ParquetFile(Path(self.folder) / key / "sequences.parquet").iter_batches(
+                    batch_size, columns=read):
+                game = numpy(batch.column("game"))
+                kept = res.keep[p][game]
+                if not kept.all():
+                    batch = batch.filter(column(kept))
+                    game = game[kept]
+                if read is not columns:
+                    yield pa.RecordBatch.from_arrays([batch.column(c) for c in columns], names=list(columns))
+                    continue
+                arrays = list(batch.columns)
+                arrays[batch.schema.get_field_index("game")] = column(number[game].astype(np.int64))
+                yield pa.RecordBatch.from_arrays(arrays, schema=batch.schema)
+
+
+def write_games(folder: str, keys: list[str], res: Resolution, path: str) -> dict:
+    """games.parquet of the partitions joined (``res``: ``resolve``'s); the
+    figures that count the games kept (accepted, by year, by collection)."""
+    from joseki_miner.engines.ingest import GAMES_SCHEMA
+
+    sink = TableSink(Path(path), GAMES_SCHEMA, background=True)
+    by_year: Counter[int] = Counter()
+    by_collection: Counter[str] = Counter()
+    try:
+        for p, table in enumerate(Joined(folder, tuple(keys), res).game_tables()):
+            ids = np.arange(res.first[p], res.first[p] + table.num_rows, dtype=np.int64)
+            table = table.set_column(0, "game", column(ids))
+            year = numpy(table.column("year"))
+            by_year.update(dict(zip(*[a.tolist() for a in np.unique(year, return_counts=True)])))
+            by_collection.update(table.column("collection").to_pylist())
+            sink.add(table)
+        sink.close()
+    except BaseException:
+        sink.abort()
+        raise
+    return {"games_accepted": res.accepted, "games_by_year": {str(y): n for y, n in sorted(by_year.items()) if y},
+            "games_by_collection": dict(sorted(by_collection.items()))}
+
+
+def _where(folder: str, key: str, rows: list[int]) -> dict[int, str]:
+    """Where each of a partition's games ``rows`` was read."""
+    table = pq.ParquetFile(Path(folder) / key / "games.parquet").read(columns=["source", "location"])
+    picked = table.take(column(rows, np.int64)).to_pylist() if rows else []
+    return {r: where_of(row["source"], row["location"]) for r, row in zip(rows, picked)}
+
+
+def write_rejects(folder: str, keys: list[str], res: Resolution, path: str, strict: bool = False) -> dict:
+    """rejects.parquet of the partitions joined, in the reading order: each
+    partition's own, and its games that repeat a game of an earlier one
+    (named, as a duplicate's first game always is, by where the first was
+    read); the figure of the games rejected by reason.  ``strict``: the
+    first reject fails the run."""
+    from joseki_miner.engines.ingest import REJECTS_SCHEMA
+
+    wanted: dict[int, set[int]] = {}  # the games named as first games, by partition
+    traces = [pq.ParquetFile(Path(folder) / k / "reject-trace.parquet").read() for k in keys]
+    for p in range(len(keys)):
+        for q, g in res.repeats[p].values():
+            wanted.setdefault(q, set()).add(g)
+        for g in numpy(traces[p].column("first")).tolist():
+            if g >= 0 and not res.keep[p][g]:
+                q, h = res.repeats[p][g]
+                wanted.setdefault(q, set()).add(h)
+    where = {q: _where(folder, keys[q], sorted(games)) for q, games in wanted.items()}
+    sink = TableSink(Path(path), REJECTS_SCHEMA)
+    reasons: Counter[str] = Counter()
+    try:
+        for p, key in enumerate(keys):
+            own = pq.ParquetFile(Path(folder) / key / "rejects.parquet").read()
+            first = numpy(traces[p].column("first"))
+            detail = own.column("detail").to_pylist()
+            for i in np.flatnonzero(first >= 0).tolist():  # a duplicate of a game that repeats an earlier partition's
+                g = int(first[i])
+                if not res.keep[p][g]:
+                    q, h = res.repeats[p][g]
+                    detail[i] = f"same moves as {where[q][h]}"
+            own = own.set_column(3, "detail", strings(detail))
+            read = numpy(traces[p].column("read"))
+            if res.repeats[p]:
+                games = sorted(res.repeats[p])
+                rows = pq.ParquetFile(Path(folder) / key / "games.parquet").read(columns=["source", "location"]) \
+                    .take(column(games, np.int64))
+                details = [f"same moves as {where[q][h]}" for q, h in (res.repeats[p][g] for g in games)]
+                more = pa.Table.from_arrays([rows.column("source").combine_chunks(),
+                                             rows.column("location").combine_chunks(),
+                                             strings(["duplicate"] * len(games)), strings(details)],
+                                            schema=REJECTS_SCHEMA)
+                own = pa.concat_tables([own, more])
+                read = np.r_[read, res.read[p][games]]
+                own = own.take(column(np.argsort(read, kind="stable"), np.int64))
+            if strict and own.num_rows:
+                row = own.slice(0, 1).to_pylist()[0]
+                raise StrictError.of(**row)
+            reasons.update(own.column("reason").to_pylist())
+            if own.num_rows:
+                sink.add(own)
+        sink.close()
+    except BaseException:
+        sink.abort()
+        raise
+    return {"games_rejected": dict(sorted(reasons.items()))}
+
+
+def write_sequences(folder: str, keys: list[str], res: Resolution, path: str) -> dict:
+    """sequences.parquet of the partitions joined: the sequences of the
+    games kept, numbered as the joined games.parquet numbers them."""
+    from joseki_miner.engines.extract import SEQUENCE_ROWS, SEQUENCES_SCHEMA
+
+    sink = TableSink(Path(path), SEQUENCES_SCHEMA, SEQUENCE_ROWS, background=True, use_dictionary=False)
+    count = 0
+    try:
+        for batch in Joined(folder, tuple(keys), res).sequences(None, SEQUENCE_ROWS):
+            count += batch.num_rows
+            sink.add(pa.Table.from_batches([batch]))
+        sink.close()
+    except BaseException:
+        sink.abort()
+        raise
+    return {"sequences": count}
+
+
+def ingest_figures(parts: list[dict], games: dict, rejects: dict, skipped: Counter) -> dict:
+    """The ingest stage's figures of the partitions joined, in the order a
+    one-process run gives them."""
+    def summed(name: str) -> dict:
+        total: Counter = Counter()
+        for f in parts:
+            total.update(f.get(name, {}))
+        return dict(sorted(total.items()))
+
+    files_skipped = Counter(summed("files_skipped"))
+    files_skipped.update(skipped)
+    return {
+        "games_read": sum(f["games_read"] for f in parts),
+        "games_accepted": games["games_accepted"],
+        "games_rejected": rejects["games_rejected"],
+        "games_filtered": summed("games_filtered"),
+        "files_skipped": dict(sorted(files_skipped.items())),
+        "games_by_year": games["games_by_year"],
+        "games_by_collection": games["games_by_collection"],
+    }

@@ -1,0 +1,192 @@
+"""Phase 2 on the stage files: trie.parquet (or the trie's arrays just
+counted) pruned into joseki.parquet, with the kept nodes' games by year and
+by collection and their example games."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from joseki_miner.method import prune as method
+from joseki_miner.fast.arrow import column, numpy, strings
+from joseki_miner.method.kinds import JOSEKI, KINDS, Rules, ends, of_arrays
+from joseki_miner.book.lookup import corner_of
+from joseki_miner.method.points import TENUKI, from_sgf
+from joseki_miner.fast.tables import node_table
+from joseki_miner.method.trie import NODE_ARRAYS
+
+EXAMPLE_INFO = {"PB": "black", "BR": "black_rank", "PW": "white", "WR": "white_rank", "DT": "date", "RE": "result"}
+EXAMPLES_SCHEMA = pa.schema(
+    [("node", pa.int64()), ("example", pa.int16()), ("game", pa.int64()), ("collection", pa.string()),
+     ("source", pa.string()), ("location", pa.string())]
+    + [(name, pa.string()) for name in EXAMPLE_INFO.values()]
+    + [("move", pa.int32()), ("corner", pa.string())]
+)
+
+
+def prune_files(trie_path: Path, years_path: Path, sources_path: Path, sorted_path: Path, games_path: Path,
+        outputs: dict[str, Path], *, threshold: int, min_length: int, examples: int,
+        rules: method.Rules = method.Rules(), kinds: Rules | None = None) -> dict:
+    """Prune trie.parquet; ``outputs``: paths of "joseki", "years", "sources", "examples".
+    ``rules``: the future work's rules of phase 2; ``kinds``: the rules of
+    the nodes' kinds (trie.parquet holds them then)."""
+    table = pq.ParquetFile(trie_path).read()
+    arrays = {name: numpy(table.column(name)) for name in ("node", "parent", "depth", "count", "first")}
+    arrays["key"] = _keys(table)
+    keep, new_node, new_parent = method.survivors(arrays["node"], arrays["parent"], arrays["depth"],
+                                                  arrays["count"], threshold, min_length, rules,
+                                                  _tenuki(arrays))
+    pruned = table.filter(column(keep))
+    if "kind" in table.column_names and kinds is None:
+        pruned = pruned.drop_columns(["kind"])
+    elif "kind" not in table.column_names and kinds is not None:
+        kept = {"node": new_node, "parent": new_parent, "depth": arrays["depth"][keep], "key": arrays["key"][keep]}
+        pruned = pruned.add_column(pruned.column_names.index("move") + 1, "kind",
+                                   strings(list(KINDS)).take(column(of_arrays(kept, kinds), np.int8)))
+    pruned = pruned.set_column(0, "node", column(new_node)).set_column(1, "parent", column(new_parent))
+    if rules.fold_tenuki:
+        pruned = pruned.add_column(pruned.column_names.index("count") + 1, "tenuki",
+                                   column(_tenuki_counts(arrays)[keep]))
+    rows = {name: _rows(path) for name, path in (("years", years_path), ("sources", sources_path))}
+    return _write(pruned, keep, arrays, rows, sorted_path, games_path, outputs, threshold, examples, min_length)
+
+
+def prune_arrays(arrays: dict[str, np.ndarray], names: list[str], sorted_path: Path, games_path: Path,
+               outputs: dict[str, Path], *, threshold: int, min_length: int, examples: int,
+               rules: method.Rules = method.Rules(), kinds: Rules | None = None) -> dict:
+    """``prune_files`` on the trie's arrays in memory (``build.SortedRuns.count``;
+    ``names``: the collections by number), while trie.parquet is still being
+    written: the same files."""
+    node, parent, depth = arrays["node"], arrays["parent"], arrays["depth"]
+    keep, new_node, new_parent = method.survivors(node, parent, depth, arrays["count"], threshold, min_length,
+                                                  rules, _tenuki(arrays))
+    kept = {name: arrays[name][keep] for name in NODE_ARRAYS}
+    kept.update(node=new_node, parent=new_parent)
+    if kinds is not None:
+        kept["kind"] = of_arrays(kept, kinds)
+    if rules.fold_tenuki:
+        kept["tenuki"] = _tenuki_counts(arrays)[keep]
+    pruned = node_table(kept)
+    from joseki_miner.engines.build import sources_table, years_table
+
+    rows = {"years": years_table(arrays["years"]), "sources": sources_table(arrays["sources"], names)}
+    return _write(pruned, keep, arrays, rows, sorted_path, games_path, outputs, threshold, examples, min_length)
+
+
+def _tenuki(arrays: dict) -> np.ndarray:
+    """Which nodes are tenuki (the root is not)."""
+    return (np.asarray(arrays["key"]) == TENUKI) & (np.asarray(arrays["depth"]) > 0)
+
+
+def _tenuki_counts(arrays: dict) -> np.ndarray:
+    """Per node of the trie's arrays, its tenuki child's count."""
+    return method.tenuki_counts(method.parent_rows(arrays["node"], arrays["parent"]), arrays["key"], arrays["count"])
+
+
+def _rows(path: Path) -> pa.Table:
+    return pq.ParquetFile(path).read()
+
+
+def _write(pruned: pa.Table, keep: np.ndarray, arrays: dict, rows: dict[str, pa.Table], sorted_path: Path,
+           games_path: Path, outputs: dict[str, Path], threshold: int, examples: int, min_length: int) -> dict:
+    joseki_path = outputs["joseki"]
+    joseki_path.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(pruned, joseki_path, compression="zstd")
+    new_id = np.full(len(keep), -1, np.int64)
+    new_id[keep] = np.arange(int(keep.sum()))
+    for name in ("years", "sources"):
+        pq.write_table(_renumbered(rows[name], new_id), outputs[name], compression="zstd")  # a few rows: small
+    kept = np.flatnonzero(keep)
+    opening = method.first_keys(numpy(pruned.column("parent")), _keys(pruned))
+    pq.write_table(examples_table(arrays["first"][kept], arrays["count"][kept], opening, sorted_path, games_path,
+                                  examples), outputs["examples"], compression="zstd")
+    kept_depth = arrays["depth"][keep]
+    new_parent = numpy(pruned.column("parent"))
+    is_leaf = np.ones(len(new_parent), dtype=bool)
+    is_leaf[new_parent[new_parent >= 0]] = False
+    is_leaf &= kept_depth > 0
+    figures = {
+        "threshold": threshold,
+        "nodes_after_prune": int(len(new_parent)),
+        "leaves": int(is_leaf.sum()),
+        "deepest": int(kept_depth[is_leaf].max()) if is_leaf.any() else 0,
+    }
+    if "kind" in pruned.column_names:  # where joseki end, and the fuseki shapes named apart
+        code = np.array([KINDS.index(k) for k in pruned.column("kind").to_pylist()], np.int8)
+        parent_row = np.where(new_parent < 0, 0, new_parent)  # new ids are rows
+        figures["joseki"] = int(ends(parent_row, kept_depth, _keys(pruned), code, min_length).sum())
+        figures["fuseki_shapes"] = int((is_leaf & (code != JOSEKI)).sum())
+    return figures
+
+
+def _renumbered(table: pa.Table, new_id: np.ndarray) -> pa.Table:
+    """The rows of kept nodes, with their new numbers (the order holds: new
+    numbers keep the old ones' order)."""
+    node = numpy(table.column("node"))
+    mine = new_id[node] >= 0
+    out = table.filter(column(mine))
+    return out.set_column(0, "node", column(new_id[node[mine]]))
+
+
+def _rows_of_games(games_file: pq.ParquetFile, games: np.ndarray, columns: list[str]) -> pa.Table:
+    """Columns of some rows of games.parquet (a game's number is its row),
+    reading only the row groups that hold them."""
+    meta = games_file.metadata
+    sizes = [meta.row_group(i).num_rows for i in range(meta.num_row_groups)]
+    starts = np.r_[0, np.cumsum(sizes)].astype(np.int64)
+    group = np.searchsorted(starts, games, side="right") - 1
+    wanted = sorted(set(group.tolist()))
+    if not wanted:
+        return pa.Table.from_batches([], pa.schema([games_file.schema_arrow.field(c) for c in columns]))
+    read = games_file.read_row_groups(wanted, columns=columns)
+    base = {g: int(starts[g]) for g in wanted}
+    offset = np.cumsum([0] + [sizes[g] for g in wanted])
+    at = {g: int(offset[i]) for i, g in enumerate(wanted)}
+    rows = np.array([at[g] + int(n) - base[g] for g, n in zip(group.tolist(), games.tolist())], np.int64)
+    return read.select(columns).take(column(rows))
+
+
+def _keys(table: pa.Table) -> np.ndarray:
+    """The trie keys of a node table's moves ("": the root's and a tenuki's)."""
+    moves = table.column("move").combine_chunks().dictionary_encode()
+    keys = np.array([from_sgf(m) if m else TENUKI for m in moves.dictionary.to_pylist()], np.int64)
+    return keys[numpy(moves.indices)] if len(moves) else np.zeros(0, np.int64)
+
+
+def examples_table(first: np.ndarray, count: np.ndarray, opening: np.ndarray, sorted_path: Path, games_path: Path,
+                   per_node: int) -> pa.Table:
+    """Up to ``per_node`` example games of each node (its sequences: the
+    ``count`` rows of sorted_sequences.parquet from ``first``; ``opening``:
+    its sequences' first key), the most recent first, ties by game number,
+    each with its sequence that started first through the node (its move
+    number and corner)."""
+    order = pq.ParquetFile(sorted_path).read(columns=["game", "sequence", "start", "orientation"])
+    game = numpy(order.column("game"))
+    games_file = pq.ParquetFile(games_path)
+    day = numpy(games_file.read(columns=["day"]).column("day"))
+    # a game's rank: the most recent first, ties by game number (games without a date last)
+    by_recency = np.lexsort((np.arange(len(day)), -day.astype(np.int64)))
+    rank = np.empty(len(day), np.int64)
+    rank[by_recency] = np.arange(len(day))
+    node_of, picks = method.top_games(np.asarray(first, np.int64), np.asarray(count, np.int64),
+                                      rank[game] if len(game) else np.zeros(0, np.int64),
+                                      numpy(order.column("sequence")), per_node)
+    games = game[picks]
+    info = _rows_of_games(games_file, games, ["source", "location", "collection", *EXAMPLE_INFO])
+    first_key = opening[node_of].tolist()
+    orientation = numpy(order.column("orientation"))[picks]
+    example = np.zeros(len(picks), np.int16)
+    if len(node_of):
+        starts = np.r_[0, np.flatnonzero(np.diff(node_of)) + 1]
+        example = (np.arange(len(node_of)) - np.repeat(starts, np.diff(np.r_[starts, len(node_of)])) + 1)
+    columns = [column(node_of, np.int64), column(example, np.int16), column(games),
+               info.column("collection"), info.column("source"), info.column("location")]
+    columns += [info.column(name) for name in EXAMPLE_INFO]
+    columns += [numpy(order.column("start"))[picks].astype(np.int32),
+                strings([corner_of(int(o), k) for o, k in zip(orientation.tolist(), first_key)])]
+    columns[-2] = column(columns[-2], np.int32)
+    return pa.Table.from_arrays([c.combine_chunks() if isinstance(c, pa.ChunkedArray) else c for c in columns],
+                                schema=EXAMPLES_SCHEMA)

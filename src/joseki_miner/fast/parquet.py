@@ -1,0 +1,131 @@
+"""Parquet helpers shared by the stages' work: a sink that writes row
+groups in the background, row counts, string columns as bytes."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections import deque
+from collections.abc import Callable
+from concurrent.futures import Future
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from joseki_miner.runs import threads
+
+ROW_GROUP = 50_000
+
+
+def count_rows(path: Path) -> int:
+    return pq.ParquetFile(path).metadata.num_rows
+
+
+def string_bytes(column: pa.StringArray) -> tuple[np.ndarray, np.ndarray]:
+    """The offsets (from 0) and the bytes of a string column, without copying
+    it into Python strings."""
+    offsets = np.frombuffer(column.buffers()[1], dtype=np.int32)[column.offset : column.offset + len(column) + 1]
+    data = np.frombuffer(column.buffers()[2], dtype=np.uint8)[offsets[0] : offsets[-1]]
+    return offsets - offsets[0], data
+
+
+class TableSink:
+    """Write tables to Parquet in row groups of exactly ``rows`` rows, so the
+    file does not depend on how the rows arrived (``options`` go to the
+    ParquetWriter).  With ``background``, a thread of its own (at the
+    workers' lower priority) encodes and writes, in order, while the caller
+    goes on.  The file is whole once closed; a run that fails ``abort``s it
+    (the runner gives a staged path and commits it: ``store``)."""
+
+    def __init__(self, path: Path, schema: pa.Schema, rows: int = ROW_GROUP, background: bool = False,
+                 **options) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self.schema, self.rows = schema, rows
+        self.pending: list[pa.Table] = []
+        self.count = self.written = 0
+        self.writer = pq.ParquetWriter(path, schema, **{"compression": "zstd", **options})
+        self.thread = threads.pool(1, "sink", yield_to_reader) if background else None
+        self.queued: deque[Future] = deque()
+
+    def add(self, table: pa.Table | Callable[[], pa.Table]) -> None:
+        """Rows to write: a table, or what makes one (with ``background``,
+        made in the sink's thread too)."""
+        if self.thread is None:
+            return self._add(table)
+        self.queued.append(self.thread.submit(self._add, table))
+        while len(self.queued) > 2 or (self.queued and self.queued[0].done()):
+            self.queued.popleft().result()  # errors surface here
+
+    def _add(self, table: pa.Table | Callable[[], pa.Table]) -> None:
+        if callable(table):
+            table = table()
+        self.pending.append(table)
+        self.count += table.num_rows
+        if self.count - self.written >= self.rows:
+            whole = pa.concat_tables(self.pending)
+            cut = (whole.num_rows // self.rows) * self.rows
+            for a in range(0, cut, self.rows):
+                # one chunk a column: pages must not depend on how rows arrived
+                self.writer.write_table(whole.slice(a, self.rows).combine_chunks(), row_group_size=self.rows)
+            self.pending = [whole.slice(cut)]
+            self.written += cut
+
+    def close(self, finish: list[Callable[[], None]] | None = None) -> None:
+        """Write what is left and close the file.  Given ``finish``, the
+        caller goes on at once (with ``background``, the sink's thread does
+        it) and ``finish`` gets the wait for it."""
+        closing = self.closing()
+        if finish is None:
+            closing.result()
+        else:
+            finish.append(closing.result)
+
+    def closing(self) -> Future:
+        """Write what is left and close the file; with ``background``, in the
+        sink's thread, so the caller can go on (the file is whole once the
+        future is done)."""
+        if self.thread is None:
+            done: Future = Future()
+            try:
+                self._close()
+                done.set_result(None)
+            except BaseException as exc:
+                done.set_exception(exc)
+            return done
+        future = self.thread.submit(self._close)
+        self.thread.shutdown(wait=False)
+        return future
+
+    def _close(self) -> None:
+        while self.queued and self.queued[0].done():
+            self.queued.popleft().result()
+        rest = pa.concat_tables(self.pending) if self.pending else None
+        if rest is not None and rest.num_rows:
+            self.writer.write_table(rest.combine_chunks(), row_group_size=self.rows)
+        self.writer.close()
+
+    def abort(self) -> None:
+        """Stop (waiting for the thread's current write) and remove the file:
+        the run failed."""
+        if self.thread is not None:
+            for future in self.queued:
+                future.cancel()
+            self.thread.shutdown(wait=True, cancel_futures=True)
+        try:
+            self.writer.close()
+        except Exception:  # noqa: BLE001 - the file is removed whatever its state
+            pass
+        self.path.unlink(missing_ok=True)
+
+
+def yield_to_reader() -> None:
+    """Lower the calling worker thread's scheduling priority (Linux: a
+    thread's own nice value): the reading thread is the one the others
+    wait for, so it should have a core whenever it can run."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
+    except (AttributeError, OSError):  # not Linux, or not allowed: no matter
+        pass

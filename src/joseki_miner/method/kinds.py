@@ -1,0 +1,134 @@
+"""What a node of the tree is: a joseki, or a fuseki shape named apart.
+
+The thesis finds "a lot of what might more properly be called fuseki
+structures" among its joseki (section 6) and leaves telling them apart to
+future work (sections 5.2 and 9).  A node's kind is a property of its path
+(the sequence from the empty corner), read in normal form (5.1: the corner
+is the upper left, its first move played by Black), a point lying on the
+``max(row, col) + 1``-th line from the corner's edges:
+
+* ``extension``: a move of the path lies beyond the ``region`` lines nearest
+  the corner's edges (by default 9: on the central line or past it, where
+  play has left the corner for the side; a first move far up the side
+  starts no sequence at all where ``corner.start`` says so);
+* ``enclosure``: else, when the corner's first player played there again
+  before the other player played there at all (its second entry is a
+  tenuki): a shimari, or an extension from an unanswered corner stone;
+* ``joseki``: else: both players play in the corner and every move stays in
+  its region.
+
+A kind never goes back: a node's is the largest of its own and its
+parent's (joseki < enclosure < extension); a tenuki takes its parent's.
+Where the tree's joseki end: a joseki node (not a tenuki) of at least
+``min_length`` moves none of whose continuations is a joseki move (a
+continuation through a tenuki counts where the line goes on after it).
+
+Knows trie keys and node arrays; nothing of games, counts or files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from joseki_miner.method.points import SIZE, TENUKI
+
+JOSEKI, ENCLOSURE, EXTENSION = 0, 1, 2
+KINDS = ("joseki", "enclosure", "extension")  # by code
+FUSEKI = ("enclosure", "extension")
+
+
+@dataclass(frozen=True)
+class Rules:
+    """Where a corner's moves lie: within ``region`` lines of the corner's
+    edges."""
+
+    region: int = 9
+
+
+def lines(key: int) -> int:
+    """How many lines from the upper left corner's edges a trie key lies
+    (0 for a tenuki)."""
+    if key == TENUKI:
+        return 0
+    r, c = divmod(key, SIZE)
+    return max(r, c) + 1
+
+
+def kind_of(keys: Sequence[int], rules: Rules = Rules()) -> str:
+    """The kind of the path ``keys`` (trie keys from the empty corner), as
+    a player reads it: the rules in the module docstring, one by one."""
+    if not keys:
+        return "joseki"
+    if any(lines(k) > rules.region for k in keys if k != TENUKI):
+        return "extension"
+    if len(keys) >= 3 and keys[1] == TENUKI:
+        return "enclosure"
+    return "joseki"
+
+
+def own_codes(key: np.ndarray, depth: np.ndarray, parent_key: np.ndarray, rules: Rules) -> np.ndarray:
+    """Each node's kind by its own move alone (before its parent's is
+    taken into account)."""
+    key = np.asarray(key, np.int64)
+    depth = np.asarray(depth, np.int64)
+    move = (key != TENUKI) & (depth > 0)
+    far = np.maximum(key // SIZE, key % SIZE) + 1
+    out = np.full(len(key), JOSEKI, np.int8)
+    out[(depth == 3) & (np.asarray(parent_key, np.int64) == TENUKI)] = ENCLOSURE
+    out[move & (far > rules.region)] = EXTENSION
+    return out
+
+
+def codes(parent_row: np.ndarray, depth: np.ndarray, key: np.ndarray, rules: Rules = Rules()) -> np.ndarray:
+    """The kind code of every node of a node table (rows parents first,
+    the root first; ``parent_row``: each row's parent row, the root's its
+    own), a pass a depth."""
+    parent_row = np.asarray(parent_row, np.int64)
+    depth = np.asarray(depth, np.int64)
+    key = np.asarray(key, np.int64)
+    out = own_codes(key, depth, key[parent_row], rules)
+    if len(out):
+        out[depth == 0] = JOSEKI
+    for d in range(1, int(depth.max()) + 1 if len(depth) else 0):
+        at = np.flatnonzero(depth == d)
+        out[at] = np.maximum(out[at], out[parent_row[at]])
+    return out
+
+
+def of_arrays(arrays: dict, rules: Rules) -> np.ndarray:
+    """The kind codes of node arrays (``node``, ``parent``: -1 at the root,
+    ``depth``, ``key``; parents before children, the root first)."""
+    node, parent = np.asarray(arrays["node"], np.int64), np.asarray(arrays["parent"], np.int64)
+    row_of = np.zeros(int(node.max()) + 1 if len(node) else 0, np.int64)
+    row_of[node] = np.arange(len(node))
+    return codes(np.where(parent < 0, 0, row_of[np.maximum(parent, 0)]), arrays["depth"], arrays["key"], rules)
+
+
+def ends(parent_row: np.ndarray, depth: np.ndarray, key: np.ndarray, code: np.ndarray, min_length: int) -> np.ndarray:
+    """Which rows are where a joseki ends (module docstring): joseki moves
+    of at least ``min_length`` entries with no joseki continuation."""
+    parent_row = np.asarray(parent_row, np.int64)
+    depth = np.asarray(depth, np.int64)
+    key = np.asarray(key, np.int64)
+    code = np.asarray(code)
+    joseki = (code == JOSEKI) & (depth > 0)
+    tenuki = key == TENUKI
+    # a tenuki goes on as a joseki where it has a joseki child; a node goes on where it has such a child
+    goes_on = np.zeros(len(key), bool)
+    child = np.flatnonzero(joseki & ~tenuki)
+    np.logical_or.at(goes_on, parent_row[child], True)
+    through = np.flatnonzero(joseki & tenuki & goes_on)
+    np.logical_or.at(goes_on, parent_row[through], True)
+    return joseki & ~tenuki & ~goes_on & (depth >= min_length)
+
+
+def names(code: np.ndarray) -> list[str]:
+    """The kinds' names of codes."""
+    return [KINDS[c] for c in np.asarray(code).tolist()]
+
+
+__all__ = ["JOSEKI", "ENCLOSURE", "EXTENSION", "KINDS", "FUSEKI", "Rules", "lines", "kind_of", "own_codes", "codes",
+           "of_arrays", "ends", "names"]

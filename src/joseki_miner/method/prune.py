@@ -1,0 +1,211 @@
+"""Phase 2, step 1 (thesis 4.2 and 7.3): cut the trie down to joseki.
+
+Every subtree whose count is below the threshold goes; then every joseki
+(root-to-leaf path) shorter than ``min_length`` goes.  A node's count is at
+least any child's, so the result for a higher threshold is a subtree of the
+result for a lower one, with the same counts (thesis section 6).
+
+Three rules of the thesis' future work (section 9), each off unless asked
+(``Rules``): the pruning function, which keeps a child whose count is at
+least ``follow`` of its parent's even below the threshold (a line goes on
+where nearly every player goes on; it stops where the continuations
+scatter), and cuts a child with less than ``min_share`` of its parent's
+count even above it (a rare move at a popular position); and tenuki
+folding, where a tenuki that no kept move follows is no joseki of its own
+but where its parent's line ends (``tenuki_counts`` says how often).  The
+subtree law holds with each of them.
+
+Works on node tables (see ``trie``), parents listed before children; knows
+nothing of games or files.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from joseki_miner.method.points import TENUKI
+
+if TYPE_CHECKING:  # pandas loads only when a table is made
+    import pandas as pd
+
+
+def _compiled(loop):
+    """``loop`` compiled by numba (cached on disk) at its first call: what
+    only reads the threshold (the dask engine's driver) never loads numba."""
+    @functools.cache
+    def compiled():
+        from numba import njit
+
+        return njit(cache=True)(loop)
+
+    return lambda *args: compiled()(*args)
+
+
+@dataclass(frozen=True)
+class Rules:
+    """The future work's rules of phase 2 (module docstring); the defaults
+    are the thesis'."""
+
+    follow: float | None = None  # keep a child with at least this share of its parent's count, below the threshold
+    min_share: float = 0.0  # cut a child with less than this share of its parent's count
+    fold_tenuki: bool = False  # a tenuki no kept move follows ends its parent's line
+
+
+def _keep_loop(parent_row, depth, count, threshold, min_length, follow, min_share, tenuki, fold):
+    n = len(parent_row)
+    keep = np.zeros(n, dtype=np.bool_)
+    if follow > 0 or min_share > 0:  # parents first: a child of a node let through may be let through
+        able = np.zeros(n, dtype=np.bool_)
+        if n:
+            able[0] = True
+        for i in range(1, n):
+            p = parent_row[i]
+            share = count[i] / count[p] if count[p] > 0 else 0.0
+            able[i] = able[p] and share >= min_share and (count[i] >= threshold or (follow > 0 and share >= follow))
+    else:
+        able = count >= threshold
+    for i in range(n - 1, 0, -1):  # children before parents
+        if able[i] and (keep[i] or (depth[i] >= min_length and not (fold and tenuki[i]))):
+            keep[i] = True
+            keep[parent_row[i]] = True
+    if n:
+        keep[0] = True
+    return keep
+
+
+_keep = _compiled(_keep_loop)
+
+
+def keep_mask(parent_row: np.ndarray, depth: np.ndarray, count: np.ndarray, threshold: int, min_length: int,
+              rules: Rules = Rules(), tenuki: np.ndarray | None = None) -> np.ndarray:
+    """Which nodes survive: count >= threshold (or the pruning function's
+    ``rules``), on a path of surviving nodes that reaches ``min_length``
+    moves (not by a tenuki, when ``rules`` folds them: ``tenuki`` marks
+    them).  ``parent_row`` gives each node's parent as a row index (rows in
+    parents-first order, the root first)."""
+    tenuki = np.zeros(len(parent_row), np.bool_) if tenuki is None else np.asarray(tenuki, np.bool_)
+    return _keep(np.asarray(parent_row, dtype=np.int64), np.asarray(depth, dtype=np.int64),
+                 np.asarray(count, dtype=np.int64), threshold, min_length, float(rules.follow or 0.0),
+                 float(rules.min_share), tenuki, bool(rules.fold_tenuki))
+
+
+def tenuki_counts(parent_row: np.ndarray, key: np.ndarray, count: np.ndarray) -> np.ndarray:
+    """Per node, the count of its tenuki child (0 where it has none): how
+    many of its sequences went on elsewhere before coming back."""
+    out = np.zeros(len(parent_row), np.int64)
+    at = np.flatnonzero((np.asarray(key) == TENUKI) & (np.arange(len(parent_row)) > 0))
+    out[np.asarray(parent_row)[at]] = np.asarray(count, np.int64)[at]
+    return out
+
+
+def renumber(node: np.ndarray, parent: np.ndarray, keep: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """New ids 0.. for the kept rows, and their parents' new ids."""
+    new_id = np.full(int(node.max()) + 1 if len(node) else 0, -1, dtype=np.int64)
+    new_id[node[keep]] = np.arange(int(keep.sum()))
+    kept_parent = parent[keep]
+    return new_id[node[keep]], np.where(kept_parent < 0, -1, new_id[np.maximum(kept_parent, 0)])
+
+
+def parent_rows(node: np.ndarray, parent: np.ndarray) -> np.ndarray:
+    """Each row's parent as a row index (the root's is 0)."""
+    row_of = np.zeros(int(node.max()) + 1 if len(node) else 0, dtype=np.int64)
+    row_of[node] = np.arange(len(node))
+    return np.where(parent < 0, 0, row_of[np.maximum(parent, 0)])
+
+
+def survivors(node: np.ndarray, parent: np.ndarray, depth: np.ndarray, count: np.ndarray, threshold: int,
+              min_length: int, rules: Rules = Rules(), tenuki: np.ndarray | None = None
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Which rows survive phase 2 (the root always does), and their new ids
+    and parents' new ids (``renumber``)."""
+    keep = keep_mask(parent_rows(node, parent), depth, count, threshold, min_length, rules, tenuki)
+    return (keep, *renumber(node, parent, keep))
+
+
+def prune(table: pd.DataFrame, threshold: int, min_length: int, rules: Rules = Rules()) -> pd.DataFrame:
+    """The nodes that survive phase 2, renumbered 0.. in table order (the
+    root always survives)."""
+    node = table["node"].to_numpy(dtype=np.int64)
+    parent = table["parent"].to_numpy(dtype=np.int64)
+    tenuki = (table["move"] == "").to_numpy() & (parent >= 0)
+    keep, new_node, new_parent = survivors(node, parent, table["depth"].to_numpy(), table["count"].to_numpy(),
+                                           threshold, min_length, rules, tenuki)
+    kept = table[keep].copy()
+    kept["node"], kept["parent"] = new_node, new_parent
+    return kept.reset_index(drop=True)
+
+
+def leaves(table: pd.DataFrame) -> pd.DataFrame:
+    """The rows below the root that have no children: the joseki."""
+    has_child = set(table["parent"].tolist())
+    return table[~table["node"].isin(has_child) & (table["depth"] > 0)]
+
+
+def _top_games_loop(first, count, rank, sequence, k, node_of, picks):
+    n = 0
+    best_rank = np.empty(k, np.int64)
+    best_pos = np.empty(k, np.int64)
+    for i in range(len(first)):
+        held = 0
+        for p in range(first[i], first[i] + count[i]):
+            r = rank[p]
+            seen = -1
+            for j in range(held):
+                if best_rank[j] == r:
+                    seen = j
+                    break
+            if seen >= 0:  # the game again: keep its sequence that started first
+                if sequence[p] < sequence[best_pos[seen]]:
+                    best_pos[seen] = p
+                continue
+            if held < k:
+                j = held
+                held += 1
+            elif r < best_rank[held - 1]:
+                j = held - 1
+            else:
+                continue
+            while j > 0 and best_rank[j - 1] > r:  # insertion, smallest rank first
+                best_rank[j] = best_rank[j - 1]
+                best_pos[j] = best_pos[j - 1]
+                j -= 1
+            best_rank[j] = r
+            best_pos[j] = p
+        for j in range(held):
+            node_of[n] = i
+            picks[n] = best_pos[j]
+            n += 1
+    return n
+
+
+_top_games = _compiled(_top_games_loop)
+
+
+def top_games(first: np.ndarray, count: np.ndarray, rank: np.ndarray, sequence: np.ndarray,
+              k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per node i (its sequences: positions first[i] .. first[i] + count[i]
+    of a stream whose games have ``rank``, one per game, and ``sequence``,
+    the number of the sequence in its game), its ``k`` games of smallest
+    rank, each at its earliest-started sequence there: (node of each pick,
+    position of each pick), nodes in order, ranks ascending within."""
+    node_of = np.empty(len(first) * max(k, 0), np.int64)
+    picks = np.empty(len(first) * max(k, 0), np.int64)
+    if k <= 0:
+        return node_of, picks
+    n = _top_games(np.asarray(first, np.int64), np.asarray(count, np.int64), np.asarray(rank, np.int64),
+                   np.asarray(sequence, np.int64), k, node_of, picks)
+    return node_of[:n], picks[:n]
+
+
+def first_keys(parent: np.ndarray, key: np.ndarray) -> np.ndarray:
+    """Per node of a node table (parents before children), the first key
+    of its path (the root's: its own)."""
+    out = np.asarray(key, np.int64).copy()
+    for i in range(len(parent)):
+        if parent[i] > 0:
+            out[i] = out[parent[i]]
+    return out

@@ -1,0 +1,137 @@
+"""The stages, and where every dataset lives: one place for all paths
+(Kedro's catalog)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+STAGES = ("ingest", "extract", "build", "prune", "emit", "report")
+WORK_STAGES = ("ingest", "extract", "build")  # in the work folder, committed as each finishes
+PUBLISHED = ("prune", "emit", "report")  # the stages whose files and manifests are in the output folder
+
+
+@dataclass(frozen=True)
+class Catalog:
+    work: Path  # interim stage outputs (data/interim)
+    out: Path  # final outputs (data/processed)
+    publish: str | None = None  # an output folder at a URL: ``out`` is its local copy, published as a run ends
+
+    @property
+    def games(self) -> Path:
+        return self.work / "games.parquet"
+
+    @property
+    def rejects(self) -> Path:
+        return self.work / "rejects.parquet"
+
+    @property
+    def sequences(self) -> Path:
+        return self.work / "sequences.parquet"
+
+    @property
+    def trie(self) -> Path:
+        return self.work / "trie.parquet"
+
+    @property
+    def trie_years(self) -> Path:
+        """Every stored node's games by year (node, year, games)."""
+        return self.work / "trie_years.parquet"
+
+    @property
+    def trie_sources(self) -> Path:
+        """Every stored node's games by collection (node, source, games)."""
+        return self.work / "trie_sources.parquet"
+
+    @property
+    def sorted_sequences(self) -> Path:
+        """The sequences in trie order: a node's are a range of rows."""
+        return self.work / "sorted_sequences.parquet"
+
+    @property
+    def runs(self) -> Path:
+        """Sorted runs of sequences spilled while the trie is built (removed after)."""
+        return self.work / "runs"
+
+    @property
+    def partitions(self) -> Path:
+        """The dask engine's partitions, each mined into a folder named by
+        its key and kept for the next run (``--add``)."""
+        return self.work / "partitions"
+
+    @property
+    def digests(self) -> Path:
+        """The inputs' content digests, cached by their files' stat identity."""
+        return self.work / "input-digests.bin"
+
+    @property
+    def joseki(self) -> Path:
+        return self.out / "joseki.parquet"
+
+    @property
+    def node_years(self) -> Path:
+        return self.out / "node_years.parquet"
+
+    @property
+    def node_sources(self) -> Path:
+        return self.out / "node_sources.parquet"
+
+    @property
+    def node_examples(self) -> Path:
+        return self.out / "node_examples.parquet"
+
+    @property
+    def sgf(self) -> Path:
+        return self.out / "joseki.sgf"
+
+    @property
+    def dot(self) -> Path:
+        return self.out / "joseki.dot"
+
+    @property
+    def svg(self) -> Path:
+        return self.out / "joseki.svg"
+
+    @property
+    def influence_dot(self) -> Path:
+        return self.out / "influence.dot"
+
+    @property
+    def influence_svg(self) -> Path:
+        return self.out / "influence.svg"
+
+    @property
+    def report(self) -> Path:
+        """The joseki book in HTML: a folder of pages that open from disk."""
+        return self.out / "report"
+
+    @property
+    def summary(self) -> Path:
+        return self.out / "summary.json"
+
+    def manifest(self, stage: str) -> Path:
+        """The record of a stage's last run: its cache key, figures and files."""
+        folder = self.out if stage in PUBLISHED else self.work
+        return folder / f"{stage}.manifest.json"
+
+    def outputs(self, stage: str) -> list[Path]:
+        """The files a stage may write (emit's SVGs only where Graphviz is)."""
+        return {
+            "ingest": [self.games, self.rejects],
+            "extract": [self.sequences],
+            "build": [self.trie, self.trie_years, self.trie_sources, self.sorted_sequences],
+            "prune": [self.joseki, self.node_years, self.node_sources, self.node_examples],
+            "emit": [self.sgf, self.dot, self.influence_dot, self.svg, self.influence_svg],
+            "report": [self.report],
+        }[stage]
+
+    def folders(self) -> list[Path]:
+        """The outputs that are folders, not files."""
+        return [self.report]
+
+    def scratch(self) -> list[Path]:
+        """What a run keeps only while it runs (a stopped run may leave them;
+        the next one removes them): the spilled runs, the log of where
+        each game was read."""
+        return [self.runs, self.games.with_name(self.games.name + ".tmp.wheres")]

@@ -1,0 +1,55 @@
+"""Each stage's cache key: its upstream key plus the parameters it reads.
+A stage whose key is that of its manifest (and whose files are those the
+manifest names) is up to date; anything else runs it again."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import joseki_miner
+from joseki_miner.runs.config import Config
+
+# the parameters ingest and extract read (what their files depend on besides the inputs)
+INGEST_PARAMS = ("include_handicap", "dedupe", "limits.member_mb", "limits.field_kb", "collections.depth",
+                 "filter.years", "filter.sources", "filter.result_known")
+EXTRACT_PARAMS = ("distance.certain", "distance.maybe", "corner_stones", "max_length", "influence.reach")
+# the future work's rules of phase 1 (5.2, 9): in the key only when they differ from the thesis, so a stage mined
+# before they existed stays up to date
+EXTRACT_RULES = {"distance.noise": False, "corner.start": 10}
+BUILD_PARAMS = ("kinds", "corner.region")  # the kinds of trie.parquet
+PRUNE_RULES = {"prune.follow": None, "prune.min_share": 0.0, "prune.fold_tenuki": False}
+
+
+def key(*parts) -> str:
+    """A short digest of the package's version and ``parts``."""
+    text = json.dumps([joseki_miner.__version__, *parts], sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def stage_keys(config: Config, inputs: str, floor: int = 2) -> dict[str, str]:
+    """Each stage's cache key: its upstream key plus the parameters it reads
+    (``floor``: the least count build stores, 1 only for a threshold of 1)."""
+    keys = {}
+    keys["ingest"] = key("ingest", inputs, config.section(*INGEST_PARAMS))
+    keys["extract"] = key("extract", keys["ingest"], config.section(*EXTRACT_PARAMS), *changed(config, EXTRACT_RULES))
+    kinds = [config.section(*BUILD_PARAMS)] if config.kinds else []
+    keys["build"] = key("build", keys["extract"], config.section("influence.neutral"), floor, *kinds)
+    keys["prune"] = key("prune", keys["build"],
+                        config.section("prune.min_count", "prune.min_fraction", "min_length", "examples"),
+                        *changed(config, PRUNE_RULES))
+    keys["emit"] = key("emit", keys["prune"], config.section("influence.share", "emit.counters"))
+    keys["report"] = key("report", keys["prune"], config.section("influence.share"))
+    return keys
+
+
+def partition_key(config: Config) -> str:
+    """What a partition of the dask engine depends on besides its files."""
+    return key("partition", config.section(*INGEST_PARAMS, *EXTRACT_PARAMS), *changed(config, EXTRACT_RULES))
+
+
+def changed(config: Config, thesis: dict) -> list[dict]:
+    """The rules of ``thesis`` (key: the thesis' value) that ``config``
+    sets otherwise: nothing when it keeps them all."""
+    rules = {k: v for k, v in config.section(*thesis).items() if v != thesis[k]}
+    return [rules] if rules else []
