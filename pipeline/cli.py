@@ -345,6 +345,65 @@ def trend(
         typer.echo(f"  {year:<5} " + "".join(f"{c:>18}" for c in cells))
 
 
+SIDE = "a side of the games: a filter.* key as --set takes it (\"filter.sources=[ai]\", \"filter.years=[2000, 2015]\"); repeat for more"
+
+
+def _side(keys: list[str], name: str):
+    """The filters of one side of ``compare``: only ``filter.*`` keys
+    (the prefix may be left out)."""
+    from joseki_miner.runs.inputs import Filters
+
+    given = [k if k.startswith("filter.") else f"filter.{k}" for k in keys]
+    for k in given:
+        if "=" not in k or not k.split("=", 1)[0].strip().startswith("filter."):
+            _fail(f"--{name} takes filter keys as KEY=VALUE, not {k!r}", 2)
+    try:
+        return Filters.of(load(None, given)), " ".join(keys) or "every game"
+    except ConfigError as exc:
+        _fail(f"--{name}: {exc}", 2)
+
+
+def _share_text(side: dict) -> str:
+    return f"{100 * side['share']:5.1f}% of {side['of']:,}" if side["share"] is not None else "-"
+
+
+@app.command()
+def compare(
+    a: List[str] = typer.Option([], "--a", help=SIDE), b: List[str] = typer.Option([], "--b", help=SIDE),
+    out: str = OUT, work: Optional[Path] = WORK,
+    limit: int = typer.Option(10, "--limit", help="the first this many risers and fallers (0: all)"),
+    json_: bool = typer.Option(False, "--json", help="one JSON object instead of text"),
+) -> None:
+    """What changed from side A to side B: the moves of the tree whose share
+    of the position's games rose or fell, the largest real changes first."""
+    catalog, _ = _explore(out, work)
+    from joseki_miner.book.compare import compare as compare_sides
+
+    (side_a, text_a), (side_b, text_b) = _side(a, "a"), _side(b, "b")
+    try:
+        found = compare_sides(catalog, side_a, side_b)
+    except FileNotFoundError as exc:
+        _fail(f"nothing mined in {catalog.out}: run `joseki mine` first ({exc.filename})", 2)
+    if limit:
+        found = {**found, "risers": found["risers"][:limit], "fallers": found["fallers"][:limit]}
+    if json_:
+        import json
+
+        found["a"]["filters"], found["b"]["filters"] = text_a, text_b
+        typer.echo(json.dumps(found, indent=2, ensure_ascii=False))
+        return
+    typer.echo(f"A: {text_a} ({found['a']['games']:,} games); B: {text_b} ({found['b']['games']:,} games); "
+               f"{found['moves']:,} moves of the tree compared")
+    for title, rows in (("risers", found["risers"]), ("fallers", found["fallers"])):
+        typer.echo(f"{title} (share of the position's games, A -> B; 95% interval of the change):")
+        for r in rows:
+            typer.echo(f"  {r['sequence']:<40} {_share_text(r['a']):>20} -> {_share_text(r['b']):>20}  "
+                       f"{100 * r['difference']:+6.1f} ({100 * r['low']:+.1f} to {100 * r['high']:+.1f})"
+                       + (f"  {r['kind']}" if r["kind"] else ""))
+        if not rows:
+            typer.echo("  none")
+
+
 @app.command()
 def demo(
     out: Path = typer.Option(Path("data/raw/demo"), "--out", help="folder to write the demo games to"),

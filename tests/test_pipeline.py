@@ -558,3 +558,50 @@ def test_the_sgfs_own_words_are_ascii(demo_run):
     _, catalog, _ = demo_run
     text = catalog.sgf.read_bytes().decode("ascii")
     assert "; Black wins " in text and "\u00b7" not in text
+
+
+PEOPLE_GAMES = {  # file: (PB, PW, BR, WR, EV)
+    "a.sgf": ("Ke Jie", "AlphaGo", "9段", "", "The Future of Go Summit, Match 1"),
+    "b.sgf": ("lee", "kim", "6d", "7d", "KGS"),
+    "c.sgf": ("x", "y", "3k", "5d", ""),
+    "d.sgf": ("ke jie ", "z", "P9", "9p", "11th UEC Cup"),
+    "e.sgf": ("a", "b", "", "", ""),
+}
+
+
+@pytest.mark.parametrize("engine", ["fast", "reference", "dask"])
+def test_filters_of_players_ranks_and_events(tmp_path, engine):
+    """filter.players (either colour, case and outer blanks aside),
+    filter.min_rank (both players; an unknown rank is left out, with its
+    own reason) and filter.events (a part of the event's name), each game
+    left out counted by its first reason, the same on every engine."""
+    folder = tmp_path / "games"
+    folder.mkdir()
+    for k, (name, (pb, pw, br, wr, ev)) in enumerate(PEOPLE_GAMES.items()):
+        moves = f";B[pd];W[dp];B[pp];W[dd];B[fc];W[c{'fghij'[k]}]"  # games apart: none a duplicate
+        (folder / name).write_text(f"(;GM[1]SZ[19]PB[{pb}]PW[{pw}]BR[{br}]WR[{wr}]EV[{ev}]{moves})", encoding="utf-8")
+    cases = {
+        "filter.players=[KE JIE]": ({"a.sgf", "d.sgf"}, {"player not selected": 3}),
+        "filter.min_rank=5d": ({"b.sgf", "d.sgf"}, {"rank unknown": 2, "rank below 5d": 1}),
+        "filter.events=[summit, uec]": ({"a.sgf", "d.sgf"}, {"event not selected": 3}),
+    }
+    for n, (setting, (kept, reasons)) in enumerate(cases.items()):
+        catalog = Catalog(work=tmp_path / f"o{n}" / "interim", out=tmp_path / f"o{n}")
+        summary = run_stages(catalog, load(None, [setting, "prune.min_count=1"]), STAGES, [folder], progress=False,
+                             engine=engine)
+        assert summary["games_filtered"] == reasons, setting
+        assert summary["games_read"] == summary["games_accepted"] + summary["games_filtered_total"] == 5
+        assert {Path(s).name for s in pq.read_table(catalog.games, columns=["source"]).column(0).to_pylist()} == kept
+
+
+def test_the_new_filters_key_ingest_only_when_set():
+    """Unset, the filters of players, ranks and events leave the ingest
+    key as it was before they existed (a folder mined then stays up to
+    date); set, each changes it."""
+    from joseki_miner.runs.keys import INGEST_PARAMS, key, stage_keys
+
+    config = load(None, [])
+    assert stage_keys(config, "inputs")["ingest"] == key("ingest", "inputs", config.section(*INGEST_PARAMS))
+    keys = {stage_keys(load(None, [s]), "inputs")["ingest"]
+            for s in ("filter.players=[a]", "filter.min_rank=1d", "filter.events=[b]", "filter.players=[b]")}
+    assert len(keys) == 4 and stage_keys(config, "inputs")["ingest"] not in keys

@@ -301,8 +301,9 @@ def _run_reference(paths, ledger: _Ledger, include_handicap: bool, bar, exclude=
             info = (day // 10000, winner(item.meta.get("RE", "")), ledger.collections.of(item.source), day)
             try:
                 check(item, include_handicap)
+                people = {k: [item.meta.get(k, "")] for k in Filters.PEOPLE} if ledger.filters.by_people else None
                 why = ledger.filters.reasons(np.array([info[0]]), np.array([info[1]]), [info[2]],
-                                             ledger.collections)[0] if ledger.filters.active else None
+                                             ledger.collections, people)[0] if ledger.filters.active else None
                 if why is not None:  # left out as asked: after the checks, before the duplicates
                     ledger.filtered[why] += 1
                     continue
@@ -427,6 +428,11 @@ def _take(values: list | pa.Array, idx: list[int]) -> list | pa.Array:
     return [values[k] for k in idx] if isinstance(values, list) else values.take(column(idx, np.int64))
 
 
+def _info_list(values: list[str] | pa.StringArray) -> list[str]:
+    """A batch's column of game information as strings ("" where none)."""
+    return values if isinstance(values, list) else [v or "" for v in values.to_pylist()]
+
+
 def _setup_strings(b: GameBatch, accepted: list[int]) -> tuple[list[str], list[str]]:
     """games.parquet's setup_black and setup_white of the accepted games."""
     black, white = [""] * len(accepted), [""] * len(accepted)
@@ -447,7 +453,8 @@ def _fast_batch(b: GameBatch, ledger: _Ledger, include_handicap: bool, futures) 
     candidates = np.ones(len(b), dtype=bool)
     candidates[list(verdicts)] = False
     if ledger.filters.active:  # left out as asked: after the checks, before the duplicates
-        reasons = ledger.filters.reasons(year, won, collection, ledger.collections)
+        people = {k: _info_list(b.info[k]) for k in Filters.PEOPLE} if ledger.filters.by_people else None
+        reasons = ledger.filters.reasons(year, won, collection, ledger.collections, people)
         filtered = [k for k in np.flatnonzero(candidates).tolist() if reasons[k] is not None]
         ledger.filtered.update(reasons[k] for k in filtered)
         candidates[filtered] = False

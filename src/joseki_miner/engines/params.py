@@ -65,4 +65,4 @@ def ingest_options(config: Config) -> dict:
     c = config
     return {"member_bytes": c.limits_member_mb << 20, "field_bytes": c.limits_field_kb << 10,
             "collections_depth": c.collections_depth,
-            "filters": Filters(c.filter_years, c.filter_sources, c.filter_result_known)}
+            "filters": Filters.of(c)}

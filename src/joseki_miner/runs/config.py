@@ -13,6 +13,8 @@ from typing import Any
 
 import yaml
 
+from joseki_miner.runs.ranks import RANK
+
 
 # The memory options' defaults (not parameters of the method: they never
 # change the outputs): MB of sequences held before sorted runs are spilled,
@@ -53,6 +55,9 @@ class Config:
     filter_years: tuple[int, int] | None = None
     filter_sources: tuple[str, ...] | None = None
     filter_result_known: bool = False
+    filter_players: tuple[str, ...] | None = None
+    filter_min_rank: str | None = None
+    filter_events: tuple[str, ...] | None = None
     emit_counters: bool = False
 
     def section(self, *names: str) -> dict[str, Any]:
@@ -70,10 +75,11 @@ KEYS = (
     "prune.min_count", "prune.min_fraction", "prune.follow", "prune.min_share", "prune.fold_tenuki",
     "influence.reach", "influence.neutral",
     "influence.share", "include_handicap", "dedupe", "limits.member_mb", "limits.field_kb", "examples",
-    "collections.depth", "filter.years", "filter.sources", "filter.result_known", "emit.counters",
+    "collections.depth", "filter.years", "filter.sources", "filter.result_known",
+    "filter.players", "filter.min_rank", "filter.events", "emit.counters",
 )
 MAX_MEMBER_MB = 2048  # a member or file is held as one bytes object, its moves as one Arrow string column
-_LISTS = {"filter.years": int, "filter.sources": str}  # keys whose value is a list
+_LISTS = {"filter.years": int, "filter.sources": str, "filter.players": str, "filter.events": str}  # keys whose value is a list
 _TYPES = {f.name: f.type for f in fields(Config)}
 
 
@@ -115,6 +121,8 @@ def _coerce(key: str, value: Any) -> Any:
         if "None" in str(kind):
             return None
         raise ConfigError(f"invalid config: {key} must be set")
+    if str(kind).startswith("str"):
+        return str(value).strip()
     if "bool" in str(kind):
         if not isinstance(value, bool):
             raise ConfigError(f"invalid config: {key} must be true or false, not {value!r}")
@@ -227,3 +235,7 @@ def validate(c: Config) -> None:
         need(len(c.filter_years) == 2 and 1000 <= c.filter_years[0] <= c.filter_years[1] <= 2999,
              f"filter.years must be [from, to], two years from 1000 to 2999, not {list(c.filter_years)}")
     need(c.filter_sources is None or len(c.filter_sources) > 0, "filter.sources must name a collection, or be null")
+    need(c.filter_players is None or len(c.filter_players) > 0, "filter.players must name a player, or be null")
+    need(c.filter_events is None or len(c.filter_events) > 0, "filter.events must name an event, or be null")
+    need(c.filter_min_rank is None or RANK.fullmatch(c.filter_min_rank) is not None,
+         f"filter.min_rank must be a rank such as 30k, 1k, 1d, 7d or 1p, not {c.filter_min_rank!r}")

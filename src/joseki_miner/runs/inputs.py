@@ -395,16 +395,34 @@ class Filters:
     """Games left out as they are read (config ``filter.*``), each counted
     with its reason: a year outside ``years`` (from, to; a game without a
     date too), a collection not in ``sources``, a result naming no winner
-    when ``result_known``.  A game that cannot be mined is rejected first;
-    a game left out is not looked for among the duplicates."""
+    when ``result_known``, neither player in ``players`` (names as the
+    records write them, case and outer blanks aside), a player below
+    ``min_rank`` or of no known rank, an event naming none of ``events``
+    (a part of its name, case aside).  A game that cannot be mined is
+    rejected first; a game left out is not looked for among the
+    duplicates."""
 
     years: tuple[int, int] | None = None
     sources: tuple[str, ...] | None = None
     result_known: bool = False
+    players: tuple[str, ...] | None = None
+    min_rank: str | None = None
+    events: tuple[str, ...] | None = None
 
-    def reasons(self, year, winner, collection: list[str], collections: Collections) -> list[str | None]:
-        """Per game (``year`` and ``winner``: numpy arrays), why it is left
-        out (the first reason), or None."""
+    PEOPLE = ("PB", "PW", "BR", "WR", "EV")  # the game information ``reasons`` needs for the last three
+
+    @classmethod
+    def of(cls, config) -> Filters:
+        """The games a config's ``filter.*`` keys leave out."""
+        c = config
+        return cls(c.filter_years, c.filter_sources, c.filter_result_known, c.filter_players, c.filter_min_rank,
+                   c.filter_events)
+
+    def reasons(self, year, winner, collection: list[str], collections: Collections,
+                people: dict[str, list[str]] | None = None) -> list[str | None]:
+        """Per game (``year`` and ``winner``: numpy arrays; ``people``: the
+        games' ``PEOPLE`` values, where ``by_people``), why it is left out
+        (the first reason), or None."""
         import numpy as np  # loaded by the readers before any game: not by a run whose stages are up to date
 
         out: list[str | None] = [None] * len(year)
@@ -413,14 +431,48 @@ class Filters:
             for k in np.flatnonzero((year < low) | (year > high)).tolist():
                 out[k] = f"year not in {low}-{high}" if year[k] else "no date"
         if self.sources is not None:
+            chosen: dict[str, bool] = {}  # by collection: a batch's games come from a few
             for k, name in enumerate(collection):
-                if out[k] is None and not collections.selected(name, self.sources):
+                if name not in chosen:
+                    chosen[name] = collections.selected(name, self.sources)
+                if out[k] is None and not chosen[name]:
                     out[k] = "collection not selected"
         if self.result_known:
             for k in np.flatnonzero(winner == 0).tolist():
                 out[k] = out[k] or "result names no winner"
+        if self.by_people:
+            for k, why in enumerate(self.people_reasons(people)):
+                out[k] = out[k] or why
+        return out
+
+    @property
+    def by_people(self) -> bool:
+        """Does a filter read the players, their ranks or the event?"""
+        return self.players is not None or self.min_rank is not None or self.events is not None
+
+    def people_reasons(self, people: dict[str, list[str]]) -> list[str | None]:
+        """Per game, why the players, their ranks or the event leave it out."""
+        from joseki_miner.runs.ranks import rank_value
+
+        names = {n.strip().casefold() for n in self.players} if self.players is not None else None
+        events = [e.strip().casefold() for e in self.events] if self.events is not None else None
+        least = rank_value(self.min_rank) if self.min_rank is not None else None
+        out: list[str | None] = []
+        for black, white, black_rank, white_rank, event in zip(*(people[k] for k in self.PEOPLE)):
+            why = None
+            if names is not None and black.strip().casefold() not in names and white.strip().casefold() not in names:
+                why = "player not selected"
+            elif least is not None:
+                ranks = (rank_value(black_rank), rank_value(white_rank))
+                if None in ranks:
+                    why = "rank unknown"
+                elif min(ranks) < least:
+                    why = f"rank below {self.min_rank}"
+            if why is None and events is not None and not any(e in event.casefold() for e in events):
+                why = "event not selected"
+            out.append(why)
         return out
 
     @property
     def active(self) -> bool:
-        return self.years is not None or self.sources is not None or self.result_known
+        return self.years is not None or self.sources is not None or self.result_known or self.by_people

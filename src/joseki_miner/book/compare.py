@@ -1,0 +1,100 @@
+"""What changed between two sides of the games mined (two eras, two sets
+of collections, a player against the rest): every move of the pruned tree
+with its share of the position's games on each side, and how sure the
+difference is.
+
+A side is a set of ``filter.*`` keys (``runs.inputs.Filters``) applied to
+the games mined.  A move's share on a side is the number of that side's
+games that play it (in any corner) over the number that reach the position
+before it.  The difference of the two shares is tested with a
+two-proportion z-test; its 95% interval is Newcombe's (from the two
+shares' Wilson intervals).  A change is real when the interval leaves out
+0.  The real changes are ranked by the least difference the interval
+allows, weighed by how often the position arises (the larger of its
+shares of each side's games): a change at a position nearly every game
+reaches comes before one in a rare line, however large."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pyarrow.parquet as pq
+
+from joseki_miner.fast.arrow import numpy
+from joseki_miner.method.gameinfo import wilson
+from joseki_miner.runs.catalog import Catalog
+from joseki_miner.runs.inputs import Collections, Filters
+
+LEAST_GAMES = 30  # a side whose position has fewer games says too little of a move's share there
+
+
+def side_games(games: Path, side: Filters) -> np.ndarray:
+    """Which games of games.parquet (by number) a side holds."""
+    columns = ["year", "winner", "collection", *Filters.PEOPLE]
+    table = pq.ParquetFile(games).read(columns=columns)
+    year, winner = numpy(table.column("year")), numpy(table.column("winner"))
+    collection = table.column("collection").to_pylist()
+    people = {k: [v or "" for v in table.column(k).to_pylist()] for k in Filters.PEOPLE} if side.by_people else None
+    if not side.active:
+        return np.ones(len(year), dtype=bool)
+    reasons = side.reasons(year, winner, collection, Collections([]), people)
+    return np.array([r is None for r in reasons], dtype=bool)
+
+
+def _sequence(moves: list[str]) -> str:
+    """A line as the tree writes it in SGF: ``B[dd];W[cc];B[]``."""
+    return ";".join(f"{'BW'[d % 2]}[{m}]" for d, m in enumerate(moves))
+
+
+def _share(x: int, n: int) -> dict:
+    low, high = wilson(x, n)
+    return {"games": x, "of": n, "share": x / n if n else None, "low": low, "high": high}
+
+
+def compare(catalog: Catalog, a: Filters, b: Filters, least: int = LEAST_GAMES) -> dict:
+    """Every move of the pruned tree on sides ``a`` and ``b``: ``risers``
+    (a larger share on ``b``) and ``fallers``, each the real changes only,
+    the largest first; and each side's games."""
+    in_a, in_b = side_games(catalog.games, a), side_games(catalog.games, b)
+    tree = pq.ParquetFile(catalog.joseki).read()
+    node, parent = numpy(tree.column("node")), numpy(tree.column("parent"))
+    first, count = numpy(tree.column("first")), numpy(tree.column("count"))
+    moves = tree.column("move").to_pylist()
+    kinds = tree.column("kind").to_pylist() if "kind" in tree.column_names else [None] * len(node)
+    game = numpy(pq.ParquetFile(catalog.sorted_sequences).read(columns=["game"]).column("game"))
+    reached: dict[int, tuple[int, int]] = {}
+    seen = np.zeros(len(in_a), dtype=bool)  # the games of a node's sequences, marked (a sort of each is 10x slower)
+    for n, lo, c in zip(node.tolist(), first.tolist(), count.tolist()):
+        here = game[lo:lo + c]
+        seen[here] = True
+        reached[n] = (int(np.count_nonzero(seen & in_a)), int(np.count_nonzero(seen & in_b)))
+        seen[here] = False
+    total = (max(1, int(in_a.sum())), max(1, int(in_b.sum())))
+    line: dict[int, list[str]] = {0: []}
+    changes = []
+    for i, n in enumerate(node.tolist()):
+        p = int(parent[i])
+        if p < 0:
+            continue
+        line[n] = line[p] + [moves[i]]
+        (xa, xb), (na, nb) = reached[n], reached[p]
+        if min(na, nb) < least:
+            continue
+        sa, sb = _share(xa, na), _share(xb, nb)
+        difference = sb["share"] - sa["share"]
+        low = difference - math.hypot(sb["share"] - sb["low"], sa["high"] - sa["share"])
+        high = difference + math.hypot(sb["high"] - sb["share"], sa["share"] - sa["low"])
+        pooled = (xa + xb) / (na + nb)
+        spread = math.sqrt(pooled * (1 - pooled) * (1 / na + 1 / nb))
+        z = difference / spread if spread else 0.0
+        changes.append({"sequence": _sequence(line[n]), "node": n, "kind": kinds[i],
+                        "tenuki": moves[i] == "", "a": sa, "b": sb, "difference": difference,
+                        "low": low, "high": high, "z": z, "p": math.erfc(abs(z) / math.sqrt(2)),
+                        "reach": max(na / total[0], nb / total[1])})
+    risers = sorted((c for c in changes if c["low"] > 0), key=lambda c: (-c["low"] * c["reach"], c["sequence"]))
+    fallers = sorted((c for c in changes if c["high"] < 0), key=lambda c: (c["high"] * c["reach"], c["sequence"]))
+    return {"a": {"games": int(in_a.sum())}, "b": {"games": int(in_b.sum())}, "moves": len(changes),
+            "risers": risers, "fallers": fallers}
+

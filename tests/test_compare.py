@@ -1,0 +1,89 @@
+"""What changed between two sides of the games (joseki_miner.book.compare,
+``joseki compare``): each side's share of a position's games, checked
+against the build's own tables; on all of ../shared/data, the 3-3
+invasion under the 4-4 stone among the first risers from the human
+collections to the programs'."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from joseki_miner.book.compare import compare
+from joseki_miner.runs.catalog import STAGES, Catalog
+from joseki_miner.runs.config import load
+from joseki_miner.runs.inputs import Filters
+from pipeline.run import run_stages
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def mine(paths, folder: Path, *sets: str) -> Catalog:
+    catalog = Catalog(work=folder / "interim", out=folder)
+    run_stages(catalog, load(None, list(sets)), STAGES, paths, progress=False, log=lambda s: None)
+    return catalog
+
+
+def joseki(*args) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "pipeline.cli", *map(str, args)], capture_output=True, text=True,
+                          cwd=ROOT)
+
+
+@pytest.fixture(scope="module")
+def demo(demo_games, tmp_path_factory) -> Catalog:
+    return mine([demo_games], tmp_path_factory.mktemp("compare-demo"))
+
+
+def test_each_side_counts_the_games_the_build_counted_by_collection(demo):
+    """Sides by collection: a move's games on a side, and its position's,
+    are the build's node_sources rows of the node and of its parent."""
+    found = compare(demo, Filters(sources=("club",)), Filters(sources=("pro",)), least=0)
+    rows = pq.read_table(demo.node_sources).to_pylist()
+    by = {(r["node"], Path(r["source"]).name): r["games"] for r in rows}
+    parent = dict(zip(*pq.read_table(demo.joseki, columns=["node", "parent"]).to_pydict().values()))
+    changes = found["risers"] + found["fallers"]
+    assert changes
+    for c in changes:
+        n = c["node"]
+        assert (c["a"]["games"], c["a"]["of"]) == (by.get((n, "club"), 0), by.get((parent[n], "club"), 0))
+        assert (c["b"]["games"], c["b"]["of"]) == (by.get((n, "pro"), 0), by.get((parent[n], "pro"), 0))
+        assert c["low"] <= c["difference"] <= c["high"]
+        assert (c["low"] > 0) == (c in found["risers"]) and (c["high"] < 0) == (c in found["fallers"])
+    weighed = [c["low"] * c["reach"] for c in found["risers"]]
+    assert weighed == sorted(weighed, reverse=True)
+
+
+def test_a_side_against_itself_changes_nothing(demo):
+    same = compare(demo, Filters(), Filters(), least=0)
+    assert same["moves"] > 0 and same["risers"] == [] and same["fallers"] == []
+    assert same["a"]["games"] == same["b"]["games"] == pq.read_metadata(demo.games).num_rows
+
+
+def test_the_cli_takes_only_filter_keys(demo):
+    bad = joseki("compare", "--a", "prune.min_count=3", "--out", demo.out)
+    assert bad.returncode == 2 and bad.stderr.strip().count("\n") == 0 and "filter" in bad.stderr
+    wrong = joseki("compare", "--a", "filter.years=[2019]", "--out", demo.out)
+    assert wrong.returncode == 2 and "filter.years" in wrong.stderr
+
+
+@pytest.mark.shared_data
+def test_the_three_three_invasion_rises_with_the_programs(shared_data, tmp_path):
+    """Human collections against the AI collection, on all of
+    ../shared/data: the 3-3 invasion under a 4-4 stone (B[dd];W[cc] in
+    the tree's form) is among the first ten risers."""
+    catalog = mine([shared_data], tmp_path / "all")  # its collections: ai, kgs-6d, tom-9d, tygem-9d
+    done = joseki("compare", "--a", "filter.sources=[kgs-6d, tom-9d, tygem-9d]", "--b", "filter.sources=[ai]",
+                  "--json", "--out", catalog.out)
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    risers = [r["sequence"] for r in found["risers"]]
+    assert "B[dd];W[cc]" in risers[:10], risers
+    three_three = found["risers"][risers.index("B[dd];W[cc]")]
+    assert three_three["b"]["share"] > 3 * three_three["a"]["share"] and three_three["p"] < 1e-6
+    assert len(found["risers"]) == len(found["fallers"]) == 10
+    assert found["a"]["games"] + found["b"]["games"] == pq.read_metadata(catalog.games).num_rows
