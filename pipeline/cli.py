@@ -405,6 +405,46 @@ def compare(
 
 
 @app.command()
+def repertoire(
+    player: str = typer.Argument(..., help="a player's name as the games write it (either colour; case aside)"),
+    out: str = OUT, work: Optional[Path] = WORK,
+    limit: int = typer.Option(20, "--limit", help="the first this many lines, the most played first (0: all)"),
+    json_: bool = typer.Option(False, "--json", help="one JSON object instead of text"),
+) -> None:
+    """A player's corner sequences against the tree: where each leaves it,
+    the move played there, the player's own results, and what the tree's
+    games played there."""
+    catalog, _ = _explore(out, work)
+    from joseki_miner.book.repertoire import repertoire as repertoire_of
+
+    try:
+        found = repertoire_of(catalog.joseki, catalog.sequences, catalog.games, player)
+    except FileNotFoundError as exc:
+        _fail(f"nothing mined in {catalog.out}: run `joseki mine` first ({exc.filename})", 2)
+    if not found["games"]:
+        _fail(f"no game of {player!r} in {catalog.games} (names as the games write them, either colour)", 1)
+    if limit:
+        found = {**found, "lines": found["lines"][:limit]}
+    if json_:
+        import json
+
+        typer.echo(json.dumps(found, indent=2, ensure_ascii=False))
+        return
+    typer.echo(f"{player}: {found['games']:,} games ({found['wins']:,} won, {found['losses']:,} lost), "
+               f"{found['sequences']:,} corner sequences; where they leave the tree (the tree's form: the corner "
+               "upper left, its first player Black):")
+    typer.echo(f"  {'times':>5} {'won-lost':>9}  {'role':<6} {'line':<34} {'then':<20} the tree's games there")
+    for line in found["lines"]:
+        then = ("ends in the tree" if line["left_with"] is None
+                else f"{line['left_with'] or 'tenuki'} ({'player' if line['by'] == 'player' else 'opponent'})")
+        tree = ", ".join(f"{m['move'] or 'tenuki'} {100 * m['share']:.0f}%"
+                         + (f" (wins {100 * m['wins']:.0f}%)" if m["wins"] is not None else "")
+                         for m in line["tree"][:3] if m["share"] is not None)
+        typer.echo(f"  {line['count']:>5} {line['wins']:>4}-{line['losses']:<4}  {line['role']:<6} "
+                   f"{line['sequence'] or '(empty corner)':<34} {then:<20} {tree}")
+
+
+@app.command()
 def demo(
     out: Path = typer.Option(Path("data/raw/demo"), "--out", help="folder to write the demo games to"),
     games: int = typer.Option(400, "--games", help="number of games"),

@@ -385,15 +385,20 @@ class _Run:
                        min_length=config.min_length)
 
     def book_files(self) -> BookFiles:
-        """The pruned tree's tables as this run has them, and the figures of
-        the games it was mined from."""
+        """The pruned tree's tables as this run has them, the figures of
+        the games it was mined from, and what the page of what changed
+        reads (the sequences in trie order: staged while ``mine``'s build
+        is still being committed)."""
         from joseki_miner.book.files import BookFiles
 
-        catalog = self.catalog
+        catalog, config = self.catalog, self.config
         figures = {**self.stage_figures("ingest"), **self.stage_figures("prune")}
+        in_order = store.staged(catalog.sorted_sequences)
+        in_order = in_order if in_order.exists() else catalog.sorted_sequences
         return BookFiles(self.current(catalog.joseki), self.current(catalog.node_years),
-                              self.current(catalog.node_sources), self.current(catalog.node_examples),
-                              catalog.games, figures)
+                         self.current(catalog.node_sources), self.current(catalog.node_examples),
+                         catalog.games, figures, in_order if config.report_changed else None, config.report_since,
+                         catalog.sequences, config.report_players or ())
 
     def prune(self) -> Callable[[], dict]:
         from . import prune

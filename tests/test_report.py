@@ -82,7 +82,7 @@ def test_a_page_for_every_node_and_the_index_lists_the_joseki_then_the_fuseki_sh
     nodes = tree(mined)
     folder = mined.report
     assert sorted(p.name for p in folder.iterdir()) == sorted(
-        ["index.html", "style.css"] + [f"n{n}.html" for n in nodes])
+        ["index.html", "style.css", "changed.html"] + [f"n{n}.html" for n in nodes])
     joseki, fuseki = joseki_and_fuseki(nodes)
     index = (folder / "index.html").read_text(encoding="utf-8")
     cards = {kind: set(map(int, re.findall(rf'class="card {kind}" data-node="(\d+)"', index)))
@@ -278,3 +278,61 @@ def test_the_plot_labels_the_year_the_headline_calls_most_popular(mined):
     root = next(n for n, row in tree(mined).items() if row["parent"] < 0)  # every game, every year: no year above
     page = (mined.report / f"n{root}.html").read_text(encoding="utf-8")
     assert "most popular" not in re.search(r'<p class="headline">(.*?)</p>', page).group(1)
+
+
+@pytest.fixture(scope="module")
+def mined_real(real_subset, tmp_path_factory) -> Catalog:
+    return mine([real_subset], tmp_path_factory.mktemp("report-real"), "prune.min_count=20")
+
+
+@pytest.mark.shared_data
+def test_the_page_of_what_changed_shows_the_real_changes_between_the_eras(mined_real):
+    """changed.html: the moves played more, then less, from the earlier
+    half of the games' years to the later, each card a node of the tree
+    with both eras' figures as ``compare`` finds them; the index links to
+    it; report.changed: false writes no page."""
+    from joseki_miner.book.compare import compare_files, eras
+    from joseki_miner.book.words import percent
+
+    mined = mined_real
+    a, b, before, after = eras(mined.games)
+    found = compare_files(mined.joseki, mined.sorted_sequences, mined.games, a, b)
+    assert found["risers"] and found["fallers"]
+    html = (mined.report / "changed.html").read_text(encoding="utf-8")
+    assert f"What changed: {before} and {after}" in html
+    shown = [int(n) for n in re.findall(r'class="card \w+" data-node="(\d+)"', html)]
+    assert shown == [c["node"] for c in found["risers"][:20] + found["fallers"][:20]]
+    assert html.index('id="risers"') < html.index('id="fallers"')
+    for c in found["risers"][:20]:
+        assert f"{before}: {percent(c['a']['share'])} of {c['a']['of']:,} games" in html
+    index = (mined.report / "index.html").read_text(encoding="utf-8")
+    assert f'<a href="changed.html">What changed</a> from {before} to {after}' in index
+
+
+def test_without_the_page_of_what_changed(mined, demo_games, tmp_path):
+    """On the demo (its lines are played alike in every year) the page says
+    that no change is sure enough; report.changed: false writes none."""
+    assert (mined.report / "changed.html").read_text(encoding="utf-8").count("None: no change is sure enough") == 2
+    catalog = mine([demo_games], tmp_path / "off", "report.changed=false")
+    assert not (catalog.report / "changed.html").exists()
+    assert "What changed" not in (catalog.report / "index.html").read_text(encoding="utf-8")
+
+
+@pytest.mark.shared_data
+def test_in_a_browser_a_change_leads_to_its_move(mined_real, tmp_path):
+    folder = mined_real.report.resolve()
+    browser = _browser()
+    try:
+        from selenium.webdriver.common.by import By
+
+        browser.get(folder.joinpath("changed.html").as_uri())
+        cards = browser.find_elements(By.CSS_SELECTOR, ".card")
+        assert cards and all(c.is_displayed() for c in cards[:5])
+        assert browser.find_element(By.ID, "risers").location["y"] < browser.find_element(By.ID, "fallers").location["y"]
+        node = cards[0].get_attribute("data-node")
+        browser.save_screenshot(str(tmp_path / "changed.png"))
+        cards[0].find_element(By.TAG_NAME, "a").click()
+        assert browser.current_url.endswith(f"/n{node}.html")
+        assert [e for e in browser.get_log("browser") if e["level"] in ("SEVERE", "ERROR")] == []
+    finally:
+        browser.quit()

@@ -57,13 +57,35 @@ def compare(catalog: Catalog, a: Filters, b: Filters, least: int = LEAST_GAMES) 
     """Every move of the pruned tree on sides ``a`` and ``b``: ``risers``
     (a larger share on ``b``) and ``fallers``, each the real changes only,
     the largest first; and each side's games."""
-    in_a, in_b = side_games(catalog.games, a), side_games(catalog.games, b)
-    tree = pq.ParquetFile(catalog.joseki).read()
+    return compare_files(catalog.joseki, catalog.sorted_sequences, catalog.games, a, b, least)
+
+
+def eras(games: Path, since: int | None = None) -> tuple[Filters, Filters, str, str] | None:
+    """Two eras of the games mined, the games before ``since`` and from it
+    on (None: the year that splits the dated games in half), as sides and
+    their names; None where the games hold fewer than two years."""
+    year = numpy(pq.ParquetFile(games).read(columns=["year"]).column("year"))
+    year = np.sort(year[year > 0])
+    if not len(year) or year[0] == year[-1]:
+        return None
+    first, last = int(year[0]), int(year[-1])
+    since = min(max(int(year[len(year) // 2]) if since is None else since, first + 1), last)
+    before = f"{first}-{since - 1}" if since - 1 > first else f"{first}"
+    after = f"{since}-{last}" if last > since else f"{since}"
+    return Filters(years=(first, since - 1)), Filters(years=(since, last)), before, after
+
+
+def compare_files(joseki: Path, sorted_sequences: Path, games: Path, a: Filters, b: Filters,
+                  least: int = LEAST_GAMES) -> dict:
+    """``compare`` on the files: joseki.parquet, sorted_sequences.parquet
+    and games.parquet."""
+    in_a, in_b = side_games(games, a), side_games(games, b)
+    tree = pq.ParquetFile(joseki).read()
     node, parent = numpy(tree.column("node")), numpy(tree.column("parent"))
     first, count = numpy(tree.column("first")), numpy(tree.column("count"))
     moves = tree.column("move").to_pylist()
     kinds = tree.column("kind").to_pylist() if "kind" in tree.column_names else [None] * len(node)
-    game = numpy(pq.ParquetFile(catalog.sorted_sequences).read(columns=["game"]).column("game"))
+    game = numpy(pq.ParquetFile(sorted_sequences).read(columns=["game"]).column("game"))
     reached: dict[int, tuple[int, int]] = {}
     seen = np.zeros(len(in_a), dtype=bool)  # the games of a node's sequences, marked (a sort of each is 10x slower)
     for n, lo, c in zip(node.tolist(), first.tolist(), count.tolist()):

@@ -14,6 +14,8 @@ import pyarrow.parquet as pq
 
 from joseki_miner.book import plots
 from joseki_miner.book import report as pages_of
+from joseki_miner.book.compare import compare_files, eras
+from joseki_miner.book.repertoire import repertoire
 from joseki_miner.book.words import About, Book, make_book
 from joseki_miner.fast.arrow import numpy
 
@@ -29,6 +31,10 @@ class BookFiles:
     examples: Path
     games: Path  # games.parquet of the work folder: the dates' range (absent: years only)
     figures: dict
+    sorted_sequences: Path | None = None  # given: the report has a page of what changed between two eras
+    since: int | None = None  # where the later era starts (None: the year that splits the games in half)
+    sequences: Path | None = None  # sequences.parquet: the players' repertoires read it
+    players: tuple[str, ...] = ()  # a page of each one's repertoire
 
 
 def _date(day: int) -> str:
@@ -62,6 +68,19 @@ def load_book(files: BookFiles, *, share: float, min_length: int) -> Book:
     return make_book(pq.ParquetFile(files.joseki).read(), *tables, about=about)  # Arrow: no pandas to import
 
 
+def changes(files: BookFiles) -> dict | None:
+    """What changed from the earlier era of the games to the later
+    (``compare``), with the eras' names; None without a page of it."""
+    if files.sorted_sequences is None:
+        return None
+    sides = eras(files.games, files.since)
+    if sides is None:
+        return None
+    a, b, before, after = sides
+    return {**compare_files(files.joseki, files.sorted_sequences, files.games, a, b), "before": before,
+            "after": after}
+
+
 def start(folder: Path) -> None:
     """``folder`` made anew, empty."""
     shutil.rmtree(folder, ignore_errors=True)
@@ -72,8 +91,11 @@ def write(files: BookFiles, folder: Path, *, share: float, min_length: int, part
     """Write part ``part`` = (i, k) of the report's pages into ``folder``
     (``report.pages``); the sizes of the files written."""
     book = load_book(files, share=share, min_length=min_length)
+    changed = changes(files) if part[0] == 0 else None
+    players = [repertoire(files.joseki, files.sequences, files.games, p) for p in files.players] \
+        if part[0] == 0 and files.sequences is not None else []
     sizes = []
-    for name, text in pages_of.pages(book, plots.year_shares, part).items():
+    for name, text in pages_of.pages(book, plots.year_shares, part, changed, players).items():
         data = text.encode("utf-8")
         (folder / name).write_bytes(data)
         sizes.append(len(data))

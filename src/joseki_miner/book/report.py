@@ -10,6 +10,12 @@ server, no script and nothing from the network.
   popularity by year (a plot of the share of each year's games), the
   collections, the example games, the continuations, and the influence
   verdicts on the board's sides and in words;
+* ``changed.html``: what changed from the earlier era of the games to the
+  later (``compare``): the moves played more, then those played less,
+  each with its board and both eras' figures;
+* ``repertoire-NAME.html``: a player's repertoire (config ``report.players``):
+  where their corner sequences leave the tree, with their results, and
+  what the tree's games played there, each on a board;
 * ``style.css``: shared by every page.
 
 ``pages`` returns every file as text; writing them is the caller's.  The
@@ -19,6 +25,7 @@ words are ``book``'s, as in the SGF; the diagrams ``diagram``'s; the plots
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from html import escape
 
@@ -37,6 +44,7 @@ from joseki_miner.book.words import (
     years_text,
 )
 from joseki_miner.book.diagram import Mark, diagram, svg
+from joseki_miner.book.lookup import board_name
 from joseki_miner.method.points import TENUKI, from_sgf
 
 CSS = """\
@@ -72,7 +80,9 @@ KIND_CSS = """\
 h3{font-size:1.02em;margin:1.1em 0 .4em}.kind{margin:.2em 0;font-weight:600}
 .kind.enclosure,.kind.extension{color:#8a4b08}.card.enclosure,.card.extension{background:#fbf6ee}
 """
-INDEX, STYLE = "index.html", "style.css"
+INDEX, STYLE, CHANGED = "index.html", "style.css", "changed.html"
+SHOWN = 20  # the risers and the fallers on the page of what changed
+LINES = 40  # the lines of a player's repertoire on its page
 DOT = " \u00b7 "  # between the figures of a card
 PlotFn = Callable[..., str]  # (years, shares, peak=, thin=): ``plots.year_shares``
 
@@ -132,7 +142,18 @@ def _about(book: Book) -> str:
             "of its games with a winner won by that Black, with its 95% interval.</p>")
 
 
-def index_page(book: Book) -> str:
+def repertoire_name(player: str) -> str:
+    """The page of a player's repertoire: their name where it is plain
+    ASCII letters and digits, else a digest of it (names in any script)."""
+    import hashlib
+
+    plain = re.sub(r"[^A-Za-z0-9]+", "-", player).strip("-")
+    if plain and plain.replace("-", "") and player.isascii():
+        return f"repertoire-{plain}.html"
+    return f"repertoire-{hashlib.sha256(player.encode('utf-8')).hexdigest()[:12]}.html"
+
+
+def index_page(book: Book, changed: dict | None = None, players: list[dict] | None = None) -> str:
     """The joseki by first move, each with a small diagram of its final
     position, its games, win rate and years; where the tree has kinds, the
     joseki are where a joseki ends, and the fuseki shapes (enclosures, then
@@ -143,7 +164,11 @@ def index_page(book: Book) -> str:
     body = [f"<h1>Joseki of {number(book.about.games or book.games(book.root))} games</h1>", _about(book),
             f"<p>{counts}, {len(book.cols['node']) - 1:,} moves in the tree. Start from "
             f"<a href=\"{page_name(book.root)}\">the empty corner</a>, or from a joseki below"
-            + (f", or see <a href=\"#fuseki\">the fuseki shapes</a> named apart" if fuseki else "") + ".</p>"]
+            + (f", or see <a href=\"#fuseki\">the fuseki shapes</a> named apart" if fuseki else "") + "."
+            + (f" <a href=\"{CHANGED}\">What changed</a> from {changed['before']} to {changed['after']}."
+               if changed else "")
+            + (" Repertoires: " + ", ".join(f"<a href=\"{repertoire_name(r['player'])}\">{escape(r['player'])}</a>"
+                                           for r in players) + "." if players else "") + "</p>"]
     under: dict[int, list[int]] = {}
     for leaf in joseki:
         under.setdefault(book.path(leaf)[0], []).append(leaf)
@@ -179,6 +204,74 @@ def _card(book: Book, node: int, kind: str) -> str:
         facts.append(f"then tenuki {percent(share)}")
     return (f"<div class=\"card {kind}\" data-node=\"{node}\"><a href=\"{page_name(node)}\">{board}"
             f"{escape(sequence_name(book, node))}</a>{note}<div>{escape(DOT.join(facts))}</div></div>")
+
+
+def changed_page(book: Book, changed: dict) -> str:
+    """The moves played more, then less, in the later era of the games
+    than in the earlier: each card the line's final position, its share
+    of the games at its position in both eras, and the change with its
+    95% interval; the largest changes at the most common positions
+    first (``compare``)."""
+    before, after = changed["before"], changed["after"]
+    body = [f"<h1>What changed: {escape(before)} and {escape(after)}</h1>",
+            f"<p class=\"lead\">Each move's share of the games that reach its position, in the "
+            f"{number(changed['a']['games'])} games of {escape(before)} and the {number(changed['b']['games'])} "
+            f"games of {escape(after)}. A move is shown when the 95% interval of the change (Newcombe's, from the "
+            "two shares' Wilson intervals) leaves out zero: the largest changes at the most common positions "
+            f"first. <a href=\"{INDEX}\">Back to the joseki</a>.</p>"]
+    for key, title in (("risers", "Played more"), ("fallers", "Played less")):
+        rows = changed[key][:SHOWN]
+        body.append(f"<h2 id=\"{key}\">{title} in {escape(after)}</h2>")
+        if not rows:
+            body.append("<p>None: no change is sure enough.</p>")
+            continue
+        body.append("<div class=\"cards\">" + "".join(_change_card(book, c, before, after) for c in rows) + "</div>")
+    return _page("What changed", body)
+
+
+def _change_card(book: Book, change: dict, before: str, after: str) -> str:
+    node = change["node"]
+    board, _ = board_of(book, node, cell=14, candidates=False)
+    a, b = change["a"], change["b"]
+    facts = [f"{escape(before)}: {percent(a['share'])} of {number(a['of'])} games",
+             f"{escape(after)}: {percent(b['share'])} of {number(b['of'])}",
+             f"{100 * change['difference']:+.1f} points (95%: {100 * change['low']:+.1f} to "
+             f"{100 * change['high']:+.1f})"]
+    return (f"<div class=\"card {book.kind(node)}\" data-node=\"{node}\"><a href=\"{page_name(node)}\">"
+            f"{board}{escape(sequence_name(book, node))}</a><div>{'<br>'.join(facts)}</div></div>")
+
+
+def repertoire_page(book: Book, found: dict) -> str:
+    """A player's corner sequences against the tree (``repertoire``): for
+    each place their sequences leave it, the most played first, the
+    board of the tree's line with the tree's moves there marked (each a
+    link), the player's times and results there, and the move played."""
+    name = found["player"]
+    body = [f"<h1>Repertoire of {escape(name)}</h1>",
+            f"<p class=\"lead\">{number(found['games'])} games of {escape(name)} ({number(found['wins'])} won, "
+            f"{number(found['losses'])} lost), {number(found['sequences'])} corner sequences, each followed down "
+            "the tree to where it leaves it. The boards are in the tree's form: the corner in the upper left, its "
+            "first player Black; the player is <i>first</i> in a corner they started, <i>second</i> in one the "
+            f"opponent started. The marks are the tree's moves there. <a href=\"{INDEX}\">Back to the "
+            "joseki</a>.</p>"]
+    if not found["lines"]:
+        body.append("<p>None of their games is among the games mined.</p>")
+    cards = []
+    for line in found["lines"][:LINES]:
+        node = line["node"]
+        board, _ = board_of(book, node, cell=14)
+        then = ("the sequence ends here, in the tree" if line["left_with"] is None else
+                f"then {'the player' if line['by'] == 'player' else 'the opponent'} plays "
+                + (f"{board_name(from_sgf(line['left_with']))}" if line["left_with"] else "tenuki")
+                + ", out of the tree")
+        tree = "; ".join(f"{board_name(from_sgf(m['move'])) if m['move'] else 'tenuki'} "
+                         f"{percent(m['share'])}" for m in line["tree"][:3] if m["share"] is not None)
+        facts = [f"{number(line['count'])} times as the {line['role']} player: won {number(line['wins'])}, "
+                 f"lost {number(line['losses'])}", escape(then)] + ([f"the tree's games: {escape(tree)}"] if tree else [])
+        cards.append(f"<div class=\"card {book.kind(node)}\" data-node=\"{node}\"><a href=\"{page_name(node)}\">"
+                     f"{escape(sequence_name(book, node))}</a>{board}<div>{'<br>'.join(facts)}</div></div>")
+    body.append("<div class=\"cards\">" + "".join(cards) + "</div>")
+    return _page(f"Repertoire of {name}", body)
 
 
 def _table(head: list[str] | None, rows: list[list[str]], numeric: set[int] = frozenset()) -> str:
@@ -267,12 +360,19 @@ def node_page(book: Book, node: int, plot: PlotFn | None = None) -> str:
     return _page(f"{title} - joseki", body)
 
 
-def pages(book: Book, plot: PlotFn | None = None, part: tuple[int, int] = (0, 1)) -> dict[str, str]:
+def pages(book: Book, plot: PlotFn | None = None, part: tuple[int, int] = (0, 1),
+          changed: dict | None = None, players: list[dict] | None = None) -> dict[str, str]:
     """Every file of the report: name -> text; or part ``part`` = (i, k) of
-    them: every k-th node's page from the i-th (the style and the index go
-    with part 0), so that k parts write the report between them."""
+    them: every k-th node's page from the i-th (the style, the index and
+    the page of what changed, given ``changed``, go with part 0), so that
+    k parts write the report between them."""
     i, k = part
-    out = {STYLE: CSS + (KIND_CSS if book.labelled else ""), INDEX: index_page(book)} if i == 0 else {}
+    out = {STYLE: CSS + (KIND_CSS if book.labelled else ""), INDEX: index_page(book, changed, players)} \
+        if i == 0 else {}
+    if i == 0 and changed:
+        out[CHANGED] = changed_page(book, changed)
+    for found in players or [] if i == 0 else []:
+        out[repertoire_name(found["player"])] = repertoire_page(book, found)
     for node in list(book.cols["node"])[i::k]:
         out[page_name(node)] = node_page(book, node, plot)
     return out

@@ -59,6 +59,9 @@ class Config:
     filter_min_rank: str | None = None
     filter_events: tuple[str, ...] | None = None
     emit_counters: bool = False
+    report_changed: bool = True
+    report_since: int | None = None
+    report_players: tuple[str, ...] | None = None
 
     def section(self, *names: str) -> dict[str, Any]:
         """The named keys (dotted) and their values, for stage cache keys."""
@@ -76,10 +79,12 @@ KEYS = (
     "influence.reach", "influence.neutral",
     "influence.share", "include_handicap", "dedupe", "limits.member_mb", "limits.field_kb", "examples",
     "collections.depth", "filter.years", "filter.sources", "filter.result_known",
-    "filter.players", "filter.min_rank", "filter.events", "emit.counters",
+    "filter.players", "filter.min_rank", "filter.events", "emit.counters", "report.changed", "report.since",
+    "report.players",
 )
 MAX_MEMBER_MB = 2048  # a member or file is held as one bytes object, its moves as one Arrow string column
-_LISTS = {"filter.years": int, "filter.sources": str, "filter.players": str, "filter.events": str}  # keys whose value is a list
+_LISTS = {"filter.years": int, "filter.sources": str, "filter.players": str, "filter.events": str,
+          "report.players": str}  # keys whose value is a list
 _TYPES = {f.name: f.type for f in fields(Config)}
 
 
@@ -216,6 +221,7 @@ BOUNDS = {
     "limits.field_kb": (1, 1024 * MAX_MEMBER_MB),
     "examples": (0, 1000),
     "collections.depth": (0, 8),
+    "report.since": (1000, 2999),
 }
 
 

@@ -22,6 +22,7 @@ EXTRACT_RULES = {"distance.noise": False, "corner.start": 10}
 INGEST_RULES = {"filter.players": None, "filter.min_rank": None, "filter.events": None}
 BUILD_PARAMS = ("kinds", "corner.region")  # the kinds of trie.parquet
 PRUNE_RULES = {"prune.follow": None, "prune.min_share": 0.0, "prune.fold_tenuki": False}
+REPORT_RULES = {"report.changed": False, "report.since": None, "report.players": None}  # the page of what changed (not in the thesis)
 
 
 def key(*parts) -> str:
@@ -42,7 +43,7 @@ def stage_keys(config: Config, inputs: str, floor: int = 2) -> dict[str, str]:
                         config.section("prune.min_count", "prune.min_fraction", "min_length", "examples"),
                         *changed(config, PRUNE_RULES))
     keys["emit"] = key("emit", keys["prune"], config.section("influence.share", "emit.counters"))
-    keys["report"] = key("report", keys["prune"], config.section("influence.share"))
+    keys["report"] = key("report", keys["prune"], config.section("influence.share"), *changed(config, REPORT_RULES))
     return keys
 
 

@@ -1,0 +1,107 @@
+"""A player's repertoire against the tree (joseki_miner.book.repertoire,
+``joseki repertoire``, the report's page): every corner sequence of the
+player's games counted once, where it leaves the tree, with the player's
+results; the same on a real player of ../shared/data."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from joseki_miner.book.report import repertoire_name
+from joseki_miner.book.repertoire import repertoire
+from joseki_miner.method.points import TENUKI, from_sgf
+from joseki_miner.runs.catalog import STAGES, Catalog
+from joseki_miner.runs.config import load
+from pipeline.run import run_stages
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def mine(paths, folder: Path, *sets: str) -> Catalog:
+    catalog = Catalog(work=folder / "interim", out=folder)
+    run_stages(catalog, load(None, list(sets)), STAGES, paths, progress=False, log=lambda s: None)
+    return catalog
+
+
+def joseki(*args) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "pipeline.cli", *map(str, args)], capture_output=True, text=True,
+                          cwd=ROOT)
+
+
+def check(catalog: Catalog, name: str) -> dict:
+    """The laws of a repertoire: every sequence of the player's games once;
+    each line a path of the tree whose next move (where it left) the tree
+    does not hold there; results within the counts; the player's wins
+    those of the games."""
+    found = repertoire(catalog.joseki, catalog.sequences, catalog.games, name)
+    games = pq.read_table(catalog.games, columns=["game", "PB", "PW", "winner"]).to_pylist()
+    mine_ = {g["game"]: g for g in games if name.casefold() in (g["PB"].strip().casefold(), g["PW"].strip().casefold())}
+    sequences = pq.read_table(catalog.sequences, columns=["game", "swapped"]).to_pylist()
+    theirs = [s for s in sequences if s["game"] in mine_]
+    assert found["games"] == len(mine_) and found["sequences"] == len(theirs) == sum(x["count"] for x in found["lines"])
+    firsts = sum(1 for s in theirs if (mine_[s["game"]]["PB"].strip().casefold() == name.casefold()) != s["swapped"])
+    assert sum(x["count"] for x in found["lines"] if x["role"] == "first") == firsts
+    won = sum(1 for g in mine_.values() if g["winner"] == (-1 if g["PB"].strip().casefold() == name.casefold() else 1))
+    assert found["wins"] == won
+    tree = pq.read_table(catalog.joseki, columns=["node", "parent", "move"]).to_pylist()
+    child = {(r["parent"], TENUKI if r["move"] == "" else from_sgf(r["move"])): r["node"] for r in tree}
+    for line in found["lines"]:
+        node = 0
+        for part in line["sequence"].split(";") if line["sequence"] else []:
+            node = child[(node, TENUKI if part[2:-1] == "" else from_sgf(part[2:-1]))]
+        assert node == line["node"]
+        if line["left_with"] is not None:
+            assert (node, TENUKI if line["left_with"] == "" else from_sgf(line["left_with"])) not in child
+        assert line["wins"] + line["losses"] <= line["count"]
+    return found
+
+
+@pytest.fixture(scope="module")
+def demo(demo_games, tmp_path_factory) -> Catalog:
+    return mine([demo_games], tmp_path_factory.mktemp("repertoire"), "report.players=[Demo Black]")
+
+
+def test_a_repertoire_counts_every_sequence_of_the_players_games_once(demo):
+    found = check(demo, "DEMO BLACK")  # names as the games write them, case aside
+    assert found["games"] == pq.read_metadata(demo.games).num_rows and found["lines"]
+    assert {x["role"] for x in found["lines"]} == {"first", "second"}
+
+
+def test_the_cli_prints_or_says_why_not(demo):
+    done = joseki("repertoire", "demo black", "--json", "--limit", "0", "--out", demo.out)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == json.loads(json.dumps(repertoire(demo.joseki, demo.sequences, demo.games,
+                                                                        "demo black")))
+    text = joseki("repertoire", "demo black", "--out", demo.out)
+    assert text.returncode == 0 and "corner sequences; where they leave the tree" in text.stdout
+    nobody = joseki("repertoire", "nobody", "--out", demo.out)
+    assert nobody.returncode == 1 and nobody.stderr.count("\n") == 1 and "no game of 'nobody'" in nobody.stderr
+
+
+def test_the_report_has_a_page_of_each_players_repertoire(demo):
+    page = demo.report / repertoire_name("Demo Black")
+    html = page.read_text(encoding="utf-8")
+    assert "Repertoire of Demo Black" in html
+    index = (demo.report / "index.html").read_text(encoding="utf-8")
+    assert f'<a href="{page.name}">Demo Black</a>' in index
+    found = repertoire(demo.joseki, demo.sequences, demo.games, "Demo Black")
+    for line in found["lines"][:40]:
+        assert f'data-node="{line["node"]}"><a href="n{line["node"]}.html">' in html
+    assert repertoire_name("金毛测试").startswith("repertoire-") and repertoire_name("金毛测试").isascii()
+
+
+@pytest.mark.shared_data
+def test_a_real_players_repertoire(real_subset, tmp_path):
+    """The player with the most games of the real subset."""
+    catalog = mine([real_subset], tmp_path / "real", "prune.min_count=20")
+    games = pq.read_table(catalog.games, columns=["PB", "PW"]).to_pydict()
+    name, _ = Counter(n for n in games["PB"] + games["PW"] if n.strip()).most_common(1)[0]
+    found = check(catalog, name)
+    assert found["games"] >= 10 and len(found["lines"]) > 1
