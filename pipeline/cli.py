@@ -145,8 +145,8 @@ def mine(
     quiet: bool = QUIET, jobs: Optional[int] = JOBS, engine: str = ENGINE, sort_memory: float = SORT_MEMORY,
     table_memory: float = TABLE_MEMORY, wait: bool = WAIT, scheduler: Optional[str] = SCHEDULER,
     workers: int = WORKERS, partition_mb: float = PARTITION,
-    add: bool = typer.Option(False, "--add", help="--engine dask: add these games to those mined in WORK; only "
-                                                  "they are read"),
+    add: bool = typer.Option(False, "--add", help="add these games to those mined in WORK: the games are kept in "
+                                                  "partitions, and only the new ones are read"),
 ) -> None:
     """Mine joseki from game collections: every stage, skipping up-to-date ones."""
     _execute(STAGES, paths, out, work, config, set_, quiet, strict, force, engine, jobs, sort_memory, table_memory,

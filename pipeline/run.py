@@ -100,8 +100,6 @@ def run_stages(
     run holds a folder, raise UsageError, or with ``wait`` wait for it
     (``command`` names this run in the lock).  Returns the summary."""
     jobs = checks.check_options(engine, jobs, sort_memory, table_memory)
-    if add and engine != "dask":
-        raise UsageError("--add keeps the partitions of the dask engine: give --engine dask too")
     checks.check_cwd()
     checks.check_writable(catalog.work, catalog.out)
     checks.check_outputs(catalog)
@@ -149,10 +147,10 @@ class _Run:
         self.add = add
         self.given = list(paths)  # as given: URLs too (``paths`` reads their mirrors)
         self.dask = None  # the dask engine, for its runs
-        if engine == "dask":
+        if engine == "dask" or add:  # --add on the other engines: the dask engine's partitions, in this process
             from joseki_miner.engines.dask import DaskEngine
 
-            self.dask = DaskEngine(self, cluster)
+            self.dask = DaskEngine(self, cluster, in_process=engine != "dask")
 
     # -- what earlier stages left --------------------------------------------------
     def stage_figures(self, stage: str) -> dict:
@@ -219,7 +217,7 @@ class _Run:
             check_paths(self.paths, self.own)
             self.paths = [folders.fetched(p, catalog, self.log) if remote.is_url(p) else p for p in self.paths]
             mined = store.read_manifest(catalog.manifest("ingest"))
-            if self.engine == "dask" and (self.force or self.add or mined is None
+            if self.dask is not None and (self.force or self.add or mined is None
                                           or mined.get("paths") != [str(p) for p in self.given]):
                 # games to mine: the cluster starts (and warms) while the inputs are hashed; otherwise once a
                 # stage needs it (every stage may be up to date: no cluster at all)
@@ -230,7 +228,7 @@ class _Run:
             if manifest is None:
                 raise UsageError(f"no ingested games in {catalog.work}: run `joseki ingest` first")
             inputs = manifest.get("inputs", "")
-        streamed = self.engine == "fast" and {"ingest", "extract", "build"} <= set(self.stages)
+        streamed = self.dask is None and self.engine == "fast" and {"ingest", "extract", "build"} <= set(self.stages)
         upstream_ran = False
         ran: set[str] = set()
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="write") as pool:
@@ -255,17 +253,17 @@ class _Run:
                         ran |= stream.ingest_to_build(self, pool, finish)
                         inputs = self.inputs
                         continue
-                    if self.engine == "dask" and (stage == "ingest" or stage == "extract" and "ingest" in self.stages):
+                    if self.dask is not None and (stage == "ingest" or stage == "extract" and "ingest" in self.stages):
                         # extract alone (new distances) too: its partitions, mined on every worker, replace those
                         # of the old parameters, as they would in a clean run; the cluster starts while they are
                         # planned (its wait is in the stage's time, as on a first run)
                         self.dask.start_soon()
                         ran |= self.dask.partitioned(inputs, ingest=stage == "ingest")
                         continue
-                    if self.engine == "dask":
+                    if self.dask is not None:
                         self.dask.cluster()  # started (where no stage needed it before) ahead of this stage's clock
                     t0 = time.perf_counter()
-                    if self.engine == "dask":
+                    if self.dask is not None:
                         figures = self.dask.on_cluster(stage, keys[stage])
                         t0 = self.begun.pop(stage, t0)  # begun beside an earlier stage (the build, beside the joins)
                     else:
@@ -281,7 +279,7 @@ class _Run:
                 for step in finish:  # the build's commit, once trie.parquet is whole
                     step()
                 finish.clear()
-                if (self.engine == "dask" and {"ingest", "extract"} <= set(self.stages) and "extract" not in ran
+                if (self.dask is not None and {"ingest", "extract"} <= set(self.stages) and "extract" not in ran
                         and any(catalog.partitions.glob("*"))):
                     self.dask.keep_partitions()
             finally:
@@ -308,7 +306,7 @@ class _Run:
         catalog = self.catalog
         self.scanned = scan(self.paths, cache=catalog.digests, exclude=self.own, progress=self.progress)
         missing = self.scanned.missing
-        if missing and self.engine == "fast" and (mined is None or self.force or
+        if missing and self.dask is None and self.engine == "fast" and (mined is None or self.force or
                                                   self.scanned.bytes(missing) > HASH_AHEAD * self.scanned.bytes()):
             self.log(f"inputs: {len(self.scanned.paths):,} files walked in {self.scanned.seconds:.1f} s; "
                      f"{len(missing):,} to be hashed as they are read")
@@ -351,7 +349,7 @@ class _Run:
             from . import ingest as ingest_stage
 
             read_once = {"walked": self.scanned.walked, "digests": self.collected if self.inputs is None else None} \
-                if self.engine == "fast" and self.scanned is not None else {}
+                if self.dask is None and self.engine == "fast" and self.scanned is not None else {}
             return partial(ingest_stage.run,
                            self.paths, staged(catalog.games), staged(catalog.rejects),
                            include_handicap=config.include_handicap, dedupe=config.dedupe, strict=self.strict,

@@ -496,13 +496,38 @@ def test_add_reads_only_the_new_games_and_gives_what_mining_all_at_once_gives(re
     assert files_of(tmp_path / "dask") == files_of(tmp_path / "fast")
 
 
-def test_add_needs_games_mined_before_and_the_dask_engine(demo_games, tmp_path):
+def test_add_needs_games_mined_before(demo_games, tmp_path):
     from joseki_miner.runs.errors import UsageError
 
-    with pytest.raises(UsageError, match="none are"):
-        mine([demo_games], tmp_path / "x", "dask", add=True)
-    with pytest.raises(UsageError, match="--engine dask"):
-        mine([demo_games], tmp_path / "x", "fast", add=True)
+    for engine in ("dask", "fast", "reference"):
+        with pytest.raises(UsageError, match="none are"):
+            mine([demo_games], tmp_path / engine, engine, add=True)
+
+
+@pytest.mark.parametrize("engine", ["fast", "reference"])
+def test_add_on_every_engine_gives_what_mining_all_at_once_gives(demo_games, tmp_path, engine):
+    """--add with the fast and reference engines: the dask engine's
+    partitions mined in the process; the first --add after a plain run
+    mines every partition once, the next reads only the new games; the
+    files are those of mining every path at once."""
+    import shutil
+
+    old, new, newer = tmp_path / "old", tmp_path / "new", tmp_path / "newer"
+    shutil.copytree(demo_games / "club", old / "club")
+    shutil.copytree(demo_games / "pro", new / "pro")
+    (newer / "more").mkdir(parents=True)
+    for k, path in enumerate(sorted((demo_games / "pro").rglob("*.sgf"))[:40]):  # moved to another corner: new games
+        (newer / "more" / f"{k}.sgf").write_text(path.read_text(encoding="utf-8").replace("[pd]", "[pc]"),
+                                                 encoding="utf-8")
+    mine([old], tmp_path / "added", engine)
+    mine([new], tmp_path / "added", engine, add=True)
+    partitions = manifest_run(tmp_path / "added")["partitions"]
+    assert manifest_run(tmp_path / "added")["partitions_read"] == partitions
+    mine([newer], tmp_path / "added", engine, add=True)
+    run = manifest_run(tmp_path / "added")
+    assert 0 < run["partitions_read"] == run["partitions"] - partitions
+    mine([old, new, newer], tmp_path / "whole", engine)
+    assert files_of(tmp_path / "added") == files_of(tmp_path / "whole")
 
 
 @pytest.mark.shared_data

@@ -390,3 +390,56 @@ class Cluster:
         finally:
             if self.local is not None:
                 self.local.close()
+
+
+class InProcess:
+    """The dask engine's tasks run in this process, one at a time, in the
+    order ``Cluster.map`` would give them to one worker: how ``--add``
+    mines with the fast and reference engines.  The partitions are those
+    of the dask engine, kept in the work folder, so a later ``--add`` reads
+    only the new games; the files are the same bytes."""
+
+    local = None
+
+    def __init__(self, options: Options, log: Callable[[str], None] = lambda line: None) -> None:
+        self.log = log
+
+    def map(self, function: Callable, items: Sequence, *args, names: Sequence[str], sizes: Sequence[int] | None = None,
+            after: Sequence[Sequence[int]] | None = None,
+            on_done: Callable[[int, object], None] = lambda i, result: None) -> list:
+        order = sorted(range(len(items)), key=lambda i: -sizes[i]) if sizes else list(range(len(items)))
+        waits = [set(a) for a in after] if after is not None else [set() for _ in items]
+        _check_waits(waits)
+        results: dict[int, object] = {}
+        while order:
+            i = next(i for i in order if waits[i] <= results.keys())
+            order.remove(i)
+            check_stop()
+            with threads.one_thread():
+                results[i] = function(items[i], *args)
+            on_done(i, results[i])
+        return [results[i] for i in range(len(items))]
+
+    def workers(self) -> int:
+        return 1
+
+    def later(self, function: Callable, *args, name: str):
+        """``function(*args)`` now: its result is what the tasks after it take."""
+        check_stop()
+        with threads.one_thread():
+            return function(*args)
+
+    def everywhere(self, future) -> None:
+        pass
+
+    def call(self, function: Callable, *args, name: str) -> object:
+        return self.map(lambda _, *a: function(*a), [None], *args, names=[name])[0]
+
+    def stop_tasks(self) -> None:
+        pass
+
+    def cpu_line(self) -> str:
+        return ""
+
+    def close(self) -> None:
+        pass

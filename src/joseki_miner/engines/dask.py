@@ -41,8 +41,8 @@ class DaskEngine:
     """The stages of one run on a dask cluster, started (or connected to)
     once, in a thread of its own while the inputs are walked."""
 
-    def __init__(self, run, options: cluster_.Options) -> None:
-        self.run, self.options = run, options
+    def __init__(self, run, options: cluster_.Options, in_process: bool = False) -> None:
+        self.run, self.options, self.in_process = run, options, in_process
         self._cluster: cluster_.Cluster | None = None
         self._starting: Future | None = None
         self.token = uuid.uuid4().hex[:8]  # names this run's dask tasks and scratch folders
@@ -53,7 +53,8 @@ class DaskEngine:
             self._starting.exception()  # started or failed: either way, nothing is left starting
         if self._cluster is not None:
             try:
-                self.run.log(self._cluster.cpu_line())
+                if self._cluster.cpu_line():
+                    self.run.log(self._cluster.cpu_line())
             finally:
                 self._cluster.close()
                 self._cluster = None
@@ -82,6 +83,10 @@ class DaskEngine:
         return self._cluster
 
     def _start(self) -> None:
+        if self.in_process:
+            self.run.log("add: the partitions mined in this process (those of an earlier run kept)")
+            self._cluster = cluster_.InProcess(self.options, log=self.run.log)
+            return
         self.run.log("dask: " + (f"connecting to {self.options.scheduler}" if self.options.scheduler
                              else "starting a local cluster"))
         self._cluster = cluster_.Cluster(self.options, log=self.run.log)
