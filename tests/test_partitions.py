@@ -825,3 +825,28 @@ def test_a_run_with_every_stage_up_to_date_starts_no_cluster(demo_games, tmp_pat
     assert not any(line.startswith(("ingest: done", "extract: ")) and "kept" not in line for line in said)
     mine([demo_games], tmp_path / "fast", sets=["influence.neutral=3"])
     assert files_of(tmp_path / "dask") == files_of(tmp_path / "fast")
+
+
+def test_symmetric_duplicates_across_partitions(demo_games, tmp_path):
+    """dedupe.symmetric on the dask engine: a game of one partition turned,
+    mirrored or with its colours swapped in another is a duplicate of the
+    first, as the fast engine finds it; the same files."""
+    import shutil
+
+    from helpers import transform_record
+    from test_ingest import sgf
+
+    from joseki_miner.method.records import GameRecord
+    from joseki_miner.readers import read_paths
+
+    folder = tmp_path / "games"
+    shutil.copytree(demo_games / "pro", folder / "pro")
+    (folder / "turned").mkdir()
+    records = [r for r in read_paths([demo_games / "pro"]) if isinstance(r, GameRecord)][:30]
+    for n, record in enumerate(records):
+        (folder / "turned" / f"{n}.sgf").write_text(sgf(transform_record(record, n % 8, n % 2 == 1)))
+    sets = ["dedupe.symmetric=true"]
+    summary = mine([folder], tmp_path / "dask", "dask", sets=sets)
+    assert summary["games_rejected"].get("duplicate") == len(records)
+    mine([folder], tmp_path / "fast", sets=sets)
+    assert files_of(tmp_path / "dask") == files_of(tmp_path / "fast")

@@ -30,7 +30,8 @@ from joseki_miner.fast.fingerprints import FingerprintTable
 from joseki_miner.method.gameinfo import day_of, days, winner, winners
 from joseki_miner.runs.inputs import Collections, Filters
 from joseki_miner.fast.mapped import BUDGET, Arena
-from joseki_miner.method.points import SIZE
+from joseki_miner.method.points import PASS, SIZE
+from joseki_miner.method.symmetry import POINT_MAP
 from joseki_miner.readers import FIELD_BYTES, MEMBER_BYTES, Walked, read_paths
 from joseki_miner.readers.bulk import GameBatch, events_json, read_batches
 from joseki_miner.fast.scan import moves_text
@@ -79,9 +80,26 @@ REJECTS_SCHEMA = pa.schema(
 )
 
 
-def _fingerprint(record: GameRecord) -> str:
-    """Same setup and moves -> same game, wherever it was found."""
-    text = encode_points(record.setup_black) + "|" + encode_points(record.setup_white) + "|" + encode_moves(record.moves)
+def _fingerprint(record: GameRecord, symmetric: bool = False) -> str:
+    """Same setup and moves -> same game, wherever it was found; with
+    ``symmetric``, under any of the 16 maps too (8 symmetries, colours
+    swapped or not: the least of the images' texts, each colour's setup
+    stones sorted)."""
+    if not symmetric:
+        text = encode_points(record.setup_black) + "|" + encode_points(record.setup_white) + "|" \
+            + encode_moves(record.moves)
+    else:
+        images = []
+        for t in range(8):
+            to = POINT_MAP[t]
+            for swap in (False, True):
+                black, white = (record.setup_white, record.setup_black) if swap else (record.setup_black,
+                                                                                      record.setup_white)
+                moves = [Move(-m.colour if swap else m.colour, to[m.point] if m.point != PASS else PASS)
+                         for m in record.moves]
+                images.append(encode_points(sorted(to[p] for p in black)) + "|"
+                              + encode_points(sorted(to[p] for p in white)) + "|" + encode_moves(moves))
+        text = min(images)
     return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
 
 
@@ -174,6 +192,7 @@ class _Ledger:
         self.skipped: Counter[str] = Counter()
         self.collections = Collections([])
         self.filters = Filters()
+        self.symmetric = False  # duplicates under the 16 maps too (config dedupe.symmetric)
         self.by_year: Counter[int] = Counter()  # games accepted, by year (0: unknown)
         self.by_collection: Counter[str] = Counter()
         self.trace: Trace | None = None
@@ -307,7 +326,7 @@ def _run_reference(paths, ledger: _Ledger, include_handicap: bool, bar, exclude=
                 if why is not None:  # left out as asked: after the checks, before the duplicates
                     ledger.filtered[why] += 1
                     continue
-                first = ledger.duplicate_of(_fingerprint(item), item.where)
+                first = ledger.duplicate_of(_fingerprint(item, ledger.symmetric), item.where)
                 if first is not None:
                     raise RecordError("duplicate", f"same moves as {first}")
             except RecordError as exc:
@@ -459,6 +478,10 @@ def _fast_batch(b: GameBatch, ledger: _Ledger, include_handicap: bool, futures) 
         ledger.filtered.update(reasons[k] for k in filtered)
         candidates[filtered] = False
     candidates = np.flatnonzero(candidates)
+    if ledger.symmetric and ledger.dedupe and len(candidates):  # the games equal under the 16 maps: one fingerprint
+        h1, h2 = h1.copy(), h2.copy()
+        h1[candidates], h2[candidates] = kernel.symmetric_fingerprints(
+            b.colours, b.points, b.move_offsets, b.setup_colours, b.setup_points, b.setup_offsets, candidates)
     firsts = ledger.first_games(h1[candidates], h2[candidates])
     accepted = candidates[firsts < 0].tolist()
     duplicates = {int(k): int(first) for k, first in zip(candidates[firsts >= 0], firsts[firsts >= 0])}
@@ -529,6 +552,7 @@ def read(
     field_bytes: int = FIELD_BYTES,
     collections_depth: int = 1,
     filters: Filters = Filters(),
+    symmetric: bool = False,
     indexes: Sequence[str | Path] = (),
     indexes_before: int = 0,
     named_from: Sequence[str | Path] | None = None,
@@ -569,6 +593,7 @@ def read(
     ledger = _Ledger(games_path, rejects_path, dedupe, strict, on_games, arena)
     ledger.collections = Collections(paths if named_from is None else named_from, collections_depth)
     ledger.filters = filters
+    ledger.symmetric = symmetric
     ledger.trace = trace
     try:
         with progress_bar(progress, desc="ingest", unit=" games") as bar:

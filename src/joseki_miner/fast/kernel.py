@@ -35,7 +35,7 @@ from numba.extending import intrinsic
 from joseki_miner.method.points import SIZE, TENUKI
 from joseki_miner.method.symmetry import DIRECTION_MAP, POINT_MAP
 
-__all__ = ["extract_batch", "validate_and_extract", "validate_batch", "TENUKI"]
+__all__ = ["extract_batch", "validate_and_extract", "validate_batch", "symmetric_fingerprints", "TENUKI"]
 
 _POINT_MAP = np.array(POINT_MAP, dtype=np.int16)  # [t, p], p in 0..361
 _DIRECTION_MAP = np.array(DIRECTION_MAP, dtype=np.int8)  # [t, d]
@@ -740,6 +740,51 @@ def _validate_batch(colours, points, move_offsets, setup_colours, setup_points, 
 def validate_batch(colours, points, move_offsets, setup_colours, setup_points, setup_offsets):
     """See ``_validate_batch``."""
     return _validate_batch(*_games(colours, points, move_offsets, setup_colours, setup_points, setup_offsets))
+
+
+@njit(cache=True, nogil=True)
+def _symmetric_fingerprints(colours, points, move_offsets, setup_colours, setup_points, setup_offsets, games,
+                            point_map):
+    """Per game of ``games``: the least (h1, h2) of ``_fingerprint``'s hashes
+    over its 16 images (8 symmetries, colours swapped or not), each colour's
+    setup stones sorted: the same for a game however it was recorded."""
+    n = len(games)
+    h1 = np.zeros(n, dtype=np.uint64)
+    h2 = np.zeros(n, dtype=np.uint64)
+    stones = np.empty(361, dtype=np.int64)
+    for i in range(n):
+        g = games[i]
+        lo, hi = move_offsets[g], move_offsets[g + 1]
+        slo, shi = setup_offsets[g], setup_offsets[g + 1]
+        found = False
+        best_a = np.uint64(0)
+        best_b = np.uint64(0)
+        for t in range(8):
+            for s in (1, -1):
+                a = np.uint64(1469598103934665603)
+                b = np.uint64(7809847782465536322)
+                for colour in (-1, 1):  # the image's black stones, then its white ones, each sorted
+                    k = 0
+                    for j in range(slo, shi):
+                        if setup_colours[j] * s == colour and k < 361:
+                            stones[k] = point_map[t, setup_points[j]]
+                            k += 1
+                    for q in np.sort(stones[:k]):
+                        a, b = _mix(a, b, np.uint64(q + 1000 * (colour + 2)))
+                a, b = _mix(a, b, np.uint64(99991))  # setup | moves
+                for m in range(lo, hi):
+                    q = point_map[t, points[m]] if points[m] >= 0 else -1
+                    a, b = _mix(a, b, np.uint64(q + 1 + 1000 * (colours[m] * s + 2)))
+                if not found or a < best_a or (a == best_a and b < best_b):
+                    best_a, best_b, found = a, b, True
+        h1[i], h2[i] = best_a, best_b
+    return h1, h2
+
+
+def symmetric_fingerprints(colours, points, move_offsets, setup_colours, setup_points, setup_offsets, games):
+    """See ``_symmetric_fingerprints``."""
+    return _symmetric_fingerprints(*_games(colours, points, move_offsets, setup_colours, setup_points, setup_offsets),
+                                   np.ascontiguousarray(games, dtype=np.int64), _POINT_MAP)
 
 
 def compiled() -> bool:

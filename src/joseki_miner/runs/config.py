@@ -48,6 +48,7 @@ class Config:
     influence_share: float = 0.30
     include_handicap: bool = False
     dedupe: bool = True
+    dedupe_symmetric: bool = False
     limits_member_mb: int = 512
     limits_field_kb: int = 1024
     examples: int = 5
@@ -77,7 +78,8 @@ KEYS = (
     "corner_stones", "max_length", "min_length",
     "prune.min_count", "prune.min_fraction", "prune.follow", "prune.min_share", "prune.fold_tenuki",
     "influence.reach", "influence.neutral",
-    "influence.share", "include_handicap", "dedupe", "limits.member_mb", "limits.field_kb", "examples",
+    "influence.share", "include_handicap", "dedupe", "dedupe.symmetric", "limits.member_mb", "limits.field_kb",
+    "examples",
     "collections.depth", "filter.years", "filter.sources", "filter.result_known",
     "filter.players", "filter.min_rank", "filter.events", "emit.counters", "report.changed", "report.since",
     "report.players",
