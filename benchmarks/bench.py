@@ -11,7 +11,7 @@ Prints and writes benchmarks/RESULTS.md:
   pruning and emission included: wall time, games/s, peak RSS, and an
   extrapolation of the memory to 10 million games;
 - the ratio of the end-to-end rate to the baseline;
-- lookups: ``joseki lookup``, ``games`` and ``trend`` from a cold process;
+- lookups: ``joseki lookup``, ``games``, ``trend``, ``compare`` and ``repertoire`` from a cold process;
 - a folder of loose SGF files (kgs-6d unpacked), cold and up to date, against
   the commit before issue 28 (``BEFORE_LOOSE``, in a worktree), interleaved;
 - the engines side by side (fast, dask).
@@ -48,7 +48,9 @@ JOSEKI = [sys.executable, "-m", "pipeline.cli"]
 BEFORE_LOOSE = os.environ.get("BENCH_BEFORE_LOOSE", "4fe4212")
 LOOSE_RUNS = 3
 LOOKUPS = (("lookup", "Q16 R17 R16"), ("lookup", "Q16"), ("games", "Q16 R17 R16", "--limit", "10"),
-           ("games", "Q16", "--limit", "10"), ("trend", "Q16 R17"))
+           ("games", "Q16", "--limit", "10"), ("trend", "Q16 R17"),
+           ("compare", "--a", "filter.sources=[kgs-6d, tom-9d, tygem-9d]", "--b", "filter.sources=[ai]"),
+           ("repertoire", "GBPacker"))  # a Tom player with 1,062 games
 
 
 def machine() -> str:
@@ -323,8 +325,7 @@ def lookups(out: Path) -> str:
     """``LOOKUPS`` on the mined outputs in ``out``, each from a cold process."""
     rows = []
     for command in LOOKUPS:
-        times = sorted(_timed([*JOSEKI, command[0], command[1], "--out", str(out), *command[2:]])[0]
-                       for _ in range(5))
+        times = sorted(_timed([*JOSEKI, *command, "--out", str(out)])[0] for _ in range(5))
         rows.append((" ".join(f'"{c}"' if " " in c else c for c in command), times))
         print(f"{rows[-1][0]}: {times[2]:.2f} s (median of 5)")
     return ("\n## Lookups from a cold process\n\nOn the outputs of all collections, each command its own "

@@ -407,22 +407,38 @@ def compare(
 @app.command()
 def repertoire(
     player: str = typer.Argument(..., help="a player's name as the games write it (either colour; case aside)"),
-    out: str = OUT, work: Optional[Path] = WORK,
+    games: Optional[List[Path]] = typer.Argument(None, help="the player's own games (files, folders, archives); "
+                                                            "default: the games mined, by the player's name"),
+    out: str = OUT, work: Optional[Path] = WORK, config: Optional[Path] = CONFIG, set_: Optional[List[str]] = SET,
     limit: int = typer.Option(20, "--limit", help="the first this many lines, the most played first (0: all)"),
     json_: bool = typer.Option(False, "--json", help="one JSON object instead of text"),
 ) -> None:
     """A player's corner sequences against the tree: where each leaves it,
     the move played there, the player's own results, and what the tree's
-    games played there."""
+    games played there.  Their own GAMES are read with the config the tree
+    was mined with (--config, --set)."""
     catalog, _ = _explore(out, work)
     from joseki_miner.book.repertoire import repertoire as repertoire_of
 
     try:
-        found = repertoire_of(catalog.joseki, catalog.sequences, catalog.games, player)
+        if games:
+            import tempfile
+
+            from .run import run_stages
+
+            with tempfile.TemporaryDirectory(prefix="joseki-repertoire-") as folder:
+                own = Catalog(work=Path(folder) / "interim", out=Path(folder))
+                run_stages(own, load(config, set_ or []), ["ingest", "extract"], games, progress=False)
+                found = repertoire_of(catalog.joseki, own.sequences, own.games, player)
+        else:
+            found = repertoire_of(catalog.joseki, catalog.sequences, catalog.games, player)
+    except (ConfigError, UsageError) as exc:
+        _fail(str(exc), 2)
     except FileNotFoundError as exc:
         _fail(f"nothing mined in {catalog.out}: run `joseki mine` first ({exc.filename})", 2)
     if not found["games"]:
-        _fail(f"no game of {player!r} in {catalog.games} (names as the games write them, either colour)", 1)
+        _fail(f"no game of {player!r} in {'the games given' if games else catalog.games} (names as the games write "
+              "them, either colour)", 1)
     if limit:
         found = {**found, "lines": found["lines"][:limit]}
     if json_:

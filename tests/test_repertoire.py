@@ -105,3 +105,15 @@ def test_a_real_players_repertoire(real_subset, tmp_path):
     name, _ = Counter(n for n in games["PB"] + games["PW"] if n.strip()).most_common(1)[0]
     found = check(catalog, name)
     assert found["games"] >= 10 and len(found["lines"]) > 1
+
+
+def test_a_players_own_games_read_as_the_tree_was_mined(demo, demo_games):
+    """GAMES given: read and replayed with the config (here the default, as
+    the tree was mined), then followed down the mined tree: the demo's own
+    games give the repertoire the mined ones give."""
+    done = joseki("repertoire", "demo black", demo_games, "--json", "--limit", "0", "--out", demo.out)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == json.loads(json.dumps(repertoire(demo.joseki, demo.sequences, demo.games,
+                                                                        "demo black")))
+    other = joseki("repertoire", "nobody", demo_games, "--out", demo.out)
+    assert other.returncode == 1 and "no game of 'nobody' in the games given" in other.stderr
