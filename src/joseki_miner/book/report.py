@@ -208,10 +208,10 @@ def _card(book: Book, node: int, kind: str) -> str:
 
 def changed_page(book: Book, changed: dict) -> str:
     """The moves played more, then less, in the later era of the games
-    than in the earlier: each card the line's final position, its share
-    of the games at its position in both eras, and the change with its
-    95% interval; the largest changes at the most common positions
-    first (``compare``)."""
+    than in the earlier: every real change (``compare``), the largest at
+    the most common positions first; the first ``SHOWN`` of each as cards
+    (the line's final position, its share of the games at its position in
+    both eras, the change with its 95% interval), the rest in a table."""
     before, after = changed["before"], changed["after"]
     body = [f"<h1>What changed: {escape(before)} and {escape(after)}</h1>",
             f"<p class=\"lead\">Each move's share of the games that reach its position, in the "
@@ -226,6 +226,16 @@ def changed_page(book: Book, changed: dict) -> str:
             body.append("<p>None: no change is sure enough.</p>")
             continue
         body.append("<div class=\"cards\">" + "".join(_change_card(book, c, before, after) for c in rows) + "</div>")
+        rest = changed[key][SHOWN:]
+        if rest:
+            body.append(f"<p>The other {len(rest):,}, in the same order:</p>" + _table(
+                ["line", escape(before), escape(after), "change (95%)"],
+                [[f"<a href=\"{page_name(c['node'])}\" data-node=\"{c['node']}\">"
+                  f"{escape(sequence_name(book, c['node']))}</a>",
+                  f"{percent(c['a']['share'])} of {number(c['a']['of'])}",
+                  f"{percent(c['b']['share'])} of {number(c['b']['of'])}",
+                  f"{100 * c['difference']:+.1f} ({100 * c['low']:+.1f} to {100 * c['high']:+.1f})"] for c in rest],
+                numeric={1, 2, 3}))
     return _page("What changed", body)
 
 
