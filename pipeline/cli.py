@@ -146,7 +146,8 @@ def mine(
     table_memory: float = TABLE_MEMORY, wait: bool = WAIT, scheduler: Optional[str] = SCHEDULER,
     workers: int = WORKERS, partition_mb: float = PARTITION,
     add: bool = typer.Option(False, "--add", help="add these games to those mined in WORK: the games are kept in "
-                                                  "partitions, and only the new ones are read"),
+                                                  "partitions, and only the new ones are read (by the compiled "
+                                                  "engine, one task at a time, where --engine is not dask)"),
 ) -> None:
     """Mine joseki from game collections: every stage, skipping up-to-date ones."""
     _execute(STAGES, paths, out, work, config, set_, quiet, strict, force, engine, jobs, sort_memory, table_memory,
@@ -427,8 +428,13 @@ def repertoire(
             from .run import run_stages
 
             with tempfile.TemporaryDirectory(prefix="joseki-repertoire-") as folder:
+                import dataclasses
+
                 own = Catalog(work=Path(folder) / "interim", out=Path(folder))
-                run_stages(own, load(config, set_ or []), ["ingest", "extract"], games, progress=False)
+                unfiltered = dataclasses.replace(  # the player's own files: not the collections, eras or ranks mined
+                    load(config, set_ or []), filter_years=None, filter_sources=None, filter_result_known=False,
+                    filter_players=None, filter_min_rank=None, filter_events=None)
+                run_stages(own, unfiltered, ["ingest", "extract"], games, progress=False)
                 found = repertoire_of(catalog.joseki, own.sequences, own.games, player)
         else:
             found = repertoire_of(catalog.joseki, catalog.sequences, catalog.games, player)
@@ -446,7 +452,8 @@ def repertoire(
 
         typer.echo(json.dumps(found, indent=2, ensure_ascii=False))
         return
-    typer.echo(f"{player}: {found['games']:,} games ({found['wins']:,} won, {found['losses']:,} lost), "
+    selfplay = f"; {found['self_play']:,} against themself left out" if found["self_play"] else ""
+    typer.echo(f"{player}: {found['games']:,} games ({found['wins']:,} won, {found['losses']:,} lost{selfplay}), "
                f"{found['sequences']:,} corner sequences; where they leave the tree (the tree's form: the corner "
                "upper left, its first player Black):")
     typer.echo(f"  {'times':>5} {'won-lost':>9}  {'role':<6} {'line':<34} {'then':<20} the tree's games there")

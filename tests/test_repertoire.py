@@ -42,7 +42,8 @@ def check(catalog: Catalog, name: str) -> dict:
     those of the games."""
     found = repertoire(catalog.joseki, catalog.sequences, catalog.games, name)
     games = pq.read_table(catalog.games, columns=["game", "PB", "PW", "winner"]).to_pylist()
-    mine_ = {g["game"]: g for g in games if name.casefold() in (g["PB"].strip().casefold(), g["PW"].strip().casefold())}
+    mine_ = {g["game"]: g for g in games  # self-play (both colours the player's) left out
+             if (g["PB"].strip().casefold() == name.casefold()) != (g["PW"].strip().casefold() == name.casefold())}
     sequences = pq.read_table(catalog.sequences, columns=["game", "swapped"]).to_pylist()
     theirs = [s for s in sequences if s["game"] in mine_]
     assert found["games"] == len(mine_) and found["sequences"] == len(theirs) == sum(x["count"] for x in found["lines"])
@@ -117,3 +118,19 @@ def test_a_players_own_games_read_as_the_tree_was_mined(demo, demo_games):
                                                                         "demo black")))
     other = joseki("repertoire", "nobody", demo_games, "--out", demo.out)
     assert other.returncode == 1 and "no game of 'nobody' in the games given" in other.stderr
+
+
+def test_self_play_is_left_out_and_counted(tmp_path):
+    """A program's games against itself have no side of the player's: they
+    are counted apart, not as the player's Black games."""
+    folder = tmp_path / "games"
+    folder.mkdir()
+    for k, (black, white, result) in enumerate((("Zen", "Zen", "B+R"), ("Zen", "Leela", "W+R"), ("Leela", "Zen", "W+R"))):
+        (folder / f"{k}.sgf").write_text(f"(;GM[1]SZ[19]PB[{black}]PW[{white}]RE[{result}];B[pd];W[dp];B[pp];W[d{'cde'[k]}]"
+                                         ";B[fq];W[cf])")
+    catalog = mine([folder], tmp_path / "out", "prune.min_count=1", "report.players=[zen, nobody]")
+    found = check(catalog, "zen")
+    assert (found["games"], found["self_play"], found["wins"], found["losses"]) == (2, 1, 1, 1)
+    html = (catalog.report / repertoire_name("nobody")).read_text(encoding="utf-8")
+    assert "None of their games is among the games mined." in html
+    assert repertoire_name("A.B") != repertoire_name("A B") and repertoire_name("GBPacker") == "repertoire-GBPacker.html"

@@ -4,7 +4,8 @@ where it left and how, with the player's own count and results, and the
 moves the tree's games played there with their games and win rates.
 
 The player is found by name as the games' index writes it (``PB``/``PW``,
-case and outer blanks aside), in either colour.  Lines are in the tree's
+case and outer blanks aside), in either colour; a game against themself
+(a program's self-play) is left out, and counted apart.  Lines are in the tree's
 form (the corner upper left, its first player Black); the player is the
 *first* in a corner they started, the *second* in one the opponent
 started."""
@@ -22,15 +23,17 @@ from joseki_miner.fast.arrow import numpy
 from joseki_miner.method.points import TENUKI, from_sgf
 
 
-def players_games(games: Path, name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def players_games(games: Path, name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """The games of ``name`` (either colour): their numbers, whether the
-    player was Black, and the winner (-1 Black, +1 White, 0 none)."""
+    player was Black, the winner (-1 Black, +1 White, 0 none); and how many
+    games the player played against themself (a program's self-play: both
+    colours theirs, left out)."""
     table = pq.ParquetFile(games).read(columns=["PB", "PW", "winner"])
     wanted = name.strip().casefold()
     black = np.array([(v or "").strip().casefold() == wanted for v in table.column("PB").to_pylist()], dtype=bool)
     white = np.array([(v or "").strip().casefold() == wanted for v in table.column("PW").to_pylist()], dtype=bool)
-    games_ = np.flatnonzero(black | white)
-    return games_, black[games_], numpy(table.column("winner"))[games_]
+    games_ = np.flatnonzero(black ^ white)
+    return games_, black[games_], numpy(table.column("winner"))[games_], int(np.count_nonzero(black & white))
 
 
 def _children(joseki: Path) -> tuple[dict[tuple[int, int], int], dict[int, dict], dict[int, list[int]]]:
@@ -85,9 +88,10 @@ def repertoire(joseki: Path, sequences: Path, games: Path, name: str) -> dict:
     ``wins`` and ``losses`` there, and the tree's moves there (``tree``:
     move, games, the share of the node's games and the win rate of the
     side that plays it); the most played first."""
-    number, was_black, winner = players_games(games, name)
+    number, was_black, winner, self_play = players_games(games, name)
     if not len(number):
-        return {"player": name, "games": 0, "sequences": 0, "lines": []}
+        return {"player": name, "games": 0, "self_play": self_play, "sequences": 0, "wins": 0, "losses": 0,
+                "lines": []}
     table = _sequences_of(sequences, number)
     child, rows, kids = _children(joseki)
     black_of = dict(zip(number.tolist(), was_black.tolist()))
@@ -128,6 +132,6 @@ def repertoire(joseki: Path, sequences: Path, games: Path, name: str) -> dict:
                       "left_with": None if left is None else ("" if left == TENUKI else _sgf(left)), "by": by,
                       "count": count, "wins": wins, "losses": losses, "tree": tree})
     lines.sort(key=lambda x: (-x["count"], x["sequence"], x["left_with"] or "", x["role"], x["by"] or ""))
-    return {"player": name, "games": int(len(number)), "sequences": int(table.num_rows),
+    return {"player": name, "games": int(len(number)), "self_play": self_play, "sequences": int(table.num_rows),
             "wins": int(sum(w for w, _ in won_of.values())), "losses": int(sum(v for _, v in won_of.values())),
             "lines": lines}

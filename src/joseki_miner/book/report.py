@@ -143,14 +143,17 @@ def _about(book: Book) -> str:
 
 
 def repertoire_name(player: str) -> str:
-    """The page of a player's repertoire: their name where it is plain
-    ASCII letters and digits, else a digest of it (names in any script)."""
+    """The page of a player's repertoire: their name where it is ASCII
+    letters and digits alone, else its plain part and a digest of it (names
+    in any script, and names that differ only in their other characters,
+    keep pages of their own)."""
     import hashlib
 
+    if re.fullmatch(r"[A-Za-z0-9]+", player):
+        return f"repertoire-{player}.html"
     plain = re.sub(r"[^A-Za-z0-9]+", "-", player).strip("-")
-    if plain and plain.replace("-", "") and player.isascii():
-        return f"repertoire-{plain}.html"
-    return f"repertoire-{hashlib.sha256(player.encode('utf-8')).hexdigest()[:12]}.html"
+    digest = hashlib.sha256(player.encode("utf-8")).hexdigest()[:12]
+    return f"repertoire-{plain + '-' if plain else ''}{digest}.html"
 
 
 def index_page(book: Book, changed: dict | None = None, players: list[dict] | None = None) -> str:
@@ -259,7 +262,9 @@ def repertoire_page(book: Book, found: dict) -> str:
     name = found["player"]
     body = [f"<h1>Repertoire of {escape(name)}</h1>",
             f"<p class=\"lead\">{number(found['games'])} games of {escape(name)} ({number(found['wins'])} won, "
-            f"{number(found['losses'])} lost), {number(found['sequences'])} corner sequences, each followed down "
+            f"{number(found['losses'])} lost"
+            + (f"; {number(found['self_play'])} against themself left out" if found.get("self_play") else "")
+            + f"), {number(found['sequences'])} corner sequences, each followed down "
             "the tree to where it leaves it. The boards are in the tree's form: the corner in the upper left, its "
             "first player Black; the player is <i>first</i> in a corner they started, <i>second</i> in one the "
             f"opponent started. The marks are the tree's moves there. <a href=\"{INDEX}\">Back to the "

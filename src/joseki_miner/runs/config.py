@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-from joseki_miner.runs.ranks import RANK
+from joseki_miner.runs.ranks import rank_value
 
 
 # The memory options' defaults (not parameters of the method: they never
@@ -245,5 +245,5 @@ def validate(c: Config) -> None:
     need(c.filter_sources is None or len(c.filter_sources) > 0, "filter.sources must name a collection, or be null")
     need(c.filter_players is None or len(c.filter_players) > 0, "filter.players must name a player, or be null")
     need(c.filter_events is None or len(c.filter_events) > 0, "filter.events must name an event, or be null")
-    need(c.filter_min_rank is None or RANK.fullmatch(c.filter_min_rank) is not None,
-         f"filter.min_rank must be a rank such as 30k, 1k, 1d, 7d or 1p, not {c.filter_min_rank!r}")
+    need(c.filter_min_rank is None or rank_value(c.filter_min_rank) is not None,
+         f"filter.min_rank must be a rank such as 30k, 1k, 1d, 7d, 1p or P9, not {c.filter_min_rank!r}")

@@ -6,22 +6,22 @@ from __future__ import annotations
 
 import re
 
-RANK = re.compile(r"\s*(\d{1,2})\s*([kdp])\s*", re.IGNORECASE)  # a rank in a config: 30k, 1k, 1d, 7d, 1p
 _KYU = re.compile(r"(\d{1,2})\s*(?:k|kyu|級|级)", re.IGNORECASE)
-_DAN = re.compile(r"(\d{1,2})\s*(?:d|dan|段)", re.IGNORECASE)
-_PRO = re.compile(r"(?:(\d{1,2})\s*(?:p|pro)|p\s*(\d{1,2})\s*(?:d|dan|段)?)", re.IGNORECASE)
+_DAN = re.compile(r"(\d)\s*(?:d|dan|段)", re.IGNORECASE)
+_PRO = re.compile(r"(?:(\d)\s*(?:p|pro)|p\s*(\d)\s*(?:p|d|dan|段)?)", re.IGNORECASE)
+KYU_MOST = 30
 
 
 def rank_value(text: str) -> int | None:
     """The rank's order: 30 kyu is -30, 1 kyu -1, 1 dan 0, 9 dan 8, a
     professional 1 dan 21 (above every amateur); None where it is not a
-    rank (empty, "?", "-"). A trailing "?" or "*" (a rank the server is
+    rank (empty, "?", "-", 0d, 10d, 31k). A trailing "?" or "*" (a rank the server is
     not sure of) is ignored."""
     text = text.strip().rstrip("?*").strip()
-    if m := _PRO.fullmatch(text):
+    if (m := _PRO.fullmatch(text)) and 1 <= int(m.group(1) or m.group(2)):
         return 20 + int(m.group(1) or m.group(2))
-    if m := _DAN.fullmatch(text):
+    if (m := _DAN.fullmatch(text)) and 1 <= int(m.group(1)):
         return int(m.group(1)) - 1
-    if m := _KYU.fullmatch(text):
+    if (m := _KYU.fullmatch(text)) and 1 <= int(m.group(1)) <= KYU_MOST:
         return -int(m.group(1))
     return None
