@@ -411,6 +411,23 @@ def bytecode() -> None:
         compileall.compile_dir(ROOT / folder, quiet=1)
 
 
+def kept_engines() -> str:
+    """`bench.py --keep-engines`: the engines' section of the last
+    RESULTS.md, as it was measured (its date is in it)."""
+    path = ROOT / "benchmarks" / "RESULTS.md"
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    if ENGINES_START in text and ENGINES_END in text:
+        print("engines: the last measurement kept (--keep-engines)")
+        section = text[text.index(ENGINES_START): text.index(ENGINES_END) + len(ENGINES_END)]
+        when = next((line for line in text.splitlines() if line.startswith("Measured ")), "")
+        if when and "(kept from the bench" not in section:
+            title_end = section.index("\n\n", section.index("## Engines")) + 2
+            section = (section[:title_end] + f"(kept from the bench of {when[len('Measured '):].rstrip('.')}: "
+                       "`bench.py --keep-engines`)\n\n" + section[title_end:])
+        return section
+    return ""
+
+
 def engines_only() -> int:
     """`bench.py --engines`: measure the engines alone and replace their
     section of RESULTS.md."""
@@ -554,7 +571,7 @@ def main() -> int:
         )
         lines.append(lookups(out))
         lines.append(loose_files(tmp))
-        lines.append(engines(tmp))
+        lines.append(engines(tmp) if "--keep-engines" not in sys.argv[1:] else kept_engines())
     (ROOT / "benchmarks" / "RESULTS.md").write_text("".join(lines), encoding="utf-8")
     print("written to benchmarks/RESULTS.md")
     return 0
