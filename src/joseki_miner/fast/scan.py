@@ -597,6 +597,31 @@ def sgf_info_spans(text, values, plain, strip, spans):
     return python
 
 
+def info_arrays(text, spans, names, read_in_python) -> dict:
+    """Arrow string columns of game information, one a name, from the
+    spans the compiled reading found in ``text``; the games it left to
+    Python (``read_in_python``: (game, its values by slot)) take those
+    values instead, gathered into one extra buffer their spans point into."""
+    import pyarrow as pa
+
+    pieces: list[bytes] = []
+    at = 0
+    for g, values in read_in_python:
+        for slot, value in enumerate(values):
+            spans[g, slot, 0] = INFO_EMPTY
+            if value:
+                piece = value.encode("utf-8")
+                spans[g, slot] = (INFO_EXTRA, at, at + len(piece))
+                pieces.append(piece)
+                at += len(piece)
+    extra = np.frombuffer(b"".join(pieces), np.uint8)
+    out = {}
+    for slot, name in enumerate(names):
+        offsets, column = info_column(text, extra, spans, slot)
+        out[name] = pa.StringArray.from_buffers(len(spans), pa.py_buffer(offsets), pa.py_buffer(column))
+    return out
+
+
 @njit(cache=True, nogil=True)
 def info_column(text, extra, spans, slot):
     """One GAME_INFO column of ``index_info_spans``' spans as an Arrow

@@ -32,12 +32,11 @@ from joseki_miner.method.records import GAME_INFO, GameRecord, Reject, handicap_
 from joseki_miner.readers import MEMBER_BYTES, Walked, _Reader, encoding, existing_files
 from joseki_miner.readers.kifu import _STRIP, index_info, info_columns, kifu_line_record, line_location
 from joseki_miner.fast.scan import (
-    INFO_EXTRA,
     OK,
     ROOT_SLOTS,
     ROOT_TEXT,
     _WS,
-    info_column,
+    info_arrays,
     kifu_ids,
     scan_kifu,
     scan_sgf,
@@ -236,21 +235,8 @@ def _infos(buf: bytes, text: np.ndarray, plain: np.ndarray) -> dict[str, pa.Stri
     data = np.frombuffer(buf, np.uint8)
     spans = np.empty((n, len(ROOT_TEXT), 3), np.int64)
     python = sgf_info_spans(data, text, plain, _STRIP, spans)
-    pieces: list[bytes] = []
-    at = 0
-    for g in np.flatnonzero(python).tolist():
-        for slot, value in enumerate(_info_values(buf, text[g].tolist(), bool(plain[g]))):
-            if value:
-                piece = value.encode("utf-8")
-                spans[g, slot] = (INFO_EXTRA, at, at + len(piece))
-                pieces.append(piece)
-                at += len(piece)
-    extra = np.frombuffer(b"".join(pieces), np.uint8)
-    out = {}
-    for slot, name in enumerate(ROOT_TEXT):
-        offsets, column = info_column(data, extra, spans, slot)
-        out[name] = pa.StringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(column))
-    return out
+    return info_arrays(data, spans, ROOT_TEXT, ((g, _info_values(buf, text[g].tolist(), bool(plain[g])))
+                                                for g in np.flatnonzero(python).tolist()))
 
 
 def _info_values(buf: bytes, spans: list[list[int]], plain: bool) -> list[str]:

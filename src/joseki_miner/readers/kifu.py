@@ -525,7 +525,7 @@ def info_columns(tables: list[_Lines], which: np.ndarray, rows: np.ndarray) -> d
 def _table_info(table: _Lines | None, rows: np.ndarray) -> dict[str, pa.StringArray]:
     """``info_columns`` of lines of one text; lines the compiled reading
     leaves to Python (``scan.index_info_spans``) are read by ``index_info``."""
-    from joseki_miner.fast.scan import INFO_EMPTY, INFO_EXTRA, index_info_spans, info_column
+    from joseki_miner.fast.scan import index_info_spans, info_arrays
 
     n = len(rows)
     text = table.text if table is not None else np.zeros(0, np.uint8)
@@ -534,19 +534,5 @@ def _table_info(table: _Lines | None, rows: np.ndarray) -> dict[str, pa.StringAr
     python = index_info_spans(text, starts, rows, _INFO_LAYOUTS, _DT, _STRIP, spans)
     if table is not None:
         table.arena.touched(3 * PAGE * n)  # a line's start and text
-    pieces: list[bytes] = []
-    at = 0
-    for g in np.flatnonzero(python).tolist():
-        for slot, value in enumerate(index_info(table.line(int(rows[g])))):
-            spans[g, slot, 0] = INFO_EMPTY
-            if value:
-                piece = value.encode("utf-8")
-                spans[g, slot] = (INFO_EXTRA, at, at + len(piece))
-                pieces.append(piece)
-                at += len(piece)
-    extra = np.frombuffer(b"".join(pieces), np.uint8)
-    columns = {}
-    for slot, name in enumerate(GAME_INFO):
-        offsets, data = info_column(text, extra, spans, slot)
-        columns[name] = pa.StringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(data))
-    return columns
+    return info_arrays(text, spans, GAME_INFO, ((g, index_info(table.line(int(rows[g]))))
+                                                for g in np.flatnonzero(python).tolist()))
