@@ -143,3 +143,24 @@ def resident(array: np.ndarray) -> int:
             elif inside and head == "Rss:":
                 return int(line.split()[1]) * 1024
     raise AssertionError("no mapping holds the array")
+
+
+def mine_into(paths, folder, *sets: str):
+    """Every stage of ``paths`` mined into ``folder`` (its work folder
+    inside), with the default config and ``sets``: the folder's catalog."""
+    from joseki_miner.runs.catalog import STAGES, Catalog
+    from joseki_miner.runs.config import load
+    from pipeline.run import run_stages
+
+    catalog = Catalog(work=folder / "interim", out=folder)
+    run_stages(catalog, load(None, list(sets)), STAGES, paths, progress=False, log=lambda s: None)
+    return catalog
+
+
+def joseki_cli(*args):
+    """``joseki ARGS`` as its own process, from the project's folder."""
+    import subprocess
+    from pathlib import Path
+
+    return subprocess.run([sys.executable, "-m", "pipeline.cli", *map(str, args)], capture_output=True, text=True,
+                          cwd=Path(__file__).resolve().parents[1])

@@ -7,31 +7,16 @@ collections to the programs'."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
 
+from helpers import joseki_cli as joseki
+from helpers import mine_into as mine
 from joseki_miner.book.compare import compare
-from joseki_miner.runs.catalog import STAGES, Catalog
-from joseki_miner.runs.config import load
+from joseki_miner.runs.catalog import Catalog
 from joseki_miner.runs.inputs import Filters
-from pipeline.run import run_stages
-
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def mine(paths, folder: Path, *sets: str) -> Catalog:
-    catalog = Catalog(work=folder / "interim", out=folder)
-    run_stages(catalog, load(None, list(sets)), STAGES, paths, progress=False, log=lambda s: None)
-    return catalog
-
-
-def joseki(*args) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "pipeline.cli", *map(str, args)], capture_output=True, text=True,
-                          cwd=ROOT)
 
 
 @pytest.fixture(scope="module")

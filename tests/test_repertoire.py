@@ -6,33 +6,17 @@ results; the same on a real player of ../shared/data."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections import Counter
-from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
 
+from helpers import joseki_cli as joseki
+from helpers import mine_into as mine
 from joseki_miner.book.report import repertoire_name
 from joseki_miner.book.repertoire import repertoire
 from joseki_miner.method.points import TENUKI, from_sgf
-from joseki_miner.runs.catalog import STAGES, Catalog
-from joseki_miner.runs.config import load
-from pipeline.run import run_stages
-
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def mine(paths, folder: Path, *sets: str) -> Catalog:
-    catalog = Catalog(work=folder / "interim", out=folder)
-    run_stages(catalog, load(None, list(sets)), STAGES, paths, progress=False, log=lambda s: None)
-    return catalog
-
-
-def joseki(*args) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "pipeline.cli", *map(str, args)], capture_output=True, text=True,
-                          cwd=ROOT)
+from joseki_miner.runs.catalog import Catalog
 
 
 def check(catalog: Catalog, name: str) -> dict:

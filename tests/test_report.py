@@ -8,24 +8,18 @@ import re
 import shutil
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
-from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
 
 from joseki_miner.runs.config import load
 from joseki_miner.runs.catalog import Catalog
-from joseki_miner.runs.catalog import STAGES
+from helpers import mine_into as mine
 from pipeline.run import run_stages
 
 NS = "{http://www.w3.org/2000/svg}"
 MAX_PAGE = 300_000  # "no page over a few hundred KB"
 
-
-def mine(paths, folder: Path, *sets: str) -> Catalog:
-    catalog = Catalog(work=folder / "interim", out=folder)
-    run_stages(catalog, load(None, list(sets)), STAGES, paths, progress=False, log=lambda s: None)
-    return catalog
 
 
 @pytest.fixture(scope="module")

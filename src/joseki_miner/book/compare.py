@@ -30,17 +30,16 @@ from joseki_miner.runs.inputs import Collections, Filters
 LEAST_GAMES = 30  # a side whose position has fewer games says too little of a move's share there
 
 
-def side_games(games: Path, side: Filters) -> np.ndarray:
-    """Which games of games.parquet (by number) a side holds."""
-    columns = ["year", "winner", "collection", *Filters.PEOPLE]
-    table = pq.ParquetFile(games).read(columns=columns)
+def side_games(games: Path, *sides: Filters) -> list[np.ndarray]:
+    """Which games of games.parquet (by number) each side holds: the
+    columns the filters read, read once for all the sides."""
+    people = any(side.by_people for side in sides)
+    table = pq.ParquetFile(games).read(columns=["year", "winner", "collection", *(Filters.PEOPLE if people else ())])
     year, winner = numpy(table.column("year")), numpy(table.column("winner"))
     collection = table.column("collection").to_pylist()
-    people = {k: [v or "" for v in table.column(k).to_pylist()] for k in Filters.PEOPLE} if side.by_people else None
-    if not side.active:
-        return np.ones(len(year), dtype=bool)
-    reasons = side.reasons(year, winner, collection, Collections([]), people)
-    return np.array([r is None for r in reasons], dtype=bool)
+    values = {k: [v or "" for v in table.column(k).to_pylist()] for k in Filters.PEOPLE} if people else None
+    return [np.array([r is None for r in side.reasons(year, winner, collection, Collections([]), values)], dtype=bool)
+            if side.active else np.ones(len(year), dtype=bool) for side in sides]
 
 
 def _sequence(moves: list[str]) -> str:
@@ -79,7 +78,7 @@ def compare_files(joseki: Path, sorted_sequences: Path, games: Path, a: Filters,
                   least: int = LEAST_GAMES) -> dict:
     """``compare`` on the files: joseki.parquet, sorted_sequences.parquet
     and games.parquet."""
-    in_a, in_b = side_games(games, a), side_games(games, b)
+    in_a, in_b = side_games(games, a, b)
     tree = pq.ParquetFile(joseki).read()
     node, parent = numpy(tree.column("node")), numpy(tree.column("parent"))
     first, count = numpy(tree.column("first")), numpy(tree.column("count"))

@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from joseki_miner.fast.arrow import numpy
-from joseki_miner.method.points import TENUKI, from_sgf
+from joseki_miner.method.points import TENUKI, from_sgf, to_sgf
 
 
 def players_games(games: Path, name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
@@ -52,13 +52,7 @@ def _children(joseki: Path) -> tuple[dict[tuple[int, int], int], dict[int, dict]
 
 
 def _line(moves: list[int]) -> str:
-    return ";".join(f"{'BW'[d % 2]}[{'' if k == TENUKI else _sgf(k)}]" for d, k in enumerate(moves))
-
-
-def _sgf(key: int) -> str:
-    from joseki_miner.method.points import to_sgf
-
-    return to_sgf(key)
+    return ";".join(f"{'BW'[d % 2]}[{'' if k == TENUKI else to_sgf(k)}]" for d, k in enumerate(moves))
 
 
 def _rate(wins: int, losses: int) -> float | None:
@@ -129,7 +123,7 @@ def repertoire(joseki: Path, sequences: Path, games: Path, name: str) -> dict:
                          "share": r["games"] / rows[node]["games"] if rows[node]["games"] else None,
                          "wins": _rate(won, lost), "kind": r.get("kind")})
         lines.append({"node": node, "sequence": _line(line_of[node]), "depth": depth, "role": role,
-                      "left_with": None if left is None else ("" if left == TENUKI else _sgf(left)), "by": by,
+                      "left_with": None if left is None else ("" if left == TENUKI else to_sgf(left)), "by": by,
                       "count": count, "wins": wins, "losses": losses, "tree": tree})
     lines.sort(key=lambda x: (-x["count"], x["sequence"], x["left_with"] or "", x["role"], x["by"] or ""))
     return {"player": name, "games": int(len(number)), "self_play": self_play, "sequences": int(table.num_rows),

@@ -167,7 +167,7 @@ def index_page(book: Book, changed: dict | None = None, players: list[dict] | No
     body = [f"<h1>Joseki of {number(book.about.games or book.games(book.root))} games</h1>", _about(book),
             f"<p>{counts}, {len(book.cols['node']) - 1:,} moves in the tree. Start from "
             f"<a href=\"{page_name(book.root)}\">the empty corner</a>, or from a joseki below"
-            + (f", or see <a href=\"#fuseki\">the fuseki shapes</a> named apart" if fuseki else "") + "."
+            + (", or see <a href=\"#fuseki\">the fuseki shapes</a> named apart" if fuseki else "") + "."
             + (f" <a href=\"{CHANGED}\">What changed</a> from {changed['before']} to {changed['after']}."
                if changed else "")
             + (" Repertoires: " + ", ".join(f"<a href=\"{repertoire_name(r['player'])}\">{escape(r['player'])}</a>"

@@ -464,15 +464,19 @@ def _first_occupied(st, masks, colours, points, start, hi):
     return -1
 
 
+# a game's fingerprint: the two hashes' seeds, and the value mixed in between its setup stones and its moves
+_SEED_A, _SEED_B, _SETUP_END = 1469598103934665603, 7809847782465536322, 99991
+
+
 @njit(cache=True, _nrt=False)
 def _fingerprint(colours, points, lo, hi, setup_colours, setup_points, slo, shi):
     """The moves that are not passes, and a 128-bit fingerprint of setup
     stones and moves (two 64-bit hashes) of one game."""
-    a = np.uint64(1469598103934665603)
-    b = np.uint64(7809847782465536322)
+    a = np.uint64(_SEED_A)
+    b = np.uint64(_SEED_B)
     for i in range(slo, shi):
         a, b = _mix(a, b, np.uint64(setup_points[i] + 1000 * (setup_colours[i] + 2)))
-    a, b = _mix(a, b, np.uint64(99991))  # setup | moves
+    a, b = _mix(a, b, np.uint64(_SETUP_END))
     played = 0
     for m in range(lo, hi):
         a, b = _mix(a, b, np.uint64(points[m] + 1 + 1000 * (colours[m] + 2)))
@@ -761,8 +765,8 @@ def _symmetric_fingerprints(colours, points, move_offsets, setup_colours, setup_
         best_b = np.uint64(0)
         for t in range(8):
             for s in (1, -1):
-                a = np.uint64(1469598103934665603)
-                b = np.uint64(7809847782465536322)
+                a = np.uint64(_SEED_A)
+                b = np.uint64(_SEED_B)
                 for colour in (-1, 1):  # the image's black stones, then its white ones, each sorted
                     k = 0
                     for j in range(slo, shi):
@@ -771,7 +775,7 @@ def _symmetric_fingerprints(colours, points, move_offsets, setup_colours, setup_
                             k += 1
                     for q in np.sort(stones[:k]):
                         a, b = _mix(a, b, np.uint64(q + 1000 * (colour + 2)))
-                a, b = _mix(a, b, np.uint64(99991))  # setup | moves
+                a, b = _mix(a, b, np.uint64(_SETUP_END))
                 for m in range(lo, hi):
                     q = point_map[t, points[m]] if points[m] >= 0 else -1
                     a, b = _mix(a, b, np.uint64(q + 1 + 1000 * (colours[m] * s + 2)))
