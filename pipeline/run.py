@@ -404,7 +404,7 @@ class _Run:
         catalog, config, staged = self.catalog, self.config, store.staged
         threshold = threshold_for(self.stage_figures("ingest")["games_accepted"], config)
         floor = self.memory["floor"] if "trie" in self.memory else self.stage_figures("build").get("floor", 1)
-        if floor > threshold:
+        if floor > max(threshold, config.prune_min_games):
             raise UsageError(f"a threshold of {threshold} needs every trie node: run `joseki build` again first")
         outputs = {"joseki": staged(catalog.joseki), "years": staged(catalog.node_years),
                    "sources": staged(catalog.node_sources), "examples": staged(catalog.node_examples)}

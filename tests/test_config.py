@@ -34,9 +34,21 @@ def test_thesis_defaults():
     c = Config()
     assert (c.distance_certain, c.distance_maybe) == (5, 5)
     assert (c.corner_stones, c.max_length, c.min_length) == (20, 30, 3)
-    assert (c.prune_min_count, c.prune_min_fraction) == (None, 0.01)
     assert (c.influence_reach, c.influence_neutral, c.influence_share) == (17, 5, 0.30)
     assert c.include_handicap is False
+    thesis = load(CONFIGS / "thesis.yaml")
+    assert (thesis.prune_min_count, thesis.prune_min_fraction, thesis.prune_confidence) == (None, 0.01, None)
+    assert thesis.prune_min_games == 1 and thesis.prune_follow is None and not thesis.kinds
+
+
+def test_the_defaults_read_the_share_as_evidence_and_name_follow_ups():
+    c = Config()
+    assert (c.prune_min_count, c.prune_min_fraction, c.prune_confidence, c.prune_min_games) == (None, 0.003, 0.95, 10)
+    assert c.prune_follow == 0.8 and c.kinds and c.kinds_follow_up and c.kinds_approach == 0.6
+    with pytest.raises(ConfigError, match="prune.confidence"):
+        load(None, ["prune.confidence=1"])
+    with pytest.raises(ConfigError, match="prune.min_games"):
+        load(None, ["prune.min_games=0"])
 
 
 @pytest.mark.parametrize("name, d", [("distance4.yaml", 4), ("distance6.yaml", 6)])

@@ -17,6 +17,7 @@ from joseki_miner.book.lookup import board_name, query
 from joseki_miner.method.points import TENUKI, from_sgf, to_sgf
 from joseki_miner.method.symmetry import POINT_MAP
 from joseki_miner.book import explore
+from joseki_miner.method.kinds import KINDS
 from joseki_miner.runs.catalog import Catalog
 from joseki_miner.runs.catalog import STAGES
 from pipeline.run import run_stages
@@ -134,8 +135,8 @@ def test_the_commands(mined, tmp_path):
                                              "kind"}
     # what the node and each continuation is, as the tree names it
     table = pq.read_table(mined.trie, columns=["kind"]).column("kind").to_pylist()
-    assert data["kind"] in ("joseki", "enclosure", "extension") and data["kind"] in set(table)
-    assert {c["kind"] for c in data["continuations"]} <= {"joseki", "enclosure", "extension"}
+    assert data["kind"] in KINDS and data["kind"] in set(table)
+    assert {c["kind"] for c in data["continuations"]} <= set(KINDS)
     shown = _cli("lookup", text, "--out", mined.out)
     assert shown.returncode == 0 and f"{data['count']:,} sequences in {data['games']:,} games" in shown.stdout
     assert "% (" in shown.stdout  # a win rate with its interval

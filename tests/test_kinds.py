@@ -20,7 +20,8 @@ from joseki_miner.method.kinds import Rules, codes, ends, kind_of, lines
 from joseki_miner.book.lookup import query
 from joseki_miner.method.points import SIZE, TENUKI, point
 
-RULES = Rules(region=9)  # the default of configs/default.yaml
+RULES = Rules(region=9)  # the kinds of configs/default.yaml read from a line alone, before follow-ups were named
+DEFAULT = Rules(region=9, follow_up=True, approach=0.6)  # configs/default.yaml
 
 
 def line(diagram: str) -> tuple[int, ...]:
@@ -74,8 +75,8 @@ def test_an_enclosure_the_corners_first_player_plays_again_before_the_other_answ
     assert kind_of(keys, RULES) == "enclosure"
 
 
-def test_a_tenuki_later_in_the_line_keeps_it_a_joseki():
-    # the 4-4 point, the low approach, Black elsewhere, White's double approach
+def test_a_tenuki_later_in_the_line_keeps_it_a_joseki_without_follow_ups():
+    # the 4-4 point, the low approach, Black elsewhere, White's double approach (a follow-up where they are named)
     keys = line("""
         .  .  .  .  .  .  .
         .  .  .  .  .  .  .
@@ -85,7 +86,53 @@ def test_a_tenuki_later_in_the_line_keeps_it_a_joseki():
         .  . O3  .  .  .  .
     """)
     assert TENUKI in keys and keys[1] != TENUKI
-    assert kind_of(keys, RULES) == "joseki"
+    assert kind_of(keys, RULES) == "joseki" and kind_of(keys, DEFAULT) == "follow-up"
+
+
+def test_a_line_that_goes_on_after_a_tenuki_is_a_follow_up():
+    # the 4-4 point, the low approach, the knight's move, the slide, the block; White elsewhere (the joseki
+    # ended: White's extension is missing), and later Black's pincer: the corner's later life, not the joseki
+    keys = line("""
+        .  .  .  .  .  .  .  .
+        .  .  . O4  .  .  .  .
+        .  . X5  .  . O2  . X6
+        .  .  . X1  .  .  .  .
+        .  .  .  .  .  .  .  .
+        .  . X3  .  .  .  .  .
+    """)
+    assert keys[5] == TENUKI and len(keys) == 7
+    assert kind_of(keys, DEFAULT) == "follow-up" and kind_of(keys[:5], DEFAULT) == "joseki"
+    assert kind_of(keys, RULES) == "joseki"  # kinds.follow_up: false keeps it a joseki
+    # a tenuki at the second entry makes an enclosure, not a follow-up: the corner's first player plays again
+    enclosure = line("""
+        .  .  .  .  .
+        .  .  .  .  .
+        .  .  . X1  .
+        .  .  .  .  .
+        .  . X2  . O3
+    """)
+    assert enclosure[1] == TENUKI and kind_of(enclosure, DEFAULT) == "enclosure"
+
+
+def test_an_approach_from_the_side_answered_on_the_side_is_a_fuseki_shape():
+    """The second player's first move, on the 7th line or beyond, whose
+    replies are mostly side moves (on the 7th line or beyond): the
+    approach's purpose is the whole board.  Its kind needs the counts of
+    its replies; an approach answered in the corner stays a joseki."""
+    dd, id_, gc, hc, fc, cf, db = point(3, 3), point(3, 8), point(2, 6), point(2, 7), point(2, 5), point(5, 2), point(1, 3)
+    weighted = {(dd, id_, gc): 30, (dd, id_, hc): 20, (dd, id_, cf): 15,  # 50 of 65 on the side: 77%
+                (dd, fc, cf): 60, (dd, fc, db): 10, (dd, hc, cf): 40, (dd, hc, id_): 10}  # hc: 20% on the side
+    parent, depth, key, nodes = _table(list(weighted))
+    count = np.array([sum(n for p, n in weighted.items() if p[:len(q)] == q) for q in nodes], np.int64)
+    code = dict(zip(nodes, kinds.names(codes(parent, depth, key, DEFAULT, count))))
+    assert code[(dd, id_)] == code[(dd, id_, cf)] == "approach"  # the line keeps the kind it turned to
+    assert code[(dd, hc)] == code[(dd, hc, cf)] == code[(dd, fc, cf)] == "joseki"
+    # at 0.8 the approach's 77% is too few; without the rule (kinds.approach: null) nothing is an approach
+    assert dict(zip(nodes, kinds.names(codes(parent, depth, key, Rules(9, True, 0.8), count))))[(dd, id_)] == "joseki"
+    assert "approach" not in kinds.names(codes(parent, depth, key, Rules(9, True, None), count))
+    # the approaches a fuseki shape: where a joseki ends, none is
+    assert {nodes[i] for i in np.flatnonzero(ends(parent, depth, key, codes(parent, depth, key, DEFAULT, count), 3))} \
+        == {(dd, fc, cf), (dd, fc, db), (dd, hc, cf), (dd, hc, id_)}
 
 
 def test_an_extension_a_move_on_the_central_line():
@@ -154,15 +201,15 @@ def lines_(draw):
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(lines_(), min_size=1, max_size=12), st.integers(1, 12))
-def test_the_table_codes_are_each_paths_kind_and_never_go_back(paths, region):
-    rules = Rules(region)
+@given(st.lists(lines_(), min_size=1, max_size=12), st.integers(1, 12), st.booleans())
+def test_the_table_codes_are_each_paths_kind_and_never_go_back(paths, region, follow_up):
+    rules = Rules(region, follow_up)
     parent, depth, key, nodes = _table(paths)
     code = codes(parent, depth, key, rules)
     for i, path in enumerate(nodes):
         if path:
             assert kinds.KINDS[code[i]] == kind_of(path, rules)
-            assert code[i] >= code[parent[i]]  # joseki < enclosure < extension, never back
+            assert code[i] >= code[parent[i]]  # joseki < follow-up < approach < enclosure < extension, never back
 
 
 def test_where_a_joseki_ends():
@@ -180,6 +227,10 @@ def test_where_a_joseki_ends():
     code = codes(parent, depth, key, RULES)
     got = {nodes[i] for i in np.flatnonzero(ends(parent, depth, key, code, 3))}
     assert got == {(dd, fc, cf), (dd, fc, TENUKI, cf, cc), (dd, fc, cc)}
+    # with follow-ups named, the line after the tenuki is none: (dd, fc) is two moves, so no joseki ends there
+    code = codes(parent, depth, key, DEFAULT)
+    assert {nodes[i] for i in np.flatnonzero(ends(parent, depth, key, code, 3))} == {(dd, fc, cf), (dd, fc, cc)}
+    assert {nodes[i] for i in np.flatnonzero(ends(parent, depth, key, code, 2))} >= {(dd, fc, cf), (dd, fc, cc)}
     # two moves are shorter than min_length: (dd, fc) is no joseki of its own even where nothing follows it
     parent, depth, key, nodes = _table([(dd, fc, jd)])
     code = codes(parent, depth, key, RULES)

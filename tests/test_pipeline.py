@@ -156,7 +156,7 @@ def test_parquet_columns_and_counters(demo_run):
     table = pq.read_table(catalog.joseki).to_pandas()
     assert list(table.columns) == ["node", "parent", "depth", "color", "move", "kind", "count", "tenuki",
                                    *COUNTER_COLUMNS, *STAT_COLUMNS]
-    assert set(table["kind"]) == {"joseki", "enclosure", "extension"}
+    assert set(table["kind"]) == {"joseki", "follow-up", "enclosure", "extension"}
     trie = pq.read_table(catalog.trie).column_names
     assert trie == ["node", "parent", "depth", "color", "move", "kind", "count", *COUNTER_COLUMNS, *STAT_COLUMNS]
     root = table.iloc[0]
@@ -527,9 +527,9 @@ def test_cli_summary_counts_filtered_games(demo_games, tmp_path):
 def test_the_planted_demo_names_each_planted_line_by_its_kind(demo_run):
     """Every node says what it is (joseki.parquet and trie.parquet's kind,
     the SGF's first comment line): each planted joseki is a joseki, the
-    planted enclosure an enclosure, the planted side extension an
-    extension, and the summary counts the joseki apart from the fuseki
-    shapes."""
+    line played after a tenuki a follow-up, the planted enclosure an
+    enclosure, the planted side extension an extension, and the summary
+    counts the joseki apart from the follow-ups and the fuseki shapes."""
     from joseki_miner.readers.demo import PLANTED, keys_of
 
     summary, catalog, _ = demo_run
@@ -539,16 +539,20 @@ def test_the_planted_demo_names_each_planted_line_by_its_kind(demo_run):
     for name, moves, _, planted in PLANTED:
         keys = keys_of(moves)
         assert kind[keys] == planted, name
-    assert {k for _, _, _, k in PLANTED} == {"joseki", "enclosure", "extension"}
+    assert {k for _, _, _, k in PLANTED} == {"joseki", "follow-up", "enclosure", "extension"}
     trie = pq.read_table(catalog.trie, columns=["parent", "move", "kind"]).to_pandas()
     trie_paths = _paths_by_node(trie.assign(node=range(len(trie))))
     assert {trie_paths[i]: k for i, k in enumerate(trie["kind"])}.items() >= kind.items()
-    assert summary["joseki"] == 6 and summary["fuseki_shapes"] == 2  # 8 planted joseki, two prefixes of others
+    # 7 planted joseki, two prefixes of others; the line before the follow-up's tenuki ends a joseki
+    assert summary["joseki"] == 6 and summary["follow_ups"] == 1 and summary["fuseki_shapes"] == 2
     firsts = sgf_first_lines(catalog.sgf.read_text(encoding="utf-8"))
     assert firsts[keys_of("dc -- ce")].startswith("Enclosure (fuseki): Black plays in the corner again")
     assert firsts[keys_of("dd fc cf jd")].startswith("Extension (fuseki): this move leaves the corner")
     assert firsts[keys_of("dd fc cf db cc dc")].startswith("Joseki ends here")
     assert firsts[keys_of("dd fc cf")] == "Joseki."
+    assert firsts[keys_of("dc ec db")].startswith("Joseki ends here")
+    assert firsts[keys_of("dc ec db --")].startswith("Follow-up: the joseki ended, and a player came back")
+    assert firsts[keys_of("dc ec db -- eb")] == "Follow-up."
 
 
 def test_the_sgfs_own_words_are_ascii(demo_run):

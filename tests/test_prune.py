@@ -249,3 +249,74 @@ def test_the_subtree_law_holds_with_every_rule(table, a, gap, min_length, follow
             assert count >= min_share * parent
             if fold and path[-1] == "--" and not any(q[:len(path)] == path and q != path for q in low):
                 raise AssertionError(f"a tenuki leaf stayed: {path}")
+
+
+# -- a book that grows with the games and stays right (the evidence threshold, min_games, natural ends) ---------
+
+from joseki_miner.method.trie import GameStats  # noqa: E402
+
+
+def test_no_node_of_fewer_games_than_min_games_whatever_the_rule():
+    """A line played 12 times in 4 games (one game with it in every corner,
+    and three more) passes a count of 10 but has 4 games: min_games 5 cuts
+    it, whatever the threshold or the pruning function says."""
+    t = Trie()
+    for g in range(20):
+        t.insert([from_sgf(k) for k in "dd fc cf".split()], [N4] * 3, game=GameStats(g))
+    t.insert([from_sgf(k) for k in "dc ce dg".split()], [N4] * 3, times=9, game=GameStats(100))
+    for g in range(101, 104):
+        t.insert([from_sgf(k) for k in "dc ce dg".split()], [N4] * 3, game=GameStats(g))
+    table = trie_table(t)
+    assert ("dc", "ce", "dg") in paths(prune(table, 10, 3))
+    for rules in (Rules(min_games=5), Rules(min_games=5, follow=0.5), Rules(min_games=5, on_games=True)):
+        kept = paths(prune(table, 1 if rules.on_games else 10, 3, rules))
+        assert ("dc", "ce", "dg") not in kept and ("dd", "fc", "cf") in kept, rules
+
+
+def test_the_threshold_on_games_counts_a_line_once_a_game():
+    t = Trie()
+    t.insert([from_sgf(k) for k in "dc ce dg".split()], [N4] * 3, times=30, game=GameStats(1))
+    for g in range(2, 12):
+        t.insert([from_sgf(k) for k in "dd fc cf".split()], [N4] * 3, game=GameStats(g))
+    table = trie_table(t)
+    assert set(paths(prune(table, 10, 3))) >= {("dc", "ce", "dg"), ("dd", "fc", "cf")}  # on counts: 30 and 10
+    assert set(paths(prune(table, 10, 3, Rules(on_games=True)))) == {(), ("dd",), ("dd", "fc"), ("dd", "fc", "cf")}
+
+
+def test_no_line_ends_one_move_before_a_reply_nearly_every_game_plays():
+    """The issue's line: 83% go on with B[jc].  With follow 0.8 the reply
+    is kept below the threshold when it has the games; where it has too
+    few to be kept (min_games), the line ends where it last could, one
+    move earlier, not just before the reply most games play."""
+    t = table_of((80, "dd fc cf db cc ic"), (30, "dd fc cf db hc"), (25, "dd fc cf db cc hd gc"),
+                 (130, "dd fc cf db cc hd jc"))
+    # hd: 155 of 235 (66%, no forced reply at cc); jc: 130 of 155 (84%)
+    assert ("dd", "fc", "cf", "db", "cc", "hd") in paths(prune(t, 150, 3))
+    assert ("dd", "fc", "cf", "db", "cc", "hd", "jc") not in paths(prune(t, 150, 3))
+    kept = paths(prune(t, 150, 3, Rules(follow=0.8)))
+    assert ("dd", "fc", "cf", "db", "cc", "hd", "jc") in kept  # extended to its natural end
+    # jc in too few games to keep: hd is not where the line ends, cc is (its replies scatter: ic, hd)
+    few = paths(prune(t, 150, 3, Rules(follow=0.8, min_games=131)))
+    assert ("dd", "fc", "cf", "db", "cc", "hd") not in few and ("dd", "fc", "cf", "db", "cc") in few
+
+
+@settings(max_examples=150, deadline=None)
+@given(table=tables(), a=st.integers(1, 60), gap=st.integers(1, 60), min_length=st.integers(0, 5),
+       follow=st.one_of(st.none(), st.floats(0.05, 1.0)), min_games=st.integers(1, 30), on_games=st.booleans(),
+       fold=st.booleans())
+def test_the_subtree_law_holds_with_the_evidence_rules(table, a, gap, min_length, follow, min_games, on_games, fold):
+    """Thresholds a < b: tree(b) inside tree(a), counts unchanged; no kept
+    node of fewer than min_games games; no kept leaf with a reply of at
+    least ``follow`` of its count (its line would end just before it)."""
+    rules = Rules(follow, 0.0, fold, min_games, on_games)
+    low_table = prune(table, a, min_length, rules)
+    low = path_table(low_table)
+    high = path_table(prune(table, a + gap, min_length, rules))
+    assert set(high) <= set(low) and all(low[p] == v for p, v in high.items())
+    assert (low_table["games"][low_table["depth"] > 0] >= min_games).all()
+    full = path_table(table)
+    if follow is not None:
+        for path in low:
+            if path and not any(q[:len(path)] == path and q != path for q in low):
+                replies = [full[q][0] for q in full if len(q) == len(path) + 1 and q[:-1] == path and q[-1] != "--"]
+                assert all(r < follow * full[path][0] for r in replies), path

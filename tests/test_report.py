@@ -12,6 +12,8 @@ from html.parser import HTMLParser
 import pyarrow.parquet as pq
 import pytest
 
+from joseki_miner.book import report
+from joseki_miner.method.kinds import FUSEKI
 from joseki_miner.runs.config import load
 from joseki_miner.runs.catalog import Catalog
 from helpers import mine_into as mine
@@ -56,7 +58,7 @@ class Links(HTMLParser):
 def joseki_and_fuseki(nodes: dict[int, dict], min_length: int = 3) -> tuple[set[int], set[int]]:
     """Where a joseki ends (a joseki move of at least min_length moves that
     no joseki move follows, directly or after a tenuki), and the fuseki
-    shapes (the leaves named an enclosure or an extension)."""
+    shapes (the leaves named an approach, an enclosure or an extension)."""
     kids = {n: [c for c, r in nodes.items() if r["parent"] == n] for n in nodes}
 
     def goes_on(n):
@@ -65,26 +67,59 @@ def joseki_and_fuseki(nodes: dict[int, dict], min_length: int = 3) -> tuple[set[
 
     joseki = {n for n, r in nodes.items() if n and r["kind"] == "joseki" and r["move"] and r["depth"] >= min_length
               and not goes_on(n)}
-    return joseki, {n for n, r in nodes.items() if n and not kids[n] and r["kind"] != "joseki"}
+    return joseki, {n for n, r in nodes.items() if n and not kids[n] and r["kind"] in FUSEKI}
 
 
-def test_a_page_for_every_node_and_the_index_lists_the_joseki_then_the_fuseki_shapes(mined):
-    """The index opens with the joseki (where a joseki ends: a joseki move
-    of at least min_length moves that no joseki move follows, directly or
-    after a tenuki), then a section of the fuseki shapes (the leaves named
-    an enclosure or an extension)."""
+def follow_ups(nodes: dict[int, dict]) -> dict[int, int]:
+    """Each follow-up leaf (a line that went on after a tenuki) -> the
+    joseki it follows (the last joseki move of its line)."""
+    kids = {n: [c for c, r in nodes.items() if r["parent"] == n] for n in nodes}
+    out = {}
+    for n, r in nodes.items():
+        if n and not kids[n] and r["kind"] == "follow-up":
+            line = path_of(nodes, n)
+            out[n] = [x["node"] for x in line if x["kind"] == "joseki" and x["move"]][-1]
+    return out
+
+
+def test_a_page_for_every_node_and_the_index_lists_the_joseki_by_first_move_then_the_fuseki_shapes(mined):
+    """The index opens with a table of the groups (the corner's first
+    move), then each group's most played joseki (where a joseki ends: a
+    joseki move of at least min_length moves that no joseki move follows,
+    directly or after a tenuki), then a section of the fuseki shapes (the
+    leaves named an approach, an enclosure or an extension).  Each group's
+    page holds all its joseki, the most played first, each with the
+    follow-ups played after it; fuseki.html all the fuseki shapes."""
     nodes = tree(mined)
     folder = mined.report
-    assert sorted(p.name for p in folder.iterdir()) == sorted(
-        ["index.html", "style.css", "changed.html"] + [f"n{n}.html" for n in nodes])
     joseki, fuseki = joseki_and_fuseki(nodes)
+    groups = {report.group_of_move(nodes[path_of(nodes, n)[0]["node"]]["move"]) for n in joseki}
+    assert groups == {"4-4", "3-4", "3-3"}
+    assert sorted(p.name for p in folder.iterdir()) == sorted(
+        ["index.html", "style.css", "changed.html", "fuseki.html"] + [f"joseki-{g}.html" for g in groups]
+        + [f"n{n}.html" for n in nodes])
     index = (folder / "index.html").read_text(encoding="utf-8")
     cards = {kind: set(map(int, re.findall(rf'class="card {kind}" data-node="(\d+)"', index)))
              for kind in ("joseki", "enclosure", "extension")}
-    assert cards["joseki"] == joseki and len(joseki) == 6
+    assert cards["joseki"] == joseki and len(joseki) == 6  # at most 6 a group on the index: here all of them
     assert cards["enclosure"] | cards["extension"] == fuseki and all(cards.values())
     assert max(index.index(f'data-node="{n}"') for n in joseki) < index.index('id="fuseki"') < min(
         index.index(f'data-node="{n}"') for n in fuseki)
+    assert index.index("<table>") < index.index('id="group-4-4"') < index.index('id="group-3-4"')
+    shown, later = {}, {}
+    for g in groups:
+        page = (folder / f"joseki-{g}.html").read_text(encoding="utf-8")
+        mine = [int(n) for n in re.findall(r'class="card joseki" data-node="(\d+)"', page)]
+        assert [nodes[n]["games"] for n in mine] == sorted((nodes[n]["games"] for n in mine), reverse=True)
+        shown.update(dict.fromkeys(mine, g))
+        starts = [(m.start(), int(m.group(1))) for m in re.finditer(r'class="card joseki" data-node="(\d+)"', page)]
+        for m in re.finditer(r'class="follow-up" data-node="(\d+)"', page):  # under the card it is in
+            later[int(m.group(1))] = max(c for c in starts if c[0] < m.start())[1]
+    assert set(shown) == joseki and len(shown) == len(joseki)
+    assert later == follow_ups(nodes) and len(later) == 1  # the demo plants one, under the joseki it follows
+    fuseki_page = (folder / "fuseki.html").read_text(encoding="utf-8")
+    assert set(map(int, re.findall(r'class="card (?:approach|enclosure|extension)" data-node="(\d+)"',
+                                   fuseki_page))) == fuseki
     for page in folder.iterdir():
         assert page.stat().st_size < MAX_PAGE, page.name
 
@@ -206,6 +241,14 @@ def test_in_a_browser_the_index_and_a_candidate_move_lead_to_the_next_page(mined
         heading = browser.find_element(By.ID, "fuseki")
         assert lowest < heading.location["y"] < min(c.location["y"] for c in shapes)
         browser.save_screenshot(str(tmp_path / "index.png"))
+        # a group's page: the follow-up under the joseki it follows leads to its page, which says what it is
+        (follow_up, followed), = follow_ups(nodes).items()
+        group = report.group_of_move(path_of(nodes, followed)[0]["move"])
+        browser.find_element(By.CSS_SELECTOR, f'a[href="joseki-{group}.html"]').click()
+        card = browser.find_element(By.CSS_SELECTOR, f'.card.joseki[data-node="{followed}"]')
+        card.find_element(By.CSS_SELECTOR, f'li.follow-up[data-node="{follow_up}"] a').click()
+        assert browser.current_url.endswith(f"/n{follow_up}.html")
+        assert browser.find_element(By.CSS_SELECTOR, ".kind").text.startswith("Follow-up")
         # the first move of the most played joseki, then its most played candidate, by a click on the board
         first = max((n for n, r in nodes.items() if r["parent"] == 0), key=lambda n: nodes[n]["count"])
         browser.get(folder.joinpath(f"n{first}.html").as_uri())
@@ -294,7 +337,7 @@ def test_the_page_of_what_changed_shows_the_real_changes_between_the_eras(mined_
     assert found["risers"] and found["fallers"]
     html = (mined.report / "changed.html").read_text(encoding="utf-8")
     assert f"What changed: {before} and {after}" in html
-    found_in_page = re.findall(r'class="card \w+" data-node="(\d+)"|<a href="n\d+.html" data-node="(\d+)"', html)
+    found_in_page = re.findall(r'class="card [\w-]+" data-node="(\d+)"|<a href="n\d+.html" data-node="(\d+)"', html)
     shown = [int(card or row) for card, row in found_in_page]
     assert shown == [c["node"] for c in found["risers"] + found["fallers"]]  # every real change, once
     assert html.index('id="risers"') < html.index('id="fallers"')

@@ -149,17 +149,21 @@ def root_comment(book: Book) -> str:
     ]
     kept = []
     if a.threshold:
-        kept.append(f"moves played at least {a.threshold:,} times")
+        kept.append(f"lines played in at least {a.threshold:,} games" if a.threshold_on == "games"
+                    else f"moves played at least {a.threshold:,} times")
     if a.min_length:
         kept.append(f"joseki of at least {a.min_length} moves")
     if kept:
         lines.append("Kept: " + " and ".join(kept) + ".")
     if book.labelled:
         lines += ["", "Each move's comment starts with what it is: a joseki (\"Joseki ends here\" where players "
-                  "end it, with how often they then play elsewhere), or a fuseki shape: an enclosure (the corner's "
-                  "first player plays there again before the other answers) or an extension (a move on the side or "
-                  "on a central line, out of the corner)."]
-        counts = f"Joseki: {len(book.joseki()):,}; fuseki shapes: {len(book.fuseki()):,}; "
+                  "end it, with how often they then play elsewhere), a follow-up (a line played after a tenuki, "
+                  "when a player came back to the corner later), or a fuseki shape: an approach from the side "
+                  "(answered on the side, for the whole board's opening), an enclosure (the corner's first player "
+                  "plays there again before the other answers) or an extension (a move on the side or on a "
+                  "central line, out of the corner)."]
+        counts = (f"Joseki: {len(book.joseki()):,}; follow-ups: {len(book.follow_ups()):,}; "
+                  f"fuseki shapes: {len(book.fuseki()):,}; ")
     else:
         counts = f"Joseki: {len(book.leaves()):,}; "
     lines += ["", f"{counts}moves in the tree: {len(book.cols['node']) - 1:,}; "

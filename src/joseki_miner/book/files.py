@@ -62,7 +62,8 @@ def load_book(files: BookFiles, *, share: float, min_length: int) -> Book:
         games=int(figures.get("games_accepted", 0)),
         games_by_year={int(y): int(g) for y, g in figures.get("games_by_year", {}).items()},
         games_by_collection=dict(figures.get("games_by_collection", {})),
-        first_date=first, last_date=last, threshold=int(figures.get("threshold", 0)), min_length=min_length,
+        first_date=first, last_date=last, threshold=int(figures.get("threshold", 0)),
+        threshold_on=str(figures.get("threshold_on", "count")), min_length=min_length,
         share=share)
     tables = [pq.ParquetFile(p).read() if p.exists() else None for p in (files.years, files.sources, files.examples)]
     return make_book(pq.ParquetFile(files.joseki).read(), *tables, about=about)  # Arrow: no pandas to import

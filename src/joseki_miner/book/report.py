@@ -2,8 +2,14 @@
 server, no script and nothing from the network.
 
 * ``index.html``: the joseki (where a joseki ends; in the thesis' tree, its
-  leaves) by first move, each with a small diagram of its final position,
-  its games, win rate and years, then the fuseki shapes named apart;
+  leaves) grouped by the corner's first move (4-4, 3-4, 3-3, 4-5, 3-5 point,
+  the rest), the largest of each group as cards with a small diagram of
+  the final position, games, win rate and years, then the fuseki shapes
+  named apart;
+* ``joseki-GROUP.html`` (``-2``, ``-3``... past ``PER_PAGE`` cards): a
+  group's joseki, the most played first, each with the follow-ups played
+  after it (lines that went on after a tenuki); ``fuseki.html``, the fuseki
+  shapes by kind;
 * ``n<node>.html``: a page per node of the pruned tree: the board with the
   candidate next moves marked with their share (each a link to its page),
   the path back to the empty corner, the win rate with its interval, the
@@ -78,10 +84,13 @@ footer{margin-top:3em;color:#777;font-size:.85em}
 # what a tree with kinds adds: the fuseki section's headings and cards, each page's line saying what it is
 KIND_CSS = """\
 h3{font-size:1.02em;margin:1.1em 0 .4em}.kind{margin:.2em 0;font-weight:600}
-.kind.enclosure,.kind.extension{color:#8a4b08}.card.enclosure,.card.extension{background:#fbf6ee}
+.kind.enclosure,.kind.extension,.kind.approach{color:#8a4b08}
+.card.enclosure,.card.extension,.card.approach{background:#fbf6ee}.kind.follow-up{color:#4b5f8a}
+.later{margin-top:4px;font-size:.95em}.later ul{margin:2px 0 0;padding-left:16px}.pager{margin:.6em 0}
 """
 INDEX, STYLE, CHANGED = "index.html", "style.css", "changed.html"
 SHOWN = 20  # the risers and the fallers on the page of what changed
+ROWS = 2000  # the rest of them in its tables: the page stays below 2 MB at any tree size
 LINES = 40  # the lines of a player's repertoire on its page
 DOT = " \u00b7 "  # between the figures of a card
 PlotFn = Callable[..., str]  # (years, shares, peak=, thin=): ``plots.year_shares``
@@ -136,7 +145,8 @@ def _about(book: Book) -> str:
         bits.append(", ".join(f"{escape(names[k])} ({number(v)})" for k, v in a.games_by_collection.items()))
     if span:
         bits.append(f"{span[0]}-{span[1]}")
-    kept = f"; moves played at least {number(a.threshold)} times" if a.threshold else ""
+    kept = ("" if not a.threshold else f"; lines played in at least {number(a.threshold)} games"
+            if a.threshold_on == "games" else f"; moves played at least {number(a.threshold)} times")
     return (f"<p class=\"lead\">Mined from {'; '.join(bits)}{kept}. Every joseki is shown in the upper left "
             "corner with Black first, whatever corner and colour it was played in; \"Black wins\" is the share "
             "of its games with a winner won by that Black, with its 95% interval.</p>")
@@ -156,11 +166,117 @@ def repertoire_name(player: str) -> str:
     return f"repertoire-{plain + '-' if plain else ''}{digest}.html"
 
 
+# the index's groups: the corner's first move (in the tree's normal form), as a player names it
+GROUPS = (("4-4", "4-4 point (hoshi)", "dd"), ("3-4", "3-4 point (komoku)", "dc"), ("3-3", "3-3 point (san-san)", "cc"),
+          ("4-5", "4-5 point (takamoku)", "ed"), ("3-5", "3-5 point (mokuhazushi)", "ec"),
+          ("other", "Other first moves", None))
+PER_PAGE = 100  # cards on a page of a group: with FOLLOW_UPS links each, a page stays far below 2 MB at any tree size
+FOLLOW_UPS = 12  # follow-ups listed under a joseki's card (the rest are a click away, on its page)
+SHOWN_FIRST = 6  # cards of each group on the index
+FLAT = 400  # a tree without kinds of at most this many leaves has them all on the index, as the thesis' book had
+
+
+def group_of_move(move: str) -> str:
+    """The index's group of a line whose first move is ``move`` (SGF, in
+    the tree's normal form)."""
+    return next((g for g, _, point in GROUPS if point == move), "other")
+
+
+def group_of(book: Book, node: int) -> str:
+    """The index's group of a node: its line's first move."""
+    path = book.path(node)
+    return group_of_move(book.get(path[0], "move") if path else "")
+
+
+def group_page(group: str, page: int = 1) -> str:
+    """The file of page ``page`` of a group's joseki (``fuseki`` for the
+    fuseki shapes)."""
+    return f"{'fuseki' if group == 'fuseki' else 'joseki-' + group}{'' if page == 1 else f'-{page}'}.html"
+
+
+def _largest_first(book: Book, nodes: list[int]) -> list[int]:
+    """Nodes by their games, the most first (walk order among equals)."""
+    return sorted(nodes, key=lambda n: -book.games(n))
+
+
+def grouped(book: Book) -> dict[str, dict[str, list[int]]]:
+    """The tree's joseki, follow-ups and fuseki shapes by group, the largest
+    lines first: group -> {"joseki": [...], "follow-ups": {joseki: [...]},
+    "fuseki": [...]} (follow-ups by the joseki they follow)."""
+    out = {g: {"joseki": [], "follow-ups": {}, "fuseki": []} for g, _, _ in GROUPS}
+    for n in book.joseki():
+        out[group_of(book, n)]["joseki"].append(n)
+    for n in book.follow_ups():
+        out[group_of(book, n)]["follow-ups"].setdefault(book.followed(n), []).append(n)
+    for n in book.fuseki():
+        out[group_of(book, n)]["fuseki"].append(n)
+    for g in out.values():
+        g["joseki"] = _largest_first(book, g["joseki"])
+        g["fuseki"] = _largest_first(book, g["fuseki"])
+        g["follow-ups"] = {j: _largest_first(book, f) for j, f in g["follow-ups"].items()}
+    return out
+
+
 def index_page(book: Book, changed: dict | None = None, players: list[dict] | None = None) -> str:
-    """The joseki by first move, each with a small diagram of its final
-    position, its games, win rate and years; where the tree has kinds, the
-    joseki are where a joseki ends, and the fuseki shapes (enclosures, then
-    extensions) follow in a section of their own."""
+    """The joseki by the corner's first move: a table of the groups, then
+    each group's largest joseki as cards, each a link to its page, with a
+    link to the group's pages of all its joseki (and their follow-ups);
+    where the tree has kinds, the fuseki shapes follow in a section of
+    their own.  The thesis' tree calls every leaf a joseki; where it has at
+    most ``FLAT`` of them, one page lists them all (``flat_index_page``)."""
+    if not book.labelled and len(book.leaves()) <= FLAT:
+        return flat_index_page(book, changed, players)
+    joseki, fuseki, follow_ups = book.joseki(), book.fuseki(), book.follow_ups()
+    counts = f"{len(joseki):,} joseki" + (f", {len(follow_ups):,} follow-ups and {len(fuseki):,} fuseki shapes"
+                                          if book.labelled else "")
+    body = [f"<h1>Joseki of {number(book.about.games or book.games(book.root))} games</h1>", _about(book),
+            f"<p>{counts}, {len(book.cols['node']) - 1:,} moves in the tree. Start from "
+            f"<a href=\"{page_name(book.root)}\">the empty corner</a>, or from a joseki below, grouped by the "
+            "corner's first move, the most played first"
+            + (", or see <a href=\"#fuseki\">the fuseki shapes</a> named apart" if fuseki else "") + "."
+            + (f" <a href=\"{CHANGED}\">What changed</a> from {changed['before']} to {changed['after']}."
+               if changed else "")
+            + (" Repertoires: " + ", ".join(f"<a href=\"{repertoire_name(r['player'])}\">{escape(r['player'])}</a>"
+                                           for r in players) + "." if players else "") + "</p>"]
+    groups = grouped(book)
+    present = [(g, title) for g, title, _ in GROUPS if groups[g]["joseki"]]
+    head = ["First move", "Joseki", "Games"] + (["Follow-ups", "Fuseki shapes"] if book.labelled else [])
+    rows = []
+    for g, title in present:
+        mine = groups[g]
+        first = {book.path(n)[0] for n in mine["joseki"]}
+        row = [f"<a href=\"{group_page(g)}\">{escape(title)}</a>", number(len(mine["joseki"])),
+               number(sum(book.games(n) for n in first))]
+        if book.labelled:
+            row += [number(sum(len(f) for f in mine["follow-ups"].values())), number(len(mine["fuseki"]))]
+        rows.append(row)
+    if rows:
+        body.append(_table(head, rows, set(range(1, len(head)))))
+    for g, title in present:
+        mine = groups[g]
+        body.append(f"<h2 id=\"group-{g}\"><a href=\"{group_page(g)}\">{escape(title)}</a></h2>"
+                    f"<p class=\"lead\">{number(len(mine['joseki']))} joseki, the most played first. "
+                    f"<a href=\"{group_page(g)}\">All of them</a>"
+                    + (", with the follow-ups of each" if mine["follow-ups"] else "") + ".</p><div class=\"cards\">")
+        body += [_card(book, n, "joseki") for n in mine["joseki"][:SHOWN_FIRST]]
+        body.append("</div>")
+    if fuseki:
+        body.append("<h2 id=\"fuseki\">Fuseki shapes</h2><p class=\"lead\">Lines the games played often "
+                    "that are not joseki: an <b>approach from the side</b> (answered on the side, for the whole "
+                    "board's opening), an <b>enclosure</b> (the corner's first player plays there again before "
+                    "the other answers) or an <b>extension</b> (a move on the side or on a central line, out of the "
+                    f"corner). The most played first; <a href=\"{group_page('fuseki')}\">all {number(len(fuseki))} "
+                    "of them</a>.</p><div class=\"cards\">")
+        body += [_card(book, n, book.kind(n)) for n in _largest_first(book, fuseki)[:SHOWN_FIRST]]
+        body.append("</div>")
+    return _page("Joseki", body)
+
+
+def flat_index_page(book: Book, changed: dict | None = None, players: list[dict] | None = None) -> str:
+    """The thesis' book: every leaf by first move on one page, each with a
+    small diagram of its final position, its games, win rate and years (a
+    tree without kinds of at most ``FLAT`` leaves, as the book was before
+    its index was grouped)."""
     joseki = book.joseki()
     fuseki = book.fuseki()
     counts = f"{len(joseki):,} joseki" + (f" and {len(fuseki):,} fuseki shapes" if book.labelled else "")
@@ -196,17 +312,83 @@ def index_page(book: Book, changed: dict | None = None, players: list[dict] | No
     return _page("Joseki", body)
 
 
-def _card(book: Book, node: int, kind: str) -> str:
+
+def _pager(group: str, page: int, pages: int) -> str:
+    if pages <= 1:
+        return ""
+    links = [f"<b>{i}</b>" if i == page else f"<a href=\"{group_page(group, i)}\">{i}</a>" for i in range(1, pages + 1)]
+    return f"<p class=\"pager\">Page {' '.join(links)}</p>"
+
+
+def group_pages(book: Book) -> dict[str, str]:
+    """Each group's joseki, the most played first, each card with the
+    follow-ups played after it; and the fuseki shapes by kind.  At most
+    ``PER_PAGE`` cards a page: a group of any size is pages of bounded size.
+    None for the thesis' small book, whose index lists every joseki."""
+    out: dict[str, str] = {}
+    if not book.labelled and len(book.leaves()) <= FLAT:
+        return out
+    groups = grouped(book)
+    for g, title, _ in GROUPS:
+        mine = groups[g]
+        if not mine["joseki"]:
+            continue
+        pages = max(1, -(-len(mine["joseki"]) // PER_PAGE))
+        for page in range(1, pages + 1):
+            shown = mine["joseki"][(page - 1) * PER_PAGE:page * PER_PAGE]
+            body = [f"<nav class=\"crumbs\"><a href=\"{INDEX}\">Index</a> › {escape(title)}</nav>",
+                    f"<h1>Joseki of the {escape(title)}</h1>",
+                    f"<p class=\"lead\">{number(len(mine['joseki']))} joseki, the most played first"
+                    + (f" ({(page - 1) * PER_PAGE + 1}-{(page - 1) * PER_PAGE + len(shown)} here)" if pages > 1 else "")
+                    + (". Under each, its <b>follow-ups</b>: lines played after a tenuki, when a player came back "
+                       "to the corner later" if mine["follow-ups"] else "") + ".</p>", _pager(g, page, pages),
+                    "<div class=\"cards\">"]
+            body += [_card(book, n, "joseki", mine["follow-ups"].get(n, [])) for n in shown]
+            body += ["</div>", _pager(g, page, pages)]
+            out[group_page(g, page)] = _page(f"Joseki of the {title}", body)
+    fuseki = _largest_first(book, book.fuseki())
+    if fuseki:
+        pages = max(1, -(-len(fuseki) // PER_PAGE))
+        for page in range(1, pages + 1):
+            shown = fuseki[(page - 1) * PER_PAGE:page * PER_PAGE]
+            body = [f"<nav class=\"crumbs\"><a href=\"{INDEX}\">Index</a> › Fuseki shapes</nav>",
+                    "<h1>Fuseki shapes</h1>", f"<p class=\"lead\">{number(len(fuseki))} lines the games played "
+                    "often that are not joseki, the most played first. Each card shows its line to the end; its page "
+                    "says where it turned.</p>", _pager("fuseki", page, pages)]
+            for kind, heading in (("approach", "Approaches from the side"), ("enclosure", "Enclosures"),
+                                  ("extension", "Extensions")):
+                cards = [n for n in shown if book.kind(n) == kind]
+                if cards:
+                    body.append(f"<h3 id=\"{kind}s\">{heading}</h3><div class=\"cards\">")
+                    body += [_card(book, n, kind) for n in cards]
+                    body.append("</div>")
+            body.append(_pager("fuseki", page, pages))
+            out[group_page("fuseki", page)] = _page("Fuseki shapes", body)
+    return out
+
+
+def _card(book: Book, node: int, kind: str, follow_ups: list[int] | None = None) -> str:
     """A small card of the index: the node's final position, its moves
-    and figures (where a joseki ends, how often players then tenuki)."""
+    and figures (where a joseki ends, how often players then tenuki), and
+    the first ``FOLLOW_UPS`` of the follow-ups played after it."""
     board, notes = board_of(book, node, cell=14, candidates=False)
     note = f"<div class=\"notes\">{escape('; '.join(notes))}</div>" if notes else ""
     facts = [f"{number(book.games(node))} games"] + [t for t in (win_text(book, node), years_text(book, node)) if t]
     share = book.tenuki_share(node)
     if share and kind == "joseki":
         facts.append(f"then tenuki {percent(share)}")
+    later = ""
+    if follow_ups:
+        start = len(book.path(node))
+        items = [f"<li class=\"follow-up\" data-node=\"{f}\"><a href=\"{page_name(f)}\">"
+                 f"{escape(' '.join(book.point_name(n) for n in book.path(f)[start:]))}</a> "
+                 f"{number(book.games(f))} games</li>" for f in follow_ups[:FOLLOW_UPS]]
+        more = len(follow_ups) - FOLLOW_UPS
+        later = ("<div class=\"later\">Follow-ups:<ul>" + "".join(items)
+                 + (f"<li>and {more:,} more, from <a href=\"{page_name(node)}\">its page</a></li>" if more > 0 else "")
+                 + "</ul></div>")
     return (f"<div class=\"card {kind}\" data-node=\"{node}\"><a href=\"{page_name(node)}\">{board}"
-            f"{escape(sequence_name(book, node))}</a>{note}<div>{escape(DOT.join(facts))}</div></div>")
+            f"{escape(sequence_name(book, node))}</a>{note}<div>{escape(DOT.join(facts))}</div>{later}</div>")
 
 
 def changed_page(book: Book, changed: dict) -> str:
@@ -230,8 +412,12 @@ def changed_page(book: Book, changed: dict) -> str:
             continue
         body.append("<div class=\"cards\">" + "".join(_change_card(book, c, before, after) for c in rows) + "</div>")
         rest = changed[key][SHOWN:]
+        more = len(rest) - ROWS
+        rest = rest[:ROWS]
         if rest:
-            body.append(f"<p>The other {len(rest):,}, in the same order:</p>" + _table(
+            body.append(f"<p>The other {len(rest) + max(0, more):,}, in the same order"
+                        + (f" (the first {ROWS:,} here; <code>joseki compare</code> lists them all)" if more > 0 else "")
+                        + ":</p>" + _table(
                 ["line", escape(before), escape(after), "change (95%)"],
                 [[f"<a href=\"{page_name(c['node'])}\" data-node=\"{c['node']}\">"
                   f"{escape(sequence_name(book, c['node']))}</a>",
@@ -382,8 +568,8 @@ def pages(book: Book, plot: PlotFn | None = None, part: tuple[int, int] = (0, 1)
     the page of what changed, given ``changed``, go with part 0), so that
     k parts write the report between them."""
     i, k = part
-    out = {STYLE: CSS + (KIND_CSS if book.labelled else ""), INDEX: index_page(book, changed, players)} \
-        if i == 0 else {}
+    out = {STYLE: CSS + (KIND_CSS if book.labelled else ""), INDEX: index_page(book, changed, players),
+           **group_pages(book)} if i == 0 else {}
     if i == 0 and changed:
         out[CHANGED] = changed_page(book, changed)
     for found in players or [] if i == 0 else []:

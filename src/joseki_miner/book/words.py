@@ -61,6 +61,7 @@ class About:
     first_date: str = ""  # YYYY-MM-DD (or YYYY-MM, YYYY) of the earliest game with a date
     last_date: str = ""
     threshold: int = 0  # prune.min_count, or the fraction's count (4.2)
+    threshold_on: str = "count"  # what the threshold counts: sequences ("count", the thesis) or "games"
     min_length: int = 0
     share: float = 0.30  # influence.share: the verdicts' threshold (8)
 
@@ -212,12 +213,26 @@ class Book:
         return self._ends
 
     def fuseki(self) -> list[int]:
-        """The fuseki shapes: the leaves named an enclosure or an extension."""
+        """The fuseki shapes: the leaves named an approach from the side, an
+        enclosure or an extension."""
         return [n for n in self.leaves() if self.kind(n) in FUSEKI] if self.labelled else []
 
-    def turns_fuseki(self, node: int) -> bool:
-        """Whether the line turns into a fuseki shape at this node (its
-        parent's kind is another)."""
+    def follow_ups(self) -> list[int]:
+        """The follow-ups: the leaves of lines that went on after a tenuki
+        (the corner's later life), in walk order."""
+        return [n for n in self.leaves() if self.kind(n) == "follow-up"] if self.labelled else []
+
+    def followed(self, node: int) -> int:
+        """The joseki a follow-up follows: the last move of its line that
+        is a joseki's (the root where none is)."""
+        for n in reversed(self.path(node)):
+            if self.kind(n) == "joseki" and not self.is_tenuki(n):
+                return n
+        return self.root
+
+    def turns(self, node: int) -> bool:
+        """Whether the line turns into another kind at this node (a fuseki
+        shape, a follow-up: its parent's kind is another)."""
         return node != self.root and self.kind(node) != self.kind(self.parent(node))
 
     def tenuki_share(self, node: int) -> float | None:
@@ -354,8 +369,11 @@ def headline(book: Book, node: int, sep: str = " \u00b7 ") -> str:
 def kind_text(book: Book, node: int) -> str:
     """What the node is, in a few ASCII words ("" for a tree without
     kinds, and at the root): "Joseki", "Joseki ends here; then tenuki 25%",
-    "Enclosure (fuseki): Black plays in the corner again before White
-    answers", "Extension (fuseki): this move leaves the corner for the side"."""
+    "Follow-up: the joseki ended, and a player came back to the corner
+    later (after a tenuki)", "Enclosure (fuseki): Black plays in the
+    corner again before White answers", "Extension (fuseki): this move
+    leaves the corner for the side", "Approach from the side (fuseki): ..."
+    (the reason where the line turns, the name alone below)."""
     if not book.labelled or node == book.root:
         return ""
     kind = book.kind(node)
@@ -364,11 +382,18 @@ def kind_text(book: Book, node: int) -> str:
             return "Joseki"
         share = book.tenuki_share(node)
         return "Joseki ends here" + (f"; then tenuki {percent(share)}" if share else "")
-    name = "Enclosure (fuseki)" if kind == "enclosure" else "Extension (fuseki)"
-    if not book.turns_fuseki(node):
+    if kind == "follow-up":
+        if not book.turns(node):
+            return "Follow-up"
+        return "Follow-up: the joseki ended, and a player came back to the corner later (after a tenuki)"
+    name = {"enclosure": "Enclosure (fuseki)", "extension": "Extension (fuseki)",
+            "approach": "Approach from the side (fuseki)"}[kind]
+    if not book.turns(node):
         return name
     if kind == "enclosure":
         return f"{name}: Black plays in the corner again before White answers"
+    if kind == "approach":
+        return f"{name}: most games answer it on the side, for the whole board's opening"
     if book.get(node, "depth") == 1:
         return f"{name}: the first move is far from the corner"
     return f"{name}: this move leaves the corner for the side"

@@ -36,27 +36,35 @@ def kind_rules(config: Config) -> KindRules | None:
     thesis' tree without them."""
     from joseki_miner.method.kinds import Rules as KindRules
 
-    return KindRules(config.corner_region) if config.kinds else None
+    return KindRules(config.corner_region, config.kinds_follow_up, config.kinds_approach) if config.kinds else None
 
 
 def prune_rules(config: Config) -> prune.Rules:
     """The future work's rules of phase 2 (section 9)."""
     from joseki_miner.method import prune
 
-    return prune.Rules(config.prune_follow, config.prune_min_share, config.prune_fold_tenuki)
+    return prune.Rules(config.prune_follow, config.prune_min_share, config.prune_fold_tenuki, config.prune_min_games,
+                       threshold_on_games(config))
+
+
+def threshold_on_games(config: Config) -> bool:
+    """Whether the threshold counts a node's games (the evidence threshold,
+    ``prune.confidence``) rather than its sequences (the thesis)."""
+    return config.prune_min_count is None and config.prune_confidence is not None
 
 
 def threshold_for(games: int, config: Config) -> int:
-    """The pruning threshold for ``games`` accepted (6.1)."""
+    """The pruning threshold for ``games`` accepted (4.2): sequences, or
+    games where ``on_games``."""
     from joseki_miner.method.threshold import threshold
 
-    return threshold(games, config.prune_min_count, config.prune_min_fraction)
+    return threshold(games, config.prune_min_count, config.prune_min_fraction, config.prune_confidence)
 
 
 def floor_for(games: int, config: Config) -> int:
     """The least count the build stores, for ``games`` accepted: 2, unless
-    the pruning threshold is 1."""
-    return 1 if threshold_for(games, config) <= 1 else 2
+    the pruning threshold is 1 (and a node of one game may be kept)."""
+    return 1 if max(threshold_for(games, config), config.prune_min_games) <= 1 else 2
 
 
 def ingest_options(config: Config) -> dict:

@@ -12,7 +12,7 @@ import pyarrow.parquet as pq
 
 from joseki_miner.method import prune as method
 from joseki_miner.fast.arrow import column, numpy, strings
-from joseki_miner.method.kinds import JOSEKI, KINDS, Rules, ends, of_arrays
+from joseki_miner.method.kinds import APPROACH, FOLLOW_UP, KINDS, Rules, ends, of_arrays
 from joseki_miner.book.lookup import corner_of
 from joseki_miner.method.points import TENUKI, from_sgf
 from joseki_miner.fast.tables import node_table
@@ -34,24 +34,24 @@ def prune_files(trie_path: Path, years_path: Path, sources_path: Path, sorted_pa
     ``rules``: the future work's rules of phase 2; ``kinds``: the rules of
     the nodes' kinds (trie.parquet holds them then)."""
     table = pq.ParquetFile(trie_path).read()
-    arrays = {name: numpy(table.column(name)) for name in ("node", "parent", "depth", "count", "first")}
+    arrays = {name: numpy(table.column(name)) for name in ("node", "parent", "depth", "count", "games", "first")}
     arrays["key"] = _keys(table)
     keep, new_node, new_parent = method.survivors(arrays["node"], arrays["parent"], arrays["depth"],
                                                   arrays["count"], threshold, min_length, rules,
-                                                  _tenuki(arrays))
+                                                  _tenuki(arrays), arrays["games"])
     pruned = table.filter(column(keep))
     if "kind" in table.column_names and kinds is None:
         pruned = pruned.drop_columns(["kind"])
-    elif "kind" not in table.column_names and kinds is not None:
-        kept = {"node": new_node, "parent": new_parent, "depth": arrays["depth"][keep], "key": arrays["key"][keep]}
+    elif "kind" not in table.column_names and kinds is not None:  # kinds read on the whole trie, as the build does
         pruned = pruned.add_column(pruned.column_names.index("move") + 1, "kind",
-                                   strings(list(KINDS)).take(column(of_arrays(kept, kinds), np.int8)))
+                                   strings(list(KINDS)).take(column(of_arrays(arrays, kinds)[keep], np.int8)))
     pruned = pruned.set_column(0, "node", column(new_node)).set_column(1, "parent", column(new_parent))
     if rules.fold_tenuki:
         pruned = pruned.add_column(pruned.column_names.index("count") + 1, "tenuki",
                                    column(_tenuki_counts(arrays)[keep]))
     rows = {name: _rows(path) for name, path in (("years", years_path), ("sources", sources_path))}
-    return _write(pruned, keep, arrays, rows, sorted_path, games_path, outputs, threshold, examples, min_length)
+    return _write(pruned, keep, arrays, rows, sorted_path, games_path, outputs, threshold, examples, min_length,
+                  rules.on_games)
 
 
 def prune_arrays(arrays: dict[str, np.ndarray], names: list[str], sorted_path: Path, games_path: Path,
@@ -62,18 +62,19 @@ def prune_arrays(arrays: dict[str, np.ndarray], names: list[str], sorted_path: P
     written: the same files."""
     node, parent, depth = arrays["node"], arrays["parent"], arrays["depth"]
     keep, new_node, new_parent = method.survivors(node, parent, depth, arrays["count"], threshold, min_length,
-                                                  rules, _tenuki(arrays))
+                                                  rules, _tenuki(arrays), arrays["games"])
     kept = {name: arrays[name][keep] for name in NODE_ARRAYS}
     kept.update(node=new_node, parent=new_parent)
-    if kinds is not None:
-        kept["kind"] = of_arrays(kept, kinds)
+    if kinds is not None:  # read on the whole trie (an approach's kind weighs all its replies), as the build does
+        kept["kind"] = of_arrays(arrays, kinds)[keep]
     if rules.fold_tenuki:
         kept["tenuki"] = _tenuki_counts(arrays)[keep]
     pruned = node_table(kept)
     from joseki_miner.engines.build import sources_table, years_table
 
     rows = {"years": years_table(arrays["years"]), "sources": sources_table(arrays["sources"], names)}
-    return _write(pruned, keep, arrays, rows, sorted_path, games_path, outputs, threshold, examples, min_length)
+    return _write(pruned, keep, arrays, rows, sorted_path, games_path, outputs, threshold, examples, min_length,
+                  rules.on_games)
 
 
 def _tenuki(arrays: dict) -> np.ndarray:
@@ -91,7 +92,8 @@ def _rows(path: Path) -> pa.Table:
 
 
 def _write(pruned: pa.Table, keep: np.ndarray, arrays: dict, rows: dict[str, pa.Table], sorted_path: Path,
-           games_path: Path, outputs: dict[str, Path], threshold: int, examples: int, min_length: int) -> dict:
+           games_path: Path, outputs: dict[str, Path], threshold: int, examples: int, min_length: int,
+           on_games: bool = False) -> dict:
     joseki_path = outputs["joseki"]
     joseki_path.parent.mkdir(parents=True, exist_ok=True)
     pq.write_table(pruned, joseki_path, compression="zstd")
@@ -114,11 +116,14 @@ def _write(pruned: pa.Table, keep: np.ndarray, arrays: dict, rows: dict[str, pa.
         "leaves": int(is_leaf.sum()),
         "deepest": int(kept_depth[is_leaf].max()) if is_leaf.any() else 0,
     }
+    if on_games:  # the evidence threshold: a node's games, not its sequences
+        figures["threshold_on"] = "games"
     if "kind" in pruned.column_names:  # where joseki end, and the fuseki shapes named apart
         code = np.array([KINDS.index(k) for k in pruned.column("kind").to_pylist()], np.int8)
         parent_row = np.where(new_parent < 0, 0, new_parent)  # new ids are rows
         figures["joseki"] = int(ends(parent_row, kept_depth, _keys(pruned), code, min_length).sum())
-        figures["fuseki_shapes"] = int((is_leaf & (code != JOSEKI)).sum())
+        figures["follow_ups"] = int((is_leaf & (code == FOLLOW_UP)).sum())
+        figures["fuseki_shapes"] = int((is_leaf & (code >= APPROACH)).sum())
     return figures
 
 

@@ -1,4 +1,5 @@
-"""What a node of the tree is: a joseki, or a fuseki shape named apart.
+"""What a node of the tree is: a joseki, a follow-up, or a fuseki shape
+named apart.
 
 The thesis finds "a lot of what might more properly be called fuseki
 structures" among its joseki (section 6) and leaves telling them apart to
@@ -14,16 +15,26 @@ is the upper left, its first move played by Black), a point lying on the
 * ``enclosure``: else, when the corner's first player played there again
   before the other player played there at all (its second entry is a
   tenuki): a shimari, or an extension from an unanswered corner stone;
+* ``approach``: else, with ``approach`` set, when the second player's first
+  move there lies on the ``SIDE``-th line or beyond and at least that share
+  of its sequences go on with a side move (on that line or beyond): an
+  approach from the side whose purpose is the whole board's opening, which
+  the game answers on the side, not in the corner;
+* ``follow-up``: else, with ``follow_up``, when a tenuki at the third entry
+  or later is on the path: the joseki had ended there and the line is the
+  corner's later life, played when someone came back;
 * ``joseki``: else: both players play in the corner and every move stays in
   its region.
 
 A kind never goes back: a node's is the largest of its own and its
-parent's (joseki < enclosure < extension); a tenuki takes its parent's.
-Where the tree's joseki end: a joseki node (not a tenuki) of at least
+parent's (joseki < follow-up < approach < enclosure < extension); a tenuki
+takes its parent's (at the third entry or later, a follow-up's).  Where
+the tree's joseki end: a joseki node (not a tenuki) of at least
 ``min_length`` moves none of whose continuations is a joseki move (a
-continuation through a tenuki counts where the line goes on after it).
+continuation through a tenuki counts where the line goes on after it as a
+joseki, which a follow-up does not).
 
-Knows trie keys and node arrays; nothing of games, counts or files.
+Knows trie keys, node arrays and their counts; nothing of games or files.
 """
 
 from __future__ import annotations
@@ -35,17 +46,22 @@ import numpy as np
 
 from joseki_miner.method.points import SIZE, TENUKI
 
-JOSEKI, ENCLOSURE, EXTENSION = 0, 1, 2
-KINDS = ("joseki", "enclosure", "extension")  # by code
-FUSEKI = ("enclosure", "extension")
+JOSEKI, FOLLOW_UP, APPROACH, ENCLOSURE, EXTENSION = 0, 1, 2, 3, 4
+KINDS = ("joseki", "follow-up", "approach", "enclosure", "extension")  # by code, in the order a line can turn
+FUSEKI = ("approach", "enclosure", "extension")
+SIDE = 7  # a move on this line from the corner's edges or beyond is on the side (past the corner's 6x6 box)
 
 
 @dataclass(frozen=True)
 class Rules:
-    """Where a corner's moves lie: within ``region`` lines of the corner's
-    edges."""
+    """Where a corner's moves lie (within ``region`` lines of the corner's
+    edges), whether a line after a tenuki is a follow-up, and the share of
+    side replies that makes an approach from the side a fuseki shape (None:
+    none is)."""
 
     region: int = 9
+    follow_up: bool = False
+    approach: float | None = None
 
 
 def lines(key: int) -> int:
@@ -59,37 +75,63 @@ def lines(key: int) -> int:
 
 def kind_of(keys: Sequence[int], rules: Rules = Rules()) -> str:
     """The kind of the path ``keys`` (trie keys from the empty corner), as
-    a player reads it: the rules in the module docstring, one by one."""
+    a player reads it: the rules in the module docstring, one by one, but
+    ``approach``, which needs the counts of the tree (``codes``)."""
     if not keys:
         return "joseki"
     if any(lines(k) > rules.region for k in keys if k != TENUKI):
         return "extension"
     if len(keys) >= 3 and keys[1] == TENUKI:
         return "enclosure"
+    if rules.follow_up and TENUKI in keys[2:]:
+        return "follow-up"
     return "joseki"
 
 
 def own_codes(key: np.ndarray, depth: np.ndarray, parent_key: np.ndarray, rules: Rules) -> np.ndarray:
     """Each node's kind by its own move alone (before its parent's is
-    taken into account)."""
+    taken into account, and but ``approach``)."""
     key = np.asarray(key, np.int64)
     depth = np.asarray(depth, np.int64)
     move = (key != TENUKI) & (depth > 0)
     far = np.maximum(key // SIZE, key % SIZE) + 1
     out = np.full(len(key), JOSEKI, np.int8)
+    if rules.follow_up:
+        out[(key == TENUKI) & (depth >= 3)] = FOLLOW_UP
     out[(depth == 3) & (np.asarray(parent_key, np.int64) == TENUKI)] = ENCLOSURE
     out[move & (far > rules.region)] = EXTENSION
     return out
 
 
-def codes(parent_row: np.ndarray, depth: np.ndarray, key: np.ndarray, rules: Rules = Rules()) -> np.ndarray:
+def side_approaches(parent_row: np.ndarray, depth: np.ndarray, key: np.ndarray, count: np.ndarray,
+                    share: float) -> np.ndarray:
+    """Which nodes are an approach from the side (module docstring): the
+    second entry, a move on the ``SIDE``-th line or beyond, at least
+    ``share`` of whose count goes on with moves there too (its children as
+    the node table holds them)."""
+    key = np.asarray(key, np.int64)
+    count = np.asarray(count, np.int64)
+    depth = np.asarray(depth, np.int64)
+    side = (key != TENUKI) & (np.maximum(key // SIZE, key % SIZE) + 1 >= SIDE) & (depth > 0)
+    replies = np.zeros(len(key), np.int64)
+    at = np.flatnonzero(side & (depth >= 3))
+    np.add.at(replies, np.asarray(parent_row, np.int64)[at], count[at])
+    return side & (depth == 2) & (replies >= share * count) & (count > 0)
+
+
+def codes(parent_row: np.ndarray, depth: np.ndarray, key: np.ndarray, rules: Rules = Rules(),
+          count: np.ndarray | None = None) -> np.ndarray:
     """The kind code of every node of a node table (rows parents first,
     the root first; ``parent_row``: each row's parent row, the root's its
-    own), a pass a depth."""
+    own), a pass a depth; ``count``, the nodes' counts, where ``rules``
+    name approaches from the side."""
     parent_row = np.asarray(parent_row, np.int64)
     depth = np.asarray(depth, np.int64)
     key = np.asarray(key, np.int64)
     out = own_codes(key, depth, key[parent_row], rules)
+    if rules.approach is not None and count is not None:
+        approach = side_approaches(parent_row, depth, key, count, rules.approach)
+        out[approach] = np.maximum(out[approach], APPROACH)
     if len(out):
         out[depth == 0] = JOSEKI
     for d in range(1, int(depth.max()) + 1 if len(depth) else 0):
@@ -100,11 +142,13 @@ def codes(parent_row: np.ndarray, depth: np.ndarray, key: np.ndarray, rules: Rul
 
 def of_arrays(arrays: dict, rules: Rules) -> np.ndarray:
     """The kind codes of node arrays (``node``, ``parent``: -1 at the root,
-    ``depth``, ``key``; parents before children, the root first)."""
+    ``depth``, ``key``, ``count``; parents before children, the root
+    first)."""
     node, parent = np.asarray(arrays["node"], np.int64), np.asarray(arrays["parent"], np.int64)
     row_of = np.zeros(int(node.max()) + 1 if len(node) else 0, np.int64)
     row_of[node] = np.arange(len(node))
-    return codes(np.where(parent < 0, 0, row_of[np.maximum(parent, 0)]), arrays["depth"], arrays["key"], rules)
+    return codes(np.where(parent < 0, 0, row_of[np.maximum(parent, 0)]), arrays["depth"], arrays["key"], rules,
+                 arrays.get("count"))
 
 
 def ends(parent_row: np.ndarray, depth: np.ndarray, key: np.ndarray, code: np.ndarray, min_length: int) -> np.ndarray:
@@ -130,5 +174,5 @@ def names(code: np.ndarray) -> list[str]:
     return [KINDS[c] for c in np.asarray(code).tolist()]
 
 
-__all__ = ["JOSEKI", "ENCLOSURE", "EXTENSION", "KINDS", "FUSEKI", "Rules", "lines", "kind_of", "own_codes", "codes",
-           "of_arrays", "ends", "names"]
+__all__ = ["JOSEKI", "FOLLOW_UP", "APPROACH", "ENCLOSURE", "EXTENSION", "KINDS", "FUSEKI", "SIDE", "Rules",
+           "lines", "kind_of", "own_codes", "side_approaches", "codes", "of_arrays", "ends", "names"]

@@ -5,18 +5,25 @@ Every subtree whose count is below the threshold goes; then every joseki
 least any child's, so the result for a higher threshold is a subtree of the
 result for a lower one, with the same counts (thesis section 6).
 
-Three rules of the thesis' future work (section 9), each off unless asked
-(``Rules``): the pruning function, which keeps a child whose count is at
-least ``follow`` of its parent's even below the threshold (a line goes on
-where nearly every player goes on; it stops where the continuations
-scatter), and cuts a child with less than ``min_share`` of its parent's
-count even above it (a rare move at a popular position); and tenuki
-folding, where a tenuki that no kept move follows is no joseki of its own
-but where its parent's line ends (``tenuki_counts`` says how often).  The
-subtree law holds with each of them.
+Rules of the thesis' future work (section 9), each off unless asked
+(``Rules``):
 
-Works on node tables (see ``trie``), parents listed before children; knows
-nothing of games or files.
+* the threshold read on games (``on_games``: the evidence threshold of
+  ``threshold``), and no node of fewer than ``min_games`` games, whatever
+  the rule;
+* the pruning function, a line kept to its natural end: a reply that at
+  least ``follow`` of its position's sequences play is kept even below the
+  threshold (a line goes on where nearly every player goes on), and no
+  line ends one move before such a reply: where that reply has too few
+  games to be kept, the line ends where it last could;
+* ``min_share``: a child with less than that share of its parent's count
+  goes even above the threshold (a rare move at a popular position);
+* tenuki folding, where a tenuki that no kept move follows is no joseki of
+  its own but where its parent's line ends (``tenuki_counts`` says how
+  often).
+
+The subtree law holds with each of them.  Works on node tables (see
+``trie``), parents listed before children; knows nothing of games or files.
 """
 
 from __future__ import annotations
@@ -50,24 +57,40 @@ class Rules:
     """The future work's rules of phase 2 (module docstring); the defaults
     are the thesis'."""
 
-    follow: float | None = None  # keep a child with at least this share of its parent's count, below the threshold
+    follow: float | None = None  # keep a reply this share of its position plays; end no line just before one
     min_share: float = 0.0  # cut a child with less than this share of its parent's count
     fold_tenuki: bool = False  # a tenuki no kept move follows ends its parent's line
+    min_games: int = 1  # no node of fewer games
+    on_games: bool = False  # the threshold counts a node's games, not its sequences
 
 
-def _keep_loop(parent_row, depth, count, threshold, min_length, follow, min_share, tenuki, fold):
+def _keep_loop(parent_row, depth, count, games, threshold, min_length, follow, min_share, tenuki, fold, min_games,
+               on_games):
     n = len(parent_row)
     keep = np.zeros(n, dtype=np.bool_)
-    if follow > 0 or min_share > 0:  # parents first: a child of a node let through may be let through
-        able = np.zeros(n, dtype=np.bool_)
-        if n:
-            able[0] = True
+    able = np.zeros(n, dtype=np.bool_)
+    if n:
+        able[0] = True
+    for i in range(1, n):  # parents first: a child of a node let through may be let through
+        p = parent_row[i]
+        if not able[p] or games[i] < min_games:
+            continue
+        share = count[i] / count[p] if count[p] > 0 else 0.0
+        enough = (games[i] if on_games else count[i]) >= threshold
+        able[i] = share >= min_share and (enough or (follow > 0 and share >= follow))
+    if follow > 0:  # no line ends one move before a reply that ``follow`` of its sequences play
+        kids = np.zeros(n, dtype=np.int64)
+        forced = np.zeros(n, dtype=np.bool_)
         for i in range(1, n):
             p = parent_row[i]
-            share = count[i] / count[p] if count[p] > 0 else 0.0
-            able[i] = able[p] and share >= min_share and (count[i] >= threshold or (follow > 0 and share >= follow))
-    else:
-        able = count >= threshold
+            if able[i]:
+                kids[p] += 1
+            if not tenuki[i] and count[p] > 0 and count[i] >= follow * count[p]:
+                forced[p] = True
+        for i in range(n - 1, 0, -1):  # children before parents
+            if able[i] and kids[i] == 0 and (forced[i] or (fold and tenuki[i])):
+                able[i] = False
+                kids[parent_row[i]] -= 1
     for i in range(n - 1, 0, -1):  # children before parents
         if able[i] and (keep[i] or (depth[i] >= min_length and not (fold and tenuki[i]))):
             keep[i] = True
@@ -81,16 +104,21 @@ _keep = _compiled(_keep_loop)
 
 
 def keep_mask(parent_row: np.ndarray, depth: np.ndarray, count: np.ndarray, threshold: int, min_length: int,
-              rules: Rules = Rules(), tenuki: np.ndarray | None = None) -> np.ndarray:
-    """Which nodes survive: count >= threshold (or the pruning function's
-    ``rules``), on a path of surviving nodes that reaches ``min_length``
-    moves (not by a tenuki, when ``rules`` folds them: ``tenuki`` marks
-    them).  ``parent_row`` gives each node's parent as a row index (rows in
-    parents-first order, the root first)."""
+              rules: Rules = Rules(), tenuki: np.ndarray | None = None, games: np.ndarray | None = None
+              ) -> np.ndarray:
+    """Which nodes survive: count (or, ``rules.on_games``, games) at least
+    ``threshold`` (or the pruning function's ``rules``), on a path of
+    surviving nodes that reaches ``min_length`` moves (not by a tenuki,
+    when ``rules`` folds them: ``tenuki`` marks them).  ``parent_row``
+    gives each node's parent as a row index (rows in parents-first order,
+    the root first); ``games``, each node's games (its count where not
+    given)."""
     tenuki = np.zeros(len(parent_row), np.bool_) if tenuki is None else np.asarray(tenuki, np.bool_)
-    return _keep(np.asarray(parent_row, dtype=np.int64), np.asarray(depth, dtype=np.int64),
-                 np.asarray(count, dtype=np.int64), threshold, min_length, float(rules.follow or 0.0),
-                 float(rules.min_share), tenuki, bool(rules.fold_tenuki))
+    count = np.asarray(count, dtype=np.int64)
+    games = count if games is None else np.asarray(games, dtype=np.int64)
+    return _keep(np.asarray(parent_row, dtype=np.int64), np.asarray(depth, dtype=np.int64), count, games,
+                 threshold, min_length, float(rules.follow or 0.0), float(rules.min_share), tenuki,
+                 bool(rules.fold_tenuki), int(rules.min_games), bool(rules.on_games))
 
 
 def tenuki_counts(parent_row: np.ndarray, key: np.ndarray, count: np.ndarray) -> np.ndarray:
@@ -118,11 +146,11 @@ def parent_rows(node: np.ndarray, parent: np.ndarray) -> np.ndarray:
 
 
 def survivors(node: np.ndarray, parent: np.ndarray, depth: np.ndarray, count: np.ndarray, threshold: int,
-              min_length: int, rules: Rules = Rules(), tenuki: np.ndarray | None = None
-              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+              min_length: int, rules: Rules = Rules(), tenuki: np.ndarray | None = None,
+              games: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Which rows survive phase 2 (the root always does), and their new ids
     and parents' new ids (``renumber``)."""
-    keep = keep_mask(parent_rows(node, parent), depth, count, threshold, min_length, rules, tenuki)
+    keep = keep_mask(parent_rows(node, parent), depth, count, threshold, min_length, rules, tenuki, games)
     return (keep, *renumber(node, parent, keep))
 
 
@@ -132,8 +160,9 @@ def prune(table: pd.DataFrame, threshold: int, min_length: int, rules: Rules = R
     node = table["node"].to_numpy(dtype=np.int64)
     parent = table["parent"].to_numpy(dtype=np.int64)
     tenuki = (table["move"] == "").to_numpy() & (parent >= 0)
+    games = table["games"].to_numpy() if "games" in table.columns else None
     keep, new_node, new_parent = survivors(node, parent, table["depth"].to_numpy(), table["count"].to_numpy(),
-                                           threshold, min_length, rules, tenuki)
+                                           threshold, min_length, rules, tenuki, games)
     kept = table[keep].copy()
     kept["node"], kept["parent"] = new_node, new_parent
     return kept.reset_index(drop=True)

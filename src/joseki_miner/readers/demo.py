@@ -54,7 +54,7 @@ PLANTED = (
     ("4-4 low approach, attach and extend", "dd fc fd gc ge", 35, "joseki"),
     ("3-4 high approach", "dc ce ed", 30, "joseki"),
     ("3-4 high approach, 3-3 slide", "dc ce ed cc bc", 15, "joseki"),
-    ("3-4 attach, white tenuki", "dc ec db -- eb", 25, "joseki"),
+    ("3-4 attach, then a follow-up after White's tenuki", "dc ec db -- eb", 25, "follow-up"),
     ("3-3 point shoulder hit", "cc dc cd de", 20, "joseki"),
     ("4-4 one-space approach", "dd ed ec fd", 12, "joseki"),
     ("3-4 point, small knight's enclosure", "dc -- ce", 20, "enclosure"),

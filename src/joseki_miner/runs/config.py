@@ -35,12 +35,16 @@ class Config:
     corner_start: int = 6
     corner_region: int = 9
     kinds: bool = True
+    kinds_follow_up: bool = True
+    kinds_approach: float | None = 0.6
     corner_stones: int = 20
     max_length: int = 30
     min_length: int = 3
     prune_min_count: int | None = None
-    prune_min_fraction: float = 0.01
-    prune_follow: float | None = None
+    prune_min_fraction: float = 0.003
+    prune_confidence: float | None = 0.95
+    prune_min_games: int = 10
+    prune_follow: float | None = 0.8
     prune_min_share: float = 0.0
     prune_fold_tenuki: bool = True
     influence_reach: int = 17
@@ -75,8 +79,9 @@ class Config:
 
 KEYS = (
     "distance.certain", "distance.maybe", "distance.noise", "corner.start", "corner.region", "kinds",
-    "corner_stones", "max_length", "min_length",
-    "prune.min_count", "prune.min_fraction", "prune.follow", "prune.min_share", "prune.fold_tenuki",
+    "kinds.follow_up", "kinds.approach", "corner_stones", "max_length", "min_length",
+    "prune.min_count", "prune.min_fraction", "prune.confidence", "prune.min_games", "prune.follow",
+    "prune.min_share", "prune.fold_tenuki",
     "influence.reach", "influence.neutral",
     "influence.share", "include_handicap", "dedupe", "dedupe.symmetric", "limits.member_mb", "limits.field_kb",
     "examples",
@@ -214,7 +219,10 @@ BOUNDS = {
     "min_length": (0, 500),
     "prune.min_count": (1, 10**15),
     "prune.min_fraction": (0, 1),
+    "prune.confidence": (0, 1),
+    "prune.min_games": (1, 10**15),
     "prune.follow": (0, 1),
+    "kinds.approach": (0, 1),
     "prune.min_share": (0, 1),
     "influence.reach": (1, 1000),
     "influence.neutral": (0, 30000),
@@ -236,6 +244,8 @@ def validate(c: Config) -> None:
         value = getattr(c, _attr(key))
         need(value is None or lo <= value <= hi, f"{key} must be between {lo} and {hi}, not {value}")
     need(c.prune_follow is None or c.prune_follow > 0, "prune.follow must be above 0, or null (off)")
+    need(c.prune_confidence is None or 0 < c.prune_confidence < 1,
+         "prune.confidence must be above 0 and below 1, or null (the thesis' plain share)")
     need(c.distance_certain <= c.distance_maybe, "distance.certain must be <= distance.maybe (thesis 4.1: a <= b)")
     need(c.influence_share < 1, "influence.share must be in [0, 1)")
     need(c.limits_field_kb <= 1024 * c.limits_member_mb, "limits.field_kb must be at most limits.member_mb (in KB)")

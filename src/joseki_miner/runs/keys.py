@@ -20,8 +20,9 @@ EXTRACT_RULES = {"distance.noise": False, "corner.start": 10}
 # the filters of players, ranks and events: in the key only when set, so a stage mined before they existed stays
 # up to date
 INGEST_RULES = {"filter.players": None, "filter.min_rank": None, "filter.events": None, "dedupe.symmetric": False}
-BUILD_PARAMS = ("kinds", "corner.region")  # the kinds of trie.parquet
-PRUNE_RULES = {"prune.follow": None, "prune.min_share": 0.0, "prune.fold_tenuki": False}
+BUILD_PARAMS = ("kinds", "corner.region", "kinds.follow_up", "kinds.approach")  # the kinds of trie.parquet
+PRUNE_RULES = {"prune.follow": None, "prune.min_share": 0.0, "prune.fold_tenuki": False, "prune.confidence": None,
+               "prune.min_games": 1}
 REPORT_RULES = {"report.changed": False, "report.since": None, "report.players": None}  # the page of what changed (not in the thesis)
 
 

@@ -28,9 +28,10 @@ def summarize(catalog: Catalog, seconds: float, upto: str = STAGES[-1]) -> dict:
         "sequences": figures.get("sequences", 0),
         "nodes_before_prune": figures.get("nodes_before_prune", 0),
         "threshold": figures.get("threshold", 0),
+        **{k: figures[k] for k in ("threshold_on",) if k in figures},  # games, where the threshold counts them
         "nodes_after_prune": figures.get("nodes_after_prune", 0),
         "leaves": figures.get("leaves", 0),
-        **{k: figures[k] for k in ("joseki", "fuseki_shapes") if k in figures},  # a tree mined with kinds
+        **{k: figures[k] for k in ("joseki", "follow_ups", "fuseki_shapes") if k in figures},  # mined with kinds
         "deepest": figures.get("deepest", 0),
         "seconds": round(seconds, 2),
     }
