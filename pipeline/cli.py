@@ -130,6 +130,8 @@ def _print_summary(s: dict, catalog: Catalog) -> None:
         lines.append(tree)
     elif s.get("sequences"):
         lines.append(f"sequences {s['sequences']:,}")
+    if s.get("svg_skipped"):
+        lines.append(f"no SVG drawn: {s['svg_skipped']}")
     lines.append(f"outputs in {catalog.publish or catalog.out} ({s['seconds']:.1f} s)")
     typer.echo("\n".join(lines))
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from joseki_miner.book import emit as method
-from joseki_miner.book.files import BookFiles, load_book, render_svg
+from joseki_miner.book.files import BookFiles, load_book, render_svg, svg_skipped
+from joseki_miner.runs.progress import bar
 
 
 def _write(path: Path, text: str) -> None:
@@ -16,14 +17,22 @@ def _write(path: Path, text: str) -> None:
 
 
 def run(files: BookFiles, sgf_path: Path, dot_path: Path, influence_path: Path, *, share: float, min_length: int,
-        counters: bool = False, svg_paths: tuple[Path, Path] | None = None) -> dict:
+        counters: bool = False, svg_paths: tuple[Path, Path] | None = None, progress: bool = False) -> dict:
     """Write the tree's SGF and DOT files, and their SVG renderings at
-    ``svg_paths`` (default: beside the DOT files) where Graphviz is."""
+    ``svg_paths`` (default: beside the DOT files) where Graphviz is and
+    the tree is small enough to draw in seconds (``svg_skipped``)."""
     book = load_book(files, share=share, min_length=min_length)
     svg_paths = svg_paths or (dot_path.with_suffix(".svg"), influence_path.with_suffix(".svg"))
-    dots = (method.to_dot(book, title="joseki"), method.influence_dot(book, share=share, title="influence"))
-    _write(sgf_path, method.to_sgf(book, counters=counters))
-    _write(dot_path, dots[0])
-    _write(influence_path, dots[1])
-    rendered = [render_svg(text, svg) for text, svg in zip(dots, svg_paths)]
-    return {"svg_rendered": sum(rendered)}
+    skipped = svg_skipped(len(book.cols["node"]))
+    with bar(progress, total=3 if skipped else 5, desc="emit", unit=" files", leave=False) as shown:
+        _write(sgf_path, method.to_sgf(book, counters=counters))
+        shown.update(1)
+        dots = (method.to_dot(book, title="joseki"), method.influence_dot(book, share=share, title="influence"))
+        for text, path in zip(dots, (dot_path, influence_path)):
+            _write(path, text)
+            shown.update(1)
+        rendered = []
+        for text, svg in zip(dots, svg_paths) if not skipped else ():
+            rendered.append(render_svg(text, svg))
+            shown.update(1)
+    return {"svg_rendered": sum(rendered), **({"svg_skipped": skipped} if skipped else {})}

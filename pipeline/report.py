@@ -8,7 +8,7 @@ from pathlib import Path
 from joseki_miner.book.files import BookFiles, figures, start, write
 
 
-def run(files: BookFiles, folder: Path, *, share: float, min_length: int) -> dict:
+def run(files: BookFiles, folder: Path, *, share: float, min_length: int, progress: bool = False) -> dict:
     """Write every page of the report into ``folder`` (made anew)."""
     start(folder)
-    return figures([write(files, folder, share=share, min_length=min_length)])
+    return figures([write(files, folder, share=share, min_length=min_length, progress=progress)])

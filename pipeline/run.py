@@ -378,9 +378,10 @@ class _Run:
             return partial(emit.run,
                            self.book_files(), staged(catalog.sgf), staged(catalog.dot), staged(catalog.influence_dot),
                            share=config.influence_share, min_length=config.min_length, counters=config.emit_counters,
-                           svg_paths=(staged(catalog.svg), staged(catalog.influence_svg)))
+                           svg_paths=(staged(catalog.svg), staged(catalog.influence_svg)),
+                           progress=self.stage_progress)
         return partial(report.run, self.book_files(), staged(catalog.report), share=config.influence_share,
-                       min_length=config.min_length)
+                       min_length=config.min_length, progress=self.stage_progress)
 
     def book_files(self) -> BookFiles:
         """The pruned tree's tables as this run has them, the figures of

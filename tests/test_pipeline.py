@@ -609,3 +609,33 @@ def test_the_new_filters_key_ingest_only_when_set():
     keys = {stage_keys(load(None, [s]), "inputs")["ingest"]
             for s in ("filter.players=[a]", "filter.min_rank=1d", "filter.events=[b]", "filter.players=[b]")}
     assert len(keys) == 4 and stage_keys(config, "inputs")["ingest"] not in keys
+
+
+def test_a_tree_too_large_to_draw_in_seconds_gets_its_dot_and_says_why_it_has_no_svg(demo_games, tmp_path,
+                                                                                     monkeypatch):
+    """Graphviz takes minutes for a tree of thousands of nodes: past
+    files.SVG_NODES the DOT files are written, no SVG is drawn, and the run
+    says why (summary.json and the summary's line); a tree within it is
+    drawn where Graphviz is."""
+    from helpers import mine_into
+    from joseki_miner.book import files
+    from pipeline.cli import _print_summary
+
+    monkeypatch.setattr(files, "SVG_NODES", 10)
+    catalog = mine_into([demo_games], tmp_path / "large")
+    summary = json.loads(catalog.summary.read_text())
+    assert summary["nodes_after_prune"] > 10 and "Graphviz draws at most 10 in seconds" in summary["svg_skipped"]
+    assert catalog.dot.is_file() and catalog.influence_dot.is_file()
+    assert not catalog.svg.exists() and not catalog.influence_svg.exists()
+    import io
+    from contextlib import redirect_stdout
+
+    out = io.StringIO()
+    with redirect_stdout(out):
+        _print_summary(summary, catalog)
+    assert "no SVG drawn: the tree has" in out.getvalue()
+    monkeypatch.setattr(files, "SVG_NODES", 10_000)
+    small = mine_into([demo_games], tmp_path / "small")
+    assert "svg_skipped" not in json.loads(small.summary.read_text())
+    if shutil.which("dot"):
+        assert small.svg.is_file() and small.influence_svg.is_file()

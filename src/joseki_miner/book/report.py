@@ -100,6 +100,11 @@ def page_name(node: int) -> str:
     return f"n{node}.html"
 
 
+def is_node_page(name: str) -> bool:
+    """Whether a file of the report is a node's page."""
+    return re.fullmatch(r"n\d+\.html", name) is not None
+
+
 def _page(title: str, body: list[str]) -> str:
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"

@@ -33,5 +33,6 @@ def summarize(catalog: Catalog, seconds: float, upto: str = STAGES[-1]) -> dict:
         "leaves": figures.get("leaves", 0),
         **{k: figures[k] for k in ("joseki", "follow_ups", "fuseki_shapes") if k in figures},  # mined with kinds
         "deepest": figures.get("deepest", 0),
+        **{k: figures[k] for k in ("svg_skipped",) if k in figures},  # a tree too large to draw in seconds
         "seconds": round(seconds, 2),
     }
