@@ -397,7 +397,8 @@ class _Run:
         return BookFiles(self.current(catalog.joseki), self.current(catalog.node_years),
                          self.current(catalog.node_sources), self.current(catalog.node_examples),
                          catalog.games, figures, in_order if config.report_changed else None, config.report_since,
-                         catalog.sequences, config.report_players or ())
+                         catalog.sequences, config.report_players or (),
+                         self.current(catalog.node_orders) if config.prune_merge_orders else None)
 
     def prune(self) -> Callable[[], dict]:
         from . import prune
@@ -408,9 +409,10 @@ class _Run:
         if floor > max(threshold, config.prune_min_games):
             raise UsageError(f"a threshold of {threshold} needs every trie node: run `joseki build` again first")
         outputs = {"joseki": staged(catalog.joseki), "years": staged(catalog.node_years),
-                   "sources": staged(catalog.node_sources), "examples": staged(catalog.node_examples)}
+                   "sources": staged(catalog.node_sources), "examples": staged(catalog.node_examples),
+                   "orders": staged(catalog.node_orders)}
         options = {"threshold": threshold, "min_length": config.min_length, "examples": config.examples,
-                   "rules": prune_rules(config), "kinds": kind_rules(config)}
+                   "rules": prune_rules(config), "kinds": kind_rules(config), "merge_orders": config.prune_merge_orders}
         if "trie" in self.memory:  # mine: the trie just counted, its files still being written
             return partial(prune.run_arrays, self.memory.pop("trie"), self.memory["names"],
                            staged(catalog.sorted_sequences), catalog.games, outputs, **options)

@@ -43,7 +43,7 @@ def test_thesis_defaults():
 
 def test_the_defaults_read_the_share_as_evidence_and_name_follow_ups():
     c = Config()
-    assert (c.prune_min_count, c.prune_min_fraction, c.prune_confidence, c.prune_min_games) == (None, 0.003, 0.95, 10)
+    assert (c.prune_min_count, c.prune_min_fraction, c.prune_confidence, c.prune_min_games) == (None, 0.004, 0.95, 10)
     assert c.prune_follow == 0.8 and c.kinds and c.kinds_follow_up and c.kinds_approach == 0.6
     with pytest.raises(ConfigError, match="prune.confidence"):
         load(None, ["prune.confidence=1"])

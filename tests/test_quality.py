@@ -92,5 +92,16 @@ def test_a_dictionary_holds_its_lines_and_their_prefixes_in_normal_form():
     # a tree's joseki leaves looked up there: "dd fc cf db" is, "dd fc hc" is not
     columns = {"node": [0, 1, 2, 3, 4, 5], "parent": [-1, 0, 1, 2, 3, 2], "depth": [0, 1, 2, 3, 4, 3],
                "move": ["", "dd", "fc", "cf", "db", "hc"], "count": [9, 9, 9, 5, 5, 4]}
-    m = quality.measure(quality.tree(columns), [], [], dictionary=known)
+    m = quality.measure(quality.tree(columns), [], [], dictionary=known, dictionaries={"d": known})
     assert m.joseki_leaves == 2 and m.in_dictionary == 0.5
+    # richness and rightness together: 4 of its 5 joseki nodes are the dictionary's, 1 of its 2 leaves
+    assert m.joseki_nodes == 5 and m.found["d"] == quality.Found(4, 1, 0.5)
+
+
+def test_follow_ups_and_tenuki_are_no_joseki_nodes():
+    columns = {"node": [0, 1, 2, 3, 4, 5], "parent": [-1, 0, 1, 2, 3, 4], "depth": [0, 1, 2, 3, 4, 5],
+               "move": ["", "dd", "fc", "cf", "", "db"], "count": [9, 9, 9, 9, 5, 5],
+               "kind": ["joseki", "joseki", "joseki", "joseki", "follow-up", "follow-up"]}
+    t = quality.tree(columns, 3)
+    assert t.joseki_nodes() == [t.paths[i] for i in (1, 2, 3)] and t.follow_ups() == 1
+    assert t.leaves() == [t.paths[3]]

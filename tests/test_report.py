@@ -9,10 +9,13 @@ import shutil
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
 from joseki_miner.book import report
+from joseki_miner.book.words import About
+from joseki_miner.method.points import from_sgf
 from joseki_miner.method.kinds import FUSEKI
 from joseki_miner.runs.config import load
 from joseki_miner.runs.catalog import Catalog
@@ -374,3 +377,32 @@ def test_in_a_browser_a_change_leads_to_its_move(mined_real, tmp_path):
         assert [e for e in browser.get_log("browser") if e["level"] in ("SEVERE", "ERROR")] == []
     finally:
         browser.quit()
+
+
+def test_a_page_weighs_at_most_2_mb_at_any_tree_size():
+    """A group of 250 joseki, each with 20 follow-ups: its cards are on
+    pages of at most report.PER_PAGE, each joseki on one of them, each page
+    far below 2 MB, the index showing the first few of each group."""
+    from joseki_miner.book.words import make_book
+    from joseki_miner.method.points import to_sgf as sgf
+
+    rows = [(0, -1, 0, "", "", "joseki", 100_000), (1, 0, 1, "B", "dd", "joseki", 100_000),
+            (2, 1, 2, "W", "fc", "joseki", 90_000)]
+    third = [p for p in range(19 * 19) if p not in (from_sgf("dd"), from_sgf("fc"))][:250]
+    for i, p in enumerate(third):  # "dd fc X": a joseki; "dd fc X -- Y": its follow-ups
+        leaf = len(rows)
+        rows.append((leaf, 2, 3, "B", sgf(p), "joseki", 300 - i))
+        rows.append((leaf + 1, leaf, 4, "W", "", "follow-up", 40))
+        for j, q in enumerate([q for q in third if q != p][:20]):
+            rows.append((len(rows), leaf + 1, 5, "B", sgf(q), "follow-up", 20 - j % 20))
+    cols = ["node", "parent", "depth", "color", "move", "kind", "count"]
+    book = make_book(pa.table({c: [r[i] for r in rows] for i, c in enumerate(cols)}),
+                     about=About(games=100_000, min_length=3))
+    files = report.pages(book)
+    group = sorted(n for n in files if n.startswith("joseki-4-4"))
+    assert group == ["joseki-4-4-2.html", "joseki-4-4-3.html", "joseki-4-4.html"]
+    shown = [int(n) for name in group for n in re.findall(r'class="card joseki" data-node="(\d+)"', files[name])]
+    assert sorted(shown) == sorted(r[0] for r in rows if r[2] == 3) and len(shown) == 250
+    assert all(len(re.findall(r'class="card joseki"', files[name])) <= report.PER_PAGE for name in group)
+    assert len(re.findall(r'class="card joseki"', files["index.html"])) == report.SHOWN_FIRST
+    assert max(len(text.encode("utf-8")) for text in files.values()) < 2_000_000

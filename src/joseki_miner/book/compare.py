@@ -75,9 +75,10 @@ def eras(games: Path, since: int | None = None) -> tuple[Filters, Filters, str, 
 
 
 def compare_files(joseki: Path, sorted_sequences: Path, games: Path, a: Filters, b: Filters,
-                  least: int = LEAST_GAMES) -> dict:
+                  least: int = LEAST_GAMES, orders: Path | None = None) -> dict:
     """``compare`` on the files: joseki.parquet, sorted_sequences.parquet
-    and games.parquet."""
+    and games.parquet (and node_orders.parquet where move orders are
+    merged: a node's sequences are then a range a member order)."""
     in_a, in_b = side_games(games, a, b)
     tree = pq.ParquetFile(joseki).read()
     node, parent = numpy(tree.column("node")), numpy(tree.column("parent"))
@@ -85,13 +86,26 @@ def compare_files(joseki: Path, sorted_sequences: Path, games: Path, a: Filters,
     moves = tree.column("move").to_pylist()
     kinds = tree.column("kind").to_pylist() if "kind" in tree.column_names else [None] * len(node)
     game = numpy(pq.ParquetFile(sorted_sequences).read(columns=["game"]).column("game"))
-    reached: dict[int, tuple[int, int]] = {}
+    reached: dict[tuple[int, str], tuple[int, int]] = {}
     seen = np.zeros(len(in_a), dtype=bool)  # the games of a node's sequences, marked (a sort of each is 10x slower)
-    for n, lo, c in zip(node.tolist(), first.tolist(), count.tolist()):
-        here = game[lo:lo + c]
-        seen[here] = True
-        reached[n] = (int(np.count_nonzero(seen & in_a)), int(np.count_nonzero(seen & in_b)))
-        seen[here] = False
+    ranges: dict[int, list[tuple[int, int]]] = {n: [(lo, c)] for n, lo, c in zip(node.tolist(), first.tolist(),
+                                                                             count.tolist())}
+    came = ranges  # what reached a node from its parent's position: all of it, but where orders are merged
+    if orders is not None:
+        rows = pq.ParquetFile(orders).read()
+        ranges, came = {n: [] for n in ranges}, {n: [] for n in ranges}
+        for n, lo, c, through in zip(*(rows.column(k).to_pylist() for k in ("node", "first", "count", "through"))):
+            ranges[n].append((lo, c))
+            if through:
+                came[n].append((lo, c))
+    for n in ranges:
+        for name, parts in (("all", ranges[n]), ("came", came[n])) if came is not ranges else (("all", ranges[n]),):
+            here = np.concatenate([game[lo:lo + c] for lo, c in parts]) if parts else game[:0]
+            seen[here] = True
+            reached[(n, name)] = (int(np.count_nonzero(seen & in_a)), int(np.count_nonzero(seen & in_b)))
+            seen[here] = False
+        if came is ranges:
+            reached[(n, "came")] = reached[(n, "all")]
     total = (max(1, int(in_a.sum())), max(1, int(in_b.sum())))
     line: dict[int, list[str]] = {0: []}
     changes = []
@@ -100,7 +114,7 @@ def compare_files(joseki: Path, sorted_sequences: Path, games: Path, a: Filters,
         if p < 0:
             continue
         line[n] = line[p] + [moves[i]]
-        (xa, xb), (na, nb) = reached[n], reached[p]
+        (xa, xb), (na, nb) = reached[(n, "came")], reached[(p, "all")]
         if min(na, nb) < least:
             continue
         sa, sb = _share(xa, na), _share(xb, nb)

@@ -36,6 +36,7 @@ class BookFiles:
     since: int | None = None  # where the later era starts (None: the year that splits the games in half)
     sequences: Path | None = None  # sequences.parquet: the players' repertoires read it
     players: tuple[str, ...] = ()  # a page of each one's repertoire
+    orders: Path | None = None  # node_orders.parquet, where move orders are merged: each node's sequences
 
 
 def _date(day: int) -> str:
@@ -79,7 +80,8 @@ def changes(files: BookFiles) -> dict | None:
     if sides is None:
         return None
     a, b, before, after = sides
-    return {**compare_files(files.joseki, files.sorted_sequences, files.games, a, b), "before": before,
+    return {**compare_files(files.joseki, files.sorted_sequences, files.games, a, b, orders=files.orders),
+            "before": before,
             "after": after}
 
 

@@ -8,13 +8,18 @@ named_shapes.yaml), and an SGF joseki dictionary where one is given.
   kind and whether a joseki ends there (``kinds``); a tree mined without
   kinds (the thesis' config) calls every node a joseki and every leaf a
   joseki, as the thesis does;
-* ``measure``: what the quality table says of one tree: its nodes, joseki
-  leaves, the named joseki it holds as joseki, the fuseki shapes it holds
-  as joseki (there should be none), the share of joseki leaves whose moves
-  all lie in the corner's region, and the share a dictionary holds.
+* ``measure``: what the quality table says of one tree, richness and
+  rightness together: its nodes, joseki nodes (moves a joseki holds),
+  joseki leaves and follow-ups, the named joseki it holds as joseki, the
+  fuseki shapes it holds as joseki (there should be none), the share of
+  joseki leaves whose moves all lie in the corner's region, and, per
+  dictionary given, how many of its joseki nodes the dictionary holds (its
+  richness) and what share of its joseki leaves (its rightness).
 
-A joseki leaf is read without its trailing tenuki, as a dictionary writes
-it.  Knows node tables, kinds and SGF move lists; nothing of mining.
+A joseki leaf is a joseki node with no joseki child, read without its
+trailing tenuki, as a dictionary writes it; a line is in a dictionary when
+its moves, in any orientation, are a path of it.  Knows node tables, kinds
+and SGF move lists; nothing of mining.
 """
 
 from __future__ import annotations
@@ -62,6 +67,7 @@ class Tree:
     kind: list[str]
     joseki_leaf: np.ndarray
     labelled: bool  # mined with kinds; else the thesis' tree, all joseki
+    joseki_node: np.ndarray | None = None  # the moves a joseki holds (kind joseki, not a tenuki, not the root)
     index: dict[tuple[int, ...], int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -81,6 +87,16 @@ class Tree:
                 p = p[:-1]
             out.append(p)
         return out
+
+    def joseki_nodes(self) -> list[tuple[int, ...]]:
+        """The paths of the moves a joseki holds."""
+        mask = self.joseki_node if self.joseki_node is not None else np.zeros(len(self.paths), bool)
+        return [self.paths[i] for i in np.flatnonzero(mask)]
+
+    def follow_ups(self) -> int:
+        """The follow-ups: leaves of lines that went on after a tenuki."""
+        has_child = {p[:-1] for p in self.paths if p}
+        return sum(1 for p, k in zip(self.paths, self.kind) if k == "follow-up" and p not in has_child)
 
 
 def tree(columns: Mapping[str, list], min_length: int = 0) -> Tree:
@@ -106,7 +122,18 @@ def tree(columns: Mapping[str, list], min_length: int = 0) -> Tree:
         has_child = np.zeros(len(node), bool)
         has_child[parent_row[parent >= 0]] = True
         leaf = ~has_child & (depth > 0)
-    return Tree(paths, np.asarray(columns["count"], np.int64), kind, leaf, labelled)
+    joseki_node = np.array([k == "joseki" for k in kind], bool) & (key != TENUKI) & (depth > 0)
+    return Tree(paths, np.asarray(columns["count"], np.int64), kind, leaf, labelled, joseki_node=joseki_node)
+
+
+@dataclass(frozen=True)
+class Found:
+    """What a dictionary holds of a tree: its joseki nodes (richness), and
+    its joseki leaves, with their share (rightness)."""
+
+    nodes: int
+    leaves: int
+    share: float
 
 
 @dataclass(frozen=True)
@@ -124,19 +151,31 @@ class Measure:
     in_dictionary: float | None  # the share of joseki leaves a dictionary holds (None: no dictionary)
     missing: tuple[str, ...] = ()  # the named joseki it does not hold as joseki
     fuseki_found: tuple[str, ...] = ()  # the fuseki shapes it holds as joseki
+    joseki_nodes: int = 0  # the moves a joseki holds
+    follow_ups: int = 0
+    found: dict[str, Found] = field(default_factory=dict)  # per dictionary, what it holds of the tree
 
 
 def measure(t: Tree, joseki: list[Shape], fuseki: list[Shape], region: int = 9,
-            dictionary: set[tuple[int, ...]] | None = None) -> Measure:
-    """What the quality table says of tree ``t`` (module docstring)."""
+            dictionary: set[tuple[int, ...]] | None = None,
+            dictionaries: Mapping[str, set[tuple[int, ...]]] | None = None) -> Measure:
+    """What the quality table says of tree ``t`` (module docstring);
+    ``dictionary``'s share of the joseki leaves is ``in_dictionary``, and
+    each of ``dictionaries`` (by name) gives a ``Found``."""
     missing = tuple(s.name for s in joseki if t.kind_of(s.keys) != "joseki")
     as_joseki = tuple(s.name for s in fuseki if t.kind_of(s.keys) == "joseki")
     named = sum(1 for s in fuseki if t.kind_of(s.keys) in kinds.FUSEKI)
     leaves = t.leaves()
     inside = sum(1 for p in leaves if all(kinds.lines(k) <= region for k in p))
     known = None if dictionary is None else (sum(1 for p in leaves if p in dictionary) / len(leaves) if leaves else 0.0)
+    nodes = t.joseki_nodes()
+    found = {}
+    for name, lines in (dictionaries or {}).items():
+        held = sum(1 for p in leaves if p in lines)
+        found[name] = Found(sum(1 for p in nodes if p in lines), held, held / len(leaves) if leaves else 0.0)
     return Measure(len(t.paths), len(leaves), len(joseki) - len(missing), len(joseki), len(as_joseki), named,
-                   len(fuseki), inside / len(leaves) if leaves else 0.0, known, missing, as_joseki)
+                   len(fuseki), inside / len(leaves) if leaves else 0.0, known, missing, as_joseki, len(nodes),
+                   t.follow_ups(), found)
 
 
 def dictionary_lines(game) -> set[tuple[int, ...]]:
@@ -162,4 +201,4 @@ def dictionary_lines(game) -> set[tuple[int, ...]]:
     return known
 
 
-__all__ = ["Shape", "shape", "shapes", "Tree", "tree", "Measure", "measure", "dictionary_lines"]
+__all__ = ["Shape", "shape", "shapes", "Tree", "tree", "Found", "Measure", "measure", "dictionary_lines"]

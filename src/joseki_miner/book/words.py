@@ -126,11 +126,12 @@ class Book:
 
     def share(self, node: int) -> float | None:
         """The node's count over its parent's: its share of the moves played
-        at the parent's position (4.2's percentages)."""
+        at the parent's position (4.2's percentages); where move orders are
+        merged, what of its count came from there (``through``)."""
         if node == self.root:
             return None
         parent = self.get(self.parent(node), "count")
-        return self.get(node, "count") / parent if parent else None
+        return self.get(node, "through", self.get(node, "count")) / parent if parent else None
 
     def games(self, node: int) -> int:
         return int(self.get(node, "games", self.get(node, "count")))
@@ -256,7 +257,7 @@ def columns(table) -> dict[str, list]:
     if missing:
         raise ValueError(f"joseki table lacks columns: {', '.join(missing)}")
     cols: dict[str, list] = {}
-    for c in BASE + COUNTERS + STATS + ("tenuki",):
+    for c in BASE + COUNTERS + STATS + ("tenuki", "through"):
         if c in names:
             values = table[c].to_pylist() if arrow else table[c].tolist()
             cols[c] = values if c in ("color", "move") else [int(v) for v in values]

@@ -16,7 +16,8 @@ from joseki_miner.method.kinds import APPROACH, FOLLOW_UP, KINDS, Rules, ends, o
 from joseki_miner.book.lookup import corner_of
 from joseki_miner.method.points import TENUKI, from_sgf
 from joseki_miner.fast.tables import node_table
-from joseki_miner.method.trie import NODE_ARRAYS
+from joseki_miner.engines.orders import Segments
+from joseki_miner.method.trie import COUNTER_COLUMNS, NODE_ARRAYS, STAT_COLUMNS
 
 EXAMPLE_INFO = {"PB": "black", "BR": "black_rank", "PW": "white", "WR": "white_rank", "DT": "date", "RE": "result"}
 EXAMPLES_SCHEMA = pa.schema(
@@ -29,11 +30,16 @@ EXAMPLES_SCHEMA = pa.schema(
 
 def prune_files(trie_path: Path, years_path: Path, sources_path: Path, sorted_path: Path, games_path: Path,
         outputs: dict[str, Path], *, threshold: int, min_length: int, examples: int,
-        rules: method.Rules = method.Rules(), kinds: Rules | None = None) -> dict:
-    """Prune trie.parquet; ``outputs``: paths of "joseki", "years", "sources", "examples".
-    ``rules``: the future work's rules of phase 2; ``kinds``: the rules of
-    the nodes' kinds (trie.parquet holds them then)."""
+        rules: method.Rules = method.Rules(), kinds: Rules | None = None, merge_orders: bool = False) -> dict:
+    """Prune trie.parquet; ``outputs``: paths of "joseki", "years", "sources", "examples" (and "orders",
+    written where ``merge_orders``).  ``rules``: the future work's rules of phase 2; ``kinds``: the rules of
+    the nodes' kinds (trie.parquet holds them then); ``merge_orders``: one node a position
+    (``engines.orders``)."""
     table = pq.ParquetFile(trie_path).read()
+    if merge_orders:
+        arrays, names = _arrays_of(table, _rows(years_path), _rows(sources_path))
+        return prune_arrays(arrays, names, sorted_path, games_path, outputs, threshold=threshold,
+                            min_length=min_length, examples=examples, rules=rules, kinds=kinds, merge_orders=True)
     arrays = {name: numpy(table.column(name)) for name in ("node", "parent", "depth", "count", "games", "first")}
     arrays["key"] = _keys(table)
     keep, new_node, new_parent = method.survivors(arrays["node"], arrays["parent"], arrays["depth"],
@@ -56,14 +62,19 @@ def prune_files(trie_path: Path, years_path: Path, sources_path: Path, sorted_pa
 
 def prune_arrays(arrays: dict[str, np.ndarray], names: list[str], sorted_path: Path, games_path: Path,
                outputs: dict[str, Path], *, threshold: int, min_length: int, examples: int,
-               rules: method.Rules = method.Rules(), kinds: Rules | None = None) -> dict:
+               rules: method.Rules = method.Rules(), kinds: Rules | None = None, merge_orders: bool = False) -> dict:
     """``prune_files`` on the trie's arrays in memory (``build.SortedRuns.count``;
     ``names``: the collections by number), while trie.parquet is still being
     written: the same files."""
+    segments = None
+    if merge_orders:
+        from joseki_miner.engines.orders import merged
+
+        arrays, segments = merged(arrays, sorted_path, games_path)
     node, parent, depth = arrays["node"], arrays["parent"], arrays["depth"]
     keep, new_node, new_parent = method.survivors(node, parent, depth, arrays["count"], threshold, min_length,
-                                                  rules, _tenuki(arrays), arrays["games"])
-    kept = {name: arrays[name][keep] for name in NODE_ARRAYS}
+                                                  rules, _tenuki(arrays), arrays["games"], arrays.get("through"))
+    kept = {name: arrays[name][keep] for name in (*NODE_ARRAYS, "through") if name in arrays}
     kept.update(node=new_node, parent=new_parent)
     if kinds is not None:  # read on the whole trie (an approach's kind weighs all its replies), as the build does
         kept["kind"] = of_arrays(arrays, kinds)[keep]
@@ -74,7 +85,23 @@ def prune_arrays(arrays: dict[str, np.ndarray], names: list[str], sorted_path: P
 
     rows = {"years": years_table(arrays["years"]), "sources": sources_table(arrays["sources"], names)}
     return _write(pruned, keep, arrays, rows, sorted_path, games_path, outputs, threshold, examples, min_length,
-                  rules.on_games)
+                  rules.on_games, segments)
+
+
+def _arrays_of(table: pa.Table, years: pa.Table, sources: pa.Table) -> tuple[dict, list[str]]:
+    """The node arrays of trie.parquet's table (and "years" and "sources"
+    rows of its tables), as the build hands them to prune; the
+    collections' names by number."""
+    arrays = {name: numpy(table.column(name)) for name in ("node", "parent", "depth", "count", *STAT_COLUMNS)}
+    arrays["key"] = _keys(table)
+    arrays["counters"] = np.stack([numpy(table.column(c)) for c in COUNTER_COLUMNS], axis=1) \
+        if len(table) else np.zeros((0, 12), np.int64)
+    arrays["years"] = {"node": numpy(years.column("node")), "index": numpy(years.column("year")),
+                       "games": numpy(years.column("games"))}
+    source = sources.column("source").combine_chunks()
+    arrays["sources"] = {"node": numpy(sources.column("node")), "index": numpy(source.indices),
+                         "games": numpy(sources.column("games"))}
+    return arrays, source.dictionary.to_pylist()
 
 
 def _tenuki(arrays: dict) -> np.ndarray:
@@ -93,7 +120,7 @@ def _rows(path: Path) -> pa.Table:
 
 def _write(pruned: pa.Table, keep: np.ndarray, arrays: dict, rows: dict[str, pa.Table], sorted_path: Path,
            games_path: Path, outputs: dict[str, Path], threshold: int, examples: int, min_length: int,
-           on_games: bool = False) -> dict:
+           on_games: bool = False, segments=None) -> dict:
     joseki_path = outputs["joseki"]
     joseki_path.parent.mkdir(parents=True, exist_ok=True)
     pq.write_table(pruned, joseki_path, compression="zstd")
@@ -102,9 +129,16 @@ def _write(pruned: pa.Table, keep: np.ndarray, arrays: dict, rows: dict[str, pa.
     for name in ("years", "sources"):
         pq.write_table(_renumbered(rows[name], new_id), outputs[name], compression="zstd")  # a few rows: small
     kept = np.flatnonzero(keep)
-    opening = method.first_keys(numpy(pruned.column("parent")), _keys(pruned))
-    pq.write_table(examples_table(arrays["first"][kept], arrays["count"][kept], opening, sorted_path, games_path,
-                                  examples), outputs["examples"], compression="zstd")
+    if segments is None:
+        opening = method.first_keys(numpy(pruned.column("parent")), _keys(pruned))
+        segments = Segments(np.arange(len(kept)), arrays["first"][kept], arrays["count"][kept], opening)
+    else:  # one node a position: its members' sequences, each range with the first key of its own line
+        segments = segments.of(keep, new_id)
+        pq.write_table(pa.table({"node": column(segments.node), "first": column(segments.first),
+                                 "count": column(segments.count), "through": pa.array(segments.through)}),
+                       outputs["orders"], compression="zstd")
+    pq.write_table(examples_table(segments, sorted_path, games_path, examples), outputs["examples"],
+                   compression="zstd")
     kept_depth = arrays["depth"][keep]
     new_parent = numpy(pruned.column("parent"))
     is_leaf = np.ones(len(new_parent), dtype=bool)
@@ -161,13 +195,12 @@ def _keys(table: pa.Table) -> np.ndarray:
     return keys[numpy(moves.indices)] if len(moves) else np.zeros(0, np.int64)
 
 
-def examples_table(first: np.ndarray, count: np.ndarray, opening: np.ndarray, sorted_path: Path, games_path: Path,
-                   per_node: int) -> pa.Table:
+def examples_table(segments: Segments, sorted_path: Path, games_path: Path, per_node: int) -> pa.Table:
     """Up to ``per_node`` example games of each node (its sequences: the
-    ``count`` rows of sorted_sequences.parquet from ``first``; ``opening``:
-    its sequences' first key), the most recent first, ties by game number,
-    each with its sequence that started first through the node (its move
-    number and corner)."""
+    ``count`` rows of sorted_sequences.parquet from ``first`` of each of its
+    ``segments``, with their lines' first key), the most recent first, ties
+    by game number, each with its sequence that started first through the
+    node (its move number and corner)."""
     order = pq.ParquetFile(sorted_path).read(columns=["game", "sequence", "start", "orientation"])
     game = numpy(order.column("game"))
     games_file = pq.ParquetFile(games_path)
@@ -176,12 +209,14 @@ def examples_table(first: np.ndarray, count: np.ndarray, opening: np.ndarray, so
     by_recency = np.lexsort((np.arange(len(day)), -day.astype(np.int64)))
     rank = np.empty(len(day), np.int64)
     rank[by_recency] = np.arange(len(day))
-    node_of, picks = method.top_games(np.asarray(first, np.int64), np.asarray(count, np.int64),
-                                      rank[game] if len(game) else np.zeros(0, np.int64),
-                                      numpy(order.column("sequence")), per_node)
+    node_of, picks, segment = method.top_games(np.asarray(segments.first, np.int64),
+                                               np.asarray(segments.count, np.int64),
+                                               rank[game] if len(game) else np.zeros(0, np.int64),
+                                               numpy(order.column("sequence")), per_node,
+                                               np.asarray(segments.node, np.int64))
     games = game[picks]
     info = _rows_of_games(games_file, games, ["source", "location", "collection", *EXAMPLE_INFO])
-    first_key = opening[node_of].tolist()
+    first_key = np.asarray(segments.opening)[segment].tolist()
     orientation = numpy(order.column("orientation"))[picks]
     example = np.zeros(len(picks), np.int16)
     if len(node_of):

@@ -39,6 +39,8 @@ def node_table(a: dict[str, np.ndarray]) -> pa.Table:
     columns["count"] = column(a["count"], np.int64)
     if "tenuki" in a:
         columns["tenuki"] = column(a["tenuki"], np.int64)
+    if "through" in a:  # where move orders are merged: what of the count came from the parent's position
+        columns["through"] = column(a["through"], np.int64)
     counters = np.asarray(a["counters"]).reshape(-1, 12)
     by_column = np.empty((12, len(counters)), dtype=np.int64)
     for start in range(0, len(counters), _BLOCK):  # in blocks that stay in cache: a column-by-column

@@ -64,8 +64,8 @@ class Rules:
     on_games: bool = False  # the threshold counts a node's games, not its sequences
 
 
-def _keep_loop(parent_row, depth, count, games, threshold, min_length, follow, min_share, tenuki, fold, min_games,
-               on_games):
+def _keep_loop(parent_row, depth, count, games, through, threshold, min_length, follow, min_share, tenuki, fold,
+               min_games, on_games):
     n = len(parent_row)
     keep = np.zeros(n, dtype=np.bool_)
     able = np.zeros(n, dtype=np.bool_)
@@ -75,7 +75,7 @@ def _keep_loop(parent_row, depth, count, games, threshold, min_length, follow, m
         p = parent_row[i]
         if not able[p] or games[i] < min_games:
             continue
-        share = count[i] / count[p] if count[p] > 0 else 0.0
+        share = through[i] / count[p] if count[p] > 0 else 0.0
         enough = (games[i] if on_games else count[i]) >= threshold
         able[i] = share >= min_share and (enough or (follow > 0 and share >= follow))
     if follow > 0:  # no line ends one move before a reply that ``follow`` of its sequences play
@@ -85,7 +85,7 @@ def _keep_loop(parent_row, depth, count, games, threshold, min_length, follow, m
             p = parent_row[i]
             if able[i]:
                 kids[p] += 1
-            if not tenuki[i] and count[p] > 0 and count[i] >= follow * count[p]:
+            if not tenuki[i] and count[p] > 0 and through[i] >= follow * count[p]:
                 forced[p] = True
         for i in range(n - 1, 0, -1):  # children before parents
             if able[i] and kids[i] == 0 and (forced[i] or (fold and tenuki[i])):
@@ -104,19 +104,23 @@ _keep = _compiled(_keep_loop)
 
 
 def keep_mask(parent_row: np.ndarray, depth: np.ndarray, count: np.ndarray, threshold: int, min_length: int,
-              rules: Rules = Rules(), tenuki: np.ndarray | None = None, games: np.ndarray | None = None
-              ) -> np.ndarray:
+              rules: Rules = Rules(), tenuki: np.ndarray | None = None, games: np.ndarray | None = None,
+              through: np.ndarray | None = None) -> np.ndarray:
     """Which nodes survive: count (or, ``rules.on_games``, games) at least
     ``threshold`` (or the pruning function's ``rules``), on a path of
     surviving nodes that reaches ``min_length`` moves (not by a tenuki,
     when ``rules`` folds them: ``tenuki`` marks them).  ``parent_row``
     gives each node's parent as a row index (rows in parents-first order,
     the root first); ``games``, each node's games (its count where not
-    given)."""
+    given); ``through``, what of its count came from its parent's position
+    (where move orders are merged; its count where not given): the share a
+    move has of the moves played at its parent is ``through`` over the
+    parent's count."""
     tenuki = np.zeros(len(parent_row), np.bool_) if tenuki is None else np.asarray(tenuki, np.bool_)
     count = np.asarray(count, dtype=np.int64)
     games = count if games is None else np.asarray(games, dtype=np.int64)
-    return _keep(np.asarray(parent_row, dtype=np.int64), np.asarray(depth, dtype=np.int64), count, games,
+    through = count if through is None else np.asarray(through, dtype=np.int64)
+    return _keep(np.asarray(parent_row, dtype=np.int64), np.asarray(depth, dtype=np.int64), count, games, through,
                  threshold, min_length, float(rules.follow or 0.0), float(rules.min_share), tenuki,
                  bool(rules.fold_tenuki), int(rules.min_games), bool(rules.on_games))
 
@@ -147,10 +151,11 @@ def parent_rows(node: np.ndarray, parent: np.ndarray) -> np.ndarray:
 
 def survivors(node: np.ndarray, parent: np.ndarray, depth: np.ndarray, count: np.ndarray, threshold: int,
               min_length: int, rules: Rules = Rules(), tenuki: np.ndarray | None = None,
-              games: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+              games: np.ndarray | None = None, through: np.ndarray | None = None
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Which rows survive phase 2 (the root always does), and their new ids
     and parents' new ids (``renumber``)."""
-    keep = keep_mask(parent_rows(node, parent), depth, count, threshold, min_length, rules, tenuki, games)
+    keep = keep_mask(parent_rows(node, parent), depth, count, threshold, min_length, rules, tenuki, games, through)
     return (keep, *renumber(node, parent, keep))
 
 
@@ -174,12 +179,20 @@ def leaves(table: pd.DataFrame) -> pd.DataFrame:
     return table[~table["node"].isin(has_child) & (table["depth"] > 0)]
 
 
-def _top_games_loop(first, count, rank, sequence, k, node_of, picks):
+def _top_games_loop(first, count, rank, sequence, k, owner, node_of, picks, segment):
     n = 0
     best_rank = np.empty(k, np.int64)
     best_pos = np.empty(k, np.int64)
+    best_seg = np.empty(k, np.int64)
+    held = 0
     for i in range(len(first)):
-        held = 0
+        if i > 0 and owner[i] != owner[i - 1]:  # the last segment of a node: its picks
+            for j in range(held):
+                node_of[n] = owner[i - 1]
+                picks[n] = best_pos[j]
+                segment[n] = best_seg[j]
+                n += 1
+            held = 0
         for p in range(first[i], first[i] + count[i]):
             r = rank[p]
             seen = -1
@@ -190,6 +203,7 @@ def _top_games_loop(first, count, rank, sequence, k, node_of, picks):
             if seen >= 0:  # the game again: keep its sequence that started first
                 if sequence[p] < sequence[best_pos[seen]]:
                     best_pos[seen] = p
+                    best_seg[seen] = i
                 continue
             if held < k:
                 j = held
@@ -201,12 +215,16 @@ def _top_games_loop(first, count, rank, sequence, k, node_of, picks):
             while j > 0 and best_rank[j - 1] > r:  # insertion, smallest rank first
                 best_rank[j] = best_rank[j - 1]
                 best_pos[j] = best_pos[j - 1]
+                best_seg[j] = best_seg[j - 1]
                 j -= 1
             best_rank[j] = r
             best_pos[j] = p
+            best_seg[j] = i
+    if len(first):
         for j in range(held):
-            node_of[n] = i
+            node_of[n] = owner[len(first) - 1]
             picks[n] = best_pos[j]
+            segment[n] = best_seg[j]
             n += 1
     return n
 
@@ -215,19 +233,24 @@ _top_games = _compiled(_top_games_loop)
 
 
 def top_games(first: np.ndarray, count: np.ndarray, rank: np.ndarray, sequence: np.ndarray,
-              k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per node i (its sequences: positions first[i] .. first[i] + count[i]
+              k: int, owner: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per node (its sequences: positions first[i] .. first[i] + count[i]
     of a stream whose games have ``rank``, one per game, and ``sequence``,
-    the number of the sequence in its game), its ``k`` games of smallest
-    rank, each at its earliest-started sequence there: (node of each pick,
-    position of each pick), nodes in order, ranks ascending within."""
-    node_of = np.empty(len(first) * max(k, 0), np.int64)
-    picks = np.empty(len(first) * max(k, 0), np.int64)
+    the number of the sequence in its game; a node's ranges are the
+    consecutive ``i`` of one ``owner``, by default one a node), its ``k``
+    games of smallest rank, each at its earliest-started sequence there:
+    (node of each pick, position of each pick, the range it is in), nodes
+    in order, ranks ascending within."""
+    owner = np.arange(len(first), dtype=np.int64) if owner is None else np.asarray(owner, np.int64)
+    size = int(np.asarray(count).sum()) if k > 0 else 0
+    node_of = np.empty(min(size, len(first) * max(k, 0)), np.int64)
+    picks = np.empty(len(node_of), np.int64)
+    segment = np.empty(len(node_of), np.int64)
     if k <= 0:
-        return node_of, picks
+        return node_of, picks, segment
     n = _top_games(np.asarray(first, np.int64), np.asarray(count, np.int64), np.asarray(rank, np.int64),
-                   np.asarray(sequence, np.int64), k, node_of, picks)
-    return node_of[:n], picks[:n]
+                   np.asarray(sequence, np.int64), k, owner, node_of, picks, segment)
+    return node_of[:n], picks[:n], segment[:n]
 
 
 def first_keys(parent: np.ndarray, key: np.ndarray) -> np.ndarray:

@@ -82,6 +82,12 @@ class Catalog:
         return self.out / "node_examples.parquet"
 
     @property
+    def node_orders(self) -> Path:
+        """Where orders are merged (prune.merge_orders): each node's
+        sequences, one range of sorted_sequences.parquet a move order."""
+        return self.out / "node_orders.parquet"
+
+    @property
     def sgf(self) -> Path:
         return self.out / "joseki.sgf"
 
@@ -121,7 +127,7 @@ class Catalog:
             "ingest": [self.games, self.rejects],
             "extract": [self.sequences],
             "build": [self.trie, self.trie_years, self.trie_sources, self.sorted_sequences],
-            "prune": [self.joseki, self.node_years, self.node_sources, self.node_examples],
+            "prune": [self.joseki, self.node_years, self.node_sources, self.node_examples, self.node_orders],
             "emit": [self.sgf, self.dot, self.influence_dot, self.svg, self.influence_svg],
             "report": [self.report],
         }[stage]

@@ -41,12 +41,13 @@ class Config:
     max_length: int = 30
     min_length: int = 3
     prune_min_count: int | None = None
-    prune_min_fraction: float = 0.003
+    prune_min_fraction: float = 0.004
     prune_confidence: float | None = 0.95
     prune_min_games: int = 10
     prune_follow: float | None = 0.8
     prune_min_share: float = 0.0
     prune_fold_tenuki: bool = True
+    prune_merge_orders: bool = False
     influence_reach: int = 17
     influence_neutral: int = 5
     influence_share: float = 0.30
@@ -81,7 +82,7 @@ KEYS = (
     "distance.certain", "distance.maybe", "distance.noise", "corner.start", "corner.region", "kinds",
     "kinds.follow_up", "kinds.approach", "corner_stones", "max_length", "min_length",
     "prune.min_count", "prune.min_fraction", "prune.confidence", "prune.min_games", "prune.follow",
-    "prune.min_share", "prune.fold_tenuki",
+    "prune.min_share", "prune.fold_tenuki", "prune.merge_orders",
     "influence.reach", "influence.neutral",
     "influence.share", "include_handicap", "dedupe", "dedupe.symmetric", "limits.member_mb", "limits.field_kb",
     "examples",

@@ -22,7 +22,7 @@ EXTRACT_RULES = {"distance.noise": False, "corner.start": 10}
 INGEST_RULES = {"filter.players": None, "filter.min_rank": None, "filter.events": None, "dedupe.symmetric": False}
 BUILD_PARAMS = ("kinds", "corner.region", "kinds.follow_up", "kinds.approach")  # the kinds of trie.parquet
 PRUNE_RULES = {"prune.follow": None, "prune.min_share": 0.0, "prune.fold_tenuki": False, "prune.confidence": None,
-               "prune.min_games": 1}
+               "prune.min_games": 1, "prune.merge_orders": False}
 REPORT_RULES = {"report.changed": False, "report.since": None, "report.players": None}  # the page of what changed (not in the thesis)
 
 

@@ -1,0 +1,127 @@
+"""Move orders merged where the position is the same (prune.merge_orders;
+our answer to section 9's "a smarter mechanism"): "R16 tenuki P17" and
+"P17 tenuki R16" are one small knight's enclosure, one node.
+
+The positions of a trie's nodes (``positions``) form a graph in which a
+position may have several parents, one an order.  The merged tree keeps
+one node a position, under the parent of its most played order (its
+*representative*, the member with the largest count; the first in the
+table among equals), so it stays a tree for SGF.  Its moves are written
+in one frame from the empty corner down (each node's display frame: its
+representative's parent's, so a line reads as the most played order
+played it), and a node counts every sequence that reached its position by
+any order: its members' counts and influence counters added (the
+counters turned into the node's frame).  The games, wins, years and
+collections of a node of several members are not sums (a game may reach
+one position in two corners by two orders): ``engines.orders`` counts them
+again from the members' sequences.
+
+Counts need not fall from a node to its children any more: a position
+reached by two orders may be played more often than the one its line
+comes from.  Knows node arrays, positions and symmetries; nothing of files.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from joseki_miner.method.points import NPOINTS, TENUKI
+from joseki_miner.method.symmetry import DIRECTION_MAP, POINT_MAP, TRANSFORMS, compose, inverse
+
+_COMPOSE = np.array([[compose(a, b) for b in TRANSFORMS] for a in TRANSFORMS], np.int64)  # first b, then a
+_INVERSE = np.array([inverse(t) for t in TRANSFORMS], np.int64)
+_POINTS = np.array([list(POINT_MAP[t][:NPOINTS]) + [TENUKI] for t in TRANSFORMS], np.int64)  # TENUKI last
+
+
+@dataclass(frozen=True)
+class Merged:
+    """The merged tree: ``group`` maps each row of the trie's table to its
+    position's node; per node (in the merged tree's order: depth-first,
+    children by move), its representative row, parent node (-1 at the
+    root), depth and trie key in the display frame; ``frame`` maps each
+    row's frame to its node's display frame (a transform)."""
+
+    group: np.ndarray
+    representative: np.ndarray
+    parent: np.ndarray
+    depth: np.ndarray
+    key: np.ndarray
+    frame: np.ndarray
+
+    def members(self) -> tuple[np.ndarray, np.ndarray]:
+        """(rows ordered by node, where each node's rows start: an offsets
+        array of len(nodes) + 1)."""
+        order = np.argsort(self.group, kind="stable")
+        starts = np.searchsorted(self.group[order], np.arange(len(self.parent) + 1))
+        return order, starts
+
+
+def merge(parent_row: np.ndarray, count: np.ndarray, key: np.ndarray, hi: np.ndarray, lo: np.ndarray,
+          transform: np.ndarray) -> Merged:
+    """The merged tree of a trie's node table (rows parents first, the root
+    first) whose nodes have the position keys ``hi``, ``lo`` and transforms
+    to their least images ``transform`` (``positions.position_keys``)."""
+    parent_row = np.asarray(parent_row, np.int64)
+    count = np.asarray(count, np.int64)
+    key = np.asarray(key, np.int64)
+    transform = np.asarray(transform, np.int64)
+    n = len(parent_row)
+    # per position, its rows by count descending, then by row: the first is its representative
+    order = np.lexsort((np.arange(n), -count, lo, hi))
+    head = np.r_[True, (hi[order][1:] != hi[order][:-1]) | (lo[order][1:] != lo[order][:-1])]
+    rep = np.empty(n, np.int64)
+    rep[order] = order[np.maximum.accumulate(np.where(head, np.arange(n), 0))]
+    reps = np.flatnonzero(rep == np.arange(n))  # ascending rows
+    # display frames from the root down, each representative after its parent position's (the counts of the
+    # representatives never fall along a parent link, and among equals the rows do: the links form a tree)
+    display = np.zeros(n, np.int64)  # per representative: its position's least image -> its display frame
+    shown = np.full(n, TENUKI, np.int64)  # per representative: its move in the display frame
+    depth = np.zeros(n, np.int64)
+    kids: dict[int, list[int]] = {}
+    for r in reps[1:].tolist():
+        kids.setdefault(int(rep[parent_row[r]]), []).append(r)
+    queue, seen = [0], 0
+    while seen < len(queue):
+        p = queue[seen]
+        seen += 1
+        for r in kids.get(p, []):
+            u = int(parent_row[r])
+            to_display = _COMPOSE[display[rep[u]], transform[u]]  # u's frame -> its position's display frame
+            shown[r] = _POINTS[to_display][NPOINTS if key[r] == TENUKI else key[r]]
+            display[r] = _COMPOSE[to_display, _INVERSE[transform[r]]]
+            depth[r] = depth[rep[u]] + 1
+            queue.append(r)
+    if seen != len(reps):
+        raise ValueError("the positions' parents do not form a tree")
+    # the merged tree's nodes in a depth-first walk, children by their key (a tenuki last), as a trie's are
+    walk, stack = [], [0]
+    while stack:
+        r = stack.pop()
+        walk.append(r)
+        stack.extend(sorted(kids.get(r, []), key=lambda c: int(shown[c]), reverse=True))
+    rows = np.array(walk, np.int64)
+    node_of = np.full(n, -1, np.int64)
+    node_of[rows] = np.arange(len(rows))
+    parent = np.where(rows == 0, -1, node_of[rep[parent_row[rows]]])
+    return Merged(node_of[rep], rows, parent, depth[rows], shown[rows], _COMPOSE[display[rep], transform])
+
+
+def turn_counters(counters: np.ndarray, frame: np.ndarray) -> np.ndarray:
+    """Influence counters (rows of up, right, down, left x black, white,
+    neutral) of rows in their own frames, turned into the frames
+    ``frame`` maps them to (the directions permuted, colours kept)."""
+    counters = np.asarray(counters)
+    out = np.empty_like(counters)
+    for t in TRANSFORMS:
+        rows = np.flatnonzero(frame == t)
+        if not len(rows):
+            continue
+        for d in range(4):
+            to = DIRECTION_MAP[t][d]
+            out[rows, 3 * to:3 * to + 3] = counters[rows, 3 * d:3 * d + 3]
+    return out
+
+
+__all__ = ["Merged", "merge", "turn_counters"]

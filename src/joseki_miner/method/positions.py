@@ -1,0 +1,170 @@
+"""The position a corner sequence reaches: its stones as the board holds
+them (captures taken, as ``board`` replays them), read under the 8 board
+symmetries, with the player to move.  Two move orders that reach one
+position reach one node where orders are merged (``orders``), whatever
+corner and orientation each was played in.
+
+* ``position_of``: the position of one line of trie keys, exactly: the
+  least of its 8 images (black stones, white stones, sorted), the entries
+  played (a tenuki passes the move), and the transform to that image;
+* ``position_keys``: every node of a node table at once, compiled: one
+  replay of the table's paths, each node's position as a 128-bit key (two
+  independent Zobrist hashes of the image the first hash finds least) and
+  the transform to it.  Nodes share a key exactly when ``position_of``
+  gives them one position (a collision of both 64-bit hashes aside).
+
+Colours are the tree's (its Black starts the corner): a position and its
+colours swapped are two positions here.  Knows trie keys, the board and
+the symmetries; nothing of counts, games or files.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+
+import numpy as np
+
+from joseki_miner.method.board import Board
+from joseki_miner.method.points import BLACK, NPOINTS, TENUKI, WHITE, neighbours
+from joseki_miner.method.symmetry import POINT_MAP, TRANSFORMS
+
+SEED = 20070523  # the hashes' random table: any fixed seed gives the same grouping
+
+
+def position_of(keys: Sequence[int]) -> tuple[tuple[tuple[int, ...], tuple[int, ...], int], int]:
+    """The position after the trie keys ``keys`` (Black first, colours
+    alternating, TENUKI a move elsewhere): (least image: black points,
+    white points, the player to move: 0 Black, 1 White) and the first
+    transform that gives it."""
+    board = Board()
+    for i, k in enumerate(keys):
+        if k != TENUKI:
+            board.play(BLACK if i % 2 == 0 else WHITE, k)
+    black = [p for p in range(NPOINTS) if board.grid[p] == BLACK]
+    white = [p for p in range(NPOINTS) if board.grid[p] == WHITE]
+    images = [(tuple(sorted(POINT_MAP[t][p] for p in black)), tuple(sorted(POINT_MAP[t][p] for p in white)), t)
+              for t in TRANSFORMS]
+    b, w, t = min(images)
+    return (b, w, len(keys) % 2), t
+
+
+def _tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(SEED)
+    zobrist = rng.integers(0, 2**63 - 1, size=(2, 2, NPOINTS), dtype=np.int64)  # hash, colour, point
+    to_move = rng.integers(0, 2**63 - 1, size=2, dtype=np.int64)
+    point_map = np.array([POINT_MAP[t][:NPOINTS] for t in TRANSFORMS], np.int64)
+    nb = np.full((NPOINTS, 4), -1, np.int64)
+    for p in range(NPOINTS):
+        for j, q in enumerate(neighbours(p)):
+            nb[p, j] = q
+    return zobrist, to_move, point_map, nb
+
+
+def _keys_loop(parent_row, depth, key, zobrist, to_move, point_map, nb, hi, lo, transform):
+    n = len(parent_row)
+    levels = int(depth.max()) + 1 if n else 1
+    grid = np.zeros((levels, NPOINTS), np.int8)
+    h = np.zeros((levels, 2, 8), np.int64)  # per level: each hash under each transform
+    at_level = np.full(levels, -1, np.int64)
+    mark = np.zeros(NPOINTS, np.int64)
+    stamp = 0
+    stack = np.empty(NPOINTS, np.int64)
+    chain = np.empty(NPOINTS, np.int64)
+    for i in range(n):
+        d = depth[i]
+        if d > 0:
+            if at_level[d - 1] != parent_row[i]:
+                return -1 - i  # not parents-first in walk order: the caller falls back
+            grid[d] = grid[d - 1]
+            h[d] = h[d - 1]
+            k = key[i]
+            if k >= 0 and k < NPOINTS:
+                colour = 1 if d % 2 == 1 else 2  # 1 black, 2 white
+                c = colour - 1
+                if grid[d, k] != 0:  # overwritten (FF[5]): the old stone goes first
+                    old = grid[d, k] - 1
+                    for t in range(8):
+                        h[d, 0, t] ^= zobrist[0, old, point_map[t, k]]
+                        h[d, 1, t] ^= zobrist[1, old, point_map[t, k]]
+                grid[d, k] = colour
+                for t in range(8):
+                    h[d, 0, t] ^= zobrist[0, c, point_map[t, k]]
+                    h[d, 1, t] ^= zobrist[1, c, point_map[t, k]]
+                captured = False
+                for j in range(5):  # the opponent's chains beside the move, then the mover's own (suicide)
+                    start = nb[k, j] if j < 4 else k
+                    if start < 0:
+                        continue
+                    want = 3 - colour if j < 4 else colour
+                    if grid[d, start] != want or (j == 4 and captured):
+                        continue
+                    stamp += 1
+                    top = 0
+                    size = 0
+                    stack[top] = start
+                    top += 1
+                    mark[start] = stamp
+                    free = False
+                    while top > 0:
+                        top -= 1
+                        p = stack[top]
+                        chain[size] = p
+                        size += 1
+                        for m in range(4):
+                            q = nb[p, m]
+                            if q < 0 or mark[q] == stamp:
+                                continue
+                            if grid[d, q] == 0:
+                                free = True
+                            elif grid[d, q] == want:
+                                mark[q] = stamp
+                                stack[top] = q
+                                top += 1
+                    if not free:
+                        gone = want - 1
+                        for s in range(size):
+                            p = chain[s]
+                            grid[d, p] = 0
+                            for t in range(8):
+                                h[d, 0, t] ^= zobrist[0, gone, point_map[t, p]]
+                                h[d, 1, t] ^= zobrist[1, gone, point_map[t, p]]
+                        if j < 4:
+                            captured = True
+        at_level[d] = i
+        best = 0
+        for t in range(1, 8):
+            a, b = h[d, 0, t], h[d, 0, best]
+            if a < b or (a == b and h[d, 1, t] < h[d, 1, best]):
+                best = t
+        side = d % 2
+        hi[i] = h[d, 0, best] ^ to_move[side]
+        lo[i] = h[d, 1, best] ^ to_move[1 - side]
+        transform[i] = best
+    return n
+
+
+@functools.cache
+def _compiled():
+    from numba import njit
+
+    return njit(cache=True)(_keys_loop)
+
+
+def position_keys(parent_row: np.ndarray, depth: np.ndarray, key: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each node's position (module docstring) as two int64 hashes and the
+    transform to its least image; rows parents first in the order of a
+    depth-first walk (a trie table's), the root first."""
+    parent_row = np.asarray(parent_row, np.int64)
+    depth = np.asarray(depth, np.int64)
+    key = np.asarray(key, np.int64)
+    n = len(parent_row)
+    hi, lo, transform = np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int8)
+    done = _compiled()(parent_row, depth, key, *_tables(), hi, lo, transform)
+    if done != n:
+        raise ValueError(f"row {-1 - done} does not follow its parent in a depth-first walk")
+    return hi, lo, transform
+
+
+__all__ = ["position_of", "position_keys", "SEED"]

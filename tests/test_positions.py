@@ -1,0 +1,94 @@
+"""The position a line reaches (joseki_miner.method.positions): its stones
+with captures taken, under the 8 symmetries, and the player to move; the
+compiled keys of a whole node table group nodes as the exact reading does."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from joseki_miner.book.lookup import query
+from joseki_miner.method.board import Board
+from joseki_miner.method.points import BLACK, SIZE, TENUKI, WHITE, point
+from joseki_miner.method.positions import position_keys, position_of
+from joseki_miner.method.symmetry import POINT_MAP
+
+
+def keys(text: str) -> tuple[int, ...]:
+    return query(text).keys
+
+
+def test_two_orders_of_one_enclosure_are_one_position():
+    """R16 tenuki P17 and P17 tenuki R16, the small knight's enclosure in
+    either order (each in its own normal form), reach one position."""
+    a, b = keys("R16 tenuki P17"), keys("P17 tenuki R16")
+    assert a != b and position_of(a)[0] == position_of(b)[0]
+    assert position_of(a[:2])[0] != position_of(b[:2])[0]  # the first stone alone: the 3-4 point, then the 4-3
+
+
+def test_the_player_to_move_and_captures_are_part_of_the_position():
+    one = keys("D16 F17")
+    assert position_of(one)[0] != position_of(one + (TENUKI,))[0]  # White to move, then Black after a tenuki
+    # Black's stone at A19 captured by White's B19 and A18: no black stone is left
+    line = (point(0, 0), point(0, 1), TENUKI, point(1, 0))
+    (black, white, _), _ = position_of(line)
+    assert black == () and len(white) == 2
+
+
+def _table(paths):
+    nodes = [()]
+    for p in sorted({p[:i] for p in paths for i in range(1, len(p) + 1)}):  # sorted: a depth-first walk
+        nodes.append(p)
+    row = {p: i for i, p in enumerate(nodes)}
+    parent = np.array([row[p[:-1]] if p else 0 for p in nodes], np.int64)
+    depth = np.array([len(p) for p in nodes], np.int64)
+    key = np.array([p[-1] if p else TENUKI for p in nodes], np.int64)
+    return parent, depth, key, nodes
+
+
+CORNER = st.integers(0, 4).flatmap(lambda r: st.integers(0, 4).map(lambda c: r * SIZE + c))  # a 5x5 corner: captures
+
+
+@st.composite
+def lines(draw):
+    out = [draw(CORNER)]
+    for _ in range(draw(st.integers(0, 9))):
+        k = draw(st.one_of(CORNER, st.just(TENUKI)))
+        if k == TENUKI and out[-1] == TENUKI or k in out:
+            continue
+        out.append(k)
+    while out[-1] == TENUKI:
+        out.pop()
+    return tuple(out)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(lines(), min_size=1, max_size=25))
+def test_the_compiled_keys_group_nodes_as_the_exact_positions_do(paths):
+    parent, depth, key, nodes = _table(paths)
+    hi, lo, transform = position_keys(parent, depth, key)
+    exact = [position_of(p) for p in nodes]
+    by_key: dict = {}
+    by_exact: dict = {}
+    for i, (position, _) in enumerate(exact):
+        by_key.setdefault((hi[i], lo[i]), set()).add(i)
+        by_exact.setdefault(position, set()).add(i)
+    assert sorted(map(sorted, by_key.values())) == sorted(map(sorted, by_exact.values()))
+    # each node's transform takes its own stones to the one image its position has
+    for members in by_key.values():
+        images = set()
+        for i in members:
+            black, white = _stones(nodes[i])
+            t = int(transform[i])
+            images.add((tuple(sorted(POINT_MAP[t][p] for p in black)), tuple(sorted(POINT_MAP[t][p] for p in white))))
+        assert len(images) == 1
+
+
+def _stones(line: tuple[int, ...]) -> tuple[list[int], list[int]]:
+    b = Board()
+    for i, k in enumerate(line):
+        if k != TENUKI:
+            b.play(BLACK if i % 2 == 0 else WHITE, k)
+    return ([p for p in range(SIZE * SIZE) if b.grid[p] == BLACK],
+            [p for p in range(SIZE * SIZE) if b.grid[p] == WHITE])
