@@ -98,9 +98,10 @@ def test_a_page_for_every_node_and_the_index_lists_the_joseki_by_first_move_then
     joseki, fuseki = joseki_and_fuseki(nodes)
     groups = {report.group_of_move(nodes[path_of(nodes, n)[0]["node"]]["move"]) for n in joseki}
     assert groups == {"4-4", "3-4", "3-3"}
+    later_groups = {report.group_of_move(path_of(nodes, f)[0]["move"]) for f in follow_ups(nodes)}
     assert sorted(p.name for p in folder.iterdir()) == sorted(
         ["index.html", "style.css", "changed.html", "fuseki.html"] + [f"joseki-{g}.html" for g in groups]
-        + [f"n{n}.html" for n in nodes])
+        + [f"follow-ups-{g}.html" for g in later_groups] + [f"n{n}.html" for n in nodes])
     index = (folder / "index.html").read_text(encoding="utf-8")
     cards = {kind: set(map(int, re.findall(rf'class="card {kind}" data-node="(\d+)"', index)))
              for kind in ("joseki", "enclosure", "extension")}
@@ -120,6 +121,11 @@ def test_a_page_for_every_node_and_the_index_lists_the_joseki_by_first_move_then
             later[int(m.group(1))] = max(c for c in starts if c[0] < m.start())[1]
     assert set(shown) == joseki and len(shown) == len(joseki)
     assert later == follow_ups(nodes) and len(later) == 1  # the demo plants one, under the joseki it follows
+    (group,) = later_groups  # and on its group's page of follow-ups, under the line it follows
+    page = (folder / f"follow-ups-{group}.html").read_text(encoding="utf-8")
+    followed = [int(n) for n in re.findall(r'class="followed" data-node="(\d+)"', page)]
+    assert followed == list(later.values())
+    assert set(map(int, re.findall(r'class="card follow-up" data-node="(\d+)"', page))) == set(later)
     fuseki_page = (folder / "fuseki.html").read_text(encoding="utf-8")
     assert set(map(int, re.findall(r'class="card (?:approach|enclosure|extension)" data-node="(\d+)"',
                                    fuseki_page))) == fuseki
@@ -405,4 +411,7 @@ def test_a_page_weighs_at_most_2_mb_at_any_tree_size():
     assert sorted(shown) == sorted(r[0] for r in rows if r[2] == 3) and len(shown) == 250
     assert all(len(re.findall(r'class="card joseki"', files[name])) <= report.PER_PAGE for name in group)
     assert len(re.findall(r'class="card joseki"', files["index.html"])) == report.SHOWN_FIRST
+    later = sorted(n for n in files if n.startswith("follow-ups-4-4"))
+    assert len(later) == 50  # 5,000 follow-ups, 100 a page
+    assert sum(len(re.findall(r'class="card follow-up"', files[name])) for name in later) == 5000
     assert max(len(text.encode("utf-8")) for text in files.values()) < 2_000_000

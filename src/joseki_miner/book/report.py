@@ -193,10 +193,11 @@ def group_of(book: Book, node: int) -> str:
     return group_of_move(book.get(path[0], "move") if path else "")
 
 
-def group_page(group: str, page: int = 1) -> str:
-    """The file of page ``page`` of a group's joseki (``fuseki`` for the
-    fuseki shapes)."""
-    return f"{'fuseki' if group == 'fuseki' else 'joseki-' + group}{'' if page == 1 else f'-{page}'}.html"
+def group_page(group: str, page: int = 1, what: str = "joseki") -> str:
+    """The file of page ``page`` of a group's joseki (or, ``what``,
+    "follow-ups"); ``fuseki`` for the fuseki shapes."""
+    name = "fuseki" if group == "fuseki" else f"{what}-{group}"
+    return f"{name}{'' if page == 1 else f'-{page}'}.html"
 
 
 def _largest_first(book: Book, nodes: list[int]) -> list[int]:
@@ -253,7 +254,9 @@ def index_page(book: Book, changed: dict | None = None, players: list[dict] | No
         row = [f"<a href=\"{group_page(g)}\">{escape(title)}</a>", number(len(mine["joseki"])),
                number(sum(book.games(n) for n in first))]
         if book.labelled:
-            row += [number(sum(len(f) for f in mine["follow-ups"].values())), number(len(mine["fuseki"]))]
+            later = sum(len(f) for f in mine["follow-ups"].values())
+            row += [f"<a href=\"{group_page(g, 1, 'follow-ups')}\">{number(later)}</a>" if later else "0",
+                    number(len(mine["fuseki"]))]
         rows.append(row)
     if rows:
         body.append(_table(head, rows, set(range(1, len(head)))))
@@ -318,10 +321,11 @@ def flat_index_page(book: Book, changed: dict | None = None, players: list[dict]
 
 
 
-def _pager(group: str, page: int, pages: int) -> str:
+def _pager(group: str, page: int, pages: int, what: str = "joseki") -> str:
     if pages <= 1:
         return ""
-    links = [f"<b>{i}</b>" if i == page else f"<a href=\"{group_page(group, i)}\">{i}</a>" for i in range(1, pages + 1)]
+    links = [f"<b>{i}</b>" if i == page else f"<a href=\"{group_page(group, i, what)}\">{i}</a>"
+             for i in range(1, pages + 1)]
     return f"<p class=\"pager\">Page {' '.join(links)}</p>"
 
 
@@ -345,12 +349,15 @@ def group_pages(book: Book) -> dict[str, str]:
                     f"<h1>Joseki of the {escape(title)}</h1>",
                     f"<p class=\"lead\">{number(len(mine['joseki']))} joseki, the most played first"
                     + (f" ({(page - 1) * PER_PAGE + 1}-{(page - 1) * PER_PAGE + len(shown)} here)" if pages > 1 else "")
-                    + (". Under each, its <b>follow-ups</b>: lines played after a tenuki, when a player came back "
-                       "to the corner later" if mine["follow-ups"] else "") + ".</p>", _pager(g, page, pages),
+                    + (". Under a joseki, the <b>follow-ups</b> played after it ended (lines that went on after a "
+                       "tenuki, when a player came back to the corner later); "
+                       f"<a href=\"{group_page(g, 1, 'follow-ups')}\">all the follow-ups</a>, by the line they follow"
+                       if mine["follow-ups"] else "") + ".</p>", _pager(g, page, pages),
                     "<div class=\"cards\">"]
             body += [_card(book, n, "joseki", mine["follow-ups"].get(n, [])) for n in shown]
             body += ["</div>", _pager(g, page, pages)]
             out[group_page(g, page)] = _page(f"Joseki of the {title}", body)
+        out.update(_follow_up_pages(book, g, title, mine["follow-ups"]))
     fuseki = _largest_first(book, book.fuseki())
     if fuseki:
         pages = max(1, -(-len(fuseki) // PER_PAGE))
@@ -369,6 +376,37 @@ def group_pages(book: Book) -> dict[str, str]:
                     body.append("</div>")
             body.append(_pager("fuseki", page, pages))
             out[group_page("fuseki", page)] = _page("Fuseki shapes", body)
+    return out
+
+
+def _follow_up_pages(book: Book, group: str, title: str, follow_ups: dict[int, list[int]]) -> dict[str, str]:
+    """A group's follow-ups by the line they follow (a joseki's end, or a
+    move within a joseki where a player left the corner), the most played
+    line first, each follow-up a card; at most ``PER_PAGE`` cards a page."""
+    if not follow_ups:
+        return {}
+    entries = [(f, n) for f in sorted(follow_ups, key=lambda f: -book.games(f)) for n in follow_ups[f]]
+    pages = max(1, -(-len(entries) // PER_PAGE))
+    out = {}
+    for page in range(1, pages + 1):
+        shown = entries[(page - 1) * PER_PAGE:page * PER_PAGE]
+        body = [f"<nav class=\"crumbs\"><a href=\"{INDEX}\">Index</a> › <a href=\"{group_page(group)}\">"
+                f"{escape(title)}</a> › Follow-ups</nav>", f"<h1>Follow-ups of the {escape(title)}</h1>",
+                f"<p class=\"lead\">{number(len(entries))} lines played after a tenuki: a joseki had ended, or a "
+                "player left the corner in the middle of one, and someone came back later. By the line they follow, "
+                "the most played first.</p>", _pager(group, page, pages, "follow-ups")]
+        last = None
+        for followed, n in shown:
+            if followed != last:
+                if last is not None:
+                    body.append("</div>")
+                body.append(f"<h3 class=\"followed\" data-node=\"{followed}\">After <a href=\"{page_name(followed)}\">"
+                            f"{escape(sequence_name(book, followed))}</a> ({number(book.games(followed))} games)</h3>"
+                            "<div class=\"cards\">")
+                last = followed
+            body.append(_card(book, n, "follow-up"))
+        body += ["</div>", _pager(group, page, pages, "follow-ups")]
+        out[group_page(group, page, "follow-ups")] = _page(f"Follow-ups of the {title}", body)
     return out
 
 
