@@ -112,10 +112,10 @@ def test_demo_summary_reconciles_and_names_every_reject(demo_run):
     assert summary["games_rejected"] == {"handicap": 1, "not 19x19": 1, "parse error": 1}
     rejects = pq.read_table(catalog.rejects).to_pandas()
     assert sorted(Path(s).name for s in rejects["source"]) == ["bad-9x9.sgf", "bad-handicap.sgf", "bad-truncated.sgf"]
-    # the evidence threshold: 95% sure a line is played in 0.4% of the 400 games (and min_games, 10, above it)
+    # the evidence threshold: 95% sure a line is played in 0.4% of the 400 games (5), and min_games (10) above it
     from joseki_miner.method.threshold import evidence
 
-    assert summary["threshold"] == evidence(400, 0.004, 0.95) and summary["threshold_on"] == "games"
+    assert evidence(400, 0.004, 0.95) == 5 and summary["threshold"] == 10 and summary["threshold_on"] == "games"
     assert summary["sequences"] == 1600 - 15  # four corners a game, but the 15 left empty beside a side extension
     on_disk = json.loads(catalog.summary.read_text())
     for key in ("games_read", "games_accepted", "games_rejected", "sequences", "nodes_before_prune",

@@ -56,8 +56,8 @@ def prune_files(trie_path: Path, years_path: Path, sources_path: Path, sorted_pa
         pruned = pruned.add_column(pruned.column_names.index("count") + 1, "tenuki",
                                    column(_tenuki_counts(arrays)[keep]))
     rows = {name: _rows(path) for name, path in (("years", years_path), ("sources", sources_path))}
-    return _write(pruned, keep, arrays, rows, sorted_path, games_path, outputs, threshold, examples, min_length,
-                  rules.on_games)
+    return _write(pruned, keep, arrays, rows, sorted_path, games_path, outputs, _shown(threshold, rules), examples,
+                  min_length, rules.on_games)
 
 
 def prune_arrays(arrays: dict[str, np.ndarray], names: list[str], sorted_path: Path, games_path: Path,
@@ -84,8 +84,14 @@ def prune_arrays(arrays: dict[str, np.ndarray], names: list[str], sorted_path: P
     from joseki_miner.engines.build import sources_table, years_table
 
     rows = {"years": years_table(arrays["years"]), "sources": sources_table(arrays["sources"], names)}
-    return _write(pruned, keep, arrays, rows, sorted_path, games_path, outputs, threshold, examples, min_length,
-                  rules.on_games, segments)
+    return _write(pruned, keep, arrays, rows, sorted_path, games_path, outputs, _shown(threshold, rules), examples,
+                  min_length, rules.on_games, segments)
+
+
+def _shown(threshold: int, rules: method.Rules) -> int:
+    """The threshold a run reports: on games, the games a line needs,
+    ``min_games`` where it is more."""
+    return max(threshold, rules.min_games) if rules.on_games else threshold
 
 
 def _arrays_of(table: pa.Table, years: pa.Table, sources: pa.Table) -> tuple[dict, list[str]]:
