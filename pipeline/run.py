@@ -412,7 +412,8 @@ class _Run:
                    "sources": staged(catalog.node_sources), "examples": staged(catalog.node_examples),
                    "orders": staged(catalog.node_orders)}
         options = {"threshold": threshold, "min_length": config.min_length, "examples": config.examples,
-                   "rules": prune_rules(config), "kinds": kind_rules(config), "merge_orders": config.prune_merge_orders}
+                   "rules": prune_rules(config), "kinds": kind_rules(config), "merge_orders": config.prune_merge_orders,
+                   "progress": self.stage_progress}
         if "trie" in self.memory:  # mine: the trie just counted, its files still being written
             return partial(prune.run_arrays, self.memory.pop("trie"), self.memory["names"],
                            staged(catalog.sorted_sequences), catalog.games, outputs, **options)

@@ -150,8 +150,9 @@ def _counted_again(several: np.ndarray, rows: np.ndarray, starts: np.ndarray, fi
         first_year[first_year == np.iinfo(np.int64).max] = 0
     out["first_year"], out["last_year"] = first_year, last_year
     for name, value, where in (("years", y, known), ("sources", np.asarray(source)[g], np.ones(len(g), bool))):
-        pairs = np.unique(np.stack([several[node[where]], value[where].astype(np.int64)]), axis=1, return_counts=True)
-        out[name] = {"node": pairs[0][0], "index": pairs[0][1], "games": pairs[1]}
+        pair = several[node[where]] * 65536 + value[where].astype(np.int64)  # a year, a collection: under 2**16
+        pairs, games = np.unique(pair, return_counts=True)
+        out[name] = {"node": pairs // 65536, "index": pairs % 65536, "games": games}
     return out
 
 

@@ -30,7 +30,8 @@ EXAMPLES_SCHEMA = pa.schema(
 
 def prune_files(trie_path: Path, years_path: Path, sources_path: Path, sorted_path: Path, games_path: Path,
         outputs: dict[str, Path], *, threshold: int, min_length: int, examples: int,
-        rules: method.Rules = method.Rules(), kinds: Rules | None = None, merge_orders: bool = False) -> dict:
+        rules: method.Rules = method.Rules(), kinds: Rules | None = None, merge_orders: bool = False,
+        progress: bool = False) -> dict:
     """Prune trie.parquet; ``outputs``: paths of "joseki", "years", "sources", "examples" (and "orders",
     written where ``merge_orders``).  ``rules``: the future work's rules of phase 2; ``kinds``: the rules of
     the nodes' kinds (trie.parquet holds them then); ``merge_orders``: one node a position
@@ -39,7 +40,8 @@ def prune_files(trie_path: Path, years_path: Path, sources_path: Path, sorted_pa
     if merge_orders:
         arrays, names = _arrays_of(table, _rows(years_path), _rows(sources_path))
         return prune_arrays(arrays, names, sorted_path, games_path, outputs, threshold=threshold,
-                            min_length=min_length, examples=examples, rules=rules, kinds=kinds, merge_orders=True)
+                            min_length=min_length, examples=examples, rules=rules, kinds=kinds, merge_orders=True,
+                            progress=progress)
     arrays = {name: numpy(table.column(name)) for name in ("node", "parent", "depth", "count", "games", "first")}
     arrays["key"] = _keys(table)
     keep, new_node, new_parent = method.survivors(arrays["node"], arrays["parent"], arrays["depth"],
@@ -62,15 +64,20 @@ def prune_files(trie_path: Path, years_path: Path, sources_path: Path, sorted_pa
 
 def prune_arrays(arrays: dict[str, np.ndarray], names: list[str], sorted_path: Path, games_path: Path,
                outputs: dict[str, Path], *, threshold: int, min_length: int, examples: int,
-               rules: method.Rules = method.Rules(), kinds: Rules | None = None, merge_orders: bool = False) -> dict:
+               rules: method.Rules = method.Rules(), kinds: Rules | None = None, merge_orders: bool = False,
+               progress: bool = False) -> dict:
     """``prune_files`` on the trie's arrays in memory (``build.SortedRuns.count``;
     ``names``: the collections by number), while trie.parquet is still being
-    written: the same files."""
+    written: the same files.  Merging move orders takes seconds on a large
+    trie: ``progress`` shows it."""
     segments = None
     if merge_orders:
         from joseki_miner.engines.orders import merged
+        from joseki_miner.runs.progress import bar
 
-        arrays, segments = merged(arrays, sorted_path, games_path)
+        with bar(progress, total=len(arrays["node"]), desc="prune: merge orders", unit=" nodes", leave=False) as shown:
+            arrays, segments = merged(arrays, sorted_path, games_path)
+            shown.update(len(segments.node))
     node, parent, depth = arrays["node"], arrays["parent"], arrays["depth"]
     keep, new_node, new_parent = method.survivors(node, parent, depth, arrays["count"], threshold, min_length,
                                                   rules, _tenuki(arrays), arrays["games"], arrays.get("through"))

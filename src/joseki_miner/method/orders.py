@@ -75,33 +75,36 @@ def merge(parent_row: np.ndarray, count: np.ndarray, key: np.ndarray, hi: np.nda
     rep[order] = order[np.maximum.accumulate(np.where(head, np.arange(n), 0))]
     reps = np.flatnonzero(rep == np.arange(n))  # ascending rows
     # display frames from the root down, each representative after its parent position's (the counts of the
-    # representatives never fall along a parent link, and among equals the rows do: the links form a tree)
+    # representatives never fall along a parent link, and among equals the rows do: the links form a tree),
+    # a level of the merged tree at a time
     display = np.zeros(n, np.int64)  # per representative: its position's least image -> its display frame
     shown = np.full(n, TENUKI, np.int64)  # per representative: its move in the display frame
     depth = np.zeros(n, np.int64)
-    kids: dict[int, list[int]] = {}
-    for r in reps[1:].tolist():
-        kids.setdefault(int(rep[parent_row[r]]), []).append(r)
-    queue, seen = [0], 0
-    while seen < len(queue):
-        p = queue[seen]
-        seen += 1
-        for r in kids.get(p, []):
-            u = int(parent_row[r])
-            to_display = _COMPOSE[display[rep[u]], transform[u]]  # u's frame -> its position's display frame
-            shown[r] = _POINTS[to_display][NPOINTS if key[r] == TENUKI else key[r]]
-            display[r] = _COMPOSE[to_display, _INVERSE[transform[r]]]
-            depth[r] = depth[rep[u]] + 1
-            queue.append(r)
-    if seen != len(reps):
-        raise ValueError("the positions' parents do not form a tree")
-    # the merged tree's nodes in a depth-first walk, children by their key (a tenuki last), as a trie's are
-    walk, stack = [], [0]
-    while stack:
-        r = stack.pop()
-        walk.append(r)
-        stack.extend(sorted(kids.get(r, []), key=lambda c: int(shown[c]), reverse=True))
-    rows = np.array(walk, np.int64)
+    done = np.zeros(n, bool)
+    done[0] = True
+    pending = reps[1:]
+    up = rep[parent_row[pending]]  # each one's parent position, by its representative
+    while len(pending):
+        now = done[up]
+        if not now.any():
+            raise ValueError("the positions' parents do not form a tree")
+        r, p = pending[now], up[now]
+        u = parent_row[r]
+        to_display = _COMPOSE[display[p], transform[u]]  # u's frame -> its position's display frame
+        shown[r] = _POINTS[to_display, np.where(key[r] == TENUKI, NPOINTS, key[r])]
+        display[r] = _COMPOSE[to_display, _INVERSE[transform[r]]]
+        depth[r] = depth[p] + 1
+        done[r] = True
+        pending, up = pending[~now], up[~now]
+    # the merged tree's nodes in a depth-first walk, children by their key (a tenuki last), as a trie's are:
+    # their lines from the empty corner in order, a line before those it begins
+    height = int(depth[reps].max()) if len(reps) else 0
+    line = np.full((n, max(height, 1)), -1, np.int16)
+    for d in range(1, height + 1):
+        at = reps[depth[reps] == d]
+        line[at] = line[rep[parent_row[at]]]
+        line[at, d - 1] = shown[at]
+    rows = reps[np.lexsort([line[reps, j] for j in range(line.shape[1] - 1, -1, -1)])]
     node_of = np.full(n, -1, np.int64)
     node_of[rows] = np.arange(len(rows))
     parent = np.where(rows == 0, -1, node_of[rep[parent_row[rows]]])
