@@ -132,13 +132,14 @@ def table(rows: list[tuple], names: list[str]) -> str:
 
 
 COLOURS = ("#999999", "#d08c2c", "#5b8fd0", "#2f7d5b")
+DEFAULT_SHARE = 0.004  # configs/default.yaml's prune.min_fraction, ringed on the curves
 
 
 def curve_svg(curves: dict[str, dict[str, list[tuple[float, int, float]]]], dictionary: str) -> str:
     """Rightness (share of joseki leaves in the dictionary) against richness
     (joseki nodes in it) over the threshold's share, one panel a data set,
     one line a variant of the rules, each point labelled with its share."""
-    width, height, pad = 460, 330, 48
+    width, height, pad = 520, 330, 48
     panels = list(curves.items())
     xs = [x for _, c in panels for line in c.values() for _, x, _ in line]
     ys = [y for _, c in panels for line in c.values() for _, _, y in line]
@@ -174,10 +175,21 @@ def curve_svg(curves: dict[str, dict[str, list[tuple[float, int, float]]]], dict
             for (share, _, _), (x, y) in zip(line, points):
                 out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="2.5" fill="{colour}"/>')
                 if label == "all rules":
-                    out.append(f'<text x="{x + 4:.1f}" y="{y - 4:.1f}" fill="{colour}">{100 * share:g}%</text>')
+                    out.append(f'<text x="{x + 4:.1f}" y="{y - 5:.1f}" fill="{colour}" font-size="10">'
+                               f'{100 * share:g}%</text>')
+                    if share == DEFAULT_SHARE:
+                        out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="7" fill="none" stroke="#c0392b" '
+                                   'stroke-width="2"/>')
+                if label == CURVES[0][0] and share == 0.01:
+                    out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="7" fill="none" stroke="#555" '
+                               'stroke-width="2"/>')
     for i, (label, colour) in enumerate(zip([c for c, _ in CURVES], COLOURS)):
         out.append(f'<rect x="{20 + i * 150}" y="{height + 18}" width="12" height="4" fill="{colour}"/>'
                    f'<text x="{36 + i * 150}" y="{height + 24}">{escape(label)}</text>')
+    out.append(f'<circle cx="{26 + 4 * 150}" cy="{height + 20}" r="6" fill="none" stroke="#c0392b" stroke-width="2"/>'
+               f'<text x="{38 + 4 * 150}" y="{height + 24}">the defaults</text>'
+               f'<circle cx="{26 + 5 * 150}" cy="{height + 20}" r="6" fill="none" stroke="#555" stroke-width="2"/>'
+               f'<text x="{38 + 5 * 150}" y="{height + 24}">the 1% book before</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"
 

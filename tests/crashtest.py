@@ -47,6 +47,7 @@ VARIANTS = {
     "distance": ["--set", "distance.maybe=6"],
     "neutral": ["--set", "influence.neutral=3"],
     "threshold": ["--set", "prune.min_count=40"],
+    "orders": ["--set", "prune.merge_orders=true"],  # node_orders.parquet written, then gone again
     "no-dedupe": ["--set", "dedupe=false"],
 }
 STATES = ("empty", "default", "other")  # the folder the interrupted run starts from
