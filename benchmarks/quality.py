@@ -24,6 +24,7 @@ the curves as benchmarks/quality-curve.svg.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import sys
 import tempfile
@@ -99,7 +100,7 @@ class Measurer:
 
     def run(self, name: str, paths: list[Path], config_path: Path, sets: tuple[str, ...]) -> tuple[quality.Measure, dict]:
         config = load(config_path, list(sets))
-        folder = self.tmp / name.replace(" ", "-") / str(abs(hash(_build(config))))
+        folder = self.tmp / name.replace(" ", "-") / hashlib.sha256(repr(_build(config)).encode()).hexdigest()[:12]
         summary = run_stages(Catalog(work=folder / "work", out=folder / "out"), config, STAGES, paths,
                              progress=False)
         table = pq.read_table(folder / "out" / "joseki.parquet").to_pydict()

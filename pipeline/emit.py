@@ -4,6 +4,7 @@ renderings when Graphviz's ``dot`` is installed)."""
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from joseki_miner.book import emit as method
@@ -32,7 +33,9 @@ def run(files: BookFiles, sgf_path: Path, dot_path: Path, influence_path: Path, 
             _write(path, text)
             shown.update(1)
         rendered = []
-        for text, svg in zip(dots, svg_paths) if not skipped else ():
-            rendered.append(render_svg(text, svg))
-            shown.update(1)
+        if not skipped:  # the two drawings at once: Graphviz runs in processes of its own
+            with ThreadPoolExecutor(max_workers=2, thread_name_prefix="dot") as pool:
+                for done in pool.map(render_svg, dots, svg_paths):
+                    rendered.append(done)
+                    shown.update(1)
     return {"svg_rendered": sum(rendered), **({"svg_skipped": skipped} if skipped else {})}

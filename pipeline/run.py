@@ -262,6 +262,10 @@ class _Run:
                         continue
                     if self.dask is not None:
                         self.dask.cluster()  # started (where no stage needed it before) ahead of this stage's clock
+                    if self.dask is None and stage == "emit" and self.stages[self.stages.index(stage) + 1:][:1] == [
+                            "report"]:
+                        ran |= self.emit_beside_report(keys)
+                        continue
                     t0 = time.perf_counter()
                     if self.dask is not None:
                         figures = self.dask.on_cluster(stage, keys[stage])
@@ -294,6 +298,23 @@ class _Run:
         summary = summarize(catalog, time.perf_counter() - self.started, upto=self.stages[-1])
         store.write_atomically(catalog.summary, (json.dumps(summary, indent=2) + "\n").encode("utf-8"))
         return summary
+
+    def emit_beside_report(self, keys: dict[str, str]) -> set[str]:
+        """Emit and the report at once (neither reads the other's files):
+        emit's drawings run in Graphviz's processes while the report's
+        pages are made; each stage recorded with its own time."""
+        def timed(work: Callable[[], dict]) -> tuple[dict, float]:
+            return work(), time.perf_counter()
+
+        t0 = time.perf_counter()
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="emit") as side:
+            emitted = side.submit(timed, self.action("emit", progress=False))
+            reported, report_end = timed(self.action("report"))
+            emit_figures, emit_end = emitted.result()
+        for stage, figures, end in (("emit", emit_figures, emit_end), ("report", reported, report_end)):
+            self.done(self.record(stage, keys[stage], figures, end - t0))
+            self.log(f"{stage}: done in {end - t0:.1f} s")
+        return {"emit", "report"}
 
     def inputs_known(self, mined: dict | None) -> str | None:
         """Walk the inputs and say their key where it can be known without
@@ -341,9 +362,10 @@ class _Run:
             first = pq.ParquetFile(self.catalog.rejects).read_row_group(0).slice(0, 1).to_pylist()[0]
             raise StrictError.of(**first)
 
-    def action(self, stage: str) -> Callable[[], dict]:
+    def action(self, stage: str, progress: bool | None = None) -> Callable[[], dict]:
         """The stage's work, as a call of a stage's function with its
-        arguments (so the dask engine can send it to a worker)."""
+        arguments (so the dask engine can send it to a worker); ``progress``
+        (by default the run's) for emit's bar."""
         catalog, config, staged = self.catalog, self.config, store.staged
         if stage == "ingest":
             from . import ingest as ingest_stage
@@ -379,7 +401,7 @@ class _Run:
                            self.book_files(), staged(catalog.sgf), staged(catalog.dot), staged(catalog.influence_dot),
                            share=config.influence_share, min_length=config.min_length, counters=config.emit_counters,
                            svg_paths=(staged(catalog.svg), staged(catalog.influence_svg)),
-                           progress=self.stage_progress)
+                           progress=self.stage_progress if progress is None else progress)
         return partial(report.run, self.book_files(), staged(catalog.report), share=config.influence_share,
                        min_length=config.min_length, progress=self.stage_progress)
 

@@ -102,6 +102,7 @@ def test_a_line_that_goes_on_after_a_tenuki_is_a_follow_up():
     """)
     assert keys[5] == TENUKI and len(keys) == 7
     assert kind_of(keys, DEFAULT) == "follow-up" and kind_of(keys[:5], DEFAULT) == "joseki"
+    assert kind_of(keys[:6], DEFAULT) == "joseki"  # a line that ends on its tenuki: the joseki ended there
     assert kind_of(keys, RULES) == "joseki"  # kinds.follow_up: false keeps it a joseki
     # a tenuki at the second entry makes an enclosure, not a follow-up: the corner's first player plays again
     enclosure = line("""

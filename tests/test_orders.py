@@ -142,6 +142,12 @@ def test_merged_orders_on_real_games_count_every_order_and_read_the_same_from_fi
     for name in ("joseki.parquet", "node_orders.parquet", "node_examples.parquet", "node_years.parquet",
                  "node_sources.parquet"):
         assert (again / name).read_bytes() == (tmp_path / "mined" / name).read_bytes(), name
+    # joseki compare reads each node's orders as the report's page of what changed does
+    from joseki_miner.book.compare import compare, compare_files, eras
+
+    a, b, _, _ = eras(catalog.games)
+    assert compare(catalog, a, b) == compare_files(catalog.joseki, catalog.sorted_sequences, catalog.games, a, b,
+                                                   orders=catalog.node_orders)
     summary = json.loads((again / "summary.json").read_text())
     assert summary["nodes_after_prune"] == len(table["node"])
     # without the option the orders' file goes

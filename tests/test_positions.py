@@ -32,8 +32,23 @@ def test_the_player_to_move_and_captures_are_part_of_the_position():
     assert position_of(one)[0] != position_of(one + (TENUKI,))[0]  # White to move, then Black after a tenuki
     # Black's stone at A19 captured by White's B19 and A18: no black stone is left
     line = (point(0, 0), point(0, 1), TENUKI, point(1, 0))
-    (black, white, _), _ = position_of(line)
+    (black, white, _, _), _ = position_of(line)
     assert black == () and len(white) == 2
+
+
+def test_a_ko_fought_back_and_forth_returns_to_a_position_of_its_own():
+    """Black takes the ko at C18, White takes it back at B18: the stones and
+    the player to move are those before, but the line has stood there once
+    already, so it is another position (one line never holds one position
+    twice: merged, its sequences would count twice)."""
+    line = (point(0, 1), point(1, 1), point(1, 0), point(0, 2), point(2, 1), point(2, 2), TENUKI, point(1, 3),
+            point(1, 2), point(1, 1))
+    before, after = position_of(line[:8])[0], position_of(line[:10])[0]
+    assert before[:3] == after[:3] and (before[3], after[3]) == (0, 1)
+    parent, depth, key, nodes = _table([line])
+    hi, lo, _ = position_keys(parent, depth, key)
+    eight, ten = nodes.index(line[:8]), nodes.index(line[:10])
+    assert (hi[eight], lo[eight]) != (hi[ten], lo[ten])
 
 
 def _table(paths):

@@ -415,3 +415,20 @@ def test_a_page_weighs_at_most_2_mb_at_any_tree_size():
     assert len(later) == 50  # 5,000 follow-ups, 100 a page
     assert sum(len(re.findall(r'class="card follow-up"', files[name])) for name in later) == 5000
     assert max(len(text.encode("utf-8")) for text in files.values()) < 2_000_000
+
+
+def test_a_group_of_follow_ups_alone_is_listed_and_has_its_page():
+    """A first move whose lines are all follow-ups (no joseki ends there):
+    the index's table lists its follow-ups, their page is written, and no
+    page of joseki is linked."""
+    from joseki_miner.book.words import make_book
+
+    rows = [(0, -1, 0, "", "", "joseki", 100), (1, 0, 1, "B", "fd", "joseki", 100),
+            (2, 1, 2, "W", "dc", "joseki", 90), (3, 2, 3, "B", "", "joseki", 80),
+            (4, 3, 4, "W", "cd", "follow-up", 60)]
+    cols = ["node", "parent", "depth", "color", "move", "kind", "count"]
+    book = make_book(pa.table({c: [r[i] for r in rows] for i, c in enumerate(cols)}),
+                     about=About(games=100, min_length=3))
+    files = report.pages(book)
+    assert "follow-ups-other.html" in files and not any(n.startswith("joseki-") for n in files)
+    assert 'href="follow-ups-other.html">1</a>' in files["index.html"] and 'href="joseki-other' not in files["index.html"]

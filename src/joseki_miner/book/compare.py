@@ -55,8 +55,10 @@ def _share(x: int, n: int) -> dict:
 def compare(catalog: Catalog, a: Filters, b: Filters, least: int = LEAST_GAMES) -> dict:
     """Every move of the pruned tree on sides ``a`` and ``b``: ``risers``
     (a larger share on ``b``) and ``fallers``, each the real changes only,
-    the largest first; and each side's games."""
-    return compare_files(catalog.joseki, catalog.sorted_sequences, catalog.games, a, b, least)
+    the largest first; and each side's games (a tree mined with move orders
+    merged: each node's orders, node_orders.parquet)."""
+    orders = catalog.node_orders if catalog.node_orders.exists() else None
+    return compare_files(catalog.joseki, catalog.sorted_sequences, catalog.games, a, b, least, orders)
 
 
 def eras(games: Path, since: int | None = None) -> tuple[Filters, Filters, str, str] | None:
@@ -87,7 +89,9 @@ def compare_files(joseki: Path, sorted_sequences: Path, games: Path, a: Filters,
     kinds = tree.column("kind").to_pylist() if "kind" in tree.column_names else [None] * len(node)
     game = numpy(pq.ParquetFile(sorted_sequences).read(columns=["game"]).column("game"))
     reached: dict[tuple[int, str], tuple[int, int]] = {}
-    seen = np.zeros(len(in_a), dtype=bool)  # the games of a node's sequences, marked (a sort of each is 10x slower)
+    # a node's games counted once each: a game's last place among the node's sequences marks it (no sort, and
+    # nothing of the size of all the games touched a node)
+    last = np.zeros(len(in_a), dtype=np.int64)
     ranges: dict[int, list[tuple[int, int]]] = {n: [(lo, c)] for n, lo, c in zip(node.tolist(), first.tolist(),
                                                                              count.tolist())}
     came = ranges  # what reached a node from its parent's position: all of it, but where orders are merged
@@ -101,9 +105,10 @@ def compare_files(joseki: Path, sorted_sequences: Path, games: Path, a: Filters,
     for n in ranges:
         for name, parts in (("all", ranges[n]), ("came", came[n])) if came is not ranges else (("all", ranges[n]),):
             here = np.concatenate([game[lo:lo + c] for lo, c in parts]) if parts else game[:0]
-            seen[here] = True
-            reached[(n, name)] = (int(np.count_nonzero(seen & in_a)), int(np.count_nonzero(seen & in_b)))
-            seen[here] = False
+            at = np.arange(len(here))
+            last[here] = at
+            once = here[last[here] == at]
+            reached[(n, name)] = (int(np.count_nonzero(in_a[once])), int(np.count_nonzero(in_b[once])))
         if came is ranges:
             reached[(n, "came")] = reached[(n, "all")]
     total = (max(1, int(in_a.sum())), max(1, int(in_b.sum())))

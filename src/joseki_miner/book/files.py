@@ -6,6 +6,7 @@ SVG where Graphviz is."""
 from __future__ import annotations
 
 import shutil
+from concurrent.futures import ThreadPoolExecutor
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -95,21 +96,30 @@ def write(files: BookFiles, folder: Path, *, share: float, min_length: int, part
           progress: bool = False) -> list[int]:
     """Write part ``part`` = (i, k) of the report's pages into ``folder``
     (``report.pages``), with a bar of the pages where ``progress``; the
-    sizes of the files written."""
+    sizes of the files written.  What changed between the eras is counted
+    in a thread (numpy's counting lets the pages go on) while the nodes'
+    pages are made; the pages that need it come last."""
     book = load_book(files, share=share, min_length=min_length)
-    changed = changes(files) if part[0] == 0 else None
-    players = [repertoire(files.joseki, files.sequences, files.games, p) for p in files.players] \
-        if part[0] == 0 and files.sequences is not None else []
     sizes = []
     nodes = len(book.cols["node"])
-    with bar(progress, total=-(-nodes // part[1]), desc="report", unit=" pages", leave=False) as shown:
-        for name, text in pages_of.pages(book, plots.year_shares, part, changed, players).items():
-            data = text.encode("utf-8")
-            (folder / name).write_bytes(data)
-            sizes.append(len(data))
-            if pages_of.is_node_page(name):
-                shown.update(1)
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="changes") as side:
+        changed = side.submit(changes, files) if part[0] == 0 else None
+        with bar(progress, total=-(-nodes // part[1]), desc="report", unit=" pages", leave=False) as shown:
+            for name, text in pages_of.iter_pages(book, plots.year_shares, part, lambda: changed and changed.result(),
+                                                  lambda: _players(files, part)):
+                data = text.encode("utf-8")
+                (folder / name).write_bytes(data)
+                sizes.append(len(data))
+                if pages_of.is_node_page(name):
+                    shown.update(1)
     return sizes
+
+
+def _players(files: BookFiles, part: tuple[int, int]) -> list[dict]:
+    """The repertoires the report shows (part 0 writes them)."""
+    if part[0] != 0 or files.sequences is None:
+        return []
+    return [repertoire(files.joseki, files.sequences, files.games, p) for p in files.players]
 
 
 def figures(parts: list[list[int]]) -> dict:

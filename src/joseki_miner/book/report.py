@@ -245,13 +245,14 @@ def index_page(book: Book, changed: dict | None = None, players: list[dict] | No
             + (" Repertoires: " + ", ".join(f"<a href=\"{repertoire_name(r['player'])}\">{escape(r['player'])}</a>"
                                            for r in players) + "." if players else "") + "</p>"]
     groups = grouped(book)
-    present = [(g, title) for g, title, _ in GROUPS if groups[g]["joseki"]]
+    present = [(g, title) for g, title, _ in GROUPS if groups[g]["joseki"] or groups[g]["follow-ups"]]
     head = ["First move", "Joseki", "Games"] + (["Follow-ups", "Fuseki shapes"] if book.labelled else [])
     rows = []
     for g, title in present:
         mine = groups[g]
         first = {book.path(n)[0] for n in mine["joseki"]}
-        row = [f"<a href=\"{group_page(g)}\">{escape(title)}</a>", number(len(mine["joseki"])),
+        row = [f"<a href=\"{group_page(g)}\">{escape(title)}</a>" if mine["joseki"] else escape(title),
+               number(len(mine["joseki"])),
                number(sum(book.games(n) for n in first))]
         if book.labelled:
             later = sum(len(f) for f in mine["follow-ups"].values())
@@ -262,6 +263,8 @@ def index_page(book: Book, changed: dict | None = None, players: list[dict] | No
         body.append(_table(head, rows, set(range(1, len(head)))))
     for g, title in present:
         mine = groups[g]
+        if not mine["joseki"]:
+            continue
         body.append(f"<h2 id=\"group-{g}\"><a href=\"{group_page(g)}\">{escape(title)}</a></h2>"
                     f"<p class=\"lead\">{number(len(mine['joseki']))} joseki, the most played first. "
                     f"<a href=\"{group_page(g)}\">All of them</a>"
@@ -340,6 +343,7 @@ def group_pages(book: Book) -> dict[str, str]:
     groups = grouped(book)
     for g, title, _ in GROUPS:
         mine = groups[g]
+        out.update(_follow_up_pages(book, g, title, mine["follow-ups"], bool(mine["joseki"])))
         if not mine["joseki"]:
             continue
         pages = max(1, -(-len(mine["joseki"]) // PER_PAGE))
@@ -357,7 +361,6 @@ def group_pages(book: Book) -> dict[str, str]:
             body += [_card(book, n, "joseki", mine["follow-ups"].get(n, [])) for n in shown]
             body += ["</div>", _pager(g, page, pages)]
             out[group_page(g, page)] = _page(f"Joseki of the {title}", body)
-        out.update(_follow_up_pages(book, g, title, mine["follow-ups"]))
     fuseki = _largest_first(book, book.fuseki())
     if fuseki:
         pages = max(1, -(-len(fuseki) // PER_PAGE))
@@ -379,10 +382,12 @@ def group_pages(book: Book) -> dict[str, str]:
     return out
 
 
-def _follow_up_pages(book: Book, group: str, title: str, follow_ups: dict[int, list[int]]) -> dict[str, str]:
+def _follow_up_pages(book: Book, group: str, title: str, follow_ups: dict[int, list[int]],
+                     joseki: bool = True) -> dict[str, str]:
     """A group's follow-ups by the line they follow (a joseki's end, or a
     move within a joseki where a player left the corner), the most played
-    line first, each follow-up a card; at most ``PER_PAGE`` cards a page."""
+    line first, each follow-up a card; at most ``PER_PAGE`` cards a page
+    (``joseki``: whether the group has pages of joseki to link back to)."""
     if not follow_ups:
         return {}
     entries = [(f, n) for f in sorted(follow_ups, key=lambda f: -book.games(f)) for n in follow_ups[f]]
@@ -390,8 +395,9 @@ def _follow_up_pages(book: Book, group: str, title: str, follow_ups: dict[int, l
     out = {}
     for page in range(1, pages + 1):
         shown = entries[(page - 1) * PER_PAGE:page * PER_PAGE]
-        body = [f"<nav class=\"crumbs\"><a href=\"{INDEX}\">Index</a> › <a href=\"{group_page(group)}\">"
-                f"{escape(title)}</a> › Follow-ups</nav>", f"<h1>Follow-ups of the {escape(title)}</h1>",
+        up = f"<a href=\"{group_page(group)}\">{escape(title)}</a>" if joseki else escape(title)
+        body = [f"<nav class=\"crumbs\"><a href=\"{INDEX}\">Index</a> › {up} › Follow-ups</nav>",
+                f"<h1>Follow-ups of the {escape(title)}</h1>",
                 f"<p class=\"lead\">{number(len(entries))} lines played after a tenuki: a joseki had ended, or a "
                 "player left the corner in the middle of one, and someone came back later. By the line they follow, "
                 "the most played first.</p>", _pager(group, page, pages, "follow-ups")]
@@ -610,13 +616,24 @@ def pages(book: Book, plot: PlotFn | None = None, part: tuple[int, int] = (0, 1)
     them: every k-th node's page from the i-th (the style, the index and
     the page of what changed, given ``changed``, go with part 0), so that
     k parts write the report between them."""
+    return dict(iter_pages(book, plot, part, lambda: changed, lambda: players))
+
+
+def iter_pages(book: Book, plot: PlotFn | None = None, part: tuple[int, int] = (0, 1),
+               changed: Callable[[], dict | None] = lambda: None,
+               players: Callable[[], list[dict] | None] = lambda: None):
+    """``pages`` one (name, text) at a time, as each is made: the nodes'
+    pages first, then (part 0) those that need what changed and the
+    players' repertoires, asked for only then."""
     i, k = part
-    out = {STYLE: CSS + (KIND_CSS if book.labelled else ""), INDEX: index_page(book, changed, players),
-           **group_pages(book)} if i == 0 else {}
-    if i == 0 and changed:
-        out[CHANGED] = changed_page(book, changed)
-    for found in players or [] if i == 0 else []:
-        out[repertoire_name(found["player"])] = repertoire_page(book, found)
     for node in list(book.cols["node"])[i::k]:
-        out[page_name(node)] = node_page(book, node, plot)
-    return out
+        yield page_name(node), node_page(book, node, plot)
+    if i == 0:
+        what, who = changed(), players() or []
+        yield STYLE, CSS + (KIND_CSS if book.labelled else "")
+        yield INDEX, index_page(book, what, who)
+        yield from group_pages(book).items()
+        if what:
+            yield CHANGED, changed_page(book, what)
+        for found in who:
+            yield repertoire_name(found["player"]), repertoire_page(book, found)

@@ -379,6 +379,8 @@ def kind_text(book: Book, node: int) -> str:
         return ""
     kind = book.kind(node)
     if kind == "joseki":
+        if book.is_tenuki(node) and book.parent(node) in book.ends():
+            return "Tenuki: the joseki ended at the move before; what follows is its follow-ups"
         if node not in book.ends():
             return "Joseki"
         share = book.tenuki_share(node)

@@ -63,7 +63,6 @@ def merged(arrays: dict, sorted_path: Path, games_path: Path) -> tuple[dict, Seg
            "key": m.key.astype(np.asarray(arrays["key"]).dtype)}
     out["count"] = np.zeros(size, np.int64)
     np.add.at(out["count"], m.group, count)
-    out["count"][0] = count[0]
     # the sequences that came to a node from its parent's position: its share of the moves played there
     through = np.r_[True, m.group[prow[1:]] == m.parent[m.group[1:]]]
     out["through"] = np.zeros(size, np.int64)
@@ -88,11 +87,9 @@ def merged(arrays: dict, sorted_path: Path, games_path: Path) -> tuple[dict, Seg
         years = _joined(years, extra["years"])
         sources = _joined(sources, extra["sources"])
     out["years"], out["sources"] = years, sources
-    opening = first_keys(prow, key)
-    order = np.lexsort((rows, m.group[rows]))
-    seg_rows = rows[order]
-    return out, Segments(m.group[seg_rows], np.asarray(arrays["first"], np.int64)[seg_rows], count[seg_rows],
-                         opening[seg_rows], through[seg_rows])
+    opening = first_keys(prow, key)  # ``rows``: by node, each node's by row
+    return out, Segments(m.group[rows], np.asarray(arrays["first"], np.int64)[rows], count[rows], opening[rows],
+                         through[rows])
 
 
 def _rows_of(rows: dict, group: np.ndarray, single: np.ndarray) -> dict:

@@ -20,15 +20,16 @@ is the upper left, its first move played by Black), a point lying on the
   of its sequences go on with a side move (on that line or beyond): an
   approach from the side whose purpose is the whole board's opening, which
   the game answers on the side, not in the corner;
-* ``follow-up``: else, with ``follow_up``, when a tenuki at the third entry
-  or later is on the path: the joseki had ended there and the line is the
-  corner's later life, played when someone came back;
+* ``follow-up``: else, with ``follow_up``, when a move follows a tenuki at
+  the third entry or later: the joseki had ended there and the line is the
+  corner's later life, played when someone came back (a line that ends on
+  its tenuki is where its joseki ends, "then tenuki");
 * ``joseki``: else: both players play in the corner and every move stays in
   its region.
 
 A kind never goes back: a node's is the largest of its own and its
 parent's (joseki < follow-up < approach < enclosure < extension); a tenuki
-takes its parent's (at the third entry or later, a follow-up's).  Where
+takes its parent's.  Where
 the tree's joseki end: a joseki node (not a tenuki) of at least
 ``min_length`` moves none of whose continuations is a joseki move (a
 continuation through a tenuki counts where the line goes on after it as a
@@ -83,7 +84,7 @@ def kind_of(keys: Sequence[int], rules: Rules = Rules()) -> str:
         return "extension"
     if len(keys) >= 3 and keys[1] == TENUKI:
         return "enclosure"
-    if rules.follow_up and TENUKI in keys[2:]:
+    if rules.follow_up and TENUKI in keys[2:-1]:
         return "follow-up"
     return "joseki"
 
@@ -96,8 +97,8 @@ def own_codes(key: np.ndarray, depth: np.ndarray, parent_key: np.ndarray, rules:
     move = (key != TENUKI) & (depth > 0)
     far = np.maximum(key // SIZE, key % SIZE) + 1
     out = np.full(len(key), JOSEKI, np.int8)
-    if rules.follow_up:
-        out[(key == TENUKI) & (depth >= 3)] = FOLLOW_UP
+    if rules.follow_up:  # a move after a tenuki at the third entry or later
+        out[move & (np.asarray(parent_key, np.int64) == TENUKI) & (depth >= 4)] = FOLLOW_UP
     out[(depth == 3) & (np.asarray(parent_key, np.int64) == TENUKI)] = ENCLOSURE
     out[move & (far > rules.region)] = EXTENSION
     return out

@@ -11,7 +11,10 @@ in one frame from the empty corner down (each node's display frame: its
 representative's parent's, so a line reads as the most played order
 played it), and a node counts every sequence that reached its position by
 any order: its members' counts and influence counters added (the
-counters turned into the node's frame).  The games, wins, years and
+counters turned into the node's frame; the trie stores the nodes counted
+at least twice, so an order played once is not among them).  A line that
+returns to a position (a ko fought back and forth) stands on another
+position each time (``positions``): one line is never counted twice.  The games, wins, years and
 collections of a node of several members are not sums (a game may reach
 one position in two corners by two orders): ``engines.orders`` counts them
 again from the members' sequences.
@@ -99,12 +102,14 @@ def merge(parent_row: np.ndarray, count: np.ndarray, key: np.ndarray, hi: np.nda
     # the merged tree's nodes in a depth-first walk, children by their key (a tenuki last), as a trie's are:
     # their lines from the empty corner in order, a line before those it begins
     height = int(depth[reps].max()) if len(reps) else 0
-    line = np.full((n, max(height, 1)), -1, np.int16)
+    slot = np.full(n, -1, np.int64)  # a representative's row of ``line``
+    slot[reps] = np.arange(len(reps))
+    line = np.full((len(reps), max(height, 1)), -1, np.int16)
     for d in range(1, height + 1):
         at = reps[depth[reps] == d]
-        line[at] = line[rep[parent_row[at]]]
-        line[at, d - 1] = shown[at]
-    rows = reps[np.lexsort([line[reps, j] for j in range(line.shape[1] - 1, -1, -1)])]
+        line[slot[at]] = line[slot[rep[parent_row[at]]]]
+        line[slot[at], d - 1] = shown[at]
+    rows = reps[np.lexsort([line[:, j] for j in range(line.shape[1] - 1, -1, -1)])]
     node_of = np.full(n, -1, np.int64)
     node_of[rows] = np.arange(len(rows))
     parent = np.where(rows == 0, -1, node_of[rep[parent_row[rows]]])

@@ -5,8 +5,11 @@ position reach one node where orders are merged (``orders``), whatever
 corner and orientation each was played in.
 
 * ``position_of``: the position of one line of trie keys, exactly: the
-  least of its 8 images (black stones, white stones, sorted), the entries
-  played (a tenuki passes the move), and the transform to that image;
+  least of its 8 images (black stones, white stones, sorted), the player
+  to move (a tenuki passes the move), how many times the line stood on it
+  before (a ko fought back and forth returns to a position: each return is
+  a position of its own, so one line never holds one position twice), and
+  the transform to that image;
 * ``position_keys``: every node of a node table at once, compiled: one
   replay of the table's paths, each node's position as a 128-bit key (two
   independent Zobrist hashes of the image the first hash finds least) and
@@ -30,42 +33,50 @@ from joseki_miner.method.points import BLACK, NPOINTS, TENUKI, WHITE, neighbours
 from joseki_miner.method.symmetry import POINT_MAP, TRANSFORMS
 
 SEED = 20070523  # the hashes' random table: any fixed seed gives the same grouping
+REPEATS = 64  # returns to one position a line may make and keep apart (a longer ko fight shares the last)
 
 
-def position_of(keys: Sequence[int]) -> tuple[tuple[tuple[int, ...], tuple[int, ...], int], int]:
+def position_of(keys: Sequence[int]) -> tuple[tuple[tuple[int, ...], tuple[int, ...], int, int], int]:
     """The position after the trie keys ``keys`` (Black first, colours
     alternating, TENUKI a move elsewhere): (least image: black points,
-    white points, the player to move: 0 Black, 1 White) and the first
-    transform that gives it."""
+    white points, the player to move: 0 Black, 1 White, and how many
+    times the line stood on it before) and the first transform that gives
+    it."""
     board = Board()
-    for i, k in enumerate(keys):
-        if k != TENUKI:
-            board.play(BLACK if i % 2 == 0 else WHITE, k)
-    black = [p for p in range(NPOINTS) if board.grid[p] == BLACK]
-    white = [p for p in range(NPOINTS) if board.grid[p] == WHITE]
-    images = [(tuple(sorted(POINT_MAP[t][p] for p in black)), tuple(sorted(POINT_MAP[t][p] for p in white)), t)
-              for t in TRANSFORMS]
-    b, w, t = min(images)
-    return (b, w, len(keys) % 2), t
+    seen = []  # the least image after each entry, the last one's at the end
+    t = 0
+    for i, k in enumerate([None, *keys]):
+        if k is not None and k != TENUKI:
+            board.play(BLACK if (i - 1) % 2 == 0 else WHITE, k)
+        black = [p for p in range(NPOINTS) if board.grid[p] == BLACK]
+        white = [p for p in range(NPOINTS) if board.grid[p] == WHITE]
+        b, w, t = min((tuple(sorted(POINT_MAP[t][p] for p in black)), tuple(sorted(POINT_MAP[t][p] for p in white)),
+                       t) for t in TRANSFORMS)
+        seen.append((b, w))
+    last = len(keys)
+    repeat = sum(1 for j in range(last % 2, last, 2) if seen[j] == seen[last])
+    return (*seen[last], last % 2, repeat), t
 
 
-def _tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _tables() -> tuple[np.ndarray, ...]:
     rng = np.random.default_rng(SEED)
     zobrist = rng.integers(0, 2**63 - 1, size=(2, 2, NPOINTS), dtype=np.int64)  # hash, colour, point
     to_move = rng.integers(0, 2**63 - 1, size=2, dtype=np.int64)
+    repeat = rng.integers(0, 2**63 - 1, size=(2, REPEATS), dtype=np.int64)
     point_map = np.array([POINT_MAP[t][:NPOINTS] for t in TRANSFORMS], np.int64)
     nb = np.full((NPOINTS, 4), -1, np.int64)
     for p in range(NPOINTS):
         for j, q in enumerate(neighbours(p)):
             nb[p, j] = q
-    return zobrist, to_move, point_map, nb
+    return zobrist, to_move, repeat, point_map, nb
 
 
-def _keys_loop(parent_row, depth, key, zobrist, to_move, point_map, nb, hi, lo, transform):
+def _keys_loop(parent_row, depth, key, zobrist, to_move, repeat, point_map, nb, hi, lo, transform):
     n = len(parent_row)
     levels = int(depth.max()) + 1 if n else 1
     grid = np.zeros((levels, NPOINTS), np.int8)
     h = np.zeros((levels, 2, 8), np.int64)  # per level: each hash under each transform
+    least = np.zeros((levels, 2), np.int64)  # per level: the least image's hashes
     at_level = np.full(levels, -1, np.int64)
     mark = np.zeros(NPOINTS, np.int64)
     stamp = 0
@@ -137,9 +148,16 @@ def _keys_loop(parent_row, depth, key, zobrist, to_move, point_map, nb, hi, lo, 
             a, b = h[d, 0, t], h[d, 0, best]
             if a < b or (a == b and h[d, 1, t] < h[d, 1, best]):
                 best = t
+        least[d, 0] = h[d, 0, best]
+        least[d, 1] = h[d, 1, best]
+        times = 0  # the line stood on this position before (a ko fought back and forth)
+        for e in range(d - 2, -1, -2):
+            if least[e, 0] == least[d, 0] and least[e, 1] == least[d, 1]:
+                times += 1
+        times = min(times, REPEATS - 1)
         side = d % 2
-        hi[i] = h[d, 0, best] ^ to_move[side]
-        lo[i] = h[d, 1, best] ^ to_move[1 - side]
+        hi[i] = least[d, 0] ^ to_move[side] ^ repeat[0, times]
+        lo[i] = least[d, 1] ^ to_move[1 - side] ^ repeat[1, times]
         transform[i] = best
     return n
 
