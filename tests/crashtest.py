@@ -292,7 +292,7 @@ def run(inputs: list[Path], root: Path, moments: int, quick: bool = False, log=p
     h = Harness(inputs, root, log, engine or [])
     spread = [(i + 0.5) / moments for i in range(moments)]
     pairs = [("empty", "force"), ("default", "distance"), ("other", "neutral"), ("default", "threshold"),
-             ("other", "no-dedupe")]
+             ("other", "no-dedupe"), ("default", "orders")]
     for state, variant in pairs[:3] if quick else pairs:
         log(f"timed stops: from {state}, mining with {variant} ...")
         h.timed(state, variant, spread)
@@ -315,7 +315,7 @@ def run(inputs: list[Path], root: Path, moments: int, quick: bool = False, log=p
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("data", nargs="*", type=Path, help="game collections (default: every one in ../shared/data)")
-    parser.add_argument("--moments", type=int, default=10, help="timed stops a (state, settings) pair (5 pairs)")
+    parser.add_argument("--moments", type=int, default=10, help="timed stops a (state, settings) pair (6 pairs)")
     parser.add_argument("--keep", action="store_true", help="keep the case folders")
     parser.add_argument("--engine", choices=("fast", "dask"), default="fast",
                         help="the engine of every run (dask: a LocalCluster of 2 worker processes)")
