@@ -123,8 +123,11 @@ def _print_summary(s: dict, catalog: Catalog) -> None:
     if s.get("nodes_before_prune"):
         tree = f"sequences {s['sequences']:,}; trie {s['nodes_before_prune']:,} nodes"
         if s.get("threshold"):
-            found = (f"{s['joseki']:,} joseki, " + (f"{s['follow_ups']:,} follow-ups, " if "follow_ups" in s else "")
-                     + f"{s['fuseki_shapes']:,} fuseki shapes" if "joseki" in s else f"{s['leaves']:,} joseki")
+            later = s.get("follow_ups")
+            found = (f"{s['joseki']:,} joseki, "
+                     + (f"{later:,} follow-up{'s' if later != 1 else ''}, " if later is not None else "")
+                     + f"{s['fuseki_shapes']:,} fuseki shape{'s' if s['fuseki_shapes'] != 1 else ''}"
+                     if "joseki" in s else f"{s['leaves']:,} joseki")
             tree += (f"; pruned at {s.get('threshold_on', 'count')} >= {s['threshold']:,}: "
                      f"{s['nodes_after_prune']:,} nodes, {found}, deepest {s['deepest']} moves")
         lines.append(tree)
