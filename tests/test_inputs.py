@@ -219,22 +219,47 @@ print(sorted(m for m in ("pyarrow", "numpy", "numba", "pandas", "dask") if m in 
 
 
 @pytest.mark.parametrize("depth", [0, 1, 2])
-def test_collections_are_named_by_the_folders_between_the_path_given_and_the_file(depth):
+def test_collections_are_named_by_the_folders_between_the_path_given_and_the_file(depth, tmp_path, monkeypatch):
     """A file under a folder given is named by that folder and the next
-    ``depth`` folders (one name a folder, found once); a file given is its
-    own collection, even inside a folder given; a source under nothing
+    ``depth`` folders where each holds several folders of games (one name a
+    folder, found once); a folder whose games are all in one inner folder
+    (tygem-9d: kifu/, its index/ aside) is named as given; a file given is
+    its own collection, even inside a folder given; a source under nothing
     given is named by itself."""
     from joseki_miner.runs.inputs import Collections
 
-    sources = ["data/kgs/2001/a.sgf", "data/kgs/2001/x.sgf", "data/kgs/2001/b.sgf", "data/kgs/c.sgf",
-               "data/d.sgf", "other/e.sgf", "elsewhere/f.sgf", "elsewhere/g.sgf"]
-    for order in (sources, sources[::-1]):
-        names = Collections(["data", "data/kgs/2001/x.sgf", "./other/"], depth=depth)
+    monkeypatch.chdir(tmp_path)
+    sources = ["data/kgs/2001/a.sgf", "data/kgs/2001/x.sgf", "data/kgs/2001/b.sgf", "data/kgs/2002/y.sgf",
+               "data/kgs/c.sgf", "data/tom/z.sgf", "data/d.sgf", "other/e.sgf", "tygem-9d/kifu/2011-01.txt",
+               "tygem-9d/index/Kifu2011.txt"]
+    for source in sources:
+        Path(source).parent.mkdir(parents=True, exist_ok=True)
+        Path(source).write_text("(;)")
+    outside = ["elsewhere/f.sgf", "elsewhere/g.sgf"]
+    games = [s for s in sources if "/index/" not in s] + outside
+    for order in (games, games[::-1]):
+        names = Collections(["data", "data/kgs/2001/x.sgf", "./other/", "tygem-9d/"], depth=depth)
         got = [names.of(s) for s in order]
         expected = {"data/kgs/2001/a.sgf": ["data", "data/kgs", "data/kgs/2001"][depth],
                     "data/kgs/2001/x.sgf": "data/kgs/2001/x.sgf",
                     "data/kgs/2001/b.sgf": ["data", "data/kgs", "data/kgs/2001"][depth],
+                    "data/kgs/2002/y.sgf": ["data", "data/kgs", "data/kgs/2002"][depth],
                     "data/kgs/c.sgf": ["data", "data/kgs", "data/kgs"][depth],
-                    "data/d.sgf": "data", "other/e.sgf": "other",
+                    "data/tom/z.sgf": ["data", "data/tom", "data/tom"][depth],
+                    "data/d.sgf": "data", "other/e.sgf": "other", "tygem-9d/kifu/2011-01.txt": "tygem-9d",
                     "elsewhere/f.sgf": "elsewhere/f.sgf", "elsewhere/g.sgf": "elsewhere/g.sgf"}
         assert got == [expected[s] for s in order]
+
+
+@pytest.mark.shared_data
+def test_the_shared_collections_are_named_as_given(shared_data):
+    """../shared/data names its four folders; tygem-9d given alone is
+    tygem-9d, not its inner kifu/."""
+    from joseki_miner.runs.inputs import Collections
+
+    inner = next((shared_data / "tygem-9d" / "kifu").iterdir())
+    assert Collections([shared_data / "tygem-9d"]).of(str(inner)) == str(shared_data / "tygem-9d")
+    whole = Collections([shared_data])
+    for name in ("ai", "kgs-6d", "tom-9d", "tygem-9d"):
+        inside = next(f for f in sorted((shared_data / name).rglob("*")) if f.is_file() and "index" not in f.parts)
+        assert whole.of(str(inside)) == str(shared_data / name)

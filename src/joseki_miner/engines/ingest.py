@@ -318,9 +318,12 @@ def _run_reference(paths, ledger: _Ledger, include_handicap: bool, bar, exclude=
         if isinstance(item, GameRecord):
             day = day_of(item.meta.get("DT", ""))
             info = (day // 10000, winner(item.meta.get("RE", "")), ledger.collections.of(item.source), day)
+            meta = item.meta
+            if ledger.collections.rank_of(info[2]):  # the collection's declared rank where the record has none
+                meta = {**meta, **{k: meta.get(k) or ledger.collections.rank_of(info[2]) for k in ("BR", "WR")}}
             try:
                 check(item, include_handicap)
-                people = {k: [item.meta.get(k, "")] for k in Filters.PEOPLE} if ledger.filters.by_people else None
+                people = {k: [meta.get(k, "")] for k in Filters.PEOPLE} if ledger.filters.by_people else None
                 why = ledger.filters.reasons(np.array([info[0]]), np.array([info[1]]), [info[2]],
                                              ledger.collections, people)[0] if ledger.filters.active else None
                 if why is not None:  # left out as asked: after the checks, before the duplicates
@@ -337,7 +340,7 @@ def _run_reference(paths, ledger: _Ledger, include_handicap: bool, bar, exclude=
                 flush()
             continue
         for m in META:
-            columns[m].append(item.meta.get(m, ""))
+            columns[m].append(meta.get(m, ""))
         columns["source"].append(item.source)
         columns["location"].append(item.location)
         columns["day"].append(info[3])
@@ -468,6 +471,8 @@ def _fast_batch(b: GameBatch, ledger: _Ledger, include_handicap: bool, futures) 
     day, won = days(b.info["DT"]), winners(b.info["RE"])
     year = (day // 10000).astype(np.int16)
     collection = [ledger.collections.of(source) for source in b.source]
+    if ledger.collections.ranks:  # a collection's declared rank where its records carry none
+        b.info = {**b.info, **{k: ledger.collections.declared(_info_list(b.info[k]), collection) for k in ("BR", "WR")}}
     verdicts = _verdicts(b, include_handicap, played, occupied)
     candidates = np.ones(len(b), dtype=bool)
     candidates[list(verdicts)] = False
@@ -551,6 +556,7 @@ def read(
     member_bytes: int = MEMBER_BYTES,
     field_bytes: int = FIELD_BYTES,
     collections_depth: int = 1,
+    ranks: Sequence[tuple[str, str]] = (),
     filters: Filters = Filters(),
     symmetric: bool = False,
     indexes: Sequence[str | Path] = (),
@@ -577,7 +583,8 @@ def read(
     bound what one archive member (or file) and one field may hold
     (limits.member_mb and limits.field_kb; see ``readers``).  Each game's
     collection is named from ``paths`` (``inputs.Collections``,
-    ``collections_depth``); ``filters`` leave games out as they are read,
+    ``collections_depth``), and their players' rank where the records carry
+    none is the one a collection declares (``ranks``); ``filters`` leave games out as they are read,
     counted by reason.  A partition (``partitions``) reads its own files,
     with the kifu ``indexes`` kept elsewhere in its collections (the first
     ``indexes_before`` of them read before its files, as one reading would), names
@@ -591,7 +598,7 @@ def read(
     limits = {"member_bytes": member_bytes, "field_bytes": field_bytes}
     arena = Arena(games_path.parent, budget=table_memory)
     ledger = _Ledger(games_path, rejects_path, dedupe, strict, on_games, arena)
-    ledger.collections = Collections(paths if named_from is None else named_from, collections_depth)
+    ledger.collections = Collections(paths if named_from is None else named_from, collections_depth, ranks)
     ledger.filters = filters
     ledger.symmetric = symmetric
     ledger.trace = trace

@@ -58,6 +58,7 @@ class Config:
     limits_field_kb: int = 1024
     examples: int = 5
     collections_depth: int = 1
+    collections_ranks: tuple[tuple[str, str], ...] | None = None
     filter_years: tuple[int, int] | None = None
     filter_sources: tuple[str, ...] | None = None
     filter_result_known: bool = False
@@ -86,13 +87,14 @@ KEYS = (
     "influence.reach", "influence.neutral",
     "influence.share", "include_handicap", "dedupe", "dedupe.symmetric", "limits.member_mb", "limits.field_kb",
     "examples",
-    "collections.depth", "filter.years", "filter.sources", "filter.result_known",
+    "collections.depth", "collections.ranks", "filter.years", "filter.sources", "filter.result_known",
     "filter.players", "filter.min_rank", "filter.events", "emit.counters", "report.changed", "report.since",
     "report.players",
 )
 MAX_MEMBER_MB = 2048  # a member or file is held as one bytes object, its moves as one Arrow string column
 _LISTS = {"filter.years": int, "filter.sources": str, "filter.players": str, "filter.events": str,
           "report.players": str}  # keys whose value is a list
+_MAPPINGS = {"collections.ranks": "a collection's name: a rank"}  # keys whose value is a mapping
 _TYPES = {f.name: f.type for f in fields(Config)}
 
 
@@ -104,7 +106,7 @@ def _flatten(tree: dict, prefix: str = "") -> dict[str, Any]:
     out = {}
     for k, v in tree.items():
         name = f"{prefix}{k}"
-        if isinstance(v, dict):
+        if isinstance(v, dict) and name not in _MAPPINGS:
             out.update(_flatten(v, name + "."))
         else:
             out[name] = v
@@ -115,6 +117,8 @@ def _coerce(key: str, value: Any) -> Any:
     kind = _TYPES[_attr(key)]
     if key in _LISTS:
         return _coerce_list(key, value)
+    if key in _MAPPINGS:
+        return _coerce_mapping(key, value)
     if isinstance(value, str):
         text = value.strip()
         if text.lower() in ("null", "none", "~", ""):
@@ -170,6 +174,25 @@ def _coerce_list(key: str, value: Any) -> tuple | None:
     if kind is str:
         value = [str(v) for v in value]
     return tuple(value)
+
+
+def _coerce_mapping(key: str, value: Any) -> tuple | None:
+    """A mapping key's value: null, or ``{name: value, ...}`` (YAML; on the
+    command line too), as pairs in the order given."""
+    if isinstance(value, str):
+        text = value.strip()
+        if text.lower() in ("null", "none", "~", ""):
+            return None
+        try:
+            value = yaml.safe_load(text if text.startswith("{") else f"{{{text}}}")
+        except yaml.YAMLError:
+            value = text
+    if value is None:
+        return None
+    if not isinstance(value, dict) or not value:
+        raise ConfigError(f"invalid config: {key} must map {_MAPPINGS[key]} ({{tom-9d: 9d}}), or be null, "
+                          f"not {value!r}")
+    return tuple((str(k).strip(), str(v).strip()) for k, v in value.items())
 
 
 def load(path: str | Path | None = None, overrides: list[str] | None = None) -> Config:
@@ -256,5 +279,8 @@ def validate(c: Config) -> None:
     need(c.filter_sources is None or len(c.filter_sources) > 0, "filter.sources must name a collection, or be null")
     need(c.filter_players is None or len(c.filter_players) > 0, "filter.players must name a player, or be null")
     need(c.filter_events is None or len(c.filter_events) > 0, "filter.events must name an event, or be null")
+    for name, rank in c.collections_ranks or ():
+        need(rank_value(rank) is not None, f"collections.ranks: {name}'s rank must be a rank such as 1k, 7d or 9p, "
+                                           f"not {rank!r}")
     need(c.filter_min_rank is None or rank_value(c.filter_min_rank) is not None,
          f"filter.min_rank must be a rank such as 30k, 1k, 1d, 7d, 1p or P9, not {c.filter_min_rank!r}")

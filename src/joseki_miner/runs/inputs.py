@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 
-from joseki_miner.runs import stop
+from joseki_miner.runs import stop, store
 from joseki_miner.runs.files import Walked, identity, walk_batches
 from joseki_miner.runs.progress import bar as progress_bar
 from joseki_miner.runs.store import staged, sync_folder
@@ -343,16 +343,24 @@ def inputs_key(paths: Iterable[str | os.PathLike], *, cache: Path | None = None,
 
 class Collections:
     """The collection each game comes from, named by where it was read:
-    the path given on the command line, or with ``depth`` 1 (2...) the
-    folder one (two...) levels inside a folder given (files less deep stay
-    with the folder above them).  Named as given, with ``/`` between parts."""
+    the path given on the command line; with ``depth`` 1 (2...), the
+    folder one (two...) levels inside a folder given, where that folder
+    holds several folders of games (``../shared/data``: ai, kgs-6d, tom-9d,
+    tygem-9d), and the folder given where it holds one (``tygem-9d``, whose
+    games are all in kifu/, its index files aside in index/).  Files less
+    deep stay with the folder above them.  Named as given, with ``/``
+    between parts."""
 
-    def __init__(self, paths: Iterable[str | os.PathLike], depth: int = 1) -> None:
+    def __init__(self, paths: Iterable[str | os.PathLike], depth: int = 1,
+                 ranks: Iterable[tuple[str, str]] = ()) -> None:
         # as the readers write sources: a path given, normalized (``Path``), and the files under it
         self.given = sorted({str(Path(p)) for p in paths}, key=len, reverse=True)  # the longest first
         self.depth = depth
+        self.ranks = tuple(ranks or ())  # (collection, rank): the rank of its players where records carry none
+        self.rank_by: dict[str, str | None] = {}  # by collection name
         self.known: dict[str, str] = {}  # by source
         self.folders: dict[str, str] = {}  # by folder (ended by a separator), for the files under a folder given
+        self.splits: dict[str, bool] = {}  # by folder: does it hold several folders of games?
 
     def of(self, source: str) -> str:
         """The collection of a game read from ``source`` (a file as the
@@ -381,13 +389,65 @@ class Collections:
             prefix = given.rstrip(os.sep) + os.sep
             if source.startswith(prefix):
                 parts = source[len(prefix):].split(os.sep)[:-1]  # the folders between, not the file
-                return _text("/".join([given.rstrip(os.sep) or given, *parts[: self.depth]])), True
+                taken, folder = [], given
+                for part in parts[: self.depth]:
+                    if not self._splits(folder):
+                        break
+                    taken.append(part)
+                    folder = os.path.join(folder, part)
+                return _text("/".join([given.rstrip(os.sep) or given, *taken])), True
         return _text(source), False
 
-    def selected(self, name: str, wanted: Iterable[str]) -> bool:
+    def _splits(self, folder: str) -> bool:
+        """Does ``folder`` hold two or more folders with files in them (a
+        folder named ``index``, the Tygem layout's index files, aside)?"""
+        if folder not in self.splits:
+            self.splits[folder] = sum(1 for sub in _subfolders(folder)
+                                      if sub.name.lower() != "index" and _holds_files(sub.path)) >= 2
+        return self.splits[folder]
+
+    def rank_of(self, name: str) -> str | None:
+        """The rank the collection ``name`` declares for its players (config
+        collections.ranks), if any."""
+        if name not in self.rank_by:
+            self.rank_by[name] = next((rank for wanted, rank in self.ranks if self.selected(name, [wanted])), None)
+        return self.rank_by[name]
+
+    def declared(self, ranks: list[str], collection: list[str]) -> list[str]:
+        """A column of ranks (BR or WR), each empty one the rank its game's
+        collection declares."""
+        if not self.ranks:
+            return ranks
+        return [rank or (self.rank_of(name) or "") for rank, name in zip(ranks, collection)]
+
+    @staticmethod
+    def selected(name: str, wanted: Iterable[str]) -> bool:
         """Is the collection ``name`` one of ``wanted`` (a name, or the last
-        part of one)?"""
-        return any(name == w or name.rsplit("/", 1)[-1] == w.rstrip("/") for w in wanted)
+        part of one; case aside, as players' names)?"""
+        name = name.casefold()
+        return any(name == w.casefold().rstrip("/") or name.rsplit("/", 1)[-1] == w.casefold().rstrip("/")
+                   for w in wanted)
+
+
+def _subfolders(folder: str) -> list[os.DirEntry]:
+    try:
+        with os.scandir(folder) as entries:
+            return [e for e in entries if not e.name.startswith(".") and e.is_dir()]
+    except OSError:
+        return []
+
+
+def _holds_files(folder: str) -> bool:
+    """Is there a file (not hidden) anywhere under ``folder``, outside
+    joseki-miner's own folders?"""
+    for root, dirs, files in os.walk(folder):
+        if store.LOCK_NAME in files:
+            dirs.clear()
+            continue
+        if any(not f.startswith(".") for f in files):
+            return True
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+    return False
 
 
 @dataclass(frozen=True)

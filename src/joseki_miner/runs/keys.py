@@ -19,7 +19,11 @@ EXTRACT_PARAMS = ("distance.certain", "distance.maybe", "corner_stones", "max_le
 EXTRACT_RULES = {"distance.noise": False, "corner.start": 10}
 # the filters of players, ranks and events: in the key only when set, so a stage mined before they existed stays
 # up to date
-INGEST_RULES = {"filter.players": None, "filter.min_rank": None, "filter.events": None, "dedupe.symmetric": False}
+INGEST_RULES = {"filter.players": None, "filter.min_rank": None, "filter.events": None, "dedupe.symmetric": False,
+                "collections.ranks": None}
+# how ingest reads games beyond its parameters: 2, a folder given names its games unless it holds several
+# folders of them, and a game is looked for among the duplicates before the filters
+READING = {"reading": 2}
 BUILD_PARAMS = ("kinds", "corner.region", "kinds.follow_up", "kinds.approach")  # the kinds of trie.parquet
 PRUNE_RULES = {"prune.follow": None, "prune.min_share": 0.0, "prune.fold_tenuki": False, "prune.confidence": None,
                "prune.min_games": 1, "prune.merge_orders": False}
@@ -36,7 +40,7 @@ def stage_keys(config: Config, inputs: str, floor: int = 2) -> dict[str, str]:
     """Each stage's cache key: its upstream key plus the parameters it reads
     (``floor``: the least count build stores, 1 only for a threshold of 1)."""
     keys = {}
-    keys["ingest"] = key("ingest", inputs, config.section(*INGEST_PARAMS), *changed(config, INGEST_RULES))
+    keys["ingest"] = key("ingest", inputs, config.section(*INGEST_PARAMS), *changed(config, INGEST_RULES), READING)
     keys["extract"] = key("extract", keys["ingest"], config.section(*EXTRACT_PARAMS), *changed(config, EXTRACT_RULES))
     kinds = [config.section(*BUILD_PARAMS)] if config.kinds else []
     keys["build"] = key("build", keys["extract"], config.section("influence.neutral"), floor, *kinds)
@@ -51,7 +55,7 @@ def stage_keys(config: Config, inputs: str, floor: int = 2) -> dict[str, str]:
 def partition_key(config: Config) -> str:
     """What a partition of the dask engine depends on besides its files."""
     return key("partition", config.section(*INGEST_PARAMS, *EXTRACT_PARAMS), *changed(config, EXTRACT_RULES),
-               *changed(config, INGEST_RULES))
+               *changed(config, INGEST_RULES), READING)
 
 
 def changed(config: Config, thesis: dict) -> list[dict]:
