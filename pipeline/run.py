@@ -32,12 +32,12 @@ from joseki_miner.engines.params import (
     prune_rules,
     threshold_for,
 )
-from joseki_miner.runs import checks, folders, remote, store
+from joseki_miner.runs import asked, checks, folders, lineage, remote, store
 from joseki_miner.runs.catalog import PUBLISHED, WORK_STAGES, Catalog
 from joseki_miner.runs.checks import check_paths
 from joseki_miner.runs.config import SORT_MEMORY_MB, TABLE_MEMORY_MB, Config
 from joseki_miner.runs.errors import StrictError, UsageError
-from joseki_miner.runs.inputs import Scan, scan
+from joseki_miner.runs.inputs import Collections, Scan, scan
 from joseki_miner.runs.keys import stage_keys
 from joseki_miner.runs.stop import check as check_stop
 from joseki_miner.runs.summary import summarize
@@ -170,13 +170,18 @@ class _Run:
     def floor(self) -> int:
         return floor_for(self.stage_figures("ingest")["games_accepted"], self.config)
 
-    def fresh(self, stage: str, key: str) -> bool:
+    def fresh(self, stage: str, keys: dict[str, str]) -> bool:
+        """Is the stage's last run that of these keys, its files whole (and
+        a tree's record of its work folder this run's)?"""
         manifest = store.read_manifest(self.catalog.manifest(stage))
-        return (manifest is not None and manifest.get("key") == key
-                and store.intact(manifest, self.catalog.manifest(stage).parent))
+        return (manifest is not None and manifest.get("key") == keys[stage]
+                and store.intact(manifest, self.catalog.manifest(stage).parent)
+                and (stage != "prune" or (manifest.get("made_from") == lineage.made_from(keys, self.config)
+                                          and (manifest.get("run") or {}).get("work")
+                                          == lineage.where(self.catalog.work))))
 
     def record(self, stage: str, key: str, figures: dict, seconds: float, inputs: str | None = None,
-               **run) -> store.StageRecord:
+               keys: dict[str, str] | None = None, **run) -> store.StageRecord:
         """A stage's commit: its manifest and the files it staged (files it
         may write but did not this time, an SVG without Graphviz, go).  The
         manifest's "figures" are what the stage found; "run" how this run
@@ -190,6 +195,9 @@ class _Run:
         if inputs is not None:
             data["inputs"] = inputs  # so later stages can run alone
             data["paths"] = [str(p) for p in self.given]  # so a later run can --add to them
+        if stage == "prune":  # so what reads the tree reads its run's work stages
+            data["made_from"] = lineage.made_from(keys, self.config)
+            run["work"] = lineage.where(self.catalog.work)
         return store.StageRecord(self.catalog.manifest(stage), data, written, gone)
 
     def done(self, record: store.StageRecord) -> None:
@@ -223,11 +231,17 @@ class _Run:
                 # stage needs it (every stage may be up to date: no cluster at all)
                 self.dask.start_soon()
             inputs = self.inputs_known(mined)
+            if config.filter_sources is not None:  # a collection asked for that the inputs do not hold: say so now
+                names = Collections(self.paths, config.collections_depth)
+                asked.check_sources(config.filter_sources, sorted({names.of(f.path)
+                                                                   for f in self.scanned.walked.files}))
         else:
             manifest = store.read_manifest(catalog.manifest("ingest"))
             if manifest is None:
                 raise UsageError(f"no ingested games in {catalog.work}: run `joseki ingest` first")
             inputs = manifest.get("inputs", "")
+        if "prune" not in self.stages and set(self.stages) & {"emit", "report"}:
+            lineage.check(catalog)  # a tree's pages and files from its own run's games, or none
         streamed = self.dask is None and self.engine == "fast" and {"ingest", "extract", "build"} <= set(self.stages)
         upstream_ran = False
         ran: set[str] = set()
@@ -240,7 +254,7 @@ class _Run:
                     # inputs None: some files' digests come as ingest reads them, and ingest runs (inputs_known)
                     keys = (stage_keys(config, inputs, self.floor() if stage in PUBLISHED + ("build",) else 2)
                             if inputs is not None else None)
-                    if keys is not None and not self.force and not upstream_ran and self.fresh(stage, keys[stage]):
+                    if keys is not None and not self.force and not upstream_ran and self.fresh(stage, keys):
                         self.log(f"{stage}: up to date, kept")
                         if stage == "ingest" and self.strict:
                             self.strict_again()
@@ -278,7 +292,7 @@ class _Run:
                         keys = stage_keys(config, inputs)
                     seconds = self.ended.pop(stage, time.perf_counter()) - t0  # emit ends before the report beside it
                     self.done(self.record(stage, keys[stage], figures, seconds,
-                                          inputs=inputs if stage == "ingest" else None))
+                                          inputs=inputs if stage == "ingest" else None, keys=keys))
                     self.log(f"{stage}: done in {seconds:.1f} s")
                 for step in finish:  # the build's commit, once trie.parquet is whole
                     step()
