@@ -1,5 +1,6 @@
-"""The ``joseki`` command: ``joseki mine`` runs every stage; ``joseki
-ingest|extract|build|prune|emit`` run one; ``joseki demo`` writes the
+"""The joseki command: 'joseki mine GAMES' runs every stage, 'joseki
+ingest|extract|build|prune|emit|report' runs one; 'joseki lookup|games|trend|
+compare|repertoire' answer from a mined tree; 'joseki demo' writes the
 built-in demo collection."""
 
 from __future__ import annotations
@@ -24,6 +25,11 @@ from joseki_miner.runs.catalog import Catalog
 STAGES = ("ingest", "extract", "build", "prune", "emit", "report")  # run.STAGES, named here without loading the stages
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
+
+
+def _plain(text: str) -> str:
+    """Help text shown as written: its brackets (B[pd], [ai]) are no markup."""
+    return text.replace("[", "\\[")
 
 OUT = typer.Option("data/processed", "--out", help="folder for the joseki tree files, or an fsspec URL (s3://, gs://, "
                    "...: written to data/published/<URL> and published when the run ends)")
@@ -209,43 +215,62 @@ _single("emit", "Stage 5: write joseki.sgf, joseki.dot, influence.dot (and SVG).
 _single("report", "Stage 6: write the joseki book in HTML -> OUT/report/ (open report/index.html).")
 
 
-SEQUENCE = typer.Argument(..., help="moves as SGF (B[pd];W[qc]) or board points (Q16 R17; 'W Q16 ...' "
-                                    "when White starts), any orientation; 'tenuki' for a move elsewhere")
+SEQUENCE = typer.Argument(..., help=_plain("moves as board points (Q16 R17; 'W Q16 ...' when White starts) or "
+                                           "SGF (B[pd];W[qc]), any orientation; 'tenuki' for a move elsewhere"))
 
 
-def _explore(out: str, work: Optional[Path]):
-    """The catalog of mined outputs (of an output URL: its local copy), and
-    the explore module (loaded only here: no compiled code)."""
-    from joseki_miner.book import explore
+def _query(out: str, work: Optional[Path]):
+    """The catalog of the mined outputs a query reads (of an output URL:
+    its local copy; without --work, the work folder the tree records), and
+    the check that no run changes them while they are read (``lineage``):
+    refused, with exit 2, where the work folder holds another run's stages."""
+    from joseki_miner.runs import lineage
 
     try:
-        return _catalog(out, work), explore
+        catalog = _catalog(out, work)
+        if work is None:
+            catalog = Catalog(work=lineage.work_of(catalog.out) or catalog.work, out=catalog.out,
+                              publish=catalog.publish)
+        return catalog, lineage.Steady(catalog)
     except UsageError as exc:
         _fail(str(exc), 2)
 
 
-def _looked_up(call):
-    """Run a lookup; its errors as one line: 2 for text that is no sequence
-    or outputs that are missing, 1 for a sequence the tree does not hold."""
+def _answered(steady, call):
+    """Run a query; its errors as one line: 2 for text that is no sequence,
+    outputs that are missing or of another run, a name or limit that
+    cannot be; 1 for a sequence the tree does not hold."""
+    from joseki_miner.book import explore
     from joseki_miner.book.lookup import SequenceError
 
-    from joseki_miner.book import explore
-
     try:
-        return call()
-    except (SequenceError, explore.NotMined) as exc:
+        found = call()
+        steady.confirm()
+        return found
+    except (SequenceError, explore.NotMined, UsageError, ConfigError) as exc:
         _fail(str(exc), 2)
     except explore.NotInTree as exc:
         _fail(str(exc), 1)
+    except FileNotFoundError as exc:
+        _fail(f"nothing mined in {steady.catalog.out}: run `joseki mine` first ({exc.filename})", 2)
 
 
-def _rate(black: int, white: int) -> str:
-    from joseki_miner.book.explore import win_rate
+def _limit(value: Optional[int], default: Optional[int] = None) -> Optional[int]:
+    from joseki_miner.runs import asked
 
-    r = win_rate(black, white)
-    if not r["decided"]:
-        return "no game with a winner"
-    return f"{100 * r['black']:.1f}% ({100 * r['low']:.1f}-{100 * r['high']:.1f}%) of {r['decided']:,}"
+    try:
+        return asked.limit(value, default)
+    except UsageError as exc:
+        _fail(str(exc), 2)
+
+
+def _json(data) -> None:
+    import json
+
+    typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+LIMIT = "at most this many {} (0: all)"
 
 
 @app.command()
@@ -255,73 +280,44 @@ def lookup(
 ) -> None:
     """A sequence's count, games, win rate, years and collections, and its
     continuations, from the mined outputs in OUT."""
-    catalog, explore = _explore(out, work)
-    found = _looked_up(lambda: explore.lookup(catalog, sequence))
-    if json_:
-        import json
+    from joseki_miner.book import answers, explore
 
+    catalog, steady = _query(out, work)
+    found = _answered(steady, lambda: explore.lookup(catalog, sequence))
+    if json_:
         keep = ("count", "games", "black_wins", "white_wins", "first_year", "last_year", "years", "sources",
-                "sequence", "normal", "first_player", "kind")
+                "sequence", "board", "normal", "normal_board", "first_player", "kind")
         data = {k: found[k] for k in keep if k in found}
-        data["continuations"] = [{k: c[k] for k in ("move", "count", "games", "black_wins", "white_wins",
-                                                     "last_year", "kind") if k in c} for c in found["continuations"]]
-        typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        data["continuations"] = [{k: c[k] for k in ("move", "board", "normal", "count", "share", "games", "black_wins",
+                                                     "white_wins", "last_year", "kind") if k in c}
+                                 for c in found["continuations"]]
+        _json(data)
         return
-    first = "White" if found["first_player"] == "white" else "Black"
-    years = found["years"]
-    busiest = max(years, key=lambda y: (years[y], -y)) if years else None
-    span = f", {found['first_year']}-{found['last_year']}" if found["first_year"] else ""
-    kind = f"; {found['kind']}" if "kind" in found else ""
-    lines = [f"{found['sequence']}  (the tree's {found['normal']}{kind})",
-             f"{found['count']:,} sequences in {found['games']:,} games{span}"
-             + (f", most in {busiest}" if busiest else ""),
-             f"the first to play here ({first} in this sequence) wins {_rate(found['black_wins'], found['white_wins'])}"
-             " games with a winner"]
-    if found["sources"]:
-        lines.append("collections: " + " · ".join(f"{name.rsplit('/', 1)[-1]} {n:,}"
-                                                   for name, n in found["sources"].items()))
-    conts = found["continuations"]
-    lines.append(f"continuations ({len(conts)} stored; {found['ended_or_rarer']:,} sequences end here or go on "
-                 "in lines played once):")
-    kinds = any("kind" in c for c in conts)
-    if conts:
-        lines.append(f"  {'move':<8} {'count':>8} {'share':>7} {'games':>8}   {'first player wins':<28} last year"
-                     + ("  kind" if kinds else ""))
-    for c in conts:
-        line = (f"  {c['move']:<8} {c['count']:>8,} {100 * c['share']:>6.1f}% {c['games']:>8,}   "
-                f"{_rate(c['black_wins'], c['white_wins']):<28} ")
-        lines.append(line + (f"{str(c['last_year'] or ''):<9}  {c.get('kind', '')}" if kinds
-                             else f"{c['last_year'] or ''}"))
-    typer.echo("\n".join(lines))
+    typer.echo(answers.lookup_text(found))
 
 
 @app.command()
 def games(
     sequence: str = SEQUENCE, out: str = OUT, work: Optional[Path] = WORK,
     sgf: Optional[Path] = typer.Option(None, "--sgf", help="write the games as one SGF collection to this file"),
-    limit: Optional[int] = typer.Option(None, "--limit", help="at most this many games (the most recent)"),
+    limit: Optional[int] = typer.Option(None, "--limit", help=LIMIT.format("games, the most recent")
+                                        + "; default: 20 listed, all written with --sgf"),
 ) -> None:
     """Every game whose corner sequence starts with SEQUENCE (in any
     orientation), the most recent first."""
-    catalog, explore = _explore(out, work)
-    if limit is not None and limit < 0:
-        _fail("--limit must be 0 or more", 2)
-    q, rows, total = _looked_up(lambda: explore.games_of(catalog, sequence, limit, records=sgf is not None))
+    from joseki_miner.book import answers, explore
+
+    catalog, steady = _query(out, work)
+    most = _limit(limit, None if sgf is not None else 20)
+    q, rows, total = _answered(steady, lambda: explore.games_of(catalog, sequence, most, records=sgf is not None))
     if sgf is not None:
         try:
             sgf.write_text(explore.sgf_collection(rows), encoding="utf-8")
         except OSError as exc:
             _fail(f"cannot write {sgf}: {exc.strerror}", 2)
-        typer.echo(f"{rows.num_rows:,} of {total:,} games starting {q.text()} written to {sgf}")
+        typer.echo(f"{rows.num_rows:,} of {total:,} games starting {q.board_text()} written to {sgf}")
         return
-    typer.echo(f"{total:,} games start {q.text()} in a corner" + (f"; the {rows.num_rows:,} most recent:"
-                                                                  if rows.num_rows < total else ":"))
-    for r in rows.to_pylist():
-        black = f"{r['PB']} {r['BR']}".strip() or "?"
-        white = f"{r['PW']} {r['WR']}".strip() or "?"
-        where = f"{r['source']}:{r['location']}" if r["location"] else r["source"]
-        typer.echo(f"  {r['DT'] or '?':<10}  {black} vs {white}  {r['RE'] or '?'}  move {r['move']}, {r['corner']}"
-                   f"  {where}")
+    typer.echo(answers.games_text(q.board_text(), rows.to_pylist(), total))
 
 
 @app.command()
@@ -331,83 +327,56 @@ def trend(
 ) -> None:
     """A sequence's share of each year's games (its games in a year over the
     games mined that year)."""
-    catalog, explore = _explore(out, work)
-    q, rows = _looked_up(lambda: explore.trend(catalog, sequence, by_collection))
-    typer.echo(f"{q.text()}: its share of each year's games")
-    if not by_collection:
-        typer.echo(f"  {'year':<6} {'games':>8} {'mined':>9} {'share':>8}")
-        for r in rows:
-            share = f"{100 * r['share']:.2f}%" if r["share"] is not None else ""
-            typer.echo(f"  {r['year']:<6} {r['games']:>8,} {r['mined']:>9,} {share:>8}")
-        return
-    names = list(dict.fromkeys(r["collection"] for r in rows))
-    by = {(r["collection"], r["year"]): r for r in rows}
-    typer.echo("  year  " + "".join(f"{name.rsplit('/', 1)[-1][-16:]:>18}" for name in names))
-    for year in sorted({r["year"] for r in rows}):
-        cells = []
-        for name in names:
-            r = by[(name, year)]
-            cells.append(f"{100 * r['share']:.1f}% of {r['mined']:,}" if r["share"] is not None else "")
-        typer.echo(f"  {year:<5} " + "".join(f"{c:>18}" for c in cells))
+    from joseki_miner.book import answers, explore
+
+    catalog, steady = _query(out, work)
+    q, rows = _answered(steady, lambda: explore.trend(catalog, sequence, by_collection))
+    typer.echo(answers.trend_text(q.board_text(), rows, by_collection))
 
 
-SIDE = "a side of the games: a filter.* key as --set takes it (\"filter.sources=[ai]\", \"filter.years=[2000, 2015]\"); repeat for more"
-
-
-def _side(keys: list[str], name: str):
-    """The filters of one side of ``compare``: only ``filter.*`` keys
-    (the prefix may be left out)."""
-    from joseki_miner.runs.inputs import Filters
-
-    given = [k if k.startswith("filter.") else f"filter.{k}" for k in keys]
-    for k in given:
-        if "=" not in k or not k.split("=", 1)[0].strip().startswith("filter."):
-            _fail(f"--{name} takes filter keys as KEY=VALUE, not {k!r}", 2)
-    try:
-        return Filters.of(load(None, given)), " ".join(keys) or "every game"
-    except ConfigError as exc:
-        _fail(f"--{name}: {exc}", 2)
-
-
-def _share_text(side: dict) -> str:
-    return f"{100 * side['share']:5.1f}% of {side['of']:,}" if side["share"] is not None else "-"
+SIDE = _plain("one filter.* key of a side, as --set takes it: \"filter.sources=[ai]\", "
+              "\"filter.years=[2000,2015]\", \"filter.players=[Lee Sedol]\" (the prefix may be left out); "
+              "repeat for another key")
 
 
 @app.command()
 def compare(
     a: List[str] = typer.Option([], "--a", help=SIDE), b: List[str] = typer.Option([], "--b", help=SIDE),
     out: str = OUT, work: Optional[Path] = WORK,
-    limit: int = typer.Option(10, "--limit", help="the first this many risers and fallers (0: all)"),
+    limit: Optional[int] = typer.Option(None, "--limit", help=LIMIT.format("risers and as many fallers")
+                                        + "; default: 10"),
     json_: bool = typer.Option(False, "--json", help="one JSON object instead of text"),
 ) -> None:
     """What changed from side A to side B: the moves of the tree whose share
-    of the position's games rose or fell, the largest real changes first."""
-    catalog, _ = _explore(out, work)
+    of the sequences at their position rose or fell, the largest real
+    changes first."""
+    from joseki_miner.book import answers
     from joseki_miner.book.compare import compare as compare_sides
+    from joseki_miner.runs import asked
 
-    (side_a, text_a), (side_b, text_b) = _side(a, "a"), _side(b, "b")
-    try:
+    catalog, steady = _query(out, work)
+    most = _limit(limit, 10)
+
+    def answer():
+        (side_a, text_a), (side_b, text_b) = asked.side(a, "a"), asked.side(b, "b")
+        if side_a.active or side_b.active:
+            known = asked.Known.of_games(catalog.games)
+            known.check(side_a, "--a")
+            known.check(side_b, "--b")
         found = compare_sides(catalog, side_a, side_b)
-    except FileNotFoundError as exc:
-        _fail(f"nothing mined in {catalog.out}: run `joseki mine` first ({exc.filename})", 2)
-    if limit:
-        found = {**found, "risers": found["risers"][:limit], "fallers": found["fallers"][:limit]}
-    if json_:
-        import json
+        for name, side in (("--a", found["a"]), ("--b", found["b"])):
+            if not side["games"]:
+                raise UsageError(f"{name} selects no game of the {steady.catalog.games.name} mined: "
+                                 "widen it (filter.years, filter.min_rank ...)")
+        return found, text_a, text_b
 
+    found, text_a, text_b = _answered(steady, answer)
+    found = {**found, "risers": found["risers"][:most], "fallers": found["fallers"][:most]}
+    if json_:
         found["a"]["filters"], found["b"]["filters"] = text_a, text_b
-        typer.echo(json.dumps(found, indent=2, ensure_ascii=False))
+        _json(found)
         return
-    typer.echo(f"A: {text_a} ({found['a']['games']:,} games); B: {text_b} ({found['b']['games']:,} games); "
-               f"{found['moves']:,} moves of the tree compared")
-    for title, rows in (("risers", found["risers"]), ("fallers", found["fallers"])):
-        typer.echo(f"{title} (share of the position's games, A -> B; 95% interval of the change):")
-        for r in rows:
-            typer.echo(f"  {r['sequence']:<40} {_share_text(r['a']):>20} -> {_share_text(r['b']):>20}  "
-                       f"{100 * r['difference']:+6.1f} ({100 * r['low']:+.1f} to {100 * r['high']:+.1f})"
-                       + (f"  {r['kind']}" if r["kind"] else ""))
-        if not rows:
-            typer.echo("  none")
+    typer.echo(answers.compare_text(found, text_a, text_b))
 
 
 @app.command()
@@ -416,60 +385,66 @@ def repertoire(
     games: Optional[List[Path]] = typer.Argument(None, help="the player's own games (files, folders, archives); "
                                                             "default: the games mined, by the player's name"),
     out: str = OUT, work: Optional[Path] = WORK, config: Optional[Path] = CONFIG, set_: Optional[List[str]] = SET,
-    limit: int = typer.Option(20, "--limit", help="the first this many lines, the most played first (0: all)"),
+    limit: Optional[int] = typer.Option(None, "--limit", help=LIMIT.format("lines, the most played first")
+                                        + "; default: 20"),
     json_: bool = typer.Option(False, "--json", help="one JSON object instead of text"),
 ) -> None:
     """A player's corner sequences against the tree: where each leaves it,
     the move played there, the player's own results, and what the tree's
-    games played there.  Their own GAMES are read with the config the tree
-    was mined with (--config, --set)."""
-    catalog, _ = _explore(out, work)
+    games played there.  Their own GAMES are read as the tree's games were
+    (its phase 1 parameters; --config and --set may only repeat them)."""
+    from joseki_miner.book import answers
     from joseki_miner.book.repertoire import repertoire as repertoire_of
+    from joseki_miner.runs import asked
 
-    try:
-        if games:
-            import tempfile
+    catalog, steady = _query(out, work)
+    most = _limit(limit, 20)
 
-            from .run import run_stages
+    def answer():
+        if not games:
+            asked.Known.of_games(catalog.games).player(player, str(catalog.games))
+            return repertoire_of(catalog.joseki, catalog.sequences, catalog.games, player)
+        import tempfile
 
-            with tempfile.TemporaryDirectory(prefix="joseki-repertoire-") as folder:
-                import dataclasses
+        from .run import run_stages
 
-                own = Catalog(work=Path(folder) / "interim", out=Path(folder))
-                unfiltered = dataclasses.replace(  # the player's own files: not the collections, eras or ranks mined
-                    load(config, set_ or []), filter_years=None, filter_sources=None, filter_result_known=False,
-                    filter_players=None, filter_min_rank=None, filter_events=None)
-                run_stages(own, unfiltered, ["ingest", "extract"], games, progress=False)
-                found = repertoire_of(catalog.joseki, own.sequences, own.games, player)
-        else:
-            found = repertoire_of(catalog.joseki, catalog.sequences, catalog.games, player)
-    except (ConfigError, UsageError) as exc:
-        _fail(str(exc), 2)
-    except FileNotFoundError as exc:
-        _fail(f"nothing mined in {catalog.out}: run `joseki mine` first ({exc.filename})", 2)
-    if not found["games"]:
-        _fail(f"no game of {player!r} in {'the games given' if games else catalog.games} (names as the games write "
-              "them, either colour)", 1)
-    if limit:
-        found = {**found, "lines": found["lines"][:limit]}
+        with tempfile.TemporaryDirectory(prefix="joseki-repertoire-") as folder:
+            own = Catalog(work=Path(folder) / "interim", out=Path(folder))
+            run_stages(own, _as_the_tree_read(catalog, config, set_), ["ingest", "extract"], games, progress=False)
+            asked.Known.of_games(own.games).player(player, "the games given")
+            return repertoire_of(catalog.joseki, own.sequences, own.games, player)
+
+    found = _answered(steady, answer)
+    found = {**found, "lines": found["lines"][:most]}
     if json_:
-        import json
-
-        typer.echo(json.dumps(found, indent=2, ensure_ascii=False))
+        _json(found)
         return
-    selfplay = f"; {found['self_play']:,} against themself left out" if found["self_play"] else ""
-    typer.echo(f"{player}: {found['games']:,} games ({found['wins']:,} won, {found['losses']:,} lost{selfplay}), "
-               f"{found['sequences']:,} corner sequences; where they leave the tree (the tree's form: the corner "
-               "upper left, its first player Black):")
-    typer.echo(f"  {'times':>5} {'won-lost':>9}  {'role':<6} {'line':<34} {'then':<20} the tree's games there")
-    for line in found["lines"]:
-        then = ("ends in the tree" if line["left_with"] is None
-                else f"{line['left_with'] or 'tenuki'} ({'player' if line['by'] == 'player' else 'opponent'})")
-        tree = ", ".join(f"{m['move'] or 'tenuki'} {100 * m['share']:.0f}%"
-                         + (f" (wins {100 * m['wins']:.0f}%)" if m["wins"] is not None else "")
-                         for m in line["tree"][:3] if m["share"] is not None)
-        typer.echo(f"  {line['count']:>5} {line['wins']:>4}-{line['losses']:<4}  {line['role']:<6} "
-                   f"{line['sequence'] or '(empty corner)':<34} {then:<20} {tree}")
+    typer.echo(answers.repertoire_text(player, found))
+
+
+def _as_the_tree_read(catalog: Catalog, config: Optional[Path], sets: Optional[List[str]]):
+    """The config a player's own games are read with: phase 1 as the tree's
+    games were read (a config that reads them otherwise is a UsageError);
+    none of the filters of collections, eras or ranks mined."""
+    import dataclasses
+
+    from joseki_miner.runs import lineage
+
+    given = load(config, sets or [])
+    made = lineage.recorded(catalog.out) or {}
+    tree = made.get("phase1") or {}
+    differ = {k: v for k, v in lineage.phase1(given).items() if k in tree and tree[k] != v}
+    if differ and (config is not None or sets):
+        shown = ", ".join(f"{k}={tree[k]} (not {v})" for k, v in differ.items())
+        raise UsageError(f"the tree was mined with {shown}: read the player's games as its games were, or mine "
+                         "the tree again with these parameters")
+    import json
+
+    from joseki_miner.runs.config import KEYS
+
+    same = load(config, [*(sets or []), *(f"{k}={json.dumps(v)}" for k, v in tree.items() if k in KEYS)])
+    return dataclasses.replace(same, filter_years=None, filter_sources=None, filter_result_known=False,
+                               filter_players=None, filter_min_rank=None, filter_events=None)
 
 
 @app.command()

@@ -24,23 +24,41 @@ def demo(demo_games, tmp_path_factory) -> Catalog:
     return mine([demo_games], tmp_path_factory.mktemp("compare-demo"))
 
 
-def test_each_side_counts_the_games_the_build_counted_by_collection(demo):
-    """Sides by collection: a move's games on a side, and its position's,
-    are the build's node_sources rows of the node and of its parent."""
-    found = compare(demo, Filters(sources=("club",)), Filters(sources=("pro",)), least=0)
-    rows = pq.read_table(demo.node_sources).to_pylist()
-    by = {(r["node"], Path(r["source"]).name): r["games"] for r in rows}
-    parent = dict(zip(*pq.read_table(demo.joseki, columns=["node", "parent"]).to_pydict().values()))
+def test_sides_that_split_the_games_split_each_count(demo):
+    """Sides that split the games (club against the rest): a move's
+    sequences on the two sides add up to the tree's count of it, and those
+    at its position to its parent's; the changes are ordered by weight."""
+    found = compare(demo, Filters(sources=("club",)), Filters(sources=("demo", "pro")), least=0)
+    tree = pq.read_table(demo.joseki, columns=["node", "parent", "count"]).to_pydict()
+    count = dict(zip(tree["node"], tree["count"]))
+    parent = dict(zip(tree["node"], tree["parent"]))
     changes = found["risers"] + found["fallers"]
     assert changes
     for c in changes:
         n = c["node"]
-        assert (c["a"]["games"], c["a"]["of"]) == (by.get((n, "club"), 0), by.get((parent[n], "club"), 0))
-        assert (c["b"]["games"], c["b"]["of"]) == (by.get((n, "pro"), 0), by.get((parent[n], "pro"), 0))
+        assert c["a"]["count"] + c["b"]["count"] == count[n]
+        assert c["a"]["of"] + c["b"]["of"] == count[parent[n]]
         assert c["low"] <= c["difference"] <= c["high"]
         assert (c["low"] > 0) == (c in found["risers"]) and (c["high"] < 0) == (c in found["fallers"])
     weighed = [c["low"] * c["reach"] for c in found["risers"]]
     assert weighed == sorted(weighed, reverse=True)
+
+
+def test_the_two_sides_together_share_as_lookup_does(demo):
+    """Shares are defined once: the two sides' sequences together give each
+    move the share lookup gives it among its position's continuations."""
+    from joseki_miner.book.explore import lookup
+    from joseki_miner.book.words import share_of
+    found = compare(demo, Filters(sources=("club",)), Filters(sources=("demo", "pro")), least=0)
+    checked = 0
+    for c in found["risers"] + found["fallers"]:
+        before, _, last = c["sequence"].rpartition(";")
+        if before:
+            shares = {m["normal"]: m["share"] for m in lookup(demo, before)["continuations"]}
+            both = share_of(c["a"]["count"] + c["b"]["count"], c["a"]["of"] + c["b"]["of"])
+            assert shares[last] == both, c["sequence"]
+            checked += 1
+    assert checked
 
 
 def test_a_side_against_itself_changes_nothing(demo):

@@ -5,6 +5,7 @@ either notation; what the tree does not hold says so."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -75,8 +76,8 @@ def test_lookup_answers_alike_in_every_orientation_and_colour(mined):
             extended = f"{text};{c['move']}" if notation == "sgf" else f"{text} {c['move']}"
             tree_move = c["normal"][2:-1]
             assert query(extended).keys == keys + (from_sgf(tree_move) if tree_move else TENUKI,)
-        answers.append({k: v for k, v in found.items() if k not in ("sequence", "first_player")}
-                       | {"continuations": [{k: v for k, v in c.items() if k != "move"}
+        answers.append({k: v for k, v in found.items() if k not in ("sequence", "board", "first_player")}
+                       | {"continuations": [{k: v for k, v in c.items() if k not in ("move", "board")}
                                             for c in found["continuations"]]})
     assert all(a == answers[0] for a in answers)
     first = answers[0]
@@ -131,8 +132,11 @@ def test_the_commands(mined, tmp_path):
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
     assert set(data) >= {"count", "games", "black_wins", "white_wins", "first_year", "last_year", "continuations"}
-    assert set(data["continuations"][0]) == {"move", "count", "games", "black_wins", "white_wins", "last_year",
-                                             "kind"}
+    assert set(data["continuations"][0]) == {"move", "board", "normal", "count", "share", "games", "black_wins",
+                                             "white_wins", "last_year", "kind"}
+    # SGF's form for programs, and the board's (the player's orientation, and the tree's)
+    assert data["board"] == text and data["normal"].startswith("B[") and re.fullmatch(r"[A-T]\d+( [A-T]\d+)*",
+                                                                                        data["normal_board"])
     # what the node and each continuation is, as the tree names it
     table = pq.read_table(mined.trie, columns=["kind"]).column("kind").to_pylist()
     assert data["kind"] in KINDS and data["kind"] in set(table)
@@ -140,9 +144,20 @@ def test_the_commands(mined, tmp_path):
     shown = _cli("lookup", text, "--out", mined.out)
     assert shown.returncode == 0 and f"{data['count']:,} sequences in {data['games']:,} games" in shown.stdout
     assert "% (" in shown.stdout  # a win rate with its interval
+    taken = {c["board"] for c in data["continuations"]} | set(text.split())
+    last = next(w for w in reversed(text.split()) if w != "tenuki")
+    column, row = "ABCDEFGHJKLMNOPQRST".index(last[0]), int(last[1:])
+    near = next(f"{'ABCDEFGHJKLMNOPQRST'[c]}{r}" for c, r in ((column - 1, row), (column + 1, row), (column, row - 1),
+                                                            (column, row + 1))
+                if 0 <= c < 19 and 1 <= r <= 19 and f"{'ABCDEFGHJKLMNOPQRST'[c]}{r}" not in taken)
+    rare = _cli("lookup", f"{text} {near}", "--out", mined.out)
+    assert rare.returncode == 1, rare.stderr
+    assert rare.stderr.startswith("joseki: the tree does not hold ") and f"it holds {len(keys)} of" in rare.stderr
+    # no corner holds moves in the four corners, or a move on a stone
     far = _cli("lookup", f"{text} A1 T19 A19", "--out", mined.out)
-    assert far.returncode == 1
-    assert far.stderr.startswith("joseki: the tree does not hold ") and f"it holds {len(keys)} of" in far.stderr
+    assert far.returncode == 2 and "points from the sequence's stones" in far.stderr, far.stderr
+    again = _cli("lookup", f"{text} {text.split()[0]}", "--out", mined.out)
+    assert again.returncode == 2 and "is played on a stone" in again.stderr, again.stderr
     bad = _cli("lookup", "Q16 Z42", "--out", mined.out)
     assert bad.returncode == 2 and bad.stderr.strip().splitlines() == [
         "joseki: not a point of the board: 'Z42' (write Q16, R17 ... or SGF B[pd];W[qc])"]

@@ -67,7 +67,33 @@ def test_the_cli_prints_or_says_why_not(demo):
     text = joseki("repertoire", "demo black", "--out", demo.out)
     assert text.returncode == 0 and "corner sequences; where they leave the tree" in text.stdout
     nobody = joseki("repertoire", "nobody", "--out", demo.out)
-    assert nobody.returncode == 1 and nobody.stderr.count("\n") == 1 and "no game of 'nobody'" in nobody.stderr
+    assert nobody.returncode == 2 and nobody.stderr.count("\n") == 1 and "no game of 'nobody'" in nobody.stderr
+    close = joseki("repertoire", "demo blak", "--out", demo.out)
+    assert close.returncode == 2 and "nearest: demo black" in close.stderr, close.stderr  # as the records write it
+    negative = joseki("repertoire", "demo black", "--limit", "-1", "--out", demo.out)
+    assert negative.returncode == 2 and "--limit must be 0 (all) or more" in negative.stderr
+
+
+def test_shares_are_lookups_and_in_board_points(demo):
+    """The tree's moves at a line's end: each share is lookup's (its count
+    over the count at its position), so they add up to at most 100%; the
+    lines and moves are board points in the text, SGF and board in JSON."""
+    from joseki_miner.book import explore
+
+    found = repertoire(demo.joseki, demo.sequences, demo.games, "Demo Black")
+    checked = 0
+    for line in found["lines"]:
+        if not line["tree"] or not line["board"]:
+            continue
+        assert sum(m["share"] for m in line["tree"]) <= 1 + 1e-9
+        looked = explore.lookup(demo, line["sequence"])
+        shares = {c["normal"][2:-1]: c["share"] for c in looked["continuations"]}
+        for m in line["tree"]:
+            assert m["share"] == pytest.approx(shares[m["move"]]) and m["board"] != m["move"]
+        checked += 1
+    assert checked
+    text = joseki("repertoire", "demo black", "--out", demo.out).stdout
+    assert "[" not in text and "D16" in text, text
 
 
 def test_the_report_has_a_page_of_each_players_repertoire(demo):
@@ -101,7 +127,10 @@ def test_a_players_own_games_read_as_the_tree_was_mined(demo, demo_games):
     assert json.loads(done.stdout) == json.loads(json.dumps(repertoire(demo.joseki, demo.sequences, demo.games,
                                                                         "demo black")))
     other = joseki("repertoire", "nobody", demo_games, "--out", demo.out)
-    assert other.returncode == 1 and "no game of 'nobody' in the games given" in other.stderr
+    assert other.returncode == 2 and "no game of 'nobody' in the games given" in other.stderr
+    # read otherwise than the tree's games were, the player's sequences would not be the tree's
+    otherwise = joseki("repertoire", "demo black", demo_games, "--set", "distance.maybe=6", "--out", demo.out)
+    assert otherwise.returncode == 2 and "the tree was mined with distance.maybe=5 (not 6)" in otherwise.stderr
 
 
 def test_self_play_is_left_out_and_counted(tmp_path):

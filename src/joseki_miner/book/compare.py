@@ -1,12 +1,12 @@
 """What changed between two sides of the games mined (two eras, two sets
 of collections, a player against the rest): every move of the pruned tree
-with its share of the position's games on each side, and how sure the
+with its share of the position's sequences on each side, and how sure the
 difference is.
 
 A side is a set of ``filter.*`` keys (``runs.inputs.Filters``) applied to
-the games mined.  A move's share on a side is the number of that side's
-games that play it (in any corner) over the number that reach the position
-before it.  The difference of the two shares is tested with a
+the games mined.  A move's share on a side is the share lookup and the
+report give it (``words.share_of``), counted in that side's games alone:
+its sequences over those at the position before it.  The difference of the two shares is tested with a
 two-proportion z-test; its 95% interval is Newcombe's (from the two
 shares' Wilson intervals).  A change is real when the interval leaves out
 0.  The real changes are ranked by the least difference the interval
@@ -22,12 +22,13 @@ from pathlib import Path
 import numpy as np
 import pyarrow.parquet as pq
 
+from joseki_miner.book.words import board_line, share_of
 from joseki_miner.fast.arrow import numpy
 from joseki_miner.method.gameinfo import wilson
 from joseki_miner.runs.catalog import Catalog
 from joseki_miner.runs.inputs import Collections, Filters
 
-LEAST_GAMES = 30  # a side whose position has fewer games says too little of a move's share there
+LEAST_GAMES = 30  # a side whose position has fewer sequences says too little of a move's share there
 
 
 def side_games(games: Path, *sides: Filters) -> list[np.ndarray]:
@@ -48,8 +49,10 @@ def _sequence(moves: list[str]) -> str:
 
 
 def _share(x: int, n: int) -> dict:
+    """A side's share of a move: its sequences (``count``) over those at its
+    position (``of``, its parent's count), as lookup and the report share."""
     low, high = wilson(x, n)
-    return {"games": x, "of": n, "share": x / n if n else None, "low": low, "high": high}
+    return {"count": x, "of": n, "share": share_of(x, n), "low": low, "high": high}
 
 
 def compare(catalog: Catalog, a: Filters, b: Filters, least: int = LEAST_GAMES) -> dict:
@@ -88,10 +91,8 @@ def compare_files(joseki: Path, sorted_sequences: Path, games: Path, a: Filters,
     moves = tree.column("move").to_pylist()
     kinds = tree.column("kind").to_pylist() if "kind" in tree.column_names else [None] * len(node)
     game = numpy(pq.ParquetFile(sorted_sequences).read(columns=["game"]).column("game"))
-    reached: dict[tuple[int, str], tuple[int, int]] = {}
-    # a node's games counted once each: a game's last place among the node's sequences marks it (no sort, and
-    # nothing of the size of all the games touched a node)
-    last = np.zeros(len(in_a), dtype=np.int64)
+    # each side's sequences before each row of the sequences in trie order: a range's count is a difference
+    before = [np.r_[0, np.cumsum(side[game], dtype=np.int64)] for side in (in_a, in_b)]
     ranges: dict[int, list[tuple[int, int]]] = {n: [(lo, c)] for n, lo, c in zip(node.tolist(), first.tolist(),
                                                                              count.tolist())}
     came = ranges  # what reached a node from its parent's position: all of it, but where orders are merged
@@ -102,15 +103,10 @@ def compare_files(joseki: Path, sorted_sequences: Path, games: Path, a: Filters,
             ranges[n].append((lo, c))
             if through:
                 came[n].append((lo, c))
-    for n in ranges:
-        for name, parts in (("all", ranges[n]), ("came", came[n])) if came is not ranges else (("all", ranges[n]),):
-            here = np.concatenate([game[lo:lo + c] for lo, c in parts]) if parts else game[:0]
-            at = np.arange(len(here))
-            last[here] = at
-            once = here[last[here] == at]
-            reached[(n, name)] = (int(np.count_nonzero(in_a[once])), int(np.count_nonzero(in_b[once])))
-        if came is ranges:
-            reached[(n, "came")] = reached[(n, "all")]
+
+    def counted(parts: list[tuple[int, int]]) -> tuple[int, int]:
+        return tuple(int(sum(side[lo + c] - side[lo] for lo, c in parts)) for side in before)
+
     total = (max(1, int(in_a.sum())), max(1, int(in_b.sum())))
     line: dict[int, list[str]] = {0: []}
     changes = []
@@ -119,7 +115,7 @@ def compare_files(joseki: Path, sorted_sequences: Path, games: Path, a: Filters,
         if p < 0:
             continue
         line[n] = line[p] + [moves[i]]
-        (xa, xb), (na, nb) = reached[(n, "came")], reached[(p, "all")]
+        (xa, xb), (na, nb) = counted(came[n]), counted(ranges[p])
         if min(na, nb) < least:
             continue
         sa, sb = _share(xa, na), _share(xb, nb)
@@ -129,7 +125,7 @@ def compare_files(joseki: Path, sorted_sequences: Path, games: Path, a: Filters,
         pooled = (xa + xb) / (na + nb)
         spread = math.sqrt(pooled * (1 - pooled) * (1 / na + 1 / nb))
         z = difference / spread if spread else 0.0
-        changes.append({"sequence": _sequence(line[n]), "node": n, "kind": kinds[i],
+        changes.append({"sequence": _sequence(line[n]), "board": board_line(line[n]), "node": n, "kind": kinds[i],
                         "tenuki": moves[i] == "", "a": sa, "b": sb, "difference": difference,
                         "low": low, "high": high, "z": z, "p": math.erfc(abs(z) / math.sqrt(2)),
                         "reach": max(na / total[0], nb / total[1])})
@@ -137,4 +133,3 @@ def compare_files(joseki: Path, sorted_sequences: Path, games: Path, a: Filters,
     fallers = sorted((c for c in changes if c["high"] < 0), key=lambda c: (c["high"] * c["reach"], c["sequence"]))
     return {"a": {"games": int(in_a.sum())}, "b": {"games": int(in_b.sum())}, "moves": len(changes),
             "risers": risers, "fallers": fallers}
-

@@ -16,8 +16,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from joseki_miner.fast.arrow import column, numpy, strings
-from joseki_miner.method.gameinfo import wilson
-from joseki_miner.book.lookup import Query, corner_of, query, sorted_range
+from joseki_miner.method.gameinfo import date_text, wilson
+from joseki_miner.book.lookup import Query, board_name, corner_of, query, sorted_range
+from joseki_miner.book.words import share_of
+from joseki_miner.runs import lineage
 from joseki_miner.method.points import TENUKI, from_sgf
 
 from joseki_miner.runs.catalog import Catalog
@@ -33,9 +35,9 @@ class NotInTree(Exception):
     """The tree does not hold the sequence; ``held`` is the longest prefix it holds."""
 
     def __init__(self, q: Query, held: int, node: dict) -> None:
-        shown = " ".join(q.move_text(k, d) for d, k in enumerate(q.keys[:held], 1)) or "(the empty board)"
+        shown = " ".join(q.board_move(k) for k in q.keys[:held]) or "(the empty board)"
         count = f"{node['count']:,} sequences" if held else "the root"
-        super().__init__(f"the tree does not hold {q.text()}: it holds {held} of its {len(q.keys)} moves, "
+        super().__init__(f"the tree does not hold {q.board_text()}: it holds {held} of its {len(q.keys)} moves, "
                          f"{shown} ({count}); rarer lines are not stored (they were played once)")
         self.held = held
 
@@ -152,11 +154,20 @@ def win_rate(black: int, white: int) -> dict:
     return {"decided": decided, "black": black / decided if decided else None, "low": low, "high": high}
 
 
+def asked(catalog: Catalog, text: str) -> Query:
+    """The sequence asked for, checked against the tree's own phase 1 (its
+    moves within the distance.maybe it was mined with, where the output
+    folder records it)."""
+    made = lineage.recorded(catalog.out) or {}
+    return query(text, (made.get("phase1") or {}).get("distance.maybe"))
+
+
 def lookup(catalog: Catalog, text: str) -> dict:
     """A sequence's node and continuations (``joseki lookup``): counts,
     games, wins in the tree's colours, years, collections; continuations
-    with their moves as the player writes them."""
-    q = query(text)
+    with their moves as the player writes them, and as a board names them
+    (``board``), and their shares (``words.share_of``)."""
+    q = asked(catalog, text)
     tree = Tree.read(catalog)
     n, held = tree.find(q.keys)
     if held < len(q.keys):
@@ -166,10 +177,13 @@ def lookup(catalog: Catalog, text: str) -> dict:
     kids, rows = tree.children(n)
     for c, child in zip(kids, rows):
         key = int(tree.key[c])
-        continuations.append({"move": q.move_text(key, len(q.keys) + 1), "normal": _sgf_key(key, len(q.keys) + 1),
-                              **_stats(child), "share": child["count"] / node["count"] if node["count"] else 0.0,
+        continuations.append({"move": q.move_text(key, len(q.keys) + 1), "board": q.board_move(key),
+                              "normal": _sgf_key(key, len(q.keys) + 1),
+                              **_stats(child), "share": share_of(child["count"], node["count"]) or 0.0,
                               **({"kind": child["kind"]} if "kind" in child else {})})
-    return {"sequence": q.text(), "normal": " ".join(_sgf_key(k, d) for d, k in enumerate(q.keys, 1)),
+    return {"sequence": q.text(), "board": q.board_text(),
+            "normal": " ".join(_sgf_key(k, d) for d, k in enumerate(q.keys, 1)),
+            "normal_board": " ".join(_board_key(k) for k in q.keys),
             "first_player": "white" if q.swapped else "black", **_stats(node),
             **({"kind": node["kind"]} if "kind" in node else {}),
             "years": {int(y): int(g) for y, g in _rows_of(catalog.trie_years, n)},
@@ -182,6 +196,11 @@ def _stats(node: dict) -> dict:
     return {"count": node["count"], "games": node["games"], "black_wins": node["black_wins"],
             "white_wins": node["white_wins"], "first_year": node["first_year"] or None,
             "last_year": node["last_year"] or None}
+
+
+def _board_key(key: int) -> str:
+    """A tree key as a board names it, in the tree's orientation (D16)."""
+    return "tenuki" if key == TENUKI else board_name(key)
 
 
 def _sgf_key(key: int, depth: int) -> str:
@@ -226,7 +245,7 @@ def games_of(catalog: Catalog, text: str, limit: int | None = None,
     node's ``first`` and ``count`` give it; past the stored nodes (a line
     played once), the deepest node stored gives the range, and a binary
     search of its sequences' moves (from sequences.parquet) narrows it."""
-    q = query(text)
+    q = asked(catalog, text)
     tree = Tree.read(catalog)
     n, held = tree.find(q.keys)
     path = _need(catalog.sorted_sequences)
@@ -263,7 +282,7 @@ def trend(catalog: Catalog, text: str, by_collection: bool = False) -> tuple[Que
     year (``joseki trend``); with ``by_collection``, by collection and year
     (each collection's games over the games it gave that year), counted
     from the node's games themselves."""
-    q = query(text)
+    q = asked(catalog, text)
     tree = Tree.read(catalog)
     n, held = tree.find(q.keys)
     if held < len(q.keys):
@@ -305,8 +324,9 @@ def sgf_collection(rows: pa.Table) -> str:
 
     trees = []
     for row in rows.to_pylist():
-        props = "".join(f"{name}[{value(row[name])}]" for name in ("PB", "BR", "PW", "WR", "DT", "RE", "KM")
-                        if row[name])
+        info = {**row, "DT": date_text(row["DT"] or "")}  # SGF's own form of a date
+        props = "".join(f"{name}[{value(info[name])}]" for name in ("PB", "BR", "PW", "WR", "DT", "RE", "KM")
+                        if info[name])
         where = f"{row['source']}:{row['location']}" if row["location"] else row["source"]
         note = f"{where} (the sequence starts at move {row['move']}, {row['corner']})"
         props += f"GC[{value(note)}]"

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from joseki_miner.method.board import Board
 from joseki_miner.method.points import BLACK, SIZE, TENUKI, WHITE, from_sgf, to_sgf
 from joseki_miner.method.symmetry import POINT_MAP, canonical_transforms, inverse
 
@@ -65,6 +66,16 @@ class Query:
         """The sequence as the player wrote it, tenuki filled in."""
         moves = " ".join(self.move_text(k, d) for d, k in enumerate(self.keys, 1))
         return f"W {moves}" if self.swapped and self.notation == "board" else moves
+
+    def board_move(self, key: int) -> str:
+        """A tree key in the player's orientation, as a board names it: Q16, tenuki."""
+        return "tenuki" if key == TENUKI else board_name(POINT_MAP[inverse(self.transform)][key])
+
+    def board_text(self) -> str:
+        """The sequence in the player's orientation, as a board names it
+        ("W Q16 ..." where White starts)."""
+        moves = " ".join(self.board_move(k) for k in self.keys)
+        return f"W {moves}" if self.swapped else moves
 
 
 def board_name(point: int) -> str:
@@ -123,12 +134,39 @@ def parse(text: str) -> tuple[tuple[int, ...], tuple[int, ...], str]:
     return tuple(c for c, _ in moves), tuple(p for _, p in moves), notation
 
 
-def query(text: str) -> Query:
+def check_playable(colours: tuple[int, ...], points: tuple[int, ...], maybe: int | None = None) -> None:
+    """A sequence one corner of a game can hold, or a SequenceError that
+    says why not: no move on a stone (a point is played again only once a
+    capture has emptied it), and, given ``maybe`` (the tree's
+    distance.maybe, 4.1), each move within that distance of a stone played
+    before it in the sequence."""
+    board = Board()
+    stones: list[tuple[int, int]] = []
+    for n, (colour, point) in enumerate(zip(colours, points), 1):
+        if point == TENUKI:
+            continue
+        if board.is_occupied(point):
+            raise SequenceError(f"{board_name(point)} (move {n}) is played on a stone: a point is played again "
+                                "only once a capture has emptied it")
+        r, c = divmod(point, SIZE)
+        if maybe is not None and stones:
+            far = min(abs(r - sr) + abs(c - sc) for sr, sc in stones)
+            if far > maybe:
+                raise SequenceError(f"{board_name(point)} (move {n}) is {far} points from the sequence's stones: "
+                                    f"a corner sequence's moves are within {maybe} of one (the tree's "
+                                    "distance.maybe), so no sequence of the tree holds it")
+        board.play(colour, point)
+        stones.append((r, c))
+
+
+def query(text: str, maybe: int | None = None) -> Query:
     """A written sequence in normal form: the first stone the first move's
     (a leading tenuki dropped), colours swapped when White starts, a tenuki
     between two moves of one colour, then the transform of section 5.1 (the
-    smallest, where several give the same points)."""
+    smallest, where several give the same points).  A sequence no corner
+    can hold is a SequenceError (``check_playable``)."""
     colours, points, notation = parse(text)
+    check_playable(colours, points, maybe)
     while points[0] == TENUKI:
         colours, points = colours[1:], points[1:]
     swapped = colours[0] == WHITE

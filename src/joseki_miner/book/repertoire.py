@@ -1,7 +1,7 @@
 """A player's repertoire against the tree: each corner sequence of their
 games followed down the pruned tree to where it leaves it, grouped by
 where it left and how, with the player's own count and results, and the
-moves the tree's games played there with their games and win rates.
+moves the tree's games played there with their shares (``words.share_of``) and win rates.
 
 The player is found by name as the games' index writes it (``PB``/``PW``,
 case and outer blanks aside), in either colour; a game against themself
@@ -19,6 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from joseki_miner.book.words import board_line, point_text, share_of
 from joseki_miner.fast.arrow import numpy
 from joseki_miner.method.points import TENUKI, from_sgf, to_sgf
 
@@ -51,8 +52,12 @@ def _children(joseki: Path) -> tuple[dict[tuple[int, int], int], dict[int, dict]
     return child, by, kids
 
 
+def _sgf(key: int) -> str:
+    return "" if key == TENUKI else to_sgf(key)
+
+
 def _line(moves: list[int]) -> str:
-    return ";".join(f"{'BW'[d % 2]}[{'' if k == TENUKI else to_sgf(k)}]" for d, k in enumerate(moves))
+    return ";".join(f"{'BW'[d % 2]}[{_sgf(k)}]" for d, k in enumerate(moves))
 
 
 def _rate(wins: int, losses: int) -> float | None:
@@ -119,12 +124,14 @@ def repertoire(joseki: Path, sequences: Path, games: Path, name: str) -> dict:
             r = rows[c]
             mover_black = depth % 2 == 0  # the child's move is the tree's Black's at even depth
             won, lost = (r["black_wins"], r["white_wins"]) if mover_black else (r["white_wins"], r["black_wins"])
-            tree.append({"move": r["move"], "games": r["games"],
-                         "share": r["games"] / rows[node]["games"] if rows[node]["games"] else None,
+            tree.append({"move": r["move"], "board": point_text(r["move"]), "count": r["count"], "games": r["games"],
+                         "share": share_of(r.get("through", r["count"]), rows[node]["count"]),
                          "wins": _rate(won, lost), "kind": r.get("kind")})
-        lines.append({"node": node, "sequence": _line(line_of[node]), "depth": depth, "role": role,
-                      "left_with": None if left is None else ("" if left == TENUKI else to_sgf(left)), "by": by,
-                      "count": count, "wins": wins, "losses": losses, "tree": tree})
+        left_with = None if left is None else ("" if left == TENUKI else to_sgf(left))
+        lines.append({"node": node, "sequence": _line(line_of[node]),
+                      "board": board_line([_sgf(k) for k in line_of[node]]), "depth": depth, "role": role,
+                      "left_with": left_with, "left_board": None if left_with is None else point_text(left_with),
+                      "by": by, "count": count, "wins": wins, "losses": losses, "tree": tree})
     lines.sort(key=lambda x: (-x["count"], x["sequence"], x["left_with"] or "", x["role"], x["by"] or ""))
     return {"player": name, "games": int(len(number)), "self_play": self_play, "sequences": int(table.num_rows),
             "wins": int(sum(w for w, _ in won_of.values())), "losses": int(sum(v for _, v in won_of.values())),

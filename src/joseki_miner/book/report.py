@@ -52,6 +52,7 @@ from joseki_miner.book.words import (
 from joseki_miner.book.diagram import Mark, diagram, svg
 from joseki_miner.book.lookup import board_name
 from joseki_miner.method.points import TENUKI, from_sgf
+from joseki_miner.method.gameinfo import date_text
 
 CSS = """\
 body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#222;margin:0 auto;
@@ -157,16 +158,20 @@ def _about(book: Book) -> str:
             "of its games with a winner won by that Black, with its 95% interval.</p>")
 
 
+NAME_PART = 48  # characters of a player's name a file name keeps (file systems take 255 bytes)
+
+
 def repertoire_name(player: str) -> str:
     """The page of a player's repertoire: their name where it is ASCII
-    letters and digits alone, else its plain part and a digest of it (names
-    in any script, and names that differ only in their other characters,
-    keep pages of their own)."""
+    letters and digits alone and short, else its plain part (at most
+    NAME_PART characters) and a digest of it (names in any script, names
+    that differ only in their other characters or past their first
+    characters keep pages of their own; a file name of at most 80 bytes)."""
     import hashlib
 
-    if re.fullmatch(r"[A-Za-z0-9]+", player):
+    if re.fullmatch(r"[A-Za-z0-9]+", player) and len(player) <= NAME_PART:
         return f"repertoire-{player}.html"
-    plain = re.sub(r"[^A-Za-z0-9]+", "-", player).strip("-")
+    plain = re.sub(r"[^A-Za-z0-9]+", "-", player).strip("-")[:NAME_PART].strip("-")
     digest = hashlib.sha256(player.encode("utf-8")).hexdigest()[:12]
     return f"repertoire-{plain + '-' if plain else ''}{digest}.html"
 
@@ -599,7 +604,7 @@ def node_page(book: Book, node: int, plot: PlotFn | None = None) -> str:
     shown = book.examples.get(node, [])
     if shown:
         names = book.about.collection_names()
-        rows = [[escape(player(r, "black")), escape(player(r, "white")), escape(r.get("date") or ""),
+        rows = [[escape(player(r, "black")), escape(player(r, "white")), escape(date_text(r.get("date") or "")),
                  escape(r.get("result") or ""), escape(names.get(r.get("collection") or "", r.get("collection") or "")),
                  f"{r.get('move') or ''}", escape(r.get("corner") or ""),
                  escape(" : ".join(t for t in (r.get("source") or "", r.get("location") or "") if t))]

@@ -31,7 +31,7 @@ import pyarrow as pa
 
 import numpy as np
 
-from joseki_miner.method.gameinfo import wilson
+from joseki_miner.method.gameinfo import date_text, wilson
 from joseki_miner.method.influence import verdict
 from joseki_miner.method.kinds import FUSEKI, KINDS
 from joseki_miner.method.kinds import ends as kind_ends
@@ -121,17 +121,14 @@ class Book:
         return f"{colour} {board_name(from_sgf(move)) if move else 'tenuki'}"
 
     def point_name(self, node: int) -> str:
-        move = self.get(node, "move")
-        return board_name(from_sgf(move)) if move else "tenuki"
+        return point_text(self.get(node, "move"))
 
     def share(self, node: int) -> float | None:
-        """The node's count over its parent's: its share of the moves played
-        at the parent's position (4.2's percentages); where move orders are
-        merged, what of its count came from there (``through``)."""
+        """The node's count over its parent's (``share_of``); where move
+        orders are merged, what of its count came from there (``through``)."""
         if node == self.root:
             return None
-        parent = self.get(self.parent(node), "count")
-        return self.get(node, "through", self.get(node, "count")) / parent if parent else None
+        return share_of(self.get(node, "through", self.get(node, "count")), self.get(self.parent(node), "count"))
 
     def games(self, node: int) -> int:
         return int(self.get(node, "games", self.get(node, "count")))
@@ -327,6 +324,24 @@ def number(n: int) -> str:
     return f"{n:,}"
 
 
+def share_of(count: int, at: int) -> float | None:
+    """A move's share (4.2's percentages): its sequences over those at its
+    position (its parent's count), as every command and page gives it;
+    the shares of a position's moves add up to at most 100%."""
+    return count / at if at else None
+
+
+def point_text(move: str) -> str:
+    """A move of the tree (SGF, "" a tenuki) as a player writes it: D16 or tenuki."""
+    return board_name(from_sgf(move)) if move else "tenuki"
+
+
+def board_line(moves: list[str]) -> str:
+    """A line of the tree's moves (SGF points) as a player writes it:
+    "D16 C17 tenuki" (the tree's orientation: the corner upper left)."""
+    return " ".join(point_text(m) for m in moves)
+
+
 def percent(x: float) -> str:
     """A share as a player reads it: whole percent, "<1%" for a trace."""
     if 0 < x < 0.005:
@@ -448,7 +463,7 @@ def example_text(row: Mapping, names: Mapping[str, str] | None = None) -> str:
     result, collection (its name in ``names``), and where the sequence
     starts."""
     bits = [f"{player(row, 'black')} (B) - {player(row, 'white')} (W)"]
-    bits += [t for t in ((row.get("date") or "").strip(), (row.get("result") or "").strip()) if t]
+    bits += [t for t in (date_text(row.get("date") or ""), (row.get("result") or "").strip()) if t]
     collection = row.get("collection") or ""
     collection = (names or {}).get(collection, collection)
     where = [t for t in (collection, f"move {row['move']}" if row.get("move") else "", row.get("corner") or "") if t]

@@ -72,6 +72,17 @@ def day_of(date: str) -> int:
     return year * 10000 + month * 100 + day
 
 
+def date_text(date: str) -> str:
+    """A DT value's first date in one form, ISO's: 2017-08-14 (2017-08,
+    2017 where the day or month is not given) for "2017.08.14 03:23" and
+    "2017-08-14"; the text as it is where it holds no date."""
+    day = day_of(date)
+    if not day:
+        return date.strip()
+    year, month, d = day // 10000, day // 100 % 100, day % 100
+    return f"{year:04d}" + (f"-{month:02d}" if month else "") + (f"-{d:02d}" if month and d else "")
+
+
 def year_of(date: str) -> int:
     """The year of the first date of a DT value, 0 when unknown."""
     return day_of(date) // 10000

@@ -1,0 +1,133 @@
+"""The query commands' answers as a player reads them: lookup, games,
+trend, compare and repertoire in lines of text, every move a board point
+(Q16, tenuki) and every date in ISO's form.  Lines in the tree's form (the
+corner upper left, its first player Black) say so; a lookup, games and
+trend answer in the orientation the player asked in.
+
+Knows the answers' dicts and tables; nothing of files."""
+
+from __future__ import annotations
+
+from joseki_miner.book.words import percent
+from joseki_miner.method.gameinfo import date_text, wilson
+
+TREE_FORM = "the tree's form: the corner upper left, its first player Black"
+
+
+def rate(black: int, white: int) -> str:
+    """The first player's win rate of the games with a winner, with its 95% interval."""
+    decided = black + white
+    if not decided:
+        return "no game with a winner"
+    low, high = wilson(black, decided)
+    return f"{100 * black / decided:.1f}% ({100 * low:.1f}-{100 * high:.1f}%) of {decided:,}"
+
+
+def short(name: str) -> str:
+    """A collection as a player names it: the last part of its path."""
+    return name.rstrip("/").rsplit("/", 1)[-1]
+
+
+def lookup_text(found: dict) -> str:
+    first = "White" if found["first_player"] == "white" else "Black"
+    years = found["years"]
+    busiest = max(years, key=lambda y: (years[y], -y)) if years else None
+    span = f", {found['first_year']}-{found['last_year']}" if found["first_year"] else ""
+    kind = f"; {found['kind']}" if "kind" in found else ""
+    lines = [f"{found['board']}  (in {TREE_FORM}: {found['normal_board']}{kind})",
+             f"{found['count']:,} sequences in {found['games']:,} games{span}"
+             + (f", most in {busiest}" if busiest else ""),
+             f"the first to play here ({first} in this sequence) wins {rate(found['black_wins'], found['white_wins'])}"
+             " games with a winner"]
+    if found["sources"]:
+        lines.append("collections: " + " · ".join(f"{short(name)} {n:,}" for name, n in found["sources"].items()))
+    conts = found["continuations"]
+    lines.append(f"continuations ({len(conts)} stored; {found['ended_or_rarer']:,} sequences end here or go on "
+                 "in lines played once; share: of the sequences here):")
+    kinds = any("kind" in c for c in conts)
+    if conts:
+        lines.append(f"  {'move':<8} {'count':>8} {'share':>7} {'games':>8}   {'first player wins':<28} last year"
+                     + ("  kind" if kinds else ""))
+    for c in conts:
+        line = (f"  {c['board']:<8} {c['count']:>8,} {100 * c['share']:>6.1f}% {c['games']:>8,}   "
+                f"{rate(c['black_wins'], c['white_wins']):<28} ")
+        lines.append(line + (f"{str(c['last_year'] or ''):<9}  {c.get('kind', '')}" if kinds
+                             else f"{c['last_year'] or ''}"))
+    return "\n".join(lines)
+
+
+def person(row: dict, colour: str) -> str:
+    """A game's player: "Lee Sedol 9p", "?" where the record names nobody."""
+    name, rank = (row.get(f"P{colour}") or "").strip(), (row.get(f"{colour}R") or "").strip()
+    return f"{name or '?'} {rank}".strip()
+
+
+def game_line(row: dict) -> str:
+    """One game of ``joseki games``: its date, Black and White, result,
+    where the sequence starts, and where the game was read."""
+    where = f"{row['source']}:{row['location']}" if row["location"] else row["source"]
+    date = date_text(row["DT"] or "") or "no date"
+    return (f"  {date:<10}  Black {person(row, 'B')}, White {person(row, 'W')}, {row['RE'] or 'no result'}; "
+            f"move {row['move']}, {row['corner']}  ({where})")
+
+
+def games_text(sequence: str, rows: list[dict], total: int) -> str:
+    head = (f"{total:,} games start {sequence} in a corner"
+            + (f"; the {len(rows):,} most recent:" if len(rows) < total else ":" if total else "."))
+    return "\n".join([head, *map(game_line, rows)])
+
+
+def trend_text(sequence: str, rows: list[dict], by_collection: bool) -> str:
+    lines = [f"{sequence}: its share of each year's games"]
+    if not by_collection:
+        lines.append(f"  {'year':<6} {'games':>8} {'mined':>9} {'share':>8}")
+        for r in rows:
+            share = f"{100 * r['share']:.2f}%" if r["share"] is not None else ""
+            lines.append(f"  {r['year']:<6} {r['games']:>8,} {r['mined']:>9,} {share:>8}")
+        return "\n".join(lines)
+    names = list(dict.fromkeys(r["collection"] for r in rows))
+    by = {(r["collection"], r["year"]): r for r in rows}
+    lines.append("  year  " + "".join(f"{short(name)[-16:]:>18}" for name in names))
+    for year in sorted({r["year"] for r in rows}):
+        cells = []
+        for name in names:
+            r = by[(name, year)]
+            cells.append(f"{100 * r['share']:.1f}% of {r['mined']:,}" if r["share"] is not None else "")
+        lines.append(f"  {year:<5} " + "".join(f"{c:>18}" for c in cells))
+    return "\n".join(lines)
+
+
+def _side_share(side: dict) -> str:
+    return f"{100 * side['share']:5.1f}% of {side['of']:,}" if side["share"] is not None else "-"
+
+
+def compare_text(found: dict, a: str, b: str) -> str:
+    lines = [f"A: {a} ({found['a']['games']:,} games); B: {b} ({found['b']['games']:,} games); "
+             f"{found['moves']:,} moves of the tree compared, in {TREE_FORM}"]
+    for title, rows in (("risers", found["risers"]), ("fallers", found["fallers"])):
+        lines.append(f"{title} (the move's share of the sequences at its position, A -> B; "
+                     "95% interval of the change):")
+        for r in rows:
+            lines.append(f"  {r['board']:<34} {_side_share(r['a']):>20} -> {_side_share(r['b']):>20}  "
+                         f"{100 * r['difference']:+6.1f} ({100 * r['low']:+.1f} to {100 * r['high']:+.1f})"
+                         + (f"  {r['kind']}" if r["kind"] else ""))
+        if not rows:
+            lines.append("  none")
+    return "\n".join(lines)
+
+
+def repertoire_text(player: str, found: dict) -> str:
+    selfplay = f"; {found['self_play']:,} against themself left out" if found["self_play"] else ""
+    lines = [f"{player}: {found['games']:,} games ({found['wins']:,} won, {found['losses']:,} lost{selfplay}), "
+             f"{found['sequences']:,} corner sequences; where they leave the tree (in {TREE_FORM}):",
+             f"  {'times':>5} {'won-lost':>9}  {'role':<6} {'line':<30} {'then':<22} the tree's moves there "
+             "(share, wins of who plays it)"]
+    for line in found["lines"]:
+        then = ("ends in the tree" if line["left_with"] is None
+                else f"{line['left_board']} ({'player' if line['by'] == 'player' else 'opponent'})")
+        tree = ", ".join(f"{m['board']} {percent(m['share'])}"
+                         + (f" (wins {100 * m['wins']:.0f}%)" if m["wins"] is not None else "")
+                         for m in line["tree"][:3] if m["share"] is not None)
+        lines.append(f"  {line['count']:>5} {line['wins']:>4}-{line['losses']:<4}  {line['role']:<6} "
+                     f"{line['board'] or '(empty corner)':<30} {then:<22} {tree}")
+    return "\n".join(lines)
