@@ -38,7 +38,7 @@ WORK = typer.Option(None, "--work", help="folder for stage outputs (default: OUT
 CONFIG = typer.Option(None, "--config", help="YAML parameters (default: configs/default.yaml's: the thesis' with "
                       "the kinds and start region of its future work; configs/thesis.yaml: the thesis exactly)")
 SET = typer.Option(None, "--set", help="override one parameter: KEY=VALUE (repeatable)")
-QUIET = typer.Option(False, "--quiet", help="no progress bars")
+QUIET = typer.Option(False, "--quiet", help="no progress bars and no lines of progress (errors still)")
 JOBS = typer.Option(None, "--jobs", help="threads for the compiled kernel (default, or 0: every core)")
 WAIT = typer.Option(False, "--wait", help="when another run is using the folders, wait for it instead of stopping")
 ENGINE = typer.Option("fast", "--engine", help="fast (compiled), reference (plain Python) or dask (partitions on a "
@@ -229,7 +229,7 @@ def _query(out: str, work: Optional[Path]):
     try:
         catalog = _catalog(out, work)
         if work is None:
-            catalog = Catalog(work=lineage.work_of(catalog.out) or catalog.work, out=catalog.out,
+            catalog = Catalog(work=lineage.work_for(catalog.out, catalog.work), out=catalog.out,
                               publish=catalog.publish)
         return catalog, lineage.Steady(catalog)
     except UsageError as exc:

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from joseki_miner.engines import cluster as cluster_
+from joseki_miner.fast import compiling
 from joseki_miner.engines.params import (
     floor_for,
     ingest_options,
@@ -147,6 +148,7 @@ class _Run:
         self.add = add
         self.given = list(paths)  # as given: URLs too (``paths`` reads their mirrors)
         self.dask = None  # the dask engine, for its runs
+        self.compiling = compiling.Notice(log)
         if engine == "dask" or add:  # --add on the other engines: the dask engine's partitions, in this process
             from joseki_miner.engines.dask import DaskEngine
 
@@ -176,9 +178,7 @@ class _Run:
         manifest = store.read_manifest(self.catalog.manifest(stage))
         return (manifest is not None and manifest.get("key") == keys[stage]
                 and store.intact(manifest, self.catalog.manifest(stage).parent)
-                and (stage != "prune" or (manifest.get("made_from") == lineage.made_from(keys, self.config)
-                                          and (manifest.get("run") or {}).get("work")
-                                          == lineage.where(self.catalog.work))))
+                and (stage != "prune" or manifest.get("made_from") == lineage.made_from(keys, self.config)))
 
     def record(self, stage: str, key: str, figures: dict, seconds: float, inputs: str | None = None,
                keys: dict[str, str] | None = None, **run) -> store.StageRecord:
@@ -213,6 +213,7 @@ class _Run:
         try:
             return self._go()
         finally:
+            self.compiling.remove()
             if self.dask is not None:
                 self.dask.close()
 
@@ -260,6 +261,8 @@ class _Run:
                             self.strict_again()
                         continue
                     upstream_ran = True
+                    if stage in WORK_STAGES + ("prune",):  # the stages with kernels: say so if they compile
+                        self.compiling.install()
                     check_stop()
                     if stage == "ingest" and streamed:
                         from joseki_miner.engines import stream

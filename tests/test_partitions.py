@@ -139,6 +139,47 @@ def test_duplicates_across_partitions_are_those_of_one_reading(tmp_path):
     assert files_of(tmp_path / "dask") == files_of(tmp_path / "fast")
 
 
+def test_duplicates_are_found_before_the_filters_on_every_engine(tmp_path):
+    """One order for duplicates and filters: a game that repeats one the
+    filters left out is a duplicate (named by where the first was read), in
+    a partition or across partitions, so a filtered mine keeps exactly the
+    games the same filter selects from an unfiltered one; every engine
+    gives the same files."""
+    import pyarrow.parquet as pq
+
+    from joseki_miner.runs.inputs import Filters
+
+    games = tmp_path / "games"
+    year = {"1": 2002, "2": 2006, "3": 2006, "4": 2002, "5": 2006, "6": 2002, "7": 2002, "8": 2001, "9": 2007}
+    tails = {"1": ";B[qk]", "2": ";B[ck]", "3": ";B[qk]", "4": ";B[ck]", "5": ";B[kc]", "6": ";B[ck]",
+             "7": ";B[kc]", "8": ";B[jj]", "9": ";B[jj]"}
+    folder = {"1": "a", "2": "a", "3": "b", "4": "b", "5": "b", "6": "b", "7": "c", "8": "c", "9": "c"}
+    for n, tail in tails.items():
+        (games / folder[n]).mkdir(parents=True, exist_ok=True)
+        (games / folder[n] / f"{n}.sgf").write_text(SGF.replace("2010-01-0{d}", str(year[n])).format(
+            b=n, w="w", tail=tail))
+    paths = [games / "a", games / "b", games / "c"]
+    years = "filter.years=[2005,2010]"
+    for engine in ("reference", "fast", "dask"):
+        mine(paths, tmp_path / engine, engine, sets=[years])
+    mine(paths, tmp_path / "all")
+    assert manifest_run(tmp_path / "dask")["partitions"] == 3
+    work = tmp_path / "fast" / "work"
+    rejects = pq.read_table(work / "rejects.parquet").to_pylist()
+    assert [(Path(r["source"]).name, r["detail"].rsplit("/", 1)[-1]) for r in rejects] == [
+        ("3.sgf", "1.sgf"), ("4.sgf", "2.sgf"), ("6.sgf", "2.sgf"), ("7.sgf", "5.sgf"), ("9.sgf", "8.sgf")]
+    kept = pq.read_table(work / "games.parquet", columns=["PB"]).column("PB").to_pylist()
+    assert kept == ["2", "5"]  # 1 and 8 are filtered (2002, 2001); 3 and 9 repeat them
+    figures = json.loads((work / "ingest.manifest.json").read_text())["figures"]
+    assert figures["games_read"] == 9 == figures["games_accepted"] + sum(figures["games_rejected"].values()) \
+        + sum(figures["games_filtered"].values())
+    from joseki_miner.book.compare import side_games
+    selected = side_games(tmp_path / "all" / "work" / "games.parquet", Filters.of(load(None, [years])))[0]
+    assert int(selected.sum()) == len(kept)
+    for engine in ("reference", "dask"):
+        assert files_of(tmp_path / engine) == files_of(tmp_path / "fast"), engine
+
+
 def test_a_folder_without_games_mines_as_on_the_fast_engine(tmp_path):
     """No partitions at all (an empty folder), or one of no games (a file
     that holds none): the same files as the fast engine, an empty tree, not

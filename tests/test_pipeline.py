@@ -605,10 +605,10 @@ def test_the_new_filters_key_ingest_only_when_set():
     """Unset, the filters of players, ranks and events leave the ingest
     key as it was before they existed (a folder mined then stays up to
     date); set, each changes it."""
-    from joseki_miner.runs.keys import INGEST_PARAMS, key, stage_keys
+    from joseki_miner.runs.keys import INGEST_PARAMS, READING, key, stage_keys
 
     config = load(None, [])
-    assert stage_keys(config, "inputs")["ingest"] == key("ingest", "inputs", config.section(*INGEST_PARAMS))
+    assert stage_keys(config, "inputs")["ingest"] == key("ingest", "inputs", config.section(*INGEST_PARAMS), READING)
     keys = {stage_keys(load(None, [s]), "inputs")["ingest"]
             for s in ("filter.players=[a]", "filter.min_rank=1d", "filter.events=[b]", "filter.players=[b]")}
     assert len(keys) == 4 and stage_keys(config, "inputs")["ingest"] not in keys

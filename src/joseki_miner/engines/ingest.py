@@ -104,11 +104,13 @@ def _fingerprint(record: GameRecord, symmetric: bool = False) -> str:
 
 
 class _Wheres:
-    """Where each stored game was read (source, location), for naming the
-    first game of a duplicate found later: appended a table of games at a
-    time to a file beside games.parquet (Arrow IPC), so it does not grow in
-    memory with the games; ``of`` reads back the table that holds a game
-    (the last one read is kept).  The file is removed on ``close``."""
+    """Where each first game was read (source, location), for naming the
+    first game of a duplicate found later (a first game is one no earlier
+    game repeats, kept or left out by the filters): appended a table of
+    games at a time to a file beside games.parquet (Arrow IPC), so it does
+    not grow in memory with the games; ``of`` reads back the table that
+    holds a game (the last one read is kept).  The file is removed on
+    ``close``."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -117,9 +119,9 @@ class _Wheres:
         self.bytes = 0
         self._last: tuple[int, pa.Table] | None = None
 
-    def add(self, first: int, table: pa.Table) -> None:
+    def add(self, first: int, source: list[str], location: list[str]) -> None:
         sink = pa.BufferOutputStream()
-        columns = pa.Table.from_arrays([table.column("source").dictionary_encode(), table.column("location")],
+        columns = pa.Table.from_arrays([strings(source).dictionary_encode(), strings(location)],
                                        names=["source", "location"])
         with pa.ipc.new_stream(sink, columns.schema) as writer:
             writer.write_table(columns)
@@ -130,7 +132,7 @@ class _Wheres:
         self.bytes += data.size
 
     def of(self, game: int) -> str:
-        """Where the stored game ``game`` was read (as ``GameRecord.where``)."""
+        """Where the first game ``game`` was read (as ``GameRecord.where``)."""
         at = bisect.bisect_right(self.index, game, key=lambda w: w[0]) - 1
         if self._last is None or self._last[0] != at:
             _, offset, size = self.index[at]
@@ -147,33 +149,47 @@ class _Wheres:
 @dataclass
 class Trace:
     """What joining partitions needs of one partition's reading (the dask
-    engine, ``partitions``): per accepted game, its number in the reading
-    order and its fingerprint; per reject, its number in the reading order
-    and, for a duplicate, the partition's game it repeats (-1 otherwise)."""
+    engine, ``partitions``): per first game (one no earlier game of the
+    partition repeats: accepted, or left out by the filters), its number in
+    the reading order, its fingerprint, and for one left out, the filter's
+    reason and where it was read ("" for an accepted game, which
+    games.parquet holds); per reject, its number in the reading order and,
+    for a duplicate, the partition's first game it repeats (-1 otherwise)."""
 
     read: list[np.ndarray] = field(default_factory=list)
     h1: list[np.ndarray] = field(default_factory=list)
     h2: list[np.ndarray] = field(default_factory=list)
+    filtered: list[str] = field(default_factory=list)
+    source: list[str] = field(default_factory=list)
+    location: list[str] = field(default_factory=list)
     reject_read: list[np.ndarray] = field(default_factory=list)
     reject_first: list[np.ndarray] = field(default_factory=list)
 
-    def arrays(self) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
-        def joined(parts: list[np.ndarray], kind) -> np.ndarray:
-            return np.concatenate(parts).astype(kind) if parts else np.zeros(0, kind)
-        games = {"read": joined(self.read, np.int64), "h1": joined(self.h1, np.uint64),
-                 "h2": joined(self.h2, np.uint64)}
-        rejects = {"read": joined(self.reject_read, np.int64), "first": joined(self.reject_first, np.int64)}
-        return games, rejects
+    def tables(self) -> tuple[pa.Table, pa.Table]:
+        """trace.parquet and reject-trace.parquet."""
+        def joined(parts: list[np.ndarray], kind) -> pa.Array:
+            return column(np.concatenate(parts).astype(kind) if parts else np.zeros(0, kind))
+        firsts = pa.Table.from_arrays([joined(self.read, np.int64), joined(self.h1, np.uint64),
+                                       joined(self.h2, np.uint64), strings(self.filtered),
+                                       strings(self.source).dictionary_encode(), strings(self.location)],
+                                      names=["read", "h1", "h2", "filtered", "source", "location"])
+        rejects = pa.Table.from_arrays([joined(self.reject_read, np.int64), joined(self.reject_first, np.int64)],
+                                       names=["read", "first"])
+        return firsts, rejects
 
 
 class _Ledger:
     """Counts, duplicates and the two output files, shared by both engines.
 
-    Duplicates: the reference engine asks ``duplicate_of`` game by game (a
-    dict of digests, as plainly as it can be said); the fast engine asks
-    ``first_games`` a batch at a time (the kernel's fingerprints in a
-    compact table) and finds where the first game was read in the log of
-    the games already stored (``_Wheres``, on disk)."""
+    Duplicates are found before the filters (config ``filter``), so that a
+    filtered run keeps the games a filter of an unfiltered run selects: a
+    game that repeats one the filters left out is a duplicate still.  The
+    reference engine asks ``duplicate_of`` game by game (a dict of digests,
+    as plainly as it can be said); the fast engine asks ``first_games`` a
+    batch at a time (the kernel's fingerprints in a compact table), numbering
+    the first games (``firsts``: accepted or filtered) apart from the games
+    stored, and finds where a first game was read in the log of them
+    (``_Wheres``, on disk)."""
 
     def __init__(self, games_path: Path, rejects_path: Path, dedupe: bool, strict: bool,
                  on_games: Callable[[pa.Table, dict | None], None] | None = None, arena: Arena | None = None) -> None:
@@ -189,6 +205,7 @@ class _Ledger:
         self.filtered: Counter[str] = Counter()
         self.read = 0
         self.accepted = 0
+        self.firsts = 0  # games no earlier game repeats, accepted or filtered: the fingerprints' ids
         self.skipped: Counter[str] = Counter()
         self.collections = Collections([])
         self.filters = Filters()
@@ -211,23 +228,28 @@ class _Ledger:
 
     def first_games(self, h1: np.ndarray, h2: np.ndarray) -> np.ndarray:
         """Per candidate game of a batch (fingerprint h1, h2), in order: the
-        id of the stored game with the same moves, or -1; the games with -1
-        must then be stored, in order (``add_games``), as they are numbered
-        so.  Nothing is a duplicate without ``dedupe``."""
+        number of the first game with the same moves, or -1; the games with
+        -1 are first games, numbered from ``firsts`` in order, and must be
+        logged so (``add_firsts``).  Nothing is a duplicate without
+        ``dedupe``."""
         if not self.dedupe:
             return np.full(len(h1), -1, np.int64)
-        return self.fingerprints.first_ids(h1, h2, self.accepted)
+        return self.fingerprints.first_ids(h1, h2, self.firsts)
+
+    def add_firsts(self, source: list[str], location: list[str]) -> None:
+        """The first games of a batch, in order: where each was read."""
+        if self.wheres is not None and source:
+            self.wheres.add(self.firsts, source, location)
+        self.firsts += len(source)
 
     def where(self, game: int) -> str:
-        """Where the stored game ``game`` was read (as ``GameRecord.where``)."""
+        """Where the first game ``game`` was read (as ``GameRecord.where``)."""
         return self.wheres.of(game)
 
     def add_games(self, table: pa.Table, sequences: dict | None = None) -> None:
         """Accepted games, numbered from ``self.accepted`` (and their
         sequences, when phase 1 ran with validation)."""
         self.games.add(table)
-        if self.wheres is not None:  # where each was read, for the duplicates found later
-            self.wheres.add(self.accepted, table)
         self.accepted += table.num_rows
         year = numpy(table.column("year"))
         self.by_year.update(dict(zip(*[a.tolist() for a in np.unique(year, return_counts=True)])))
@@ -323,15 +345,15 @@ def _run_reference(paths, ledger: _Ledger, include_handicap: bool, bar, exclude=
                 meta = {**meta, **{k: meta.get(k) or ledger.collections.rank_of(info[2]) for k in ("BR", "WR")}}
             try:
                 check(item, include_handicap)
-                people = {k: [meta.get(k, "")] for k in Filters.PEOPLE} if ledger.filters.by_people else None
-                why = ledger.filters.reasons(np.array([info[0]]), np.array([info[1]]), [info[2]],
-                                             ledger.collections, people)[0] if ledger.filters.active else None
-                if why is not None:  # left out as asked: after the checks, before the duplicates
-                    ledger.filtered[why] += 1
-                    continue
                 first = ledger.duplicate_of(_fingerprint(item, ledger.symmetric), item.where)
                 if first is not None:
                     raise RecordError("duplicate", f"same moves as {first}")
+                people = {k: [meta.get(k, "")] for k in Filters.PEOPLE} if ledger.filters.by_people else None
+                why = ledger.filters.reasons(np.array([info[0]]), np.array([info[1]]), [info[2]],
+                                             ledger.collections, people)[0] if ledger.filters.active else None
+                if why is not None:  # left out as asked: after the checks and the duplicates
+                    ledger.filtered[why] += 1
+                    continue
             except RecordError as exc:
                 item = Reject(item.source, item.location, exc.reason, exc.detail)
         if isinstance(item, Reject):
@@ -476,20 +498,20 @@ def _fast_batch(b: GameBatch, ledger: _Ledger, include_handicap: bool, futures) 
     verdicts = _verdicts(b, include_handicap, played, occupied)
     candidates = np.ones(len(b), dtype=bool)
     candidates[list(verdicts)] = False
-    if ledger.filters.active:  # left out as asked: after the checks, before the duplicates
-        people = {k: _info_list(b.info[k]) for k in Filters.PEOPLE} if ledger.filters.by_people else None
-        reasons = ledger.filters.reasons(year, won, collection, ledger.collections, people)
-        filtered = [k for k in np.flatnonzero(candidates).tolist() if reasons[k] is not None]
-        ledger.filtered.update(reasons[k] for k in filtered)
-        candidates[filtered] = False
     candidates = np.flatnonzero(candidates)
     if ledger.symmetric and ledger.dedupe and len(candidates):  # the games equal under the 16 maps: one fingerprint
         h1, h2 = h1.copy(), h2.copy()
         h1[candidates], h2[candidates] = kernel.symmetric_fingerprints(
             b.colours, b.points, b.move_offsets, b.setup_colours, b.setup_points, b.setup_offsets, candidates)
     firsts = ledger.first_games(h1[candidates], h2[candidates])
-    accepted = candidates[firsts < 0].tolist()
+    new = candidates[firsts < 0].tolist()  # first games, numbered from ledger.firsts
     duplicates = {int(k): int(first) for k, first in zip(candidates[firsts >= 0], firsts[firsts >= 0])}
+    reasons: list = [None] * len(b)
+    if ledger.filters.active:  # left out as asked: after the checks and the duplicates
+        people = {k: _info_list(b.info[k]) for k in Filters.PEOPLE} if ledger.filters.by_people else None
+        reasons = ledger.filters.reasons(year, won, collection, ledger.collections, people)
+        ledger.filtered.update(reasons[k] for k in new if reasons[k] is not None)
+    accepted = [k for k in new if reasons[k] is None]
     base = ledger.read
     ledger.read += len(b)
     if accepted:
@@ -515,21 +537,26 @@ def _fast_batch(b: GameBatch, ledger: _Ledger, include_handicap: bool, futures) 
                 sequences = of_games(sequences, len(b), idx, ledger.accepted)
         table = _games_table(ledger.accepted, columns)
 
-    def where(first: int) -> str:  # the game stored as ``first``, maybe from this very batch
-        if first < ledger.accepted:
+    def where(first: int) -> str:  # the first game numbered ``first``, maybe from this very batch
+        if first < ledger.firsts:
             return ledger.where(first)
-        k = accepted[first - ledger.accepted]
+        k = new[first - ledger.firsts]
         return where_of(b.source[k], b.location[k])
 
     rejects = {k: (b.source[k], b.location[k], *v) for k, v in verdicts.items()}
     for k, first in duplicates.items():
         rejects[k] = (b.source[k], b.location[k], "duplicate", f"same moves as {where(first)}")
     ledger.reject_rows([rejects[k] for k in sorted(rejects)])  # --strict: raises at the first
+    ledger.add_firsts([b.source[k] for k in new], [b.location[k] for k in new])
     if ledger.trace is not None:
-        idx = np.array(accepted, dtype=np.int64)
+        idx = np.array(new, dtype=np.int64)
         ledger.trace.read.append(base + idx)
         ledger.trace.h1.append(h1[idx])
         ledger.trace.h2.append(h2[idx])
+        left = [reasons[k] is not None for k in new]
+        ledger.trace.filtered += [reasons[k] or "" for k in new]
+        ledger.trace.source += [b.source[k] if out else "" for k, out in zip(new, left)]
+        ledger.trace.location += [b.location[k] if out else "" for k, out in zip(new, left)]
         order = sorted(rejects)
         ledger.trace.reject_read.append(base + np.array(order, dtype=np.int64))
         ledger.trace.reject_first.append(np.array([duplicates.get(k, -1) for k in order], dtype=np.int64))

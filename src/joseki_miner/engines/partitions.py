@@ -278,9 +278,8 @@ def mine(partition: Partition, settings: Settings, folder: str) -> dict:
         # the sequences in trie order too: each count of the build reads its first keys' alone
         figures["first_keys"] = {str(k): n for k, n in build.write_run(tmp / "sequences.parquet",
                                                                        tmp / "sorted.arrow").items()}
-        games, rejects = trace.arrays()
-        for name, arrays in (("trace.parquet", games), ("reject-trace.parquet", rejects)):
-            pq.write_table(pa.Table.from_arrays([column(a) for a in arrays.values()], names=list(arrays)), tmp / name)
+        for name, table in zip(("trace.parquet", "reject-trace.parquet"), trace.tables()):
+            pq.write_table(table, tmp / name)
         for name in FILES:
             sync_file(tmp / name)
         sizes = {name: (tmp / name).stat().st_size for name in FILES}
@@ -308,15 +307,19 @@ def clean(folder: Path, keep: set[str] | None = None) -> None:
 
 @dataclass
 class Resolution:
-    """Per partition: which of its games are kept (``keep``), the number
-    of its first kept game in the joined files (``first``), and for every
-    game that repeats a game of an earlier partition, that game's
-    (partition, number in it) (``repeats``: by the game's number)."""
+    """Per partition: which of its games are kept (``keep``, by its number
+    in games.parquet), the number of its first kept game in the joined
+    files (``first``); which of its first games (``trace``: those no earlier
+    game of the partition repeats, accepted or filtered) stay first games
+    (``first_kept``), and for every one that repeats a first game of an
+    earlier partition, that game's (partition, first-game number in it)
+    (``repeats``: by the game's first-game number)."""
 
     keep: list[np.ndarray]
     first: list[int]
+    first_kept: list[np.ndarray]
     repeats: list[dict[int, tuple[int, int]]]
-    read: list[np.ndarray]  # each game's number in its partition's reading order
+    traces: list[pa.Table]  # per partition, its trace.parquet
 
     @property
     def accepted(self) -> int:
@@ -328,10 +331,21 @@ class Resolution:
         kept game's; a dropped game's is not used)."""
         return np.cumsum(self.keep[p]) - 1 + self.first[p]
 
+    def unfiltered(self) -> Counter:
+        """The games a partition's filters left out that repeat an earlier
+        partition's game: duplicates, not filtered, by the filter's reason."""
+        found: Counter[str] = Counter()
+        for p, trace in enumerate(self.traces):
+            reasons = trace.column("filtered").to_pylist()
+            found.update(reasons[g] for g in self.repeats[p] if reasons[g])
+        return found
+
 
 def resolve(folder: str, keys: list[str], dedupe: bool) -> Resolution:
     """Duplicates across partitions, resolved as one reading resolves them:
-    the first game with the same moves in the reading order is kept."""
+    the first game with the same moves in the reading order stays first,
+    whether the filters kept it or not (``ingest``'s order), and a game
+    that repeats it is a duplicate."""
     traces = [pq.ParquetFile(Path(folder) / k / "trace.parquet").read() for k in keys]
     counts = [t.num_rows for t in traces]
     starts = np.r_[0, np.cumsum(counts)].astype(np.int64)
@@ -343,18 +357,21 @@ def resolve(folder: str, keys: list[str], dedupe: bool) -> Resolution:
         new = np.r_[True, (h1[order][1:] != h1[order][:-1]) | (h2[order][1:] != h2[order][:-1])]
         group = np.cumsum(new) - 1
         first_of[order] = order[np.flatnonzero(new)][group]
-    keep_all = first_of == np.arange(starts[-1])
-    kept_before = np.r_[0, np.cumsum(keep_all)]
+    stays = first_of == np.arange(starts[-1])
     part_of = np.repeat(np.arange(len(keys)), counts)
-    keep, first, repeats = [], [], []
+    keep, first, first_kept, repeats = [], [], [], []
+    kept_before = 0
     for p in range(len(keys)):
         lo, hi = starts[p], starts[p + 1]
-        keep.append(keep_all[lo:hi])
-        first.append(int(kept_before[lo]))
-        dropped = np.flatnonzero(~keep_all[lo:hi])
+        accepted = np.array([not r for r in traces[p].column("filtered").to_pylist()], dtype=bool)
+        keep.append(stays[lo:hi][accepted])
+        first.append(kept_before)
+        kept_before += int(keep[-1].sum())
+        first_kept.append(stays[lo:hi])
+        dropped = np.flatnonzero(~stays[lo:hi])
         f = first_of[lo + dropped]
         repeats.append({int(k): (int(part_of[g]), int(g - starts[part_of[g]])) for k, g in zip(dropped, f)})
-    return Resolution(keep, first, repeats, [numpy(t.column("read")) for t in traces])
+    return Resolution(keep, first, first_kept, repeats, traces)
 
 
 @dataclass(frozen=True)
@@ -443,34 +460,43 @@ def write_games(folder: str, keys: list[str], res: Resolution, path: str) -> dic
         sink.abort()
         raise
     return {"games_accepted": res.accepted, "games_by_year": {str(y): n for y, n in sorted(by_year.items()) if y},
-            "games_by_collection": dict(sorted(by_collection.items()))}
+            "games_by_collection": dict(sorted(by_collection.items())), "repeats_filtered": dict(res.unfiltered())}
 
 
-def _where(folder: str, key: str, rows: list[int]) -> dict[int, str]:
-    """Where each of a partition's games ``rows`` was read."""
-    table = pq.ParquetFile(Path(folder) / key / "games.parquet").read(columns=["source", "location"])
-    picked = table.take(column(rows, np.int64)).to_pylist() if rows else []
-    return {r: where_of(row["source"], row["location"]) for r, row in zip(rows, picked)}
+def _read_at(folder: str, key: str, trace: pa.Table, firsts: list[int]) -> dict[int, tuple[str, str]]:
+    """Where each of a partition's first games ``firsts`` was read (source,
+    location): a filtered one, as its trace says; an accepted one, as its
+    row of games.parquet does."""
+    reasons = trace.column("filtered").to_pylist()
+    row = np.cumsum([not r for r in reasons]) - 1  # an accepted first game's row in games.parquet
+    found = {g: (trace.column("source")[g].as_py(), trace.column("location")[g].as_py()) for g in firsts if reasons[g]}
+    accepted = [g for g in firsts if not reasons[g]]
+    if accepted:
+        table = pq.ParquetFile(Path(folder) / key / "games.parquet").read(columns=["source", "location"])
+        picked = table.take(column([int(row[g]) for g in accepted], np.int64)).to_pylist()
+        found.update({g: (r["source"], r["location"]) for g, r in zip(accepted, picked)})
+    return found
 
 
 def write_rejects(folder: str, keys: list[str], res: Resolution, path: str, strict: bool = False) -> dict:
     """rejects.parquet of the partitions joined, in the reading order: each
-    partition's own, and its games that repeat a game of an earlier one
-    (named, as a duplicate's first game always is, by where the first was
-    read); the figure of the games rejected by reason.  ``strict``: the
-    first reject fails the run."""
+    partition's own, and its first games that repeat a first game of an
+    earlier one (named, as a duplicate's first game always is, by where the
+    first was read); the figure of the games rejected by reason.
+    ``strict``: the first reject fails the run."""
     from joseki_miner.engines.ingest import REJECTS_SCHEMA
 
-    wanted: dict[int, set[int]] = {}  # the games named as first games, by partition
+    wanted: dict[int, set[int]] = {}  # the first games named, by partition
     traces = [pq.ParquetFile(Path(folder) / k / "reject-trace.parquet").read() for k in keys]
     for p in range(len(keys)):
         for q, g in res.repeats[p].values():
             wanted.setdefault(q, set()).add(g)
         for g in numpy(traces[p].column("first")).tolist():
-            if g >= 0 and not res.keep[p][g]:
+            if g >= 0 and not res.first_kept[p][g]:
                 q, h = res.repeats[p][g]
                 wanted.setdefault(q, set()).add(h)
-    where = {q: _where(folder, keys[q], sorted(games)) for q, games in wanted.items()}
+    where = {q: {g: where_of(*at) for g, at in _read_at(folder, keys[q], res.traces[q], sorted(games)).items()}
+             for q, games in wanted.items()}
     sink = TableSink(Path(path), REJECTS_SCHEMA)
     reasons: Counter[str] = Counter()
     try:
@@ -480,22 +506,20 @@ def write_rejects(folder: str, keys: list[str], res: Resolution, path: str, stri
             detail = own.column("detail").to_pylist()
             for i in np.flatnonzero(first >= 0).tolist():  # a duplicate of a game that repeats an earlier partition's
                 g = int(first[i])
-                if not res.keep[p][g]:
+                if not res.first_kept[p][g]:
                     q, h = res.repeats[p][g]
                     detail[i] = f"same moves as {where[q][h]}"
             own = own.set_column(3, "detail", strings(detail))
             read = numpy(traces[p].column("read"))
             if res.repeats[p]:
                 games = sorted(res.repeats[p])
-                rows = pq.ParquetFile(Path(folder) / key / "games.parquet").read(columns=["source", "location"]) \
-                    .take(column(games, np.int64))
+                at = _read_at(folder, key, res.traces[p], games)
                 details = [f"same moves as {where[q][h]}" for q, h in (res.repeats[p][g] for g in games)]
-                more = pa.Table.from_arrays([rows.column("source").combine_chunks(),
-                                             rows.column("location").combine_chunks(),
+                more = pa.Table.from_arrays([strings([at[g][0] for g in games]), strings([at[g][1] for g in games]),
                                              strings(["duplicate"] * len(games)), strings(details)],
                                             schema=REJECTS_SCHEMA)
                 own = pa.concat_tables([own, more])
-                read = np.r_[read, res.read[p][games]]
+                read = np.r_[read, numpy(res.traces[p].column("read"))[games]]
                 own = own.take(column(np.argsort(read, kind="stable"), np.int64))
             if strict and own.num_rows:
                 row = own.slice(0, 1).to_pylist()[0]
@@ -539,11 +563,14 @@ def ingest_figures(parts: list[dict], games: dict, rejects: dict, skipped: Count
 
     files_skipped = Counter(summed("files_skipped"))
     files_skipped.update(skipped)
+    filtered = Counter(summed("games_filtered"))
+    filtered.subtract(games.get("repeats_filtered", {}))  # duplicates of an earlier partition's games
+    filtered = +filtered
     return {
         "games_read": sum(f["games_read"] for f in parts),
         "games_accepted": games["games_accepted"],
         "games_rejected": rejects["games_rejected"],
-        "games_filtered": summed("games_filtered"),
+        "games_filtered": dict(sorted(filtered.items())),
         "files_skipped": dict(sorted(files_skipped.items())),
         "games_by_year": games["games_by_year"],
         "games_by_collection": games["games_by_collection"],

@@ -32,7 +32,6 @@ def ingest_to_build(run, pool: ThreadPoolExecutor, finish: list) -> set[str]:
     running the stages one by one; returns the stages done."""
     catalog, config, staged = run.catalog, run.config, store.staged
     t0 = time.perf_counter()
-    say_if_compiling(run.log)
     params = phase1_params(config)
     spilled = build.SortedRuns(catalog.runs, run.sort_bytes)
     stream = extract.Phase1Stream(staged(catalog.sequences), params, jobs=run.jobs,
@@ -100,13 +99,3 @@ def ingest_to_build(run, pool: ThreadPoolExecutor, finish: list) -> set[str]:
 
     finish.append(written)
     return {"extract", "build"}
-
-
-def say_if_compiling(log: Callable[[str], None]) -> None:
-    """A first run on this machine compiles the kernels: say so, or its
-    first games look slow."""
-    from joseki_miner.fast import kernel
-
-    if not kernel.compiled():
-        log("compiling the fast engine's kernels for this machine (once, about half a minute; later runs "
-            "load them)")

@@ -59,11 +59,20 @@ def recorded(out: Path) -> dict | None:
     return {**found, "work": run.get("work") if isinstance(run, dict) else None}
 
 
-def work_of(out: Path) -> Path | None:
-    """The work folder the tree in ``out`` was made from, where it still is."""
+def work_for(out: Path, default: Path) -> Path:
+    """The work folder to read the tree in ``out`` with, where none is
+    given: the one it records, or ``default`` (the output folder's own, as
+    for a copied output folder), whichever holds the stages the tree was
+    made from; else the one it records, for ``check`` to refuse."""
     found = recorded(out)
     work = found.get("work") if found else None
-    return Path(work) if isinstance(work, str) and os.path.isdir(work) else None
+    places = [Path(work)] if isinstance(work, str) and os.path.isdir(work) else []
+    places.append(default)
+    for place in places:
+        now = held(place)
+        if found is None or all(now[stage] == found.get(stage) for stage in WORK_STAGES):
+            return place
+    return places[0]
 
 
 def held(work: Path) -> dict[str, str | None]:
