@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
+import pytest
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -88,3 +90,21 @@ def test_influence_is_drawn_on_the_side_it_points_to():
     sides = {g.get("data-side"): g.get("class") for g in ET.fromstring(svg(d)).iter(f"{NS}g")
              if "influence" in g.get("class", "")}
     assert sides == {"right": "influence white", "down": "influence black"}
+
+
+@pytest.mark.parametrize("cell", [14, 20, 28])
+def test_the_coordinates_fit_the_board_at_any_cell(cell):
+    """The row names ("19" the widest) and column names lie wholly inside
+    the board's picture, on small boards too (the repertoire's cells of 14
+    clipped "19" to "9")."""
+    import re
+
+    from joseki_miner.book.diagram import COORD_FONT
+
+    picture = svg(diagram([("B", from_sgf("dd"))]), cell=cell)
+    width = float(re.search(r'width="(\d+)"', picture).group(1))
+    half = 0.6 * COORD_FONT  # half the width of two digits, centred
+    for x in re.findall(r'<text class="coord" data-row="\d+" x="(-?[\d.]+)"', picture):
+        assert half <= float(x) <= width - half
+    for y in re.findall(r'<text class="coord" data-col="\w" x="[\d.]+" y="(-?[\d.]+)"', picture):
+        assert float(y) >= COORD_FONT * 0.8

@@ -105,6 +105,14 @@ def test_the_report_has_a_page_of_each_players_repertoire(demo):
     found = repertoire(demo.joseki, demo.sequences, demo.games, "Demo Black")
     for line in found["lines"][:40]:
         assert f'data-node="{line["node"]}"><a href="n{line["node"]}.html">' in html
+    import re
+    cards = re.findall(r'<div class="card [^"]*" data-node="(\d+)">(.*?)</div></div>', html)
+    left = [line for line in found["lines"][:40] if line["left_with"]]
+    assert left and len(cards) == len(found["lines"][:40])
+    for line, (node, card) in zip(found["lines"][:40], cards):  # the move that left the tree, ringed on its board
+        assert int(node) == line["node"]
+        drawn = re.findall(r'<g class="played [bw]" data-point="(\w\w)">', card)
+        assert drawn == ([line["left_with"]] if line["left_with"] else []), card
     assert repertoire_name("金毛测试").startswith("repertoire-") and repertoire_name("金毛测试").isascii()
 
 

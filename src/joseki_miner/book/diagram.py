@@ -39,12 +39,14 @@ class Stone:
 @dataclass(frozen=True)
 class Mark:
     """A candidate next move: its point (TENUKI: listed, not drawn), label,
-    link and tooltip."""
+    link and tooltip; or (``colour`` "B" or "W") a move played there that
+    the tree does not hold, drawn as a ringed stone."""
 
     point: int
     label: str
     href: str = ""
     title: str = ""
+    colour: str = ""
 
 
 @dataclass
@@ -84,12 +86,16 @@ def row_name(row: int) -> str:
     return str(SIZE - row)
 
 
+COORD_FONT = 11  # pixels: the coordinates' size (the report's style sheet), whatever the cell
+
+
 def svg(d: Diagram, cell: int = 28, coordinates: bool = True, label: str = "") -> str:
     """The diagram as an inline SVG element: ``cell`` pixels between lines;
     the board's coordinates on the top and left edges (the board's own
-    edges: the corner is the upper left)."""
+    edges: the corner is the upper left), with room for "19" on a small
+    board too."""
     n = d.size
-    edge = cell if coordinates else cell // 2  # room for the coordinates, or the stones' half
+    edge = max(cell, 2 * COORD_FONT) if coordinates else cell // 2  # room for the coordinates, or the stones' half
     band = max(4, cell // 5)  # the influence bands outside the grid
     x0 = y0 = edge + band
     width = x0 + (n - 1) * cell + cell // 2 + 2 * band + 2
@@ -126,7 +132,8 @@ def svg(d: Diagram, cell: int = 28, coordinates: bool = True, label: str = "") -
         r, c = row_col(m.point)
         x, y = x0 + c * cell, y0 + r * cell
         size = cell * (0.36 if len(m.label) > 3 else 0.42)
-        mark = (f'<g class="candidate" data-point="{to_sgf(m.point)}"><title>{escape(m.title)}</title>'
+        kind = f"played {m.colour.lower()}" if m.colour else "candidate"
+        mark = (f'<g class="{kind}" data-point="{to_sgf(m.point)}"><title>{escape(m.title)}</title>'
                 f'<circle cx="{x}" cy="{y}" r="{radius:.1f}"/>'
                 f'<text x="{x}" y="{y + size * 0.35:.1f}" font-size="{size:.1f}">{escape(m.label)}</text></g>')
         out.append(f'<a href="{escape(m.href)}">{mark}</a>' if m.href else mark)

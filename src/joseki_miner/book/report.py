@@ -76,6 +76,8 @@ svg.board .stone.b circle{fill:#1b1b1b}svg.board .stone.w circle{fill:#fdfdfd;st
 svg.board text{text-anchor:middle;font-family:system-ui,sans-serif}
 svg.board .stone.b text{fill:#fff}svg.board .stone.w text{fill:#111}
 svg.board .candidate circle{fill:#2f7d5b;fill-opacity:.85}svg.board .candidate text{fill:#fff;font-weight:600}
+svg.board .played circle{stroke:#c0392b;stroke-width:2.5}svg.board .played.b circle{fill:#1b1b1b}
+svg.board .played.w circle{fill:#fdfdfd}svg.board .played.b text{fill:#fff}svg.board .played.w text{fill:#111}
 svg.board a:hover .candidate circle{fill:#c0392b}
 svg.board .influence.black rect{fill:#1b1b1b}svg.board .influence.white rect{fill:#fff;stroke:#222}
 svg.board .influence.any rect{fill:#999}
@@ -126,11 +128,13 @@ def sequence_name(book: Book, node: int) -> str:
     return " ".join(book.point_name(n) for n in book.path(node)) or "Empty corner"
 
 
-def board_of(book: Book, node: int, cell: int = 28, candidates: bool = True) -> tuple[str, list[str]]:
+def board_of(book: Book, node: int, cell: int = 28, candidates: bool = True,
+             played: Mark | None = None) -> tuple[str, list[str]]:
     """A node's diagram (SVG) and its notes: the stones of its path
     numbered, its continuations marked with their shares and linked (with
-    ``candidates``), its influence verdicts on the sides."""
-    marks = []
+    ``candidates``), its influence verdicts on the sides; and a move
+    ``played`` there that the tree does not hold, ringed."""
+    marks = [played] if played is not None else []
     if candidates:
         for c in book.children(node):
             move = book.get(c, "move")
@@ -507,18 +511,25 @@ def repertoire_page(book: Book, found: dict) -> str:
             + f"), {number(found['sequences'])} corner sequences, each followed down "
             "the tree to where it leaves it. The boards are in the tree's form: the corner in the upper left, its "
             "first player Black; the player is <i>first</i> in a corner they started, <i>second</i> in one the "
-            f"opponent started. The marks are the tree's moves there. <a href=\"{INDEX}\">Back to the "
+            f"opponent started. The marks are the tree's moves there; a ringed stone is the move played that left "
+            f"the tree. <a href=\"{INDEX}\">Back to the "
             "joseki</a>.</p>"]
     if not found["lines"]:
         body.append("<p>None of their games is among the games mined.</p>")
     cards = []
     for line in found["lines"][:LINES]:
         node = line["node"]
-        board, _ = board_of(book, node, cell=14)
+        played = None
+        number_ = len(book.path(node)) + 1
+        if line["left_with"]:  # the move that left the tree, in the colour after the node's
+            colour = "W" if node != book.root and book.get(node, "color") == "B" else "B"
+            played = Mark(from_sgf(line["left_with"]), str(number_), "",
+                          f"{number_}: played here, out of the tree", colour)
+        board, _ = board_of(book, node, cell=14, played=played)
         then = ("the sequence ends here, in the tree" if line["left_with"] is None else
                 f"then {'the player' if line['by'] == 'player' else 'the opponent'} plays "
-                + (f"{board_name(from_sgf(line['left_with']))}" if line["left_with"] else "tenuki")
-                + ", out of the tree")
+                + (f"{board_name(from_sgf(line['left_with']))} (ringed, {number_})" if line["left_with"]
+                   else "tenuki") + ", out of the tree")
         tree = "; ".join(f"{board_name(from_sgf(m['move'])) if m['move'] else 'tenuki'} "
                          f"{percent(m['share'])}" for m in line["tree"][:3] if m["share"] is not None)
         facts = [f"{number(line['count'])} times as the {line['role']} player: won {number(line['wins'])}, "
