@@ -16,7 +16,9 @@ after checking that its outputs differ from that commit's only where that
 issue asked: the Tygem folder is named as given ("tygem", not its inner
 "tygem/kifu" and "kifu") and the example games' dates are ISO's
 ("2017-08-15", not "2017.08.15 15:26"); every table equal row for row
-under those two renamings, every text file equal after them.
+under those two renamings, every text file equal after them.  The style
+sheet's digest (both) was written again when it gained the repertoire's
+ringed stone (``.played``), its one change.
 """
 
 from __future__ import annotations
