@@ -252,7 +252,9 @@ def _answered(steady, call):
     except explore.NotInTree as exc:
         _fail(str(exc), 1)
     except FileNotFoundError as exc:
-        _fail(f"nothing mined in {steady.catalog.out}: run `joseki mine` first ({exc.filename})", 2)
+        _fail(f"nothing mined in {steady.catalog.out}: run `joseki mine` first ({exc.filename or exc})", 2)
+    except (stop.Stopped, KeyboardInterrupt):
+        _fail("interrupted", 130)
 
 
 def _limit(value: Optional[int], default: Optional[int] = None) -> Optional[int]:
@@ -415,6 +417,9 @@ def repertoire(
             return repertoire_of(catalog.joseki, own.sequences, own.games, player)
 
     found = _answered(steady, answer)
+    if not found["games"]:  # every game of the name was against themself
+        _fail(f"no game of {player!r} against another player"
+              + (f" ({found['self_play']:,} against themself left out)" if found.get("self_play") else ""), 1)
     found = {**found, "lines": found["lines"][:most]}
     if json_:
         _json(found)
@@ -433,8 +438,9 @@ def _as_the_tree_read(catalog: Catalog, config: Optional[Path], sets: Optional[L
     given = load(config, sets or [])
     made = lineage.recorded(catalog.out) or {}
     tree = made.get("phase1") or {}
-    differ = {k: v for k, v in lineage.phase1(given).items() if k in tree and tree[k] != v}
-    if differ and (config is not None or sets):
+    named = set(tree) if config is not None else {s.split("=", 1)[0].strip() for s in sets or []}
+    differ = {k: v for k, v in lineage.phase1(given).items() if k in named and k in tree and tree[k] != v}
+    if differ:
         shown = ", ".join(f"{k}={tree[k]} (not {v})" for k, v in differ.items())
         raise UsageError(f"the tree was mined with {shown}: read the player's games as its games were, or mine "
                          "the tree again with these parameters")

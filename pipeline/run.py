@@ -196,6 +196,8 @@ class _Run:
             data["inputs"] = inputs  # so later stages can run alone
             data["paths"] = [str(p) for p in self.given]  # so a later run can --add to them
         if stage == "prune":  # so what reads the tree reads its run's work stages
+            if "build" not in self.stages:  # pruned alone: from the stages the work folder holds, whatever the config
+                keys = {**keys, **{k: v for k, v in lineage.held(self.catalog.work).items() if v}}
             data["made_from"] = lineage.made_from(keys, self.config)
             run["work"] = lineage.where(self.catalog.work)
         return store.StageRecord(self.catalog.manifest(stage), data, written, gone)

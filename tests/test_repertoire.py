@@ -139,6 +139,10 @@ def test_a_players_own_games_read_as_the_tree_was_mined(demo, demo_games):
     # read otherwise than the tree's games were, the player's sequences would not be the tree's
     otherwise = joseki("repertoire", "demo black", demo_games, "--set", "distance.maybe=6", "--out", demo.out)
     assert otherwise.returncode == 2 and "the tree was mined with distance.maybe=5 (not 6)" in otherwise.stderr
+    # a key of phase 1 given as the tree read it, or a key outside phase 1, is no other reading
+    same = joseki("repertoire", "demo black", demo_games, "--set", "distance.maybe=5", "--set",
+                  "include_handicap=true", "--json", "--out", demo.out)
+    assert same.returncode == 0, same.stderr
 
 
 def test_self_play_is_left_out_and_counted(tmp_path):

@@ -17,7 +17,7 @@ import pyarrow.parquet as pq
 
 from joseki_miner.fast.arrow import column, numpy, strings
 from joseki_miner.method.gameinfo import date_text, wilson
-from joseki_miner.book.lookup import Query, board_name, corner_of, query, sorted_range
+from joseki_miner.book.lookup import Query, board_name, check_playable, corner_of, query, sorted_range
 from joseki_miner.book.words import share_of
 from joseki_miner.runs import lineage
 from joseki_miner.method.points import TENUKI, from_sgf
@@ -155,11 +155,17 @@ def win_rate(black: int, white: int) -> dict:
 
 
 def asked(catalog: Catalog, text: str) -> Query:
-    """The sequence asked for, checked against the tree's own phase 1 (its
-    moves within the distance.maybe it was mined with, where the output
-    folder records it)."""
+    """The sequence asked for, in normal form; checked (``playable``) only
+    where the tree does not hold it."""
+    return query(text, checked=False)
+
+
+def playable(catalog: Catalog, q: Query) -> None:
+    """A SequenceError where no corner can hold the sequence asked for,
+    checked against the tree's own phase 1 (its moves within the
+    distance.maybe it was mined with, where the output folder records it)."""
     made = lineage.recorded(catalog.out) or {}
-    return query(text, (made.get("phase1") or {}).get("distance.maybe"))
+    check_playable(q.colours, q.points, (made.get("phase1") or {}).get("distance.maybe"))
 
 
 def lookup(catalog: Catalog, text: str) -> dict:
@@ -171,6 +177,7 @@ def lookup(catalog: Catalog, text: str) -> dict:
     tree = Tree.read(catalog)
     n, held = tree.find(q.keys)
     if held < len(q.keys):
+        playable(catalog, q)
         raise NotInTree(q, held, tree.node(n))
     node = tree.node(n)
     continuations = []
@@ -266,6 +273,8 @@ def games_of(catalog: Catalog, text: str, limit: int | None = None,
     day = numpy(_rows(catalog.games, game[first], ["day"]).column("day")) if len(first) else np.zeros(0, np.int32)
     recent = np.lexsort((game[first], -day.astype(np.int64)))
     total = len(recent)
+    if not total:
+        playable(catalog, q)
     if limit is not None:
         recent = recent[:limit]
     chosen = first[recent]
@@ -286,6 +295,7 @@ def trend(catalog: Catalog, text: str, by_collection: bool = False) -> tuple[Que
     tree = Tree.read(catalog)
     n, held = tree.find(q.keys)
     if held < len(q.keys):
+        playable(catalog, q)
         raise NotInTree(q, held, tree.node(n))
     mined = pq.ParquetFile(_need(catalog.games)).read(columns=["year", "collection"] if by_collection else ["year"])
     year = numpy(mined.column("year"))

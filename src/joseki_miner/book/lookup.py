@@ -159,14 +159,17 @@ def check_playable(colours: tuple[int, ...], points: tuple[int, ...], maybe: int
         stones.append((r, c))
 
 
-def query(text: str, maybe: int | None = None) -> Query:
+def query(text: str, maybe: int | None = None, checked: bool = True) -> Query:
     """A written sequence in normal form: the first stone the first move's
     (a leading tenuki dropped), colours swapped when White starts, a tenuki
     between two moves of one colour, then the transform of section 5.1 (the
-    smallest, where several give the same points).  A sequence no corner
-    can hold is a SequenceError (``check_playable``)."""
+    smallest, where several give the same points).  ``checked``: a sequence
+    no corner can hold is a SequenceError (``check_playable``); a caller
+    that finds it in the tree first checks only what the tree does not
+    hold (a capture by stones outside the corner may empty a point)."""
     colours, points, notation = parse(text)
-    check_playable(colours, points, maybe)
+    if checked:
+        check_playable(colours, points, maybe)
     while points[0] == TENUKI:
         colours, points = colours[1:], points[1:]
     swapped = colours[0] == WHITE

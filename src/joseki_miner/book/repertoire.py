@@ -85,7 +85,7 @@ def repertoire(joseki: Path, sequences: Path, games: Path, name: str) -> dict:
     sequence ended inside the tree; ``by``: "player" or "opponent", who
     played it; ``role``: "first" or "second"), the player's ``count``,
     ``wins`` and ``losses`` there, and the tree's moves there (``tree``:
-    move, games, the share of the node's games and the win rate of the
+    move, games, its share of the node's sequences (lookup's) and the win rate of the
     side that plays it); the most played first."""
     number, was_black, winner, self_play = players_games(games, name)
     if not len(number):

@@ -453,11 +453,12 @@ def changed_page(book: Book, changed: dict) -> str:
     """The moves played more, then less, in the later era of the games
     than in the earlier: every real change (``compare``), the largest at
     the most common positions first; the first ``SHOWN`` of each as cards
-    (the line's final position, its share of the games at its position in
+    (the line's final position, its share of the sequences at its position in
     both eras, the change with its 95% interval), the rest in a table."""
     before, after = changed["before"], changed["after"]
     body = [f"<h1>What changed: {escape(before)} and {escape(after)}</h1>",
-            f"<p class=\"lead\">Each move's share of the games that reach its position, in the "
+            f"<p class=\"lead\">Each move's share of the corner sequences that reach its position (as every page "
+            f"shares it), in the "
             f"{number(changed['a']['games'])} games of {escape(before)} and the {number(changed['b']['games'])} "
             f"games of {escape(after)}. A move is shown when the 95% interval of the change (Newcombe's, from the "
             "two shares' Wilson intervals) leaves out zero: the largest changes at the most common positions "
@@ -490,7 +491,7 @@ def _change_card(book: Book, change: dict, before: str, after: str) -> str:
     node = change["node"]
     board, _ = board_of(book, node, cell=14, candidates=False)
     a, b = change["a"], change["b"]
-    facts = [f"{escape(before)}: {percent(a['share'])} of {number(a['of'])} games",
+    facts = [f"{escape(before)}: {percent(a['share'])} of {number(a['of'])} sequences",
              f"{escape(after)}: {percent(b['share'])} of {number(b['of'])}",
              f"{100 * change['difference']:+.1f} points (95%: {100 * change['low']:+.1f} to "
              f"{100 * change['high']:+.1f})"]

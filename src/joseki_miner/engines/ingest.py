@@ -156,6 +156,7 @@ class Trace:
     games.parquet holds); per reject, its number in the reading order and,
     for a duplicate, the partition's first game it repeats (-1 otherwise)."""
 
+
     read: list[np.ndarray] = field(default_factory=list)
     h1: list[np.ndarray] = field(default_factory=list)
     h2: list[np.ndarray] = field(default_factory=list)
@@ -165,17 +166,24 @@ class Trace:
     reject_read: list[np.ndarray] = field(default_factory=list)
     reject_first: list[np.ndarray] = field(default_factory=list)
 
-    def tables(self) -> tuple[pa.Table, pa.Table]:
-        """trace.parquet and reject-trace.parquet."""
+    def tables(self) -> tuple[pa.Table, pa.Table, pa.Table]:
+        """trace.parquet (per first game: read, h1, h2, kept), filtered.parquet
+        (per first game the filters left out: its number among the first
+        games, reason, source, location) and reject-trace.parquet."""
         def joined(parts: list[np.ndarray], kind) -> pa.Array:
             return column(np.concatenate(parts).astype(kind) if parts else np.zeros(0, kind))
+        left = [i for i, reason in enumerate(self.filtered) if reason]
         firsts = pa.Table.from_arrays([joined(self.read, np.int64), joined(self.h1, np.uint64),
-                                       joined(self.h2, np.uint64), strings(self.filtered),
-                                       strings(self.source).dictionary_encode(), strings(self.location)],
-                                      names=["read", "h1", "h2", "filtered", "source", "location"])
+                                       joined(self.h2, np.uint64),
+                                       pa.array([not reason for reason in self.filtered], pa.bool_())],
+                                      names=["read", "h1", "h2", "kept"])
+        filtered = pa.Table.from_arrays([column(np.array(left, np.int64)), strings([self.filtered[i] for i in left]),
+                                         strings([self.source[i] for i in left]),
+                                         strings([self.location[i] for i in left])],
+                                        names=["first", "reason", "source", "location"])
         rejects = pa.Table.from_arrays([joined(self.reject_read, np.int64), joined(self.reject_first, np.int64)],
                                        names=["read", "first"])
-        return firsts, rejects
+        return firsts, filtered, rejects
 
 
 class _Ledger:

@@ -51,7 +51,7 @@ from joseki_miner.method.points import TENUKI
 # that run on the workers: the driver plans the partitions and the subtrees
 # without loading numba.
 
-FILES = ("games.parquet", "rejects.parquet", "sequences.parquet", "sorted.arrow", "trace.parquet",
+FILES = ("games.parquet", "rejects.parquet", "sequences.parquet", "sorted.arrow", "trace.parquet", "filtered.parquet",
          "reject-trace.parquet")
 # what a partition's folder holds, in its key: a partition mined by a
 # version that wrote other files (or read its indexes in another order) is
@@ -278,7 +278,7 @@ def mine(partition: Partition, settings: Settings, folder: str) -> dict:
         # the sequences in trie order too: each count of the build reads its first keys' alone
         figures["first_keys"] = {str(k): n for k, n in build.write_run(tmp / "sequences.parquet",
                                                                        tmp / "sorted.arrow").items()}
-        for name, table in zip(("trace.parquet", "reject-trace.parquet"), trace.tables()):
+        for name, table in zip(("trace.parquet", "filtered.parquet", "reject-trace.parquet"), trace.tables()):
             pq.write_table(table, tmp / name)
         for name in FILES:
             sync_file(tmp / name)
@@ -319,7 +319,9 @@ class Resolution:
     first: list[int]
     first_kept: list[np.ndarray]
     repeats: list[dict[int, tuple[int, int]]]
-    traces: list[pa.Table]  # per partition, its trace.parquet
+    read: list[np.ndarray]  # per partition, each first game's number in its reading order
+    kept: list[np.ndarray]  # per partition, each first game: did the filters keep it?
+    filtered: list[pa.Table]  # per partition, its filtered.parquet: the first games the filters left out
 
     @property
     def accepted(self) -> int:
@@ -335,10 +337,18 @@ class Resolution:
         """The games a partition's filters left out that repeat an earlier
         partition's game: duplicates, not filtered, by the filter's reason."""
         found: Counter[str] = Counter()
-        for p, trace in enumerate(self.traces):
-            reasons = trace.column("filtered").to_pylist()
-            found.update(reasons[g] for g in self.repeats[p] if reasons[g])
+        for p in range(len(self.keep)):
+            left = [g for g in sorted(self.repeats[p]) if not self.kept[p][g]]
+            if left:
+                found.update(self.left_out(p, left).column("reason").to_pylist())
         return found
+
+    def left_out(self, p: int, firsts: list[int]) -> pa.Table:
+        """The rows of partition ``p``'s filtered.parquet of its first games
+        ``firsts`` (each one the filters left out), in that order."""
+        table = self.filtered[p]
+        at = np.searchsorted(numpy(table.column("first")), np.asarray(firsts, np.int64))
+        return table.take(column(at, np.int64))
 
 
 def resolve(folder: str, keys: list[str], dedupe: bool) -> Resolution:
@@ -358,20 +368,21 @@ def resolve(folder: str, keys: list[str], dedupe: bool) -> Resolution:
         group = np.cumsum(new) - 1
         first_of[order] = order[np.flatnonzero(new)][group]
     stays = first_of == np.arange(starts[-1])
+    kept_all = [t.column("kept").to_numpy() for t in traces]
     part_of = np.repeat(np.arange(len(keys)), counts)
     keep, first, first_kept, repeats = [], [], [], []
     kept_before = 0
     for p in range(len(keys)):
         lo, hi = starts[p], starts[p + 1]
-        accepted = np.array([not r for r in traces[p].column("filtered").to_pylist()], dtype=bool)
-        keep.append(stays[lo:hi][accepted])
+        keep.append(stays[lo:hi][kept_all[p]])
         first.append(kept_before)
         kept_before += int(keep[-1].sum())
         first_kept.append(stays[lo:hi])
         dropped = np.flatnonzero(~stays[lo:hi])
         f = first_of[lo + dropped]
         repeats.append({int(k): (int(part_of[g]), int(g - starts[part_of[g]])) for k, g in zip(dropped, f)})
-    return Resolution(keep, first, first_kept, repeats, traces)
+    return Resolution(keep, first, first_kept, repeats, [numpy(t.column("read")) for t in traces], kept_all,
+                      [pq.ParquetFile(Path(folder) / k / "filtered.parquet").read() for k in keys])
 
 
 @dataclass(frozen=True)
@@ -463,15 +474,17 @@ def write_games(folder: str, keys: list[str], res: Resolution, path: str) -> dic
             "games_by_collection": dict(sorted(by_collection.items())), "repeats_filtered": dict(res.unfiltered())}
 
 
-def _read_at(folder: str, key: str, trace: pa.Table, firsts: list[int]) -> dict[int, tuple[str, str]]:
-    """Where each of a partition's first games ``firsts`` was read (source,
-    location): a filtered one, as its trace says; an accepted one, as its
-    row of games.parquet does."""
-    reasons = trace.column("filtered").to_pylist()
-    row = np.cumsum([not r for r in reasons]) - 1  # an accepted first game's row in games.parquet
-    found = {g: (trace.column("source")[g].as_py(), trace.column("location")[g].as_py()) for g in firsts if reasons[g]}
-    accepted = [g for g in firsts if not reasons[g]]
+def _read_at(folder: str, key: str, res: Resolution, p: int, firsts: list[int]) -> dict[int, tuple[str, str]]:
+    """Where each of partition ``p``'s first games ``firsts`` was read
+    (source, location): one the filters left out, as its filtered.parquet
+    row says; an accepted one, as its row of games.parquet does."""
+    kept = res.kept[p]
+    left = [g for g in firsts if not kept[g]]
+    rows = res.left_out(p, left).select(["source", "location"]).to_pylist() if left else []
+    found = {g: (r["source"], r["location"]) for g, r in zip(left, rows)}
+    accepted = [g for g in firsts if kept[g]]
     if accepted:
+        row = np.cumsum(kept) - 1  # an accepted first game's row in games.parquet
         table = pq.ParquetFile(Path(folder) / key / "games.parquet").read(columns=["source", "location"])
         picked = table.take(column([int(row[g]) for g in accepted], np.int64)).to_pylist()
         found.update({g: (r["source"], r["location"]) for g, r in zip(accepted, picked)})
@@ -495,7 +508,7 @@ def write_rejects(folder: str, keys: list[str], res: Resolution, path: str, stri
             if g >= 0 and not res.first_kept[p][g]:
                 q, h = res.repeats[p][g]
                 wanted.setdefault(q, set()).add(h)
-    where = {q: {g: where_of(*at) for g, at in _read_at(folder, keys[q], res.traces[q], sorted(games)).items()}
+    where = {q: {g: where_of(*at) for g, at in _read_at(folder, keys[q], res, q, sorted(games)).items()}
              for q, games in wanted.items()}
     sink = TableSink(Path(path), REJECTS_SCHEMA)
     reasons: Counter[str] = Counter()
@@ -513,13 +526,13 @@ def write_rejects(folder: str, keys: list[str], res: Resolution, path: str, stri
             read = numpy(traces[p].column("read"))
             if res.repeats[p]:
                 games = sorted(res.repeats[p])
-                at = _read_at(folder, key, res.traces[p], games)
+                at = _read_at(folder, key, res, p, games)
                 details = [f"same moves as {where[q][h]}" for q, h in (res.repeats[p][g] for g in games)]
                 more = pa.Table.from_arrays([strings([at[g][0] for g in games]), strings([at[g][1] for g in games]),
                                              strings(["duplicate"] * len(games)), strings(details)],
                                             schema=REJECTS_SCHEMA)
                 own = pa.concat_tables([own, more])
-                read = np.r_[read, numpy(res.traces[p].column("read"))[games]]
+                read = np.r_[read, res.read[p][games]]
                 own = own.take(column(np.argsort(read, kind="stable"), np.int64))
             if strict and own.num_rows:
                 row = own.slice(0, 1).to_pylist()[0]

@@ -459,8 +459,9 @@ class Filters:
     records write them, case and outer blanks aside), a player below
     ``min_rank`` or of no known rank, an event naming none of ``events``
     (a part of its name, case aside).  A game that cannot be mined is
-    rejected first; a game left out is not looked for among the
-    duplicates."""
+    rejected first, then one that repeats an earlier game (kept or left
+    out), so a filtered run keeps the games the filters select from an
+    unfiltered one."""
 
     years: tuple[int, int] | None = None
     sources: tuple[str, ...] | None = None

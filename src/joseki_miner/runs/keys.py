@@ -22,8 +22,9 @@ EXTRACT_RULES = {"distance.noise": False, "corner.start": 10}
 INGEST_RULES = {"filter.players": None, "filter.min_rank": None, "filter.events": None, "dedupe.symmetric": False,
                 "collections.ranks": None}
 # how ingest reads games beyond its parameters: 2, a folder given names its games unless it holds several
-# folders of them, and a game is looked for among the duplicates before the filters
-READING = {"reading": 3}
+# folders of them; 3 and 4, a game is looked for among the duplicates before the filters (4: the dask engine's
+# partitions trace the first games the filters leave out apart)
+READING = {"reading": 4}
 BUILD_PARAMS = ("kinds", "corner.region", "kinds.follow_up", "kinds.approach")  # the kinds of trie.parquet
 PRUNE_RULES = {"prune.follow": None, "prune.min_share": 0.0, "prune.fold_tenuki": False, "prune.confidence": None,
                "prune.min_games": 1, "prune.merge_orders": False}
