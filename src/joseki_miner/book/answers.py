@@ -118,9 +118,10 @@ def compare_text(found: dict, a: str, b: str) -> str:
 
 def repertoire_text(player: str, found: dict) -> str:
     selfplay = f"; {found['self_play']:,} against themself left out" if found["self_play"] else ""
+    width = max([30, *(len(line["board"] or "") + 1 for line in found["lines"])])  # every line's column lines up
     lines = [f"{player}: {found['games']:,} games ({found['wins']:,} won, {found['losses']:,} lost{selfplay}), "
              f"{found['sequences']:,} corner sequences; where they leave the tree (in {TREE_FORM}):",
-             f"  {'times':>5} {'won-lost':>9}  {'role':<6} {'line':<30} {'then':<22} the tree's moves there "
+             f"  {'times':>5} {'won-lost':>9}  {'role':<6} {'line':<{width}} {'then':<22} the tree's moves there "
              "(share, wins of who plays it)"]
     for line in found["lines"]:
         then = ("ends in the tree" if line["left_with"] is None
@@ -129,5 +130,5 @@ def repertoire_text(player: str, found: dict) -> str:
                          + (f" (wins {100 * m['wins']:.0f}%)" if m["wins"] is not None else "")
                          for m in line["tree"][:3] if m["share"] is not None)
         lines.append(f"  {line['count']:>5} {line['wins']:>4}-{line['losses']:<4}  {line['role']:<6} "
-                     f"{line['board'] or '(empty corner)':<30} {then:<22} {tree}")
+                     f"{line['board'] or '(empty corner)':<{width}} {then:<22} {tree}")
     return "\n".join(lines)
