@@ -287,8 +287,8 @@ def lookup(
     catalog, steady = _query(out, work)
     found = _answered(steady, lambda: explore.lookup(catalog, sequence))
     if json_:
-        keep = ("count", "games", "black_wins", "white_wins", "first_year", "last_year", "years", "sources",
-                "sequence", "board", "normal", "normal_board", "first_player", "kind")
+        keep = ("count", "games", "black_wins", "white_wins", "first_year", "last_year", "most_popular", "years",
+                "sources", "sequence", "board", "normal", "normal_board", "first_player", "kind")
         data = {k: found[k] for k in keep if k in found}
         data["continuations"] = [{k: c[k] for k in ("move", "board", "normal", "count", "share", "games", "black_wins",
                                                      "white_wins", "last_year", "kind") if k in c}

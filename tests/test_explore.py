@@ -190,3 +190,26 @@ def test_games_of_lines_played_once_past_the_stored_nodes(mined):
         want = set(sequences["game"][sequences["moves"].str.startswith(moves)])
         _, rows, total = explore.games_of(mined, _written(keys, 2, True, "sgf"))
         assert game in want and set(rows.column("game").to_pylist()) == want and total == len(want)
+
+
+def test_lookup_says_the_year_most_popular_as_the_report_does(mined):
+    """lookup named the year of most games ("most in 2011", the year with
+    the most games mined); the report's "most popular" is the year of the
+    highest share of that year's games: lookup now says the report's."""
+    table = pq.read_table(mined.joseki, columns=["node", "parent", "move"]).to_pylist()
+    keys: dict[int, tuple[int, ...]] = {}
+    checked = 0
+    for row in table:
+        if row["parent"] < 0:
+            keys[row["node"]] = ()
+            continue
+        keys[row["node"]] = keys[row["parent"]] + (TENUKI if row["move"] == "" else from_sgf(row["move"]),)
+        if row["move"] == "" or len(keys[row["node"]]) > 3:
+            continue
+        found = explore.lookup(mined, _written(keys[row["node"]], 0, False, "sgf"))
+        headline = re.search(r'<p class="headline">(.*?)</p>',
+                             (mined.report / f"n{row['node']}.html").read_text(encoding="utf-8")).group(1)
+        said = re.search(r"most popular in (\d{4})", headline)
+        assert (int(said.group(1)) if said else None) == found["most_popular"], (row, headline)
+        checked += 1
+    assert checked > 10

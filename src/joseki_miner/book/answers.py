@@ -30,13 +30,11 @@ def short(name: str) -> str:
 
 def lookup_text(found: dict) -> str:
     first = "White" if found["first_player"] == "white" else "Black"
-    years = found["years"]
-    busiest = max(years, key=lambda y: (years[y], -y)) if years else None
     span = f", {found['first_year']}-{found['last_year']}" if found["first_year"] else ""
     kind = f"; {found['kind']}" if "kind" in found else ""
     lines = [f"{found['board']}  (in {TREE_FORM}: {found['normal_board']}{kind})",
              f"{found['count']:,} sequences in {found['games']:,} games{span}"
-             + (f", most in {busiest}" if busiest else ""),
+             + (f", most popular in {found['most_popular']}" if found.get("most_popular") else ""),
              f"the first to play here ({first} in this sequence) wins {rate(found['black_wins'], found['white_wins'])}"
              " games with a winner"]
     if found["sources"]:

@@ -18,7 +18,7 @@ import pyarrow.parquet as pq
 from joseki_miner.fast.arrow import column, numpy, strings
 from joseki_miner.method.gameinfo import date_text, wilson
 from joseki_miner.book.lookup import Query, board_name, check_playable, corner_of, query, sorted_range
-from joseki_miner.book.words import share_of
+from joseki_miner.book.words import peak_year, share_of
 from joseki_miner.runs import lineage
 from joseki_miner.method.points import TENUKI, from_sgf
 
@@ -193,10 +193,18 @@ def lookup(catalog: Catalog, text: str) -> dict:
             "normal_board": " ".join(_board_key(k) for k in q.keys),
             "first_player": "white" if q.swapped else "black", **_stats(node),
             **({"kind": node["kind"]} if "kind" in node else {}),
-            "years": {int(y): int(g) for y, g in _rows_of(catalog.trie_years, n)},
+            "years": (years := {int(y): int(g) for y, g in _rows_of(catalog.trie_years, n)}),
+            "most_popular": peak_year(years, _games_by_year(catalog)),
             "sources": {s: int(g) for s, g in _rows_of(catalog.trie_sources, n)},
             "ended_or_rarer": node["count"] - sum(c["count"] for c in continuations),
             "continuations": continuations}
+
+
+def _games_by_year(catalog: Catalog) -> dict[int, int]:
+    """The games mined, by year (0, unknown, left out)."""
+    year = numpy(pq.ParquetFile(_need(catalog.games)).read(columns=["year"]).column("year"))
+    counts = np.bincount(year[year > 0]) if (year > 0).any() else np.zeros(0, np.int64)
+    return {y: int(c) for y, c in enumerate(counts.tolist()) if c}
 
 
 def _stats(node: dict) -> dict:

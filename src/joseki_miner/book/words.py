@@ -50,6 +50,18 @@ COLOUR_NAMES = {"B": "Black", "W": "White"}
 YEAR_FLOOR = 0.01
 
 
+def peak_year(years: Mapping[int, int], totals: Mapping[int, int]) -> int | None:
+    """The year a line was most popular: its highest share of a year's
+    games (``years``: its games by year; ``totals``: all games by year),
+    among years with at least ``YEAR_FLOOR`` of all games; None where no
+    year stands above another (the empty corner: every game, every year)."""
+    floor = YEAR_FLOOR * sum(totals.values())
+    shares = {y: g / totals[y] for y, g in sorted(years.items()) if y > 0 and totals.get(y, 0) >= floor and totals[y]}
+    if len(set(shares.values())) < 2:
+        return None
+    return max(shares, key=lambda y: (shares[y], y))
+
+
 @dataclass(frozen=True)
 class About:
     """What was mined: the games, their collections and dates, and how the
@@ -156,13 +168,8 @@ class Book:
         return {y for y, n in totals.items() if n < floor}
 
     def peak_year(self, node: int) -> int | None:
-        """The year the node was most popular: its highest share of a
-        year's games, among years with enough games to say so."""
-        thin = self.thin_years()
-        shares = {y: s for y, s in self.year_shares(node).items() if y not in thin and y > 0}
-        if len(set(shares.values())) < 2:  # no year above another (the empty corner: every game, every year)
-            return None
-        return max(shares, key=lambda y: (shares[y], y))
+        """The year the node was most popular (``peak_year``)."""
+        return peak_year(self.years.get(node, {}), self.about.games_by_year)
 
     def children(self, node: int) -> list[int]:
         return self.order.get(node, [])
