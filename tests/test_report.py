@@ -351,7 +351,7 @@ def test_the_page_of_what_changed_shows_the_real_changes_between_the_eras(mined_
     assert shown == [c["node"] for c in found["risers"] + found["fallers"]]  # every real change, once
     assert html.index('id="risers"') < html.index('id="fallers"')
     for c in found["risers"][:20]:
-        assert f"{before}: {percent(c['a']['share'])} of {c['a']['of']:,} games" in html
+        assert f"{before}: {percent(c['a']['share'])} of {c['a']['of']:,} sequences" in html
     index = (mined.report / "index.html").read_text(encoding="utf-8")
     assert f'<a href="changed.html">What changed</a> from {before} to {after}' in index
 

@@ -175,7 +175,7 @@ class Trace:
         left = [i for i, reason in enumerate(self.filtered) if reason]
         firsts = pa.Table.from_arrays([joined(self.read, np.int64), joined(self.h1, np.uint64),
                                        joined(self.h2, np.uint64),
-                                       pa.array([not reason for reason in self.filtered], pa.bool_())],
+                                       column(np.array([not reason for reason in self.filtered], np.int8))],
                                       names=["read", "h1", "h2", "kept"])
         filtered = pa.Table.from_arrays([column(np.array(left, np.int64)), strings([self.filtered[i] for i in left]),
                                          strings([self.source[i] for i in left]),

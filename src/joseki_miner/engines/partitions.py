@@ -368,7 +368,7 @@ def resolve(folder: str, keys: list[str], dedupe: bool) -> Resolution:
         group = np.cumsum(new) - 1
         first_of[order] = order[np.flatnonzero(new)][group]
     stays = first_of == np.arange(starts[-1])
-    kept_all = [t.column("kept").to_numpy() for t in traces]
+    kept_all = [numpy(t.column("kept")).astype(bool) for t in traces]  # 1: the filters kept it
     part_of = np.repeat(np.arange(len(keys)), counts)
     keep, first, first_kept, repeats = [], [], [], []
     kept_before = 0
