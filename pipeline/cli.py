@@ -450,7 +450,7 @@ def _as_the_tree_read(catalog: Catalog, config: Optional[Path], sets: Optional[L
 
     same = load(config, [*(sets or []), *(f"{k}={json.dumps(v)}" for k, v in tree.items() if k in KEYS)])
     return dataclasses.replace(same, filter_years=None, filter_sources=None, filter_result_known=False,
-                               filter_players=None, filter_min_rank=None, filter_events=None)
+                               filter_players=None, filter_min_rank=None, filter_events=None, filter_handicap=None)
 
 
 @app.command()
