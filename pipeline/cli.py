@@ -1,6 +1,6 @@
 """The joseki command: 'joseki mine GAMES' runs every stage, 'joseki
 ingest|extract|build|prune|emit|report' runs one; 'joseki lookup|games|trend|
-compare|repertoire' answer from a mined tree; 'joseki demo' writes the
+compare|repertoire|position' answer from a mined tree; 'joseki demo' writes the
 built-in demo collection."""
 
 from __future__ import annotations
@@ -427,6 +427,31 @@ def repertoire(
     typer.echo(answers.repertoire_text(player, found))
 
 
+@app.command()
+def position(
+    black: str = typer.Option("", "--black", help="Black's stones in the corner, as board points: Q16,R17"),
+    white: str = typer.Option("", "--white", help="White's stones, as board points"),
+    to_play: Optional[str] = typer.Option(None, "--to-play", help="B or W (default: either)"),
+    out: str = OUT, work: Optional[Path] = WORK,
+    limit: Optional[int] = typer.Option(None, "--limit", help=LIMIT.format("next moves") + "; default: 20"),
+    json_: bool = typer.Option(False, "--json", help="one JSON object instead of text"),
+) -> None:
+    """A corner position, whatever order of moves reached it: its games,
+    the orders that reach it, each next move and the most recent games; in
+    any orientation, the colours as given or swapped."""
+    from joseki_miner.book import answers
+    from joseki_miner.book.position import Position, position as position_of
+
+    catalog, steady = _query(out, work)
+    most = _limit(limit, 20)
+    found = _answered(steady, lambda: position_of(catalog, Position.of(black, white, to_play)))
+    found = {**found, "moves": found["moves"][:most] if most else found["moves"]}
+    if json_:
+        _json({**found, "recent": [{k: v for k, v in r.items() if k != "day"} for r in found["recent"]]})
+        return
+    typer.echo(answers.position_text(found))
+
+
 def _as_the_tree_read(catalog: Catalog, config: Optional[Path], sets: Optional[List[str]]):
     """The config a player's own games are read with: phase 1 as the tree's
     games were read (a config that reads them otherwise is a UsageError);
@@ -450,7 +475,7 @@ def _as_the_tree_read(catalog: Catalog, config: Optional[Path], sets: Optional[L
 
     same = load(config, [*(sets or []), *(f"{k}={json.dumps(v)}" for k, v in tree.items() if k in KEYS)])
     return dataclasses.replace(same, filter_years=None, filter_sources=None, filter_result_known=False,
-                               filter_players=None, filter_min_rank=None, filter_events=None)
+                               filter_players=None, filter_min_rank=None, filter_events=None, filter_handicap=None)
 
 
 @app.command()

@@ -12,7 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
-from joseki_miner.runs.config import load
+from joseki_miner.runs.config import ConfigError, load
 from joseki_miner.fast.fasttrie import PAYLOAD
 from joseki_miner.readers.demo import planted_paths, planted_stats
 from joseki_miner.method.points import TENUKI, from_sgf
@@ -601,6 +601,44 @@ def test_filters_of_players_ranks_and_events(tmp_path, engine):
         assert {Path(s).name for s in pq.read_table(catalog.games, columns=["source"]).column(0).to_pylist()} == kept
 
 
+@pytest.mark.parametrize("engine", ["fast", "reference", "dask"])
+def test_the_handicap_filter_chooses_even_or_handicap_games(tmp_path, engine):
+    """filter.handicap (with include_handicap): even games, handicap games,
+    or games of chosen numbers of stones, each left out counted by its
+    reason, the same on every engine; a compare side chooses as a filtered
+    mine does."""
+    from joseki_miner.book.compare import side_games
+    from joseki_miner.runs.inputs import Filters
+
+    folder = tmp_path / "games"
+    folder.mkdir()
+    stones = {"even.sgf": "", "h2.sgf": "HA[2]AB[pd][dp]", "h3.sgf": "HA[3]AB[pd][dp][pp]",
+              "h4.sgf": "HA[4]AB[pd][dp][pp][dd]"}
+    for k, (name, setup) in enumerate(stones.items()):
+        (folder / name).write_text(f"(;GM[1]SZ[19]{setup};W[r{'cdef'[k]}];B[jj];W[cq];B[dq])", encoding="utf-8")
+    cases = {
+        "even": ({"even.sgf"}, {"handicap game": 3}),
+        "handicap": ({"h2.sgf", "h3.sgf", "h4.sgf"}, {"even game": 1}),
+        "[0, 3]": ({"even.sgf", "h3.sgf"}, {"handicap not 0, 3": 2}),
+    }
+    everything = Catalog(work=tmp_path / "all" / "interim", out=tmp_path / "all")
+    run_stages(everything, load(None, ["include_handicap=true", "prune.min_count=1"]), STAGES, [folder],
+               progress=False, engine=engine)
+    for n, (setting, (kept, reasons)) in enumerate(cases.items()):
+        config = load(None, [f"filter.handicap={setting}", "include_handicap=true", "prune.min_count=1"])
+        catalog = Catalog(work=tmp_path / f"o{n}" / "interim", out=tmp_path / f"o{n}")
+        summary = run_stages(catalog, config, STAGES, [folder], progress=False, engine=engine)
+        assert summary["games_filtered"] == reasons, setting
+        assert summary["games_read"] == summary["games_accepted"] + summary["games_filtered_total"] == 4
+        assert {Path(s).name for s in pq.read_table(catalog.games, columns=["source"]).column(0).to_pylist()} == kept
+        side = side_games(everything.games, Filters.of(config))[0]
+        assert int(side.sum()) == len(kept)
+    with pytest.raises(ConfigError, match="filter.handicap"):
+        load(None, ["filter.handicap=12"])
+    with pytest.raises(ConfigError, match="filter.handicap"):
+        load(None, ["filter.handicap=odd"])
+
+
 def test_the_new_filters_key_ingest_only_when_set():
     """Unset, the filters of players, ranks and events leave the ingest
     key as it was before they existed (a folder mined then stays up to
@@ -610,8 +648,9 @@ def test_the_new_filters_key_ingest_only_when_set():
     config = load(None, [])
     assert stage_keys(config, "inputs")["ingest"] == key("ingest", "inputs", config.section(*INGEST_PARAMS), READING)
     keys = {stage_keys(load(None, [s]), "inputs")["ingest"]
-            for s in ("filter.players=[a]", "filter.min_rank=1d", "filter.events=[b]", "filter.players=[b]")}
-    assert len(keys) == 4 and stage_keys(config, "inputs")["ingest"] not in keys
+            for s in ("filter.players=[a]", "filter.min_rank=1d", "filter.events=[b]", "filter.players=[b]",
+                      "filter.handicap=even")}
+    assert len(keys) == 5 and stage_keys(config, "inputs")["ingest"] not in keys
 
 
 def test_a_tree_too_large_to_draw_in_seconds_gets_its_dot_and_says_why_it_has_no_svg(demo_games, tmp_path,

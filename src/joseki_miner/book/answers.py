@@ -130,3 +130,28 @@ def repertoire_text(player: str, found: dict) -> str:
         lines.append(f"  {line['count']:>5} {line['wins']:>4}-{line['losses']:<4}  {line['role']:<6} "
                      f"{line['board'] or '(empty corner)':<{width}} {then:<22} {tree}")
     return "\n".join(lines)
+
+
+def position_text(found: dict) -> str:
+    """``joseki position``: the games that reach the position, the orders
+    that reach it, each next move, and the most recent games."""
+    stones = "; ".join(f"{name} {' '.join(found[key])}" for name, key in (("Black", "black"), ("White", "white"))
+                       if found[key])
+    to_play = {"B": ", Black to play", "W": ", White to play"}.get(found["to_play"] or "", "")
+    orders = found["orders"]
+    lines = [f"{stones}{to_play}: {found['games']:,} games ({found['sequences']:,} corner sequences), "
+             f"reached by {len(orders)} order{'s' * (len(orders) != 1)} of moves"]
+    if not orders:
+        return lines[0] + " (no line played twice reaches it)"
+    for o in orders:
+        lines.append(f"  {o['games']:>9,} games  {o['board'] or '(empty corner)'}")
+    lines.append("next moves (share: of the sequences here; wins: of who plays it):")
+    lines.append(f"  {'move':<8} {'colour':<6} {'count':>8} {'share':>7} {'games':>8}  {'wins':<27} years")
+    for m in found["moves"]:
+        years = f"{m['first_year']}-{m['last_year']}" if m["first_year"] else ""
+        lines.append(f"  {m['move']:<8} {'Black' if m['colour'] == 'B' else 'White':<6} {m['count']:>8,} "
+                     f"{percent(m['share'] or 0):>7} {m['games']:>8,}  {rate(m['wins'], m['losses']):<27} {years}")
+    if found["recent"]:
+        lines.append(f"the {len(found['recent'])} most recent games:")
+        lines += [game_line(r) for r in found["recent"]]
+    return "\n".join(lines)

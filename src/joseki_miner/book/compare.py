@@ -35,11 +35,14 @@ def side_games(games: Path, *sides: Filters) -> list[np.ndarray]:
     """Which games of games.parquet (by number) each side holds: the
     columns the filters read, read once for all the sides."""
     people = any(side.by_people for side in sides)
-    table = pq.ParquetFile(games).read(columns=["year", "winner", "collection", *(Filters.PEOPLE if people else ())])
+    table = pq.ParquetFile(games).read(columns=["year", "winner", "collection", "handicap",
+                                                *(Filters.PEOPLE if people else ())])
     year, winner = numpy(table.column("year")), numpy(table.column("winner"))
+    handicap = numpy(table.column("handicap"))
     collection = table.column("collection").to_pylist()
     values = {k: [v or "" for v in table.column(k).to_pylist()] for k in Filters.PEOPLE} if people else None
-    return [np.array([r is None for r in side.reasons(year, winner, collection, Collections([]), values)], dtype=bool)
+    return [np.array([r is None for r in side.reasons(year, winner, collection, Collections([]), values, handicap)],
+                     dtype=bool)
             if side.active else np.ones(len(year), dtype=bool) for side in sides]
 
 

@@ -358,7 +358,8 @@ def _run_reference(paths, ledger: _Ledger, include_handicap: bool, bar, exclude=
                     raise RecordError("duplicate", f"same moves as {first}")
                 people = {k: [meta.get(k, "")] for k in Filters.PEOPLE} if ledger.filters.by_people else None
                 why = ledger.filters.reasons(np.array([info[0]]), np.array([info[1]]), [info[2]],
-                                             ledger.collections, people)[0] if ledger.filters.active else None
+                                             ledger.collections, people, np.array([item.handicap]))[0] \
+                    if ledger.filters.active else None
                 if why is not None:  # left out as asked: after the checks and the duplicates
                     ledger.filtered[why] += 1
                     continue
@@ -517,7 +518,8 @@ def _fast_batch(b: GameBatch, ledger: _Ledger, include_handicap: bool, futures) 
     reasons: list = [None] * len(b)
     if ledger.filters.active:  # left out as asked: after the checks and the duplicates
         people = {k: _info_list(b.info[k]) for k in Filters.PEOPLE} if ledger.filters.by_people else None
-        reasons = ledger.filters.reasons(year, won, collection, ledger.collections, people)
+        reasons = ledger.filters.reasons(year, won, collection, ledger.collections, people,
+                                         np.asarray(b.handicap, dtype=np.int64))
         ledger.filtered.update(reasons[k] for k in new if reasons[k] is not None)
     accepted = [k for k in new if reasons[k] is None]
     base = ledger.read

@@ -14,7 +14,9 @@ corner and orientation each was played in.
   replay of the table's paths, each node's position as a 128-bit key (two
   independent Zobrist hashes of the image the first hash finds least) and
   the transform to it.  Nodes share a key exactly when ``position_of``
-  gives them one position (a collision of both 64-bit hashes aside).
+  gives them one position (a collision of both 64-bit hashes aside);
+* ``key_of``: the key of stones given, as a node standing on them first
+  would have it (``joseki position``).
 
 Colours are the tree's (its Black starts the corner): a position and its
 colours swapped are two positions here.  Knows trie keys, the board and
@@ -185,4 +187,25 @@ def position_keys(parent_row: np.ndarray, depth: np.ndarray, key: np.ndarray
     return hi, lo, transform
 
 
-__all__ = ["position_of", "position_keys", "SEED"]
+def key_of(black: Sequence[int], white: Sequence[int], to_move: int) -> tuple[int, int, int]:
+    """The key ``position_keys`` gives a node standing on these stones
+    (points; the tree's colours) with ``to_move`` (0 Black, 1 White) to
+    play, reached for the first time; and the transform to its least
+    image."""
+    zobrist, to_move_table, repeat, point_map, _ = _tables()
+    h = np.zeros((2, 8), np.int64)
+    for colour, stones in ((0, black), (1, white)):
+        for p in stones:
+            for t in range(8):
+                h[0, t] ^= zobrist[0, colour, point_map[t, p]]
+                h[1, t] ^= zobrist[1, colour, point_map[t, p]]
+    best = 0
+    for t in range(1, 8):
+        if (h[0, t], h[1, t]) < (h[0, best], h[1, best]):
+            best = t
+    hi = int(h[0, best] ^ to_move_table[to_move] ^ repeat[0, 0])
+    lo = int(h[1, best] ^ to_move_table[1 - to_move] ^ repeat[1, 0])
+    return hi, lo, best
+
+
+__all__ = ["position_of", "position_keys", "key_of", "SEED"]

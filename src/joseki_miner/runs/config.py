@@ -65,6 +65,7 @@ class Config:
     filter_players: tuple[str, ...] | None = None
     filter_min_rank: str | None = None
     filter_events: tuple[str, ...] | None = None
+    filter_handicap: tuple[str, ...] | None = None  # ("even",), ("handicap",) or stone counts as text ("2", "3")
     emit_counters: bool = False
     report_changed: bool = True
     report_since: int | None = None
@@ -88,7 +89,7 @@ KEYS = (
     "influence.share", "include_handicap", "dedupe", "dedupe.symmetric", "limits.member_mb", "limits.field_kb",
     "examples",
     "collections.depth", "collections.ranks", "filter.years", "filter.sources", "filter.result_known",
-    "filter.players", "filter.min_rank", "filter.events", "emit.counters", "report.changed", "report.since",
+    "filter.players", "filter.min_rank", "filter.events", "filter.handicap", "emit.counters", "report.changed", "report.since",
     "report.players",
 )
 MAX_MEMBER_MB = 2048  # a member or file is held as one bytes object, its moves as one Arrow string column
@@ -119,6 +120,8 @@ def _coerce(key: str, value: Any) -> Any:
         return _coerce_list(key, value)
     if key in _MAPPINGS:
         return _coerce_mapping(key, value)
+    if key == "filter.handicap":
+        return _coerce_handicap(value)
     if isinstance(value, str):
         text = value.strip()
         if text.lower() in ("null", "none", "~", ""):
@@ -174,6 +177,28 @@ def _coerce_list(key: str, value: Any) -> tuple | None:
     if kind is str:
         value = [str(v) for v in value]
     return tuple(value)
+
+
+def _coerce_handicap(value: Any) -> tuple[str, ...] | None:
+    """filter.handicap: null, ``even`` (no handicap stones), ``handicap``
+    (any), or the stone counts chosen (``[2, 3]``; 0 for even games)."""
+    if isinstance(value, str):
+        text = value.strip()
+        if text.lower() in ("null", "none", "~", ""):
+            return None
+        try:
+            value = yaml.safe_load(text)
+        except yaml.YAMLError:
+            value = text
+    if value is None:
+        return None
+    if isinstance(value, str) and value.strip().lower() in ("even", "handicap"):
+        return (value.strip().lower(),)
+    counts = value if isinstance(value, list) else [value]
+    if not counts or not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 9 for v in counts):
+        raise ConfigError(f"invalid config: filter.handicap must be even, handicap or stone counts from 0 to 9 "
+                          f"([2, 3]), not {value!r}")
+    return tuple(str(v) for v in sorted(set(counts)))
 
 
 def _coerce_mapping(key: str, value: Any) -> tuple | None:

@@ -458,7 +458,9 @@ class Filters:
     when ``result_known``, neither player in ``players`` (names as the
     records write them, case and outer blanks aside), a player below
     ``min_rank`` or of no known rank, an event naming none of ``events``
-    (a part of its name, case aside).  A game that cannot be mined is
+    (a part of its name, case aside), a game whose handicap stones are not
+    those of ``handicap`` (``even``: none; ``handicap``: some; or their
+    counts, 0 for none).  A game that cannot be mined is
     rejected first, then one that repeats an earlier game (kept or left
     out), so a filtered run keeps the games the filters select from an
     unfiltered one."""
@@ -469,6 +471,7 @@ class Filters:
     players: tuple[str, ...] | None = None
     min_rank: str | None = None
     events: tuple[str, ...] | None = None
+    handicap: tuple[str, ...] | None = None
 
     PEOPLE = ("PB", "PW", "BR", "WR", "EV")  # the game information ``reasons`` needs for the last three
 
@@ -477,13 +480,13 @@ class Filters:
         """The games a config's ``filter.*`` keys leave out."""
         c = config
         return cls(c.filter_years, c.filter_sources, c.filter_result_known, c.filter_players, c.filter_min_rank,
-                   c.filter_events)
+                   c.filter_events, c.filter_handicap)
 
     def reasons(self, year, winner, collection: list[str], collections: Collections,
-                people: dict[str, list[str]] | None = None) -> list[str | None]:
-        """Per game (``year`` and ``winner``: numpy arrays; ``people``: the
-        games' ``PEOPLE`` values, where ``by_people``), why it is left out
-        (the first reason), or None."""
+                people: dict[str, list[str]] | None = None, handicap=None) -> list[str | None]:
+        """Per game (``year``, ``winner`` and ``handicap``, its handicap
+        stones: numpy arrays; ``people``: the games' ``PEOPLE`` values, where
+        ``by_people``), why it is left out (the first reason), or None."""
         import numpy as np  # loaded by the readers before any game: not by a run whose stages are up to date
 
         out: list[str | None] = [None] * len(year)
@@ -501,10 +504,25 @@ class Filters:
         if self.result_known:
             for k in np.flatnonzero(winner == 0).tolist():
                 out[k] = out[k] or "result names no winner"
+        if self.handicap is not None:
+            for k, why in self.handicap_reasons(np.asarray(handicap)).items():
+                out[k] = out[k] or why
         if self.by_people:
             for k, why in enumerate(self.people_reasons(people)):
                 out[k] = out[k] or why
         return out
+
+    def handicap_reasons(self, handicap) -> dict[int, str]:
+        """The games whose handicap stones ``handicap`` leave them out, and why."""
+        import numpy as np
+
+        wanted = self.handicap
+        if wanted == ("even",):
+            return {k: "handicap game" for k in np.flatnonzero(handicap != 0).tolist()}
+        if wanted == ("handicap",):
+            return {k: "even game" for k in np.flatnonzero(handicap == 0).tolist()}
+        counts = [int(v) for v in wanted]
+        return {k: f"handicap not {', '.join(wanted)}" for k in np.flatnonzero(~np.isin(handicap, counts)).tolist()}
 
     @property
     def by_people(self) -> bool:
@@ -536,4 +554,5 @@ class Filters:
 
     @property
     def active(self) -> bool:
-        return self.years is not None or self.sources is not None or self.result_known or self.by_people
+        return (self.years is not None or self.sources is not None or self.result_known or self.by_people
+                or self.handicap is not None)

@@ -19,7 +19,8 @@ EXTRACT_PARAMS = ("distance.certain", "distance.maybe", "corner_stones", "max_le
 EXTRACT_RULES = {"distance.noise": False, "corner.start": 10}
 # the filters of players, ranks and events: in the key only when set, so a stage mined before they existed stays
 # up to date
-INGEST_RULES = {"filter.players": None, "filter.min_rank": None, "filter.events": None, "dedupe.symmetric": False,
+INGEST_RULES = {"filter.players": None, "filter.min_rank": None, "filter.events": None, "filter.handicap": None,
+                "dedupe.symmetric": False,
                 "collections.ranks": None}
 # how ingest reads games beyond its parameters: 2, a folder given names its games unless it holds several
 # folders of them; 3 and 4, a game is looked for among the duplicates before the filters (4: the dask engine's

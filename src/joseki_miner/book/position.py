@@ -1,0 +1,178 @@
+"""Search by position (``joseki position``): the stones of a corner,
+whatever order of moves put them there, in any orientation and either
+colour.
+
+A corner position is keyed as ``method.positions`` keys the trie's nodes
+(its stones under the 8 symmetries, the player to move).  The tree's
+colours are its Black's, the player who started the corner, so stones
+given as Black and White are looked for both ways: as given, and with the
+colours swapped (a corner White started); without the player to move,
+both players.  Every stored node that stands on one of those keys is an
+order that reaches the position: the answer is their games (each game
+once), each order with its games, each next move (the children of those
+nodes, one move per point of the position as given) with its sequences,
+share, win rate and years, and the most recent games.
+
+Reads the stored trie (nodes played at least twice), its sequences in trie
+order and the games' information; writes nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow.parquet as pq
+
+from joseki_miner.book.lookup import SequenceError, _board_point, board_name, corner_of
+from joseki_miner.book.words import share_of
+from joseki_miner.fast.arrow import numpy
+from joseki_miner.method.points import TENUKI, from_sgf
+from joseki_miner.method.positions import key_of, position_keys
+from joseki_miner.method.symmetry import POINT_MAP, inverse
+from joseki_miner.runs.catalog import Catalog
+
+EXAMPLES = 5  # the most recent games shown
+
+
+@dataclass(frozen=True)
+class Position:
+    """The stones asked for (points) and the player to move (0 Black,
+    1 White; None: either)."""
+
+    black: tuple[int, ...]
+    white: tuple[int, ...]
+    to_play: int | None = None
+
+    @classmethod
+    def of(cls, black: str, white: str, to_play: str | None = None) -> Position:
+        """From board points (``Q16,R17``) and ``B`` or ``W``."""
+        def points(text: str) -> tuple[int, ...]:
+            words = [w for w in re.split(r"[,\s]+", text or "") if w]
+            return tuple(_board_point(w) for w in words)
+
+        b, w = points(black), points(white)
+        if not b and not w:
+            raise SequenceError("a position needs a stone: --black Q16,R17 --white ...")
+        if set(b) & set(w):
+            raise SequenceError(f"{board_name(sorted(set(b) & set(w))[0])} is given as both colours")
+        if len(set(b)) != len(b) or len(set(w)) != len(w):
+            raise SequenceError("a point is given twice")
+        side = None
+        if to_play is not None:
+            if to_play.strip().upper() not in ("B", "W"):
+                raise SequenceError(f"--to-play is B or W, not {to_play!r}")
+            side = 0 if to_play.strip().upper() == "B" else 1
+        return cls(b, w, side)
+
+    def keys(self) -> list[tuple[int, int, int, bool]]:
+        """The keys the position may stand on in the tree: (hi, lo, the
+        transform to its least image, colours swapped)."""
+        found = []
+        for swapped in (False, True):
+            black, white = (self.white, self.black) if swapped else (self.black, self.white)
+            for side in ((0, 1) if self.to_play is None else (self.to_play,)):
+                hi, lo, t = key_of(black, white, side ^ swapped)
+                found.append((hi, lo, t, swapped))
+        return list(dict.fromkeys(found))
+
+
+def _trie(catalog: Catalog):
+    f = pq.ParquetFile(catalog.trie, read_dictionary=["move"])
+    table = f.read(columns=["parent", "depth", "move", "first", "count", "games", "black_wins", "white_wins",
+                            "first_year", "last_year"])
+    moves = table.column("move").combine_chunks()
+    table_keys = np.array([TENUKI if m == "" else from_sgf(m) for m in moves.dictionary.to_pylist()], np.int64)
+    key = table_keys[numpy(moves.indices)] if len(table) else np.zeros(0, np.int64)
+    key = np.where(numpy(table.column("depth")) == 0, -1, key) if len(table) else key
+    return table, key
+
+
+def position(catalog: Catalog, asked: Position, examples: int = EXAMPLES) -> dict:
+    """The answer (module docstring) as one dict; moves in the board's
+    points as the position was given."""
+    from joseki_miner.book.explore import GAME_COLUMNS, _range, _rows
+
+    table, key = _trie(catalog)
+    parent, depth = numpy(table.column("parent")), numpy(table.column("depth"))
+    hi, lo, transform = position_keys(np.where(parent < 0, -1, parent), depth, key)
+    count, first = numpy(table.column("count")), numpy(table.column("first"))
+    games_col = numpy(table.column("games"))
+    wins = (numpy(table.column("black_wins")), numpy(table.column("white_wins")))
+    years = (numpy(table.column("first_year")), numpy(table.column("last_year")))
+    matched: list[tuple[int, int, bool]] = []  # node, the asked position's transform, colours swapped
+    for h, low, t, swapped in asked.keys():
+        for n in np.flatnonzero((hi == h) & (lo == low)).tolist():
+            matched.append((n, t, swapped))
+    path: dict[int, list[int]] = {}
+
+    def line(n: int) -> list[int]:
+        if n not in path:
+            path[n] = [] if parent[n] < 0 else line(int(parent[n])) + [int(n)]
+        return path[n]
+
+    played, of_node = [], []
+    for n, _, _ in matched:
+        if count[n]:
+            played.append(_range(catalog.sorted_sequences, int(first[n]), int(first[n] + count[n]),
+                                 ["game", "start", "orientation"]))
+            of_node.append(n)
+    game_ids = np.unique(np.concatenate([numpy(p.column("game")) for p in played])) if played else np.zeros(0, int)
+    orders = []
+    for n, t, swapped in sorted(matched, key=lambda m: (-int(games_col[m[0]]), m[0])):
+        moves = line(n)
+        orders.append({"node": n, "sequence": ";".join(f"{'BW'[(d + swapped) % 2]}[{_sgf(key[m])}]"
+                                                        for d, m in enumerate(moves)),
+                       "board": " ".join(_shown(key[m], transform[n], t) for m in moves),
+                       "swapped": swapped, "games": int(games_col[n]), "count": int(count[n])})
+    total = int(sum(count[n] for n, _, _ in matched))
+    by_move: dict[tuple[str, str], dict] = {}
+    for n, t, swapped in matched:
+        for c in np.flatnonzero(parent == n).tolist():
+            mover = (int(depth[c]) - 1) % 2  # 0: the tree's Black plays the child
+            shown, colour = _shown(key[c], transform[n], t), "BW"[(mover + swapped) % 2]
+            move = by_move.setdefault((shown, colour), {  # one move of the position, whichever order led here
+                "move": shown, "colour": colour,
+                "count": 0, "games": 0, "wins": 0, "losses": 0, "first_year": None, "last_year": None})
+            move["count"] += int(count[c])
+            move["games"] += int(games_col[c])
+            won, lost = wins[mover][c], wins[1 - mover][c]
+            move["wins"] += int(won)
+            move["losses"] += int(lost)
+            for k, v, pick in (("first_year", years[0][c], min), ("last_year", years[1][c], max)):
+                if v:
+                    move[k] = int(v) if move[k] is None else pick(move[k], int(v))
+    moves = sorted(by_move.values(), key=lambda m: (-m["count"], m["move"]))
+    for m in moves:
+        m["share"] = share_of(m["count"], total)
+    recent = []
+    if len(game_ids) and examples:
+        info = _rows(catalog.games, game_ids, ["game", "day", *GAME_COLUMNS]).to_pylist()
+        info.sort(key=lambda r: (-(r["day"] or 0), r["game"]))
+        recent = info[:examples]
+        starts: dict[int, tuple[int, int, int]] = {}  # each game's first sequence that reaches the position
+        for n, p in zip(of_node, played):
+            for g, st, o in zip(*(p.column(c).to_pylist() for c in ("game", "start", "orientation"))):
+                if g not in starts or st < starts[g][0]:
+                    starts[g] = (st, o, n)
+        for r in recent:
+            st, o, n = starts[r["game"]]
+            r["move"], r["corner"] = st, corner_of(o, int(key[line(n)[0]]))
+    return {"black": [board_name(p) for p in asked.black], "white": [board_name(p) for p in asked.white],
+            "to_play": None if asked.to_play is None else "BW"[asked.to_play],
+            "games": int(len(game_ids)), "sequences": total, "orders": orders, "moves": moves, "recent": recent}
+
+
+def _sgf(k: int) -> str:
+    from joseki_miner.method.points import to_sgf
+
+    return "" if k == TENUKI else to_sgf(int(k))
+
+
+def _shown(k: int, node_transform: int, asked_transform: int) -> str:
+    """A tree key as the player's board names it: to the least image by
+    the node's transform, back by the inverse of the asked position's."""
+    if k == TENUKI:
+        return "tenuki"
+    return board_name(POINT_MAP[inverse(int(asked_transform))][POINT_MAP[int(node_transform)][int(k)]])
