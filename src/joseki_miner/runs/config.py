@@ -114,6 +114,25 @@ def _flatten(tree: dict, prefix: str = "") -> dict[str, Any]:
     return out
 
 
+def _read(key: str, value: Any, brackets: str = "", what: str | None = None) -> Any:
+    """A value given as text (``--set``'s) read as YAML, null as None; a
+    bare ``a, b`` inside ``brackets`` ("[]" or "{}") where the text does not
+    open them.  Text YAML cannot read is an error (``key`` must be
+    ``what``), or, without ``what``, kept as text for the caller to judge."""
+    if not isinstance(value, str):
+        return value
+    text = value.strip()
+    if text.lower() in ("null", "none", "~", ""):
+        return None
+    try:
+        return yaml.safe_load(text if not brackets or text.startswith(brackets[0])
+                              else f"{brackets[0]}{text}{brackets[1]}")
+    except yaml.YAMLError:
+        if what is None:
+            return text
+        raise ConfigError(f"invalid config: {key} must be {what}, not {text!r}") from None
+
+
 def _coerce(key: str, value: Any) -> Any:
     kind = _TYPES[_attr(key)]
     if key in _LISTS:
@@ -122,15 +141,7 @@ def _coerce(key: str, value: Any) -> Any:
         return _coerce_mapping(key, value)
     if key == "filter.handicap":
         return _coerce_handicap(value)
-    if isinstance(value, str):
-        text = value.strip()
-        if text.lower() in ("null", "none", "~", ""):
-            value = None
-        else:
-            try:
-                value = yaml.safe_load(text)
-            except yaml.YAMLError:
-                raise ConfigError(f"invalid config: {key} must be a single value, not {text!r}") from None
+    value = _read(key, value, what="a single value")
     if isinstance(value, str):
         # YAML 1.1 (PyYAML) reads "1e-3" as a string: a number is a number
         try:
@@ -159,14 +170,7 @@ def _coerce(key: str, value: Any) -> Any:
 def _coerce_list(key: str, value: Any) -> tuple | None:
     """A list key's value: null, or a list (YAML ``[a, b]``; a bare
     ``a,b`` on the command line)."""
-    if isinstance(value, str):
-        text = value.strip()
-        if text.lower() in ("null", "none", "~", ""):
-            return None
-        try:
-            value = yaml.safe_load(text if text.startswith("[") else f"[{text}]")
-        except yaml.YAMLError:
-            raise ConfigError(f"invalid config: {key} must be a list, not {text!r}") from None
+    value = _read(key, value, "[]", "a list")
     if value is None:
         return None
     if not isinstance(value, list):
@@ -182,14 +186,7 @@ def _coerce_list(key: str, value: Any) -> tuple | None:
 def _coerce_handicap(value: Any) -> tuple[str, ...] | None:
     """filter.handicap: null, ``even`` (no handicap stones), ``handicap``
     (any), or the stone counts chosen (``[2, 3]``; 0 for even games)."""
-    if isinstance(value, str):
-        text = value.strip()
-        if text.lower() in ("null", "none", "~", ""):
-            return None
-        try:
-            value = yaml.safe_load(text)
-        except yaml.YAMLError:
-            value = text
+    value = _read("filter.handicap", value)
     if value is None:
         return None
     if isinstance(value, str) and value.strip().lower() in ("even", "handicap"):
@@ -204,14 +201,7 @@ def _coerce_handicap(value: Any) -> tuple[str, ...] | None:
 def _coerce_mapping(key: str, value: Any) -> tuple | None:
     """A mapping key's value: null, or ``{name: value, ...}`` (YAML; on the
     command line too), as pairs in the order given."""
-    if isinstance(value, str):
-        text = value.strip()
-        if text.lower() in ("null", "none", "~", ""):
-            return None
-        try:
-            value = yaml.safe_load(text if text.startswith("{") else f"{{{text}}}")
-        except yaml.YAMLError:
-            value = text
+    value = _read(key, value, "{}")
     if value is None:
         return None
     if not isinstance(value, dict) or not value:
