@@ -80,6 +80,16 @@ def _rows(path: Path, rows: np.ndarray, columns: list[str]) -> pa.Table:
     return table.take(column(rows + base[group]))
 
 
+def move_keys(moves: pa.ChunkedArray) -> np.ndarray:
+    """A trie table's ``move`` column (read as a dictionary) as trie keys,
+    each distinct move decoded once."""
+    moves = moves.combine_chunks()
+    if not len(moves):
+        return np.zeros(0, np.int64)
+    table_keys = np.array([TENUKI if m == "" else from_sgf(m) for m in moves.dictionary.to_pylist()], np.int64)
+    return table_keys[numpy(moves.indices)]
+
+
 @dataclass
 class Tree:
     """The stored trie: each node's parent and key, by node number; the
@@ -93,11 +103,9 @@ class Tree:
     def read(cls, catalog: Catalog) -> Tree:
         f = pq.ParquetFile(_need(catalog.trie), read_dictionary=["move"])
         table = f.read(columns=["parent", "move"])
-        moves = table.column("move").combine_chunks()
         if not len(table):
             return cls(catalog.trie, np.zeros(0, np.int64), np.zeros(0, np.int64))
-        table_keys = np.array([TENUKI if m == "" else from_sgf(m) for m in moves.dictionary.to_pylist()], np.int64)
-        return cls(catalog.trie, numpy(table.column("parent")), table_keys[numpy(moves.indices)])
+        return cls(catalog.trie, numpy(table.column("parent")), move_keys(table.column("move")))
 
     def find(self, keys: tuple[int, ...]) -> tuple[int, int]:
         """The node of ``keys``, and how many of them the tree holds."""

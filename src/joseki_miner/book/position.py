@@ -25,10 +25,11 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow.parquet as pq
 
+from joseki_miner.book.explore import GAME_COLUMNS, _range, _rows, move_keys
 from joseki_miner.book.lookup import SequenceError, _board_point, board_name, corner_of
 from joseki_miner.book.words import share_of
 from joseki_miner.fast.arrow import numpy
-from joseki_miner.method.points import TENUKI, from_sgf
+from joseki_miner.method.points import TENUKI, to_sgf
 from joseki_miner.method.positions import key_of, position_keys
 from joseki_miner.method.symmetry import POINT_MAP, inverse
 from joseki_miner.runs.catalog import Catalog
@@ -82,18 +83,13 @@ def _trie(catalog: Catalog):
     f = pq.ParquetFile(catalog.trie, read_dictionary=["move"])
     table = f.read(columns=["parent", "depth", "move", "first", "count", "games", "black_wins", "white_wins",
                             "first_year", "last_year"])
-    moves = table.column("move").combine_chunks()
-    table_keys = np.array([TENUKI if m == "" else from_sgf(m) for m in moves.dictionary.to_pylist()], np.int64)
-    key = table_keys[numpy(moves.indices)] if len(table) else np.zeros(0, np.int64)
-    key = np.where(numpy(table.column("depth")) == 0, -1, key) if len(table) else key
-    return table, key
+    key = move_keys(table.column("move"))
+    return table, np.where(numpy(table.column("depth")) == 0, -1, key) if len(table) else key
 
 
 def position(catalog: Catalog, asked: Position, examples: int = EXAMPLES) -> dict:
     """The answer (module docstring) as one dict; moves in the board's
     points as the position was given."""
-    from joseki_miner.book.explore import GAME_COLUMNS, _range, _rows
-
     table, key = _trie(catalog)
     parent, depth = numpy(table.column("parent")), numpy(table.column("depth"))
     hi, lo, transform = position_keys(np.where(parent < 0, -1, parent), depth, key)
@@ -122,7 +118,7 @@ def position(catalog: Catalog, asked: Position, examples: int = EXAMPLES) -> dic
     orders = []
     for n, t, swapped in sorted(matched, key=lambda m: (-int(games_col[m[0]]), m[0])):
         moves = line(n)
-        orders.append({"node": n, "sequence": ";".join(f"{'BW'[(d + swapped) % 2]}[{_sgf(key[m])}]"
+        orders.append({"node": n, "sequence": ";".join(f"{'BW'[(d + swapped) % 2]}[{to_sgf(int(key[m]))}]"
                                                         for d, m in enumerate(moves)),
                        "board": " ".join(_shown(key[m], transform[n], t) for m in moves),
                        "swapped": swapped, "games": int(games_col[n]), "count": int(count[n])})
@@ -162,12 +158,6 @@ def position(catalog: Catalog, asked: Position, examples: int = EXAMPLES) -> dic
     return {"black": [board_name(p) for p in asked.black], "white": [board_name(p) for p in asked.white],
             "to_play": None if asked.to_play is None else "BW"[asked.to_play],
             "games": int(len(game_ids)), "sequences": total, "orders": orders, "moves": moves, "recent": recent}
-
-
-def _sgf(k: int) -> str:
-    from joseki_miner.method.points import to_sgf
-
-    return "" if k == TENUKI else to_sgf(int(k))
 
 
 def _shown(k: int, node_transform: int, asked_transform: int) -> str:

@@ -52,12 +52,8 @@ def _children(joseki: Path) -> tuple[dict[tuple[int, int], int], dict[int, dict]
     return child, by, kids
 
 
-def _sgf(key: int) -> str:
-    return "" if key == TENUKI else to_sgf(key)
-
-
 def _line(moves: list[int]) -> str:
-    return ";".join(f"{'BW'[d % 2]}[{_sgf(k)}]" for d, k in enumerate(moves))
+    return ";".join(f"{'BW'[d % 2]}[{to_sgf(k)}]" for d, k in enumerate(moves))  # a tenuki: B[] or W[]
 
 
 def _rate(wins: int, losses: int) -> float | None:
@@ -127,9 +123,9 @@ def repertoire(joseki: Path, sequences: Path, games: Path, name: str) -> dict:
             tree.append({"move": r["move"], "board": point_text(r["move"]), "count": r["count"], "games": r["games"],
                          "share": share_of(r.get("through", r["count"]), rows[node]["count"]),
                          "wins": _rate(won, lost), "kind": r.get("kind")})
-        left_with = None if left is None else ("" if left == TENUKI else to_sgf(left))
+        left_with = None if left is None else to_sgf(left)
         lines.append({"node": node, "sequence": _line(line_of[node]),
-                      "board": board_line([_sgf(k) for k in line_of[node]]), "depth": depth, "role": role,
+                      "board": board_line([to_sgf(k) for k in line_of[node]]), "depth": depth, "role": role,
                       "left_with": left_with, "left_board": None if left_with is None else point_text(left_with),
                       "by": by, "count": count, "wins": wins, "losses": losses, "tree": tree})
     lines.sort(key=lambda x: (-x["count"], x["sequence"], x["left_with"] or "", x["role"], x["by"] or ""))
