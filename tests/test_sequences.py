@@ -473,3 +473,107 @@ def test_noise_a_clear_stone_within_reach_is_enough():
                   setup_white=(point(4, 4), point(4, 3)))
     seqs = layout(record, Phase1Params(noise=True))
     assert [(3, 3), T, (3, 6), T, (5, 6)] in seqs
+
+
+# -- handicap stones (include_handicap.starts) --------------------------------------
+
+H = Phase1Params(handicap=True)
+STAR = {"D4": point(15, 3), "Q16": point(3, 15), "D16": point(3, 3), "Q4": point(15, 15), "D10": point(9, 3)}
+
+
+def handicap_game(rcs, stones=("D4", "Q16"), **kw):
+    return game(rcs=rcs, handicap=len(stones), setup_black=tuple(sorted(STAR[s] for s in stones)), **kw)
+
+
+def test_a_handicap_stone_opens_its_corner_and_whites_approach_answers_it():
+    """White's 3-3 invasion under the upper right handicap stone is the
+    second entry of the stone's sequence, which starts at move 0; the
+    other stone opens a sequence White has not come to yet."""
+    record = handicap_game([(W, 2, 16), (B, 3, 16), (W, 2, 15)])
+    assert layout(record, H) == [[(3, 15), (2, 16), (3, 16), (2, 15)], [(15, 3)]]
+    assert [s.start for s in assign(record, H)] == [0, 0]
+    first = extract(record, H)[0]
+    assert first.keys[:2] == (point(3, 3), point(2, 2)) and not first.swapped  # the 4-4 point, then the 3-3 invasion
+
+
+def test_without_the_rule_handicap_stones_are_setup_stones():
+    """The thesis' reading: the stones stand on the board and open nothing;
+    White's invasion starts a sequence of its own, White first."""
+    record = handicap_game([(W, 2, 16), (B, 3, 16), (W, 2, 15)])
+    assert layout(record) == [[(2, 16), (3, 16), (2, 15)]]
+    assert [s.start for s in assign(record, P)] == [1]
+
+
+def test_an_even_games_setup_stones_open_nothing():
+    """Setup stones of a game without a handicap (a problem, a diagram)
+    stay setup stones, whatever the rule."""
+    record = game(rcs=[(W, 2, 16)], setup_black=(STAR["Q16"],))
+    assert layout(record, H) == [[(2, 16)]]
+
+
+def test_black_playing_by_its_own_handicap_stone_first_leaves_a_tenuki_between():
+    record = handicap_game([(W, 9, 9), (B, 2, 13)])
+    assert layout(record, H)[0] == [(3, 15), T, (2, 13)]
+
+
+def test_handicap_stones_join_no_other_and_their_order_does_not_matter():
+    """Two stones within b of each other (free placement) each open their
+    own sequence, listed in any order; a move near both joins both."""
+    near = (point(3, 15), point(3, 12))
+    for setup in (near, near[::-1]):
+        record = game(rcs=[(W, 2, 14)], handicap=2, setup_black=setup)
+        assert sorted(layout(record, H)) == [[(3, 12), (2, 14)], [(3, 15), (2, 14)]]
+
+
+def test_a_handicap_stone_beyond_the_start_lines_opens_nothing():
+    """The side star point of a 5-stone handicap is on the 10th line: with
+    corner.start 6 it opens no corner (a move there would start none)."""
+    record = handicap_game([(W, 9, 1)], stones=("D4", "Q16", "D16", "Q4", "D10"))
+    assert sorted(layout(record, Phase1Params(handicap=True, start=6))) == [[(3, 3)], [(3, 15)], [(15, 3)], [(15, 15)]]
+    assert [(9, 3), (9, 1)] in layout(record, H)  # 10 lines (the thesis): it opens a sequence as any first move
+
+
+@st.composite
+def handicap_games(draw):
+    """A handicap game: two to nine black setup stones, mostly near the
+    corners' star points, then alternating moves from White."""
+    record = draw(games(min_moves=4, max_moves=40))
+    taken = {m.point for m in record.moves}
+    spots = draw(st.lists(st.tuples(st.sampled_from(CENTRES), st.integers(-1, 1), st.integers(-1, 1)),
+                          min_size=2, max_size=9))
+    stones = sorted({point(r + dr, c + dc) for (r, c), dr, dc in spots} - taken)
+    moves = tuple(Move(W if i % 2 == 0 else B, m.point) for i, m in enumerate(record.moves))
+    return GameRecord(source="test", handicap=max(2, len(stones)), setup_black=tuple(stones), moves=moves)
+
+
+def _kernel(record, params):
+    """The compiled kernel's sequences of one game (keys, start)."""
+    import numpy as np
+
+    from joseki_miner.fast import kernel
+
+    setup = [(-1, p) for p in record.setup_black] + [(1, p) for p in record.setup_white]
+    out = kernel.extract_batch(np.array([m.colour for m in record.moves], np.int8),
+                               np.array([m.point for m in record.moves], np.int16), np.array([0, len(record.moves)]),
+                               np.array([c for c, _ in setup], np.int8), np.array([p for _, p in setup], np.int16),
+                               np.array([0, len(setup)]), params, handicap=np.array([record.handicap]))
+    keys = np.split(out["keys"], out["offsets"][1:-1]) if len(out["start"]) else []
+    scores = np.split(out["scores"], out["offsets"][1:-1]) if len(out["start"]) else []
+    return [(tuple(k.tolist()), tuple(map(tuple, s.tolist())), int(t)) for k, s, t in zip(keys, scores, out["start"])]
+
+
+@settings(max_examples=150, deadline=None)
+@given(record=handicap_games(), params=params_st, starts=st.booleans(), t=st.integers(0, 7))
+def test_handicap_games_kernel_equals_reference_in_every_orientation(record, params, starts, t):
+    """The kernel gives the reference's sequences (keys, influence, start)
+    for handicap games, with or without the rule; and the tree's sequences
+    are those of the game turned or mirrored, its stones listed in another
+    order."""
+    params = Phase1Params(certain=params.certain, maybe=params.maybe, corner_stones=params.corner_stones,
+                          max_length=params.max_length, handicap=starts)
+    reference = [(s.keys, s.scores, s.start) for s in extract(record, params)]
+    assert _kernel(record, params) == reference
+    moved = transform_record(record, t, False)
+    moved = GameRecord(source="test", handicap=record.handicap, setup_black=tuple(reversed(moved.setup_black)),
+                       moves=moved.moves)
+    assert sorted(reference) == sorted((s.keys, s.scores, s.start) for s in extract(moved, params))

@@ -173,6 +173,7 @@ def _decode_batch(batch: pa.RecordBatch) -> dict:
         "colours": colours, "points": points, "move_offsets": (offsets // 3).astype(np.int64),
         "setup_colours": np.array(setup_colours, dtype=np.int8), "setup_points": np.array(setup_points, dtype=np.int16),
         "setup_offsets": np.array(setup_offsets, dtype=np.int64),
+        "handicap": np.asarray(batch.column("handicap"), dtype=np.int64),
     }
 
 
@@ -182,7 +183,7 @@ def _slice(d: dict, lo: int, hi: int) -> dict:
         "colours": d["colours"][mo[lo] : mo[hi]], "points": d["points"][mo[lo] : mo[hi]],
         "move_offsets": mo[lo : hi + 1] - mo[lo],
         "setup_colours": d["setup_colours"][so[lo] : so[hi]], "setup_points": d["setup_points"][so[lo] : so[hi]],
-        "setup_offsets": so[lo : hi + 1] - so[lo],
+        "setup_offsets": so[lo : hi + 1] - so[lo], "handicap": d["handicap"][lo:hi],
     }
 
 

@@ -420,12 +420,14 @@ def _replay(b: GameBatch, pool: Executor, jobs: int, phase1: Phase1Params | None
         todo = np.array([r is None for r in b.reject], dtype=bool) & (np.array(b.size) == SIZE)
         handicap = np.array(b.handicap)
         todo &= (handicap == 0) if not include_handicap else (handicap <= MAX_HANDICAP)
+    else:
+        handicap = None
 
     def part(lo: int, hi: int):
         args = b.stones(lo, hi)
         if phase1 is None:
             return kernel.validate_batch(*args), None
-        return kernel.validate_and_extract(*args, params=phase1, todo=todo[lo:hi])
+        return kernel.validate_and_extract(*args, params=phase1, todo=todo[lo:hi], handicap=handicap[lo:hi])
 
     return [(lo, pool.submit(part, lo, hi)) for lo, hi in zip(bounds[:-1], bounds[1:])]
 

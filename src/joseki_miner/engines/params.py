@@ -28,6 +28,7 @@ def phase1_params(config: Config) -> Phase1Params:
         reach=config.influence_reach,
         start=config.corner_start,
         noise=config.distance_noise,
+        handicap=config.include_handicap and config.include_handicap_starts,
     )
 
 

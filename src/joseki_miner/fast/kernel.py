@@ -489,7 +489,7 @@ def _fingerprint(colours, points, lo, hi, setup_colours, setup_points, slo, shi)
 def _extract_batch(
     colours, points, move_offsets, setup_colours, setup_points, setup_offsets,
     certain, maybe, corner_stones, max_length, reach, start_lines, noise,
-    point_map, direction_map, spans, todo, validate,
+    point_map, direction_map, spans, todo, opens, validate,
     first_game, out_game, out_transform, out_swap, out_start, out_offsets, out_keys, out_scores, n_out, n_keys,
     occupied, played, h1, h2,
 ):
@@ -510,12 +510,13 @@ def _extract_batch(
     cand = np.zeros(8, dtype=np.bool_)
     max_moves = 1
     for g in range(n_games):
-        max_moves = max(max_moves, move_offsets[g + 1] - move_offsets[g] + 1)
-    # a game starts at most 361 sequences: a sequence starts at a point no
-    # sequence has within distance a, and its first stone keeps that point
-    # within a of it for the rest of the game; so the rows a game's
-    # sequences need do not grow with its moves (a kifu line of 100 million
-    # passes asked for 40 GB here, and the run died of a MemoryError)
+        max_moves = max(max_moves, move_offsets[g + 1] - move_offsets[g] + setup_offsets[g + 1] - setup_offsets[g] + 1)
+    # a game starts at most one sequence a move or handicap stone, and at
+    # most 361: a sequence starts at a point no sequence has within distance
+    # a, and its first stone keeps that point within a of it for the rest of
+    # the game; so the rows a game's sequences need do not grow with its
+    # moves (a kifu line of 100 million passes asked for 40 GB here, and the
+    # run died of a MemoryError)
     max_moves = min(max_moves, 362)
     seq_len = np.zeros(max_moves, dtype=np.int64)
     seq_start = np.zeros(max_moves, dtype=np.int64)
@@ -542,21 +543,32 @@ def _extract_batch(
             _count_corners(in_corner, setup_points[i])
         nseq = 0
         stop = hi  # the first move phase 1 did not play
-        for m in range(lo, hi):
-            p = points[m]
-            if p < 0:
-                continue
+        # a handicap game's black setup stones (listed first) open its sequences before move 1, each its own
+        nh = 0
+        if opens[g]:
+            for i in range(setup_offsets[g], setup_offsets[g + 1]):
+                if setup_colours[i] < 0:
+                    nh += 1
+        for m in range(lo - nh, hi):
+            stone = m < lo  # a handicap stone, on the board already
+            if stone:
+                p = setup_points[setup_offsets[g] + nh + m - lo]
+                colour = -1
+            else:
+                p = points[m]
+                if p < 0:
+                    continue
+                colour = colours[m]
             cell = _cell(p)
-            if st[BOARD, cell] != 0:  # not a valid game: validation rejects it
+            if not stone and st[BOARD, cell] != 0:  # not a valid game: validation rejects it
                 stop = m
                 break
-            colour = colours[m]
             r = p // 19
             c = p % 19
             nb = 0
             near_a = False
             bit = np.int64(1) << c
-            for s in range(nseq):
+            for s in range(0 if stone else nseq):  # a handicap stone joins no sequence: it opens its own
                 if seq_within[s, 1, r] & bit:
                     if noise:  # within b as the crow flies: is a stone of s within reach with nothing in the way?
                         d = _clear_distance(masks, seq_keys, seq_len, seq_stones, s, r, c, maybe)
@@ -584,13 +596,14 @@ def _extract_batch(
                         for d in range(4):
                             seq_scores[s, k, d] = beam[d]
                         seq_len[s] = k + 1
-            _play(st, masks, colour, cell)
+            if not stone:
+                _play(st, masks, colour, cell)
             starts = (not near_a) and nb <= 1 and max(min(r, 18 - r), min(c, 18 - c)) < start_lines
             if starts:
                 s = nseq
                 nseq += 1
                 seq_len[s] = 0
-                seq_start[s] = m - lo + 1
+                seq_start[s] = 0 if stone else m - lo + 1
                 for k in range(2):
                     for row in range(SIZE):
                         seq_within[s, k, row] = 0
@@ -621,6 +634,8 @@ def _extract_batch(
                 for d in range(4):
                     seq_scores[s, k, d] = beam[d]
                 seq_len[s] = k + 1
+            if stone:
+                continue
             _count_corners(in_corner, p)
             if min(in_corner[0], min(in_corner[1], min(in_corner[2], in_corner[3]))) >= corner_stones:
                 stop = m + 1
@@ -663,22 +678,32 @@ def _grown(a: np.ndarray, n: int) -> np.ndarray:
     return b
 
 
-def extract_batch(colours, points, move_offsets, setup_colours, setup_points, setup_offsets, params):
-    """Phase 1 for a batch of games (see the module docstring).  Returns a
+def extract_batch(colours, points, move_offsets, setup_colours, setup_points, setup_offsets, params, handicap=None):
+    """Phase 1 for a batch of games (see the module docstring; ``handicap``:
+    each game's handicap stones, read where ``params.handicap``).  Returns a
     dict of arrays: game, transform, swapped, start (the move number where
-    a sequence starts), offsets, keys, scores."""
+    a sequence starts, 0 for a handicap stone), offsets, keys, scores."""
     n_games = len(move_offsets) - 1
     return _run(colours, points, move_offsets, setup_colours, setup_points, setup_offsets, params,
-                np.ones(n_games, dtype=np.bool_), False)[0]
+                np.ones(n_games, dtype=np.bool_), False, handicap)[0]
 
 
-def validate_and_extract(colours, points, move_offsets, setup_colours, setup_points, setup_offsets, params, todo):
+def validate_and_extract(colours, points, move_offsets, setup_colours, setup_points, setup_offsets, params, todo,
+                         handicap=None):
     """``validate_batch`` and ``extract_batch`` in one replay, for the games
     with ``todo`` set (the others get no sequences and zero figures).
     Returns (occupied, played, h1, h2), sequences."""
     sequences, checks = _run(colours, points, move_offsets, setup_colours, setup_points, setup_offsets, params,
-                             np.ascontiguousarray(todo, dtype=np.bool_), True)
+                             np.ascontiguousarray(todo, dtype=np.bool_), True, handicap)
     return checks, sequences
+
+
+def _opens(params, handicap, n_games: int) -> np.ndarray:
+    """Which games' black setup stones open sequences: the handicap games,
+    where ``params.handicap`` asks (the reference's ``handicap_stones``)."""
+    if not getattr(params, "handicap", False) or handicap is None:
+        return np.zeros(n_games, dtype=np.bool_)
+    return np.ascontiguousarray(np.asarray(handicap) > 0, dtype=np.bool_)
 
 
 def _games(colours, points, move_offsets, setup_colours, setup_points, setup_offsets) -> tuple:
@@ -688,13 +713,14 @@ def _games(colours, points, move_offsets, setup_colours, setup_points, setup_off
             np.ascontiguousarray(setup_points, dtype=np.int16), np.ascontiguousarray(setup_offsets, dtype=np.int64))
 
 
-def _run(colours, points, move_offsets, setup_colours, setup_points, setup_offsets, params, todo, validate):
+def _run(colours, points, move_offsets, setup_colours, setup_points, setup_offsets, params, todo, validate,
+         handicap=None):
+    n_games = len(move_offsets) - 1
     inputs = (
         *_games(colours, points, move_offsets, setup_colours, setup_points, setup_offsets),
         params.certain, params.maybe, params.corner_stones, params.max_length, params.reach, params.start,
-        bool(params.noise), _POINT_MAP, _DIRECTION_MAP, _SPANS, todo, validate,
+        bool(params.noise), _POINT_MAP, _DIRECTION_MAP, _SPANS, todo, _opens(params, handicap, n_games), validate,
     )
-    n_games = len(move_offsets) - 1
     n_checks = n_games if validate else 0
     checks = (np.full(n_checks, -1, np.int64), np.zeros(n_checks, np.int64),
               np.zeros(n_checks, np.uint64), np.zeros(n_checks, np.uint64))

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from joseki_miner.method.board import Board, moves_on
+from joseki_miner.method.board import BLACK, WHITE, Board, moves_on
 from joseki_miner.method.influence import beam_scores
 from joseki_miner.method.points import PASS, SIZE, TENUKI
 from joseki_miner.method.records import GameRecord
@@ -49,6 +49,7 @@ class Phase1Params:
     reach: int = 17
     start: int = 10  # a sequence starts within this many lines of its corner's edges (10: anywhere)
     noise: bool = False  # 5.2: stones in the way hide a sequence's stone from a move
+    handicap: bool = False  # a handicap game's stones start their corners' sequences (include_handicap.starts)
 
 
 @dataclass
@@ -128,50 +129,79 @@ def corners_of(point: int) -> tuple[int, ...]:
     return tuple(2 * i + j for i in rows for j in cols)
 
 
+def handicap_stones(record: GameRecord, params: Phase1Params) -> tuple[int, ...]:
+    """The stones that open corner sequences before the first move: a
+    handicap game's black setup stones, in board order, where
+    ``params.handicap`` asks for them; none otherwise."""
+    return tuple(record.setup_black) if params.handicap and record.handicap > 0 else ()
+
+
 def assign(record: GameRecord, params: Phase1Params) -> list[Sequence]:
-    """Replay a game and split its opening into corner sequences."""
+    """Replay a game and split its opening into corner sequences.  Handicap
+    stones (``handicap_stones``) come first, all on the board at once: each
+    opens a sequence of its own at move 0 (within ``start`` lines of its
+    corner's edges, as any first move) and joins no other's, so the
+    sequences do not depend on the order the stones are listed in."""
     board = Board()
+    board.setup(BLACK, record.setup_black)
+    board.setup(WHITE, record.setup_white)
     in_corner = [0, 0, 0, 0]
     for p in (*record.setup_black, *record.setup_white):
         for k in corners_of(p):
             in_corner[k] += 1
     sequences: list[Sequence] = []
-    a, b, cap = params.certain, params.maybe, params.max_length
-
+    for p in handicap_stones(record, params):
+        if lines_from_edges(p) <= params.start:
+            seq = Sequence(start=0)
+            seq.add_stone(BLACK, p)
+            seq.scores.append(beam_scores(board.grid, seq.box, params.reach))
+            sequences.append(seq)
     for index, move in moves_on(board, record):
         if move.point == PASS:
             continue
-        r, c = divmod(move.point, SIZE)
-        near_b, near_a = [], False
-        for seq in sequences:
-            d = seq.clear_distance(r, c, board.grid, b) if params.noise else seq.distance(r, c)
-            if d <= b:
-                near_b.append(seq)
-            if d <= a:
-                near_a = True
-        joining = []
-        for seq in near_b:
-            tenuki = seq.colours[-1] == move.colour
-            if len(seq.points) + (2 if tenuki else 1) <= cap:
-                joining.append(seq)
-                if tenuki:  # the influence when play comes back, before the move
-                    seq.colours.append(-move.colour)
-                    seq.points.append(TENUKI)
-                    seq.scores.append(beam_scores(board.grid, seq.box, params.reach))
-        board.play(move.colour, move.point)
-        for seq in joining:
-            seq.add_stone(move.colour, move.point)
-            seq.scores.append(beam_scores(board.grid, seq.box, params.reach))
-        if not near_a and len(near_b) <= 1 and lines_from_edges(move.point) <= params.start:
-            seq = Sequence(start=index + 1)
-            seq.add_stone(move.colour, move.point)
-            seq.scores.append(beam_scores(board.grid, seq.box, params.reach))
-            sequences.append(seq)
+        _place(sequences, board, params, move.colour, move.point, index + 1)
         for k in corners_of(move.point):
             in_corner[k] += 1
         if min(in_corner) >= params.corner_stones:
             break
     return sequences
+
+
+def _place(sequences: list[Sequence], board: Board, params: Phase1Params, colour: int, point: int,
+           start: int) -> None:
+    """Play a move and give it to its corner sequences (4.1): it joins every
+    sequence within b (a tenuki first where that sequence's last stone is
+    its own colour) and starts one where none is within a and at most one
+    within b.  Distances and a tenuki's influence are read before the move
+    is played."""
+    r, c = divmod(point, SIZE)
+    a, b, cap = params.certain, params.maybe, params.max_length
+    grid = board.grid
+    near_b, near_a = [], False
+    for seq in sequences:
+        d = seq.clear_distance(r, c, grid, b) if params.noise else seq.distance(r, c)
+        if d <= b:
+            near_b.append(seq)
+        if d <= a:
+            near_a = True
+    joining = []
+    for seq in near_b:
+        tenuki = seq.colours[-1] == colour
+        if len(seq.points) + (2 if tenuki else 1) <= cap:
+            joining.append(seq)
+            if tenuki:  # the influence when play comes back, before the move
+                seq.colours.append(-colour)
+                seq.points.append(TENUKI)
+                seq.scores.append(beam_scores(grid, seq.box, params.reach))
+    board.play(colour, point)
+    for seq in joining:
+        seq.add_stone(colour, point)
+        seq.scores.append(beam_scores(grid, seq.box, params.reach))
+    if not near_a and len(near_b) <= 1 and lines_from_edges(point) <= params.start:
+        seq = Sequence(start=start)
+        seq.add_stone(colour, point)
+        seq.scores.append(beam_scores(grid, seq.box, params.reach))
+        sequences.append(seq)
 
 
 def extract(record: GameRecord, params: Phase1Params) -> list[NormalSequence]:
@@ -185,5 +215,5 @@ def extract(record: GameRecord, params: Phase1Params) -> list[NormalSequence]:
     return out
 
 
-__all__ = ["Phase1Params", "Sequence", "NormalSequence", "assign", "extract", "corners_of", "in_the_way",
-           "lines_from_edges"]
+__all__ = ["Phase1Params", "Sequence", "NormalSequence", "assign", "extract", "corners_of", "handicap_stones",
+           "in_the_way", "lines_from_edges"]

@@ -52,6 +52,7 @@ class Config:
     influence_neutral: int = 5
     influence_share: float = 0.30
     include_handicap: bool = False
+    include_handicap_starts: bool = True
     dedupe: bool = True
     dedupe_symmetric: bool = False
     limits_member_mb: int = 512
@@ -86,7 +87,7 @@ KEYS = (
     "prune.min_count", "prune.min_fraction", "prune.confidence", "prune.min_games", "prune.follow",
     "prune.min_share", "prune.fold_tenuki", "prune.merge_orders",
     "influence.reach", "influence.neutral",
-    "influence.share", "include_handicap", "dedupe", "dedupe.symmetric", "limits.member_mb", "limits.field_kb",
+    "influence.share", "include_handicap", "include_handicap.starts", "dedupe", "dedupe.symmetric", "limits.member_mb", "limits.field_kb",
     "examples",
     "collections.depth", "collections.ranks", "filter.years", "filter.sources", "filter.result_known",
     "filter.players", "filter.min_rank", "filter.events", "filter.handicap", "emit.counters", "report.changed", "report.since",

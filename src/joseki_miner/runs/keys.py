@@ -43,7 +43,8 @@ def stage_keys(config: Config, inputs: str, floor: int = 2) -> dict[str, str]:
     (``floor``: the least count build stores, 1 only for a threshold of 1)."""
     keys = {}
     keys["ingest"] = key("ingest", inputs, config.section(*INGEST_PARAMS), *changed(config, INGEST_RULES), READING)
-    keys["extract"] = key("extract", keys["ingest"], config.section(*EXTRACT_PARAMS), *changed(config, EXTRACT_RULES))
+    keys["extract"] = key("extract", keys["ingest"], config.section(*EXTRACT_PARAMS), *changed(config, EXTRACT_RULES),
+                          *handicap_rule(config))
     kinds = [config.section(*BUILD_PARAMS)] if config.kinds else []
     keys["build"] = key("build", keys["extract"], config.section("influence.neutral"), floor, *kinds)
     keys["prune"] = key("prune", keys["build"],
@@ -57,7 +58,13 @@ def stage_keys(config: Config, inputs: str, floor: int = 2) -> dict[str, str]:
 def partition_key(config: Config) -> str:
     """What a partition of the dask engine depends on besides its files."""
     return key("partition", config.section(*INGEST_PARAMS, *EXTRACT_PARAMS), *changed(config, EXTRACT_RULES),
-               *changed(config, INGEST_RULES), READING)
+               *changed(config, INGEST_RULES), READING, *handicap_rule(config))
+
+
+def handicap_rule(config: Config) -> list[dict]:
+    """Whether handicap stones open sequences: in phase 1's key only where
+    handicap games are mined, so no key of an even-game run changes."""
+    return [config.section("include_handicap.starts")] if config.include_handicap else []
 
 
 def changed(config: Config, thesis: dict) -> list[dict]:
