@@ -681,3 +681,48 @@ def test_a_tree_too_large_to_draw_in_seconds_gets_its_dot_and_says_why_it_has_no
     assert "svg_skipped" not in json.loads(small.summary.read_text())
     if shutil.which("dot"):
         assert small.svg.is_file() and small.influence_svg.is_file()
+
+
+def test_the_demos_handicap_game_opens_its_corners_alike_on_every_engine(demo_games, tmp_path):
+    """With include_handicap, the demo's handicap game is mined: each
+    handicap stone opens its corner's sequence at move 0, White's 3-3
+    invasion its second entry; joseki.parquet counts each node's sequences
+    a handicap stone opened, the book shows the handicap joseki apart and
+    the SGF's comments say it; every engine writes the same bytes.
+    Without include_handicap.starts the stones open nothing and the tree
+    has no handicap column, as before the rule."""
+    sets = ["include_handicap=true", "prune.min_count=1", "prune.min_games=1"]
+    outs = {}
+    for engine in ("fast", "reference", "dask"):
+        catalog = Catalog(work=tmp_path / engine / "interim", out=tmp_path / engine)
+        run_stages(catalog, load(None, sets), STAGES, [demo_games], progress=False, engine=engine)
+        outs[engine] = catalog
+    fast = outs["fast"]
+    for engine in ("reference", "dask"):
+        for name in ("joseki.parquet", "joseki.sgf", "node_examples.parquet", "report/index.html"):
+            assert (outs[engine].out / name).read_bytes() == (fast.out / name).read_bytes(), (engine, name)
+    games = pq.read_table(fast.games, columns=["game", "source"]).to_pylist()
+    game = next(g["game"] for g in games if g["source"].endswith("bad-handicap.sgf"))
+    sequences = pq.read_table(fast.sequences).to_pylist()
+    mine = [s for s in sequences if s["game"] == game]
+    invasion = "ddccdccddebecfbfcg"  # the 4-4 stone, the 3-3 invasion and its joseki, in the tree's form
+    assert [(s["start"], s["moves"]) for s in mine] == [(0, invasion), (0, "ddfcdfcc")]
+    joseki = pq.read_table(fast.out / "joseki.parquet").to_pylist()
+    by_path, node_of = {}, {}
+    for row in joseki:
+        path = (*by_path.get(row["parent"], ()), row["move"]) if row["parent"] >= 0 else ()
+        by_path[row["node"]] = path
+        node_of[path] = row
+    line = node_of[tuple(invasion[i:i + 2] for i in range(0, len(invasion), 2))]
+    assert line["handicap"] == 1 and line["count"] >= 1
+    assert node_of[()]["handicap"] == 2  # the two stones; no other game of the demo has one
+    sgf = (fast.out / "joseki.sgf").read_text()
+    assert "from a handicap stone 100%" in sgf
+    index = (fast.out / "report" / "index.html").read_text()
+    assert "Handicap joseki" in index
+
+    catalog = Catalog(work=tmp_path / "setup" / "interim", out=tmp_path / "setup")
+    run_stages(catalog, load(None, [*sets, "include_handicap.starts=false"]), STAGES, [demo_games], progress=False)
+    assert "handicap" not in pq.read_schema(catalog.out / "joseki.parquet").names
+    assert 0 not in pq.read_table(catalog.sequences, columns=["start"]).column(0).to_pylist()
+    assert "Handicap joseki" not in (catalog.out / "report" / "index.html").read_text()

@@ -8,7 +8,7 @@ Knows the answers' dicts and tables; nothing of files."""
 
 from __future__ import annotations
 
-from joseki_miner.book.words import percent
+from joseki_miner.book.words import percent, start_text
 from joseki_miner.method.gameinfo import date_text, wilson
 
 TREE_FORM = "the tree's form: the corner upper left, its first player Black"
@@ -66,7 +66,7 @@ def game_line(row: dict) -> str:
     where = f"{row['source']}:{row['location']}" if row["location"] else row["source"]
     date = date_text(row["DT"] or "") or "no date"
     return (f"  {date:<10}  Black {person(row, 'B')}, White {person(row, 'W')}, {row['RE'] or 'no result'}; "
-            f"move {row['move']}, {row['corner']}  ({where})")
+            f"{start_text(row['move'])}, {row['corner']}  ({where})")
 
 
 def games_text(sequence: str, rows: list[dict], total: int) -> str:

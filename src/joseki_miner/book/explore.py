@@ -18,7 +18,7 @@ import pyarrow.parquet as pq
 from joseki_miner.fast.arrow import column, numpy, strings
 from joseki_miner.method.gameinfo import date_text, wilson
 from joseki_miner.book.lookup import Query, board_name, check_playable, corner_of, query, sorted_range
-from joseki_miner.book.words import peak_year, share_of
+from joseki_miner.book.words import peak_year, share_of, start_text
 from joseki_miner.runs import lineage
 from joseki_miner.method.points import TENUKI, from_sgf
 
@@ -354,7 +354,7 @@ def sgf_collection(rows: pa.Table) -> str:
         props = "".join(f"{name}[{value(info[name])}]" for name in ("PB", "BR", "PW", "WR", "DT", "RE", "KM")
                         if info[name])
         where = f"{row['source']}:{row['location']}" if row["location"] else row["source"]
-        note = f"{where} (the sequence starts at move {row['move']}, {row['corner']})"
+        note = f"{where} (the sequence starts at {start_text(row['move'])}, {row['corner']})"
         props += f"GC[{value(note)}]"
         setup = ""
         if row["setup_black"]:

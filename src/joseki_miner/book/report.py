@@ -39,6 +39,7 @@ from joseki_miner import __version__
 from joseki_miner.book.words import (
     YEAR_FLOOR,
     Book,
+    handicap_text,
     headline,
     influence_words,
     kind_text,
@@ -280,6 +281,13 @@ def index_page(book: Book, changed: dict | None = None, players: list[dict] | No
                     + (", with the follow-ups of each" if mine["follow-ups"] else "") + ".</p><div class=\"cards\">")
         body += [_card(book, n, "joseki") for n in mine["joseki"][:SHOWN_FIRST]]
         body.append("</div>")
+    handicap = book.handicap_joseki()
+    if handicap:
+        body.append("<h2 id=\"handicap\">Handicap joseki</h2><p class=\"lead\">Joseki that a handicap stone "
+                    "opened in most of their games: White's approach to a handicap stone and what follows. They are "
+                    "in their groups above too. The most played first.</p><div class=\"cards\">")
+        body += [_card(book, n, "joseki") for n in _largest_first(book, handicap)[:SHOWN_FIRST]]
+        body.append("</div>")
     if fuseki:
         body.append("<h2 id=\"fuseki\">Fuseki shapes</h2><p class=\"lead\">Lines the games played often "
                     "that are not joseki: an <b>approach from the side</b> (answered on the side, for the whole "
@@ -317,6 +325,13 @@ def flat_index_page(book: Book, changed: dict | None = None, players: list[dict]
         body.append(f"<h2 id=\"first-{first}\"><a href=\"{page_name(first)}\">{escape(book.move_name(first))}"
                     f"</a></h2><p class=\"lead\">{escape(headline(book, first))}</p><div class=\"cards\">")
         body += [_card(book, leaf, "joseki") for leaf in under.get(first, [])]
+        body.append("</div>")
+    handicap = book.handicap_joseki()
+    if handicap:
+        body.append("<h2 id=\"handicap\">Handicap joseki</h2><p class=\"lead\">Joseki that a handicap stone "
+                    "opened in most of their games: White's approach to a handicap stone and what follows. They are "
+                    "in their groups above too. The most played first.</p><div class=\"cards\">")
+        body += [_card(book, n, "joseki") for n in _largest_first(book, handicap)[:SHOWN_FIRST]]
         body.append("</div>")
     if fuseki:
         body.append("<h2 id=\"fuseki\">Fuseki shapes</h2><p class=\"lead\">Lines the games played often "
@@ -431,7 +446,8 @@ def _card(book: Book, node: int, kind: str, follow_ups: list[int] | None = None)
     the first ``FOLLOW_UPS`` of the follow-ups played after it."""
     board, notes = board_of(book, node, cell=14, candidates=False)
     note = f"<div class=\"notes\">{escape('; '.join(notes))}</div>" if notes else ""
-    facts = [f"{number(book.games(node))} games"] + [t for t in (win_text(book, node), years_text(book, node)) if t]
+    facts = [f"{number(book.games(node))} games"] + [t for t in (win_text(book, node), years_text(book, node),
+                                                                   handicap_text(book, node)) if t]
     share = book.tenuki_share(node)
     if share and kind == "joseki":
         facts.append(f"then tenuki {percent(share)}")

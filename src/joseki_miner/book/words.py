@@ -240,6 +240,19 @@ class Book:
         shape, a follow-up: its parent's kind is another)."""
         return node != self.root and self.kind(node) != self.kind(self.parent(node))
 
+    def handicap_share(self, node: int) -> float | None:
+        """The share of the node's sequences that a handicap stone opened
+        (joseki.parquet's handicap column, written where the tree mixes
+        handicap joseki with even games'; None where it has none)."""
+        opened = self.get(node, "handicap")
+        count = self.get(node, "count")
+        return opened / count if opened and count else None
+
+    def handicap_joseki(self) -> list[int]:
+        """The joseki that handicap stones opened in most of their
+        sequences: the joseki of handicap Go, shown apart."""
+        return [n for n in self.joseki() if (self.handicap_share(n) or 0) >= 0.5] if "handicap" in self.cols else []
+
     def tenuki_share(self, node: int) -> float | None:
         """The share of the node's sequences whose next entry is a tenuki
         (its stored tenuki child's count: joseki.parquet's tenuki column,
@@ -261,7 +274,7 @@ def columns(table) -> dict[str, list]:
     if missing:
         raise ValueError(f"joseki table lacks columns: {', '.join(missing)}")
     cols: dict[str, list] = {}
-    for c in BASE + COUNTERS + STATS + ("tenuki", "through"):
+    for c in BASE + COUNTERS + STATS + ("tenuki", "through", "handicap"):
         if c in names:
             values = table[c].to_pylist() if arrow else table[c].tolist()
             cols[c] = values if c in ("color", "move") else [int(v) for v in values]
@@ -373,6 +386,13 @@ def years_text(book: Book, node: int) -> str:
     return f"{span}, most popular in {peak}" if peak and first != last else span
 
 
+def handicap_text(book: Book, node: int) -> str:
+    """"from a handicap stone 62%": the share of the node's sequences that
+    a handicap stone opened ("" for none, and at the root)."""
+    share = book.handicap_share(node)
+    return f"from a handicap stone {percent(share)}" if share and node != book.root else ""
+
+
 def headline(book: Book, node: int, sep: str = " \u00b7 ") -> str:
     """The node's first line: its games and share of the moves at its
     parent, the tree's Black's win rate with its interval, its years,
@@ -383,7 +403,7 @@ def headline(book: Book, node: int, sep: str = " \u00b7 ") -> str:
     share = book.share(node)
     if share is not None:
         head += f" ({percent(share)} of the moves here)"
-    parts = [head] + [t for t in (win_text(book, node), years_text(book, node)) if t]
+    parts = [head] + [t for t in (win_text(book, node), years_text(book, node), handicap_text(book, node)) if t]
     if book.is_tenuki(node):
         parts.insert(0, f"{COLOUR_NAMES.get(book.get(node, 'color'), '?')} tenuki: plays elsewhere")
     return sep.join(parts)
@@ -465,6 +485,14 @@ def player(row: Mapping, colour: str) -> str:
     return f"{name} {rank}" if rank else name
 
 
+def start_text(move: int | None) -> str:
+    """Where a corner's sequence starts: "move 12", or "a handicap stone"
+    (move 0: include_handicap.starts); "" where it is not known."""
+    if move is None:
+        return ""
+    return "a handicap stone" if move == 0 else f"move {move}"
+
+
 def example_text(row: Mapping, names: Mapping[str, str] | None = None) -> str:
     """An example game in one line: players (as the game has them), date,
     result, collection (its name in ``names``), and where the sequence
@@ -473,7 +501,7 @@ def example_text(row: Mapping, names: Mapping[str, str] | None = None) -> str:
     bits += [t for t in (date_text(row.get("date") or ""), (row.get("result") or "").strip()) if t]
     collection = row.get("collection") or ""
     collection = (names or {}).get(collection, collection)
-    where = [t for t in (collection, f"move {row['move']}" if row.get("move") else "", row.get("corner") or "") if t]
+    where = [t for t in (collection, start_text(row.get("move")), row.get("corner") or "") if t]
     return ", ".join(bits) + (f" ({', '.join(where)})" if where else "")
 
 

@@ -136,11 +136,8 @@ def _write(pruned: pa.Table, keep: np.ndarray, arrays: dict, rows: dict[str, pa.
            on_games: bool = False, segments=None) -> dict:
     joseki_path = outputs["joseki"]
     joseki_path.parent.mkdir(parents=True, exist_ok=True)
-    pq.write_table(pruned, joseki_path, compression="zstd")
     new_id = np.full(len(keep), -1, np.int64)
     new_id[keep] = np.arange(int(keep.sum()))
-    for name in ("years", "sources"):
-        pq.write_table(_renumbered(rows[name], new_id), outputs[name], compression="zstd")  # a few rows: small
     kept = np.flatnonzero(keep)
     if segments is None:
         opening = method.first_keys(numpy(pruned.column("parent")), _keys(pruned))
@@ -150,6 +147,12 @@ def _write(pruned: pa.Table, keep: np.ndarray, arrays: dict, rows: dict[str, pa.
         pq.write_table(pa.table({"node": column(segments.node), "first": column(segments.first),
                                  "count": column(segments.count), "through": pa.array(segments.through)}),
                        outputs["orders"], compression="zstd")
+    handicap = handicap_counts(segments, sorted_path, len(kept))
+    if handicap is not None:  # a tree that mixes handicap joseki with even games' says which are which
+        pruned = pruned.add_column(pruned.column_names.index("games") + 1, "handicap", column(handicap))
+    pq.write_table(pruned, joseki_path, compression="zstd")
+    for name in ("years", "sources"):
+        pq.write_table(_renumbered(rows[name], new_id), outputs[name], compression="zstd")  # a few rows: small
     pq.write_table(examples_table(segments, sorted_path, games_path, examples), outputs["examples"],
                    compression="zstd")
     kept_depth = arrays["depth"][keep]
@@ -172,6 +175,19 @@ def _write(pruned: pa.Table, keep: np.ndarray, arrays: dict, rows: dict[str, pa.
         figures["follow_ups"] = int((is_leaf & (code == FOLLOW_UP)).sum())
         figures["fuseki_shapes"] = int((is_leaf & (code >= APPROACH)).sum())
     return figures
+
+
+def handicap_counts(segments: Segments, sorted_path: Path, nodes: int) -> np.ndarray | None:
+    """Per kept node, its sequences that a handicap stone opened (those
+    that start at move 0: ``include_handicap.starts``); None where no
+    sequence did, so an even games' tree is as it was."""
+    start = numpy(pq.ParquetFile(sorted_path).read(columns=["start"]).column("start"))
+    opened = np.r_[0, np.cumsum(start == 0)].astype(np.int64)
+    if not opened[-1]:
+        return None
+    first = np.asarray(segments.first, np.int64)
+    within = opened[first + np.asarray(segments.count, np.int64)] - opened[first]
+    return np.bincount(np.asarray(segments.node, np.int64), weights=within, minlength=nodes).astype(np.int64)
 
 
 def _renumbered(table: pa.Table, new_id: np.ndarray) -> pa.Table:

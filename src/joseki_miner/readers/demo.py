@@ -17,7 +17,8 @@ never repeat (their first three normalized moves, or the first tail move
 after a joseki, are unique), so pruning must remove them all; the mined tree
 is then exactly the trie of the planted joseki with their planted counts.
 A few bad records (a 9x9 game, a handicap game, a broken file) show the
-reject ledger.
+reject ledger; the handicap game, mined with ``include_handicap``, shows
+its stones opening the corners' sequences.
 
 Each game also gets a date (2005-2019) and a result (a win of either colour
 by resignation, points, time or forfeit, or a result naming no winner: jigo,
@@ -69,7 +70,10 @@ COLLECTIONS = ("club", "pro")
 
 _BAD_RECORDS = {
     "bad-9x9.sgf": "(;FF[4]GM[1]SZ[9]KM[6.5];B[ee];W[cc];B[gg];W[cg])\n",
-    "bad-handicap.sgf": "(;FF[4]GM[1]SZ[19]HA[2]AB[dp][pd];W[dd];B[pp];W[qq])\n",
+    # a handicap game, rejected unless include_handicap: White invades the upper right handicap stone at the 3-3
+    # point, and approaches the lower left one low (the handicap joseki, with include_handicap.starts)
+    "bad-handicap.sgf": "(;FF[4]GM[1]SZ[19]HA[2]AB[dp][pd];W[qc];B[qd];W[pc];B[od];W[ob];B[nc];W[nb];B[mc]"
+                        ";W[fq];B[dn];W[cq])\n",
     "bad-truncated.sgf": "(;FF[4]GM[1]SZ[19];B[pd];W[dp];B[q",
 }
 
