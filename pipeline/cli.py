@@ -432,24 +432,54 @@ def position(
     black: str = typer.Option("", "--black", help="Black's stones in the corner, as board points: Q16,R17"),
     white: str = typer.Option("", "--white", help="White's stones, as board points"),
     to_play: Optional[str] = typer.Option(None, "--to-play", help="B or W (default: either)"),
+    sgf: Optional[str] = typer.Option(None, "--sgf", help="a game (or a diagram's AB/AW stones): its corner's position"),
+    move: Optional[int] = typer.Option(None, "--move", help="with --sgf: after this many moves (default: all)"),
+    corner: Optional[str] = typer.Option(None, "--corner", help="with --sgf: UL, UR, LL or LR (default: the last "
+                                         "move's)"),
     out: str = OUT, work: Optional[Path] = WORK,
     limit: Optional[int] = typer.Option(None, "--limit", help=LIMIT.format("next moves") + "; default: 20"),
     json_: bool = typer.Option(False, "--json", help="one JSON object instead of text"),
 ) -> None:
     """A corner position, whatever order of moves reached it: its games,
     the orders that reach it, each next move and the most recent games; in
-    any orientation, the colours as given or swapped."""
+    any orientation, the colours as given or swapped.  Given by its stones,
+    or as one corner of a game after some moves (--sgf)."""
     from joseki_miner.book import answers
-    from joseki_miner.book.position import Position, position as position_of
+    from joseki_miner.book.position import position as position_of
 
     catalog, steady = _query(out, work)
     most = _limit(limit, 20)
-    found = _answered(steady, lambda: position_of(catalog, Position.of(black, white, to_play)))
+
+    def answer() -> dict:
+        asked, where = _asked_position(catalog, black, white, to_play, sgf, move, corner)
+        return {**position_of(catalog, asked), **where}
+
+    found = _answered(steady, answer)
     found = {**found, "moves": found["moves"][:most] if most else found["moves"]}
     if json_:
         _json({**found, "recent": [{k: v for k, v in r.items() if k != "day"} for r in found["recent"]]})
         return
     typer.echo(answers.position_text(found))
+
+
+def _asked_position(catalog: Catalog, black: str, white: str, to_play: Optional[str], sgf: Optional[str],
+                    move: Optional[int], corner: Optional[str]):
+    """The position asked for, and where it was taken from (--sgf): a game's
+    corner is read with the tree's phase 1, a handicap stone opening it."""
+    import dataclasses
+
+    from joseki_miner.book.position import Position, from_game, read_game
+    from joseki_miner.engines.params import phase1_params
+
+    if sgf is None:
+        if move is not None or corner is not None:
+            raise UsageError("--move and --corner go with --sgf FILE")
+        return Position.of(black, white, to_play), {}
+    if black or white or to_play:
+        raise UsageError("give the stones (--black, --white, --to-play) or --sgf FILE, not both")
+    params = dataclasses.replace(phase1_params(_as_the_tree_read(catalog, None, [])), handicap=True)
+    asked, where = from_game(read_game(sgf), params, move, corner)
+    return asked, {"sgf": sgf, **where}
 
 
 def _as_the_tree_read(catalog: Catalog, config: Optional[Path], sets: Optional[List[str]]):

@@ -121,6 +121,58 @@ def test_a_position_of_no_stone_is_refused():
         Position.of("", "")
 
 
+def _answer(*args, out) -> dict:
+    done = joseki("position", *args, "--json", "--out", out)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_a_games_corner_is_asked_as_the_stones_its_sequence_left(demo, demo_games, tmp_path):
+    """--sgf FILE --move N asks the corner of the Nth move as phase 1 reads
+    it there, with the player who answers to play: the same answer as its
+    stones given by hand."""
+    game = sorted(p for p in demo_games.rglob("*.sgf") if not p.name.startswith("bad"))[0]
+    for n in (4, 9):
+        found = _answer("--sgf", str(game), "--move", str(n), out=demo.out)
+        assert found["sgf"] == str(game) and found["move"] == n and found["corner"]
+        by_hand = _answer("--black", ",".join(found["black"]), "--white", ",".join(found["white"]),
+                          "--to-play", found["to_play"], out=demo.out)
+        assert found["games"] == by_hand["games"] >= 1  # the game itself reaches it
+        assert found["orders"] == by_hand["orders"] and found["moves"] == by_hand["moves"]
+    text = joseki("position", "--sgf", str(game), "--move", "4", "--out", demo.out)
+    assert text.stdout.startswith(f"{game}, the ") and "after move 4:" in text.stdout.splitlines()[0]
+
+
+def test_a_diagrams_corner_and_a_handicap_stones_corner(tmp_path):
+    """A diagram (AB/AW, no move) gives the stones of its fullest quarter,
+    or of --corner's, either player to play; in a handicap game the stone
+    opens its corner, and White's approach answers it."""
+    from joseki_miner.book.position import from_game, read_game
+    from joseki_miner.method.sequences import Phase1Params
+
+    diagram = tmp_path / "diagram.sgf"
+    diagram.write_text("(;GM[1]FF[4]SZ[19]AB[pd][qf][dd]AW[nc])")
+    asked, where = from_game(read_game(str(diagram)), Phase1Params())
+    assert (asked, where) == (Position.of("Q16,R14", "O17"), {"move": 0, "corner": "upper right"})
+    assert from_game(read_game(str(diagram)), Phase1Params(), corner="UL")[0] == Position.of("D16", "")
+    handicap = tmp_path / "handicap.sgf"
+    handicap.write_text("(;GM[1]FF[4]SZ[19]HA[2]AB[pd][dp];W[qc];B[qd];W[cn])")
+    asked, where = from_game(read_game(str(handicap)), Phase1Params(handicap=True), move=2)
+    assert (asked, where) == (Position.of("Q16,R16", "R17", "W"), {"move": 2, "corner": "upper right"})
+    assert from_game(read_game(str(handicap)), Phase1Params(handicap=True))[0] == Position.of("D4", "C6", "B")
+
+
+def test_what_is_no_corner_of_a_game_is_refused_in_one_line(demo, demo_games, tmp_path):
+    game = sorted(p for p in demo_games.rglob("*.sgf") if not p.name.startswith("bad"))[0]
+    empty = tmp_path / "empty.sgf"
+    empty.write_text("(;GM[1]FF[4]SZ[19])")
+    for bad in (["--sgf", str(game), "--move", "999"], ["--sgf", str(game), "--corner", "middle"],
+                ["--sgf", str(game), "--black", "Q16"], ["--move", "3"], ["--sgf", str(tmp_path / "none.sgf")],
+                ["--sgf", str(demo_games / "bad-9x9.sgf")], ["--sgf", str(empty)]):
+        refused = joseki("position", *bad, "--out", demo.out)
+        assert refused.returncode == 2 and refused.stderr.count("\n") == 1, (bad, refused.stderr)
+
+
 @pytest.mark.shared_data
 def test_the_small_knights_enclosure_by_both_orders(shared_data, tmp_path):
     """The issue's position on all of ../shared/data: R16 and P17 with White

@@ -139,10 +139,13 @@ def position_text(found: dict) -> str:
                        if found[key])
     to_play = {"B": ", Black to play", "W": ", White to play"}.get(found["to_play"] or "", "")
     orders = found["orders"]
-    lines = [f"{stones}{to_play}: {found['games']:,} games ({found['sequences']:,} corner sequences), "
-             f"reached by {len(orders)} order{'s' * (len(orders) != 1)} of moves"]
+    lines = [f"{found['sgf']}, the {found['corner']} corner "
+             + (f"after move {found['move']}" if found["move"] else "as set up") + ":"] if "sgf" in found else []
+    lines.append(f"{stones}{to_play}: {found['games']:,} games ({found['sequences']:,} corner sequences), "
+                 f"reached by {len(orders)} order{'s' * (len(orders) != 1)} of moves")
     if not orders:
-        return lines[0] + " (no line played twice reaches it)"
+        lines[-1] += " (no line played twice reaches it)"
+        return "\n".join(lines)
     for o in orders:
         lines.append(f"  {o['games']:>9,} games  {o['board'] or '(empty corner)'}")
     lines.append("next moves (share: of the sequences here; wins: of who plays it):")

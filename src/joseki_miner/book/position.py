@@ -20,7 +20,7 @@ order and the games' information; writes nothing.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pyarrow.parquet as pq
@@ -29,7 +29,10 @@ from joseki_miner.book.explore import GAME_COLUMNS, _range, _rows, move_keys
 from joseki_miner.book.lookup import SequenceError, _board_point, board_name, corner_of
 from joseki_miner.book.words import share_of
 from joseki_miner.fast.arrow import numpy
-from joseki_miner.method.points import TENUKI, to_sgf
+from joseki_miner.method.board import Board
+from joseki_miner.method.points import BLACK, NPOINTS, PASS, SIZE, TENUKI, WHITE, to_sgf
+from joseki_miner.method.records import GameRecord
+from joseki_miner.method.sequences import Phase1Params
 from joseki_miner.method.positions import key_of, position_keys
 from joseki_miner.method.symmetry import POINT_MAP, inverse
 from joseki_miner.runs.catalog import Catalog
@@ -77,6 +80,90 @@ class Position:
                 hi, lo, t = key_of(black, white, side ^ swapped)
                 found.append((hi, lo, t, swapped))
         return list(dict.fromkeys(found))
+
+
+CORNERS = ("upper left", "upper right", "lower left", "lower right")  # as method.sequences.corners_of numbers them
+
+
+def from_game(record: GameRecord, params: Phase1Params, move: int | None = None,
+              corner: str | None = None) -> tuple[Position, dict]:
+    """The position of one corner of a game after ``move`` moves (all of
+    them: None), and where it was taken from.  With moves, it is the corner
+    sequence phase 1 reads (``params``: the tree's; a handicap stone opens
+    its corner) that holds the latest move of a corner sequence (in
+    ``corner``, ``CORNERS``, where given), its stones as they stand, with
+    the player who answers to play; a diagram (setup stones, no move) gives
+    the stones of the quarter ``corner`` names, else of the one holding the
+    most stones, either player to play."""
+    from joseki_miner.method.sequences import assign, corners_of
+
+    moves = record.moves if move is None else record.moves[:move]
+    if move is not None and not 0 <= move <= len(record.moves):
+        raise SequenceError(f"--move {move}: the game has {len(record.moves)} moves")
+    played = [m for m in moves if m.point != PASS]
+    wanted = _corner(corner)
+    if not played:
+        stones = [(p, BLACK) for p in record.setup_black] + [(p, WHITE) for p in record.setup_white]
+        if not stones:
+            raise SequenceError("the game has no stone on the board there: give --move N past its first move")
+        counts = [sum(k in corners_of(p) for p, _ in stones) for k in range(4)]
+        k = wanted if wanted is not None else counts.index(max(counts))
+        mine = [(p, c) for p, c in stones if k in corners_of(p)]
+        if not mine:
+            raise SequenceError(f"the {CORNERS[k]} corner holds no stone")
+        asked = Position(tuple(p for p, c in mine if c == BLACK), tuple(p for p, c in mine if c == WHITE))
+        return asked, {"move": 0, "corner": CORNERS[k]}
+    sequences = assign(replace(record, moves=tuple(moves)), params)
+    if wanted is not None:
+        sequences = [q for q in sequences if wanted in corners_of(q.points[0])]
+    if not sequences:
+        raise SequenceError(f"no corner sequence {'in the ' + CORNERS[wanted] + ' corner ' if wanted is not None else ''}"
+                            f"after move {len(moves)}")
+    holding = (q for m in reversed(played) for q in sequences if m.point in q.points)  # the latest move's
+    seq = next(holding, sequences[0])
+    k = wanted if wanted is not None else corners_of(seq.points[0])[0]
+    board = Board()  # the sequence's stones alone, captures taken, as the tree keys its positions
+    for p, c in zip(seq.points, seq.colours):
+        if p != TENUKI:
+            board.play(c, p)
+    asked = Position(tuple(p for p in range(NPOINTS) if board.grid[p] == BLACK),
+                     tuple(p for p in range(NPOINTS) if board.grid[p] == WHITE), 0 if seq.colours[-1] == WHITE else 1)
+    return asked, {"move": len(moves), "corner": CORNERS[k]}
+
+
+def _corner(text: str | None) -> int | None:
+    """A corner's number from its name ("upper right", "UR", "ur")."""
+    if text is None:
+        return None
+    words = text.strip().lower().replace("-", " ").replace("_", " ")
+    short = {"ul": 0, "ur": 1, "ll": 2, "lr": 3, "tl": 0, "tr": 1, "bl": 2, "br": 3}
+    if words in short:
+        return short[words]
+    if words in CORNERS:
+        return CORNERS.index(words)
+    raise SequenceError(f"--corner is one of {', '.join(CORNERS)} (or UL, UR, LL, LR), not {text!r}")
+
+
+def read_game(path: str, game: int = 1):
+    """The ``game``-th game of an SGF file, as the miner reads games (a
+    record it rejects is a SequenceError with the reason)."""
+    from pathlib import Path
+
+    from joseki_miner.method.records import GameRecord as Record
+    from joseki_miner.readers.sgf import read_sgf_bytes
+
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise SequenceError(f"cannot read {path}: {exc.strerror or exc}") from None
+    for n, item in enumerate(read_sgf_bytes(data, str(path)), start=1):
+        if n == game:
+            if not isinstance(item, Record):
+                raise SequenceError(f"{path}: {item.reason}" + (f" ({item.detail})" if item.detail else ""))
+            if item.size != SIZE:
+                raise SequenceError(f"{path}: a {item.size}x{item.size} game; the tree is of 19x19 games")
+            return item
+    raise SequenceError(f"{path} holds no game {game}")
 
 
 def _trie(catalog: Catalog):
