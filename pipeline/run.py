@@ -39,7 +39,7 @@ from joseki_miner.runs.checks import check_paths
 from joseki_miner.runs.config import SORT_MEMORY_MB, TABLE_MEMORY_MB, Config
 from joseki_miner.runs.errors import StrictError, UsageError
 from joseki_miner.runs.inputs import Collections, Scan, scan
-from joseki_miner.runs.keys import stage_keys
+from joseki_miner.runs.keys import stage_keys, transpositions
 from joseki_miner.runs.stop import check as check_stop
 from joseki_miner.runs.summary import summarize
 
@@ -439,7 +439,8 @@ class _Run:
                          self.current(catalog.node_sources), self.current(catalog.node_examples),
                          catalog.games, figures, in_order if config.report_changed else None, config.report_since,
                          catalog.sequences, config.report_players or (),
-                         self.current(catalog.node_orders) if config.prune_merge_orders else None)
+                         self.current(catalog.node_orders) if config.prune_merge_orders else None,
+                         self.current(catalog.node_transpositions) if transpositions(config) else None)
 
     def prune(self) -> Callable[[], dict]:
         from . import prune
@@ -452,6 +453,8 @@ class _Run:
         outputs = {"joseki": staged(catalog.joseki), "years": staged(catalog.node_years),
                    "sources": staged(catalog.node_sources), "examples": staged(catalog.node_examples),
                    "orders": staged(catalog.node_orders)}
+        if transpositions(config):
+            outputs["transpositions"] = staged(catalog.node_transpositions)
         options = {"threshold": threshold, "min_length": config.min_length, "examples": config.examples,
                    "rules": prune_rules(config), "kinds": kind_rules(config), "merge_orders": config.prune_merge_orders,
                    "progress": self.stage_progress}

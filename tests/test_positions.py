@@ -100,6 +100,23 @@ def test_the_compiled_keys_group_nodes_as_the_exact_positions_do(paths):
         assert len(images) == 1
 
 
+@settings(max_examples=100, deadline=None)
+@given(st.lists(lines(), min_size=1, max_size=25), st.data())
+def test_same_position_names_every_other_node_on_a_nodes_position(paths, data):
+    """The book's "also reached by": for each node asked, the other nodes
+    whose exact position is its own, none left out, none added."""
+    from joseki_miner.method.positions import same_position
+
+    parent, depth, key, nodes = _table(paths)
+    hi, lo, _ = position_keys(parent, depth, key)
+    exact = [position_of(p)[0] for p in nodes]
+    asked = data.draw(st.lists(st.integers(0, len(nodes) - 1), unique=True))
+    found = same_position(hi, lo, asked)
+    for r in asked:
+        others = [o for o in range(len(nodes)) if o != r and exact[o] == exact[r]]
+        assert found.get(r, []) == others
+
+
 def _stones(line: tuple[int, ...]) -> tuple[list[int], list[int]]:
     b = Board()
     for i, k in enumerate(line):

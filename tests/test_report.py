@@ -432,3 +432,32 @@ def test_a_group_of_follow_ups_alone_is_listed_and_has_its_page():
     files = report.pages(book)
     assert "follow-ups-other.html" in files and not any(n.startswith("joseki-") for n in files)
     assert 'href="follow-ups-other.html">1</a>' in files["index.html"] and 'href="joseki-other' not in files["index.html"]
+
+
+def test_a_node_names_the_other_orders_that_reach_its_position(tmp_path):
+    """kinds.transpositions: 'R16 tenuki P17' (three games) and 'P17 tenuki
+    R16' (two) are one enclosure; each node's page says it is also reached
+    by the other order, with its games and a link to its page, and so does
+    its SGF comment, in ASCII; the thesis' config writes none of it."""
+    from helpers import mine_into
+
+    folder = tmp_path / "games"
+    folder.mkdir()
+    for i, moves in enumerate(["B[qd];W[dd];B[oc];W[dp]"] * 3 + ["B[oc];W[dd];B[qd];W[dp]"] * 2):
+        last = ["pp", "qp", "pq", "oq", "qo"][i]  # each game its own (no duplicates)
+        (folder / f"g{i}.sgf").write_text(f"(;GM[1]FF[4]SZ[19]DT[201{i}-01-01];{moves};B[{last}])")
+    catalog = mine_into([folder], tmp_path / "out", "prune.min_count=1", "prune.min_games=1")
+    rows = pq.read_table(catalog.node_transpositions).to_pylist()
+    joseki = {r["node"]: r for r in pq.read_table(catalog.joseki).to_pylist()}
+    pairs = {(joseki[r["node"]]["games"], r["games"]) for r in rows}
+    assert pairs == {(3, 2), (2, 3)}
+    for r in rows:
+        assert joseki[r["at"]]["games"] == r["games"] and len(r["moves"]) == 6 and r["moves"][2:4] == "--"
+        page = (catalog.report / f"n{r['node']}.html").read_text()
+        assert f"Also reached by <a href=\"n{r['at']}.html\">" in page
+        assert f"({r['games']} games): the same stones, another order of moves" in page
+    sgf = catalog.sgf.read_text()
+    assert sgf.count("Also reached by ") == 2 and sgf.isascii()
+    assert "Also reached by C15 tenuki D17 (2 games)" in sgf  # the tree's form: the corner upper left
+    thesis = mine_into([folder], tmp_path / "thesis", "kinds=false", "prune.min_count=1")
+    assert not thesis.node_transpositions.exists() and "Also reached by" not in thesis.sgf.read_text()

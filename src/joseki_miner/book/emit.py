@@ -41,6 +41,7 @@ from joseki_miner.book.words import (
     next_moves_text,
     order_of,
     percent,
+    transpositions_text,
 )
 from joseki_miner.method.influence import verdict
 
@@ -113,6 +114,9 @@ def node_comment(book: Book, node: int, counters: bool = False) -> str:
     count, games = book.get(node, "count"), book.games(node)
     if "games" in book.cols and count != games:
         lines.append(f"Played {count:,} times: some games play it in more than one corner.")
+    others = transpositions_text(book, node)
+    if others:
+        lines.append(others + ".")
     shown = book.examples.get(node, [])[:EXAMPLES_SHOWN]
     if shown:
         names = book.about.collection_names()

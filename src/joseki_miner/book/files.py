@@ -38,6 +38,7 @@ class BookFiles:
     sequences: Path | None = None  # sequences.parquet: the players' repertoires read it
     players: tuple[str, ...] = ()  # a page of each one's repertoire
     orders: Path | None = None  # node_orders.parquet, where move orders are merged: each node's sequences
+    transpositions: Path | None = None  # node_transpositions.parquet: each node's other orders (kinds.transpositions)
 
 
 def _date(day: int) -> str:
@@ -69,7 +70,9 @@ def load_book(files: BookFiles, *, share: float, min_length: int) -> Book:
         threshold_on=str(figures.get("threshold_on", "count")), min_length=min_length,
         share=share)
     tables = [pq.ParquetFile(p).read() if p.exists() else None for p in (files.years, files.sources, files.examples)]
-    return make_book(pq.ParquetFile(files.joseki).read(), *tables, about=about)  # Arrow: no pandas to import
+    others = pq.ParquetFile(files.transpositions).read() if files.transpositions else None
+    return make_book(pq.ParquetFile(files.joseki).read(), *tables, about=about,  # Arrow: no pandas to import
+                     transpositions=others)
 
 
 def changes(files: BookFiles) -> dict | None:

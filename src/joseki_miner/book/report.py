@@ -44,6 +44,7 @@ from joseki_miner.book.words import (
     influence_words,
     kind_text,
     number,
+    order_text,
     percent,
     player,
     verdicts,
@@ -577,6 +578,12 @@ def node_page(book: Book, node: int, plot: PlotFn | None = None) -> str:
     if kind:
         body.append(f"<p class=\"kind {book.kind(node)}\">{escape(kind)}.</p>")
     body.append(f"<p class=\"headline\">{escape(headline(book, node))}</p>")
+    others = book.transpositions.get(node, [])
+    if others:
+        body.append("<p class=\"orders\">Also reached by " + "; ".join(
+            (f"<a href=\"{page_name(o['at'])}\">{escape(order_text(o['moves']))}</a>" if o["at"] >= 0
+             else escape(order_text(o["moves"]))) + f" ({number(o['games'])} game{'s' * (o['games'] != 1)})"
+            for o in others) + ": the same stones, another order of moves.</p>")
     left = [f"<div class=\"diagram\">{board}</div>"]
     if notes:
         left.append(f"<p class=\"notes\">{escape('; '.join(notes))}</p>")

@@ -99,6 +99,7 @@ class Book:
     sources: dict[int, dict[str, int]] = field(default_factory=dict)  # node -> collection -> games
     examples: dict[int, list[dict]] = field(default_factory=dict)  # node -> rows of node_examples.parquet
     about: About = field(default_factory=About)
+    transpositions: dict[int, list[dict]] = field(default_factory=dict)  # node -> rows of node_transpositions
     _ends: set[int] | None = field(default=None, repr=False)
 
     # -- one node ------------------------------------------------------------------
@@ -308,9 +309,10 @@ def _by_node(table: pa.Table | None, key: str) -> dict[int, dict]:
 
 
 def make_book(table, years: pa.Table | None = None, sources: pa.Table | None = None,
-              examples: pa.Table | None = None, about: About | None = None) -> Book:
-    """A book of joseki.parquet's ``table``, with node_years, node_sources
-    and node_examples.parquet where given."""
+              examples: pa.Table | None = None, about: About | None = None,
+              transpositions: pa.Table | None = None) -> Book:
+    """A book of joseki.parquet's ``table``, with node_years, node_sources,
+    node_examples and node_transpositions.parquet where given."""
     cols = columns(table)
     roots = [n for n, p in zip(cols["node"], cols["parent"]) if p < 0]
     if len(roots) != 1:
@@ -319,8 +321,12 @@ def make_book(table, years: pa.Table | None = None, sources: pa.Table | None = N
     if examples is not None:
         for row in examples.to_pylist():
             shown.setdefault(int(row["node"]), []).append(row)
+    others: dict[int, list[dict]] = {}
+    if transpositions is not None:
+        for row in transpositions.to_pylist():
+            others.setdefault(int(row["node"]), []).append(row)
     return Book(cols, order_of(cols), {n: i for i, n in enumerate(cols["node"])}, roots[0],
-                _by_node(years, "year"), _by_node(sources, "source"), shown, about or About())
+                _by_node(years, "year"), _by_node(sources, "source"), shown, about or About(), others)
 
 
 # -- words -------------------------------------------------------------------------
@@ -354,6 +360,22 @@ def share_of(count: int, at: int) -> float | None:
 def point_text(move: str) -> str:
     """A move of the tree (SGF, "" a tenuki) as a player writes it: D16 or tenuki."""
     return board_name(from_sgf(move)) if move else "tenuki"
+
+
+def order_text(moves: str) -> str:
+    """Another order's moves (node_transpositions' SGF points, "--" a
+    tenuki) as a player writes them: "R16 tenuki P17"."""
+    return " ".join(point_text("" if moves[i:i + 2] == "--" else moves[i:i + 2]) for i in range(0, len(moves), 2))
+
+
+def transpositions_text(book: Book, node: int) -> str:
+    """"Also reached by R16 tenuki P17 (1,250 games); ...": the other move
+    orders to the node's position, the most played first ("" for none)."""
+    others = book.transpositions.get(node, [])
+    if not others:
+        return ""
+    return "Also reached by " + "; ".join(
+        f"{order_text(o['moves'])} ({number(o['games'])} game{'s' * (o['games'] != 1)})" for o in others)
 
 
 def board_line(moves: list[str]) -> str:

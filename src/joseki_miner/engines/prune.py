@@ -14,7 +14,7 @@ from joseki_miner.method import prune as method
 from joseki_miner.fast.arrow import column, numpy, strings
 from joseki_miner.method.kinds import APPROACH, FOLLOW_UP, KINDS, Rules, ends, of_arrays
 from joseki_miner.book.lookup import corner_of
-from joseki_miner.method.points import TENUKI, from_sgf
+from joseki_miner.method.points import TENUKI, from_sgf, to_sgf
 from joseki_miner.fast.tables import node_table
 from joseki_miner.engines.orders import Segments
 from joseki_miner.method.trie import COUNTER_COLUMNS, NODE_ARRAYS, STAT_COLUMNS
@@ -155,6 +155,8 @@ def _write(pruned: pa.Table, keep: np.ndarray, arrays: dict, rows: dict[str, pa.
         pq.write_table(_renumbered(rows[name], new_id), outputs[name], compression="zstd")  # a few rows: small
     pq.write_table(examples_table(segments, sorted_path, games_path, examples), outputs["examples"],
                    compression="zstd")
+    if "transpositions" in outputs:
+        pq.write_table(transpositions_table(arrays, keep, new_id), outputs["transpositions"], compression="zstd")
     kept_depth = arrays["depth"][keep]
     new_parent = numpy(pruned.column("parent"))
     is_leaf = np.ones(len(new_parent), dtype=bool)
@@ -188,6 +190,42 @@ def handicap_counts(segments: Segments, sorted_path: Path, nodes: int) -> np.nda
     first = np.asarray(segments.first, np.int64)
     within = opened[first + np.asarray(segments.count, np.int64)] - opened[first]
     return np.bincount(np.asarray(segments.node, np.int64), weights=within, minlength=nodes).astype(np.int64)
+
+
+TRANSPOSITIONS_SCHEMA = pa.schema([("node", pa.int64()), ("moves", pa.string()), ("games", pa.int64()),
+                                   ("count", pa.int64()), ("at", pa.int64())])
+TRANSPOSITIONS = 5  # the other orders named at a node, the most played first
+
+
+def transpositions_table(arrays: dict, keep: np.ndarray, new_id: np.ndarray) -> pa.Table:
+    """node_transpositions.parquet: for each kept node, the other stored
+    nodes on its position (``positions.same_position``: other move orders),
+    the ``TRANSPOSITIONS`` most played, each with its moves as SGF points
+    ("--" a tenuki) turned to the node's own orientation, its games and
+    sequences, and its node in the pruned tree (``at``; -1: pruned)."""
+    from joseki_miner.method.positions import position_keys, same_position
+    from joseki_miner.method.symmetry import POINT_MAP, inverse
+
+    depth, key, games = arrays["depth"], np.asarray(arrays["key"], np.int64), arrays["games"]
+    parent = method.parent_rows(arrays["node"], arrays["parent"])
+    hi, lo, transform = position_keys(np.where(depth > 0, parent, -1), depth, key)
+    found = same_position(hi, lo, np.flatnonzero(keep & (depth > 0)).tolist())
+    rows: dict[str, list] = {name: [] for name in TRANSPOSITIONS_SCHEMA.names}
+    for r, others in found.items():
+        back = POINT_MAP[inverse(int(transform[r]))]
+        for o in sorted(others, key=lambda o: (-int(games[o]), o))[:TRANSPOSITIONS]:
+            line, n = [], o
+            while depth[n] > 0:
+                line.append(int(key[n]))
+                n = parent[n]
+            turn = POINT_MAP[int(transform[o])]
+            rows["moves"].append("".join("--" if k == TENUKI else to_sgf(back[turn[k]]) for k in reversed(line)))
+            rows["node"].append(int(new_id[r]))
+            rows["games"].append(int(games[o]))
+            rows["count"].append(int(arrays["count"][o]))
+            rows["at"].append(int(new_id[o]))
+    return pa.table({name: pa.array(v, type=TRANSPOSITIONS_SCHEMA.field(name).type) for name, v in rows.items()},
+                    schema=TRANSPOSITIONS_SCHEMA)
 
 
 def _renumbered(table: pa.Table, new_id: np.ndarray) -> pa.Table:

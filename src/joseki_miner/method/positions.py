@@ -16,7 +16,9 @@ corner and orientation each was played in.
   the transform to it.  Nodes share a key exactly when ``position_of``
   gives them one position (a collision of both 64-bit hashes aside);
 * ``key_of``: the key of stones given, as a node standing on them first
-  would have it (``joseki position``).
+  would have it (``joseki position``);
+* ``same_position``: the other nodes on a node's position (the book's
+  "also reached by").
 
 Colours are the tree's (its Black starts the corner): a position and its
 colours swapped are two positions here.  Knows trie keys, the board and
@@ -187,6 +189,25 @@ def position_keys(parent_row: np.ndarray, depth: np.ndarray, key: np.ndarray
     return hi, lo, transform
 
 
+def same_position(hi: np.ndarray, lo: np.ndarray, rows: Sequence[int]) -> dict[int, list[int]]:
+    """For each of ``rows``, the other rows standing on its position (the
+    same key: the other move orders that reach it), in row order; rows
+    alone on theirs are left out."""
+    hi, lo = np.asarray(hi, np.int64), np.asarray(lo, np.int64)
+    order = np.lexsort((np.arange(len(hi)), lo, hi))
+    new = np.r_[True, (hi[order][1:] != hi[order][:-1]) | (lo[order][1:] != lo[order][:-1])] if len(hi) else []
+    starts = np.flatnonzero(new)
+    group = np.empty(len(hi), np.int64)
+    group[order] = np.cumsum(new) - 1
+    bounds = np.r_[starts, len(hi)]
+    found = {}
+    for r in rows:
+        g = group[r]
+        if bounds[g + 1] - bounds[g] > 1:
+            found[int(r)] = [int(o) for o in order[bounds[g]:bounds[g + 1]] if o != r]
+    return found
+
+
 def key_of(black: Sequence[int], white: Sequence[int], to_move: int) -> tuple[int, int, int]:
     """The key ``position_keys`` gives a node standing on these stones
     (points; the tree's colours) with ``to_move`` (0 Black, 1 White) to
@@ -208,4 +229,4 @@ def key_of(black: Sequence[int], white: Sequence[int], to_move: int) -> tuple[in
     return hi, lo, best
 
 
-__all__ = ["position_of", "position_keys", "key_of", "SEED"]
+__all__ = ["position_of", "position_keys", "key_of", "same_position", "SEED"]

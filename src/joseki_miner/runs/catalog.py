@@ -88,6 +88,12 @@ class Catalog:
         return self.out / "node_orders.parquet"
 
     @property
+    def node_transpositions(self) -> Path:
+        """Each node's other move orders to its position (with kinds:
+        ``kinds.transpositions``)."""
+        return self.out / "node_transpositions.parquet"
+
+    @property
     def sgf(self) -> Path:
         return self.out / "joseki.sgf"
 
@@ -127,7 +133,8 @@ class Catalog:
             "ingest": [self.games, self.rejects],
             "extract": [self.sequences],
             "build": [self.trie, self.trie_years, self.trie_sources, self.sorted_sequences],
-            "prune": [self.joseki, self.node_years, self.node_sources, self.node_examples, self.node_orders],
+            "prune": [self.joseki, self.node_years, self.node_sources, self.node_examples, self.node_orders,
+                      self.node_transpositions],
             "emit": [self.sgf, self.dot, self.influence_dot, self.svg, self.influence_svg],
             "report": [self.report],
         }[stage]

@@ -37,6 +37,7 @@ class Config:
     kinds: bool = True
     kinds_follow_up: bool = True
     kinds_approach: float | None = 0.6
+    kinds_transpositions: bool = True
     corner_stones: int = 20
     max_length: int = 30
     min_length: int = 3
@@ -83,7 +84,7 @@ class Config:
 
 KEYS = (
     "distance.certain", "distance.maybe", "distance.noise", "corner.start", "corner.region", "kinds",
-    "kinds.follow_up", "kinds.approach", "corner_stones", "max_length", "min_length",
+    "kinds.follow_up", "kinds.approach", "kinds.transpositions", "corner_stones", "max_length", "min_length",
     "prune.min_count", "prune.min_fraction", "prune.confidence", "prune.min_games", "prune.follow",
     "prune.min_share", "prune.fold_tenuki", "prune.merge_orders",
     "influence.reach", "influence.neutral",

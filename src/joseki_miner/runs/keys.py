@@ -49,7 +49,7 @@ def stage_keys(config: Config, inputs: str, floor: int = 2) -> dict[str, str]:
     keys["build"] = key("build", keys["extract"], config.section("influence.neutral"), floor, *kinds)
     keys["prune"] = key("prune", keys["build"],
                         config.section("prune.min_count", "prune.min_fraction", "min_length", "examples"),
-                        *changed(config, PRUNE_RULES))
+                        *changed(config, PRUNE_RULES), *([TRANSPOSITIONS] if transpositions(config) else []))
     keys["emit"] = key("emit", keys["prune"], config.section("influence.share", "emit.counters"))
     keys["report"] = key("report", keys["prune"], config.section("influence.share"), *changed(config, REPORT_RULES))
     return keys
@@ -59,6 +59,15 @@ def partition_key(config: Config) -> str:
     """What a partition of the dask engine depends on besides its files."""
     return key("partition", config.section(*INGEST_PARAMS, *EXTRACT_PARAMS), *changed(config, EXTRACT_RULES),
                *changed(config, INGEST_RULES), READING, *handicap_rule(config))
+
+
+TRANSPOSITIONS = {"kinds.transpositions": 1}  # prune writes node_transpositions.parquet
+
+
+def transpositions(config: Config) -> bool:
+    """Whether prune names each node's other move orders: with kinds, where
+    orders are not merged (a merged node holds them all)."""
+    return bool(config.kinds and config.kinds_transpositions and not config.prune_merge_orders)
 
 
 def handicap_rule(config: Config) -> list[dict]:
