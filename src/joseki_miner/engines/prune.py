@@ -224,8 +224,9 @@ def transpositions_table(arrays: dict, keep: np.ndarray, new_id: np.ndarray) -> 
             rows["games"].append(int(games[o]))
             rows["count"].append(int(arrays["count"][o]))
             rows["at"].append(int(new_id[o]))
-    return pa.table({name: pa.array(v, type=TRANSPOSITIONS_SCHEMA.field(name).type) for name, v in rows.items()},
-                    schema=TRANSPOSITIONS_SCHEMA)
+    return pa.Table.from_arrays([column(np.array(rows["node"], np.int64)), strings(rows["moves"]),
+                                 *(column(np.array(rows[name], np.int64)) for name in ("games", "count", "at"))],
+                                schema=TRANSPOSITIONS_SCHEMA)
 
 
 def _renumbered(table: pa.Table, new_id: np.ndarray) -> pa.Table:
