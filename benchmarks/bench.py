@@ -12,6 +12,7 @@ Prints and writes benchmarks/RESULTS.md:
   extrapolation of the memory to 10 million games;
 - the ratio of the end-to-end rate to the baseline;
 - lookups: ``joseki lookup``, ``games``, ``trend``, ``compare`` and ``repertoire`` from a cold process;
+- search by position: the position index's cost in a run, ``joseki position`` cold and in process;
 - a folder of loose SGF files (kgs-6d unpacked), cold and up to date, against
   the commit before issue 28 (``BEFORE_LOOSE``, in a worktree), interleaved;
 - the engines side by side (fast, dask).
@@ -334,6 +335,75 @@ def lookups(out: Path) -> str:
             + "".join(f"| `joseki {c}` | {t[2]:.2f} s | {', '.join(f'{x:.2f}' for x in t)} |\n" for c, t in rows))
 
 
+POSITION = ("--black", "R16,P17", "--to-play", "W")  # the issue's position: the small knight's enclosure
+GAME = ("KGS-2017_02-19-525-.tar.gz", "kgs-19-2017-02-new/2017-02-01-1.sgf")  # a game of kgs-6d: --sgf
+KOMBILO_SECONDS = "0.07-0.09"  # Kombilo's corner search on the same files, in process (issue 36's measure)
+INDEX_SCRIPT = """
+import sys, time
+import numpy as np, pyarrow.parquet as pq
+started = time.perf_counter()
+from joseki_miner.book.explore import move_keys
+from joseki_miner.engines.build import POSITIONS_FILE, positions_table
+from joseki_miner.fast.arrow import numpy
+trie = pq.ParquetFile(sys.argv[1], read_dictionary=["move"]).read(columns=["node", "parent", "depth", "move"])
+nodes = {c: numpy(trie.column(c)) for c in ("node", "parent", "depth")}
+nodes["key"] = move_keys(trie.column("move"))
+read = time.perf_counter()
+pq.write_table(positions_table(nodes), sys.argv[2], **POSITIONS_FILE)
+print(time.perf_counter() - read, read - started)
+"""
+SEARCH_SCRIPT = """
+import sys, time
+from joseki_miner.book.position import Position, position
+from joseki_miner.runs.catalog import Catalog
+from pathlib import Path
+catalog = Catalog(work=Path(sys.argv[1]), out=Path(sys.argv[2]))
+asked = Position.of("R16,P17", "", "W")
+times = []
+for _ in range(7):
+    start = time.perf_counter()
+    position(catalog, asked)
+    times.append(time.perf_counter() - start)
+print(sorted(times)[3])
+"""
+
+
+def positions(out: Path, wall: float, work: Path | None = None) -> str:
+    """The position index (trie_positions.parquet): what keying every stored
+    node and writing the index costs, in a process of its own as in a
+    build (the compiled code loaded from its cache), against the run's
+    wall time; ``joseki position`` from a cold process and in process."""
+    work = work or out / "interim"
+    costs = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for _ in range(RUNS):
+            done = subprocess.run([sys.executable, "-c", INDEX_SCRIPT, str(work / "trie.parquet"),
+                                   str(Path(tmp) / "positions.parquet")], capture_output=True, text=True, check=True)
+            costs.append(float(done.stdout.split()[0]))
+    cost = sorted(costs)[len(costs) // 2]
+    nodes = json.loads((work / "build.manifest.json").read_text())["figures"]["nodes_stored"]
+    cold = sorted(_timed([*JOSEKI, "position", *POSITION, "--out", str(out)])[0] for _ in range(5))
+    with tempfile.TemporaryDirectory() as tmp, tarfile.open(DATA / "kgs-6d" / GAME[0]) as archive:
+        game = Path(tmp) / "game.sgf"
+        game.write_bytes(archive.extractfile(GAME[1]).read())
+        sgf = sorted(_timed([*JOSEKI, "position", "--sgf", str(game), "--move", "12", "--out", str(out)])[0]
+                     for _ in range(5))
+    warm = float(subprocess.run([sys.executable, "-c", SEARCH_SCRIPT, str(work), str(out)], capture_output=True,
+                                text=True, check=True).stdout)
+    print(f"position index: {cost:.2f} s for {nodes:,} stored nodes ({100 * cost / wall:.1f}% of the run's "
+          f"{wall:.1f} s); joseki position {cold[2]:.2f} s cold, {warm:.3f} s in process; --sgf {sgf[2]:.2f} s")
+    return ("\n## Search by position\n\nThe index of every stored node's position (trie_positions.parquet, "
+            f"written by the build): {cost:.2f} s to key {nodes:,} nodes and write it (the median of {RUNS}, each "
+            f"in a process of its own, as a build does), {100 * cost / wall:.1f}% of the end-to-end run's "
+            f"{wall:.1f} s (target: at most 20%).\n\n| search | median | every run |\n| --- | ---: | --- |\n"
+            f"| `joseki position {' '.join(POSITION)}`, a cold process | {cold[2]:.2f} s | "
+            f"{', '.join(f'{x:.2f}' for x in cold)} |\n"
+            f"| `joseki position --sgf {Path(GAME[1]).name} --move 12` (kgs-6d), a cold process | {sgf[2]:.2f} s | "
+            f"{', '.join(f'{x:.2f}' for x in sgf)} |\n"
+            f"| the same position in process (7 calls, the median) | {warm:.3f} s | |\n"
+            f"| Kombilo's corner search, in process (as the issue measured it) | {KOMBILO_SECONDS} s | |\n")
+
+
 # the memory bound: the data read once and three times over, duplicates kept,
 # with this little memory for the sequences before sorted runs are spilled
 BOUND_SORT_MEMORY = 16
@@ -570,6 +640,7 @@ def main() -> int:
             f"which grows with the distinct sequences played.\n"
         )
         lines.append(lookups(out))
+        lines.append(positions(out, wall))
         lines.append(loose_files(tmp))
         lines.append(engines(tmp) if "--keep-engines" not in sys.argv[1:] else kept_engines())
     (ROOT / "benchmarks" / "RESULTS.md").write_text("".join(lines), encoding="utf-8")
@@ -577,5 +648,17 @@ def main() -> int:
     return 0
 
 
+def positions_only(out: Path, work: Path | None) -> int:
+    """`bench.py --positions OUT [WORK]`: the search section alone, on the
+    outputs of all data in OUT (its work folder WORK, or OUT/interim),
+    printed."""
+    summary = json.loads((out / "summary.json").read_text())
+    print(positions(out, float(summary["seconds"]), work))
+    return 0
+
+
 if __name__ == "__main__":
+    if "--positions" in sys.argv[1:]:
+        given = sys.argv[sys.argv.index("--positions") + 1:]
+        sys.exit(positions_only(Path(given[0]), Path(given[1]) if len(given) > 1 else None))
     sys.exit(engines_only() if "--engines" in sys.argv[1:] else main())

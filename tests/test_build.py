@@ -108,10 +108,11 @@ def test_the_sorted_sequences_are_the_same_bytes_streamed_or_built_alone(real_su
 def test_subtrees_counted_apart_give_the_files_of_one_build(real_subset, tmp_path):
     """Real games' sequences counted in 1, 3 and 7 ranges of first keys
     (the dask engine's build, a task a range), then joined: trie.parquet,
-    trie_years.parquet, trie_sources.parquet and sorted_sequences.parquet
-    are the bytes `build` writes, and no range held every sequence."""
+    trie_years.parquet, trie_sources.parquet, sorted_sequences.parquet and
+    the position index are the bytes `build` writes, and no range held
+    every sequence."""
     from joseki_miner.runs.config import load
-    from joseki_miner.runs.catalog import Catalog
+    from joseki_miner.runs.catalog import Catalog, positions_of
     from joseki_miner.engines.params import kind_rules
     from pipeline.run import run_stages
 
@@ -132,7 +133,7 @@ def test_subtrees_counted_apart_give_the_files_of_one_build(real_subset, tmp_pat
         out = [tmp_path / f"{parts}-{f.name}" for f in files]
         build.join_subtrees(folders, stored, *out[:3], floor=floor, kinds=kind_rules(load(None, [])))
         build.join_sorted(folders, out[3])
-        for mine, theirs in zip(out, files):
+        for mine, theirs in zip([*out, positions_of(out[0])], [*files, catalog.trie_positions]):
             assert mine.read_bytes() == theirs.read_bytes(), (parts, theirs.name)
     with pytest.raises(RuntimeError, match="kept the nodes counted"):  # counted with another floor
         build.join_subtrees(folders, stored, *out[:3], floor=floor + 1)

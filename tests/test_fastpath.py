@@ -17,7 +17,8 @@ from joseki_miner.runs.catalog import STAGES
 from pipeline.run import run_stages
 
 FILES = ("interim/games.parquet", "interim/rejects.parquet", "interim/sequences.parquet", "interim/trie.parquet",
-         "interim/trie_years.parquet", "interim/trie_sources.parquet", "interim/sorted_sequences.parquet",
+         "interim/trie_years.parquet", "interim/trie_sources.parquet", "interim/trie_positions.parquet",
+         "interim/sorted_sequences.parquet",
          "joseki.parquet", "node_years.parquet", "node_sources.parquet", "node_examples.parquet", "joseki.sgf",
          "joseki.dot", "influence.dot")
 

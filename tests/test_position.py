@@ -116,6 +116,26 @@ def test_the_command_answers_in_board_points_and_refuses_what_is_no_position(dem
         assert refused.returncode == 2 and refused.stderr.count("\n") == 1, (bad, refused.stderr)
 
 
+def test_the_index_answers_as_keying_every_node_at_the_query_does(demo, reached, tmp_path):
+    """The build's index (trie_positions.parquet: every stored node's key,
+    sorted) finds the nodes keying the stored trie finds when asked, as a
+    work folder built before the index is still answered."""
+    import dataclasses
+    import shutil
+
+    index = pq.read_table(demo.trie_positions).to_pylist()
+    assert len(index) == pq.ParquetFile(demo.trie).metadata.num_rows
+    assert [(r["hi"], r["lo"], r["node"]) for r in index] == sorted((r["hi"], r["lo"], r["node"]) for r in index)
+    work = tmp_path / "work"
+    shutil.copytree(demo.work, work)
+    (work / demo.trie_positions.name).unlink()
+    without = dataclasses.replace(demo, work=work)
+    stones = [k for k in reached if k[0][0] or k[0][1]]  # a position has a stone (the empty corner is none)
+    for (image, side) in sorted(stones, key=lambda k: (-len(reached[k]), k))[:25]:
+        asked = Position(image[0], image[1], side)
+        assert position(demo, asked) == position(without, asked)
+
+
 def test_a_position_of_no_stone_is_refused():
     with pytest.raises(SequenceError):
         Position.of("", "")

@@ -179,15 +179,14 @@ def position(catalog: Catalog, asked: Position, examples: int = EXAMPLES) -> dic
     points as the position was given."""
     table, key = _trie(catalog)
     parent, depth = numpy(table.column("parent")), numpy(table.column("depth"))
-    hi, lo, transform = position_keys(np.where(parent < 0, -1, parent), depth, key)
+    found, transform = _indexed(catalog, asked, parent, depth, key)
     count, first = numpy(table.column("count")), numpy(table.column("first"))
     games_col = numpy(table.column("games"))
     wins = (numpy(table.column("black_wins")), numpy(table.column("white_wins")))
     years = (numpy(table.column("first_year")), numpy(table.column("last_year")))
     matched: list[tuple[int, int, bool]] = []  # node, the asked position's transform, colours swapped
-    for h, low, t, swapped in asked.keys():
-        for n in np.flatnonzero((hi == h) & (lo == low)).tolist():
-            matched.append((n, t, swapped))
+    for (h, low, t, swapped), nodes in zip(asked.keys(), found):
+        matched += [(n, t, swapped) for n in nodes]
     path: dict[int, list[int]] = {}
 
     def line(n: int) -> list[int]:
@@ -231,20 +230,47 @@ def position(catalog: Catalog, asked: Position, examples: int = EXAMPLES) -> dic
         m["share"] = share_of(m["count"], total)
     recent = []
     if len(game_ids) and examples:
-        info = _rows(catalog.games, game_ids, ["game", "day", *GAME_COLUMNS]).to_pylist()
-        info.sort(key=lambda r: (-(r["day"] or 0), r["game"]))
-        recent = info[:examples]
-        starts: dict[int, tuple[int, int, int]] = {}  # each game's first sequence that reaches the position
-        for n, p in zip(of_node, played):
-            for g, st, o in zip(*(p.column(c).to_pylist() for c in ("game", "start", "orientation"))):
-                if g not in starts or st < starts[g][0]:
-                    starts[g] = (st, o, n)
+        day = numpy(_rows(catalog.games, game_ids, ["day"]).column("day")).astype(np.int64)
+        chosen = game_ids[np.lexsort((game_ids, -day))[:examples]]  # the most recent first, ties by game
+        recent = _rows(catalog.games, chosen, ["game", "day", *GAME_COLUMNS]).to_pylist()
+        # each chosen game's sequence that reaches the position first (the least move, then the first node)
+        game = np.concatenate([numpy(p.column("game")) for p in played])
+        start = np.concatenate([numpy(p.column("start")) for p in played])
+        orientation = np.concatenate([numpy(p.column("orientation")) for p in played])
+        node = np.repeat(of_node, [len(p) for p in played])
+        mine = np.flatnonzero(np.isin(game, chosen))
         for r in recent:
-            st, o, n = starts[r["game"]]
-            r["move"], r["corner"] = st, corner_of(o, int(key[line(n)[0]]))
+            at = mine[game[mine] == r["game"]]
+            i = at[np.lexsort((np.arange(len(at)), start[at]))[0]]
+            r["move"], r["corner"] = int(start[i]), corner_of(int(orientation[i]), int(key[line(int(node[i]))[0]]))
     return {"black": [board_name(p) for p in asked.black], "white": [board_name(p) for p in asked.white],
             "to_play": None if asked.to_play is None else "BW"[asked.to_play],
             "games": int(len(game_ids)), "sequences": total, "orders": orders, "moves": moves, "recent": recent}
+
+
+def _indexed(catalog: Catalog, asked: Position, parent: np.ndarray, depth: np.ndarray, key: np.ndarray
+             ) -> tuple[list[list[int]], dict[int, int]]:
+    """The stored nodes on each of the asked position's keys, in node order,
+    and each one's transform to the position's least image: from the build's
+    index (trie_positions.parquet, the row groups whose keys may hold one),
+    or, in a work folder built before it, by keying every node now."""
+    keys = asked.keys()
+    if not catalog.trie_positions.exists():
+        hi, lo, transform = position_keys(np.where(parent < 0, -1, parent), depth, key)
+        nodes = [np.flatnonzero((hi == h) & (lo == low)).tolist() for h, low, _, _ in keys]
+        return nodes, {n: int(transform[n]) for found in nodes for n in found}
+    index = pq.ParquetFile(catalog.trie_positions)
+    hi_at = index.schema_arrow.get_field_index("hi")
+    groups = []
+    for g in range(index.metadata.num_row_groups):
+        stats = index.metadata.row_group(g).column(hi_at).statistics
+        if stats is None or not stats.has_min_max or any(stats.min <= h <= stats.max for h, _, _, _ in keys):
+            groups.append(g)
+    rows = index.read_row_groups(groups, columns=["hi", "lo", "node", "transform"])
+    hi, lo, node, transform = (numpy(rows.column(c)) for c in ("hi", "lo", "node", "transform"))
+    on = [(hi == h) & (lo == low) for h, low, _, _ in keys]
+    held = np.logical_or.reduce(on) if on else np.zeros(len(node), bool)
+    return [node[m].tolist() for m in on], dict(zip(node[held].tolist(), transform[held].tolist()))
 
 
 def _shown(k: int, node_transform: int, asked_transform: int) -> str:

@@ -26,6 +26,7 @@ import pyarrow.parquet as pq
 
 from joseki_miner.runs import threads
 from joseki_miner.fast.arrow import booleans, column, numpy, strings
+from joseki_miner.runs.catalog import positions_of
 from joseki_miner.runs.config import SORT_MEMORY_MB
 from joseki_miner.fast.fasttrie import (
     PAYLOAD,
@@ -670,7 +671,31 @@ def write(trie_path: Path, years_path: Path, sources_path: Path, arrays: dict, n
             writer.write_table(node_table(_rows(nodes_only, lo, lo + NODE_ROWS)), row_group_size=NODE_ROWS)
     pq.write_table(years_table(arrays["years"]), years_path, **ROWS_FILE)
     pq.write_table(sources_table(arrays["sources"], names), sources_path, **ROWS_FILE)
+    pq.write_table(positions_table(nodes_only), positions_of(trie_path), **POSITIONS_FILE)
     return {"nodes_before_prune": nodes, "nodes_stored": int(len(arrays["node"])), "floor": floor}
+
+
+# trie_positions.parquet: sorted by key, in row groups whose statistics let a
+# search read the one group that holds a key
+POSITIONS_FILE = {"compression": "lz4", "row_group_size": 1 << 15, "write_statistics": ["hi"],
+                  "column_encoding": {"node": "DELTA_BINARY_PACKED"}, "use_dictionary": False}
+
+
+def positions_table(nodes: dict) -> pa.Table:
+    """trie_positions.parquet: every stored node's position
+    (``positions.position_keys``: hi, lo) with its node and the transform
+    to the position's least image, sorted by (hi, lo, node): the index
+    ``joseki position`` searches, whatever order reached a position."""
+    from joseki_miner.method.positions import position_keys
+
+    node, depth = np.asarray(nodes["node"], np.int64), np.asarray(nodes["depth"], np.int64)
+    row_of = np.zeros(int(node.max()) + 1 if len(node) else 0, np.int64)
+    row_of[node] = np.arange(len(node))
+    parent = np.where(depth > 0, row_of[np.maximum(np.asarray(nodes["parent"], np.int64), 0)], -1)
+    hi, lo, transform = position_keys(parent, depth, np.asarray(nodes["key"], np.int64))
+    order = np.lexsort((node, lo, hi))
+    return pa.table({"hi": column(hi[order]), "lo": column(lo[order]), "node": column(node[order]),
+                     "transform": column(transform[order], np.int8)})
 
 
 def years_table(rows: dict[str, np.ndarray]) -> pa.Table:

@@ -12,6 +12,12 @@ WORK_STAGES = ("ingest", "extract", "build")  # in the work folder, committed as
 PUBLISHED = ("prune", "emit", "report")  # the stages whose files and manifests are in the output folder
 
 
+def positions_of(trie: Path) -> Path:
+    """The position index written beside a trie file, staged or committed
+    alike (trie.parquet: trie_positions.parquet)."""
+    return trie.with_name(trie.name.replace("trie", "trie_positions", 1))
+
+
 @dataclass(frozen=True)
 class Catalog:
     work: Path  # interim stage outputs (data/interim)
@@ -43,6 +49,11 @@ class Catalog:
     def trie_sources(self) -> Path:
         """Every stored node's games by collection (node, source, games)."""
         return self.work / "trie_sources.parquet"
+
+    @property
+    def trie_positions(self) -> Path:
+        """Every stored node's position key (``joseki position``'s index)."""
+        return positions_of(self.trie)
 
     @property
     def sorted_sequences(self) -> Path:
@@ -132,7 +143,7 @@ class Catalog:
         return {
             "ingest": [self.games, self.rejects],
             "extract": [self.sequences],
-            "build": [self.trie, self.trie_years, self.trie_sources, self.sorted_sequences],
+            "build": [self.trie, self.trie_years, self.trie_sources, self.trie_positions, self.sorted_sequences],
             "prune": [self.joseki, self.node_years, self.node_sources, self.node_examples, self.node_orders,
                       self.node_transpositions],
             "emit": [self.sgf, self.dot, self.influence_dot, self.svg, self.influence_svg],

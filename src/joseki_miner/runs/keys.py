@@ -26,6 +26,7 @@ INGEST_RULES = {"filter.players": None, "filter.min_rank": None, "filter.events"
 # folders of them; 3 and 4, a game is looked for among the duplicates before the filters (4: the dask engine's
 # partitions trace the first games the filters leave out apart)
 READING = {"reading": 4}
+POSITIONS = {"positions": 1}  # build writes the position index (trie_positions.parquet)
 BUILD_PARAMS = ("kinds", "corner.region", "kinds.follow_up", "kinds.approach")  # the kinds of trie.parquet
 PRUNE_RULES = {"prune.follow": None, "prune.min_share": 0.0, "prune.fold_tenuki": False, "prune.confidence": None,
                "prune.min_games": 1, "prune.merge_orders": False}
@@ -46,7 +47,7 @@ def stage_keys(config: Config, inputs: str, floor: int = 2) -> dict[str, str]:
     keys["extract"] = key("extract", keys["ingest"], config.section(*EXTRACT_PARAMS), *changed(config, EXTRACT_RULES),
                           *handicap_rule(config))
     kinds = [config.section(*BUILD_PARAMS)] if config.kinds else []
-    keys["build"] = key("build", keys["extract"], config.section("influence.neutral"), floor, *kinds)
+    keys["build"] = key("build", keys["extract"], config.section("influence.neutral"), floor, *kinds, POSITIONS)
     keys["prune"] = key("prune", keys["build"],
                         config.section("prune.min_count", "prune.min_fraction", "min_length", "examples"),
                         *changed(config, PRUNE_RULES), *([TRANSPOSITIONS] if transpositions(config) else []))
