@@ -651,9 +651,18 @@ def main() -> int:
 def positions_only(out: Path, work: Path | None) -> int:
     """`bench.py --positions OUT [WORK]`: the search section alone, on the
     outputs of all data in OUT (its work folder WORK, or OUT/interim),
-    printed."""
+    written in place of its section of RESULTS.md."""
     summary = json.loads((out / "summary.json").read_text())
-    print(positions(out, float(summary["seconds"]), work))
+    section = positions(out, float(summary["seconds"]), work)
+    path = ROOT / "benchmarks" / "RESULTS.md"
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    head = "\n## Search by position\n"
+    if head in text:
+        end = text.find("\n## ", text.index(head) + len(head))
+        text = text[: text.index(head)] + section + (text[end:] if end >= 0 else "")
+    else:
+        text += section
+    path.write_text(text, encoding="utf-8")
     return 0
 
 

@@ -205,3 +205,15 @@ def test_the_small_knights_enclosure_by_both_orders(shared_data, tmp_path):
     for t in TRANSFORMS:
         turned = Position(tuple(POINT_MAP[t][p] for p in Position.of("R16,P17", "").black), (), 1)
         assert position(catalog, turned, examples=0)["games"] == found["games"]
+
+
+@pytest.mark.shared_data
+def test_handicap_games_bring_the_handicap_joseki_of_the_lone_star_point(shared_data, tmp_path):
+    """kgs-6d, the lone 4-4 stone with White to play: with handicap games
+    mined (their stones opening their corners) at least 14,000 games more
+    than without (Kombilo, on the same files: 35,212 games)."""
+    even = mine([shared_data / "kgs-6d"], tmp_path / "even")
+    both = mine([shared_data / "kgs-6d"], tmp_path / "both", "include_handicap=true")
+    asked = Position.of("Q16", "", "W")
+    without, with_ = position(even, asked, examples=0)["games"], position(both, asked, examples=0)["games"]
+    assert with_ - without >= 14_000
