@@ -21,8 +21,7 @@ from joseki_miner.runs.config import SORT_MEMORY_MB, TABLE_MEMORY_MB, ConfigErro
 from joseki_miner.runs.errors import PublishError, StrictError, UsageError
 
 from joseki_miner.runs.catalog import Catalog
-
-STAGES = ("ingest", "extract", "build", "prune", "emit", "report")  # run.STAGES, named here without loading the stages
+from joseki_miner.runs.stages import NAMES as STAGES, STAGES as DECLARED
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
 
@@ -191,7 +190,6 @@ def ingest(
     quiet: bool = QUIET, jobs: Optional[int] = JOBS, engine: str = ENGINE, table_memory: float = TABLE_MEMORY,
     wait: bool = WAIT,
 ) -> None:
-    """Stage 1: read and validate games into games.parquet and rejects.parquet."""
     _execute(["ingest"], paths, out, work, config, set_, quiet, strict, True, engine, jobs,
              table_memory=table_memory, wait=wait)
 
@@ -208,11 +206,9 @@ def _single(stage: str, doc: str):
     app.command(name=stage)(command)
 
 
-_single("extract", "Stage 2: phase 1, corner sequences in normal form -> sequences.parquet.")
-_single("build", "Stage 3: count sequences in the trie with influence -> trie.parquet.")
-_single("prune", "Stage 4: phase 2, prune by threshold and length -> joseki.parquet.")
-_single("emit", "Stage 5: write joseki.sgf, joseki.dot, influence.dot (and SVG).")
-_single("report", "Stage 6: write the joseki book in HTML -> OUT/report/ (open report/index.html).")
+ingest.__doc__ = f"Stage 1: {DECLARED[0].does}."
+for _n, _stage in enumerate(DECLARED[1:], start=2):  # every other stage, as declared (runs.stages)
+    _single(_stage.name, f"Stage {_n}: {_stage.does}.")
 
 
 SEQUENCE = typer.Argument(..., help=_plain("moves as board points (Q16 R17; 'W Q16 ...' when White starts) or "

@@ -39,7 +39,8 @@ from joseki_miner.runs.checks import check_paths
 from joseki_miner.runs.config import SORT_MEMORY_MB, TABLE_MEMORY_MB, Config
 from joseki_miner.runs.errors import StrictError, UsageError
 from joseki_miner.runs.inputs import Collections, Scan, scan
-from joseki_miner.runs.keys import stage_keys, transpositions
+from joseki_miner.runs.keys import stage_keys
+from joseki_miner.runs.stages import transpositions
 from joseki_miner.runs.stop import check as check_stop
 from joseki_miner.runs.summary import summarize
 

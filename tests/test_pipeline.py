@@ -643,7 +643,8 @@ def test_the_new_filters_key_ingest_only_when_set():
     """Unset, the filters of players, ranks and events leave the ingest
     key as it was before they existed (a folder mined then stays up to
     date); set, each changes it."""
-    from joseki_miner.runs.keys import INGEST_PARAMS, READING, key, stage_keys
+    from joseki_miner.runs.keys import key, stage_keys
+    from joseki_miner.runs.stages import INGEST_PARAMS, READING
 
     config = load(None, [])
     assert stage_keys(config, "inputs")["ingest"] == key("ingest", "inputs", config.section(*INGEST_PARAMS), READING)

@@ -7,9 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 
-STAGES = ("ingest", "extract", "build", "prune", "emit", "report")
-WORK_STAGES = ("ingest", "extract", "build")  # in the work folder, committed as each finishes
-PUBLISHED = ("prune", "emit", "report")  # the stages whose files and manifests are in the output folder
+from joseki_miner.runs.stages import BY_NAME, NAMES as STAGES, PUBLISHED, WORK_STAGES  # noqa: F401 - the stages' names
 
 
 def positions_of(trie: Path) -> Path:
@@ -139,16 +137,9 @@ class Catalog:
         return folder / f"{stage}.manifest.json"
 
     def outputs(self, stage: str) -> list[Path]:
-        """The files a stage may write (emit's SVGs only where Graphviz is)."""
-        return {
-            "ingest": [self.games, self.rejects],
-            "extract": [self.sequences],
-            "build": [self.trie, self.trie_years, self.trie_sources, self.trie_positions, self.sorted_sequences],
-            "prune": [self.joseki, self.node_years, self.node_sources, self.node_examples, self.node_orders,
-                      self.node_transpositions],
-            "emit": [self.sgf, self.dot, self.influence_dot, self.svg, self.influence_svg],
-            "report": [self.report],
-        }[stage]
+        """The files a stage may write (its declaration's: emit's SVGs only
+        where Graphviz is)."""
+        return [getattr(self, name) for name in BY_NAME[stage].writes]
 
     def folders(self) -> list[Path]:
         """The outputs that are folders, not files."""

@@ -25,7 +25,7 @@ from joseki_miner.runs import store
 from joseki_miner.runs.catalog import WORK_STAGES, Catalog
 from joseki_miner.runs.config import Config
 from joseki_miner.runs.errors import UsageError
-from joseki_miner.runs.keys import EXTRACT_PARAMS, EXTRACT_RULES
+from joseki_miner.runs.stages import EXTRACT_PARAMS, EXTRACT_RULES
 
 
 class OtherRun(UsageError):

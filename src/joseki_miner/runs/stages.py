@@ -1,0 +1,106 @@
+"""The stages, each declared once: its name, what it does, the datasets it
+reads and writes (``Catalog``'s names), whether it publishes, and the parts
+of its cache key.  The catalog's outputs, the cache keys (``keys``), the
+CLI's commands and the docs' table of stages read this list; the runner
+(pipeline/run.py) runs the stages it names, in its order.
+
+A cache key is the key of the stage it comes after (the inputs' for the
+first), the values of its ``params``, those of its ``rules`` that differ
+from the values given (the thesis', or "unset": a folder mined before a rule
+existed stays up to date), and its ``extra`` parts."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from joseki_miner.runs.config import Config
+
+
+def _no_extra(config: Config, floor: int) -> list:
+    return []
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One stage of a run (module docstring)."""
+
+    name: str
+    does: str  # a line for the CLI's help and the docs
+    reads: tuple[str, ...]  # datasets of the stages before it
+    writes: tuple[str, ...]  # datasets it writes (it may leave some out: an SVG without Graphviz)
+    after: str | None = None  # the stage whose key its own key extends (None: the inputs')
+    params: tuple[str, ...] = ()  # config keys always in its key
+    rules: Mapping[str, Any] = field(default_factory=dict)  # config keys in its key where they differ from these
+    extra: Callable[[Config, int], list] = _no_extra  # other parts of its key (``floor``: the least count stored)
+    published: bool = False  # in the output folder, committed with summary.json as the run ends
+
+
+# the parameters ingest reads (what its files depend on besides the inputs)
+INGEST_PARAMS = ("include_handicap", "dedupe", "limits.member_mb", "limits.field_kb", "collections.depth",
+                 "filter.years", "filter.sources", "filter.result_known")
+# the filters of players, ranks and events: in the key only when set, so a stage mined before they existed stays
+# up to date
+INGEST_RULES = {"filter.players": None, "filter.min_rank": None, "filter.events": None, "filter.handicap": None,
+                "dedupe.symmetric": False, "collections.ranks": None}
+# how ingest reads games beyond its parameters: 2, a folder given names its games unless it holds several
+# folders of them; 3 and 4, a game is looked for among the duplicates before the filters (4: the dask engine's
+# partitions trace the first games the filters leave out apart)
+READING = {"reading": 4}
+EXTRACT_PARAMS = ("distance.certain", "distance.maybe", "corner_stones", "max_length", "influence.reach")
+# the future work's rules of phase 1 (5.2, 9): in the key only when they differ from the thesis
+EXTRACT_RULES = {"distance.noise": False, "corner.start": 10}
+BUILD_PARAMS = ("kinds", "corner.region", "kinds.follow_up", "kinds.approach")  # the kinds of trie.parquet
+POSITIONS = {"positions": 1}  # build writes the position index (trie_positions.parquet)
+PRUNE_RULES = {"prune.follow": None, "prune.min_share": 0.0, "prune.fold_tenuki": False, "prune.confidence": None,
+               "prune.min_games": 1, "prune.merge_orders": False}
+TRANSPOSITIONS = {"kinds.transpositions": 1}  # prune writes node_transpositions.parquet
+REPORT_RULES = {"report.changed": False, "report.since": None, "report.players": None}  # not in the thesis
+
+
+def handicap_rule(config: Config) -> list[dict]:
+    """Whether handicap stones open sequences: in phase 1's key only where
+    handicap games are mined, so no key of an even-game run changes."""
+    return [config.section("include_handicap.starts")] if config.include_handicap else []
+
+
+def transpositions(config: Config) -> bool:
+    """Whether prune names each node's other move orders: with kinds, where
+    orders are not merged (a merged node holds them all)."""
+    return bool(config.kinds and config.kinds_transpositions and not config.prune_merge_orders)
+
+
+def _build_extra(config: Config, floor: int) -> list:
+    return [floor, *([config.section(*BUILD_PARAMS)] if config.kinds else []), POSITIONS]
+
+
+STAGES: tuple[Stage, ...] = (
+    Stage("ingest", "read and validate games into games.parquet and rejects.parquet", (), ("games", "rejects"),
+          params=INGEST_PARAMS, rules=INGEST_RULES, extra=lambda config, floor: [READING]),
+    Stage("extract", "phase 1, corner sequences in normal form -> sequences.parquet", ("games",), ("sequences",),
+          after="ingest", params=EXTRACT_PARAMS, rules=EXTRACT_RULES,
+          extra=lambda config, floor: handicap_rule(config)),
+    Stage("build", "count sequences in the trie with influence -> trie.parquet", ("sequences", "games"),
+          ("trie", "trie_years", "trie_sources", "trie_positions", "sorted_sequences"), after="extract",
+          params=("influence.neutral",), extra=_build_extra),
+    Stage("prune", "phase 2, prune by threshold and length -> joseki.parquet",
+          ("trie", "trie_years", "trie_sources", "sorted_sequences", "games"),
+          ("joseki", "node_years", "node_sources", "node_examples", "node_orders", "node_transpositions"),
+          after="build", params=("prune.min_count", "prune.min_fraction", "min_length", "examples"), rules=PRUNE_RULES,
+          extra=lambda config, floor: [TRANSPOSITIONS] if transpositions(config) else [], published=True),
+    Stage("emit", "write joseki.sgf, joseki.dot, influence.dot (and SVG)",
+          ("joseki", "node_years", "node_sources", "node_examples", "node_transpositions"),
+          ("sgf", "dot", "influence_dot", "svg", "influence_svg"), after="prune",
+          params=("influence.share", "emit.counters"), published=True),
+    Stage("report", "write the joseki book in HTML -> OUT/report/ (open report/index.html)",
+          ("joseki", "node_years", "node_sources", "node_examples", "node_orders", "node_transpositions", "games",
+           "sorted_sequences", "sequences"),
+          ("report",), after="prune", params=("influence.share",), rules=REPORT_RULES, published=True),
+)
+BY_NAME: dict[str, Stage] = {s.name: s for s in STAGES}
+NAMES = tuple(s.name for s in STAGES)
+WORK_STAGES = tuple(s.name for s in STAGES if not s.published)  # in the work folder, committed as each finishes
+PUBLISHED = tuple(s.name for s in STAGES if s.published)  # in the output folder, committed as the run ends
+
+__all__ = ["Stage", "STAGES", "BY_NAME", "NAMES", "WORK_STAGES", "PUBLISHED", "handicap_rule", "transpositions"]

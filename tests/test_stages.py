@@ -1,0 +1,76 @@
+"""The stages declared once (joseki_miner.runs.stages): the catalog's
+outputs, the cache keys, the CLI's commands and the docs' table of stages
+read the declarations; every stage reads only what a stage before it
+writes; a parameter in a stage's key changes its key and those of the
+stages after it, not those before."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from joseki_miner.runs.catalog import Catalog
+from joseki_miner.runs.config import load
+from joseki_miner.runs.keys import stage_keys
+from joseki_miner.runs.stages import BY_NAME, NAMES, PUBLISHED, STAGES, WORK_STAGES
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_every_stage_reads_what_a_stage_before_it_writes():
+    written: set[str] = set()
+    for stage in STAGES:
+        assert set(stage.reads) <= written, stage.name
+        assert stage.after is None or NAMES.index(stage.after) < NAMES.index(stage.name)
+        written |= set(stage.writes)
+    assert NAMES == WORK_STAGES + PUBLISHED  # the work folder's stages first, each committed as it ends
+
+
+def test_the_catalog_and_the_cli_read_the_declarations(tmp_path):
+    from typer.main import get_command
+
+    from pipeline.cli import app
+
+    catalog = Catalog(work=tmp_path / "work", out=tmp_path / "out")
+    for stage in STAGES:
+        folder = catalog.out if stage.published else catalog.work
+        assert [p.parent for p in catalog.outputs(stage.name)] == [folder] * len(stage.writes), stage.name
+        assert [getattr(catalog, name) for name in stage.writes] == catalog.outputs(stage.name)
+    commands = get_command(app).commands
+    for n, stage in enumerate(STAGES, start=1):
+        assert commands[stage.name].help.strip() == f"Stage {n}: {stage.does}."
+
+
+def test_the_docs_table_of_stages_names_every_stage_and_what_it_writes():
+    design = (ROOT / "docs" / "design.md").read_text(encoding="utf-8")
+    table = design[design.index("## Stages"):design.index("### Trusted after any stop")]
+    catalog = Catalog(work=Path("w"), out=Path("o"))
+    for stage in STAGES:
+        line = next(chunk for chunk in table.split("\n") if chunk.startswith(stage.name + " "))
+        block = table[table.index(line):].split("\n")
+        text = " ".join([block[0]] + [b for b in block[1:3] if b.startswith(" ")])
+        for path in catalog.outputs(stage.name):
+            if path.suffix != ".svg":
+                assert path.stem in text or path.name in text, (stage.name, path.name)
+
+
+@pytest.mark.parametrize("setting, first", [("limits.field_kb=512", "ingest"), ("distance.maybe=6", "extract"),
+                                            ("influence.neutral=4", "build"), ("examples=3", "prune"),
+                                            ("emit.counters=true", "emit"), ("report.changed=false", "report")])
+def test_a_parameter_changes_its_stages_key_and_those_after_not_those_before(setting, first):
+    before, after = stage_keys(load(None, []), "inputs"), stage_keys(load(None, [setting]), "inputs")
+    changed = {name for name in NAMES if before[name] != after[name]}
+    later = {s.name for s in STAGES if s.name == first or _after(s.name, first)}
+    assert changed == later, setting
+    assert first in BY_NAME
+
+
+def _after(name: str, first: str) -> bool:
+    """Whether ``name``'s key extends ``first``'s, directly or not."""
+    stage = BY_NAME[name]
+    while stage.after is not None:
+        if stage.after == first:
+            return True
+        stage = BY_NAME[stage.after]
+    return False
