@@ -461,9 +461,8 @@ def position(
 def _asked_position(catalog: Catalog, black: str, white: str, to_play: Optional[str], sgf: Optional[str],
                     move: Optional[int], corner: Optional[str]):
     """The position asked for, and where it was taken from (--sgf): a game's
-    corner is read with the tree's phase 1, a handicap stone opening it."""
-    import dataclasses
-
+    corner is read with the tree's phase 1 (a handicap stone opens its
+    corner where the tree's did)."""
     from joseki_miner.book.position import Position, from_game, read_game
     from joseki_miner.engines.params import phase1_params
 
@@ -473,8 +472,7 @@ def _asked_position(catalog: Catalog, black: str, white: str, to_play: Optional[
         return Position.of(black, white, to_play), {}
     if black or white or to_play:
         raise UsageError("give the stones (--black, --white, --to-play) or --sgf FILE, not both")
-    params = dataclasses.replace(phase1_params(_as_the_tree_read(catalog, None, [])), handicap=True)
-    asked, where = from_game(read_game(sgf), params, move, corner)
+    asked, where = from_game(read_game(sgf), phase1_params(_as_the_tree_read(catalog, None, [])), move, corner)
     return asked, {"sgf": sgf, **where}
 
 

@@ -186,9 +186,11 @@ def test_what_is_no_corner_of_a_game_is_refused_in_one_line(demo, demo_games, tm
     game = sorted(p for p in demo_games.rglob("*.sgf") if not p.name.startswith("bad"))[0]
     empty = tmp_path / "empty.sgf"
     empty.write_text("(;GM[1]FF[4]SZ[19])")
+    occupied = tmp_path / "occupied.sgf"  # a game the miner rejects: a move on an occupied point
+    occupied.write_text("(;GM[1]FF[4]SZ[19];B[pd];W[pd])")
     for bad in (["--sgf", str(game), "--move", "999"], ["--sgf", str(game), "--corner", "middle"],
                 ["--sgf", str(game), "--black", "Q16"], ["--move", "3"], ["--sgf", str(tmp_path / "none.sgf")],
-                ["--sgf", str(demo_games / "bad-9x9.sgf")], ["--sgf", str(empty)]):
+                ["--sgf", str(demo_games / "bad-9x9.sgf")], ["--sgf", str(empty)], ["--sgf", str(occupied)]):
         refused = joseki("position", *bad, "--out", demo.out)
         assert refused.returncode == 2 and refused.stderr.count("\n") == 1, (bad, refused.stderr)
 

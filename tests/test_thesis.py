@@ -18,7 +18,9 @@ issue asked: the Tygem folder is named as given ("tygem", not its inner
 ("2017-08-15", not "2017.08.15 15:26"); every table equal row for row
 under those two renamings, every text file equal after them.  The style
 sheet's digest (both) was written again when it gained the repertoire's
-ringed stone (``.played``), its one change.
+ringed stone (``.played``), its one change.  Issue 36 added one file, the
+build's position index (interim/trie_positions.parquet): its digests were
+added to both after checking that every other file's digest was unchanged.
 """
 
 from __future__ import annotations

@@ -145,11 +145,13 @@ def _corner(text: str | None) -> int | None:
 
 
 def read_game(path: str, game: int = 1):
-    """The ``game``-th game of an SGF file, as the miner reads games (a
-    record it rejects is a SequenceError with the reason)."""
+    """The ``game``-th game of an SGF file, as the miner reads and checks
+    games (a record it rejects is a SequenceError with the reason; a
+    handicap game is read)."""
     from pathlib import Path
 
-    from joseki_miner.method.records import GameRecord as Record
+    from joseki_miner.method.records import GameRecord as Record, RecordError
+    from joseki_miner.method.validate import check
     from joseki_miner.readers.sgf import read_sgf_bytes
 
     try:
@@ -162,6 +164,12 @@ def read_game(path: str, game: int = 1):
                 raise SequenceError(f"{path}: {item.reason}" + (f" ({item.detail})" if item.detail else ""))
             if item.size != SIZE:
                 raise SequenceError(f"{path}: a {item.size}x{item.size} game; the tree is of 19x19 games")
+            if any(m.point != PASS for m in item.moves):  # a diagram has none: its stones are the position
+                try:
+                    check(item, include_handicap=True)
+                except RecordError as exc:
+                    raise SequenceError(f"{path}: {exc.reason}" + (f" ({exc.detail})" if exc.detail else "")) \
+                        from None
             return item
     raise SequenceError(f"{path} holds no game {game}")
 

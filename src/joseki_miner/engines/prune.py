@@ -182,13 +182,24 @@ def _write(pruned: pa.Table, keep: np.ndarray, arrays: dict, rows: dict[str, pa.
 def handicap_counts(segments: Segments, sorted_path: Path, nodes: int) -> np.ndarray | None:
     """Per kept node, its sequences that a handicap stone opened (those
     that start at move 0: ``include_handicap.starts``); None where no
-    sequence did, so an even games' tree is as it was."""
-    start = numpy(pq.ParquetFile(sorted_path).read(columns=["start"]).column("start"))
-    opened = np.r_[0, np.cumsum(start == 0)].astype(np.int64)
-    if not opened[-1]:
+    sequence did, so an even games' tree is as it was.  Reads the row
+    groups whose statistics allow a start at 0: none, in a tree of even
+    games."""
+    f = pq.ParquetFile(sorted_path)
+    at = f.schema_arrow.get_field_index("start")
+    zeros, offset = [], 0
+    for g in range(f.metadata.num_row_groups):  # only the row groups whose statistics allow a start at 0
+        group = f.metadata.row_group(g)
+        stats = group.column(at).statistics
+        if stats is None or not stats.has_min_max or stats.min <= 0:
+            start = numpy(f.read_row_group(g, columns=["start"]).column(0))
+            zeros.append(np.flatnonzero(start == 0) + offset)
+        offset += group.num_rows
+    opened = np.concatenate(zeros) if zeros else np.zeros(0, np.int64)
+    if not len(opened):
         return None
     first = np.asarray(segments.first, np.int64)
-    within = opened[first + np.asarray(segments.count, np.int64)] - opened[first]
+    within = np.searchsorted(opened, first + np.asarray(segments.count, np.int64)) - np.searchsorted(opened, first)
     return np.bincount(np.asarray(segments.node, np.int64), weights=within, minlength=nodes).astype(np.int64)
 
 

@@ -44,8 +44,10 @@ def where(work: Path) -> str:
 
 def phase1(config: Config) -> dict:
     """The parameters the sequences were read with (a player's own games
-    read otherwise are not comparable with the tree's)."""
-    return {**config.section(*EXTRACT_PARAMS), **config.section(*EXTRACT_RULES)}
+    read otherwise are not comparable with the tree's); where handicap
+    games were mined, whether their stones opened sequences."""
+    handicap = config.section("include_handicap", "include_handicap.starts") if config.include_handicap else {}
+    return {**config.section(*EXTRACT_PARAMS), **config.section(*EXTRACT_RULES), **handicap}
 
 
 def recorded(out: Path) -> dict | None:
