@@ -16,7 +16,7 @@ ARGS    = --config $(CONFIG) --work $(WORK) --out $(OUT) $(foreach s,$(SET),--se
 INPUT   = $(if $(strip $(GAMES)),$(GAMES),$(DEMO))
 
 .DEFAULT_GOAL := help
-.PHONY: help setup mine demo ingest extract build prune emit report test bench quality crashtest clean
+.PHONY: help setup mine demo ingest extract build prune emit report test lint bench quality crashtest clean
 
 help: ## list the targets
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z]+):.*## /  make \1\t/' | expand -t 20
@@ -59,6 +59,10 @@ report: setup ## stage 6 only: the joseki book in HTML -> OUT/report/index.html
 
 test: setup ## run the test suite
 	$(BIN)/pytest -q
+
+lint: setup ## the style (ruff) and the package's layers (import-linter); the test suite checks both too
+	$(BIN)/ruff check src pipeline tests benchmarks
+	$(BIN)/lint-imports
 
 bench: setup ## measure throughput on ../shared/data -> benchmarks/RESULTS.md
 	$(BIN)/python benchmarks/bench.py

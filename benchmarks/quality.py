@@ -147,7 +147,7 @@ def curve_svg(curves: dict[str, dict[str, list[tuple[float, int, float]]]], dict
     xmax = max(xs) * 1.05 if xs else 1
     ymin, ymax = (min(ys) - 5 if ys else 0), (max(ys) + 3 if ys else 100)
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width * len(panels)}" height="{height + 40}" '
-           f'font-family="sans-serif" font-size="11">', f'<rect width="100%" height="100%" fill="white"/>']
+           f'font-family="sans-serif" font-size="11">', '<rect width="100%" height="100%" fill="white"/>']
     for p, (name, lines) in enumerate(panels):
         ox = p * width
 
@@ -251,7 +251,7 @@ def main() -> int:
     missing = [f"- {name}: {'; '.join(m.missing) or 'none'}" for name, label, m, _ in rows
                if label.startswith("defaults (")]
     stamp = time.strftime("%Y-%m-%d %H:%M")
-    doc = [f"# Quality: a rich book, and a right one\n",
+    doc = ["# Quality: a rich book, and a right one\n",
            f"`make quality` (benchmarks/quality.py) on {os.path.relpath(args.data, ROOT)}, {stamp}: each collection "
            f"apart, all together, and the games before {SPLIT} (where the rules were chosen) and from {SPLIT} (where "
            "they are reported). The thesis' config, the defaults before this book grew (the kinds, the thesis' 1%), "

@@ -46,7 +46,8 @@ SCHEDULER = typer.Option(None, "--scheduler", metavar="ADDRESS",
                          help="--engine dask: a dask scheduler (tcp://host:8786); default: a local cluster")
 WORKERS = typer.Option(0, "--workers", help="--engine dask: worker processes of the local cluster (0: one a core)")
 PARTITION = typer.Option(PARTITION_MB, "--partition-mb", metavar="MB",
-                            help="--engine dask: MB of input a partition gathers (a larger archive is cut in parts of its members)")
+                         help="--engine dask: MB of input a partition gathers (a larger archive is cut in parts of "
+                              "its members)")
 SORT_MEMORY = typer.Option(SORT_MEMORY_MB, "--sort-memory", metavar="MB",
                            help="sequences held for the trie before sorted runs are spilled to WORK/runs; same outputs")
 TABLE_MEMORY = typer.Option(TABLE_MEMORY_MB, "--table-memory", metavar="MB",
@@ -121,7 +122,8 @@ def _print_summary(s: dict, catalog: Catalog) -> None:
     filtered = ", ".join(f"{k}: {v:,}" for k, v in s.get("games_filtered", {}).items())
     skipped = sum(s.get("files_skipped", {}).values())
     lines = [
-        f"games read {s['games_read']:,}: accepted {s['games_accepted']:,}, rejected {s['games_rejected_total']:,} ({rejected})"
+        f"games read {s['games_read']:,}: accepted {s['games_accepted']:,}, "
+        f"rejected {s['games_rejected_total']:,} ({rejected})"
         + (f", filtered {s['games_filtered_total']:,} ({filtered})" if filtered else "")
         + (f"; files without games skipped: {skipped:,} (see summary.json)" if skipped else "")
     ]
@@ -428,7 +430,8 @@ def position(
     black: str = typer.Option("", "--black", help="Black's stones in the corner, as board points: Q16,R17"),
     white: str = typer.Option("", "--white", help="White's stones, as board points"),
     to_play: Optional[str] = typer.Option(None, "--to-play", help="B or W (default: either)"),
-    sgf: Optional[str] = typer.Option(None, "--sgf", help="a game (or a diagram's AB/AW stones): its corner's position"),
+    sgf: Optional[str] = typer.Option(None, "--sgf",
+                                      help="a game (or a diagram's AB/AW stones): its corner's position"),
     move: Optional[int] = typer.Option(None, "--move", help="with --sgf: after this many moves (default: all)"),
     corner: Optional[str] = typer.Option(None, "--corner", help="with --sgf: UL, UR, LL or LR (default: the last "
                                          "move's)"),

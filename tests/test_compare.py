@@ -7,7 +7,6 @@ collections to the programs'."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest

@@ -126,7 +126,7 @@ def test_children_order_independent_of_row_order(table):
     assert children_order(shuffled) == children_order(table)
     assert to_sgf(shuffled) == to_sgf(table)
     # dot lists nodes in table order by design; the edges are the same
-    edges = lambda s: sorted(l for l in s.splitlines() if "->" in l)  # noqa: E731
+    edges = lambda s: sorted(line_ for line_ in s.splitlines() if "->" in line_)  # noqa: E731
     assert edges(to_dot(shuffled)) == edges(to_dot(table))
 
 
@@ -340,11 +340,11 @@ def test_sgf_large_tree_fast():
 
 
 def node_lines(dot):
-    return [l for l in dot.splitlines() if re.match(r"^\s*n\d+ \[label=", l)]
+    return [line_ for line_ in dot.splitlines() if re.match(r"^\s*n\d+ \[label=", line_)]
 
 
 def edge_lines(dot):
-    return [l.strip() for l in dot.splitlines() if "->" in l]
+    return [line_.strip() for line_ in dot.splitlines() if "->" in line_]
 
 
 def test_dot_structure(table):
@@ -354,7 +354,7 @@ def test_dot_structure(table):
     nodes = node_lines(dot)
     assert len(nodes) == len(table)
     # node lines in id order
-    assert [int(re.match(r"\s*n(\d+)", l).group(1)) for l in nodes] == sorted(table["node"])
+    assert [int(re.match(r"\s*n(\d+)", line_).group(1)) for line_ in nodes] == sorted(table["node"])
     edges = edge_lines(dot)
     assert len(edges) == len(table) - 1
     expected = {f"n{int(p)} -> n{int(n)};" for n, p in zip(table["node"], table["parent"]) if p >= 0}
@@ -367,7 +367,7 @@ def test_dot_structure(table):
     assert 'n8 [label="W cc\\n90"' in dot
     # every label carries its count
     for n, c in zip(table["node"], table["count"]):
-        line = next(l for l in nodes if l.strip().startswith(f"n{n} ["))
+        line = next(line_ for line_ in nodes if line_.strip().startswith(f"n{n} ["))
         assert f"\\n{c}\"" in line
 
 
@@ -388,8 +388,8 @@ def test_influence_dot_letters(table):
     assert 'n8 [label="W cc\\nR:  D: "' in dot  # exactly 30% -> none
     assert 'n7 [label="B tenuki\\nR:  D: "' in dot
     # only right and down: no up/left letters, no counts
-    for l in nodes:
-        label = re.search(r'label="([^"]*)"', l).group(1)
+    for line_ in nodes:
+        label = re.search(r'label="([^"]*)"', line_).group(1)
         if label == "empty board":
             continue
         first, second = label.split("\\n")
@@ -405,7 +405,7 @@ def test_influence_dot_letters(table):
 def test_influence_dot_share_and_start(table):
     assert 'n2 [label="B dd\\nR:A D: "' in influence_dot(table, share=0.05)
     sub = influence_dot(table, start=2)
-    ids = sorted(int(re.match(r"\s*n(\d+)", l).group(1)) for l in node_lines(sub))
+    ids = sorted(int(re.match(r"\s*n(\d+)", line_).group(1)) for line_ in node_lines(sub))
     assert ids == [2, 5, 6, 7, 8, 9, 10]
     assert len(edge_lines(sub)) == len(ids) - 1
 

@@ -4,9 +4,7 @@ games from every collection, and the same files whatever the number of jobs."""
 
 from __future__ import annotations
 
-import io
 import json
-import tarfile
 from pathlib import Path
 
 import pytest

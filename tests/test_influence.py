@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from helpers import game, rc
+from helpers import game
 from joseki_miner.method.board import Board
 from joseki_miner.method.influence import INF_BLACK, INF_NEUTRAL, INF_WHITE, beam_scores, classify, verdict
 from joseki_miner.method.points import BLACK, SIZE, WHITE, from_sgf, point

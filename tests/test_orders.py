@@ -13,7 +13,7 @@ import pytest
 
 from joseki_miner.book.lookup import query
 from joseki_miner.method import orders
-from joseki_miner.method.influence import INF_BLACK, INF_NEUTRAL, INF_WHITE
+from joseki_miner.method.influence import INF_NEUTRAL
 from joseki_miner.method.points import TENUKI, from_sgf, to_sgf
 from joseki_miner.method.positions import position_keys, position_of
 from joseki_miner.method.prune import parent_rows

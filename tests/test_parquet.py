@@ -101,7 +101,7 @@ def test_prune_from_the_node_arrays_writes_the_files_prune_from_the_build_files_
     nodes' years, collections and examples are byte for byte the ones
     pruning the build's files gives, a trie of several row groups too."""
     from joseki_miner.engines import build
-    from joseki_miner.fast.fasttrie import count_sequences, pack_classes, plain_payload
+    from joseki_miner.fast.fasttrie import pack_classes, plain_payload
     from joseki_miner.engines import prune
 
     rng = np.random.default_rng(11)

@@ -3,7 +3,6 @@ share, under its year, a year without games a gap, the highest labelled."""
 
 from __future__ import annotations
 
-import re
 import xml.etree.ElementTree as ET
 
 from hypothesis import given, settings

@@ -18,7 +18,7 @@ from helpers import mine_into as mine
 from joseki_miner.book.lookup import SequenceError, board_name
 from joseki_miner.book.position import Position, position
 from joseki_miner.method.board import Board
-from joseki_miner.method.points import BLACK, TENUKI, from_sgf
+from joseki_miner.method.points import BLACK, from_sgf
 from joseki_miner.method.symmetry import POINT_MAP, TRANSFORMS
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers import build, path_table
+from helpers import path_table
 from joseki_miner.method.influence import INF_BLACK, INF_NEUTRAL, INF_WHITE
 from joseki_miner.method.points import TENUKI, from_sgf
 from joseki_miner.method.prune import leaves, prune

@@ -51,7 +51,7 @@ def test_archive_kinds(tmp_path, name):
     path = tmp_path / name
     path.write_bytes(ARCHIVES[name]())
     skipped = []
-    items = list(read_paths([path], on_skip=lambda s, l, w: skipped.append(l)))
+    items = list(read_paths([path], on_skip=lambda s, where, w: skipped.append(where)))
     assert summary(items) == EXPECTED
     assert all(i.source == str(path) for i in items)
     assert skipped == ["games/README.txt"]

@@ -159,7 +159,7 @@ def test_fuzz_bytes_never_raise_and_account_for_every_input(case):
     name, data = case
     skipped = []
     with time_limit(30):
-        items = list(read_bytes(data, name, on_skip=lambda s, l, w: skipped.append(l)))
+        items = list(read_bytes(data, name, on_skip=lambda s, where, w: skipped.append(where)))
     check_items(items)
     assert items or skipped, "an input vanished"
     if name.endswith(".sgf"):
@@ -205,7 +205,7 @@ def test_fuzz_read_paths_on_disk(files):
             path.write_bytes(data)
             paths.append(str(path))
         seen: set[str] = set()
-        items = list(read_paths([tmp], on_skip=lambda s, l, w: seen.add(s)))
+        items = list(read_paths([tmp], on_skip=lambda s, where, w: seen.add(s)))
         check_items(items)
         seen |= {i.source for i in items}
         assert seen == set(paths)

@@ -160,7 +160,7 @@ def test_read_paths_finds_ishi_by_content(tmp_path):
     (tmp_path / "notes.txt").write_text("Black is strong.\nWhite is weak.\n")
     (tmp_path / "main.go").write_text("package main\nfunc main() {}\n")
     skipped = []
-    items = list(read_paths([tmp_path], on_skip=lambda s, l, w: skipped.append(Path(s).name)))
+    items = list(read_paths([tmp_path], on_skip=lambda s, where, w: skipped.append(Path(s).name)))
     assert [Path(i.source).name for i in items] == ["game"]
     assert sorted(skipped) == ["main.go", "notes.txt"]
 

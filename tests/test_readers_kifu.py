@@ -45,7 +45,7 @@ def test_kifu_lines_every_line_accounted(tmp_path):
     (tmp_path / "kifu").mkdir()
     (tmp_path / "kifu" / "2003-09").write_text(TOM_KIFU)
     skipped = []
-    items = list(read_paths([tmp_path], on_skip=lambda s, l, w: skipped.append((s, w))))
+    items = list(read_paths([tmp_path], on_skip=lambda s, where, w: skipped.append((s, w))))
     assert [i.location for i in items] == [f"line {n}" for n in (1, 2, 4, 5, 6, 7, 8)]
     g1, g2, off, cut, garbage, odd, empty = items
     assert g1.meta == {
@@ -257,7 +257,6 @@ def test_a_large_index_past_its_arena_budget_is_found_within_it(tmp_path):
     """200,000 lines (some ids twice, the later winning): mapped past a small
     budget, every id is found as a dict finds it, and about half the
     budget of the store's pages stays resident."""
-    from joseki_miner.readers.kifu import _packed
 
     rng = np.random.default_rng(5)
     idents = [str(i) for i in rng.integers(0, 150_000, 200_000)]

@@ -35,7 +35,7 @@ def build(root: Path) -> None:
 def test_mixed_folder_sorted_and_accounted(tmp_path):
     build(tmp_path)
     skipped = []
-    items = list(read_paths([tmp_path], on_skip=lambda s, l, w: skipped.append((Path(s).name, w))))
+    items = list(read_paths([tmp_path], on_skip=lambda s, where, w: skipped.append((Path(s).name, w))))
     where = [(Path(i.source).name, i.location) for i in items]
     # a folder's files first, then its subfolders, each in sorted order
     assert where == [
@@ -177,7 +177,7 @@ def test_a_plain_file_past_the_member_limit_is_rejected_unread(tmp_path):
     (tmp_path / "dump").write_bytes(b"7\t;B[pd];W[dp]\n")
     (tmp_path / "Kifu.index").write_bytes(b"7\t2003.01.01 10:00\tW\tB\t6.5\tB+R\t2\t-\n" + b"\n" * limit)
     skipped = []
-    items = list(read_paths([tmp_path], member_bytes=limit, on_skip=lambda s, l, w: skipped.append(w)))
+    items = list(read_paths([tmp_path], member_bytes=limit, on_skip=lambda s, where, w: skipped.append(w)))
     assert [(Path(i.source).name, i.reason if isinstance(i, Reject) else i.meta) for i in items] == [
         ("big.sgf", "file too large"), ("dump", {"id": "7"}), ("small.sgf", {"PB": "x"})]
     assert items[0].detail == f"more than {limit:,} bytes (limits.member_mb)"

@@ -72,7 +72,7 @@ def test_one_tygem_month_with_its_index(tmp_path):
     with zipfile.ZipFile(source / "kifu" / "2016-06.zip") as z:
         lines = z.read(z.namelist()[0]).decode().splitlines()
     skipped = []
-    items = list(read_paths([tmp_path], on_skip=lambda s, l, w: skipped.append(w)))
+    items = list(read_paths([tmp_path], on_skip=lambda s, where, w: skipped.append(w)))
     assert skipped == ["index file (metadata, not games)"]
     assert len(items) == len(lines) == 9712
     assert all(isinstance(i, GameRecord) for i in items)
@@ -83,7 +83,7 @@ def test_one_tygem_month_with_its_index(tmp_path):
 
 def test_ai_collection_sgf_and_kifu():
     skipped = []
-    items = list(read_paths([DATA / "ai"], on_skip=lambda s, l, w: skipped.append(l)))
+    items = list(read_paths([DATA / "ai"], on_skip=lambda s, where, w: skipped.append(where)))
     with tarfile.open(DATA / "ai" / "ai-games.tar.gz") as tar:
         names = [m.name for m in tar if m.isfile()]
     sgf = [n for n in names if n.lower().endswith(".sgf")]

@@ -117,8 +117,8 @@ def from_game(record: GameRecord, params: Phase1Params, move: int | None = None,
     if wanted is not None:
         sequences = [q for q in sequences if wanted in corners_of(q.points[0])]
     if not sequences:
-        raise SequenceError(f"no corner sequence {'in the ' + CORNERS[wanted] + ' corner ' if wanted is not None else ''}"
-                            f"after move {len(moves)}")
+        where = f"in the {CORNERS[wanted]} corner " if wanted is not None else ""
+        raise SequenceError(f"no corner sequence {where}after move {len(moves)}")
     holding = (q for m in reversed(played) for q in sequences if m.point in q.points)  # the latest move's
     seq = next(holding, sequences[0])
     k = wanted if wanted is not None else corners_of(seq.points[0])[0]

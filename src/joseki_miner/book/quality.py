@@ -194,7 +194,8 @@ def dictionary_lines(game) -> set[tuple[int, ...]]:
         if colour is not None and (moves or move is not None):  # a leading pass says nothing
             moves = moves + ((colour, move),)
             if move is not None:
-                text = ";".join(f"{c.upper()}[{'' if m is None else 'abcdefghijklmnopqrs'[m[1]] + 'abcdefghijklmnopqrs'[18 - m[0]]}]"
+                letters = "abcdefghijklmnopqrs"
+                text = ";".join(f"{c.upper()}[{'' if m is None else letters[m[1]] + letters[18 - m[0]]}]"
                                 for c, m in moves)
                 known.add(query(text).keys)
         stack.extend((child, moves) for child in node)

@@ -491,8 +491,8 @@ def changed_page(book: Book, changed: dict) -> str:
         more = len(rest) - ROWS
         rest = rest[:ROWS]
         if rest:
-            body.append(f"<p>The other {len(rest) + max(0, more):,}, in the same order"
-                        + (f" (the first {ROWS:,} here; <code>joseki compare</code> lists them all)" if more > 0 else "")
+            first = f" (the first {ROWS:,} here; <code>joseki compare</code> lists them all)" if more > 0 else ""
+            body.append(f"<p>The other {len(rest) + max(0, more):,}, in the same order" + first
                         + ":</p>" + _table(
                 ["line", escape(before), escape(after), "change (95%)"],
                 [[f"<a href=\"{page_name(c['node'])}\" data-node=\"{c['node']}\">"
@@ -551,7 +551,8 @@ def repertoire_page(book: Book, found: dict) -> str:
         tree = "; ".join(f"{board_name(from_sgf(m['move'])) if m['move'] else 'tenuki'} "
                          f"{percent(m['share'])}" for m in line["tree"][:3] if m["share"] is not None)
         facts = [f"{number(line['count'])} times as the {line['role']} player: won {number(line['wins'])}, "
-                 f"lost {number(line['losses'])}", escape(then)] + ([f"the tree's games: {escape(tree)}"] if tree else [])
+                 f"lost {number(line['losses'])}", escape(then)]
+        facts += [f"the tree's games: {escape(tree)}"] if tree else []
         cards.append(f"<div class=\"card {book.kind(node)}\" data-node=\"{node}\"><a href=\"{page_name(node)}\">"
                      f"{escape(sequence_name(book, node))}</a>{board}<div>{'<br>'.join(facts)}</div></div>")
     body.append("<div class=\"cards\">" + "".join(cards) + "</div>")

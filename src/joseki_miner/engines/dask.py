@@ -91,8 +91,8 @@ class DaskEngine:
                              else "starting a local cluster"))
         self._cluster = cluster_.Cluster(self.options, log=self.run.log)
         workers = self._cluster.workers()
-        self.run.log(f"dask: {workers} worker{'s' * (workers != 1)} ready, {time.perf_counter() - self.run.started:.1f} s "
-                 "into the run")
+        into = time.perf_counter() - self.run.started
+        self.run.log(f"dask: {workers} worker{'s' * (workers != 1)} ready, {into:.1f} s into the run")
 
     def plan(self) -> tuple[partitions.Settings, list[partitions.Partition], Counter[str]]:
         """The partitions of the inputs for the dask engine, what mining
@@ -125,7 +125,8 @@ class DaskEngine:
         cluster = self.cluster()
         with progress_bar(self.run.progress, total=sum(p.size for p in parts), desc="mine partitions", unit="B",
                           unit_scale=True) as bar:
-            found = cluster.map(partitions.mine, parts, settings, folder, names=[f"mine-{p.key}-{self.token}" for p in parts],
+            found = cluster.map(partitions.mine, parts, settings, folder,
+                                names=[f"mine-{p.key}-{self.token}" for p in parts],
                                 sizes=[p.size for p in parts], on_done=lambda i, _: bar.update(parts[i].size))
         read = time.perf_counter()
         names = [p.key for p in parts]
@@ -137,7 +138,8 @@ class DaskEngine:
         joins = ["games", "rejects", "sequences"] if ingest else ["sequences"]
         jobs = [partial(_join, what, folder, names, strict=self.run.strict, paths=paths) for what in joins]
         tasks = [f"join-{what}-{keys['extract']}-{self.token}" for what in joins]
-        first = [{"sequences": 3, "games": 2, "rejects": 1}[what] for what in joins]  # after the counts, the longest first
+        # after the counts, the longest first
+        first = [{"sequences": 3, "games": 2, "rejects": 1}[what] for what in joins]
         counted, trie_at = None, len(jobs)
         if "build" in self.run.stages:  # the build counts the partitions' sequences while the joins write them
             counts: Counter[int] = Counter()

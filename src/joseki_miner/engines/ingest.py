@@ -262,8 +262,8 @@ class _Ledger:
         year = numpy(table.column("year"))
         self.by_year.update(dict(zip(*[a.tolist() for a in np.unique(year, return_counts=True)])))
         names = table.column("collection").combine_chunks().dictionary_encode()
-        self.by_collection.update(dict(zip(names.dictionary.to_pylist(),
-                                           np.bincount(numpy(names.indices), minlength=len(names.dictionary)).tolist())))
+        counts = np.bincount(numpy(names.indices), minlength=len(names.dictionary)).tolist()
+        self.by_collection.update(dict(zip(names.dictionary.to_pylist(), counts)))
         if self.on_games is not None:
             self.on_games(table, sequences)
 
@@ -295,7 +295,8 @@ class _Ledger:
             "games_by_year": {str(y): n for y, n in sorted(self.by_year.items()) if y},
             "games_by_collection": dict(sorted(self.by_collection.items())),
         }
-        if self.dedupe and self.accepted:  # what grows with the games: the fingerprints (where each was read is on disk)
+        # what grows with the games: the fingerprints (where each was read is on disk)
+        if self.dedupe and self.accepted:
             figures["dedupe_bytes"] = self.fingerprints.nbytes
             figures["wheres_spilled_bytes"] = self.wheres.bytes
         figures.update(self.arena.figures())  # fingerprints and index lines past the table memory
@@ -442,7 +443,8 @@ def _joined(futures) -> tuple[list[np.ndarray], dict | None]:
     return checks, joined_parts([(lo, r[1]) for lo, r in results])
 
 
-def _verdicts(b: GameBatch, include_handicap: bool, played: np.ndarray, occupied: np.ndarray) -> dict[int, tuple[str, str]]:
+def _verdicts(b: GameBatch, include_handicap: bool, played: np.ndarray, occupied: np.ndarray
+              ) -> dict[int, tuple[str, str]]:
     """(reason, detail) of every game of the batch that is not valid, by
     game, first reason first: the reader's, board size, handicap (or a bad
     one), setup after the root (checked in Python), no moves, an occupied

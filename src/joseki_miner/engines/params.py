@@ -73,5 +73,5 @@ def ingest_options(config: Config) -> dict:
     and one field may hold, how collections are named, the filters."""
     c = config
     return {"member_bytes": c.limits_member_mb << 20, "field_bytes": c.limits_field_kb << 10,
-            "collections_depth": c.collections_depth, "ranks": c.collections_ranks or (), "symmetric": c.dedupe_symmetric,
-            "filters": Filters.of(c)}
+            "collections_depth": c.collections_depth, "ranks": c.collections_ranks or (),
+            "symmetric": c.dedupe_symmetric, "filters": Filters.of(c)}

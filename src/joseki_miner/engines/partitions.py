@@ -194,7 +194,8 @@ def plan(paths, settings: Settings, digests: dict[str, str], *, target_bytes: in
         size = sum(sizes[i] for i in group)
         parts = cut.get(g, 1)
         for k in range(parts):
-            whole = [joseki_miner.__version__, FORMAT, settings.key, identity] + ([["part", k, parts]] if parts > 1 else [])
+            whole = [joseki_miner.__version__, FORMAT, settings.key, identity]
+            whole += [["part", k, parts]] if parts > 1 else []
             key = hashlib.sha256(json.dumps(whole).encode()).hexdigest()[:20]
             # the parts of an archive cost about the same: each its share of the members to mine
             partitions.append(Partition(len(partitions), tuple(str(files[i]) for i in group),

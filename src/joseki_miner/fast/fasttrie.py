@@ -284,7 +284,8 @@ def merge_sorted(runs, width: int, step: int = 2048):
     """The blocks of sorted runs (each an iterable of sorted blocks:
     offsets, keys, packed classes, payload), merged into sorted blocks:
     offsets, keys, classes, payload and the order of their sequences (None
-    when they are in order); equal sequences by game and number.  Keys fit in ``width`` words (``width_of``).  Each round takes,
+    when they are in order); equal sequences by game and number.  Keys
+    fit in ``width`` words (``width_of``).  Each round takes,
     from the block at the head of every run, the sequences that sort no
     later than the smallest among the sequences ``step`` rows on in each
     (or their last): nothing still unread can sort before them, and a

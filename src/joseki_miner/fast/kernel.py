@@ -74,7 +74,9 @@ def _trailing_zeros(typingctx, x):
 # allocate nothing are compiled without reference counting (``_nrt=False``):
 # the board's calls, a few per move, then cost no atomic counts (a tenth
 # of the kernel's time).
-BOARD, CHAIN, NXT, PLIB, STONES, STACK = range(6)  # colour (OFF on the border); chain head; next stone of the chain (circular); pseudo-liberties and stones (at the head); scratch
+# colour (OFF on the border); chain head; next stone of the chain (circular); pseudo-liberties and stones (at
+# the head); scratch
+BOARD, CHAIN, NXT, PLIB, STONES, STACK = range(6)
 ROWS = 6
 W = SIZE + 2
 CELLS = W * W

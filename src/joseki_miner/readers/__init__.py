@@ -463,7 +463,8 @@ class _Reader:
         else:
             self.skip(source, location, "not a game record")
 
-    def _read_archive(self, kind, fh, name, source, prefix, vpath, depth, inflated=None) -> Iterator[GameRecord | Reject]:
+    def _read_archive(self, kind, fh, name, source, prefix, vpath, depth, inflated=None
+                      ) -> Iterator[GameRecord | Reject]:
         if depth >= MAX_NESTING:
             yield Reject(source, prefix, "unreadable archive member", "archives nested too deep")
             return

@@ -231,7 +231,8 @@ def _tar_in_memory(data: bytes) -> list[tuple[str, int, int]] | None:
     sparse files, base-256 sizes, a missing end marker, a cut member.
     The headers are walked compiled (``tarwalk``); where that walk meets
     anything but the plainest fields, ``_tar_headers`` decides."""
-    from joseki_miner.readers.tarwalk import walk_tar  # compiled: loaded where a tar is read, not where inputs are planned
+    # compiled: loaded where a tar is read, not where inputs are planned
+    from joseki_miner.readers.tarwalk import walk_tar
 
     rows = np.empty((len(data) // 512 + 1, 6), dtype=np.int64)
     n = walk_tar(np.frombuffer(data, dtype=np.uint8), rows)
@@ -621,6 +622,7 @@ def _zip_head(buf: bytes, info: zipfile.ZipInfo, head: int) -> bytes | None:
 
 
 _LOCAL = struct.Struct("<4s5H3L2H")
+CUT_HEADER = "the archive is cut inside a member header"
 
 
 def _salvage_zip(buf: bytes, want: Callable[[str], bool] | None, limit: int = MEMBER_BYTES) -> Iterator[Member]:
@@ -631,14 +633,14 @@ def _salvage_zip(buf: bytes, want: Callable[[str], bool] | None, limit: int = ME
     last = ""
     while 0 <= pos:
         if pos + _LOCAL.size > len(buf):
-            yield (f"(after {last})" if last else "(start of archive)"), None, "the archive is cut inside a member header"
+            yield (f"(after {last})" if last else "(start of archive)"), None, CUT_HEADER
             return
         (_, _, flags, method, _, _, crc, csize, usize, nlen, xlen) = _LOCAL.unpack_from(buf, pos)
         # a name flagged UTF-8 that is not (zipfile refuses the whole archive) keeps its bytes, escaped
         name = buf[pos + 30 : pos + 30 + nlen].decode("utf-8" if flags & 0x800 else "cp437", "backslashreplace")
         start = pos + 30 + nlen + xlen
         if start > len(buf):
-            yield (f"(after {last})" if last else "(start of archive)"), None, "the archive is cut inside a member header"
+            yield (f"(after {last})" if last else "(start of archive)"), None, CUT_HEADER
             return
         nxt = -1
         data, error = None, ""

@@ -270,7 +270,8 @@ class _Lines:
         (``_odd_line``, in Python: they are rare), as is a line longer than
         ``line_bytes`` (before it is decoded).  Given ``turn``, the arrays
         go to the arena once it is set."""
-        from joseki_miner.fast.scan import ident_hashes, joined_lines, text_lines  # compiled: loaded once an index is read
+        # compiled: loaded once an index is read
+        from joseki_miner.fast.scan import ident_hashes, joined_lines, text_lines
 
         self.arena = arena = arena if arena is not None else Arena()
         data = np.frombuffer(buf, np.uint8)

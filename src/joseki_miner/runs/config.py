@@ -88,10 +88,12 @@ KEYS = (
     "prune.min_count", "prune.min_fraction", "prune.confidence", "prune.min_games", "prune.follow",
     "prune.min_share", "prune.fold_tenuki", "prune.merge_orders",
     "influence.reach", "influence.neutral",
-    "influence.share", "include_handicap", "include_handicap.starts", "dedupe", "dedupe.symmetric", "limits.member_mb", "limits.field_kb",
+    "influence.share", "include_handicap", "include_handicap.starts", "dedupe", "dedupe.symmetric",
+    "limits.member_mb", "limits.field_kb",
     "examples",
     "collections.depth", "collections.ranks", "filter.years", "filter.sources", "filter.result_known",
-    "filter.players", "filter.min_rank", "filter.events", "filter.handicap", "emit.counters", "report.changed", "report.since",
+    "filter.players", "filter.min_rank", "filter.events", "filter.handicap", "emit.counters", "report.changed",
+    "report.since",
     "report.players",
 )
 MAX_MEMBER_MB = 2048  # a member or file is held as one bytes object, its moves as one Arrow string column

@@ -182,4 +182,5 @@ def walked(paths: Iterable[str | os.PathLike], exclude: Iterable[str | os.PathLi
     return Walked(files, skipped)
 
 
-__all__ = ["Found", "identity", "FilePath", "Walked", "walk", "walk_batches", "walked", "SkipHook", "NOT_REGULAR", "OWN_FOLDER"]
+__all__ = ["Found", "identity", "FilePath", "Walked", "walk", "walk_batches", "walked", "SkipHook", "NOT_REGULAR",
+           "OWN_FOLDER"]

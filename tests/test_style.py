@@ -1,0 +1,39 @@
+"""The style (pyproject.toml's ruff settings): the code as it is passes
+ruff's checks, and a line against them is caught."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+RUFF = Path(sys.executable).with_name("ruff")
+
+pytestmark = pytest.mark.skipif(not RUFF.exists(), reason="ruff is not installed (make setup installs it)")
+
+
+def check(root: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([str(RUFF), "check", "--no-cache", "--output-format", "concise", "src", "pipeline", "tests",
+                           "benchmarks"], cwd=root, capture_output=True, text=True)
+
+
+def test_the_code_passes_the_style_checks():
+    done = check(ROOT)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("line, rule", [("import os", "F401"), ("x = " + "1 + " * 40 + "1", "E501")])
+def test_a_line_against_the_style_is_caught(tmp_path, line, rule):
+    for part in ("src", "pipeline"):
+        shutil.copytree(ROOT / part, tmp_path / part, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    for part in ("tests", "benchmarks"):
+        (tmp_path / part).mkdir()
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    path = tmp_path / "src" / "joseki_miner" / "method" / "points.py"
+    path.write_text(path.read_text() + f"\n{line}\n")
+    done = check(tmp_path)
+    assert done.returncode == 1 and rule in done.stdout, done.stdout + done.stderr
