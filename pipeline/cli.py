@@ -17,8 +17,8 @@ import typer
 from joseki_miner.runs import remote
 from joseki_miner.runs import stop
 from joseki_miner.engines.cluster import PARTITION_MB, Options
-from joseki_miner.runs.config import SORT_MEMORY_MB, TABLE_MEMORY_MB, ConfigError, load
-from joseki_miner.runs.errors import PublishError, StrictError, UsageError
+from joseki_miner.runs.config import SORT_MEMORY_MB, TABLE_MEMORY_MB, load
+from joseki_miner.runs.errors import JosekiError, UsageError
 
 from joseki_miner.runs.catalog import Catalog
 from joseki_miner.runs.stages import NAMES as STAGES, STAGES as DECLARED
@@ -73,12 +73,8 @@ def _execute(stages, paths, out, work, config, sets, quiet, strict=False, force=
             engine=engine, jobs=jobs, sort_memory=sort_memory, table_memory=table_memory, log=log, wait=wait,
             command=" ".join(["joseki", *map(_shown, sys.argv[1:])]), cluster=cluster or Options(), add=add,
         )
-    except (ConfigError, UsageError) as exc:
-        _fail(str(exc), 2)
-    except StrictError as exc:
-        _fail(f"--strict: {exc}", 1)
-    except PublishError as exc:
-        _fail(str(exc), 1)
+    except JosekiError as exc:  # an unusable invocation (2), --strict's first bad record, a failed publication (1)
+        _fail(exc.line(), exc.exit_code)
     except (stop.Stopped, KeyboardInterrupt) as exc:
         why = exc.signal if isinstance(exc, stop.Stopped) else "SIGINT"
         _fail("interrupted; outputs left as they were", 128 + signal.Signals.__members__.get(why, signal.SIGINT).value)
@@ -237,18 +233,14 @@ def _query(out: str, work: Optional[Path]):
 def _answered(steady, call):
     """Run a query; its errors as one line: 2 for text that is no sequence,
     outputs that are missing or of another run, a name or limit that
-    cannot be; 1 for a sequence the tree does not hold."""
-    from joseki_miner.book import explore
-    from joseki_miner.book.lookup import SequenceError
-
+    cannot be; 1 for a sequence the tree does not hold (each error's
+    ``exit_code``)."""
     try:
         found = call()
         steady.confirm()
         return found
-    except (SequenceError, explore.NotMined, UsageError, ConfigError) as exc:
-        _fail(str(exc), 2)
-    except explore.NotInTree as exc:
-        _fail(str(exc), 1)
+    except JosekiError as exc:
+        _fail(exc.line(), exc.exit_code)
     except FileNotFoundError as exc:
         _fail(f"nothing mined in {steady.catalog.out}: run `joseki mine` first ({exc.filename or exc})", 2)
     except (stop.Stopped, KeyboardInterrupt):

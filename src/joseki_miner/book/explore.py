@@ -23,15 +23,18 @@ from joseki_miner.runs import lineage
 from joseki_miner.method.points import TENUKI, from_sgf
 
 from joseki_miner.runs.catalog import Catalog
+from joseki_miner.runs.errors import JosekiError
 
 TRIE_COLUMNS = ["parent", "depth", "move", "count", "games", "black_wins", "white_wins", "first_year", "last_year"]
 
 
-class NotMined(Exception):
+class NotMined(JosekiError):
     """The outputs needed are not there; the message says which."""
 
+    exit_code = 2
 
-class NotInTree(Exception):
+
+class NotInTree(JosekiError):
     """The tree does not hold the sequence; ``held`` is the longest prefix it holds."""
 
     def __init__(self, q: Query, held: int, node: dict) -> None:

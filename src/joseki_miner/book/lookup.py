@@ -26,6 +26,7 @@ import numpy as np
 
 from joseki_miner.method.board import Board
 from joseki_miner.method.points import BLACK, SIZE, TENUKI, WHITE, from_sgf, to_sgf
+from joseki_miner.runs.errors import JosekiError
 from joseki_miner.method.symmetry import POINT_MAP, canonical_transforms, inverse
 
 GTP_COLUMNS = "ABCDEFGHJKLMNOPQRST"  # no I
@@ -33,8 +34,10 @@ _SGF_MOVE = re.compile(r"\s*;?\s*([BW])\s*\[([a-s]{2}|tt|)\]", re.IGNORECASE)
 _TENUKI_WORDS = {"tenuki", "pass", "--", "tt"}
 
 
-class SequenceError(ValueError):
+class SequenceError(JosekiError, ValueError):
     """Text that is not a sequence of moves; the message says where."""
+
+    exit_code = 2
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from typing import Any
 
 import yaml
 
+from joseki_miner.runs.errors import JosekiError
 from joseki_miner.runs.ranks import rank_value
 
 
@@ -23,8 +24,10 @@ SORT_MEMORY_MB = 1024
 TABLE_MEMORY_MB = 256
 
 
-class ConfigError(ValueError):
+class ConfigError(JosekiError, ValueError):
     """An invalid configuration; the message says which key and why."""
+
+    exit_code = 2
 
 
 @dataclass(frozen=True)
