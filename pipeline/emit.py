@@ -7,7 +7,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from joseki_miner.book import emit as method
+from joseki_miner.book.emit import influence_dot, to_dot, to_sgf
 from joseki_miner.book.files import BookFiles, load_book, render_svg, svg_skipped
 from joseki_miner.runs.progress import bar
 
@@ -26,9 +26,9 @@ def run(files: BookFiles, sgf_path: Path, dot_path: Path, influence_path: Path, 
     svg_paths = svg_paths or (dot_path.with_suffix(".svg"), influence_path.with_suffix(".svg"))
     skipped = svg_skipped(len(book.cols["node"]))
     with bar(progress, total=3 if skipped else 5, desc="emit", unit=" files", leave=False) as shown:
-        _write(sgf_path, method.to_sgf(book, counters=counters))
+        _write(sgf_path, to_sgf(book, counters=counters))
         shown.update(1)
-        dots = (method.to_dot(book, title="joseki"), method.influence_dot(book, share=share, title="influence"))
+        dots = (to_dot(book, title="joseki"), influence_dot(book, share=share, title="influence"))
         for text, path in zip(dots, (dot_path, influence_path)):
             _write(path, text)
             shown.update(1)

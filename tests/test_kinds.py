@@ -16,12 +16,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from joseki_miner.method import kinds
-from joseki_miner.method.kinds import Rules, codes, ends, kind_of, lines
+from joseki_miner.method.kinds import KindRules, codes, ends, kind_of, lines
 from joseki_miner.book.lookup import query
 from joseki_miner.method.points import SIZE, TENUKI, point
 
-RULES = Rules(region=9)  # the kinds of configs/default.yaml read from a line alone, before follow-ups were named
-DEFAULT = Rules(region=9, follow_up=True, approach=0.6)  # configs/default.yaml
+RULES = KindRules(region=9)  # the kinds of configs/default.yaml read from a line alone, before follow-ups were named
+DEFAULT = KindRules(region=9, follow_up=True, approach=0.6)  # configs/default.yaml
 
 
 def line(diagram: str) -> tuple[int, ...]:
@@ -129,8 +129,8 @@ def test_an_approach_from_the_side_answered_on_the_side_is_a_fuseki_shape():
     assert code[(dd, id_)] == code[(dd, id_, cf)] == "approach"  # the line keeps the kind it turned to
     assert code[(dd, hc)] == code[(dd, hc, cf)] == code[(dd, fc, cf)] == "joseki"
     # at 0.8 the approach's 77% is too few; without the rule (kinds.approach: null) nothing is an approach
-    assert dict(zip(nodes, kinds.names(codes(parent, depth, key, Rules(9, True, 0.8), count))))[(dd, id_)] == "joseki"
-    assert "approach" not in kinds.names(codes(parent, depth, key, Rules(9, True, None), count))
+    assert dict(zip(nodes, kinds.names(codes(parent, depth, key, KindRules(9, True, 0.8), count))))[(dd, id_)] == "joseki"
+    assert "approach" not in kinds.names(codes(parent, depth, key, KindRules(9, True, None), count))
     # the approaches a fuseki shape: where a joseki ends, none is
     assert {nodes[i] for i in np.flatnonzero(ends(parent, depth, key, codes(parent, depth, key, DEFAULT, count), 3))} \
         == {(dd, fc, cf), (dd, fc, db), (dd, hc, cf), (dd, hc, id_)}
@@ -148,7 +148,7 @@ def test_an_extension_a_move_on_the_central_line():
     """)
     assert lines(keys[-1]) == 10  # the central line
     assert kind_of(keys[:3], RULES) == "joseki" and kind_of(keys, RULES) == "extension"
-    assert kind_of(keys, Rules(region=10)) == "joseki"  # a region that holds the central line
+    assert kind_of(keys, KindRules(region=10)) == "joseki"  # a region that holds the central line
 
 
 def test_an_extension_outweighs_an_enclosure():
@@ -204,7 +204,7 @@ def lines_(draw):
 @settings(max_examples=150, deadline=None)
 @given(st.lists(lines_(), min_size=1, max_size=12), st.integers(1, 12), st.booleans())
 def test_the_table_codes_are_each_paths_kind_and_never_go_back(paths, region, follow_up):
-    rules = Rules(region, follow_up)
+    rules = KindRules(region, follow_up)
     parent, depth, key, nodes = _table(paths)
     code = codes(parent, depth, key, rules)
     for i, path in enumerate(nodes):

@@ -181,7 +181,7 @@ def test_prune_keeps_every_node_that_qualifies(table, a):
 
 # -- the future work's rules (section 9): each off in the thesis' config ----------------
 
-from joseki_miner.method.prune import Rules, tenuki_counts  # noqa: E402
+from joseki_miner.method.prune import PruneRules, tenuki_counts  # noqa: E402
 
 # a line most players follow to its end, a popular position with a rare
 # continuation, and a joseki after which a tenuki is common
@@ -193,21 +193,21 @@ def test_the_pruning_function_keeps_a_child_close_to_its_parents_count_below_the
     """Threshold 65: only "dd fc cf db" holds 70 sequences; "cc" (70) too,
     "ic" (60) is 86% of its parent's: kept with follow 0.8, not 0.9."""
     assert ("dd", "fc", "cf", "db", "cc", "ic") not in paths(prune(FOLLOWED, 65, 3))
-    kept = paths(prune(FOLLOWED, 65, 3, Rules(follow=0.8)))
+    kept = paths(prune(FOLLOWED, 65, 3, PruneRules(follow=0.8)))
     assert kept[("dd", "fc", "cf", "db", "cc", "ic")] == 60
     assert ("dd", "fc", "cf", "db", "cc", "hd") not in kept  # 14%: the continuations scatter
-    assert ("dd", "fc", "cf", "db", "cc", "ic") not in paths(prune(FOLLOWED, 65, 3, Rules(follow=0.9)))
+    assert ("dd", "fc", "cf", "db", "cc", "ic") not in paths(prune(FOLLOWED, 65, 3, PruneRules(follow=0.9)))
 
 
 def test_a_child_of_a_node_let_through_may_be_let_through_but_not_one_of_a_node_cut():
-    kept = paths(prune(FOLLOWED, 75, 3, Rules(follow=0.8)))
+    kept = paths(prune(FOLLOWED, 75, 3, PruneRules(follow=0.8)))
     assert kept[("dd", "fc", "cf", "db", "cc", "ic")] == 60  # cf 70 of 80, db 70, cc 70, ic 60: a chain
-    assert ("dc", "ce", "cd") not in paths(prune(FOLLOWED, 46, 3, Rules(follow=0.8)))  # dc 45: cut, and its line
+    assert ("dc", "ce", "cd") not in paths(prune(FOLLOWED, 46, 3, PruneRules(follow=0.8)))  # dc 45: cut, and its line
 
 
 def test_the_minimum_share_cuts_a_rare_move_at_a_popular_position():
     assert ("dd", "fc", "hc") in paths(prune(FOLLOWED, 5, 3))
-    kept = paths(prune(FOLLOWED, 5, 3, Rules(min_share=0.15)))
+    kept = paths(prune(FOLLOWED, 5, 3, PruneRules(min_share=0.15)))
     assert ("dd", "fc", "hc") not in kept  # 8 of 80: 10%
     assert ("dd", "fc", "cf", "db", "cc", "ic") in kept
 
@@ -218,13 +218,13 @@ def test_a_tenuki_no_kept_move_follows_is_folded_into_its_parent():
     often players went elsewhere; a tenuki that a kept move follows stays."""
     thesis = paths(prune(FOLLOWED, 13, 3))
     assert ("dc", "ce", "cd", "--") in thesis
-    folded = prune(FOLLOWED, 13, 3, Rules(fold_tenuki=True))
+    folded = prune(FOLLOWED, 13, 3, PruneRules(fold_tenuki=True))
     assert ("dc", "ce", "cd", "--") not in paths(folded) and ("dc", "ce", "cd") in paths(folded)
-    assert ("dc", "ce", "cd", "--", "de") in paths(prune(FOLLOWED, 12, 3, Rules(fold_tenuki=True)))
+    assert ("dc", "ce", "cd", "--", "de") in paths(prune(FOLLOWED, 12, 3, PruneRules(fold_tenuki=True)))
     # a line that reaches min_length only by its trailing tenuki is no joseki once it is folded
     short = table_of((20, "dd fc --"), (3, "dd fc -- cf"))
     assert ("dd", "fc", "--") in paths(prune(short, 10, 3))
-    assert paths(prune(short, 10, 3, Rules(fold_tenuki=True))) == {(): 23}
+    assert paths(prune(short, 10, 3, PruneRules(fold_tenuki=True))) == {(): 23}
     node = FOLLOWED["node"].to_numpy()
     row = {n: i for i, n in enumerate(node)}
     parent_row = [row.get(p, 0) for p in FOLLOWED["parent"]]
@@ -237,7 +237,7 @@ def test_a_tenuki_no_kept_move_follows_is_folded_into_its_parent():
 @given(table=tables(), a=st.integers(1, 60), gap=st.integers(1, 60), min_length=st.integers(0, 5),
        follow=st.one_of(st.none(), st.floats(0.05, 1.0)), min_share=st.floats(0, 0.6), fold=st.booleans())
 def test_the_subtree_law_holds_with_every_rule(table, a, gap, min_length, follow, min_share, fold):
-    rules = Rules(follow, min_share, fold)
+    rules = PruneRules(follow, min_share, fold)
     low = path_table(prune(table, a, min_length, rules))
     high = path_table(prune(table, a + gap, min_length, rules))
     assert set(high) <= set(low) and all(low[p] == v for p, v in high.items())
@@ -268,7 +268,7 @@ def test_no_node_of_fewer_games_than_min_games_whatever_the_rule():
         t.insert([from_sgf(k) for k in "dc ce dg".split()], [N4] * 3, game=GameStats(g))
     table = trie_table(t)
     assert ("dc", "ce", "dg") in paths(prune(table, 10, 3))
-    for rules in (Rules(min_games=5), Rules(min_games=5, follow=0.5), Rules(min_games=5, on_games=True)):
+    for rules in (PruneRules(min_games=5), PruneRules(min_games=5, follow=0.5), PruneRules(min_games=5, on_games=True)):
         kept = paths(prune(table, 1 if rules.on_games else 10, 3, rules))
         assert ("dc", "ce", "dg") not in kept and ("dd", "fc", "cf") in kept, rules
 
@@ -280,7 +280,7 @@ def test_the_threshold_on_games_counts_a_line_once_a_game():
         t.insert([from_sgf(k) for k in "dd fc cf".split()], [N4] * 3, game=GameStats(g))
     table = trie_table(t)
     assert set(paths(prune(table, 10, 3))) >= {("dc", "ce", "dg"), ("dd", "fc", "cf")}  # on counts: 30 and 10
-    assert set(paths(prune(table, 10, 3, Rules(on_games=True)))) == {(), ("dd",), ("dd", "fc"), ("dd", "fc", "cf")}
+    assert set(paths(prune(table, 10, 3, PruneRules(on_games=True)))) == {(), ("dd",), ("dd", "fc"), ("dd", "fc", "cf")}
 
 
 def test_no_line_ends_one_move_before_a_reply_nearly_every_game_plays():
@@ -293,10 +293,10 @@ def test_no_line_ends_one_move_before_a_reply_nearly_every_game_plays():
     # hd: 155 of 235 (66%, no forced reply at cc); jc: 130 of 155 (84%)
     assert ("dd", "fc", "cf", "db", "cc", "hd") in paths(prune(t, 150, 3))
     assert ("dd", "fc", "cf", "db", "cc", "hd", "jc") not in paths(prune(t, 150, 3))
-    kept = paths(prune(t, 150, 3, Rules(follow=0.8)))
+    kept = paths(prune(t, 150, 3, PruneRules(follow=0.8)))
     assert ("dd", "fc", "cf", "db", "cc", "hd", "jc") in kept  # extended to its natural end
     # jc in too few games to keep: hd is not where the line ends, cc is (its replies scatter: ic, hd)
-    few = paths(prune(t, 150, 3, Rules(follow=0.8, min_games=131)))
+    few = paths(prune(t, 150, 3, PruneRules(follow=0.8, min_games=131)))
     assert ("dd", "fc", "cf", "db", "cc", "hd") not in few and ("dd", "fc", "cf", "db", "cc") in few
 
 
@@ -308,7 +308,7 @@ def test_the_subtree_law_holds_with_the_evidence_rules(table, a, gap, min_length
     """Thresholds a < b: tree(b) inside tree(a), counts unchanged; no kept
     node of fewer than min_games games; no kept leaf with a reply of at
     least ``follow`` of its count (its line would end just before it)."""
-    rules = Rules(follow, 0.0, fold, min_games, on_games)
+    rules = PruneRules(follow, 0.0, fold, min_games, on_games)
     low_table = prune(table, a, min_length, rules)
     low = path_table(low_table)
     high = path_table(prune(table, a + gap, min_length, rules))

@@ -14,7 +14,7 @@ from sgfmill import sgf
 from joseki_miner.book import quality
 from joseki_miner.runs.config import load
 from joseki_miner.readers.demo import PLANTED
-from joseki_miner.method.kinds import FUSEKI, Rules, kind_of
+from joseki_miner.method.kinds import FUSEKI, KindRules, kind_of
 from joseki_miner.method.points import TENUKI
 from joseki_miner.runs.catalog import Catalog
 from pipeline.run import run_stages
@@ -37,12 +37,12 @@ def test_the_rules_call_each_named_joseki_a_joseki_and_each_fuseki_shape_not():
     one named joseki played after a tenuki, the double approach, is a
     follow-up by the defaults' rules: the table counts it as not held."""
     for s in quality.shapes(NAMED["joseki"]):
-        assert kind_of(s.keys, Rules(region=9)) == "joseki", s.name
-        assert kind_of(s.keys, Rules(region=9, follow_up=True)) == ("follow-up" if TENUKI in s.keys[2:] else
+        assert kind_of(s.keys, KindRules(region=9)) == "joseki", s.name
+        assert kind_of(s.keys, KindRules(region=9, follow_up=True)) == ("follow-up" if TENUKI in s.keys[2:] else
                                                                      "joseki"), s.name
     assert sum(TENUKI in s.keys[2:] for s in quality.shapes(NAMED["joseki"])) == 1
     for s in quality.shapes(NAMED["fuseki"]):
-        assert kind_of(s.keys, Rules(region=9, follow_up=True)) in ("enclosure", "extension"), s.name
+        assert kind_of(s.keys, KindRules(region=9, follow_up=True)) in ("enclosure", "extension"), s.name
 
 
 def test_a_shape_is_the_same_in_any_corner_and_colour():

@@ -42,7 +42,7 @@ from joseki_miner.fast.fasttrie import (
     width_of,
 )
 from joseki_miner.method.influence import classify
-from joseki_miner.method.kinds import Rules, of_arrays
+from joseki_miner.method.kinds import KindRules, of_arrays
 from joseki_miner.method.points import TENUKI, sgf_bytes_to_points
 from joseki_miner.runs.stop import check as check_stop
 from joseki_miner.fast.tables import node_table
@@ -402,7 +402,7 @@ def _decoded(batches, key_range: tuple[int, int] | None = None):
 
 def count(sequences_path: Path, games_path: Path, trie_path: Path, years_path: Path, sources_path: Path,
         sorted_path: Path, *, neutral: int, floor: int = 2, engine: str = "fast", progress: bool = True,
-        spill: Path | None = None, budget: int = SORT_MEMORY << 20, kinds: Rules | None = None) -> dict:
+        spill: Path | None = None, budget: int = SORT_MEMORY << 20, kinds: KindRules | None = None) -> dict:
     """Count the sequences of sequences.parquet (their games' winners, years
     and collections from games.parquet) and store the trie, its years and
     collections and the sequences in trie order (the fast engine spills
@@ -557,7 +557,7 @@ def count_subtrees(key_range: tuple[int, int], source, folder: Path, *,
 
 def join_subtrees(folders: list[Path], source, trie_path: Path, years_path: Path,
                   sources_path: Path, *, floor: int, key_ranges: list[tuple[int, int]] | None = None,
-                  kinds: Rules | None = None) -> dict:
+                  kinds: KindRules | None = None) -> dict:
     """trie.parquet, trie_years.parquet and trie_sources.parquet as ``run``
     writes them (the same bytes), from the subtrees of ``source`` counted apart
     (``count_subtrees``, ``folders`` in key order; given ``key_ranges``,
@@ -653,7 +653,7 @@ def _write_sorted(given: list, sorted_path: Path) -> None:
 
 
 def write(trie_path: Path, years_path: Path, sources_path: Path, arrays: dict, nodes: int, floor: int,
-          names: list[str], kinds: Rules | None = None) -> dict:
+          names: list[str], kinds: KindRules | None = None) -> dict:
     """Store the nodes counted at least ``floor`` times (no pruning threshold
     above ``floor`` - 1 can keep the others), with each node's kind when
     ``kinds`` gives the rules, and their games by year and by collection

@@ -32,7 +32,7 @@ from joseki_miner.runs.keys import partition_key, stage_keys
 from joseki_miner.runs.progress import bar as progress_bar
 
 if TYPE_CHECKING:
-    from joseki_miner.method.kinds import Rules as KindRules
+    from joseki_miner.method.kinds import KindRules
 
 # the compiled engine (build) loads where a task runs: the driver plans and names the work without numba
 

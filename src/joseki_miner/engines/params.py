@@ -12,7 +12,7 @@ from joseki_miner.runs.inputs import Filters
 
 if TYPE_CHECKING:
     from joseki_miner.method import prune
-    from joseki_miner.method.kinds import Rules as KindRules
+    from joseki_miner.method.kinds import KindRules
     from joseki_miner.method.sequences import Phase1Params
 
 
@@ -35,17 +35,17 @@ def phase1_params(config: Config) -> Phase1Params:
 def kind_rules(config: Config) -> KindRules | None:
     """The rules of the nodes' kinds, or None where the config asks for the
     thesis' tree without them."""
-    from joseki_miner.method.kinds import Rules as KindRules
+    from joseki_miner.method.kinds import KindRules
 
     return KindRules(config.corner_region, config.kinds_follow_up, config.kinds_approach) if config.kinds else None
 
 
-def prune_rules(config: Config) -> prune.Rules:
+def prune_rules(config: Config) -> prune.PruneRules:
     """The future work's rules of phase 2 (section 9)."""
     from joseki_miner.method import prune
 
-    return prune.Rules(config.prune_follow, config.prune_min_share, config.prune_fold_tenuki, config.prune_min_games,
-                       threshold_on_games(config))
+    return prune.PruneRules(config.prune_follow, config.prune_min_share, config.prune_fold_tenuki,
+                            config.prune_min_games, threshold_on_games(config))
 
 
 def threshold_on_games(config: Config) -> bool:

@@ -10,9 +10,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from joseki_miner.method import prune as method
+from joseki_miner.method import prune as phase2
 from joseki_miner.fast.arrow import column, numpy, strings
-from joseki_miner.method.kinds import APPROACH, FOLLOW_UP, KINDS, Rules, ends, of_arrays
+from joseki_miner.method.kinds import APPROACH, FOLLOW_UP, KINDS, KindRules, ends, of_arrays
 from joseki_miner.book.lookup import corner_of
 from joseki_miner.method.points import TENUKI, from_sgf, to_sgf
 from joseki_miner.fast.tables import node_table
@@ -30,7 +30,7 @@ EXAMPLES_SCHEMA = pa.schema(
 
 def prune_files(trie_path: Path, years_path: Path, sources_path: Path, sorted_path: Path, games_path: Path,
         outputs: dict[str, Path], *, threshold: int, min_length: int, examples: int,
-        rules: method.Rules = method.Rules(), kinds: Rules | None = None, merge_orders: bool = False,
+        rules: phase2.PruneRules = phase2.PruneRules(), kinds: KindRules | None = None, merge_orders: bool = False,
         progress: bool = False) -> dict:
     """Prune trie.parquet; ``outputs``: paths of "joseki", "years", "sources", "examples" (and "orders",
     written where ``merge_orders``).  ``rules``: the future work's rules of phase 2; ``kinds``: the rules of
@@ -44,7 +44,7 @@ def prune_files(trie_path: Path, years_path: Path, sources_path: Path, sorted_pa
                             progress=progress)
     arrays = {name: numpy(table.column(name)) for name in ("node", "parent", "depth", "count", "games", "first")}
     arrays["key"] = _keys(table)
-    keep, new_node, new_parent = method.survivors(arrays["node"], arrays["parent"], arrays["depth"],
+    keep, new_node, new_parent = phase2.survivors(arrays["node"], arrays["parent"], arrays["depth"],
                                                   arrays["count"], threshold, min_length, rules,
                                                   _tenuki(arrays), arrays["games"])
     pruned = table.filter(column(keep))
@@ -63,9 +63,9 @@ def prune_files(trie_path: Path, years_path: Path, sources_path: Path, sorted_pa
 
 
 def prune_arrays(arrays: dict[str, np.ndarray], names: list[str], sorted_path: Path, games_path: Path,
-               outputs: dict[str, Path], *, threshold: int, min_length: int, examples: int,
-               rules: method.Rules = method.Rules(), kinds: Rules | None = None, merge_orders: bool = False,
-               progress: bool = False) -> dict:
+                 outputs: dict[str, Path], *, threshold: int, min_length: int, examples: int,
+                 rules: phase2.PruneRules = phase2.PruneRules(), kinds: KindRules | None = None,
+                 merge_orders: bool = False, progress: bool = False) -> dict:
     """``prune_files`` on the trie's arrays in memory (``build.SortedRuns.count``;
     ``names``: the collections by number), while trie.parquet is still being
     written: the same files.  Merging move orders takes seconds on a large
@@ -79,7 +79,7 @@ def prune_arrays(arrays: dict[str, np.ndarray], names: list[str], sorted_path: P
             arrays, segments = merged(arrays, sorted_path, games_path)
             shown.update(len(segments.node))
     node, parent, depth = arrays["node"], arrays["parent"], arrays["depth"]
-    keep, new_node, new_parent = method.survivors(node, parent, depth, arrays["count"], threshold, min_length,
+    keep, new_node, new_parent = phase2.survivors(node, parent, depth, arrays["count"], threshold, min_length,
                                                   rules, _tenuki(arrays), arrays["games"], arrays.get("through"))
     kept = {name: arrays[name][keep] for name in (*NODE_ARRAYS, "through") if name in arrays}
     kept.update(node=new_node, parent=new_parent)
@@ -95,7 +95,7 @@ def prune_arrays(arrays: dict[str, np.ndarray], names: list[str], sorted_path: P
                   min_length, rules.on_games, segments)
 
 
-def _shown(threshold: int, rules: method.Rules) -> int:
+def _shown(threshold: int, rules: phase2.PruneRules) -> int:
     """The threshold a run reports: on games, the games a line needs,
     ``min_games`` where it is more."""
     return max(threshold, rules.min_games) if rules.on_games else threshold
@@ -124,7 +124,7 @@ def _tenuki(arrays: dict) -> np.ndarray:
 
 def _tenuki_counts(arrays: dict) -> np.ndarray:
     """Per node of the trie's arrays, its tenuki child's count."""
-    return method.tenuki_counts(method.parent_rows(arrays["node"], arrays["parent"]), arrays["key"], arrays["count"])
+    return phase2.tenuki_counts(phase2.parent_rows(arrays["node"], arrays["parent"]), arrays["key"], arrays["count"])
 
 
 def _rows(path: Path) -> pa.Table:
@@ -140,7 +140,7 @@ def _write(pruned: pa.Table, keep: np.ndarray, arrays: dict, rows: dict[str, pa.
     new_id[keep] = np.arange(int(keep.sum()))
     kept = np.flatnonzero(keep)
     if segments is None:
-        opening = method.first_keys(numpy(pruned.column("parent")), _keys(pruned))
+        opening = phase2.first_keys(numpy(pruned.column("parent")), _keys(pruned))
         segments = Segments(np.arange(len(kept)), arrays["first"][kept], arrays["count"][kept], opening)
     else:  # one node a position: its members' sequences, each range with the first key of its own line
         segments = segments.of(keep, new_id)
@@ -218,7 +218,7 @@ def transpositions_table(arrays: dict, keep: np.ndarray, new_id: np.ndarray) -> 
     from joseki_miner.method.symmetry import POINT_MAP, inverse
 
     depth, key, games = arrays["depth"], np.asarray(arrays["key"], np.int64), arrays["games"]
-    parent = method.parent_rows(arrays["node"], arrays["parent"])
+    parent = phase2.parent_rows(arrays["node"], arrays["parent"])
     hi, lo, transform = position_keys(np.where(depth > 0, parent, -1), depth, key)
     found = same_position(hi, lo, np.flatnonzero(keep & (depth > 0)).tolist())
     rows: dict[str, list] = {name: [] for name in TRANSPOSITIONS_SCHEMA.names}
@@ -288,7 +288,7 @@ def examples_table(segments: Segments, sorted_path: Path, games_path: Path, per_
     by_recency = np.lexsort((np.arange(len(day)), -day.astype(np.int64)))
     rank = np.empty(len(day), np.int64)
     rank[by_recency] = np.arange(len(day))
-    node_of, picks, segment = method.top_games(np.asarray(segments.first, np.int64),
+    node_of, picks, segment = phase2.top_games(np.asarray(segments.first, np.int64),
                                                np.asarray(segments.count, np.int64),
                                                rank[game] if len(game) else np.zeros(0, np.int64),
                                                numpy(order.column("sequence")), per_node,

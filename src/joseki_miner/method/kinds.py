@@ -54,7 +54,7 @@ SIDE = 7  # a move on this line from the corner's edges or beyond is on the side
 
 
 @dataclass(frozen=True)
-class Rules:
+class KindRules:
     """Where a corner's moves lie (within ``region`` lines of the corner's
     edges), whether a line after a tenuki is a follow-up, and the share of
     side replies that makes an approach from the side a fuseki shape (None:
@@ -74,7 +74,7 @@ def lines(key: int) -> int:
     return max(r, c) + 1
 
 
-def kind_of(keys: Sequence[int], rules: Rules = Rules()) -> str:
+def kind_of(keys: Sequence[int], rules: KindRules = KindRules()) -> str:
     """The kind of the path ``keys`` (trie keys from the empty corner), as
     a player reads it: the rules in the module docstring, one by one, but
     ``approach``, which needs the counts of the tree (``codes``)."""
@@ -89,7 +89,7 @@ def kind_of(keys: Sequence[int], rules: Rules = Rules()) -> str:
     return "joseki"
 
 
-def own_codes(key: np.ndarray, depth: np.ndarray, parent_key: np.ndarray, rules: Rules) -> np.ndarray:
+def own_codes(key: np.ndarray, depth: np.ndarray, parent_key: np.ndarray, rules: KindRules) -> np.ndarray:
     """Each node's kind by its own move alone (before its parent's is
     taken into account, and but ``approach``)."""
     key = np.asarray(key, np.int64)
@@ -120,7 +120,7 @@ def side_approaches(parent_row: np.ndarray, depth: np.ndarray, key: np.ndarray, 
     return side & (depth == 2) & (replies >= share * count) & (count > 0)
 
 
-def codes(parent_row: np.ndarray, depth: np.ndarray, key: np.ndarray, rules: Rules = Rules(),
+def codes(parent_row: np.ndarray, depth: np.ndarray, key: np.ndarray, rules: KindRules = KindRules(),
           count: np.ndarray | None = None) -> np.ndarray:
     """The kind code of every node of a node table (rows parents first,
     the root first; ``parent_row``: each row's parent row, the root's its
@@ -141,7 +141,7 @@ def codes(parent_row: np.ndarray, depth: np.ndarray, key: np.ndarray, rules: Rul
     return out
 
 
-def of_arrays(arrays: dict, rules: Rules) -> np.ndarray:
+def of_arrays(arrays: dict, rules: KindRules) -> np.ndarray:
     """The kind codes of node arrays (``node``, ``parent``: -1 at the root,
     ``depth``, ``key``, ``count``; parents before children, the root
     first)."""
@@ -175,5 +175,5 @@ def names(code: np.ndarray) -> list[str]:
     return [KINDS[c] for c in np.asarray(code).tolist()]
 
 
-__all__ = ["JOSEKI", "FOLLOW_UP", "APPROACH", "ENCLOSURE", "EXTENSION", "KINDS", "FUSEKI", "SIDE", "Rules",
+__all__ = ["JOSEKI", "FOLLOW_UP", "APPROACH", "ENCLOSURE", "EXTENSION", "KINDS", "FUSEKI", "SIDE", "KindRules",
            "lines", "kind_of", "own_codes", "side_approaches", "codes", "of_arrays", "ends", "names"]

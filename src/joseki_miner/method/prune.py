@@ -5,8 +5,8 @@ Every subtree whose count is below the threshold goes; then every joseki
 least any child's, so the result for a higher threshold is a subtree of the
 result for a lower one, with the same counts (thesis section 6).
 
-Rules of the thesis' future work (section 9), each off unless asked
-(``Rules``):
+PruneRules of the thesis' future work (section 9), each off unless asked
+(``PruneRules``):
 
 * the threshold read on games (``on_games``: the evidence threshold of
   ``threshold``), and no node of fewer than ``min_games`` games, whatever
@@ -53,7 +53,7 @@ def _compiled(loop):
 
 
 @dataclass(frozen=True)
-class Rules:
+class PruneRules:
     """The future work's rules of phase 2 (module docstring); the defaults
     are the thesis'."""
 
@@ -104,7 +104,7 @@ _keep = _compiled(_keep_loop)
 
 
 def keep_mask(parent_row: np.ndarray, depth: np.ndarray, count: np.ndarray, threshold: int, min_length: int,
-              rules: Rules = Rules(), tenuki: np.ndarray | None = None, games: np.ndarray | None = None,
+              rules: PruneRules = PruneRules(), tenuki: np.ndarray | None = None, games: np.ndarray | None = None,
               through: np.ndarray | None = None) -> np.ndarray:
     """Which nodes survive: count (or, ``rules.on_games``, games) at least
     ``threshold`` (or the pruning function's ``rules``), on a path of
@@ -150,7 +150,7 @@ def parent_rows(node: np.ndarray, parent: np.ndarray) -> np.ndarray:
 
 
 def survivors(node: np.ndarray, parent: np.ndarray, depth: np.ndarray, count: np.ndarray, threshold: int,
-              min_length: int, rules: Rules = Rules(), tenuki: np.ndarray | None = None,
+              min_length: int, rules: PruneRules = PruneRules(), tenuki: np.ndarray | None = None,
               games: np.ndarray | None = None, through: np.ndarray | None = None
               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Which rows survive phase 2 (the root always does), and their new ids
@@ -159,7 +159,7 @@ def survivors(node: np.ndarray, parent: np.ndarray, depth: np.ndarray, count: np
     return (keep, *renumber(node, parent, keep))
 
 
-def prune(table: pd.DataFrame, threshold: int, min_length: int, rules: Rules = Rules()) -> pd.DataFrame:
+def prune(table: pd.DataFrame, threshold: int, min_length: int, rules: PruneRules = PruneRules()) -> pd.DataFrame:
     """The nodes that survive phase 2, renumbered 0.. in table order (the
     root always survives)."""
     node = table["node"].to_numpy(dtype=np.int64)
