@@ -44,6 +44,7 @@ from joseki_miner.book.words import (
     influence_words,
     kind_text,
     number,
+    order_games,
     order_text,
     percent,
     player,
@@ -282,13 +283,7 @@ def index_page(book: Book, changed: dict | None = None, players: list[dict] | No
                     + (", with the follow-ups of each" if mine["follow-ups"] else "") + ".</p><div class=\"cards\">")
         body += [_card(book, n, "joseki") for n in mine["joseki"][:SHOWN_FIRST]]
         body.append("</div>")
-    handicap = book.handicap_joseki()
-    if handicap:
-        body.append("<h2 id=\"handicap\">Handicap joseki</h2><p class=\"lead\">Joseki that a handicap stone "
-                    "opened in most of their games: White's approach to a handicap stone and what follows. They are "
-                    "in their groups above too. The most played first.</p><div class=\"cards\">")
-        body += [_card(book, n, "joseki") for n in _largest_first(book, handicap)[:SHOWN_FIRST]]
-        body.append("</div>")
+    body += _handicap_section(book)
     if fuseki:
         body.append("<h2 id=\"fuseki\">Fuseki shapes</h2><p class=\"lead\">Lines the games played often "
                     "that are not joseki: an <b>approach from the side</b> (answered on the side, for the whole "
@@ -299,6 +294,18 @@ def index_page(book: Book, changed: dict | None = None, players: list[dict] | No
         body += [_card(book, n, book.kind(n)) for n in _largest_first(book, fuseki)[:SHOWN_FIRST]]
         body.append("</div>")
     return _page("Joseki", body)
+
+
+def _handicap_section(book: Book) -> list[str]:
+    """The index's section of the handicap joseki (``Book.handicap_joseki``),
+    the most played first; none where the tree has none."""
+    handicap = book.handicap_joseki()
+    if not handicap:
+        return []
+    return (["<h2 id=\"handicap\">Handicap joseki</h2><p class=\"lead\">Joseki that a handicap stone opened in most "
+             "of their games: White's approach to a handicap stone and what follows. They are in their groups above "
+             "too. The most played first.</p><div class=\"cards\">"]
+            + [_card(book, n, "joseki") for n in _largest_first(book, handicap)[:SHOWN_FIRST]] + ["</div>"])
 
 
 def flat_index_page(book: Book, changed: dict | None = None, players: list[dict] | None = None) -> str:
@@ -327,13 +334,7 @@ def flat_index_page(book: Book, changed: dict | None = None, players: list[dict]
                     f"</a></h2><p class=\"lead\">{escape(headline(book, first))}</p><div class=\"cards\">")
         body += [_card(book, leaf, "joseki") for leaf in under.get(first, [])]
         body.append("</div>")
-    handicap = book.handicap_joseki()
-    if handicap:
-        body.append("<h2 id=\"handicap\">Handicap joseki</h2><p class=\"lead\">Joseki that a handicap stone "
-                    "opened in most of their games: White's approach to a handicap stone and what follows. They are "
-                    "in their groups above too. The most played first.</p><div class=\"cards\">")
-        body += [_card(book, n, "joseki") for n in _largest_first(book, handicap)[:SHOWN_FIRST]]
-        body.append("</div>")
+    body += _handicap_section(book)
     if fuseki:
         body.append("<h2 id=\"fuseki\">Fuseki shapes</h2><p class=\"lead\">Lines the games played often "
                     "that are not joseki: an <b>enclosure</b> (the corner's first player plays there again before "
@@ -583,7 +584,7 @@ def node_page(book: Book, node: int, plot: PlotFn | None = None) -> str:
     if others:
         body.append("<p class=\"orders\">Also reached by " + "; ".join(
             (f"<a href=\"{page_name(o['at'])}\">{escape(order_text(o['moves']))}</a>" if o["at"] >= 0
-             else escape(order_text(o["moves"]))) + f" ({number(o['games'])} game{'s' * (o['games'] != 1)})"
+             else escape(order_text(o["moves"]))) + f" ({escape(order_games(o))})"
             for o in others) + ": the same stones, another order of moves.</p>")
     left = [f"<div class=\"diagram\">{board}</div>"]
     if notes:

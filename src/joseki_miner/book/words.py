@@ -368,6 +368,11 @@ def order_text(moves: str) -> str:
     return " ".join(point_text("" if moves[i:i + 2] == "--" else moves[i:i + 2]) for i in range(0, len(moves), 2))
 
 
+def order_games(order: Mapping) -> str:
+    """An other order's games, as the page and the SGF say them: "1,581 games"."""
+    return f"{number(order['games'])} game{'s' * (order['games'] != 1)}"
+
+
 def transpositions_text(book: Book, node: int) -> str:
     """"Also reached by R16 tenuki P17 (1,250 games); ...": the other move
     orders to the node's position, the most played first ("" for none)."""
@@ -375,7 +380,7 @@ def transpositions_text(book: Book, node: int) -> str:
     if not others:
         return ""
     return "Also reached by " + "; ".join(
-        f"{order_text(o['moves'])} ({number(o['games'])} game{'s' * (o['games'] != 1)})" for o in others)
+        f"{order_text(o['moves'])} ({order_games(o)})" for o in others)
 
 
 def board_line(moves: list[str]) -> str:

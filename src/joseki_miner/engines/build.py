@@ -687,11 +687,10 @@ def positions_table(nodes: dict) -> pa.Table:
     to the position's least image, sorted by (hi, lo, node): the index
     ``joseki position`` searches, whatever order reached a position."""
     from joseki_miner.method.positions import position_keys
+    from joseki_miner.method.prune import parent_rows
 
     node, depth = np.asarray(nodes["node"], np.int64), np.asarray(nodes["depth"], np.int64)
-    row_of = np.zeros(int(node.max()) + 1 if len(node) else 0, np.int64)
-    row_of[node] = np.arange(len(node))
-    parent = np.where(depth > 0, row_of[np.maximum(np.asarray(nodes["parent"], np.int64), 0)], -1)
+    parent = np.where(depth > 0, parent_rows(node, np.asarray(nodes["parent"], np.int64)), -1)
     hi, lo, transform = position_keys(parent, depth, np.asarray(nodes["key"], np.int64))
     order = np.lexsort((node, lo, hi))
     return pa.table({"hi": column(hi[order]), "lo": column(lo[order]), "node": column(node[order]),
