@@ -38,7 +38,7 @@ import yaml
 from joseki_miner.book import quality
 from joseki_miner.runs.catalog import Catalog
 from joseki_miner.runs.config import load
-from pipeline.run import run_stages
+from pipeline.run import Request, run_stages
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"
@@ -101,8 +101,7 @@ class Measurer:
     def run(self, name: str, paths: list[Path], config_path: Path, sets: tuple[str, ...]) -> tuple[quality.Measure, dict]:
         config = load(config_path, list(sets))
         folder = self.tmp / name.replace(" ", "-") / hashlib.sha256(repr(_build(config)).encode()).hexdigest()[:12]
-        summary = run_stages(Catalog(work=folder / "work", out=folder / "out"), config, STAGES, paths,
-                             progress=False)
+        summary = run_stages(Catalog(work=folder / "work", out=folder / "out"), config, STAGES, paths, Request(progress=False))
         table = pq.read_table(folder / "out" / "joseki.parquet").to_pydict()
         m = quality.measure(quality.tree(table, config.min_length), self.joseki, self.fuseki, config.corner_region,
                             dictionaries=self.dictionaries)

@@ -15,7 +15,7 @@ from typing import List, Optional
 import typer
 
 from joseki_miner.runs import stop
-from joseki_miner.engines.cluster import PARTITION_MB, Options
+from joseki_miner.cluster.client import PARTITION_MB, Options
 from joseki_miner.runs.config import SORT_MEMORY_MB, TABLE_MEMORY_MB, load
 from joseki_miner.runs.errors import JosekiError
 
@@ -32,17 +32,13 @@ def _execute(stages, paths, out, work, config, sets, quiet, strict=False, force=
     130 (143) a run stopped by Ctrl-C (SIGTERM).  None but 0 changes the
     output folder (of an output URL: 1 for a failed publication, whose
     local copy is whole and which the next run sends again)."""
-    from .run import run_stages  # the stages and their compiled code load only for a run
+    from .run import Request, run_stages  # the stages and their compiled code load only for a run
 
     try:
         cfg = load(config, sets or [])
         catalog = _catalog(out, work)
         log = (lambda s: None) if quiet else (lambda s: typer.echo(s, err=True))
-        summary = run_stages(
-            catalog, cfg, stages, paths or [], progress=not quiet, strict=strict, force=force,
-            engine=engine, jobs=jobs, sort_memory=sort_memory, table_memory=table_memory, log=log, wait=wait,
-            command=" ".join(["joseki", *map(_shown, sys.argv[1:])]), cluster=cluster or Options(), add=add,
-        )
+        summary = run_stages(catalog, cfg, stages, paths or [], Request(progress=not quiet, strict=strict, force=force, engine=engine, jobs=jobs, sort_memory=sort_memory, table_memory=table_memory, wait=wait, command=" ".join(["joseki", *map(_shown, sys.argv[1:])]), cluster=cluster or Options(), add=add), log=log)
     except JosekiError as exc:  # an unusable invocation (2), --strict's first bad record, a failed publication (1)
         _fail(exc.line(), exc.exit_code)
     except (stop.Stopped, KeyboardInterrupt) as exc:

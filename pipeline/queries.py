@@ -204,11 +204,11 @@ def repertoire(
             return repertoire_of(catalog.joseki, catalog.sequences, catalog.games, player)
         import tempfile
 
-        from .run import run_stages
+        from .run import Request, run_stages
 
         with tempfile.TemporaryDirectory(prefix="joseki-repertoire-") as folder:
             own = Catalog(work=Path(folder) / "interim", out=Path(folder))
-            run_stages(own, _as_the_tree_read(catalog, config, set_), ["ingest", "extract"], games, progress=False)
+            run_stages(own, _as_the_tree_read(catalog, config, set_), ["ingest", "extract"], games, Request(progress=False))
             asked.Known.of_games(own.games).player(player, "the games given")
             return repertoire_of(catalog.joseki, own.sequences, own.games, player)
 
@@ -265,7 +265,7 @@ def _asked_position(catalog: Catalog, black: str, white: str, to_play: Optional[
     corner is read with the tree's phase 1 (a handicap stone opens its
     corner where the tree's did)."""
     from joseki_miner.book.position import Position, from_game, read_game
-    from joseki_miner.engines.params import phase1_params
+    from joseki_miner.stages.params import phase1_params
 
     if sgf is None:
         if move is not None or corner is not None:

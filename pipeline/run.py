@@ -10,8 +10,11 @@ run ends, so a run that fails or is stopped leaves the output folder as it
 was.  What a stopped run left behind (temporary names, spilled runs) is
 removed at the start of the next and at the end of a failed one.
 
-The engines' own work is in the package: ``engines.stream`` (the fast
-engine's one pass of ingest, extract and build) and ``engines.dask``."""
+The runners do the stages' work, each handed a frozen ``Context`` and
+giving back what it ``Done`` (``runs.context``): ``runners.sequential`` (a
+stage as one call), ``runners.stream`` (the fast engine's one pass of
+ingest, extract and build) and ``cluster.runner`` (dask).  This module
+keys and commits what they give back, and only it does."""
 
 from __future__ import annotations
 
@@ -19,35 +22,30 @@ import json
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from joseki_miner.engines import cluster as cluster_
+from joseki_miner.cluster import client as cluster_
 from joseki_miner.fast import compiling
-from joseki_miner.engines.params import (
-    floor_for,
-    ingest_options,
-    kind_rules,
-    phase1_params,
-    prune_rules,
-    threshold_for,
-)
+from joseki_miner.runners import sequential
 from joseki_miner.runs import asked, checks, folders, lineage, remote, store
 from joseki_miner.runs.catalog import PUBLISHED, WORK_STAGES, Catalog
 from joseki_miner.runs.checks import check_paths
 from joseki_miner.runs.config import SORT_MEMORY_MB, TABLE_MEMORY_MB, Config
+from joseki_miner.runs.context import Context, Done, RunOptions, Trie
 from joseki_miner.runs.errors import StrictError, UsageError
 from joseki_miner.runs.inputs import Collections, Scan, scan
 from joseki_miner.runs.keys import stage_keys
-from joseki_miner.runs.stages import transpositions
 from joseki_miner.runs.stop import check as check_stop
 from joseki_miner.runs.summary import summarize
+from joseki_miner.stages.params import floor_for
 
 if TYPE_CHECKING:
-    from joseki_miner.book.files import BookFiles
+    from joseki_miner.cluster.runner import DaskRunner
 
-# The compiled engine (the stages' work in joseki_miner.engines) is imported where it runs: the dask engine's
+# The compiled engine (the stages' work in joseki_miner.stages) is imported where it runs: the dask engine's
 # driver plans and names the work without loading numba (its CPU is the serial part).  So are pyarrow, numpy
 # and the stages' own modules: a run whose stages are all up to date walks its inputs, reads its manifests and
 # loads little else.
@@ -63,55 +61,54 @@ RUN_FIGURES = ("dedupe_bytes", "wheres_spilled_bytes", "table_memory_bytes", "ta
 HASH_AHEAD = 0.1
 
 
-def run_stages(
-    catalog: Catalog,
-    config: Config,
-    stages: Sequence[str],
-    paths: Sequence[str | Path] = (),
-    *,
-    progress: bool = True,
-    strict: bool = False,
-    force: bool = False,
-    engine: str = "fast",
-    jobs: int | None = None,
-    sort_memory: float = SORT_MEMORY_MB,
-    table_memory: float = TABLE_MEMORY_MB,
-    log: Callable[[str], None] = lambda s: None,
-    wait: bool = False,
-    command: str = "joseki",
-    cluster: cluster_.Options = cluster_.Options(),
-    add: bool = False,
-) -> dict:
-    """Run ``stages`` (a contiguous part of STAGES) and write summary.json
-    (the figures of this and earlier stages; later stages' stale figures are
-    left out).
+@dataclass(frozen=True)
+class Request:
+    """How a run was asked for (the CLI's options).  ``engine`` "fast"
+    (compiled, over ``jobs`` threads, default all cores) and "reference"
+    (plain Python) give identical files, and so does any ``sort_memory``
+    (MB of sequences held for the trie before sorted runs are spilled to
+    disk) and any ``table_memory`` (MB of duplicate fingerprints and kifu
+    index lines held in memory, the rest mapped from files in the work
+    folder).  "dask" mines partitions of the inputs on a dask cluster
+    (``cluster``: a scheduler's address, or a LocalCluster of worker
+    processes) and runs every stage on its workers, with the same files
+    again; with ``add``, the paths are added to those of the last run in
+    the folder, whose partitions are kept (only the new ones are read).
+    ``force`` runs every stage; ``strict`` fails on the first rejected
+    game.  When another run holds a folder, the run raises UsageError, or
+    with ``wait`` waits for it (``command`` names this run in the lock)."""
 
-    A stage re-runs only when its cache key (inputs + parameters) changed,
-    its files are not those its manifest names, or ``force``; otherwise its
-    outputs from last time stand.  ``engine`` "fast" (compiled, over
-    ``jobs`` threads, default all cores) and "reference" (plain Python) give
-    identical files, and so does any ``sort_memory`` (MB of sequences held
-    for the trie before sorted runs are spilled to disk) and any
-    ``table_memory`` (MB of duplicate fingerprints and kifu index lines held
-    in memory, the rest mapped from files in the work folder).  "dask" mines
-    partitions of the inputs on a dask cluster (``cluster``: a scheduler's
-    address, or a LocalCluster of worker processes) and runs every stage
-    on its workers, with the same files again; with ``add``, ``paths`` are
-    added to those of the last run in the folder, whose partitions are
-    kept (only the new ones are read).  When another
-    run holds a folder, raise UsageError, or with ``wait`` wait for it
-    (``command`` names this run in the lock).  Returns the summary."""
-    jobs = checks.check_options(engine, jobs, sort_memory, table_memory)
+    progress: bool = True
+    strict: bool = False
+    force: bool = False
+    engine: str = "fast"
+    jobs: int | None = None
+    sort_memory: float = SORT_MEMORY_MB
+    table_memory: float = TABLE_MEMORY_MB
+    wait: bool = False
+    command: str = "joseki"
+    cluster: cluster_.Options = cluster_.Options()
+    add: bool = False
+
+
+def run_stages(catalog: Catalog, config: Config, stages: Sequence[str], paths: Sequence[str | Path] = (),
+               request: Request = Request(), log: Callable[[str], None] = lambda s: None) -> dict:
+    """Run ``stages`` (a contiguous part of the catalog's) as ``request``
+    asks and write summary.json (the figures of this and earlier stages;
+    later stages' stale figures are left out).  A stage re-runs only when
+    its cache key (inputs + parameters) changed, its files are not those
+    its manifest names, or ``force``; otherwise its outputs from last time
+    stand.  Returns the summary."""
+    r = request
+    request = replace(r, jobs=checks.check_options(r.engine, r.jobs, r.sort_memory, r.table_memory))
     checks.check_cwd()
     checks.check_writable(catalog.work, catalog.out)
     checks.check_outputs(catalog)
-    locks = folders.locks(catalog, wait, log, command)
+    locks = folders.locks(catalog, r.wait, log, r.command)
     try:
         folders.clean(catalog)
         try:
-            summary = _Run(catalog, config, stages, paths, progress=progress, strict=strict, force=force,
-                           engine=engine, jobs=jobs, sort_bytes=int(sort_memory * 2**20),
-                           table_bytes=int(table_memory * 2**20), log=log, cluster=cluster, add=add).go()
+            summary = _Run(catalog, config, stages, paths, request, log).go()
         finally:
             folders.clean(catalog)  # a run that finished left nothing staged; one that failed may have
         if catalog.publish:
@@ -124,36 +121,36 @@ def run_stages(
 
 class _Run:
     """One run of the stages: what it has done so far, and what it has
-    staged but not yet committed.  The engines' own work is theirs
-    (``engines.stream``: the fast engine's one pass; ``engines.dask``)."""
+    staged but not yet committed.  The runners do the stages' work
+    (``runners.sequential``, ``runners.stream``, ``cluster.runner``), each
+    handed a ``Context`` and giving back what it ``Done``; this run keys
+    and commits it."""
 
-    def __init__(self, catalog: Catalog, config: Config, stages: Sequence[str], paths, *, progress: bool,
-                 strict: bool, force: bool, engine: str, jobs: int, sort_bytes: int, table_bytes: int,
-                 log: Callable[[str], None], cluster: cluster_.Options = cluster_.Options(),
-                 add: bool = False) -> None:
+    def __init__(self, catalog: Catalog, config: Config, stages: Sequence[str], paths, request: Request,
+                 log: Callable[[str], None]) -> None:
         self.catalog, self.config, self.stages, self.paths = catalog, config, list(stages), list(paths)
-        self.progress, self.strict, self.force, self.engine, self.jobs = progress, strict, force, engine, jobs
-        self.sort_bytes, self.table_bytes, self.log = sort_bytes, table_bytes, log
+        self.request, self.log = request, log
+        self.progress, self.strict, self.force, self.engine = request.progress, request.strict, request.force, request.engine
+        self.jobs = request.jobs
+        # what a stage runs on (a dask worker: the fast engine), and its bars (a worker's would scramble the driver's)
+        self.options = RunOptions(engine="fast" if request.engine == "dask" else request.engine, jobs=request.jobs,
+                                  strict=request.strict, progress=request.progress and request.engine != "dask",
+                                  sort_bytes=int(request.sort_memory * 2**20), table_bytes=int(request.table_memory * 2**20))
         self.figures: dict[str, dict] = {}  # of the stages this run has done
         self.published: list[store.StageRecord] = []  # prune and emit, committed when the run ends
-        self.memory: dict = {}  # the trie mine has just counted, for prune
+        self.trie: Trie | None = None  # the trie the one pass has just counted, for prune
         self.started = time.perf_counter()
         self.own = (catalog.work, catalog.out)
-        self.local_engine = "fast" if engine == "dask" else engine  # what a stage runs on a dask worker
-        self.stage_progress = progress and engine != "dask"  # a worker's bars would only scramble the driver's
         self.scanned: Scan | None = None  # the inputs walked, and their digests known (``inputs_known``)
         self.inputs: str | None = None  # their key, once known
         self.collected: dict = {}  # the digests the fast engine's readers take as they read
-        self.begun: dict[str, float] = {}  # stages the dask engine began within an earlier one's tasks: when
-        self.ended: dict[str, float] = {}  # stages the dask engine ended within another's tasks: when
-        self.add = add
         self.given = list(paths)  # as given: URLs too (``paths`` reads their mirrors)
-        self.dask = None  # the dask engine, for its runs
+        self.dask: DaskRunner | None = None  # the dask runner, for its runs
         self.compiling = compiling.Notice(log)
-        if engine == "dask" or add:  # --add on the other engines: the dask engine's partitions, in this process
-            from joseki_miner.engines.dask import DaskEngine
+        if request.engine == "dask" or request.add:  # --add on the other engines: the dask runner's partitions, here
+            from joseki_miner.cluster.runner import DaskRunner
 
-            self.dask = DaskEngine(self, cluster, in_process=engine != "dask")
+            self.dask = DaskRunner(request.cluster, log, self.started, in_process=request.engine != "dask")
 
     # -- what earlier stages left --------------------------------------------------
     def stage_figures(self, stage: str) -> dict:
@@ -164,14 +161,28 @@ class _Run:
             raise UsageError(f"stage {stage} has not run in {self.catalog.manifest(stage).parent}")
         return manifest["figures"]
 
-    def current(self, path: Path) -> Path:
-        """Where a dataset is to be read now: staged, if this run wrote it
-        and has not committed it yet."""
-        staged = store.staged(path)
-        return staged if any(path in r.outputs for r in self.published) else path
-
     def floor(self) -> int:
         return floor_for(self.stage_figures("ingest")["games_accepted"], self.config)
+
+    def context(self, stage: str) -> Context:
+        """What ``stage``'s work is given: the figures of the stages before
+        it (this run's, or their manifests'), the outputs staged and not
+        yet committed, the trie just counted; the inputs walked (and their
+        digests to take) where the fast engine reads them."""
+        before = self.catalog.names[:self.catalog.names.index(stage)]
+        figures = {}
+        for name in before:
+            if name in self.figures:
+                figures[name] = self.figures[name]
+            elif (manifest := store.read_manifest(self.catalog.manifest(name))) is not None:
+                figures[name] = manifest["figures"]
+        reads_once = self.dask is None and self.engine == "fast" and self.scanned is not None
+        return Context(self.catalog, self.config, self.options, paths=tuple(self.paths), figures=figures,
+                       floor=floor_for(figures["ingest"]["games_accepted"], self.config)
+                       if "games_accepted" in figures.get("ingest", {}) else 2,
+                       staged=frozenset(p for r in self.published for p in r.outputs),
+                       walked=self.scanned.walked if reads_once else None,
+                       digests=self.collected if reads_once and self.inputs is None else None, trie=self.trie)
 
     def fresh(self, stage: str, keys: dict[str, str]) -> bool:
         """Is the stage's last run that of these keys, its files whole (and
@@ -211,6 +222,16 @@ class _Run:
         else:
             self.published.append(record)
 
+    def commit(self, done: Done, inputs: str, say: bool = True) -> None:
+        """A stage a runner has done, keyed and committed (a published one
+        kept for the end); ingest's with the inputs' key.  ``say``: log it."""
+        keys = stage_keys(self.config, inputs, self.floor() if done.stage not in ("ingest", "extract") else 2,
+                          self.catalog.stages)
+        self.done(self.record(done.stage, keys[done.stage], done.figures, done.seconds,
+                              inputs=inputs if done.stage == "ingest" else None, keys=keys, **done.run))
+        if say:
+            self.log(f"{done.stage}: done in {done.seconds:.1f} s")
+
     # -- the run ---------------------------------------------------------------------
     def go(self) -> dict:
         try:
@@ -222,14 +243,14 @@ class _Run:
 
     def _go(self) -> dict:
         catalog, config = self.catalog, self.config
-        if self.add:
+        if self.request.add:
             self.paths = self.added()
         self.given = list(self.paths)
         if "ingest" in self.stages:
             check_paths(self.paths, self.own)
             self.paths = [folders.fetched(p, catalog, self.log) if remote.is_url(p) else p for p in self.paths]
             mined = store.read_manifest(catalog.manifest("ingest"))
-            if self.dask is not None and (self.force or self.add or mined is None
+            if self.dask is not None and (self.force or self.request.add or mined is None
                                           or mined.get("paths") != [str(p) for p in self.given]):
                 # games to mine: the cluster starts (and warms) while the inputs are hashed; otherwise once a
                 # stage needs it (every stage may be up to date: no cluster at all)
@@ -249,15 +270,15 @@ class _Run:
         streamed = self.dask is None and self.engine == "fast" and {"ingest", "extract", "build"} <= set(self.stages)
         upstream_ran = False
         ran: set[str] = set()
+        building: Callable[[], Done] | None = None  # the one pass's build, committed once trie.parquet is whole
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="write") as pool:
-            finish: list[Callable[[], None]] = []
             try:
                 for stage in self.stages:
                     if stage in ran:
                         continue
                     # inputs None: some files' digests come as ingest reads them, and ingest runs (inputs_known)
-                    keys = (stage_keys(config, inputs, self.floor() if stage in PUBLISHED + ("build",) else 2)
-                            if inputs is not None else None)
+                    keys = (stage_keys(config, inputs, self.floor() if stage in PUBLISHED + ("build",) else 2,
+                                       catalog.stages) if inputs is not None else None)
                     if keys is not None and not self.force and not upstream_ran and self.fresh(stage, keys):
                         self.log(f"{stage}: up to date, kept")
                         if stage == "ingest" and self.strict:
@@ -268,49 +289,59 @@ class _Run:
                         self.compiling.install()
                     check_stop()
                     if stage == "ingest" and streamed:
-                        from joseki_miner.engines import stream
+                        from joseki_miner.runners import stream
 
-                        ran |= stream.ingest_to_build(self, pool, finish)
+                        one_pass = stream.ingest_to_build(self.context(stage), pool)
+                        ingested = one_pass.ingest
+                        ingested = replace(ingested, figures={**ingested.figures, **self.digested()})
                         inputs = self.inputs
+                        self.commit(ingested, inputs)
+                        self.commit(one_pass.extract, inputs, say=False)
+                        self.log(f"extract: done alongside ingest, {one_pass.extract.seconds:.1f} s after it")
+                        self.log(f"build: done in {one_pass.counting:.1f} s (trie.parquet is written alongside "
+                                 "prune and emit)")
+                        self.trie, building = one_pass.trie, one_pass.built
+                        ran |= {"extract", "build"}
                         continue
                     if self.dask is not None and (stage == "ingest" or stage == "extract" and "ingest" in self.stages):
                         # extract alone (new distances) too: its partitions, mined on every worker, replace those
                         # of the old parameters, as they would in a clean run; the cluster starts while they are
                         # planned (its wait is in the stage's time, as on a first run)
                         self.dask.start_soon()
-                        ran |= self.dask.partitioned(inputs, ingest=stage == "ingest")
+                        self.dask.partitioned(self.context(stage), self.digests(), keys["extract"],
+                                              partial(self.commit, inputs=inputs, say=False), ingest=stage == "ingest",
+                                              build="build" in self.stages)
+                        ran.add("extract")
                         continue
+                    declared = catalog.stage(stage)
+                    later = self.stages[self.stages.index(stage) + 1:][:1]
+                    beside = catalog.stage("report") if stage == "emit" and later == ["report"] else None
                     if self.dask is not None:
                         self.dask.cluster()  # started (where no stage needed it before) ahead of this stage's clock
-                    if self.dask is None and stage == "emit" and self.stages[self.stages.index(stage) + 1:][:1] == [
-                            "report"]:
-                        ran |= self.emit_beside_report(keys)
-                        continue
-                    t0 = time.perf_counter()
-                    if self.dask is not None:
-                        figures = self.dask.on_cluster(stage, keys[stage])
-                        t0 = self.begun.pop(stage, t0)  # begun beside an earlier stage (the build, beside the joins)
+                        dones = self.dask.stage(declared, self.context(stage), keys[stage], beside)
+                    elif beside is not None:
+                        dones = sequential.beside(declared, beside, self.context(stage))
                     else:
-                        figures = self.action(stage)()
-                    if stage == "ingest":
-                        figures = {**figures, **self.digested()}
-                        inputs = self.inputs
-                        keys = stage_keys(config, inputs)
-                    seconds = self.ended.pop(stage, time.perf_counter()) - t0  # emit ends before the report beside it
-                    self.done(self.record(stage, keys[stage], figures, seconds,
-                                          inputs=inputs if stage == "ingest" else None, keys=keys))
-                    self.log(f"{stage}: done in {seconds:.1f} s")
-                for step in finish:  # the build's commit, once trie.parquet is whole
-                    step()
-                finish.clear()
+                        dones = [sequential.run(declared, self.context(stage))]
+                    for done in dones:
+                        if done.stage == "ingest":
+                            done = replace(done, figures={**done.figures, **self.digested()})
+                            inputs = self.inputs
+                        self.commit(done, inputs)
+                        ran.add(done.stage)
+                    if stage == "prune":
+                        self.trie = None
+                if building is not None:  # the build's commit, once trie.parquet is whole
+                    waiting, building = building, None
+                    self.commit(waiting(), inputs, say=False)
                 if (self.dask is not None and {"ingest", "extract"} <= set(self.stages) and "extract" not in ran
                         and any(catalog.partitions.glob("*"))):
-                    self.dask.keep_partitions()
+                    self.dask.keep_partitions(self.context("ingest"), self.digests())
             finally:
-                self.memory.clear()
-                for step in finish:  # failed: wait for the threads still writing, commit nothing more
+                self.trie = None
+                if building is not None:  # failed: wait for the thread still writing, commit nothing more
                     try:
-                        step(commit=False)
+                        building()
                     except BaseException:  # noqa: BLE001 - the run's own error is the one to report
                         pass
         check_stop()  # the last moment a stop leaves the output folder as it was
@@ -319,22 +350,10 @@ class _Run:
         store.write_atomically(catalog.summary, (json.dumps(summary, indent=2) + "\n").encode("utf-8"))
         return summary
 
-    def emit_beside_report(self, keys: dict[str, str]) -> set[str]:
-        """Emit and the report at once (neither reads the other's files):
-        emit's drawings run in Graphviz's processes while the report's
-        pages are made; each stage recorded with its own time."""
-        def timed(work: Callable[[], dict]) -> tuple[dict, float]:
-            return work(), time.perf_counter()
-
-        t0 = time.perf_counter()
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="emit") as side:
-            emitted = side.submit(timed, self.action("emit", progress=False))
-            reported, report_end = timed(self.action("report"))
-            emit_figures, emit_end = emitted.result()
-        for stage, figures, end in (("emit", emit_figures, emit_end), ("report", reported, report_end)):
-            self.done(self.record(stage, keys[stage], figures, end - t0))
-            self.log(f"{stage}: done in {end - t0:.1f} s")
-        return {"emit", "report"}
+    def digests(self) -> dict:
+        """The inputs' digests by path, as walked (none where ingest is up
+        to date and they were not)."""
+        return self.scanned.by_path() if self.scanned is not None else {}
 
     def inputs_known(self, mined: dict | None) -> str | None:
         """Walk the inputs and say their key where it can be known without
@@ -381,89 +400,6 @@ class _Run:
 
             first = pq.ParquetFile(self.catalog.rejects).read_row_group(0).slice(0, 1).to_pylist()[0]
             raise StrictError.of(**first)
-
-    def action(self, stage: str, progress: bool | None = None) -> Callable[[], dict]:
-        """The stage's work, as a call of a stage's function with its
-        arguments (so the dask engine can send it to a worker); ``progress``
-        (by default the run's) for emit's bar."""
-        catalog, config, staged = self.catalog, self.config, store.staged
-        if stage == "ingest":
-            from . import ingest as ingest_stage
-
-            read_once = {"walked": self.scanned.walked, "digests": self.collected if self.inputs is None else None} \
-                if self.dask is None and self.engine == "fast" and self.scanned is not None else {}
-            return partial(ingest_stage.run,
-                           self.paths, staged(catalog.games), staged(catalog.rejects),
-                           include_handicap=config.include_handicap, dedupe=config.dedupe, strict=self.strict,
-                           engine=self.local_engine, jobs=self.jobs, progress=self.stage_progress,
-                           table_memory=self.table_bytes,
-                           exclude=self.own, **ingest_options(config), **read_once)
-        if stage == "extract":
-            from . import extract as extract_stage
-
-            return partial(extract_stage.run, catalog.games, staged(catalog.sequences), phase1_params(config),
-                           engine=self.local_engine, jobs=self.jobs, progress=self.stage_progress)
-        if stage == "build":
-            from . import build as build_stage
-
-            return partial(build_stage.run, catalog.sequences, catalog.games, staged(catalog.trie),
-                           staged(catalog.trie_years), staged(catalog.trie_sources),
-                           staged(catalog.sorted_sequences), neutral=config.influence_neutral,
-                           floor=self.floor(), engine=self.local_engine, progress=self.stage_progress,
-                           kinds=kind_rules(config),
-                           spill=catalog.runs, budget=self.sort_bytes)
-        if stage == "prune":
-            return self.prune()
-        from . import emit, report  # noqa: F811 - the stages' modules, loaded where a stage runs
-
-        if stage == "emit":
-            return partial(emit.run,
-                           self.book_files(), staged(catalog.sgf), staged(catalog.dot), staged(catalog.influence_dot),
-                           share=config.influence_share, min_length=config.min_length, counters=config.emit_counters,
-                           svg_paths=(staged(catalog.svg), staged(catalog.influence_svg)),
-                           progress=self.stage_progress if progress is None else progress)
-        return partial(report.run, self.book_files(), staged(catalog.report), share=config.influence_share,
-                       min_length=config.min_length, progress=self.stage_progress)
-
-    def book_files(self) -> BookFiles:
-        """The pruned tree's tables as this run has them, the figures of
-        the games it was mined from, and what the page of what changed
-        reads (the sequences in trie order: staged while ``mine``'s build
-        is still being committed)."""
-        from joseki_miner.book.files import BookFiles
-
-        catalog, config = self.catalog, self.config
-        figures = {**self.stage_figures("ingest"), **self.stage_figures("prune")}
-        in_order = store.staged(catalog.sorted_sequences)
-        in_order = in_order if in_order.exists() else catalog.sorted_sequences
-        return BookFiles(self.current(catalog.joseki), self.current(catalog.node_years),
-                         self.current(catalog.node_sources), self.current(catalog.node_examples),
-                         catalog.games, figures, in_order if config.report_changed else None, config.report_since,
-                         catalog.sequences, config.report_players or (),
-                         self.current(catalog.node_orders) if config.prune_merge_orders else None,
-                         self.current(catalog.node_transpositions) if transpositions(config) else None)
-
-    def prune(self) -> Callable[[], dict]:
-        from . import prune
-
-        catalog, config, staged = self.catalog, self.config, store.staged
-        threshold = threshold_for(self.stage_figures("ingest")["games_accepted"], config)
-        floor = self.memory["floor"] if "trie" in self.memory else self.stage_figures("build").get("floor", 1)
-        if floor > max(threshold, config.prune_min_games):
-            raise UsageError(f"a threshold of {threshold} needs every trie node: run `joseki build` again first")
-        outputs = {"joseki": staged(catalog.joseki), "years": staged(catalog.node_years),
-                   "sources": staged(catalog.node_sources), "examples": staged(catalog.node_examples),
-                   "orders": staged(catalog.node_orders)}
-        if transpositions(config):
-            outputs["transpositions"] = staged(catalog.node_transpositions)
-        options = {"threshold": threshold, "min_length": config.min_length, "examples": config.examples,
-                   "rules": prune_rules(config), "kinds": kind_rules(config), "merge_orders": config.prune_merge_orders,
-                   "progress": self.stage_progress}
-        if "trie" in self.memory:  # mine: the trie just counted, its files still being written
-            return partial(prune.run_arrays, self.memory.pop("trie"), self.memory["names"],
-                           staged(catalog.sorted_sequences), catalog.games, outputs, **options)
-        return partial(prune.run, catalog.trie, catalog.trie_years, catalog.trie_sources, catalog.sorted_sequences,
-                       catalog.games, outputs, **options)
 
     def added(self) -> list:
         """--add: the paths of the last run in the folder, then the new ones."""

@@ -150,10 +150,10 @@ def mine_into(paths, folder, *sets: str):
     inside), with the default config and ``sets``: the folder's catalog."""
     from joseki_miner.runs.catalog import STAGES, Catalog
     from joseki_miner.runs.config import load
-    from pipeline.run import run_stages
+    from pipeline.run import Request, run_stages
 
     catalog = Catalog(work=folder / "interim", out=folder)
-    run_stages(catalog, load(None, list(sets)), STAGES, paths, progress=False, log=lambda s: None)
+    run_stages(catalog, load(None, list(sets)), STAGES, paths, Request(progress=False), log=lambda s: None)
     return catalog
 
 

@@ -75,7 +75,7 @@ def loaded():
 
 
 if __name__ == "__main__":
-    from joseki_miner.engines.cluster import Cluster, Options
+    from joseki_miner.cluster.client import Cluster, Options
     from joseki_miner.runs.config import load
     from joseki_miner.runs.catalog import Catalog
     from joseki_miner.runs.catalog import STAGES

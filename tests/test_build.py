@@ -1,4 +1,4 @@
-"""Counting in bounded memory (joseki_miner.engines.build.SortedRuns): sorted runs held,
+"""Counting in bounded memory (joseki_miner.stages.build.SortedRuns): sorted runs held,
 spilled to disk and merged give the trie of sorting everything at once."""
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_fasttrie import arrays_of, assert_same, seq_st
 
-from joseki_miner.engines import build, partitions
+from joseki_miner.cluster import partitions
+from joseki_miner.stages import build
 from joseki_miner.fast.fasttrie import count_sequences, plain_payload, sort_sequences
 
 
@@ -94,13 +95,12 @@ def test_the_sorted_sequences_are_the_same_bytes_streamed_or_built_alone(real_su
     from joseki_miner.runs.config import load
     from joseki_miner.runs.catalog import Catalog
     from joseki_miner.runs.catalog import STAGES
-    from pipeline.run import run_stages
+    from pipeline.run import Request, run_stages
 
     catalog = Catalog(work=tmp_path / "w", out=tmp_path / "o")
-    run_stages(catalog, load(None, []), STAGES, [real_subset], progress=False, log=lambda s: None, jobs=2,
-               sort_memory=1)
+    run_stages(catalog, load(None, []), STAGES, [real_subset], Request(progress=False, jobs=2, sort_memory=1), log=lambda s: None)
     streamed = catalog.sorted_sequences.read_bytes()
-    run_stages(catalog, load(None, []), ["extract", "build"], [], progress=False, log=lambda s: None, force=True)
+    run_stages(catalog, load(None, []), ["extract", "build"], [], Request(progress=False, force=True), log=lambda s: None)
     assert catalog.sorted_sequences.read_bytes() == streamed
 
 
@@ -113,12 +113,11 @@ def test_subtrees_counted_apart_give_the_files_of_one_build(real_subset, tmp_pat
     every sequence."""
     from joseki_miner.runs.config import load
     from joseki_miner.runs.catalog import Catalog, positions_of
-    from joseki_miner.engines.params import kind_rules
-    from pipeline.run import run_stages
+    from joseki_miner.stages.params import kind_rules
+    from pipeline.run import Request, run_stages
 
     catalog = Catalog(work=tmp_path / "w", out=tmp_path / "o")
-    run_stages(catalog, load(None, []), ["ingest", "extract", "build"], [real_subset], progress=False,
-               log=lambda s: None)
+    run_stages(catalog, load(None, []), ["ingest", "extract", "build"], [real_subset], Request(progress=False), log=lambda s: None)
     files = [catalog.trie, catalog.trie_years, catalog.trie_sources, catalog.sorted_sequences]
     floor = json.loads(catalog.manifest("build").read_text())["figures"]["floor"]
     stored = build.Stored(catalog.sequences, catalog.games)

@@ -21,7 +21,7 @@ from joseki_miner.book import explore
 from joseki_miner.method.kinds import KINDS
 from joseki_miner.runs.catalog import Catalog
 from joseki_miner.runs.catalog import STAGES
-from pipeline.run import run_stages
+from pipeline.run import Request, run_stages
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def mined(real_subset, tmp_path_factory) -> Catalog:
     out = tmp_path_factory.mktemp("explore")
     catalog = Catalog(work=out / "interim", out=out)
-    run_stages(catalog, load(None, ["prune.min_count=20"]), STAGES, [real_subset], progress=False)
+    run_stages(catalog, load(None, ["prune.min_count=20"]), STAGES, [real_subset], Request(progress=False))
     return catalog
 
 

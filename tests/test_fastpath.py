@@ -12,7 +12,7 @@ import pytest
 from joseki_miner.runs.config import load
 from joseki_miner.runs.catalog import Catalog
 from joseki_miner.runs.catalog import STAGES
-from pipeline.run import run_stages
+from pipeline.run import Request, run_stages
 
 FILES = ("interim/games.parquet", "interim/rejects.parquet", "interim/sequences.parquet", "interim/trie.parquet",
          "interim/trie_years.parquet", "interim/trie_sources.parquet", "interim/trie_positions.parquet",
@@ -24,8 +24,7 @@ FILES = ("interim/games.parquet", "interim/rejects.parquet", "interim/sequences.
 def _mine(paths, out: Path, engine: str, jobs: int = 2, *sets: str, sort_memory: float = 1024,
           table_memory: float = 256) -> dict:
     catalog = Catalog(work=out / "interim", out=out)
-    return run_stages(catalog, load(None, ["prune.min_count=3", *sets]), STAGES, paths, progress=False,
-                      engine=engine, jobs=jobs, sort_memory=sort_memory, table_memory=table_memory)
+    return run_stages(catalog, load(None, ["prune.min_count=3", *sets]), STAGES, paths, Request(progress=False, engine=engine, jobs=jobs, sort_memory=sort_memory, table_memory=table_memory))
 
 
 def _same(a: Path, b: Path) -> None:
@@ -89,8 +88,7 @@ def test_mine_in_one_pass_equals_the_stages_one_by_one(real_subset, tmp_path):
     catalog = Catalog(work=tmp_path / "staged" / "interim", out=tmp_path / "staged")
     config = load(None, ["prune.min_count=3"])
     for stage in STAGES:  # the build stage spilling sorted runs too
-        staged = run_stages(catalog, config, [stage], [real_subset] if stage == "ingest" else [], progress=False,
-                            sort_memory=1 / 4)
+        staged = run_stages(catalog, config, [stage], [real_subset] if stage == "ingest" else [], Request(progress=False, sort_memory=1 / 4))
     assert staged == {**streamed, "seconds": staged["seconds"]}
     _same(tmp_path / "streamed", tmp_path / "staged")
     manifest = json.loads((tmp_path / "streamed" / "interim" / "build.manifest.json").read_text())
@@ -143,7 +141,7 @@ def test_duplicates_name_their_first_game_across_batches(tmp_path, monkeypatch):
     back from disk a batch at a time)."""
     import functools
 
-    from joseki_miner.engines import ingest
+    from joseki_miner.stages import ingest
     from joseki_miner.readers import bulk
 
     monkeypatch.setattr(bulk, "UNITS_A_SCAN", 3)

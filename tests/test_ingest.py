@@ -1,4 +1,4 @@
-"""The duplicates of the ingest stage (joseki_miner.engines.ingest) under
+"""The duplicates of the ingest stage (joseki_miner.stages.ingest) under
 the 16 maps (dedupe.symmetric): the same game recorded turned, mirrored or
 with its colours swapped is one game, in both engines."""
 
@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from helpers import alternate, transform_record
-from joseki_miner.engines.ingest import _fingerprint, read
+from joseki_miner.stages.ingest import _fingerprint, read
 from joseki_miner.fast import kernel
 from joseki_miner.method.points import NPOINTS, PASS, to_sgf
 from joseki_miner.method.records import GameRecord

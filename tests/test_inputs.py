@@ -100,11 +100,11 @@ def _mine(paths, out: Path, *sets: str, engine: str = "fast") -> tuple[dict, lis
     from joseki_miner.runs.config import load
     from joseki_miner.runs.catalog import Catalog
     from joseki_miner.runs.catalog import STAGES
-    from pipeline.run import run_stages
+    from pipeline.run import Request, run_stages
 
     log: list[str] = []
     catalog = Catalog(work=out / "work", out=out)
-    summary = run_stages(catalog, load(None, list(sets)), STAGES, paths, progress=False, log=log.append, engine=engine)
+    summary = run_stages(catalog, load(None, list(sets)), STAGES, paths, Request(progress=False, engine=engine), log=log.append)
     return summary, log
 
 
@@ -206,10 +206,10 @@ joseki_miner.runs.inputs.RACY_NS = 1  # the demo was written a moment ago
 from joseki_miner.runs.config import load
 from joseki_miner.runs.catalog import Catalog
 from joseki_miner.runs.catalog import STAGES
-from pipeline.run import run_stages
+from pipeline.run import Request, run_stages
 log = []
 run_stages(Catalog(work=Path({str(tmp_path / "o" / "work")!r}), out=Path({str(tmp_path / "o")!r})), load(None),
-           STAGES, [{str(demo_games)!r}], progress=False, log=log.append)
+           STAGES, [{str(demo_games)!r}], Request(progress=False), log=log.append)
 assert [m for m in log if "done" in m] == [], log
 print(sorted(m for m in ("pyarrow", "numpy", "numba", "pandas", "dask") if m in sys.modules))
 """

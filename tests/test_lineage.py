@@ -17,7 +17,7 @@ from joseki_miner.book.explore import lookup
 from joseki_miner.runs import lineage
 from joseki_miner.runs.catalog import STAGES, Catalog
 from joseki_miner.runs.config import load
-from pipeline.run import run_stages
+from pipeline.run import Request, run_stages
 
 SEQUENCE = "Q16"  # the 4-4 point: every collection of the demo plays it
 
@@ -36,7 +36,7 @@ def two(demo_games, tmp_path_factory) -> dict[str, Path]:
 
 def _mine(games: Path, out: Path, work: Path) -> Catalog:
     catalog = Catalog(work=work, out=out)
-    run_stages(catalog, load(None, ["prune.min_games=2"]), STAGES, [games], progress=False, log=lambda s: None)
+    run_stages(catalog, load(None, ["prune.min_games=2"]), STAGES, [games], Request(progress=False), log=lambda s: None)
     return catalog
 
 

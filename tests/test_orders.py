@@ -120,7 +120,7 @@ def test_merged_orders_on_real_games_count_every_order_and_read_the_same_from_fi
     from helpers import mine_into
     from joseki_miner.runs.catalog import Catalog
     from joseki_miner.runs.config import load
-    from pipeline.run import run_stages
+    from pipeline.run import Request, run_stages
 
     catalog = mine_into([real_subset], tmp_path / "mined", "prune.merge_orders=true")
     table = pq.read_table(catalog.joseki).to_pydict()
@@ -137,8 +137,7 @@ def test_merged_orders_on_real_games_count_every_order_and_read_the_same_from_fi
     assert several > 10  # real games play transpositions
     again = tmp_path / "again"
     shutil.copytree(tmp_path / "mined", again, ignore=shutil.ignore_patterns(".joseki.lock"))
-    run_stages(Catalog(work=again / "interim", out=again), load(None, ["prune.merge_orders=true"]), ("prune",),
-               progress=False, force=True)
+    run_stages(Catalog(work=again / "interim", out=again), load(None, ["prune.merge_orders=true"]), ("prune",), (), Request(progress=False, force=True))
     for name in ("joseki.parquet", "node_orders.parquet", "node_examples.parquet", "node_years.parquet",
                  "node_sources.parquet"):
         assert (again / name).read_bytes() == (tmp_path / "mined" / name).read_bytes(), name
@@ -151,5 +150,5 @@ def test_merged_orders_on_real_games_count_every_order_and_read_the_same_from_fi
     summary = json.loads((again / "summary.json").read_text())
     assert summary["nodes_after_prune"] == len(table["node"])
     # without the option the orders' file goes
-    run_stages(Catalog(work=again / "interim", out=again), load(None), ("prune",), progress=False)
+    run_stages(Catalog(work=again / "interim", out=again), load(None), ("prune",), (), Request(progress=False))
     assert not (again / "node_orders.parquet").exists()

@@ -81,7 +81,7 @@ def test_the_trie_written_a_row_group_at_a_time_is_one_write(tmp_path, monkeypat
     is byte for byte the one a single write_table of the whole would give."""
     import pyarrow.parquet as pq
 
-    from joseki_miner.engines import build
+    from joseki_miner.stages import build
     from joseki_miner.fast.tables import node_table
 
     arrays, nodes = _random_trie(7, 200, 8, 6)
@@ -100,9 +100,9 @@ def test_prune_from_the_node_arrays_writes_the_files_prune_from_the_build_files_
     still being written (prune.prune_arrays); joseki.parquet and the kept
     nodes' years, collections and examples are byte for byte the ones
     pruning the build's files gives, a trie of several row groups too."""
-    from joseki_miner.engines import build
+    from joseki_miner.stages import build
     from joseki_miner.fast.fasttrie import pack_classes, plain_payload
-    from joseki_miner.engines import prune
+    from joseki_miner.stages import prune
 
     rng = np.random.default_rng(11)
     offsets = np.r_[0, np.cumsum(rng.integers(1, 9, 300))].astype(np.int64)
@@ -129,11 +129,11 @@ def test_prune_from_the_node_arrays_writes_the_files_prune_from_the_build_files_
                 names=["a", "b"])
     files, memory = ({name: tmp_path / f"{name}-{kind}.parquet" for name in ("joseki", "years", "sources", "examples")}
                      for kind in ("files", "memory"))
-    options = {"threshold": threshold, "min_length": min_length, "examples": 3}
+    pruning = prune.Pruning(threshold, min_length, examples=3)
     from_files = prune.prune_files(work / "trie.parquet", work / "years.parquet", work / "sources.parquet",
-                           work / "sorted.parquet", work / "games.parquet", files, **options)
-    from_arrays = prune.prune_arrays(arrays, ["a", "b"], work / "sorted.parquet", work / "games.parquet", memory,
-                                   **options)
+                                   prune.PruneFiles(work / "sorted.parquet", work / "games.parquet", files), pruning)
+    from_arrays = prune.prune_arrays(arrays, ["a", "b"], prune.PruneFiles(work / "sorted.parquet",
+                                                                        work / "games.parquet", memory), pruning)
     assert from_arrays == from_files and from_files["nodes_after_prune"] > 1
     for name in files:
         assert files[name].read_bytes() == memory[name].read_bytes(), name

@@ -21,12 +21,13 @@ from crashtest import outputs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from joseki_miner.engines.cluster import Options
+from joseki_miner.cluster.client import Options
 from joseki_miner.runs.config import load
-from joseki_miner.engines.partitions import Settings, plan, subtrees
+from joseki_miner.cluster.partitions import Settings, plan, subtrees
+from joseki_miner.stages.params import Reading
 from joseki_miner.runs.catalog import Catalog
 from joseki_miner.runs.catalog import STAGES
-from pipeline.run import run_stages
+from pipeline.run import Request, run_stages
 
 pytest.importorskip("distributed", reason="the dask engine needs dask's distributed (make setup installs it)")
 
@@ -40,8 +41,7 @@ def files_of(folder: Path) -> dict[str, bytes]:
 def mine(paths, folder: Path, engine: str = "fast", *, add: bool = False, cluster: Options | None = None,
          sets=()) -> dict:
     catalog = Catalog(work=folder / "work", out=folder / "out")
-    return run_stages(catalog, load(None, list(sets)), STAGES, list(paths), progress=False, engine=engine, jobs=1,
-                      cluster=cluster or Options(workers=2, partition_mb=0.25), add=add)
+    return run_stages(catalog, load(None, list(sets)), STAGES, list(paths), Request(progress=False, engine=engine, jobs=1, cluster=cluster or Options(workers=2, partition_mb=0.25), add=add))
 
 
 def manifest_run(folder: Path) -> dict:
@@ -90,24 +90,26 @@ def test_the_driver_plans_partitions_and_subtrees_without_the_compiled_engine(de
 import sys
 from pathlib import Path
 import pipeline.cli, pipeline.run
-from joseki_miner.engines.params import floor_for
+from joseki_miner.stages.params import floor_for
 from joseki_miner.runs.catalog import STAGES
-from joseki_miner.engines.cluster import Options
+from joseki_miner.cluster.client import Options
 from joseki_miner.runs.config import load
 from joseki_miner.runs.catalog import Catalog
 run = pipeline.run._Run(Catalog(work=Path({str(tmp_path / "w")!r}), out=Path({str(tmp_path / "o")!r})), load(None, []),
-                        STAGES, [{str(demo_games)!r}], progress=False, strict=False, force=False,
-                        engine="dask", jobs=1, sort_bytes=1 << 20, table_bytes=1 << 20, log=print,
-                        cluster=Options(partition_mb=0.001))
+                        STAGES, [{str(demo_games)!r}],
+                        pipeline.run.Request(progress=False, engine="dask", jobs=1, sort_memory=1, table_memory=1,
+                                             cluster=Options(partition_mb=0.001)), print)
 run.inputs_known(None)  # the inputs walked and hashed, as a dask run does before it plans
-settings, parts, skipped = run.dask.plan()
+settings, parts, skipped = run.dask.plan(run.context("ingest"), run.digests())
 assert len(parts) > 1, parts
-from joseki_miner.engines import partitions
+from joseki_miner.cluster import partitions
 assert partitions.subtrees({{1: 5, 40: 3, 361: 2}}, 2) == [(1, 40), (40, 362)]
 run.figures.update(ingest={{}}, prune={{}})  # as the stages before left them
-run.action("emit"), run.action("report"), floor_for(1000, load(None, []))
-print(sorted(m for m in ("numba", "pandas", "joseki_miner.fast.kernel", "joseki_miner.engines.build", "joseki_miner.engines.ingest",
-                         "joseki_miner.engines.extract", "joseki_miner.fast.fasttrie", "joseki_miner.fast.fingerprints")
+import joseki_miner.stages.emit, joseki_miner.stages.report  # the work of the stages the driver sends as one task
+from joseki_miner.book import files
+files.of_run(run.context("report")), floor_for(1000, load(None, []))
+print(sorted(m for m in ("numba", "pandas", "joseki_miner.fast.kernel", "joseki_miner.stages.build", "joseki_miner.stages.ingest",
+                         "joseki_miner.stages.extract", "joseki_miner.fast.fasttrie", "joseki_miner.fast.fingerprints")
              if m in sys.modules))
 """
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=Path(__file__).parents[1])
@@ -204,7 +206,7 @@ def test_a_partition_never_spans_two_paths_and_takes_its_collections_indexes(tmp
         (tmp_path / "tom" / name).write_text("x" * 1000)
     (tmp_path / "kgs").mkdir()
     (tmp_path / "kgs" / "a.sgf").write_text("(;)")
-    settings = Settings((str(tmp_path / "tom"), str(tmp_path / "kgs")), False, True, None, {}, 0, (), "k")
+    settings = Settings((str(tmp_path / "tom"), str(tmp_path / "kgs")), Reading(table_memory=0), None, "k")
     parts = plan([tmp_path / "tom", tmp_path / "kgs"], settings, {}, target_bytes=1000)
     assert [[Path(f).name for f in p.files] for p in parts] == [["2001-01"], ["2001-02"], ["Kifu.index"], ["a.sgf"]]
     assert [[Path(f).name for f in p.indexes] for p in parts] == [["Kifu.index"], ["Kifu.index"], [], []]
@@ -218,7 +220,7 @@ def test_an_archive_larger_than_a_partition_is_mined_in_parts_of_its_members(rea
     members, each a partition of its own, and the files are still those of
     one reading: the ai tarball's index members, read by every part, serve
     the kifu of whichever part holds them; a zip of one member stays whole."""
-    settings = Settings((str(real_subset),), False, True, None, {}, 0, (), "k")
+    settings = Settings((str(real_subset),), Reading(table_memory=0), None, "k")
     target = 50_000
     parts = plan([real_subset], settings, {}, target_bytes=target)
     split = {}
@@ -256,7 +258,7 @@ def test_a_damaged_archive_in_parts_gives_each_member_and_its_error_once(tmp_pat
             tar.addfile(info, io.BytesIO(text))
     data = buffer.getvalue()
     (games / "all.tar").write_bytes(data[: len(data) * 3 // 4 + 100])  # cut inside a member
-    settings = Settings((str(games),), False, True, None, {}, 0, (), "k")
+    settings = Settings((str(games),), Reading(table_memory=0), None, "k")
     parts = plan([games], settings, {}, target_bytes=len(data) // 4)
     assert [p.part for p in parts] == [(k, 3) for k in range(3)]
     fast = mine([games], tmp_path / "fast")
@@ -285,7 +287,7 @@ def test_a_zip_in_parts_says_each_member_and_its_damage_once(tmp_path):
     games = tmp_path / "games"
     games.mkdir()
     (games / "all.zip").write_bytes(bytes(data))
-    settings = Settings((str(games),), False, True, None, {}, 0, (), "k")
+    settings = Settings((str(games),), Reading(table_memory=0), None, "k")
     assert len(plan([games], settings, {}, target_bytes=len(data) // 3)) == 3
     fast = mine([games], tmp_path / "fast")
     dask = mine([games], tmp_path / "dask", "dask", cluster=Options(workers=2, partition_mb=len(data) / 3 / 2**20))
@@ -393,7 +395,7 @@ def test_a_part_knows_the_kifu_indexes_of_the_members_before_it(tmp_path, contai
     games.mkdir()
     (games / f"tygem.{container}").write_bytes(buffer.getvalue())
     size = len(buffer.getvalue())
-    settings = Settings((str(games),), False, True, None, {}, 0, (), "k")
+    settings = Settings((str(games),), Reading(table_memory=0), None, "k")
     assert [p.part for p in plan([games], settings, {}, target_bytes=size // 3)] == [(k, 3) for k in range(3)]
     fast = mine([games], tmp_path / "fast")
     mine([games], tmp_path / "dask", "dask", cluster=Options(workers=2, partition_mb=size / 3 / 2**20))
@@ -418,7 +420,7 @@ def test_a_partition_reads_the_indexes_around_it_in_the_reading_order(tmp_path):
     (kifu / "m2011").write_bytes(TYGEM_KIFU)
     (kifu / "z.index").write_text(TYGEM_INDEX.replace("흑돌이", "later"))
     size = (kifu / "a.index").stat().st_size
-    settings = Settings((str(tmp_path / "games"),), False, True, None, {}, 0, (), "k")
+    settings = Settings((str(tmp_path / "games"),), Reading(table_memory=0), None, "k")
     parts = plan([tmp_path / "games"], settings, {}, target_bytes=size)
     assert [([Path(f).name for f in p.files], [Path(f).name for f in p.indexes], p.indexes_before) for p in parts] \
         == [(["a.index"], ["z.index"], 0), (["m2011", "z.index"], ["a.index"], 1)]
@@ -441,8 +443,7 @@ def test_dask_engine_gives_the_fast_engines_files_on_real_games(real_subset, tmp
     assert files_of(tmp_path / "dask") == files_of(tmp_path / "fast")
     # the build counted the partitions while they were joined; counted from the joined files alone, the same
     catalog = Catalog(work=tmp_path / "dask" / "work", out=tmp_path / "dask" / "out")
-    run_stages(catalog, load(None, []), ["build"], [], progress=False, engine="dask", force=True,
-               cluster=Options(workers=2))
+    run_stages(catalog, load(None, []), ["build"], [], Request(progress=False, engine="dask", force=True, cluster=Options(workers=2)))
     again, fast = files_of(tmp_path / "dask"), files_of(tmp_path / "fast")
     assert {k: v for k, v in again.items() if k != "out/summary.json"} == {
         k: v for k, v in fast.items() if k != "out/summary.json"}  # the summary: of the stages up to build
@@ -469,7 +470,8 @@ def test_the_partitions_joined_are_the_rows_the_joins_write(tmp_path, monkeypatc
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from joseki_miner.engines import build, partitions
+    from joseki_miner.cluster import partitions
+    from joseki_miner.stages import build
 
     games = tmp_path / "games"
     for folder, name, tail, d in [("a", "1.sgf", ";B[qk];W[qn]", 1), ("a", "2.sgf", ";B[ck]", 1),
@@ -626,8 +628,7 @@ def test_games_read_over_http_through_fsspec_give_the_same_tree(real_subset, tmp
         assert manifest_run(tmp_path / "http")["partitions_read"] >= 4
         messages: list[str] = []
         catalog = Catalog(work=tmp_path / "http" / "work", out=tmp_path / "http" / "out")
-        run_stages(catalog, load(None, []), STAGES, [url], progress=False, engine="dask", jobs=1,
-                   cluster=Options(workers=1, partition_mb=0.25), log=messages.append)
+        run_stages(catalog, load(None, []), STAGES, [url], Request(progress=False, engine="dask", jobs=1, cluster=Options(workers=1, partition_mb=0.25)), log=messages.append)
         assert any("0 of its" in m for m in messages) and any("ingest: up to date" in m for m in messages)
     finally:
         server.shutdown()
@@ -647,8 +648,7 @@ def test_strict_stops_at_the_first_reject_as_the_fast_engine_does(demo_games, tm
     for engine in ("fast", "dask"):
         catalog = Catalog(work=tmp_path / engine / "work", out=tmp_path / engine / "out")
         with pytest.raises(StrictError) as caught:
-            run_stages(catalog, load(None, []), STAGES, [demo_games], progress=False, strict=True, engine=engine,
-                       jobs=1, cluster=Options(workers=1))
+            run_stages(catalog, load(None, []), STAGES, [demo_games], Request(progress=False, strict=True, engine=engine, jobs=1, cluster=Options(workers=1)))
         messages.append(str(caught.value))
     assert messages[0] == messages[1] and messages[0]
 
@@ -674,7 +674,7 @@ def test_a_task_starts_once_those_it_waits_for_have_ended(tmp_path):
     for the counts, beside the joins of the partitions; each task still
     goes to the first worker free, and a wait that can never end is an
     error, not a hang."""
-    from joseki_miner.engines.cluster import Cluster
+    from joseki_miner.cluster.client import Cluster
 
     def timed(seconds: float) -> tuple[float, float]:
         begun = time.time()
@@ -705,7 +705,7 @@ def test_a_failed_run_stops_its_tasks_on_a_cluster_of_ones_own_before_it_returns
     cluster's next run is not stopped."""
     from distributed import LocalCluster
 
-    from joseki_miner.engines.cluster import Cluster
+    from joseki_miner.cluster.client import Cluster
 
     def task(what: str) -> str:
         from joseki_miner.runs.stop import check
@@ -770,8 +770,7 @@ def test_workers_started_in_another_folder_read_the_relative_paths_the_driver_me
         mine(paths, Path("relative"), "dask", cluster=Options(scheduler=cluster.scheduler_address))
         assert files_of(tmp_path / "here" / "relative") == files_of(tmp_path / "fast")
         catalog = Catalog(work=Path("relative/work"), out=Path("relative/out"))
-        run_stages(catalog, load(None, ["distance.maybe=6"]), ["extract", "build", "prune", "emit"], [],
-                   progress=False, engine="dask", cluster=Options(scheduler=cluster.scheduler_address))
+        run_stages(catalog, load(None, ["distance.maybe=6"]), ["extract", "build", "prune", "emit"], [], Request(progress=False, engine="dask", cluster=Options(scheduler=cluster.scheduler_address)))
         assert not (elsewhere / "relative").exists()
         shutil.rmtree(tmp_path / "here" / "relative")
     # a worker of two threads: its tasks share the driver's folder, none goes back to its own under another
@@ -824,8 +823,7 @@ def test_partitions_of_other_parameters_go_as_a_clean_run_would_leave_them(demo_
 
     def run(sets=()):
         catalog = Catalog(work=tmp_path / "dask" / "work", out=tmp_path / "dask" / "out")
-        run_stages(catalog, load(None, list(sets)), STAGES, [demo_games], progress=False, engine="dask", jobs=1,
-                   cluster=Options(workers=2, partition_mb=0.25), log=messages.append)
+        run_stages(catalog, load(None, list(sets)), STAGES, [demo_games], Request(progress=False, engine="dask", jobs=1, cluster=Options(workers=2, partition_mb=0.25)), log=messages.append)
         return sorted(p.name for p in (tmp_path / "dask" / "work" / "partitions").iterdir())
 
     first = run()
@@ -844,7 +842,7 @@ def test_a_run_with_every_stage_up_to_date_starts_no_cluster(demo_games, tmp_pat
     be most of the run); a stage that must run starts one: the build alone
     (a new influence parameter) counts the stage files on the workers and
     gives the fast engine's files."""
-    from joseki_miner.engines import cluster
+    from joseki_miner.cluster import client as cluster
 
     mine([demo_games], tmp_path / "dask", "dask")
     started, real = [], cluster.Cluster
@@ -852,8 +850,7 @@ def test_a_run_with_every_stage_up_to_date_starts_no_cluster(demo_games, tmp_pat
 
     def again(sets=()) -> list[str]:
         said: list[str] = []
-        run_stages(Catalog(work=tmp_path / "dask" / "work", out=tmp_path / "dask" / "out"), load(None, list(sets)), STAGES,
-                   [demo_games], progress=False, engine="dask", cluster=Options(workers=1), log=said.append)
+        run_stages(Catalog(work=tmp_path / "dask" / "work", out=tmp_path / "dask" / "out"), load(None, list(sets)), STAGES, [demo_games], Request(progress=False, engine="dask", cluster=Options(workers=1)), log=said.append)
         return said
 
     said = again()

@@ -24,7 +24,7 @@ from joseki_miner.method.trie import COUNTER_COLUMNS, STAT_COLUMNS, Trie
 from joseki_miner.runs.catalog import Catalog
 from pipeline.cli import app
 from joseki_miner.runs.catalog import STAGES
-from pipeline.run import run_stages
+from pipeline.run import Request, run_stages
 from sgftree import sgf_colours, sgf_first_lines, sgf_paths
 
 OUTPUTS = ("joseki.sgf", "joseki.dot", "influence.dot", "joseki.parquet")
@@ -35,7 +35,7 @@ TREE_OUTPUTS = ("joseki.dot", "influence.dot", "joseki.parquet")
 def mine(paths, folder: Path, *sets: str) -> tuple[dict, Catalog, list[str]]:
     catalog = Catalog(work=folder / "interim", out=folder)
     messages: list[str] = []
-    summary = run_stages(catalog, load(None, list(sets)), STAGES, paths, progress=False, log=messages.append)
+    summary = run_stages(catalog, load(None, list(sets)), STAGES, paths, Request(progress=False), log=messages.append)
     return summary, catalog, messages
 
 
@@ -379,10 +379,10 @@ def test_mine_records_its_memory_when_reading_ends_and_after_the_build(demo_run)
 def _ingest(paths, folder: Path, engine: str, include_handicap: bool) -> tuple[list[tuple], list[dict]]:
     """One engine's ingest of ``paths``: its rejects (file name, location,
     reason, detail) and its accepted games."""
-    from pipeline import ingest
+    from joseki_miner.stages import ingest
 
     games, rejects = folder / f"{engine}-games.parquet", folder / f"{engine}-rejects.parquet"
-    ingest.run(paths, games, rejects, include_handicap=include_handicap, dedupe=True, engine=engine, progress=False)
+    ingest.read(paths, games, rejects, ingest.Reading(include_handicap=include_handicap, engine=engine))
     rows = pq.read_table(rejects).to_pylist()
     return ([(Path(r["source"]).name, r["location"], r["reason"], r["detail"]) for r in rows],
             pq.read_table(games).to_pylist())
@@ -469,7 +469,7 @@ def test_limits_reach_both_engines_and_the_ingest_cache_key(tmp_path):
                 ("c.sgf", "", "field too long")]
     for n, (engine, stages) in enumerate((("fast", STAGES), ("reference", ["ingest"]), ("fast", ["ingest"]))):
         catalog = Catalog(work=tmp_path / f"out{n}" / "interim", out=tmp_path / f"out{n}")
-        summary = run_stages(catalog, load(None, sets), stages, [folder], progress=False, engine=engine)
+        summary = run_stages(catalog, load(None, sets), stages, [folder], Request(progress=False, engine=engine))
         rejects = pq.read_table(catalog.rejects).to_pylist()
         assert [(Path(r["source"]).name, r["location"], r["reason"]) for r in rejects] == expected, (engine, stages)
         assert summary["games_accepted"] == 1
@@ -488,7 +488,7 @@ def test_filters_leave_games_out_with_their_reasons(demo_games, tmp_path, engine
     records = truth["game_records"]
     catalog = Catalog(work=tmp_path / "interim", out=tmp_path)
     config = load(None, ["filter.years=[2008, 2015]", "filter.sources=pro", "filter.result_known=true"])
-    summary = run_stages(catalog, config, STAGES, [demo_games], progress=False, engine=engine)
+    summary = run_stages(catalog, config, STAGES, [demo_games], Request(progress=False, engine=engine))
     outside = sum(not 2008 <= r["year"] <= 2015 for r in records)
     club = sum(2008 <= r["year"] <= 2015 and r["collection"] == "club" for r in records)
     undecided = sum(2008 <= r["year"] <= 2015 and r["collection"] == "pro" and r["winner"] == 0 for r in records)
@@ -510,8 +510,7 @@ def test_collections_are_the_paths_given_or_the_folders_inside(demo_games, tmp_p
     folder given."""
     for depth, names in ((1, {"club", "pro"}), (0, {demo_games.name})):
         catalog = Catalog(work=tmp_path / str(depth) / "interim", out=tmp_path / str(depth))
-        summary = run_stages(catalog, load(None, [f"collections.depth={depth}"]), STAGES, [demo_games],
-                             progress=False)
+        summary = run_stages(catalog, load(None, [f"collections.depth={depth}"]), STAGES, [demo_games], Request(progress=False))
         assert {Path(c).name for c in summary["games_by_collection"]} == names
         assert sum(summary["games_by_collection"].values()) == summary["games_accepted"]
         sources = pq.read_table(catalog.node_sources).to_pandas()
@@ -594,8 +593,7 @@ def test_filters_of_players_ranks_and_events(tmp_path, engine):
     }
     for n, (setting, (kept, reasons)) in enumerate(cases.items()):
         catalog = Catalog(work=tmp_path / f"o{n}" / "interim", out=tmp_path / f"o{n}")
-        summary = run_stages(catalog, load(None, [setting, "prune.min_count=1"]), STAGES, [folder], progress=False,
-                             engine=engine)
+        summary = run_stages(catalog, load(None, [setting, "prune.min_count=1"]), STAGES, [folder], Request(progress=False, engine=engine))
         assert summary["games_filtered"] == reasons, setting
         assert summary["games_read"] == summary["games_accepted"] + summary["games_filtered_total"] == 5
         assert {Path(s).name for s in pq.read_table(catalog.games, columns=["source"]).column(0).to_pylist()} == kept
@@ -622,12 +620,11 @@ def test_the_handicap_filter_chooses_even_or_handicap_games(tmp_path, engine):
         "[0, 3]": ({"even.sgf", "h3.sgf"}, {"handicap not 0, 3": 2}),
     }
     everything = Catalog(work=tmp_path / "all" / "interim", out=tmp_path / "all")
-    run_stages(everything, load(None, ["include_handicap=true", "prune.min_count=1"]), STAGES, [folder],
-               progress=False, engine=engine)
+    run_stages(everything, load(None, ["include_handicap=true", "prune.min_count=1"]), STAGES, [folder], Request(progress=False, engine=engine))
     for n, (setting, (kept, reasons)) in enumerate(cases.items()):
         config = load(None, [f"filter.handicap={setting}", "include_handicap=true", "prune.min_count=1"])
         catalog = Catalog(work=tmp_path / f"o{n}" / "interim", out=tmp_path / f"o{n}")
-        summary = run_stages(catalog, config, STAGES, [folder], progress=False, engine=engine)
+        summary = run_stages(catalog, config, STAGES, [folder], Request(progress=False, engine=engine))
         assert summary["games_filtered"] == reasons, setting
         assert summary["games_read"] == summary["games_accepted"] + summary["games_filtered_total"] == 4
         assert {Path(s).name for s in pq.read_table(catalog.games, columns=["source"]).column(0).to_pylist()} == kept
@@ -696,7 +693,7 @@ def test_the_demos_handicap_game_opens_its_corners_alike_on_every_engine(demo_ga
     outs = {}
     for engine in ("fast", "reference", "dask"):
         catalog = Catalog(work=tmp_path / engine / "interim", out=tmp_path / engine)
-        run_stages(catalog, load(None, sets), STAGES, [demo_games], progress=False, engine=engine)
+        run_stages(catalog, load(None, sets), STAGES, [demo_games], Request(progress=False, engine=engine))
         outs[engine] = catalog
     fast = outs["fast"]
     for engine in ("reference", "dask"):
@@ -723,7 +720,7 @@ def test_the_demos_handicap_game_opens_its_corners_alike_on_every_engine(demo_ga
     assert "Handicap joseki" in index
 
     catalog = Catalog(work=tmp_path / "setup" / "interim", out=tmp_path / "setup")
-    run_stages(catalog, load(None, [*sets, "include_handicap.starts=false"]), STAGES, [demo_games], progress=False)
+    run_stages(catalog, load(None, [*sets, "include_handicap.starts=false"]), STAGES, [demo_games], Request(progress=False))
     assert "handicap" not in pq.read_schema(catalog.out / "joseki.parquet").names
     assert 0 not in pq.read_table(catalog.sequences, columns=["start"]).column(0).to_pylist()
     assert "Handicap joseki" not in (catalog.out / "report" / "index.html").read_text()

@@ -17,7 +17,7 @@ from joseki_miner.readers.demo import PLANTED
 from joseki_miner.method.kinds import FUSEKI, KindRules, kind_of
 from joseki_miner.method.points import TENUKI
 from joseki_miner.runs.catalog import Catalog
-from pipeline.run import run_stages
+from pipeline.run import Request, run_stages
 
 ROOT = Path(__file__).resolve().parents[1]
 NAMED = yaml.safe_load((ROOT / "benchmarks" / "named_shapes.yaml").read_text(encoding="utf-8"))
@@ -61,7 +61,7 @@ def planted():
 def _tree(demo_games, folder, *sets):
     catalog = Catalog(work=folder / "work", out=folder / "out")
     config = load(None, list(sets))
-    run_stages(catalog, config, ("ingest", "extract", "build", "prune"), [demo_games], progress=False)
+    run_stages(catalog, config, ("ingest", "extract", "build", "prune"), [demo_games], Request(progress=False))
     return quality.tree(pq.read_table(catalog.joseki).to_pydict(), config.min_length)
 
 

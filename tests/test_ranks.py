@@ -45,7 +45,7 @@ def test_a_collection_declares_its_players_rank_where_records_carry_none(tmp_pat
 
     from joseki_miner.runs.catalog import Catalog
     from joseki_miner.runs.config import load
-    from pipeline.run import run_stages
+    from pipeline.run import Request, run_stages
 
     game = "(;GM[1]FF[4]SZ[19]PB[b{n}]PW[w{n}]{ranks}DT[2010-01-01]RE[B+R];B[pd];W[dp];B[{m}q])"
     for k, (folder, ranks) in enumerate((("tom-9d", ""), ("club", ""), ("club2", "BR[3d]"))):
@@ -56,8 +56,7 @@ def test_a_collection_declares_its_players_rank_where_records_carry_none(tmp_pat
     kept = {}
     for name, sets in (("asked", ["collections.ranks={tom-9d: 9d, club2: 9d}"]), ("not", [])):
         catalog = Catalog(work=tmp_path / name / "w", out=tmp_path / name)
-        run_stages(catalog, load(None, ["filter.min_rank=7d", *sets]), ["ingest"], [tmp_path / "games"],
-                   progress=False, log=lambda s: None, engine=engine)
+        run_stages(catalog, load(None, ["filter.min_rank=7d", *sets]), ["ingest"], [tmp_path / "games"], Request(progress=False, engine=engine), log=lambda s: None)
         table = pq.read_table(catalog.games, columns=["PB", "BR", "WR"]).to_pylist()
         kept[name] = sorted((r["PB"], r["BR"], r["WR"]) for r in table)
     assert kept["asked"] == [(f"btom-9d{n}", "9d", "9d") for n in range(3)]  # club2's own 3d stays, and is below

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_readers_fuzz import FUZZ, FUZZ_EXAMPLES, cases, time_limit
 
-from joseki_miner.engines.ingest import META
+from joseki_miner.stages.ingest import META
 from joseki_miner.readers import read_paths
 from joseki_miner.readers.bulk import UNITS_A_SCAN, read_batches
 from joseki_miner.method.records import GameRecord

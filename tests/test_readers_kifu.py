@@ -207,10 +207,10 @@ def test_index_columns_read_what_index_info_reads(lines, asked):
 def test_no_blank_past_the_strip_table():
     """The compiled columns strip the blanks of a table up to U+3000:
     Python knows no blank beyond it."""
-    from joseki_miner.readers.kifu import _STRIP
+    from joseki_miner.readers.kifu import STRIP
 
-    assert not any(chr(c).isspace() for c in range(len(_STRIP), 0x110000))
-    assert all(_STRIP[c] == chr(c).isspace() for c in range(len(_STRIP)))
+    assert not any(chr(c).isspace() for c in range(len(STRIP), 0x110000))
+    assert all(STRIP[c] == chr(c).isspace() for c in range(len(STRIP)))
 
 
 index_line_st = st.tuples(st.sampled_from(["1", "2", " 3", "10", "407331390", "x", "\u30004\u3000", "\u00a0"]),

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from joseki_miner.readers import _sniffed, iter_files, read_paths, sniff
+from joseki_miner.readers import sniff_every_rule, iter_files, read_paths, sniff
 from joseki_miner.method.records import REJECT_REASONS, GameRecord, Reject
 
 GAME = b"(;GM[1]FF[4]SZ[19]PB[x];B[pd];W[dp])\n"
@@ -119,7 +119,7 @@ def test_sniff_decides_a_game_start_as_every_rule_would(name, body, blanks, nul,
         head += b" " * (600 - len(head))
         head[257:262] = b"ustar"
     head = bytes(head)
-    assert sniff(name, head) == _sniffed(name, head)
+    assert sniff(name, head) == sniff_every_rule(name, head)
 
 
 def test_every_reader_reject_reason_is_documented_and_produced(tmp_path):

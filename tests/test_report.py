@@ -20,7 +20,7 @@ from joseki_miner.method.kinds import FUSEKI
 from joseki_miner.runs.config import load
 from joseki_miner.runs.catalog import Catalog
 from helpers import mine_into as mine
-from pipeline.run import run_stages
+from pipeline.run import Request, run_stages
 
 NS = "{http://www.w3.org/2000/svg}"
 MAX_PAGE = 300_000  # "no page over a few hundred KB"
@@ -169,7 +169,7 @@ def test_the_report_is_the_same_bytes_when_built_again(mined, tmp_path):
     shutil.copytree(mined.out, tmp_path, dirs_exist_ok=True)
     shutil.rmtree(tmp_path / "report")
     (tmp_path / "report.manifest.json").unlink()
-    run_stages(again, load(None, []), ["report"], [], progress=False, log=lambda s: None)
+    run_stages(again, load(None, []), ["report"], [], Request(progress=False), log=lambda s: None)
     for page in mined.report.iterdir():
         assert (tmp_path / "report" / page.name).read_bytes() == page.read_bytes(), page.name
 
@@ -179,7 +179,7 @@ def test_the_report_written_in_parts_is_the_report_written_whole(mined, tmp_path
     once, the same bytes, and the stage's figures of one writer."""
     import json
 
-    from pipeline import report as stage
+    from joseki_miner.stages import report as stage
     from joseki_miner.book.files import BookFiles
 
     figures = {k: v for stage_ in ("ingest", "prune")
@@ -188,7 +188,7 @@ def test_the_report_written_in_parts_is_the_report_written_whole(mined, tmp_path
     folder = tmp_path / "parts"
     stage.start(folder)
     written = [stage.write(files, folder, share=0.2, min_length=1, part=(i, 3)) for i in (2, 0, 1)]
-    whole = stage.run(files, tmp_path / "whole", share=0.2, min_length=1)
+    whole = stage.pages(files, tmp_path / "whole", share=0.2, min_length=1)
     assert sum(len(sizes) for sizes in written) == len(list((tmp_path / "whole").iterdir()))
     for page in (tmp_path / "whole").iterdir():
         assert (folder / page.name).read_bytes() == page.read_bytes(), page.name

@@ -171,7 +171,7 @@ def test_a_stop_asked_for_is_raised_between_batches_not_swallowed(demo_games, tm
     from joseki_miner.runs.config import load
     from joseki_miner.runs.catalog import Catalog
     from joseki_miner.runs.catalog import STAGES
-    from pipeline.run import run_stages
+    from pipeline.run import Request, run_stages
 
     catalog = Catalog(work=tmp_path / "interim", out=tmp_path)
     calls = []
@@ -182,7 +182,7 @@ def test_a_stop_asked_for_is_raised_between_batches_not_swallowed(demo_games, tm
     stop.request("SIGINT")
     try:
         with pytest.raises(stop.Stopped):
-            run_stages(catalog, load(None, []), STAGES, [demo_games], progress=False, log=log)
+            run_stages(catalog, load(None, []), STAGES, [demo_games], Request(progress=False), log=log)
     finally:
         stop.reset()
     assert not catalog.summary.exists() and not catalog.manifest("ingest").exists()

@@ -6,14 +6,16 @@ stages after it, not those before."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
 
 from joseki_miner.runs.catalog import Catalog
 from joseki_miner.runs.config import load
 from joseki_miner.runs.keys import stage_keys
-from joseki_miner.runs.stages import BY_NAME, NAMES, PUBLISHED, STAGES, WORK_STAGES
+from joseki_miner.runs.stages import BY_NAME, NAMES, PUBLISHED, STAGES, WORK_STAGES, Stage
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -74,3 +76,46 @@ def _after(name: str, first: str) -> bool:
             return True
         stage = BY_NAME[stage.after]
     return False
+
+
+TOY = Stage("toy", "the tree's first moves and their games -> toy.parquet", ("joseki",), ("toy",),
+            work="toy_stage", after="prune", params=("influence.share",), published=True)
+
+
+@pytest.mark.parametrize("engine", ["fast", "reference", "dask"])
+def test_a_stage_declared_in_one_line_runs_under_every_runner(tmp_path, demo_games, engine):
+    """tests/toy_stage.py and the line above are a new stage: the run keys
+    it, runs it after the stages it reads, commits it with the published
+    ones, keeps it when nothing changed and runs it again when its
+    parameter does; the same file on every runner."""
+    from joseki_miner.cluster.client import Options
+    from pipeline.run import Request, run_stages
+
+    catalog = Catalog(work=tmp_path / "work", out=tmp_path / "out", stages=STAGES + (TOY,))
+    request = Request(progress=False, engine=engine, jobs=1, cluster=Options(workers=1))
+    log: list[str] = []
+    run_stages(catalog, load(None, []), catalog.names, [demo_games], request, log=log.append)
+    assert [m.split(":")[0] for m in log if ": done" in m][-1] == "toy"
+    toy = pq.read_table(catalog.out / "toy.parquet").to_pylist()
+    assert toy and toy == sorted(toy, key=lambda r: (-r["games"], r["move"]))
+    manifest = json.loads(catalog.manifest("toy").read_text())
+    assert manifest["figures"] == {"first_moves": len(toy), "games_seen": json.loads(
+        catalog.manifest("ingest").read_text())["figures"]["games_accepted"]}
+    assert manifest["key"] == stage_keys(load(None, []), manifest_inputs(catalog), 2, catalog.stages)["toy"]
+    assert not (catalog.out / "toy.parquet.tmp").exists()
+
+    log.clear()
+    run_stages(catalog, load(None, []), catalog.names, [demo_games], request, log=log.append)
+    assert "toy: up to date, kept" in log
+    log.clear()
+    run_stages(catalog, load(None, ["influence.share=0.25"]), catalog.names, [demo_games], request, log=log.append)
+    assert "prune: up to date, kept" in log and any(m.startswith("toy: done") for m in log)
+    fast = tmp_path.parent / "toy-fast.parquet"
+    if engine == "fast":
+        fast.write_bytes((catalog.out / "toy.parquet").read_bytes())
+    elif fast.exists():  # the other runners write the fast one's bytes
+        assert (catalog.out / "toy.parquet").read_bytes() == fast.read_bytes()
+
+
+def manifest_inputs(catalog: Catalog) -> str:
+    return json.loads(catalog.manifest("ingest").read_text())["inputs"]

@@ -66,10 +66,10 @@ def mined(folder: Path, paths: list[str], config: Path | None) -> dict[str, str]
     from joseki_miner.runs.config import load
     from joseki_miner.runs.catalog import Catalog
     from joseki_miner.runs.catalog import STAGES
-    from pipeline.run import run_stages
+    from pipeline.run import Request, run_stages
 
     catalog = Catalog(work=Path("out") / "interim", out=Path("out"))
-    run_stages(catalog, load(config), STAGES, paths, progress=False, log=lambda _: None)
+    run_stages(catalog, load(config), STAGES, paths, Request(progress=False), log=lambda _: None)
     return digests(folder / "out")
 
 

@@ -45,14 +45,13 @@ def test_outside_a_pool_has_threads_of_its_own():
 def test_a_partition_mined_in_one_thread_gives_the_files_of_one_mined_with_threads(demo_games, tmp_path):
     """The dask engine's workers mine with no thread of their own: the
     partition's folder holds the same bytes, and no thread was started."""
-    from joseki_miner.engines import partitions
+    from joseki_miner.cluster import partitions
     from joseki_miner.runs.config import load
-    from joseki_miner.engines.params import phase1_params
+    from joseki_miner.stages.params import Reading, phase1_params
 
     config = load(None, [])
-    settings = partitions.Settings(named_from=(str(demo_games),), include_handicap=False, dedupe=True,
-                                   phase1=phase1_params(config), options={}, table_memory=1 << 20, exclude=(),
-                                   key="test")
+    settings = partitions.Settings(named_from=(str(demo_games),), reading=Reading(table_memory=1 << 20),
+                                   phase1=phase1_params(config), key="test")
     part = partitions.plan([demo_games], settings, {})[0]
     partitions.mine(part, settings, str(tmp_path / "threads"))
     before = threading.active_count()

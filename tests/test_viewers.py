@@ -23,7 +23,7 @@ import pytest
 from joseki_miner.runs.config import load
 from joseki_miner.runs.catalog import Catalog
 from joseki_miner.runs.catalog import STAGES
-from pipeline.run import run_stages
+from pipeline.run import Request, run_stages
 
 CGOBAN = shutil.which("cgoban") or ("/usr/games/cgoban" if os.path.exists("/usr/games/cgoban") else None)
 TOOLS = {"cgoban": CGOBAN, "Xvfb": shutil.which("Xvfb"), "xdotool": shutil.which("xdotool"),
@@ -75,7 +75,7 @@ def _comment(env: dict, tmp: Path) -> list[str]:
 
 def test_cgoban_shows_what_each_move_is_in_ascii(screen, demo_games, tmp_path):
     catalog = Catalog(work=tmp_path / "interim", out=tmp_path / "out")
-    run_stages(catalog, load(None), STAGES, [demo_games], progress=False)
+    run_stages(catalog, load(None), STAGES, [demo_games], Request(progress=False))
     viewer = subprocess.Popen([CGOBAN, "-edit", str(catalog.sgf)], env=screen, stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL)
     try:

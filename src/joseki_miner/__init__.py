@@ -15,8 +15,10 @@ in the readers and writers):
 The subpackages, each layer importing only those below it (pyproject.toml's
 import-linter contracts; docs/architecture.md):
 
-* ``engines``: the stages' work at scale (ingest, extract, build, prune on
-  files; the fast engine's one pass; dask's partitions and cluster);
+* ``runners``: the runners of one process (a stage as one call; the fast
+  engine's one pass of ingest, extract and build); ``cluster``: the dask
+  engine (its runner, the partitions its workers mine, the cluster);
+* ``stages``: each stage's work on files, given a run's context;
 * ``book``: what a player reads (words, diagrams, SGF and DOT, the report,
   lookups);
 * ``readers``: the input edge (SGF, kifu, Ishi, archives, the demo);
@@ -25,7 +27,7 @@ import-linter contracts; docs/architecture.md):
   trusted (manifests and commits, the lock, stops, input digests, config).
 
 The method's modules never print, exit or open a file they were not given;
-the pipeline/ stages and the CLI choose the files.
+the runners and the CLI choose the files.
 """
 
 __version__ = "0.1.0"

@@ -51,7 +51,7 @@ def _need(path: Path) -> Path:
     return path
 
 
-def _range(path: Path, lo: int, hi: int, columns: list[str]) -> pa.Table:
+def row_range(path: Path, lo: int, hi: int, columns: list[str]) -> pa.Table:
     """Rows lo..hi-1 of a Parquet file, reading only the row groups that
     hold them."""
     f = pq.ParquetFile(path)
@@ -65,7 +65,7 @@ def _range(path: Path, lo: int, hi: int, columns: list[str]) -> pa.Table:
     return table.slice(lo - int(starts[first]), hi - lo)
 
 
-def _rows(path: Path, rows: np.ndarray, columns: list[str]) -> pa.Table:
+def rows_at(path: Path, rows: np.ndarray, columns: list[str]) -> pa.Table:
     """Some rows of a Parquet file, in the order asked, reading only the
     row groups that hold them."""
     f = pq.ParquetFile(path)
@@ -126,7 +126,7 @@ class Tree:
         columns = [c for c in TRIE_COLUMNS if c not in ("parent", "move")] + ["first"]
         if "kind" in pq.ParquetFile(self.path).schema_arrow.names:
             columns.append("kind")
-        return _rows(self.path, np.asarray(nodes, np.int64), columns).to_pylist()
+        return rows_at(self.path, np.asarray(nodes, np.int64), columns).to_pylist()
 
     def node(self, n: int) -> dict:
         return self.rows(np.array([n]))[0]
@@ -278,18 +278,18 @@ def games_of(catalog: Catalog, text: str, limit: int | None = None,
     node = tree.node(n)
     lo, hi = node["first"], node["first"] + node["count"]
     if held < len(q.keys):  # within the deepest node stored: a binary search of its sequences' moves
-        within = _range(path, lo, hi, ["game", "sequence"])
+        within = row_range(path, lo, hi, ["game", "sequence"])
         moves = _moves_of(catalog, numpy(within.column("game")), numpy(within.column("sequence")))
         offsets = np.frombuffer(moves.buffers()[1], np.int32, len(moves) + 1, moves.offset * 4).astype(np.int64)
         data = np.frombuffer(moves.buffers()[2], np.uint8) if len(moves) else np.zeros(0, np.uint8)
         a, b = sorted_range(offsets, data, q.keys)
         lo, hi = lo + a, lo + b
-    part = _range(path, lo, hi, ["game", "sequence", "start", "orientation"])
+    part = row_range(path, lo, hi, ["game", "sequence", "start", "orientation"])
     game = numpy(part.column("game")) if len(part) else np.zeros(0, np.int64)
     sequence = numpy(part.column("sequence")) if len(part) else np.zeros(0, np.int32)
     earliest = np.lexsort((sequence, game))  # each game at its earliest-started sequence
     first = earliest[np.r_[True, np.diff(game[earliest]) != 0]] if len(game) else earliest
-    day = numpy(_rows(catalog.games, game[first], ["day"]).column("day")) if len(first) else np.zeros(0, np.int32)
+    day = numpy(rows_at(catalog.games, game[first], ["day"]).column("day")) if len(first) else np.zeros(0, np.int32)
     recent = np.lexsort((game[first], -day.astype(np.int64)))
     total = len(recent)
     if not total:
@@ -297,7 +297,7 @@ def games_of(catalog: Catalog, text: str, limit: int | None = None,
     if limit is not None:
         recent = recent[:limit]
     chosen = first[recent]
-    rows = _rows(_need(catalog.games), game[chosen], ["game", *GAME_COLUMNS, *(RECORD_COLUMNS if records else [])])
+    rows = rows_at(_need(catalog.games), game[chosen], ["game", *GAME_COLUMNS, *(RECORD_COLUMNS if records else [])])
     start = numpy(part.column("start"))[chosen] if total else np.zeros(0, np.int32)
     orientation = numpy(part.column("orientation"))[chosen] if total else np.zeros(0, np.int8)
     corner = [corner_of(int(o), q.keys[0]) for o in orientation.tolist()]
@@ -328,7 +328,7 @@ def trend(catalog: Catalog, text: str, by_collection: bool = False) -> tuple[Que
         return q, [{"year": y, "games": int(by_year.get(y, 0)), "mined": int(totals[y]),
                     "share": by_year.get(y, 0) / totals[y] if totals[y] else None} for y in range(first, last + 1)]
     node = tree.node(n)
-    part = _range(_need(catalog.sorted_sequences), node["first"], node["first"] + node["count"], ["game"])
+    part = row_range(_need(catalog.sorted_sequences), node["first"], node["first"] + node["count"], ["game"])
     games = np.unique(numpy(part.column("game"))) if len(part) else np.zeros(0, np.int64)
     names = mined.column("collection").combine_chunks().dictionary_encode()
     source = numpy(names.indices)

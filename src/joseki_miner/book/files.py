@@ -19,7 +19,10 @@ from joseki_miner.book.compare import compare_files, eras
 from joseki_miner.book.repertoire import repertoire
 from joseki_miner.book.words import About, Book, make_book
 from joseki_miner.fast.arrow import numpy
+from joseki_miner.runs import store
+from joseki_miner.runs.context import Context
 from joseki_miner.runs.progress import bar
+from joseki_miner.runs.stages import transpositions
 
 
 @dataclass(frozen=True)
@@ -39,6 +42,23 @@ class BookFiles:
     players: tuple[str, ...] = ()  # a page of each one's repertoire
     orders: Path | None = None  # node_orders.parquet, where move orders are merged: each node's sequences
     transpositions: Path | None = None  # node_transpositions.parquet: each node's other orders (kinds.transpositions)
+
+
+def of_run(context: Context) -> BookFiles:
+    """The pruned tree's tables as a run has them (staged where it has not
+    committed them yet), the figures of the games it was mined from, and
+    what the page of what changed reads (the sequences in trie order:
+    staged while ``mine``'s build is still being committed)."""
+    catalog, config, current = context.catalog, context.config, context.current
+    in_order = store.staged(catalog.sorted_sequences)
+    in_order = in_order if in_order.exists() else catalog.sorted_sequences
+    return BookFiles(current(catalog.joseki), current(catalog.node_years), current(catalog.node_sources),
+                     current(catalog.node_examples), catalog.games,
+                     {**context.found("ingest"), **context.found("prune")},
+                     in_order if config.report_changed else None, config.report_since, catalog.sequences,
+                     config.report_players or (),
+                     current(catalog.node_orders) if config.prune_merge_orders else None,
+                     current(catalog.node_transpositions) if transpositions(config) else None)
 
 
 def _date(day: int) -> str:

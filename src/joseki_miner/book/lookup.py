@@ -87,7 +87,7 @@ def board_name(point: int) -> str:
     return f"{GTP_COLUMNS[c]}{SIZE - r}"
 
 
-def _board_point(word: str) -> int:
+def board_point(word: str) -> int:
     m = re.fullmatch(r"([A-HJ-Ta-hj-t])(\d{1,2})", word)
     if not m or not 1 <= int(m.group(2)) <= SIZE:
         raise SequenceError(f"not a point of the board: {word!r} (write Q16, R17 ... or SGF B[pd];W[qc])")
@@ -126,7 +126,7 @@ def parse(text: str) -> tuple[tuple[int, ...], tuple[int, ...], str]:
         if words[0].upper() in ("B", "W"):
             colour = BLACK if words.pop(0).upper() == "B" else WHITE
         for word in words:
-            point = TENUKI if word.lower() in _TENUKI_WORDS else _board_point(word)
+            point = TENUKI if word.lower() in _TENUKI_WORDS else board_point(word)
             moves.append((colour, point))
             colour = -colour
         notation = "board"

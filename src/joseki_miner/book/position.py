@@ -25,8 +25,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pyarrow.parquet as pq
 
-from joseki_miner.book.explore import GAME_COLUMNS, _range, _rows, move_keys
-from joseki_miner.book.lookup import SequenceError, _board_point, board_name, corner_of
+from joseki_miner.book.explore import GAME_COLUMNS, row_range, rows_at, move_keys
+from joseki_miner.book.lookup import SequenceError, board_point, board_name, corner_of
 from joseki_miner.book.words import share_of
 from joseki_miner.fast.arrow import numpy
 from joseki_miner.method.board import Board
@@ -54,7 +54,7 @@ class Position:
         """From board points (``Q16,R17``) and ``B`` or ``W``."""
         def points(text: str) -> tuple[int, ...]:
             words = [w for w in re.split(r"[,\s]+", text or "") if w]
-            return tuple(_board_point(w) for w in words)
+            return tuple(board_point(w) for w in words)
 
         b, w = points(black), points(white)
         if not b and not w:
@@ -205,7 +205,7 @@ def position(catalog: Catalog, asked: Position, examples: int = EXAMPLES) -> dic
     played, of_node = [], []
     for n, _, _ in matched:
         if count[n]:
-            played.append(_range(catalog.sorted_sequences, int(first[n]), int(first[n] + count[n]),
+            played.append(row_range(catalog.sorted_sequences, int(first[n]), int(first[n] + count[n]),
                                  ["game", "start", "orientation"]))
             of_node.append(n)
     game_ids = np.unique(np.concatenate([numpy(p.column("game")) for p in played])) if played else np.zeros(0, int)
@@ -238,9 +238,9 @@ def position(catalog: Catalog, asked: Position, examples: int = EXAMPLES) -> dic
         m["share"] = share_of(m["count"], total)
     recent = []
     if len(game_ids) and examples:
-        day = numpy(_rows(catalog.games, game_ids, ["day"]).column("day")).astype(np.int64)
+        day = numpy(rows_at(catalog.games, game_ids, ["day"]).column("day")).astype(np.int64)
         chosen = game_ids[np.lexsort((game_ids, -day))[:examples]]  # the most recent first, ties by game
-        recent = _rows(catalog.games, chosen, ["game", "day", *GAME_COLUMNS]).to_pylist()
+        recent = rows_at(catalog.games, chosen, ["game", "day", *GAME_COLUMNS]).to_pylist()
         # each chosen game's sequence that reaches the position first (the least move, then the first node)
         game = np.concatenate([numpy(p.column("game")) for p in played])
         start = np.concatenate([numpy(p.column("start")) for p in played])

@@ -22,9 +22,9 @@ from joseki_miner.method.records import GAME_INFO
 
 OK, UNUSUAL = 0, 1
 
-_WS = np.zeros(256, dtype=np.bool_)
+WHITESPACE = np.zeros(256, dtype=np.bool_)
 for _c in b" \t\r\n\f\v":
-    _WS[_c] = True
+    WHITESPACE[_c] = True
 
 
 @njit(cache=True, inline="always")

@@ -29,20 +29,22 @@ from joseki_miner.runs import threads
 from joseki_miner.fast.arrow import strings
 from joseki_miner.fast.mapped import Arena
 from joseki_miner.method.records import GAME_INFO, GameRecord, Reject, handicap_of
-from joseki_miner.readers import MEMBER_BYTES, Walked, _Reader, encoding, existing_files
-from joseki_miner.readers.kifu import _STRIP, index_info, info_columns, kifu_line_record, line_location
+from joseki_miner.readers import encoding
+from joseki_miner.readers.dispatch import MEMBER_BYTES, Reader, existing_files
+from joseki_miner.runs.files import Walked
+from joseki_miner.readers.kifu import STRIP, index_info, info_columns, kifu_line_record, line_location
 from joseki_miner.fast.scan import (
     OK,
     ROOT_SLOTS,
     ROOT_TEXT,
-    _WS,
+    WHITESPACE,
     info_arrays,
     kifu_ids,
     scan_kifu,
     scan_sgf,
     sgf_info_spans,
 )
-from joseki_miner.readers.sgf import FIELD_BYTES, _game_location, _root_candidates, _text, to_utf8
+from joseki_miner.readers.sgf import FIELD_BYTES, game_location, root_candidates, simple_text, to_utf8
 
 
 @dataclass
@@ -177,7 +179,7 @@ def _scanned(units: list[_SgfUnit], run: list[int], first: list[int], joined: by
         n = int(first[u + 1] - first[u])
         item = units[u]
         b.source += [item.source] * n
-        b.location += [item.location] if n == 1 else [_game_location(item.location, k + 1) for k in range(n)]
+        b.location += [item.location] if n == 1 else [game_location(item.location, k + 1) for k in range(n)]
     b.info = _infos(joined, scan.text[lo:hi], scan.plain[lo:hi])
     n = hi - lo
     b.reject = [None] * n
@@ -221,9 +223,9 @@ def _trees_fill(joined: bytes, a: int, e: int, start: list[int], end: list[int])
             or any(joined[end[k]:start[k + 1]].strip() for k in range(len(start) - 1)):
         return False
     if len(start) == 1:  # one game a file, as most are
-        return all(p == start[0] for p in _root_candidates(joined, a, e))
+        return all(p == start[0] for p in root_candidates(joined, a, e))
     tree_starts = set(start)
-    return all(p in tree_starts for p in _root_candidates(joined, a, e))
+    return all(p in tree_starts for p in root_candidates(joined, a, e))
 
 
 def _infos(buf: bytes, text: np.ndarray, plain: np.ndarray) -> dict[str, pa.StringArray]:
@@ -234,14 +236,14 @@ def _infos(buf: bytes, text: np.ndarray, plain: np.ndarray) -> dict[str, pa.Stri
     n = len(text)
     data = np.frombuffer(buf, np.uint8)
     spans = np.empty((n, len(ROOT_TEXT), 3), np.int64)
-    python = sgf_info_spans(data, text, plain, _STRIP, spans)
+    python = sgf_info_spans(data, text, plain, STRIP, spans)
     return info_arrays(data, spans, ROOT_TEXT, ((g, _info_values(buf, text[g].tolist(), bool(plain[g])))
                                                 for g in np.flatnonzero(python).tolist()))
 
 
 def _info_values(buf: bytes, spans: list[list[int]], plain: bool) -> list[str]:
     """The root information of one scanned game, read in Python."""
-    return ["" if a < 0 else buf[a:b].decode("utf-8", "replace").strip() if plain else _text(buf[a:b])
+    return ["" if a < 0 else buf[a:b].decode("utf-8", "replace").strip() if plain else simple_text(buf[a:b])
             for a, b in spans]
 
 
@@ -280,7 +282,7 @@ class _UnitsScan(NamedTuple):
     scan: _SgfScan
 
 
-class _BulkReader(_Reader):
+class _BulkReader(Reader):
     def read_files(self, files: list) -> Iterator[GameBatch]:
         """The games of ``files`` as batches; SGF units (files or archive
         members) are gathered, across files too, for one scan.  The scan
@@ -310,7 +312,7 @@ class _BulkReader(_Reader):
             if units:
                 yield from self._sgf_batches(self._scan(units))
 
-    def _read_text(self, kind, data, source, location, vpath):  # noqa: D102 - see _Reader
+    def _read_text(self, kind, data, source, location, vpath):  # noqa: D102 - see Reader
         if kind == "sgf":  # a tuple, not a generator: a folder of small games makes one a file
             return (_SgfUnit(data, source, location),)
         batch = self._kifu_batch(data, source, location, vpath) if kind == "kifu" else None
@@ -331,7 +333,7 @@ class _BulkReader(_Reader):
         ends = np.cumsum(sizes)
         starts = ends - sizes
         joined = b"".join(b for b in bufs if b is not None)
-        scan = _SgfScan(*scan_sgf(np.frombuffer(joined, dtype=np.uint8), starts, ends, _WS, ROOT_SLOTS,
+        scan = _SgfScan(*scan_sgf(np.frombuffer(joined, dtype=np.uint8), starts, ends, WHITESPACE, ROOT_SLOTS,
                                   self.field_bytes))
         return _UnitsScan(units, bufs, starts, ends, joined, scan)
 
@@ -376,7 +378,7 @@ class _BulkReader(_Reader):
     def _kifu_batch(self, data: bytes, source: str, location: str, vpath: str) -> GameBatch:
         data, _ = encoding.strip_bom(data)
         arr = np.frombuffer(data, dtype=np.uint8)
-        l_start, l_end, l_number, l_status, l_moff, mcol, mpt = scan_kifu(arr, 0, len(arr), _WS)
+        l_start, l_end, l_number, l_status, l_moff, mcol, mpt = scan_kifu(arr, 0, len(arr), WHITESPACE)
         if (l_status == OK).all():
             return self._plain_kifu(data, source, location, self.index.rows_for(vpath), l_start, l_end, l_number,
                                     l_moff, mcol, mpt)
@@ -453,7 +455,7 @@ def read_batches(
     The kifu indexes are those of the files read and of ``indexes``: files
     not read, that hold a partition's indexes (``partitions``), read in the
     reading order (the first ``indexes_before`` before the files); ``part``:
-    (k, K), the k-th of K parts of the members of each archive (``_Reader``).
+    (k, K), the k-th of K parts of the members of each archive (``Reader``).
     Given ``walked`` (``readers.walked`` of the same paths), its files are
     read without walking the paths again; given ``digests``, each file's
     content digest is taken as it is read (``readers.digest``)."""

@@ -275,7 +275,7 @@ class _Lines:
 
         self.arena = arena = arena if arena is not None else Arena()
         data = np.frombuffer(buf, np.uint8)
-        starts, ends, odd = text_lines(data, _STRIP, *_GLUED_WIDTHS)
+        starts, ends, odd = text_lines(data, STRIP, *_GLUED_WIDTHS)
         short = ends - starts <= line_bytes
         if not short.all():
             starts, ends, odd = starts[short], ends[short], odd[short]
@@ -298,7 +298,7 @@ class _Lines:
         text, starts = joined_lines(data, np.frombuffer(extra, np.uint8), spans)
         del spans
         self.mask = _HASH_MASK
-        hashes = ident_hashes(text, starts, _STRIP, self.mask)
+        hashes = ident_hashes(text, starts, STRIP, self.mask)
         rows = np.argsort(hashes, kind="stable").astype(np.int32)
         hashes = hashes[rows]
         self.fences = hashes[::_FENCE].copy()
@@ -319,7 +319,7 @@ class _Lines:
         (UTF-8), or -1, for each i."""
         from joseki_miner.fast.scan import find_rows
 
-        found = find_rows(self.hashes, self.fences, _FENCE, self.rows, self.text, self.starts, _STRIP, self.mask,
+        found = find_rows(self.hashes, self.fences, _FENCE, self.rows, self.text, self.starts, STRIP, self.mask,
                           buf, start, end)
         self.arena.touched(6 * PAGE * len(start))  # hashes, row, start, text: a page or two each
         return found
@@ -505,7 +505,7 @@ for _layout, _slots_of in enumerate((_TYGEM_SLOTS, _TOM_SLOTS, _DATE_SLOTS)):
     for _slot, _field in _slots_of:
         _INFO_LAYOUTS[_layout, _slot] = _field
 # the code points str.strip takes off; none lies beyond U+3000 (a test checks)
-_STRIP = np.array([chr(i).isspace() for i in range(0x3001)], dtype=np.bool_)
+STRIP = np.array([chr(i).isspace() for i in range(0x3001)], dtype=np.bool_)
 
 
 def info_columns(tables: list[_Lines], which: np.ndarray, rows: np.ndarray) -> dict[str, pa.StringArray]:
@@ -532,7 +532,7 @@ def _table_info(table: _Lines | None, rows: np.ndarray) -> dict[str, pa.StringAr
     text = table.text if table is not None else np.zeros(0, np.uint8)
     starts = table.starts if table is not None else np.zeros(1, np.int64)
     spans = np.empty((n, len(GAME_INFO), 3), np.int64)
-    python = index_info_spans(text, starts, rows, _INFO_LAYOUTS, _DT, _STRIP, spans)
+    python = index_info_spans(text, starts, rows, _INFO_LAYOUTS, _DT, STRIP, spans)
     if table is not None:
         table.arena.touched(3 * PAGE * n)  # a line's start and text
     return info_arrays(text, spans, GAME_INFO, ((g, index_info(table.line(int(rows[g]))))

@@ -116,7 +116,7 @@ _ROOT_PROPERTIES = frozenset(
 )
 
 
-def _root_candidates(data: bytes, start: int, end: int) -> Iterator[int]:
+def root_candidates(data: bytes, start: int, end: int) -> Iterator[int]:
     for m in _ROOT_CANDIDATE_RE.finditer(data, start, end):
         ident = m.group(1).decode("ascii")
         if canonical_identifier(ident) in _ROOT_PROPERTIES:
@@ -124,7 +124,7 @@ def _root_candidates(data: bytes, start: int, end: int) -> Iterator[int]:
 
 
 def _next_root(data: bytes, start: int, end: int) -> int | None:
-    return next(_root_candidates(data, start, end), None)
+    return next(root_candidates(data, start, end), None)
 
 
 class FieldTooLong(str):
@@ -241,7 +241,7 @@ def _points(values: list[bytes]) -> list[int]:
     return out
 
 
-def _text(value: bytes) -> str:
+def simple_text(value: bytes) -> str:
     return sgf_grammar.simpletext_value(value).decode("utf-8", "replace").strip()
 
 
@@ -267,12 +267,12 @@ def tree_to_record(tree, source: str, location: str = "") -> GameRecord | Reject
     root = tree.sequence[0]
     gm = root.get("GM")
     if gm and gm[0].strip() not in (b"1", b""):
-        return Reject(source, location, "not a game", f"GM[{_text(gm[0])}]: not a game of Go")
+        return Reject(source, location, "not a game", f"GM[{simple_text(gm[0])}]: not a game of Go")
     size = _size(root)
     if size is None:
-        return Reject(source, location, "parse error", f"bad SZ value {_text(root['SZ'][0])!r}")
+        return Reject(source, location, "parse error", f"bad SZ value {simple_text(root['SZ'][0])!r}")
     if size != SIZE:
-        what = _text(root["SZ"][0])
+        what = simple_text(root["SZ"][0])
         return Reject(source, location, "not 19x19", f"board size {what}")
     black: list[int] = []
     white: list[int] = []
@@ -313,7 +313,7 @@ def tree_to_record(tree, source: str, location: str = "") -> GameRecord | Reject
     for prop in META_PROPERTIES:
         values = root.get(prop)
         if values:
-            text = _text(values[0])
+            text = simple_text(values[0])
             if text:
                 meta[prop] = text
     declared = declared_handicap(root["HA"][0]) if "HA" in root else 0
@@ -345,7 +345,7 @@ def to_utf8(data: bytes, *, fallback: bool = True) -> tuple[bytes, list[tuple[in
             return normalise_identifiers(body), []
     # several charsets, or text that is not clean as a whole: each game on
     # its own, so one bad game does not decide (or spoil) the others
-    cuts = [0] + list(_root_candidates(data, 1, len(data))) + [len(data)]
+    cuts = [0] + list(root_candidates(data, 1, len(data))) + [len(data)]
     out: list[bytes] = []
     bad: list[tuple[int, int, str]] = []
     offset = 0
@@ -368,7 +368,7 @@ def to_utf8(data: bytes, *, fallback: bool = True) -> tuple[bytes, list[tuple[in
     return b"".join(out), bad
 
 
-def _game_location(location: str, index: int) -> str:
+def game_location(location: str, index: int) -> str:
     return f"{location}:game {index}" if location else f"game {index}"
 
 
@@ -396,10 +396,10 @@ def read_sgf_bytes(
     if second is None:
         yield _one(buf, first, bad, source, location)
         return
-    yield _one(buf, first, bad, source, _game_location(location, 1))
-    yield _one(buf, second, bad, source, _game_location(location, 2))
+    yield _one(buf, first, bad, source, game_location(location, 1))
+    yield _one(buf, second, bad, source, game_location(location, 2))
     for index, item in enumerate(trees, start=3):
-        yield _one(buf, item, bad, source, _game_location(location, index))
+        yield _one(buf, item, bad, source, game_location(location, index))
 
 
 def _one(buf: bytes, item, bad, source: str, location: str) -> GameRecord | Reject:

@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-
-from joseki_miner.runs.stages import BY_NAME, NAMES as STAGES, PUBLISHED, WORK_STAGES  # noqa: F401 - the stages' names
+from joseki_miner.runs import stages as declared
+from joseki_miner.runs.stages import NAMES as STAGES, PUBLISHED, WORK_STAGES, Stage  # noqa: F401 - the stages' names
 
 
 def positions_of(trie: Path) -> Path:
@@ -21,6 +21,7 @@ class Catalog:
     work: Path  # interim stage outputs (data/interim)
     out: Path  # final outputs (data/processed)
     publish: str | None = None  # an output folder at a URL: ``out`` is its local copy, published as a run ends
+    stages: tuple[Stage, ...] = declared.STAGES  # the stages run (``runs.stages``; a test adds one of its own)
 
     @property
     def games(self) -> Path:
@@ -131,15 +132,27 @@ class Catalog:
     def summary(self) -> Path:
         return self.out / "summary.json"
 
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The stages' names, in their order."""
+        return tuple(s.name for s in self.stages)
+
+    def stage(self, name: str) -> Stage:
+        return next(s for s in self.stages if s.name == name)
+
     def manifest(self, stage: str) -> Path:
         """The record of a stage's last run: its cache key, figures and files."""
-        folder = self.out if stage in PUBLISHED else self.work
-        return folder / f"{stage}.manifest.json"
+        return self._folder(stage) / f"{stage}.manifest.json"
 
     def outputs(self, stage: str) -> list[Path]:
         """The files a stage may write (its declaration's: emit's SVGs only
-        where Graphviz is)."""
-        return [getattr(self, name) for name in BY_NAME[stage].writes]
+        where Graphviz is).  A dataset the catalog does not name is
+        NAME.parquet in its stage's folder."""
+        return [getattr(self, name) if hasattr(type(self), name) else self._folder(stage) / f"{name}.parquet"
+                for name in self.stage(stage).writes]
+
+    def _folder(self, stage: str) -> Path:
+        return self.out if self.stage(stage).published else self.work
 
     def folders(self) -> list[Path]:
         """The outputs that are folders, not files."""

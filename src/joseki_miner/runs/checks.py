@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from joseki_miner.runs import remote, store
-from joseki_miner.runs.catalog import STAGES, Catalog
+from joseki_miner.runs.catalog import Catalog
 from joseki_miner.runs.errors import UsageError
 
 ENGINES = ("fast", "reference", "dask")
@@ -65,8 +65,8 @@ def check_writable(*folders: Path) -> None:
 def check_outputs(catalog: Catalog) -> None:
     """No output of the run's is in the way as something else: a folder
     where a file goes, a file where the report's folder goes."""
-    paths = [p for stage in STAGES for p in catalog.outputs(stage)]
-    paths += [catalog.manifest(stage) for stage in STAGES] + [catalog.summary, catalog.digests]
+    paths = [p for stage in catalog.names for p in catalog.outputs(stage)]
+    paths += [catalog.manifest(stage) for stage in catalog.names] + [catalog.summary, catalog.digests]
     for path in paths:
         folder = path in catalog.folders()
         for candidate in (path, store.staged(path)):

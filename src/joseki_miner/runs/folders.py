@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from joseki_miner.runs import remote, store
-from joseki_miner.runs.catalog import STAGES, Catalog
+from joseki_miner.runs.catalog import Catalog
 from joseki_miner.runs.errors import PublishError, UsageError
 
 
@@ -38,8 +38,8 @@ def clean(catalog: Catalog) -> None:
     """Remove what a stopped or failed run left: staged files, spilled runs,
     the where-log, unlinked-at-birth table files caught before unlinking,
     half-written partitions (a stopped run's, a killed worker's)."""
-    store.remove_staged([p for stage in STAGES for p in catalog.outputs(stage)]
-                        + [catalog.manifest(stage) for stage in STAGES] + [catalog.summary, catalog.digests])
+    store.remove_staged([p for stage in catalog.names for p in catalog.outputs(stage)]
+                        + [catalog.manifest(stage) for stage in catalog.names] + [catalog.summary, catalog.digests])
     for path in catalog.scratch():
         store.remove(path)
     for path in catalog.work.glob("table-*.mapped"):

@@ -10,7 +10,7 @@ import json
 import joseki_miner
 from joseki_miner.runs.config import Config
 from joseki_miner.runs.stages import EXTRACT_PARAMS, EXTRACT_RULES, INGEST_PARAMS, INGEST_RULES, READING, STAGES, \
-    handicap_rule
+    Stage, handicap_rule
 
 
 def key(*parts) -> str:
@@ -19,13 +19,13 @@ def key(*parts) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def stage_keys(config: Config, inputs: str, floor: int = 2) -> dict[str, str]:
+def stage_keys(config: Config, inputs: str, floor: int = 2, stages: tuple[Stage, ...] = STAGES) -> dict[str, str]:
     """Each stage's cache key (``stages``: the key of the stage it comes
     after, its parameters, its rules set otherwise than the thesis, its
     other parts; ``floor``: the least count build stores, 1 only for a
     threshold of 1)."""
     keys: dict[str, str] = {}
-    for stage in STAGES:
+    for stage in stages:
         keys[stage.name] = key(stage.name, keys[stage.after] if stage.after else inputs,
                                config.section(*stage.params), *changed(config, stage.rules),
                                *stage.extra(config, floor))

@@ -13,9 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
 from joseki_miner.runs.config import Config
+
+if TYPE_CHECKING:
+    from joseki_miner.runs.context import Context
 
 
 def _no_extra(config: Config, floor: int) -> list:
@@ -35,6 +39,11 @@ class Stage:
     rules: Mapping[str, Any] = field(default_factory=dict)  # config keys in its key where they differ from these
     extra: Callable[[Config, int], list] = _no_extra  # other parts of its key (``floor``: the least count stored)
     published: bool = False  # in the output folder, committed with summary.json as the run ends
+    work: str = ""  # the module whose ``run(context) -> figures`` does the stage's work
+
+    def run(self, context: Context) -> dict:
+        """Do the stage's work (its module loaded now); its figures."""
+        return import_module(self.work).run(context)
 
 
 # the parameters ingest reads (what its files depend on besides the inputs)
@@ -71,32 +80,46 @@ def transpositions(config: Config) -> bool:
     return bool(config.kinds and config.kinds_transpositions and not config.prune_merge_orders)
 
 
+def _reading(config: Config, floor: int) -> list:
+    return [READING]
+
+
+def _handicap_extra(config: Config, floor: int) -> list:
+    return handicap_rule(config)
+
+
+def _prune_extra(config: Config, floor: int) -> list:
+    return [TRANSPOSITIONS] if transpositions(config) else []
+
+
 def _build_extra(config: Config, floor: int) -> list:
     return [floor, *([config.section(*BUILD_PARAMS)] if config.kinds else []), POSITIONS]
 
 
 STAGES: tuple[Stage, ...] = (
     Stage("ingest", "read and validate games into games.parquet and rejects.parquet", (), ("games", "rejects"),
-          params=INGEST_PARAMS, rules=INGEST_RULES, extra=lambda config, floor: [READING]),
+          work="joseki_miner.stages.ingest", params=INGEST_PARAMS, rules=INGEST_RULES, extra=_reading),
     Stage("extract", "phase 1, corner sequences in normal form -> sequences.parquet", ("games",), ("sequences",),
-          after="ingest", params=EXTRACT_PARAMS, rules=EXTRACT_RULES,
-          extra=lambda config, floor: handicap_rule(config)),
+          work="joseki_miner.stages.extract", after="ingest", params=EXTRACT_PARAMS, rules=EXTRACT_RULES,
+          extra=_handicap_extra),
     Stage("build", "count sequences in the trie with influence -> trie.parquet", ("sequences", "games"),
-          ("trie", "trie_years", "trie_sources", "trie_positions", "sorted_sequences"), after="extract",
+          ("trie", "trie_years", "trie_sources", "trie_positions", "sorted_sequences"),
+          work="joseki_miner.stages.build", after="extract",
           params=("influence.neutral",), extra=_build_extra),
     Stage("prune", "phase 2, prune by threshold and length -> joseki.parquet",
           ("trie", "trie_years", "trie_sources", "sorted_sequences", "games"),
           ("joseki", "node_years", "node_sources", "node_examples", "node_orders", "node_transpositions"),
-          after="build", params=("prune.min_count", "prune.min_fraction", "min_length", "examples"), rules=PRUNE_RULES,
-          extra=lambda config, floor: [TRANSPOSITIONS] if transpositions(config) else [], published=True),
+          work="joseki_miner.stages.prune", after="build", params=("prune.min_count", "prune.min_fraction", "min_length", "examples"), rules=PRUNE_RULES,
+          extra=_prune_extra, published=True),
     Stage("emit", "write joseki.sgf, joseki.dot, influence.dot (and SVG)",
           ("joseki", "node_years", "node_sources", "node_examples", "node_transpositions"),
-          ("sgf", "dot", "influence_dot", "svg", "influence_svg"), after="prune",
+          ("sgf", "dot", "influence_dot", "svg", "influence_svg"),
+          work="joseki_miner.stages.emit", after="prune",
           params=("influence.share", "emit.counters"), published=True),
     Stage("report", "write the joseki book in HTML -> OUT/report/ (open report/index.html)",
           ("joseki", "node_years", "node_sources", "node_examples", "node_orders", "node_transpositions", "games",
            "sorted_sequences", "sequences"),
-          ("report",), after="prune", params=("influence.share",), rules=REPORT_RULES, published=True),
+          ("report",), work="joseki_miner.stages.report", after="prune", params=("influence.share",), rules=REPORT_RULES, published=True),
 )
 BY_NAME: dict[str, Stage] = {s.name: s for s in STAGES}
 NAMES = tuple(s.name for s in STAGES)

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from joseki_miner.runs import store
-from joseki_miner.runs.catalog import STAGES, Catalog
+from joseki_miner.runs.catalog import Catalog
 
 
-def summarize(catalog: Catalog, seconds: float, upto: str = STAGES[-1]) -> dict:
-    """The run report: the figures of every stage up to ``upto`` that has run."""
+def summarize(catalog: Catalog, seconds: float, upto: str | None = None) -> dict:
+    """The run report: the figures of every stage up to ``upto`` (by
+    default the last) that has run."""
     figures: dict = {}
-    for stage in STAGES[: STAGES.index(upto) + 1]:
+    names = catalog.names
+    for stage in names[: names.index(upto) + 1 if upto else len(names)]:
         manifest = store.read_manifest(catalog.manifest(stage))
         if manifest:
             figures.update(manifest["figures"])

@@ -46,7 +46,7 @@ def warm() -> None:
     import tempfile
     from pathlib import Path
 
-    from joseki_miner.engines import extract, ingest
+    from joseki_miner.stages import extract, ingest
     from joseki_miner.method.sequences import Phase1Params
 
     params = Phase1Params()
@@ -54,8 +54,9 @@ def warm() -> None:
         game = Path(folder) / "game.sgf"
         game.write_text("(;GM[1]FF[4]SZ[19];B[pd];W[dp];B[pq];W[dd];B[fc];W[cf])")
         stream = extract.Phase1Stream(Path(folder) / "sequences.parquet", params)
-        ingest.read([game], Path(folder) / "games.parquet", Path(folder) / "rejects.parquet", include_handicap=False,
-                   dedupe=True, progress=False, on_games=stream.add, phase1=params, trace=ingest.Trace())
+        ingest.read([game], Path(folder) / "games.parquet", Path(folder) / "rejects.parquet",
+                    partition=ingest.InPartition(trace=ingest.Trace()),
+                    hooks=ingest.Hooks(on_games=stream.add, phase1=params))
         stream.close()
 
 

@@ -4,19 +4,25 @@ by collection and their example games."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from joseki_miner.runs.context import Context
+from joseki_miner.runs.errors import UsageError
+from joseki_miner.runs.stages import transpositions
+from joseki_miner.runs.store import staged
+from joseki_miner.stages.params import kind_rules, prune_rules, threshold_for
 from joseki_miner.method import prune as phase2
 from joseki_miner.fast.arrow import column, numpy, strings
 from joseki_miner.method.kinds import APPROACH, FOLLOW_UP, KINDS, KindRules, ends, of_arrays
 from joseki_miner.book.lookup import corner_of
 from joseki_miner.method.points import TENUKI, from_sgf, to_sgf
 from joseki_miner.fast.tables import node_table
-from joseki_miner.engines.orders import Segments
+from joseki_miner.stages.orders import Segments
 from joseki_miner.method.trie import COUNTER_COLUMNS, NODE_ARRAYS, STAT_COLUMNS
 
 EXAMPLE_INFO = {"PB": "black", "BR": "black_rank", "PW": "white", "WR": "white_rank", "DT": "date", "RE": "result"}
@@ -28,20 +34,42 @@ EXAMPLES_SCHEMA = pa.schema(
 )
 
 
-def prune_files(trie_path: Path, years_path: Path, sources_path: Path, sorted_path: Path, games_path: Path,
-        outputs: dict[str, Path], *, threshold: int, min_length: int, examples: int,
-        rules: phase2.PruneRules = phase2.PruneRules(), kinds: KindRules | None = None, merge_orders: bool = False,
-        progress: bool = False) -> dict:
-    """Prune trie.parquet; ``outputs``: paths of "joseki", "years", "sources", "examples" (and "orders",
-    written where ``merge_orders``).  ``rules``: the future work's rules of phase 2; ``kinds``: the rules of
-    the nodes' kinds (trie.parquet holds them then); ``merge_orders``: one node a position
-    (``engines.orders``)."""
-    table = pq.ParquetFile(trie_path).read()
-    if merge_orders:
-        arrays, names = _arrays_of(table, _rows(years_path), _rows(sources_path))
-        return prune_arrays(arrays, names, sorted_path, games_path, outputs, threshold=threshold,
-                            min_length=min_length, examples=examples, rules=rules, kinds=kinds, merge_orders=True,
-                            progress=progress)
+@dataclass(frozen=True)
+class Pruning:
+    """What phase 2 keeps and writes: the ``threshold`` (4.2) and
+    ``min_length``, ``examples`` a node, the future work's rules of phase 2
+    (``rules``), the nodes' kinds (``kinds``: their rules; trie.parquet
+    holds them then), one node a position (``merge_orders``: ``orders``),
+    and a bar for the merging (``progress``: seconds on a large trie)."""
+
+    threshold: int
+    min_length: int = 0
+    examples: int = 0
+    rules: phase2.PruneRules = phase2.PruneRules()
+    kinds: KindRules | None = None
+    merge_orders: bool = False
+    progress: bool = False
+
+
+@dataclass(frozen=True)
+class PruneFiles:
+    """The files prune reads besides the trie (the sequences in trie
+    order, the games) and those it writes (``outputs``: the paths of
+    "joseki", "years", "sources", "examples", and "orders" where orders are
+    merged, "transpositions" where asked)."""
+
+    sorted_sequences: Path
+    games: Path
+    outputs: dict[str, Path]
+
+
+def prune_files(trie: Path, years: Path, sources: Path, files: PruneFiles, pruning: Pruning) -> dict:
+    """Prune trie.parquet (with its games by year and by collection)."""
+    threshold, min_length, rules, kinds = pruning.threshold, pruning.min_length, pruning.rules, pruning.kinds
+    table = pq.ParquetFile(trie).read()
+    if pruning.merge_orders:
+        arrays, names = _arrays_of(table, _rows(years), _rows(sources))
+        return prune_arrays(arrays, names, files, pruning)
     arrays = {name: numpy(table.column(name)) for name in ("node", "parent", "depth", "count", "games", "first")}
     arrays["key"] = _keys(table)
     keep, new_node, new_parent = phase2.survivors(arrays["node"], arrays["parent"], arrays["depth"],
@@ -57,26 +85,23 @@ def prune_files(trie_path: Path, years_path: Path, sources_path: Path, sorted_pa
     if rules.fold_tenuki:
         pruned = pruned.add_column(pruned.column_names.index("count") + 1, "tenuki",
                                    column(_tenuki_counts(arrays)[keep]))
-    rows = {name: _rows(path) for name, path in (("years", years_path), ("sources", sources_path))}
-    return _write(pruned, keep, arrays, rows, sorted_path, games_path, outputs, _shown(threshold, rules), examples,
-                  min_length, rules.on_games)
+    rows = {name: _rows(path) for name, path in (("years", years), ("sources", sources))}
+    return _write(pruned, keep, arrays, rows, files, pruning)
 
 
-def prune_arrays(arrays: dict[str, np.ndarray], names: list[str], sorted_path: Path, games_path: Path,
-                 outputs: dict[str, Path], *, threshold: int, min_length: int, examples: int,
-                 rules: phase2.PruneRules = phase2.PruneRules(), kinds: KindRules | None = None,
-                 merge_orders: bool = False, progress: bool = False) -> dict:
+def prune_arrays(arrays: dict[str, np.ndarray], names: list[str], files: PruneFiles, pruning: Pruning) -> dict:
     """``prune_files`` on the trie's arrays in memory (``build.SortedRuns.count``;
     ``names``: the collections by number), while trie.parquet is still being
-    written: the same files.  Merging move orders takes seconds on a large
-    trie: ``progress`` shows it."""
+    written: the same files."""
+    threshold, min_length, rules, kinds = pruning.threshold, pruning.min_length, pruning.rules, pruning.kinds
     segments = None
-    if merge_orders:
-        from joseki_miner.engines.orders import merged
+    if pruning.merge_orders:
+        from joseki_miner.stages.orders import merged
         from joseki_miner.runs.progress import bar
 
-        with bar(progress, total=len(arrays["node"]), desc="prune: merge orders", unit=" nodes", leave=False) as shown:
-            arrays, segments = merged(arrays, sorted_path, games_path)
+        with bar(pruning.progress, total=len(arrays["node"]), desc="prune: merge orders", unit=" nodes",
+                 leave=False) as shown:
+            arrays, segments = merged(arrays, files.sorted_sequences, files.games)
             shown.update(len(segments.node))
     node, parent, depth = arrays["node"], arrays["parent"], arrays["depth"]
     keep, new_node, new_parent = phase2.survivors(node, parent, depth, arrays["count"], threshold, min_length,
@@ -88,11 +113,10 @@ def prune_arrays(arrays: dict[str, np.ndarray], names: list[str], sorted_path: P
     if rules.fold_tenuki:
         kept["tenuki"] = _tenuki_counts(arrays)[keep]
     pruned = node_table(kept)
-    from joseki_miner.engines.build import sources_table, years_table
+    from joseki_miner.stages.build import sources_table, years_table
 
     rows = {"years": years_table(arrays["years"]), "sources": sources_table(arrays["sources"], names)}
-    return _write(pruned, keep, arrays, rows, sorted_path, games_path, outputs, _shown(threshold, rules), examples,
-                  min_length, rules.on_games, segments)
+    return _write(pruned, keep, arrays, rows, files, pruning, segments)
 
 
 def _shown(threshold: int, rules: phase2.PruneRules) -> int:
@@ -131,9 +155,11 @@ def _rows(path: Path) -> pa.Table:
     return pq.ParquetFile(path).read()
 
 
-def _write(pruned: pa.Table, keep: np.ndarray, arrays: dict, rows: dict[str, pa.Table], sorted_path: Path,
-           games_path: Path, outputs: dict[str, Path], threshold: int, examples: int, min_length: int,
-           on_games: bool = False, segments=None) -> dict:
+def _write(pruned: pa.Table, keep: np.ndarray, arrays: dict, rows: dict[str, pa.Table], files: PruneFiles,
+           pruning: Pruning, segments=None) -> dict:
+    sorted_path, games_path, outputs = files.sorted_sequences, files.games, files.outputs
+    threshold, examples = _shown(pruning.threshold, pruning.rules), pruning.examples
+    min_length, on_games = pruning.min_length, pruning.rules.on_games
     joseki_path = outputs["joseki"]
     joseki_path.parent.mkdir(parents=True, exist_ok=True)
     new_id = np.full(len(keep), -1, np.int64)
@@ -309,3 +335,25 @@ def examples_table(segments: Segments, sorted_path: Path, games_path: Path, per_
     columns[-2] = column(columns[-2], np.int32)
     return pa.Table.from_arrays([c.combine_chunks() if isinstance(c, pa.ChunkedArray) else c for c in columns],
                                 schema=EXAMPLES_SCHEMA)
+
+
+def run(context: Context) -> dict:
+    """The prune stage: phase 2 on the trie (the one just counted, while
+    trie.parquet is still being written, or trie.parquet)."""
+    catalog, config = context.catalog, context.config
+    threshold = threshold_for(context.found("ingest")["games_accepted"], config)
+    floor = context.trie.floor if context.trie is not None else context.found("build").get("floor", 1)
+    if floor > max(threshold, config.prune_min_games):
+        raise UsageError(f"a threshold of {threshold} needs every trie node: run `joseki build` again first")
+    outputs = {"joseki": staged(catalog.joseki), "years": staged(catalog.node_years),
+               "sources": staged(catalog.node_sources), "examples": staged(catalog.node_examples),
+               "orders": staged(catalog.node_orders)}
+    if transpositions(config):
+        outputs["transpositions"] = staged(catalog.node_transpositions)
+    pruning = Pruning(threshold, config.min_length, config.examples, prune_rules(config), kind_rules(config),
+                      config.prune_merge_orders, context.options.progress)
+    if context.trie is not None:
+        return prune_arrays(dict(context.trie.arrays), list(context.trie.names),
+                            PruneFiles(staged(catalog.sorted_sequences), catalog.games, outputs), pruning)
+    return prune_files(catalog.trie, catalog.trie_years, catalog.trie_sources,
+                       PruneFiles(catalog.sorted_sequences, catalog.games, outputs), pruning)

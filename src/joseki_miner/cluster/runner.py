@@ -1,12 +1,11 @@
-"""The dask engine: ingest and extract a partition of the inputs a task,
+"""The dask runner: ingest and extract a partition of the inputs a task,
 joined into the stage files; the build by subtrees (one a worker); emit and
 the report's parts at once; every other stage as one task.  The files are
 those of the fast engine, byte for byte.
 
-It serves a run of the pipeline (``run``: its catalog, config, options and
-log, ``record`` and ``done`` to commit a stage, ``action`` for a stage's
-work as one call, ``memory``, ``begun`` and ``ended`` for what one stage
-did beside another).  Task names and scratch folders carry the run's
+It is handed a run's ``Context`` and gives back each stage ``Done`` (to
+``commit``, as soon as it is, where a later task may still fail); the run
+keys and commits them.  Task names and scratch folders carry the run's
 token: a stopped run's task still running on a cluster of one's own is
 never taken for this run's."""
 
@@ -17,19 +16,21 @@ import shutil
 import time
 import uuid
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from joseki_miner.book import files as book_files
-from joseki_miner.engines import partitions
-from joseki_miner.engines import cluster as cluster_
-from joseki_miner.engines.params import floor_for, ingest_options, kind_rules, phase1_params
-from joseki_miner.runs import store
-from joseki_miner.runs.keys import partition_key, stage_keys
+from joseki_miner.cluster import client as cluster_
+from joseki_miner.cluster import partitions
+from joseki_miner.runs.context import Context, Done, RunOptions
+from joseki_miner.runs.keys import partition_key
 from joseki_miner.runs.progress import bar as progress_bar
+from joseki_miner.runs.stages import Stage
+from joseki_miner.runs.store import staged
+from joseki_miner.stages.params import Reading, floor_for, kind_rules, phase1_params
 
 if TYPE_CHECKING:
     from joseki_miner.method.kinds import KindRules
@@ -37,14 +38,17 @@ if TYPE_CHECKING:
 # the compiled engine (build) loads where a task runs: the driver plans and names the work without numba
 
 
-class DaskEngine:
+class DaskRunner:
     """The stages of one run on a dask cluster, started (or connected to)
-    once, in a thread of its own while the inputs are walked."""
+    once, in a thread of its own while the inputs are walked (``log``: the
+    run's; ``started``: when the run began)."""
 
-    def __init__(self, run, options: cluster_.Options, in_process: bool = False) -> None:
-        self.run, self.options, self.in_process = run, options, in_process
+    def __init__(self, options: cluster_.Options, log: Callable[[str], None], started: float,
+                 in_process: bool = False) -> None:
+        self.options, self.log, self.started, self.in_process = options, log, started, in_process
         self._cluster: cluster_.Cluster | None = None
         self._starting: Future | None = None
+        self._built: tuple[dict, float] | None = None  # the build counted beside the joins, and when it began
         self.token = uuid.uuid4().hex[:8]  # names this run's dask tasks and scratch folders
 
     def close(self) -> None:
@@ -54,16 +58,16 @@ class DaskEngine:
         if self._cluster is not None:
             try:
                 if self._cluster.cpu_line():
-                    self.run.log(self._cluster.cpu_line())
+                    self.log(self._cluster.cpu_line())
             finally:
                 self._cluster.close()
                 self._cluster = None
 
-    def keep_partitions(self) -> None:
+    def keep_partitions(self, context: Context, digests: Mapping[str, str]) -> None:
         """Ingest and extract were up to date: the partitions a stopped or
         failed run mined with other parameters or inputs go, and the
         folder holds what a clean run leaves."""
-        partitions.clean(self.run.catalog.partitions, keep={p.key for p in self.plan()[1]})
+        partitions.clean(context.catalog.partitions, keep={p.key for p in self.plan(context, digests)[1]})
 
     def start_soon(self) -> None:
         """Start (or connect to) the dask cluster in a thread of its own,
@@ -84,72 +88,73 @@ class DaskEngine:
 
     def _start(self) -> None:
         if self.in_process:
-            self.run.log("add: the partitions mined in this process (those of an earlier run kept)")
-            self._cluster = cluster_.InProcess(self.options, log=self.run.log)
+            self.log("add: the partitions mined in this process (those of an earlier run kept)")
+            self._cluster = cluster_.InProcess(self.options, log=self.log)
             return
-        self.run.log("dask: " + (f"connecting to {self.options.scheduler}" if self.options.scheduler
+        self.log("dask: " + (f"connecting to {self.options.scheduler}" if self.options.scheduler
                              else "starting a local cluster"))
-        self._cluster = cluster_.Cluster(self.options, log=self.run.log)
+        self._cluster = cluster_.Cluster(self.options, log=self.log)
         workers = self._cluster.workers()
-        into = time.perf_counter() - self.run.started
-        self.run.log(f"dask: {workers} worker{'s' * (workers != 1)} ready, {into:.1f} s into the run")
+        into = time.perf_counter() - self.started
+        self.log(f"dask: {workers} worker{'s' * (workers != 1)} ready, {into:.1f} s into the run")
 
-    def plan(self) -> tuple[partitions.Settings, list[partitions.Partition], Counter[str]]:
-        """The partitions of the inputs for the dask engine, what mining
-        them needs, and the files skipped as they were planned (by why)."""
-        config = self.run.config
-        settings = partitions.Settings(
-            named_from=tuple(str(p) for p in self.run.paths), include_handicap=config.include_handicap,
-            dedupe=config.dedupe, phase1=phase1_params(config), options=ingest_options(self.run.config),
-            table_memory=self.run.table_bytes, exclude=tuple(os.path.abspath(f) for f in self.run.own),
-            key=partition_key(config))
+    def plan(self, context: Context, digests: Mapping[str, str]
+             ) -> tuple[partitions.Settings, list[partitions.Partition], Counter[str]]:
+        """The partitions of the inputs (``digests``: their content digests
+        by path), what mining them needs, and the files skipped as they
+        were planned (by why)."""
+        config = context.config
+        reading = Reading.of(config, RunOptions(table_bytes=context.options.table_bytes),
+                             exclude=tuple(os.path.abspath(f) for f in context.own))
+        settings = partitions.Settings(named_from=tuple(str(p) for p in context.paths), reading=reading,
+                                       phase1=phase1_params(config), key=partition_key(config))
         skipped: Counter[str] = Counter()
-        digests = self.run.scanned.by_path() if self.run.scanned is not None else {}
-        parts = partitions.plan(self.run.paths, settings, digests,
+        parts = partitions.plan(list(context.paths), settings, digests,
                                 target_bytes=int(self.options.partition_mb * 2**20),
                                 on_skip=lambda source, location, why: skipped.update([why]))
         return settings, parts, skipped
 
-    def partitioned(self, inputs: str, ingest: bool = True) -> set[str]:
+    def partitioned(self, context: Context, digests: Mapping[str, str], key: str, commit: Callable[[Done], None], *,
+                    ingest: bool = True, build: bool = False) -> None:
         """Ingest and extract on the dask cluster: every partition of the
         inputs mined on a worker (or kept from an earlier run), then joined
         into games.parquet, rejects.parquet and sequences.parquet by three
         tasks at once (sequences.parquet alone when ingest is up to date:
-        not ``ingest``).  Commits the stages, as the other engines would;
-        returns the stages done."""
-        catalog, config, staged = self.run.catalog, self.run.config, store.staged
+        not ``ingest``; ``key``: extract's, in the tasks' names).  Ingest
+        and extract go to ``commit`` as soon as
+        the joins end; with ``build``, the trie is counted beside them and
+        kept for ``stage``."""
+        catalog, config = context.catalog, context.config
         t0 = time.perf_counter()
-        keys = stage_keys(config, inputs)
-        settings, parts, skipped = self.plan()
+        settings, parts, skipped = self.plan(context, digests)
         folder = os.path.abspath(catalog.partitions)
         cluster = self.cluster()
-        with progress_bar(self.run.progress, total=sum(p.size for p in parts), desc="mine partitions", unit="B",
-                          unit_scale=True) as bar:
+        with progress_bar(context.options.progress, total=sum(p.size for p in parts), desc="mine partitions",
+                          unit="B", unit_scale=True) as bar:
             found = cluster.map(partitions.mine, parts, settings, folder,
                                 names=[f"mine-{p.key}-{self.token}" for p in parts],
                                 sizes=[p.size for p in parts], on_done=lambda i, _: bar.update(parts[i].size))
         read = time.perf_counter()
         names = [p.key for p in parts]
-        resolution = cluster.later(partitions.resolve, folder, names, config.dedupe,
-                                   name=f"resolve-{keys['extract']}-{self.token}")
+        resolution = cluster.later(partitions.resolve, folder, names, config.dedupe, name=f"resolve-{key}-{self.token}")
         cluster.everywhere(resolution)
         paths = {"games": os.path.abspath(staged(catalog.games)), "rejects": os.path.abspath(staged(catalog.rejects)),
                  "sequences": os.path.abspath(staged(catalog.sequences))}
         joins = ["games", "rejects", "sequences"] if ingest else ["sequences"]
-        jobs = [partial(_join, what, folder, names, strict=self.run.strict, paths=paths) for what in joins]
-        tasks = [f"join-{what}-{keys['extract']}-{self.token}" for what in joins]
+        jobs = [partial(_join, what, folder, names, strict=context.options.strict, paths=paths) for what in joins]
+        tasks = [f"join-{what}-{key}-{self.token}" for what in joins]
         # after the counts, the longest first
         first = [{"sequences": 3, "games": 2, "rejects": 1}[what] for what in joins]
-        counted, trie_at = None, len(jobs)
-        if "build" in self.run.stages:  # the build counts the partitions' sequences while the joins write them
+        counted, trie_at, counts_at = None, len(jobs), []
+        if build:  # the build counts the partitions' sequences while the joins write them
             counts: Counter[int] = Counter()
             for found_ in found:
                 counts.update({int(k): n for k, n in found_["first_keys"].items()})
-            ranges, sizes, folders, count = self.subtrees(dict(counts))
+            ranges, sizes, folders, count = self.subtrees(dict(counts), context)
             floor = partial(floor_for, config=config)
             joined_ = partial(partitions.Joined, folder, tuple(names))
             jobs += [partial(count, r, f, floor, joined_) for r, f in zip(ranges, folders)]
-            tasks += [f"build-count-{lo}-{hi}-{keys['extract']}-{self.token}" for lo, hi in ranges]
+            tasks += [f"build-count-{lo}-{hi}-{key}-{self.token}" for lo, hi in ranges]
             first += [2 ** 40 + size for size in sizes]
             # the subtrees joined once they are counted, on the first worker free, beside the joins still writing
             counts_at = list(range(len(joins), len(jobs)))
@@ -157,7 +162,7 @@ class DaskEngine:
             trie_paths = [os.path.abspath(staged(p)) for p in (catalog.trie, catalog.trie_years, catalog.trie_sources)]
             jobs += [partial(_join_subtrees, folders, ranges, floor, trie_paths, kind_rules(config), joined_),
                      partial(_join_sorted, folders, os.path.abspath(staged(catalog.sorted_sequences)))]
-            tasks += [f"build-join-{what}-{keys['extract']}-{self.token}" for what in ("trie", "sorted")]
+            tasks += [f"build-join-{what}-{key}-{self.token}" for what in ("trie", "sorted")]
             first += [0, -1]  # after the joins of the partitions: ingest and extract commit first
             counted = (ranges, folders)
         kept = sum(1 for f in found if f.get(partitions.KEPT))
@@ -178,12 +183,11 @@ class DaskEngine:
             seconds = time.perf_counter() - read
             if ingest:
                 figures = partitions.ingest_figures(found, joined[0], joined[1], skipped)
-                self.run.done(self.run.record("ingest", keys["ingest"], figures, read - t0, inputs=inputs,
-                                      partitions=len(parts), partitions_read=len(parts) - kept,
-                                      workers=cluster.workers()))
-            self.run.done(self.run.record("extract", keys["extract"], joined[len(joins) - 1], seconds))
+                commit(Done("ingest", figures, read - t0, {"partitions": len(parts), "partitions_read": len(parts) - kept,
+                                                           "workers": cluster.workers()}))
+            commit(Done("extract", joined[len(joins) - 1], seconds))
             partitions.clean(Path(folder), keep=set(names))
-            self.run.log(f"{'ingest and ' * ingest}extract: {len(parts)} partition{'s' * (len(parts) != 1)} "
+            self.log(f"{'ingest and ' * ingest}extract: {len(parts)} partition{'s' * (len(parts) != 1)} "
                      f"({len(parts) - kept} read, {kept} "
                      f"kept from an earlier run) in {read - t0:.1f} s, joined in {seconds:.1f} s")
 
@@ -194,72 +198,74 @@ class DaskEngine:
             for f in counted[1] if counted else []:
                 shutil.rmtree(f, ignore_errors=True)
         if counted:
-            self.run.memory["built"] = built["figures"]
-            self.run.begun["build"] = read
-        return {"extract"}
+            self._built = (built["figures"], read)
 
-    def on_cluster(self, stage: str, key: str) -> dict:
+    def stage(self, stage: Stage, context: Context, key: str, beside: Stage | None = None) -> list[Done]:
         """A stage on the dask cluster: the build by subtrees (one a
         worker) and the report in parts (one a worker: each loads the book),
-        a task each; the other stages as one task.  Task names and scratch
-        folders carry the run's token: a stopped run's task still running on
-        a cluster of one's own is never taken for this run's."""
-        catalog, config, cluster = self.run.catalog, self.run.config, self.cluster()
+        a task each; the other stages as one task.  Emit with the report
+        ``beside`` it: both at once (neither reads the other's files)."""
+        catalog, config, cluster = context.catalog, context.config, self.cluster()
+        t0 = time.perf_counter()
         workers = cluster.workers()
-        name = f"{stage}-{key}-{self.token}"
-        if stage == "build":
-            if "built" in self.run.memory:  # counted and joined beside the joins of the partitions
-                figures = self.run.memory.pop("built")
-                if figures["floor"] != self.run.floor():
+        name = f"{stage.name}-{key}-{self.token}"
+        if stage.name == "build":
+            if self._built is not None:  # counted and joined beside the joins of the partitions
+                (figures, begun), self._built = self._built, None
+                if figures["floor"] != context.floor:
                     raise RuntimeError(f"the build counted with a floor of {figures['floor']}, its key says "
-                                       f"{self.run.floor()}")
-                return figures
-            stored = (os.path.abspath(catalog.sequences), os.path.abspath(catalog.games))
-            counts = cluster.call(_first_keys, stored, name=f"{name}-first-keys")
-            ranges, sizes, folders, count = self.subtrees(counts)
-            floor = self.run.floor()
-            try:
-                cluster.map(lambda i: count(ranges[i], folders[i], lambda games: floor, stored), range(len(ranges)),
-                            names=[f"{name}-count-{lo}-{hi}" for lo, hi in ranges], sizes=sizes)
-                trie_paths = [os.path.abspath(store.staged(p)) for p in (catalog.trie, catalog.trie_years,
-                                                                       catalog.trie_sources)]
-                trie = partial(_join_subtrees, folders, ranges, lambda games: floor, trie_paths, kind_rules(config),
-                               stored)
-                in_order = partial(_join_sorted, folders, os.path.abspath(store.staged(catalog.sorted_sequences)))
-                figures, _ = cluster.map(lambda join: join(), [trie, in_order], names=[f"{name}-join-trie",
-                                                                                        f"{name}-join-sorted"])
-                return figures
-            finally:
-                for folder in folders:
-                    shutil.rmtree(folder, ignore_errors=True)
-        if stage == "report" and "reported" in self.run.memory:  # written beside emit
-            return self.run.memory.pop("reported")
-        if stage not in ("emit", "report"):
-            return cluster.call(self.run.action(stage), name=name)
+                                       f"{context.floor}")
+                return [Done("build", figures, time.perf_counter() - begun)]
+            return [Done("build", self._build(context, name), time.perf_counter() - t0)]
+        if stage.name not in ("emit", "report"):
+            return [Done(stage.name, cluster.call(partial(_work, stage, context), name=name),
+                         time.perf_counter() - t0)]
         # emit and the report's parts (one a worker: each loads the book) at once: neither reads the other's files
-        jobs = [self.run.action("emit")] if stage == "emit" else []
-        names = [name] if stage == "emit" else []
-        together = stage == "report" or self.run.stages[self.run.stages.index(stage) + 1:][:1] == ["report"]
+        jobs = [partial(_work, stage, context)] if stage.name == "emit" else []
+        names = [name] if stage.name == "emit" else []
+        together = stage.name == "report" or beside is not None
         if together:
-            folder = Path(os.path.abspath(store.staged(catalog.report)))
+            folder = Path(os.path.abspath(staged(catalog.report)))
             book_files.start(folder)
-            write = partial(book_files.write, self.run.book_files(), folder, share=config.influence_share,
+            write = partial(book_files.write, book_files.of_run(context), folder, share=config.influence_share,
                             min_length=config.min_length)
             jobs += [partial(write, part=(i, workers)) for i in range(workers)]
-            names += [f"{name}-report-{i}-of-{workers}" if stage == "emit" else f"{name}-{i}-of-{workers}"
+            names += [f"{name}-report-{i}-of-{workers}" if stage.name == "emit" else f"{name}-{i}-of-{workers}"
                       for i in range(workers)]
         begun, ended = time.perf_counter(), {}
         results = cluster.map(lambda job: job(), jobs, names=names,
                               on_done=lambda i, _: ended.update({i: time.perf_counter()}))
-        if stage == "report":
-            return book_files.figures(results)
+        if stage.name == "report":
+            return [Done("report", book_files.figures(results), time.perf_counter() - t0)]
+        done = [Done("emit", results[0], ended[0] - t0)]
         if together:
-            self.run.memory["reported"] = book_files.figures(results[1:])
-            self.run.begun["report"] = begun
-            self.run.ended["emit"] = ended[0]
-        return results[0]
+            done.append(Done("report", book_files.figures(results[1:]), time.perf_counter() - begun))
+        return done
 
-    def subtrees(self, counts: dict[int, int]) -> tuple[list[tuple[int, int]], list[int], list[Path], Callable]:
+    def _build(self, context: Context, name: str) -> dict:
+        """The build from the stage files: the first keys counted, then
+        the subtrees (a task each), then joined."""
+        catalog, config, cluster = context.catalog, context.config, self.cluster()
+        stored = (os.path.abspath(catalog.sequences), os.path.abspath(catalog.games))
+        counts = cluster.call(_first_keys, stored, name=f"{name}-first-keys")
+        ranges, sizes, folders, count = self.subtrees(counts, context)
+        floor = context.floor
+        try:
+            cluster.map(lambda i: count(ranges[i], folders[i], lambda games: floor, stored), range(len(ranges)),
+                        names=[f"{name}-count-{lo}-{hi}" for lo, hi in ranges], sizes=sizes)
+            trie_paths = [os.path.abspath(staged(p)) for p in (catalog.trie, catalog.trie_years, catalog.trie_sources)]
+            trie = partial(_join_subtrees, folders, ranges, lambda games: floor, trie_paths, kind_rules(config),
+                           stored)
+            in_order = partial(_join_sorted, folders, os.path.abspath(staged(catalog.sorted_sequences)))
+            figures, _ = cluster.map(lambda join: join(), [trie, in_order], names=[f"{name}-join-trie",
+                                                                                    f"{name}-join-sorted"])
+            return figures
+        finally:
+            for folder in folders:
+                shutil.rmtree(folder, ignore_errors=True)
+
+    def subtrees(self, counts: dict[int, int], context: Context
+                 ) -> tuple[list[tuple[int, int]], list[int], list[Path], Callable]:
         """The build on the dask engine: the ranges of first keys (one a
         worker, ``counts``: sequences by first key) whose subtrees are
         counted apart, their sequences, a scratch folder for each, and the
@@ -268,10 +274,15 @@ class DaskEngine:
         workers = self.cluster().workers()
         ranges = partitions.subtrees(counts, workers)
         sizes = [sum(n for k, n in counts.items() if lo <= k < hi) for lo, hi in ranges]
-        scratch = Path(os.path.abspath(self.run.catalog.runs))
+        scratch = Path(os.path.abspath(context.catalog.runs))
         folders = [scratch / f"subtrees-{self.token}-{lo}-{hi}" for lo, hi in ranges]
-        return ranges, sizes, folders, partial(_count, neutral=self.run.config.influence_neutral,
-                                               budget=self.run.sort_bytes // min(len(ranges), workers))
+        return ranges, sizes, folders, partial(_count, neutral=context.config.influence_neutral,
+                                               budget=context.options.sort_bytes // min(len(ranges), workers))
+
+
+def _work(stage: Stage, context: Context) -> dict:
+    """A stage's work as one task."""
+    return stage.run(context)
 
 
 def _join(what: str, folder: str, keys: list[str], resolution: partitions.Resolution, *, strict: bool,
@@ -289,7 +300,7 @@ def _source(source, resolution=None):
     (``source``: ``partitions.Joined`` but for the resolution, a task's
     last argument), or the stage files (sequences.parquet and games.parquet,
     as ``build.Stored``)."""
-    from joseki_miner.engines import build
+    from joseki_miner.stages import build
 
     if callable(source):
         return source(resolution)
@@ -298,7 +309,7 @@ def _source(source, resolution=None):
 
 def _first_keys(stored: tuple[str, str]) -> dict[int, int]:
     """How many sequences of the stage files start with each key (a task)."""
-    from joseki_miner.engines import build
+    from joseki_miner.stages import build
 
     return build.first_keys(_source(stored))
 
@@ -308,7 +319,7 @@ def _count(key_range: tuple[int, int], folder: Path, floor_of: Callable[[int], i
     """The subtrees of ``key_range`` counted (a task): from the partitions,
     the games kept and their sequences as the joins write them, or from
     the stage files; ``floor_of`` the games kept."""
-    from joseki_miner.engines import build
+    from joseki_miner.stages import build
 
     counted = _source(source, resolution)
     return build.count_subtrees(key_range, counted, folder, neutral=neutral, budget=budget,
@@ -319,7 +330,7 @@ def _join_subtrees(folders: list[Path], ranges: list[tuple[int, int]], floor_of:
                    paths: list[str], kinds: KindRules | None, source,
                    resolution: partitions.Resolution | None = None) -> dict:
     """The build's files of the subtrees counted (a task, once they all are)."""
-    from joseki_miner.engines import build
+    from joseki_miner.stages import build
 
     return build.join_subtrees(folders, _source(source, resolution), *map(Path, paths),
                                floor=floor_of(resolution.accepted if resolution is not None else 0),
@@ -328,6 +339,6 @@ def _join_subtrees(folders: list[Path], ranges: list[tuple[int, int]], floor_of:
 
 def _join_sorted(folders: list[Path], path: str, resolution: partitions.Resolution | None = None) -> None:
     """sorted_sequences.parquet of the subtrees counted (a task)."""
-    from joseki_miner.engines import build
+    from joseki_miner.stages import build
 
     build.join_sorted(folders, Path(path))

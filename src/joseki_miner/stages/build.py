@@ -24,6 +24,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from joseki_miner.runs.context import Context
+from joseki_miner.runs.store import staged
+from joseki_miner.stages.params import kind_rules
 from joseki_miner.runs import threads
 from joseki_miner.fast.arrow import booleans, column, numpy, strings
 from joseki_miner.runs.catalog import positions_of
@@ -716,3 +719,12 @@ def sources_table(rows: dict[str, np.ndarray], names: list[str]) -> pa.Table:
 
 def _rows(arrays: dict, lo: int, hi: int) -> dict:
     return {name: a[lo:hi] for name, a in arrays.items()}
+
+
+def run(context: Context) -> dict:
+    """The build stage: the trie of sequences.parquet, counted and stored."""
+    c, o = context.catalog, context.options
+    return count(c.sequences, c.games, staged(c.trie), staged(c.trie_years), staged(c.trie_sources),
+                 staged(c.sorted_sequences), neutral=context.config.influence_neutral, floor=context.floor,
+                 engine=o.engine, progress=o.progress, kinds=kind_rules(context.config), spill=c.runs,
+                 budget=o.sort_bytes)

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow.parquet as pq
 
-from joseki_miner.engines.build import Collections, game_columns
+from joseki_miner.stages.build import Collections, game_columns
 from joseki_miner.fast.arrow import numpy
 from joseki_miner.method import orders
 from joseki_miner.method.positions import position_keys

@@ -8,8 +8,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from joseki_miner.book.emit import influence_dot, to_dot, to_sgf
-from joseki_miner.book.files import BookFiles, load_book, render_svg, svg_skipped
+from joseki_miner.book.files import BookFiles, load_book, of_run, render_svg, svg_skipped
+from joseki_miner.runs.context import Context
 from joseki_miner.runs.progress import bar
+from joseki_miner.runs.store import staged
 
 
 def _write(path: Path, text: str) -> None:
@@ -17,8 +19,16 @@ def _write(path: Path, text: str) -> None:
     path.write_text(text, encoding="utf-8", newline="\n")
 
 
-def run(files: BookFiles, sgf_path: Path, dot_path: Path, influence_path: Path, *, share: float, min_length: int,
-        counters: bool = False, svg_paths: tuple[Path, Path] | None = None, progress: bool = False) -> dict:
+def run(context: Context) -> dict:
+    """The emit stage: the pruned tree as SGF and DOT (and SVG)."""
+    c, config = context.catalog, context.config
+    return write(of_run(context), staged(c.sgf), staged(c.dot), staged(c.influence_dot), share=config.influence_share,
+                 min_length=config.min_length, counters=config.emit_counters,
+                 svg_paths=(staged(c.svg), staged(c.influence_svg)), progress=context.options.progress)
+
+
+def write(files: BookFiles, sgf_path: Path, dot_path: Path, influence_path: Path, *, share: float, min_length: int,
+          counters: bool = False, svg_paths: tuple[Path, Path] | None = None, progress: bool = False) -> dict:
     """Write the tree's SGF and DOT files, and their SVG renderings at
     ``svg_paths`` (default: beside the DOT files) where Graphviz is and
     the tree is small enough to draw in seconds (``svg_skipped``)."""

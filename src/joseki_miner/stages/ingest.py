@@ -1,4 +1,4 @@
-"""Ingest (stage 1, ``pipeline/ingest.py``): game collections ->
+"""Ingest (stage 1): game collections ->
 games.parquet + rejects.parquet.
 
 Every game read is either accepted (a row of games.parquet) or rejected with
@@ -29,10 +29,10 @@ from joseki_miner.fast.arrow import column, numpy, strings
 from joseki_miner.fast.fingerprints import FingerprintTable
 from joseki_miner.method.gameinfo import day_of, days, winner, winners
 from joseki_miner.runs.inputs import Collections, Filters
-from joseki_miner.fast.mapped import BUDGET, Arena
+from joseki_miner.fast.mapped import Arena
 from joseki_miner.method.points import PASS, SIZE
 from joseki_miner.method.symmetry import POINT_MAP
-from joseki_miner.readers import FIELD_BYTES, MEMBER_BYTES, Walked, read_paths
+from joseki_miner.readers import Walked, read_paths
 from joseki_miner.readers.bulk import GameBatch, events_json, read_batches
 from joseki_miner.fast.scan import moves_text
 from joseki_miner.method.records import (
@@ -50,8 +50,11 @@ from joseki_miner.method.sequences import Phase1Params
 from joseki_miner.runs.stop import check as check_stop
 from joseki_miner.method.validate import check
 
+from joseki_miner.runs.context import Context
+from joseki_miner.stages.params import Reading
 from joseki_miner.runs.errors import StrictError
-from joseki_miner.engines.extract import joined_parts, of_games
+from joseki_miner.runs.store import staged
+from joseki_miner.stages.extract import joined_parts, of_games
 from joseki_miner.fast.parquet import TableSink, yield_to_reader
 from joseki_miner.runs.progress import bar as progress_bar
 
@@ -578,95 +581,89 @@ def _fast_batch(b: GameBatch, ledger: _Ledger, include_handicap: bool, futures) 
         ledger.add_games(table, sequences)
 
 
-def read(
-    paths: Sequence[str | Path],
-    games_path: Path,
-    rejects_path: Path,
-    *,
-    include_handicap: bool,
-    dedupe: bool,
-    strict: bool = False,
-    engine: str = "fast",
-    jobs: int = 1,
-    progress: bool = True,
-    on_games: Callable[[pa.Table, dict | None], None] | None = None,
-    phase1: Phase1Params | None = None,
-    table_memory: int = BUDGET,
-    finish: list[Callable[[], None]] | None = None,
-    exclude: Sequence[str | Path] = (),
-    member_bytes: int = MEMBER_BYTES,
-    field_bytes: int = FIELD_BYTES,
-    collections_depth: int = 1,
-    ranks: Sequence[tuple[str, str]] = (),
-    filters: Filters = Filters(),
-    symmetric: bool = False,
-    indexes: Sequence[str | Path] = (),
-    indexes_before: int = 0,
-    named_from: Sequence[str | Path] | None = None,
-    trace: Trace | None = None,
-    part: tuple[int, int] = (0, 1),
-    walked: Walked | None = None,
-    digests: dict | None = None,
-) -> dict:
-    """Read, validate and store every game; return the stage's figures.
-    ``on_games(table, sequences)`` hears every table of accepted games as it
-    is stored; given ``phase1`` (fast engine), the replay that validates a
-    game also finds its sequences, and ``sequences`` holds them (as
-    ``extract.fast_batch`` gives them; None where that replay cannot serve).
-    The tables that grow with the games (the fast engine's duplicate
-    fingerprints, the kifu index lines) hold ``table_memory`` bytes in
-    memory, the rest in mapped files beside ``games_path`` (``mapped``).
-    Given ``finish``, the run returns while the last row group of
-    games.parquet is still being written, and ``finish`` gets the wait for
-    it (the caller goes on with the trie meanwhile).  Folders in ``exclude``
-    (the run's own) are never read.  A run that fails (or is stopped:
-    ``stop``) removes what it wrote.  ``member_bytes`` and ``field_bytes``
-    bound what one archive member (or file) and one field may hold
-    (limits.member_mb and limits.field_kb; see ``readers``).  Each game's
-    collection is named from ``paths`` (``inputs.Collections``,
-    ``collections_depth``), and their players' rank where the records carry
-    none is the one a collection declares (``ranks``); ``filters`` leave games out as they are read,
-    counted by reason.  A partition (``partitions``) reads its own files,
-    with the kifu ``indexes`` kept elsewhere in its collections (the first
-    ``indexes_before`` of them read before its files, as one reading would), names
-    collections from the paths given to the run (``named_from``), and
-    keeps a ``trace`` for joining it with the others (fast engine); a
-    partition that is part k of K of one archive reads that part of its
-    members (``part``: ``readers``).  ``walked``: the inputs walked once
-    already (``readers.walked``), read without walking them again;
-    ``digests``: gets each file's content digest, taken as it is read (the
-    fast engine), for the ingest stage's key (``inputs.Scan.learn``)."""
-    limits = {"member_bytes": member_bytes, "field_bytes": field_bytes}
-    arena = Arena(games_path.parent, budget=table_memory)
-    ledger = _Ledger(games_path, rejects_path, dedupe, strict, on_games, arena)
-    ledger.collections = Collections(paths if named_from is None else named_from, collections_depth, ranks)
-    ledger.filters = filters
-    ledger.symmetric = symmetric
-    ledger.trace = trace
+@dataclass(frozen=True)
+class InPartition:
+    """How a partition (``cluster.partitions``) reads its own files: with
+    the kifu ``indexes`` kept elsewhere in its collections (the first
+    ``indexes_before`` of them read before its files, as one reading
+    would), collections named from the paths given to the run
+    (``named_from``), a ``trace`` kept for joining it with the others
+    (fast engine); a partition that is part k of K of one archive reads
+    that part of its members (``part``: ``readers``)."""
+
+    indexes: tuple[str | Path, ...] = ()
+    indexes_before: int = 0
+    named_from: tuple[str | Path, ...] | None = None
+    trace: Trace | None = None
+    part: tuple[int, int] = (0, 1)
+
+
+@dataclass(frozen=True)
+class Hooks:
+    """What the caller hears and gives as ingest reads.  ``on_games(table,
+    sequences)`` hears every table of accepted games as it is stored; given
+    ``phase1`` (fast engine), the replay that validates a game also finds
+    its sequences, and ``sequences`` holds them (as ``extract.fast_batch``
+    gives them; None where that replay cannot serve).  Given ``finish``,
+    ``read`` returns while the last row group of games.parquet is still
+    being written, and ``finish`` gets the wait for it.  ``walked``: the
+    inputs walked once already (``readers.walked``), read without walking
+    them again; ``digests``: gets each file's content digest, taken as it
+    is read (the fast engine), for the ingest stage's key
+    (``inputs.Scan.learn``)."""
+
+    on_games: Callable[[pa.Table, dict | None], None] | None = None
+    phase1: Phase1Params | None = None
+    finish: list[Callable[[], None]] | None = None
+    walked: Walked | None = None
+    digests: dict | None = None
+
+
+def run(context: Context) -> dict:
+    """The ingest stage: every game of the inputs read, checked and stored."""
+    catalog = context.catalog
+    return read(context.paths, staged(catalog.games), staged(catalog.rejects),
+                Reading.of(context.config, context.options, context.own),
+                hooks=Hooks(walked=context.walked, digests=context.digests))
+
+
+def read(paths: Sequence[str | Path], games_path: Path, rejects_path: Path, reading: Reading = Reading(), *,
+         partition: InPartition = InPartition(), hooks: Hooks = Hooks()) -> dict:
+    """Read, validate and store every game; return the stage's figures
+    (``Reading``, ``InPartition``, ``Hooks``).  A run that fails (or is
+    stopped: ``stop``) removes what it wrote."""
+    r, p, h = reading, partition, hooks
+    limits = {"member_bytes": r.member_bytes, "field_bytes": r.field_bytes}
+    arena = Arena(games_path.parent, budget=r.table_memory)
+    ledger = _Ledger(games_path, rejects_path, r.dedupe, r.strict, h.on_games, arena)
+    ledger.collections = Collections(paths if p.named_from is None else p.named_from, r.collections_depth, r.ranks)
+    ledger.filters = r.filters
+    ledger.symmetric = r.symmetric
+    ledger.trace = p.trace
     try:
-        with progress_bar(progress, desc="ingest", unit=" games") as bar:
-            if engine == "reference":
-                _run_reference(paths, ledger, include_handicap, bar, exclude, limits)
+        with progress_bar(r.progress, desc="ingest", unit=" games") as bar:
+            if r.engine == "reference":
+                _run_reference(paths, ledger, r.include_handicap, bar, r.exclude, limits)
             else:
                 # validation of one batch runs in threads while the next is read
-                with threads.pool(max(1, jobs), initializer=yield_to_reader) as pool:
+                with threads.pool(max(1, r.jobs), initializer=yield_to_reader) as pool:
                     pending = None
-                    for batch in read_batches(paths, on_skip=ledger.skip, arena=ledger.arena, exclude=exclude,
-                                              indexes=indexes, indexes_before=indexes_before, part=part,
-                                              walked=walked, digests=digests, **limits):
+                    for batch in read_batches(paths, on_skip=ledger.skip, arena=ledger.arena, exclude=r.exclude,
+                                              indexes=p.indexes, indexes_before=p.indexes_before, part=p.part,
+                                              walked=h.walked, digests=h.digests, **limits):
                         check_stop()  # between batches: a stop never looks like the end of the input
                         if len(batch) == 0:
                             continue
-                        started = (batch, _replay(batch, pool, jobs, phase1, include_handicap))
+                        started = (batch, _replay(batch, pool, r.jobs, h.phase1, r.include_handicap))
                         if pending is not None:
-                            _fast_batch(pending[0], ledger, include_handicap, pending[1])
+                            _fast_batch(pending[0], ledger, r.include_handicap, pending[1])
                             bar.update(len(pending[0]))
                         pending = started
                     check_stop()
                     if pending is not None:
-                        _fast_batch(pending[0], ledger, include_handicap, pending[1])
+                        _fast_batch(pending[0], ledger, r.include_handicap, pending[1])
                         bar.update(len(pending[0]))
     except BaseException:
         ledger.abort()
         raise
-    return ledger.close(finish)
+    return ledger.close(h.finish)

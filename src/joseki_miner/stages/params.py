@@ -1,13 +1,17 @@
 """What the method's rules are for a run's config: phase 1's parameters,
-the kinds, the pruning rules and threshold, the ingest options.  The
+the kinds, the pruning rules and threshold, how ingest reads.  The
 method's modules load only when a stage runs: a run whose stages are all
 up to date does not import them."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from joseki_miner.runs.config import Config
+from joseki_miner.runs.config import TABLE_MEMORY_MB, Config
+from joseki_miner.runs.context import RunOptions
 from joseki_miner.runs.inputs import Filters
 
 if TYPE_CHECKING:
@@ -68,10 +72,42 @@ def floor_for(games: int, config: Config) -> int:
     return 1 if max(threshold_for(games, config), config.prune_min_games) <= 1 else 2
 
 
-def ingest_options(config: Config) -> dict:
-    """The ingest stage's parameters: what one archive member (or file)
-    and one field may hold, how collections are named, the filters."""
-    c = config
-    return {"member_bytes": c.limits_member_mb << 20, "field_bytes": c.limits_field_kb << 10,
-            "collections_depth": c.collections_depth, "ranks": c.collections_ranks or (),
-            "symmetric": c.dedupe_symmetric, "filters": Filters.of(c)}
+@dataclass(frozen=True)
+class Reading:
+    """How ingest reads and checks games: the config's parameters
+    (``of``) and how the run goes.  The tables that grow with the games
+    (the fast engine's duplicate fingerprints, the kifu index lines) hold
+    ``table_memory`` bytes in memory, the rest in mapped files beside
+    games.parquet (``mapped``).  Folders in ``exclude`` (the run's own) are
+    never read.  ``member_bytes`` and ``field_bytes`` bound what one
+    archive member (or file) and one field may hold (limits.member_mb and
+    limits.field_kb; see ``readers``).  Each game's collection is named
+    from the paths (``inputs.Collections``, ``collections_depth``), and
+    their players' rank where the records carry none is the one a
+    collection declares (``ranks``); ``filters`` leave games out as they
+    are read, counted by reason."""
+
+    include_handicap: bool = False
+    dedupe: bool = True
+    strict: bool = False
+    engine: str = "fast"
+    jobs: int = 1
+    progress: bool = False
+    table_memory: int = int(TABLE_MEMORY_MB * 2**20)
+    exclude: tuple[str | Path, ...] = ()
+    member_bytes: int = Config.limits_member_mb << 20
+    field_bytes: int = Config.limits_field_kb << 10
+    collections_depth: int = 1
+    ranks: tuple[tuple[str, str], ...] = ()
+    filters: Filters = Filters()
+    symmetric: bool = False
+
+    @classmethod
+    def of(cls, config: Config, options: RunOptions = RunOptions(), exclude: Sequence[str | Path] = ()) -> Reading:
+        """The reading a config and a run's options ask for."""
+        c = config
+        return cls(include_handicap=c.include_handicap, dedupe=c.dedupe, strict=options.strict, engine=options.engine,
+                   jobs=options.jobs, progress=options.progress, table_memory=options.table_bytes,
+                   exclude=tuple(exclude), member_bytes=c.limits_member_mb << 20, field_bytes=c.limits_field_kb << 10,
+                   collections_depth=c.collections_depth, ranks=tuple(c.collections_ranks or ()),
+                   filters=Filters.of(c), symmetric=c.dedupe_symmetric)

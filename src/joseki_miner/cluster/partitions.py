@@ -36,13 +36,14 @@ import pyarrow.parquet as pq
 import joseki_miner
 from joseki_miner.fast.arrow import column, numpy, strings
 from joseki_miner.runs.inputs import Collections
+from joseki_miner.stages.params import Reading
 from joseki_miner.readers import HEAD, KEPT_BYTES, archives, existing_files, index_scope, sniff
 from joseki_miner.method.records import where_of
 from joseki_miner.method.sequences import Phase1Params
 from joseki_miner.runs.stop import check as check_stop
 from joseki_miner.runs.store import remove_unfinished, sync_file, sync_folder
 
-from joseki_miner.engines.cluster import PARTITION_MB
+from joseki_miner.cluster.client import PARTITION_MB
 from joseki_miner.runs.errors import StrictError
 from joseki_miner.fast.parquet import TableSink
 from joseki_miner.method.points import TENUKI
@@ -73,12 +74,8 @@ class Settings:
     to the driver's folder: a dask task runs there (``cluster.in_folder``)."""
 
     named_from: tuple[str, ...]
-    include_handicap: bool
-    dedupe: bool
+    reading: Reading  # ingest's (on a worker: one thread, no bars)
     phase1: Phase1Params
-    options: dict  # ingest's limits, collection depth and filters (``ingest.read``)
-    table_memory: int
-    exclude: tuple[str, ...]
     key: str
 
 
@@ -156,7 +153,7 @@ def plan(paths, settings: Settings, digests: dict[str, str], *, target_bytes: in
     seen: set[str] = set()
     for given in paths:
         starts.add(len(files))
-        for f in existing_files([given], on_skip, settings.exclude):
+        for f in existing_files([given], on_skip, settings.reading.exclude):
             if os.path.abspath(f) not in seen:  # a file met twice is read once, as ``iter_files`` reads it
                 seen.add(os.path.abspath(f))
                 files.append(f)
@@ -180,7 +177,7 @@ def plan(paths, settings: Settings, digests: dict[str, str], *, target_bytes: in
             cut[len(groups) - 1] = parts
             held = target_bytes  # the next file starts a partition of its own
     indexes = [(i, index_scope(f)) for i, f in enumerate(files) if _is_index(f)]
-    names = Collections(settings.named_from, settings.options.get("collections_depth", 1))
+    names = Collections(settings.named_from, settings.reading.collections_depth)
     partitions: list[Partition] = []
     for g, group in enumerate(groups):
         if not group:
@@ -256,8 +253,8 @@ def mine(partition: Partition, settings: Settings, folder: str) -> dict:
         return {**figures, KEPT: True}
     if out.exists():  # not whole: written by another version, or damaged
         shutil.rmtree(out, ignore_errors=True)
-    from joseki_miner.engines import build, ingest
-    from joseki_miner.engines.extract import Phase1Stream
+    from joseki_miner.stages import build, ingest
+    from joseki_miner.stages.extract import Phase1Stream
 
     tmp = Path(folder) / f"{partition.key}-{uuid.uuid4().hex[:8]}.tmp"
     tmp.mkdir(parents=True)
@@ -266,12 +263,10 @@ def mine(partition: Partition, settings: Settings, folder: str) -> dict:
         stream = Phase1Stream(tmp / "sequences.parquet", settings.phase1, jobs=1, compression=SEQUENCES_CODEC)
         try:
             figures = ingest.read(
-                list(partition.files), tmp / "games.parquet", tmp / "rejects.parquet",
-                include_handicap=settings.include_handicap, dedupe=settings.dedupe, jobs=1, progress=False,
-                on_games=stream.add, phase1=settings.phase1, table_memory=settings.table_memory,
-                exclude=settings.exclude, indexes=partition.indexes, indexes_before=partition.indexes_before,
-                named_from=settings.named_from, trace=trace,
-                part=partition.part, **settings.options)
+                list(partition.files), tmp / "games.parquet", tmp / "rejects.parquet", settings.reading,
+                partition=ingest.InPartition(indexes=partition.indexes, indexes_before=partition.indexes_before,
+                                             named_from=settings.named_from, trace=trace, part=partition.part),
+                hooks=ingest.Hooks(on_games=stream.add, phase1=settings.phase1))
         except BaseException:
             stream.abort()
             raise
@@ -405,7 +400,7 @@ class Joined:
             yield table if keep.all() else table.filter(column(keep))
 
     def games(self, columns: list[str]) -> pa.Table:
-        from joseki_miner.engines.ingest import GAMES_SCHEMA
+        from joseki_miner.stages.ingest import GAMES_SCHEMA
 
         tables = list(self.game_tables(columns))
         return pa.concat_tables(tables) if tables else GAMES_SCHEMA.empty_table().select(columns)
@@ -415,7 +410,7 @@ class Joined:
         of the games kept, numbered as joined, in trie order (the
         partitions' sorted runs, ``build.write_run``): offsets, keys,
         scores, fields, True (in trie order)."""
-        from joseki_miner.engines import build
+        from joseki_miner.stages import build
 
         res = self.resolution
         for p, key in enumerate(self.keys):
@@ -454,7 +449,7 @@ class Joined:
 def write_games(folder: str, keys: list[str], res: Resolution, path: str) -> dict:
     """games.parquet of the partitions joined (``res``: ``resolve``'s); the
     figures that count the games kept (accepted, by year, by collection)."""
-    from joseki_miner.engines.ingest import GAMES_SCHEMA
+    from joseki_miner.stages.ingest import GAMES_SCHEMA
 
     sink = TableSink(Path(path), GAMES_SCHEMA, background=True)
     by_year: Counter[int] = Counter()
@@ -498,7 +493,7 @@ def write_rejects(folder: str, keys: list[str], res: Resolution, path: str, stri
     earlier one (named, as a duplicate's first game always is, by where the
     first was read); the figure of the games rejected by reason.
     ``strict``: the first reject fails the run."""
-    from joseki_miner.engines.ingest import REJECTS_SCHEMA
+    from joseki_miner.stages.ingest import REJECTS_SCHEMA
 
     wanted: dict[int, set[int]] = {}  # the first games named, by partition
     traces = [pq.ParquetFile(Path(folder) / k / "reject-trace.parquet").read() for k in keys]
@@ -551,7 +546,7 @@ def write_rejects(folder: str, keys: list[str], res: Resolution, path: str, stri
 def write_sequences(folder: str, keys: list[str], res: Resolution, path: str) -> dict:
     """sequences.parquet of the partitions joined: the sequences of the
     games kept, numbered as the joined games.parquet numbers them."""
-    from joseki_miner.engines.extract import SEQUENCE_ROWS, SEQUENCES_SCHEMA
+    from joseki_miner.stages.extract import SEQUENCE_ROWS, SEQUENCES_SCHEMA
 
     sink = TableSink(Path(path), SEQUENCES_SCHEMA, SEQUENCE_ROWS, background=True, use_dictionary=False)
     count = 0

@@ -18,6 +18,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from joseki_miner.runs.context import Context
+from joseki_miner.runs.store import staged
+from joseki_miner.stages.params import phase1_params
 from joseki_miner.fast import kernel
 from joseki_miner.runs import threads
 from joseki_miner.fast.arrow import column
@@ -27,7 +30,7 @@ from joseki_miner.method.records import GameRecord, decode_moves, decode_points
 from joseki_miner.method.sequences import Phase1Params, extract
 from joseki_miner.runs.stop import check as check_stop
 
-from joseki_miner.engines.build import Collections, SortedRuns, game_columns, payload_of
+from joseki_miner.stages.build import Collections, SortedRuns, game_columns, payload_of
 from joseki_miner.fast.parquet import TableSink, count_rows, string_bytes, yield_to_reader
 from joseki_miner.runs.progress import bar as progress_bar
 
@@ -318,3 +321,10 @@ def from_games(games_path: Path, sequences_path: Path, params: Phase1Params, *, 
         stream.abort()
         raise
     return stream.close()
+
+
+def run(context: Context) -> dict:
+    """The extract stage: phase 1 on every game of games.parquet."""
+    o = context.options
+    return from_games(context.catalog.games, staged(context.catalog.sequences), phase1_params(context.config),
+                      engine=o.engine, jobs=o.jobs, progress=o.progress)
