@@ -9,6 +9,7 @@ import errno
 import os
 import signal
 import sys
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import List, Optional
 
@@ -16,8 +17,9 @@ import typer
 
 from joseki_miner.runs import stop
 from joseki_miner.cluster.client import PARTITION_MB, Options
-from joseki_miner.runs.config import SORT_MEMORY_MB, TABLE_MEMORY_MB, load
+from joseki_miner.runs.config import load
 from joseki_miner.runs.errors import JosekiError
+from pipeline.request import Request
 
 from joseki_miner.runs.catalog import Catalog
 from joseki_miner.runs.stages import NAMES as STAGES, STAGES as DECLARED
@@ -25,20 +27,32 @@ from pipeline.options import (CONFIG, ENGINE, JOBS, OUT, PARTITION, QUIET, SCHED
                               WAIT, WORK, WORKERS, _catalog, _fail, _shown, app)
 
 
-def _execute(stages, paths, out, work, config, sets, quiet, strict=False, force=False, engine="fast", jobs=None,
-             sort_memory=SORT_MEMORY_MB, table_memory=TABLE_MEMORY_MB, wait=False, cluster=None, add=False) -> None:
+@dataclass(frozen=True)
+class Given:
+    """Where a run writes and what it is told: the output and work
+    folders, the config file and its --set overrides."""
+
+    out: str
+    work: Optional[Path] = None
+    config: Optional[Path] = None
+    sets: Optional[List[str]] = None
+
+
+def _execute(stages: List[str], paths: List[str], given: Given, request: Request) -> None:
     """Run the stages; every way a run can end becomes one line and an exit
     code: 2 an unusable invocation, 1 a failed run (--strict, a full disk),
     130 (143) a run stopped by Ctrl-C (SIGTERM).  None but 0 changes the
     output folder (of an output URL: 1 for a failed publication, whose
-    local copy is whole and which the next run sends again)."""
-    from .run import Request, run_stages  # the stages and their compiled code load only for a run
+    local copy is whole and which the next run sends again).  Without
+    progress (--quiet), no lines of progress either."""
+    from .run import run_stages  # the stages and their compiled code load only for a run
 
     try:
-        cfg = load(config, sets or [])
-        catalog = _catalog(out, work)
-        log = (lambda s: None) if quiet else (lambda s: typer.echo(s, err=True))
-        summary = run_stages(catalog, cfg, stages, paths or [], Request(progress=not quiet, strict=strict, force=force, engine=engine, jobs=jobs, sort_memory=sort_memory, table_memory=table_memory, wait=wait, command=" ".join(["joseki", *map(_shown, sys.argv[1:])]), cluster=cluster or Options(), add=add), log=log)
+        cfg = load(given.config, given.sets or [])
+        catalog = _catalog(given.out, given.work)
+        log = (lambda s: typer.echo(s, err=True)) if request.progress else (lambda s: None)
+        command = " ".join(["joseki", *map(_shown, sys.argv[1:])])
+        summary = run_stages(catalog, cfg, stages, paths or [], replace(request, command=command), log=log)
     except JosekiError as exc:  # an unusable invocation (2), --strict's first bad record, a failed publication (1)
         _fail(exc.line(), exc.exit_code)
     except (stop.Stopped, KeyboardInterrupt) as exc:
@@ -98,8 +112,10 @@ def mine(
                                                   "engine, one task at a time, where --engine is not dask)"),
 ) -> None:
     """Mine joseki from game collections: every stage, skipping up-to-date ones."""
-    _execute(STAGES, paths, out, work, config, set_, quiet, strict, force, engine, jobs, sort_memory, table_memory,
-             wait, _cluster(engine, scheduler, workers, partition_mb, jobs), add)
+    _execute(STAGES, paths, Given(out, work, config, set_),
+             Request(progress=not quiet, strict=strict, force=force, engine=engine, jobs=jobs, sort_memory=sort_memory,
+                     table_memory=table_memory, wait=wait, cluster=_cluster(engine, scheduler, workers, partition_mb,
+                                                                             jobs), add=add))
 
 
 def _cluster(engine: str, scheduler: Optional[str], workers: int, partition_mb: float, jobs: Optional[int]):
@@ -128,8 +144,9 @@ def ingest(
     quiet: bool = QUIET, jobs: Optional[int] = JOBS, engine: str = ENGINE, table_memory: float = TABLE_MEMORY,
     wait: bool = WAIT,
 ) -> None:
-    _execute(["ingest"], paths, out, work, config, set_, quiet, strict, True, engine, jobs,
-             table_memory=table_memory, wait=wait)
+    _execute(["ingest"], paths, Given(out, work, config, set_),
+             Request(progress=not quiet, strict=strict, force=True, engine=engine, jobs=jobs, table_memory=table_memory,
+                     wait=wait))
 
 
 def _single(stage: str, doc: str):
@@ -138,7 +155,8 @@ def _single(stage: str, doc: str):
         set_: Optional[List[str]] = SET, quiet: bool = QUIET, jobs: Optional[int] = JOBS, engine: str = ENGINE,
         sort_memory: float = SORT_MEMORY, wait: bool = WAIT,
     ) -> None:
-        _execute([stage], [], out, work, config, set_, quiet, False, True, engine, jobs, sort_memory, wait=wait)
+        _execute([stage], [], Given(out, work, config, set_),
+                 Request(progress=not quiet, force=True, engine=engine, jobs=jobs, sort_memory=sort_memory, wait=wait))
 
     command.__doc__ = doc
     app.command(name=stage)(command)

@@ -22,18 +22,17 @@ import json
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from joseki_miner.cluster import client as cluster_
 from joseki_miner.fast import compiling
 from joseki_miner.runners import sequential
 from joseki_miner.runs import asked, checks, folders, lineage, remote, store
 from joseki_miner.runs.catalog import PUBLISHED, WORK_STAGES, Catalog
 from joseki_miner.runs.checks import check_paths
-from joseki_miner.runs.config import SORT_MEMORY_MB, TABLE_MEMORY_MB, Config
+from joseki_miner.runs.config import Config
 from joseki_miner.runs.context import Context, Done, RunOptions, Trie
 from joseki_miner.runs.errors import StrictError, UsageError
 from joseki_miner.runs.inputs import Collections, Scan, scan
@@ -41,6 +40,7 @@ from joseki_miner.runs.keys import stage_keys
 from joseki_miner.runs.stop import check as check_stop
 from joseki_miner.runs.summary import summarize
 from joseki_miner.stages.params import floor_for
+from pipeline.request import Request
 
 if TYPE_CHECKING:
     from joseki_miner.cluster.runner import DaskRunner
@@ -59,36 +59,6 @@ RUN_FIGURES = ("dedupe_bytes", "wheres_spilled_bytes", "table_memory_bytes", "ta
 # hashed before ingest, where the digests not cached are at most this share of the inputs' bytes (a file touched or
 # added: hashing it may find ingest up to date); more, and ingest reads them once, taking their digests as it reads
 HASH_AHEAD = 0.1
-
-
-@dataclass(frozen=True)
-class Request:
-    """How a run was asked for (the CLI's options).  ``engine`` "fast"
-    (compiled, over ``jobs`` threads, default all cores) and "reference"
-    (plain Python) give identical files, and so does any ``sort_memory``
-    (MB of sequences held for the trie before sorted runs are spilled to
-    disk) and any ``table_memory`` (MB of duplicate fingerprints and kifu
-    index lines held in memory, the rest mapped from files in the work
-    folder).  "dask" mines partitions of the inputs on a dask cluster
-    (``cluster``: a scheduler's address, or a LocalCluster of worker
-    processes) and runs every stage on its workers, with the same files
-    again; with ``add``, the paths are added to those of the last run in
-    the folder, whose partitions are kept (only the new ones are read).
-    ``force`` runs every stage; ``strict`` fails on the first rejected
-    game.  When another run holds a folder, the run raises UsageError, or
-    with ``wait`` waits for it (``command`` names this run in the lock)."""
-
-    progress: bool = True
-    strict: bool = False
-    force: bool = False
-    engine: str = "fast"
-    jobs: int | None = None
-    sort_memory: float = SORT_MEMORY_MB
-    table_memory: float = TABLE_MEMORY_MB
-    wait: bool = False
-    command: str = "joseki"
-    cluster: cluster_.Options = cluster_.Options()
-    add: bool = False
 
 
 def run_stages(catalog: Catalog, config: Config, stages: Sequence[str], paths: Sequence[str | Path] = (),

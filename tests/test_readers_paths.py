@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from joseki_miner.readers import sniff_every_rule, iter_files, read_paths, sniff
+from joseki_miner.readers import iter_files, read_paths, sniff
+from joseki_miner.readers.dispatch import sniff_every_rule
 from joseki_miner.method.records import REJECT_REASONS, GameRecord, Reject
 
 GAME = b"(;GM[1]FF[4]SZ[19]PB[x];B[pd];W[dp])\n"

@@ -403,20 +403,23 @@ def _decoded(batches, key_range: tuple[int, int] | None = None):
         yield (batch.num_rows, *part)
 
 
-def count(sequences_path: Path, games_path: Path, trie_path: Path, years_path: Path, sources_path: Path,
-        sorted_path: Path, *, neutral: int, floor: int = 2, engine: str = "fast", progress: bool = True,
-        spill: Path | None = None, budget: int = SORT_MEMORY << 20, kinds: KindRules | None = None) -> dict:
-    """Count the sequences of sequences.parquet (their games' winners, years
-    and collections from games.parquet) and store the trie, its years and
-    collections and the sequences in trie order (the fast engine spills
-    sorted runs to ``spill``, by default beside the trie)."""
-    source = Stored(sequences_path, games_path)
+def run(context: Context) -> dict:
+    """The build stage: the sequences of sequences.parquet counted (their
+    games' winners, years and collections from games.parquet), and the
+    trie stored with its years and collections and the sequences in trie
+    order (the fast engine spills sorted runs to the work folder's runs/)."""
+    c, o, neutral, floor = context.catalog, context.options, context.config.influence_neutral, context.floor
+    kinds = kind_rules(context.config)
+    sequences_path, trie_path, years_path, sources_path = c.sequences, staged(c.trie), staged(c.trie_years), \
+        staged(c.trie_sources)
+    sorted_path = staged(c.sorted_sequences)
+    source = Stored(c.sequences, c.games)
     collections, games = _games(source)
-    reference = engine == "reference"
+    reference = o.engine == "reference"
     trie, given = (Trie(), []) if reference else (None, None)
-    runs = SortedRuns(spill or trie_path.parent / "runs", budget)
+    runs = SortedRuns(c.runs, o.sort_bytes)
     try:
-        with progress_bar(progress, total=count_rows(sequences_path), desc="build", unit=" seqs") as bar:
+        with progress_bar(o.progress, total=count_rows(sequences_path), desc="build", unit=" seqs") as bar:
             for rows, offsets, keys, scores, a in _decoded(source.sequences(SEQUENCE_COLUMNS, 200_000)):
                 payload = payload_of(a, *games)
                 if reference:
@@ -719,12 +722,3 @@ def sources_table(rows: dict[str, np.ndarray], names: list[str]) -> pa.Table:
 
 def _rows(arrays: dict, lo: int, hi: int) -> dict:
     return {name: a[lo:hi] for name, a in arrays.items()}
-
-
-def run(context: Context) -> dict:
-    """The build stage: the trie of sequences.parquet, counted and stored."""
-    c, o = context.catalog, context.options
-    return count(c.sequences, c.games, staged(c.trie), staged(c.trie_years), staged(c.trie_sources),
-                 staged(c.sorted_sequences), neutral=context.config.influence_neutral, floor=context.floor,
-                 engine=o.engine, progress=o.progress, kinds=kind_rules(context.config), spill=c.runs,
-                 budget=o.sort_bytes)

@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from joseki_miner.book.emit import influence_dot, to_dot, to_sgf
-from joseki_miner.book.files import BookFiles, load_book, of_run, render_svg, svg_skipped
+from joseki_miner.book.files import load_book, of_run, render_svg, svg_skipped
 from joseki_miner.runs.context import Context
 from joseki_miner.runs.progress import bar
 from joseki_miner.runs.store import staged
@@ -20,22 +20,16 @@ def _write(path: Path, text: str) -> None:
 
 
 def run(context: Context) -> dict:
-    """The emit stage: the pruned tree as SGF and DOT (and SVG)."""
+    """The emit stage: the pruned tree's SGF and DOT files, and their SVG
+    renderings where Graphviz is and the tree is small enough to draw in
+    seconds (``svg_skipped``)."""
     c, config = context.catalog, context.config
-    return write(of_run(context), staged(c.sgf), staged(c.dot), staged(c.influence_dot), share=config.influence_share,
-                 min_length=config.min_length, counters=config.emit_counters,
-                 svg_paths=(staged(c.svg), staged(c.influence_svg)), progress=context.options.progress)
-
-
-def write(files: BookFiles, sgf_path: Path, dot_path: Path, influence_path: Path, *, share: float, min_length: int,
-          counters: bool = False, svg_paths: tuple[Path, Path] | None = None, progress: bool = False) -> dict:
-    """Write the tree's SGF and DOT files, and their SVG renderings at
-    ``svg_paths`` (default: beside the DOT files) where Graphviz is and
-    the tree is small enough to draw in seconds (``svg_skipped``)."""
-    book = load_book(files, share=share, min_length=min_length)
-    svg_paths = svg_paths or (dot_path.with_suffix(".svg"), influence_path.with_suffix(".svg"))
+    share, counters = config.influence_share, config.emit_counters
+    sgf_path, dot_path, influence_path = staged(c.sgf), staged(c.dot), staged(c.influence_dot)
+    svg_paths = staged(c.svg), staged(c.influence_svg)
+    book = load_book(of_run(context), share=share, min_length=config.min_length)
     skipped = svg_skipped(len(book.cols["node"]))
-    with bar(progress, total=3 if skipped else 5, desc="emit", unit=" files", leave=False) as shown:
+    with bar(context.options.progress, total=3 if skipped else 5, desc="emit", unit=" files", leave=False) as shown:
         _write(sgf_path, to_sgf(book, counters=counters))
         shown.update(1)
         dots = (to_dot(book, title="joseki"), influence_dot(book, share=share, title="influence"))
