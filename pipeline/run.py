@@ -35,6 +35,7 @@ from joseki_miner.runs.checks import check_paths
 from joseki_miner.runs.config import Config
 from joseki_miner.runs.context import Context, Done, RunOptions, Trie
 from joseki_miner.runs.errors import StrictError, UsageError
+from joseki_miner.runs.files import Walked
 from joseki_miner.runs.inputs import Collections, Scan, scan
 from joseki_miner.runs.keys import stage_keys
 from joseki_miner.runs.stop import check as check_stop
@@ -101,9 +102,9 @@ class _Run:
         self.catalog, self.config, self.stages, self.paths = catalog, config, list(stages), list(paths)
         self.request, self.log = request, log
         self.progress, self.strict, self.force, self.engine = request.progress, request.strict, request.force, request.engine
-        self.jobs = request.jobs
+        self.jobs: int = request.jobs or 1  # run_stages has checked it: every core where none was asked
         # what a stage runs on (a dask worker: the fast engine), and its bars (a worker's would scramble the driver's)
-        self.options = RunOptions(engine="fast" if request.engine == "dask" else request.engine, jobs=request.jobs,
+        self.options = RunOptions(engine="fast" if request.engine == "dask" else request.engine, jobs=self.jobs,
                                   strict=request.strict, progress=request.progress and request.engine != "dask",
                                   sort_bytes=int(request.sort_memory * 2**20), table_bytes=int(request.table_memory * 2**20))
         self.figures: dict[str, dict] = {}  # of the stages this run has done
@@ -146,13 +147,13 @@ class _Run:
                 figures[name] = self.figures[name]
             elif (manifest := store.read_manifest(self.catalog.manifest(name))) is not None:
                 figures[name] = manifest["figures"]
-        reads_once = self.dask is None and self.engine == "fast" and self.scanned is not None
+        scanned = self.scanned if self.dask is None and self.engine == "fast" else None
         return Context(self.catalog, self.config, self.options, paths=tuple(self.paths), figures=figures,
                        floor=floor_for(figures["ingest"]["games_accepted"], self.config)
                        if "games_accepted" in figures.get("ingest", {}) else 2,
                        staged=frozenset(p for r in self.published for p in r.outputs),
-                       walked=self.scanned.walked if reads_once else None,
-                       digests=self.collected if reads_once and self.inputs is None else None, trie=self.trie)
+                       walked=scanned.walked if scanned is not None else None,
+                       digests=self.collected if scanned is not None and self.inputs is None else None, trie=self.trie)
 
     def fresh(self, stage: str, keys: dict[str, str]) -> bool:
         """Is the stage's last run that of these keys, its files whole (and
@@ -162,8 +163,8 @@ class _Run:
                 and store.intact(manifest, self.catalog.manifest(stage).parent)
                 and (stage != "prune" or manifest.get("made_from") == lineage.made_from(keys, self.config)))
 
-    def record(self, stage: str, key: str, figures: dict, seconds: float, inputs: str | None = None,
-               keys: dict[str, str] | None = None, **run) -> store.StageRecord:
+    def record(self, stage: str, key: str, figures: dict, seconds: float, keys: dict[str, str],
+               inputs: str | None = None, **run) -> store.StageRecord:
         """A stage's commit: its manifest and the files it staged (files it
         may write but did not this time, an SVG without Graphviz, go).  The
         manifest's "figures" are what the stage found; "run" how this run
@@ -197,8 +198,8 @@ class _Run:
         kept for the end); ingest's with the inputs' key.  ``say``: log it."""
         keys = stage_keys(self.config, inputs, self.floor() if done.stage not in ("ingest", "extract") else 2,
                           self.catalog.stages)
-        self.done(self.record(done.stage, keys[done.stage], done.figures, done.seconds,
-                              inputs=inputs if done.stage == "ingest" else None, keys=keys, **done.run))
+        self.done(self.record(done.stage, keys[done.stage], done.figures, done.seconds, keys,
+                              inputs=inputs if done.stage == "ingest" else None, **done.run))
         if say:
             self.log(f"{done.stage}: done in {done.seconds:.1f} s")
 
@@ -229,7 +230,7 @@ class _Run:
             if config.filter_sources is not None:  # a collection asked for that the inputs do not hold: say so now
                 names = Collections(self.paths, config.collections_depth)
                 asked.check_sources(config.filter_sources, sorted({names.of(f.path)
-                                                                   for f in self.scanned.walked.files}))
+                                                                   for f in self.walked().files}))
         else:
             manifest = store.read_manifest(catalog.manifest("ingest"))
             if manifest is None:
@@ -264,7 +265,7 @@ class _Run:
                         one_pass = stream.ingest_to_build(self.context(stage), pool)
                         ingested = one_pass.ingest
                         ingested = replace(ingested, figures={**ingested.figures, **self.digested()})
-                        inputs = self.inputs
+                        inputs = self.inputs_key()
                         self.commit(ingested, inputs)
                         self.commit(one_pass.extract, inputs, say=False)
                         self.log(f"extract: done alongside ingest, {one_pass.extract.seconds:.1f} s after it")
@@ -278,6 +279,7 @@ class _Run:
                         # of the old parameters, as they would in a clean run; the cluster starts while they are
                         # planned (its wait is in the stage's time, as on a first run)
                         self.dask.start_soon()
+                        assert keys is not None and inputs is not None  # the dask engine hashes its inputs first
                         self.dask.partitioned(self.context(stage), self.digests(), keys["extract"],
                                               partial(self.commit, inputs=inputs, say=False), ingest=stage == "ingest",
                                               build="build" in self.stages)
@@ -287,6 +289,7 @@ class _Run:
                     later = self.stages[self.stages.index(stage) + 1:][:1]
                     beside = catalog.stage("report") if stage == "emit" and later == ["report"] else None
                     if self.dask is not None:
+                        assert keys is not None
                         self.dask.cluster()  # started (where no stage needed it before) ahead of this stage's clock
                         dones = self.dask.stage(declared, self.context(stage), keys[stage], beside)
                     elif beside is not None:
@@ -296,14 +299,15 @@ class _Run:
                     for done in dones:
                         if done.stage == "ingest":
                             done = replace(done, figures={**done.figures, **self.digested()})
-                            inputs = self.inputs
+                            inputs = self.inputs_key()
+                        assert inputs is not None  # known before any stage but ingest runs
                         self.commit(done, inputs)
                         ran.add(done.stage)
                     if stage == "prune":
                         self.trie = None
                 if building is not None:  # the build's commit, once trie.parquet is whole
                     waiting, building = building, None
-                    self.commit(waiting(), inputs, say=False)
+                    self.commit(waiting(), self.inputs_key(), say=False)
                 if (self.dask is not None and {"ingest", "extract"} <= set(self.stages) and "extract" not in ran
                         and any(catalog.partitions.glob("*"))):
                     self.dask.keep_partitions(self.context("ingest"), self.digests())
@@ -319,6 +323,11 @@ class _Run:
         summary = summarize(catalog, time.perf_counter() - self.started, upto=self.stages[-1])
         store.write_atomically(catalog.summary, (json.dumps(summary, indent=2) + "\n").encode("utf-8"))
         return summary
+
+    def inputs_key(self) -> str:
+        """The inputs' key, known once ingest has read them (or up to date)."""
+        assert self.inputs is not None
+        return self.inputs
 
     def digests(self) -> dict:
         """The inputs' digests by path, as walked (none where ingest is up
@@ -356,11 +365,17 @@ class _Run:
         cache of digests written, and how the inputs were walked and hashed
         (the ingest stage's run figures)."""
         if self.inputs is None:
+            assert self.scanned is not None  # the inputs were walked: ingest ran on them
             self.scanned.learn(self.collected)
             self.scanned.hash_missing(self.jobs, False)  # a file the readers did not read whole, or never opened
             self.scanned.save(self.catalog.digests)
             self.inputs = self.scanned.key()
         return self.scanned.figures() if self.scanned is not None else {}
+
+    def walked(self) -> Walked:
+        """The inputs as walked (ingest runs or is checked against them)."""
+        assert self.scanned is not None
+        return self.scanned.walked
 
     def strict_again(self) -> None:
         """--strict on games ingested already: the first reject stored fails

@@ -18,6 +18,7 @@ import pytest
 from joseki_miner.runs.files import walk
 from joseki_miner.runs.inputs import RACY_NS, digest_file, inputs_key, load_cache, scan
 from joseki_miner.readers.bulk import read_batches
+from joseki_miner.readers.dispatch import Taken
 from joseki_miner.readers.digest import HashedFile
 
 SGF = "(;FF[4]GM[1]SZ[19];B[pd];W[dp];B[pp];W[dd])\n"
@@ -71,7 +72,7 @@ def test_the_digests_taken_while_reading_are_the_files_digests(collection):
     its start, an archive streamed or by seeks, a head alone), the digest
     taken as it read is SHA-256 of the file's bytes."""
     taken: dict = {}
-    games = sum(len(b) for b in read_batches([collection], digests=taken))
+    games = sum(len(b) for b in read_batches([collection], taken=Taken(digests=taken)))
     assert games >= 8
     files = [f.path for f in walk([collection])]
     assert set(taken) == set(files)

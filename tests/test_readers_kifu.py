@@ -325,8 +325,9 @@ def test_an_index_zip_is_inflated_once(tmp_path, monkeypatch):
     monkeypatch.setattr(archives, "_inflate_file", counted)
     skipped = []
     from joseki_miner.readers.bulk import read_batches
+    from joseki_miner.readers.dispatch import Taken
 
-    games = sum(len(b) for b in read_batches([tmp_path], on_skip=lambda *a: skipped.append(a)))
+    games = sum(len(b) for b in read_batches([tmp_path], taken=Taken(on_skip=lambda *a: skipped.append(a))))
     assert games == 3 and len(skipped) == 2  # both index files are seen by the main pass
     # the pre-pass inflates both (in threads, in any order), the main pass only the kifu zip
     assert sorted(inflated) == [("index", True), ("kifu", False), ("kifu", True)]

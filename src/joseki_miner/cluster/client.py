@@ -14,6 +14,7 @@ import uuid
 import warnings
 from collections import Counter
 from collections.abc import Callable, Sequence
+from typing import Any
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -362,7 +363,7 @@ class Cluster:
             future.result()
         self.client.replicate([future])
 
-    def call(self, function: Callable, *args, name: str) -> object:
+    def call(self, function: Callable, *args, name: str) -> Any:
         """``function(*args)`` on a worker."""
         return self.map(lambda _, *a: function(*a), [None], *args, names=[name])[0]
 
@@ -433,7 +434,7 @@ class InProcess:
     def everywhere(self, future) -> None:
         pass
 
-    def call(self, function: Callable, *args, name: str) -> object:
+    def call(self, function: Callable, *args, name: str) -> Any:
         return self.map(lambda _, *a: function(*a), [None], *args, names=[name])[0]
 
     def stop_tasks(self) -> None:

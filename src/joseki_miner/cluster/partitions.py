@@ -38,6 +38,7 @@ from joseki_miner.fast.arrow import column, numpy, strings
 from joseki_miner.runs.inputs import Collections
 from joseki_miner.stages.params import Reading
 from joseki_miner.readers import HEAD, KEPT_BYTES, archives, existing_files, index_scope, sniff
+from joseki_miner.readers.dispatch import Share
 from joseki_miner.method.records import where_of
 from joseki_miner.method.sequences import Phase1Params
 from joseki_miner.runs.stop import check as check_stop
@@ -264,8 +265,8 @@ def mine(partition: Partition, settings: Settings, folder: str) -> dict:
         try:
             figures = ingest.read(
                 list(partition.files), tmp / "games.parquet", tmp / "rejects.parquet", settings.reading,
-                partition=ingest.InPartition(indexes=partition.indexes, indexes_before=partition.indexes_before,
-                                             named_from=settings.named_from, trace=trace, part=partition.part),
+                partition=ingest.InPartition(Share(partition.indexes, partition.indexes_before, partition.part),
+                                             named_from=settings.named_from, trace=trace),
                 hooks=ingest.Hooks(on_games=stream.add, phase1=settings.phase1))
         except BaseException:
             stream.abort()

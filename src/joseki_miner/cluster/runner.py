@@ -16,11 +16,11 @@ import shutil
 import time
 import uuid
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from joseki_miner.book import files as book_files
 from joseki_miner.cluster import client as cluster_
@@ -46,7 +46,7 @@ class DaskRunner:
     def __init__(self, options: cluster_.Options, log: Callable[[str], None], started: float,
                  in_process: bool = False) -> None:
         self.options, self.log, self.started, self.in_process = options, log, started, in_process
-        self._cluster: cluster_.Cluster | None = None
+        self._cluster: cluster_.Cluster | cluster_.InProcess | None = None
         self._starting: Future | None = None
         self._built: tuple[dict, float] | None = None  # the build counted beside the joins, and when it began
         self.token = uuid.uuid4().hex[:8]  # names this run's dask tasks and scratch folders
@@ -63,7 +63,7 @@ class DaskRunner:
                 self._cluster.close()
                 self._cluster = None
 
-    def keep_partitions(self, context: Context, digests: Mapping[str, str]) -> None:
+    def keep_partitions(self, context: Context, digests: dict[str, str]) -> None:
         """Ingest and extract were up to date: the partitions a stopped or
         failed run mined with other parameters or inputs go, and the
         folder holds what a clean run leaves."""
@@ -77,13 +77,14 @@ class DaskRunner:
             self._starting = starter.submit(self._start)
             starter.shutdown(wait=False)
 
-    def cluster(self) -> cluster_.Cluster:
+    def cluster(self) -> cluster_.Cluster | cluster_.InProcess:
         """The dask cluster of this run, connected (or started) once."""
         if self._starting is not None:
             starting, self._starting = self._starting, None
             starting.result()  # its error, if it failed
         if self._cluster is None:
             self._start()
+        assert self._cluster is not None
         return self._cluster
 
     def _start(self) -> None:
@@ -98,7 +99,7 @@ class DaskRunner:
         into = time.perf_counter() - self.started
         self.log(f"dask: {workers} worker{'s' * (workers != 1)} ready, {into:.1f} s into the run")
 
-    def plan(self, context: Context, digests: Mapping[str, str]
+    def plan(self, context: Context, digests: dict[str, str]
              ) -> tuple[partitions.Settings, list[partitions.Partition], Counter[str]]:
         """The partitions of the inputs (``digests``: their content digests
         by path), what mining them needs, and the files skipped as they
@@ -114,7 +115,7 @@ class DaskRunner:
                                 on_skip=lambda source, location, why: skipped.update([why]))
         return settings, parts, skipped
 
-    def partitioned(self, context: Context, digests: Mapping[str, str], key: str, commit: Callable[[Done], None], *,
+    def partitioned(self, context: Context, digests: dict[str, str], key: str, commit: Callable[[Done], None], *,
                     ingest: bool = True, build: bool = False) -> None:
         """Ingest and extract on the dask cluster: every partition of the
         inputs mined on a worker (or kept from an earlier run), then joined
@@ -141,7 +142,8 @@ class DaskRunner:
         paths = {"games": os.path.abspath(staged(catalog.games)), "rejects": os.path.abspath(staged(catalog.rejects)),
                  "sequences": os.path.abspath(staged(catalog.sequences))}
         joins = ["games", "rejects", "sequences"] if ingest else ["sequences"]
-        jobs = [partial(_join, what, folder, names, strict=context.options.strict, paths=paths) for what in joins]
+        jobs: list[Callable] = [partial(_join, what, folder, names, strict=context.options.strict, paths=paths)
+                                for what in joins]
         tasks = [f"join-{what}-{key}-{self.token}" for what in joins]
         # after the counts, the longest first
         first = [{"sequences": 3, "games": 2, "rejects": 1}[what] for what in joins]
@@ -166,7 +168,7 @@ class DaskRunner:
             first += [0, -1]  # after the joins of the partitions: ingest and extract commit first
             counted = (ranges, folders)
         kept = sum(1 for f in found if f.get(partitions.KEPT))
-        joined: dict[int, object] = {}
+        joined: dict[int, Any] = {}
         built: dict[str, dict] = {}
         after = [counts_at if counted and i >= trie_at else [] for i in range(len(jobs))]
 
@@ -221,7 +223,7 @@ class DaskRunner:
             return [Done(stage.name, cluster.call(partial(_work, stage, context), name=name),
                          time.perf_counter() - t0)]
         # emit and the report's parts (one a worker: each loads the book) at once: neither reads the other's files
-        jobs = [partial(_work, stage, context)] if stage.name == "emit" else []
+        jobs: list[Callable] = [partial(_work, stage, context)] if stage.name == "emit" else []
         names = [name] if stage.name == "emit" else []
         together = stage.name == "report" or beside is not None
         if together:

@@ -103,13 +103,23 @@ def _keep_loop(parent_row, depth, count, games, through, threshold, min_length, 
 _keep = _compiled(_keep_loop)
 
 
-def keep_mask(parent_row: np.ndarray, depth: np.ndarray, count: np.ndarray, threshold: int, min_length: int,
-              rules: PruneRules = PruneRules(), tenuki: np.ndarray | None = None, games: np.ndarray | None = None,
+@dataclass(frozen=True)
+class Cut:
+    """Where phase 2 cuts: the ``threshold`` (4.2), the least length of a
+    line kept (``min_length``) and the future work's ``rules``."""
+
+    threshold: int
+    min_length: int
+    rules: PruneRules = PruneRules()
+
+
+def keep_mask(parent_row: np.ndarray, depth: np.ndarray, count: np.ndarray, cut: Cut,
+              tenuki: np.ndarray | None = None, games: np.ndarray | None = None,
               through: np.ndarray | None = None) -> np.ndarray:
     """Which nodes survive: count (or, ``rules.on_games``, games) at least
-    ``threshold`` (or the pruning function's ``rules``), on a path of
-    surviving nodes that reaches ``min_length`` moves (not by a tenuki,
-    when ``rules`` folds them: ``tenuki`` marks them).  ``parent_row``
+    the ``cut``'s threshold (or the pruning function's ``rules``), on a
+    path of surviving nodes that reaches its ``min_length`` moves (not by a
+    tenuki, when ``rules`` folds them: ``tenuki`` marks them).  ``parent_row``
     gives each node's parent as a row index (rows in parents-first order,
     the root first); ``games``, each node's games (its count where not
     given); ``through``, what of its count came from its parent's position
@@ -120,6 +130,7 @@ def keep_mask(parent_row: np.ndarray, depth: np.ndarray, count: np.ndarray, thre
     count = np.asarray(count, dtype=np.int64)
     games = count if games is None else np.asarray(games, dtype=np.int64)
     through = count if through is None else np.asarray(through, dtype=np.int64)
+    threshold, min_length, rules = cut.threshold, cut.min_length, cut.rules
     return _keep(np.asarray(parent_row, dtype=np.int64), np.asarray(depth, dtype=np.int64), count, games, through,
                  threshold, min_length, float(rules.follow or 0.0), float(rules.min_share), tenuki,
                  bool(rules.fold_tenuki), int(rules.min_games), bool(rules.on_games))
@@ -149,13 +160,12 @@ def parent_rows(node: np.ndarray, parent: np.ndarray) -> np.ndarray:
     return np.where(parent < 0, 0, row_of[np.maximum(parent, 0)])
 
 
-def survivors(node: np.ndarray, parent: np.ndarray, depth: np.ndarray, count: np.ndarray, threshold: int,
-              min_length: int, rules: PruneRules = PruneRules(), tenuki: np.ndarray | None = None,
-              games: np.ndarray | None = None, through: np.ndarray | None = None
+def survivors(node: np.ndarray, parent: np.ndarray, depth: np.ndarray, count: np.ndarray, cut: Cut,
+              tenuki: np.ndarray | None = None, games: np.ndarray | None = None, through: np.ndarray | None = None
               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Which rows survive phase 2 (the root always does), and their new ids
     and parents' new ids (``renumber``)."""
-    keep = keep_mask(parent_rows(node, parent), depth, count, threshold, min_length, rules, tenuki, games, through)
+    keep = keep_mask(parent_rows(node, parent), depth, count, cut, tenuki, games, through)
     return (keep, *renumber(node, parent, keep))
 
 
@@ -167,7 +177,7 @@ def prune(table: pd.DataFrame, threshold: int, min_length: int, rules: PruneRule
     tenuki = (table["move"] == "").to_numpy() & (parent >= 0)
     games = table["games"].to_numpy() if "games" in table.columns else None
     keep, new_node, new_parent = survivors(node, parent, table["depth"].to_numpy(), table["count"].to_numpy(),
-                                           threshold, min_length, rules, tenuki, games)
+                                           Cut(threshold, min_length, rules), tenuki, games)
     kept = table[keep].copy()
     kept["node"], kept["parent"] = new_node, new_parent
     return kept.reset_index(drop=True)

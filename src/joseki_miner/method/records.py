@@ -113,11 +113,12 @@ def handicap_of(declared: int, black: int, white: int) -> int:
     return declared if declared >= 2 else 0
 
 
-def game_record(source: str, location: str, size: int, declared_handicap: int, black, white, moves, events,
+def game_record(source: str, location: str, size: int, declared_handicap: int, stones: tuple, moves, events,
                 meta: dict) -> GameRecord:
-    """A reader's record: setup stones as read (repeats dropped, sorted), the
-    handicap from HA and them (``handicap_of``)."""
-    black, white = sorted(set(black)), sorted(set(white))
+    """A reader's record: setup stones as read (``stones``: Black's and
+    White's, repeats dropped, sorted), the handicap from HA and them
+    (``handicap_of``)."""
+    black, white = sorted(set(stones[0])), sorted(set(stones[1]))
     return GameRecord(
         source=source,
         location=location,

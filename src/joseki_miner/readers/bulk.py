@@ -27,10 +27,9 @@ import pyarrow as pa
 
 from joseki_miner.runs import threads
 from joseki_miner.fast.arrow import strings
-from joseki_miner.fast.mapped import Arena
 from joseki_miner.method.records import GAME_INFO, GameRecord, Reject, handicap_of
 from joseki_miner.readers import encoding
-from joseki_miner.readers.dispatch import MEMBER_BYTES, Reader, existing_files
+from joseki_miner.readers.dispatch import MEMBER_BYTES, Reader, Share, Taken, existing_files
 from joseki_miner.runs.files import Walked
 from joseki_miner.readers.kifu import STRIP, index_info, info_columns, kifu_line_record, line_location
 from joseki_miner.fast.scan import (
@@ -360,8 +359,10 @@ class _BulkReader(Reader):
             yield _scanned(units, run, first, joined, scan)
 
     @staticmethod
-    def _plain_kifu(data, source, location, rows_of, l_start, l_end, l_number, l_moff, mcol, mpt) -> GameBatch:
-        """The batch of a kifu unit whose every line the scanner read."""
+    def _plain_kifu(data, source, location, rows_of, scanned: tuple) -> GameBatch:
+        """The batch of a kifu unit whose every line the scanner read
+        (``scanned``: ``scan_kifu``'s arrays)."""
+        l_start, l_end, l_number, _, l_moff, mcol, mpt = scanned
         b = GameBatch()
         n = len(l_start)
         b.info = _lines_info(np.frombuffer(data, np.uint8), l_start, l_end, rows_of)
@@ -378,10 +379,10 @@ class _BulkReader(Reader):
     def _kifu_batch(self, data: bytes, source: str, location: str, vpath: str) -> GameBatch:
         data, _ = encoding.strip_bom(data)
         arr = np.frombuffer(data, dtype=np.uint8)
-        l_start, l_end, l_number, l_status, l_moff, mcol, mpt = scan_kifu(arr, 0, len(arr), WHITESPACE)
+        scanned = scan_kifu(arr, 0, len(arr), WHITESPACE)
+        l_start, l_end, l_number, l_status, l_moff, mcol, mpt = scanned
         if (l_status == OK).all():
-            return self._plain_kifu(data, source, location, self.index.rows_for(vpath), l_start, l_end, l_number,
-                                    l_moff, mcol, mpt)
+            return self._plain_kifu(data, source, location, self.index.rows_for(vpath), scanned)
         line_of = self.index.line_for(vpath)
         meta_for = self.index.lookup_for(vpath)
         b = GameBatch()
@@ -441,26 +442,20 @@ def concat(batches: list[GameBatch]) -> GameBatch:
     return out
 
 
-def read_batches(
-    paths: Iterable[str | os.PathLike], *, encoding_fallback: bool = True, games: int = 4096, on_skip=None,
-    arena: Arena | None = None, exclude: Iterable[str | os.PathLike] = (), member_bytes: int = MEMBER_BYTES,
-    field_bytes: int = FIELD_BYTES, indexes: Iterable[str | os.PathLike] = (), indexes_before: int = 0,
-    part: tuple[int, int] = (0, 1), walked: Walked | None = None, digests: dict | None = None,
-) -> Iterator[GameBatch]:
+def read_batches(paths: Iterable[str | os.PathLike], *, games: int = 4096, exclude: Iterable[str | os.PathLike] = (),
+                 member_bytes: int = MEMBER_BYTES, field_bytes: int = FIELD_BYTES, share: Share = Share(),
+                 walked: Walked | None = None, taken: Taken = Taken()) -> Iterator[GameBatch]:
     """Every game under ``paths`` as ``read_paths`` gives them (with the
     same limits and ``exclude``), in batches of about ``games`` games: small
     files are gathered together, and a large one (a month of a kifu dump) is
     cut into parts, so the threads that replay a batch start on the first
     part while the next is cut, and have little left when reading ends.
-    The kifu indexes are those of the files read and of ``indexes``: files
-    not read, that hold a partition's indexes (``partitions``), read in the
-    reading order (the first ``indexes_before`` before the files); ``part``:
-    (k, K), the k-th of K parts of the members of each archive (``Reader``).
-    Given ``walked`` (``readers.walked`` of the same paths), its files are
-    read without walking the paths again; given ``digests``, each file's
-    content digest is taken as it is read (``readers.digest``)."""
+    The kifu indexes are those of the files read and of a partition's
+    ``share``.  Given ``walked`` (``readers.walked`` of the same paths), its
+    files are read without walking the paths again."""
+    on_skip, indexes, indexes_before = taken.on_skip, share.indexes, share.before
     files = walked.replay(on_skip) if walked is not None else existing_files(paths, on_skip, exclude)
-    reader = _BulkReader(encoding_fallback, on_skip, arena, member_bytes, field_bytes, part, digests)
+    reader = _BulkReader(True, on_skip, taken.arena, member_bytes, field_bytes, share.part, taken.digests)
     others = [Path(i) for i in indexes]
     reader.load_indexes([*others[:indexes_before], *files, *(i for i in others[indexes_before:] if i not in files)])
     reader.load_found_by_content(others[:indexes_before])

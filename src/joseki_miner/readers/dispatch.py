@@ -54,6 +54,7 @@ import posixpath
 import stat
 import re
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from joseki_miner.fast.mapped import Arena
@@ -73,6 +74,30 @@ KEPT_BYTES = 256 << 20  # decompressed archives held from the index pre-pass for
 MAX_NESTING = 4
 MEMBER_BYTES = archives.MEMBER_BYTES
 INDEX_TOO_LARGE = "index file too large (limits.member_mb): ignored"
+
+@dataclass(frozen=True)
+class Share:
+    """A partition's share of its collections (``cluster.partitions``):
+    the kifu index files it does not read but needs (``indexes``), read in
+    the reading order (the first ``before`` of them before its files), and
+    ``part``: (k, K), the k-th of K parts of the members of each archive
+    (``Reader``)."""
+
+    indexes: tuple[str | os.PathLike, ...] = ()
+    before: int = 0
+    part: tuple[int, int] = (0, 1)
+
+
+@dataclass(frozen=True)
+class Taken:
+    """What the caller takes as the files are read: the files skipped
+    (``on_skip``), the tables that grow with the games (``arena``), each
+    file's content digest (``digests``: ``readers.digest``)."""
+
+    on_skip: SkipHook | None = None
+    arena: Arena | None = None
+    digests: dict | None = None
+
 
 def iter_files(paths: Iterable[str | os.PathLike], on_skip: SkipHook | None = None,
                exclude: Iterable[str | os.PathLike] = ()) -> Iterator[Path]:

@@ -125,7 +125,7 @@ def _record(ev: _Event, source: str, location: str) -> GameRecord | Reject:
         return Reject(source, location, exc.reason, f"line {line}: {exc.detail}")
     words = ev.meta.get("HA", "0").split()
     declared = declared_handicap(words[0]) if words else 0
-    return game_record(source, location, size, declared, black, white, moves, events, dict(ev.meta))
+    return game_record(source, location, size, declared, (black, white), moves, events, dict(ev.meta))
 
 
 def _longer(text: str, limit: int) -> int:

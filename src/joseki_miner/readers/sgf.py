@@ -317,7 +317,7 @@ def tree_to_record(tree, source: str, location: str = "") -> GameRecord | Reject
             if text:
                 meta[prop] = text
     declared = declared_handicap(root["HA"][0]) if "HA" in root else 0
-    return game_record(source, location, size, declared, black, white, moves, events, meta)
+    return game_record(source, location, size, declared, (black, white), moves, events, meta)
 
 
 # -- text ------------------------------------------------------------------

@@ -34,6 +34,7 @@ from joseki_miner.method.points import PASS, SIZE
 from joseki_miner.method.symmetry import POINT_MAP
 from joseki_miner.readers import Walked, read_paths
 from joseki_miner.readers.bulk import GameBatch, events_json, read_batches
+from joseki_miner.readers.dispatch import Share, Taken
 from joseki_miner.fast.scan import moves_text
 from joseki_miner.method.records import (
     GAME_INFO,
@@ -583,19 +584,15 @@ def _fast_batch(b: GameBatch, ledger: _Ledger, include_handicap: bool, futures) 
 
 @dataclass(frozen=True)
 class InPartition:
-    """How a partition (``cluster.partitions``) reads its own files: with
-    the kifu ``indexes`` kept elsewhere in its collections (the first
-    ``indexes_before`` of them read before its files, as one reading
-    would), collections named from the paths given to the run
-    (``named_from``), a ``trace`` kept for joining it with the others
-    (fast engine); a partition that is part k of K of one archive reads
-    that part of its members (``part``: ``readers``)."""
+    """How a partition (``cluster.partitions``) reads its own files: its
+    ``share`` of its collections (``bulk.Share``: the kifu indexes kept
+    elsewhere, its part of an archive), collections named from the paths
+    given to the run (``named_from``), and a ``trace`` kept for joining it
+    with the others (fast engine)."""
 
-    indexes: tuple[str | Path, ...] = ()
-    indexes_before: int = 0
+    share: Share = Share()
     named_from: tuple[str | Path, ...] | None = None
     trace: Trace | None = None
-    part: tuple[int, int] = (0, 1)
 
 
 @dataclass(frozen=True)
@@ -648,9 +645,8 @@ def read(paths: Sequence[str | Path], games_path: Path, rejects_path: Path, read
                 # validation of one batch runs in threads while the next is read
                 with threads.pool(max(1, r.jobs), initializer=yield_to_reader) as pool:
                     pending = None
-                    for batch in read_batches(paths, on_skip=ledger.skip, arena=ledger.arena, exclude=r.exclude,
-                                              indexes=p.indexes, indexes_before=p.indexes_before, part=p.part,
-                                              walked=h.walked, digests=h.digests, **limits):
+                    for batch in read_batches(paths, exclude=r.exclude, share=p.share, walked=h.walked,
+                                              taken=Taken(ledger.skip, ledger.arena, h.digests), **limits):
                         check_stop()  # between batches: a stop never looks like the end of the input
                         if len(batch) == 0:
                             continue

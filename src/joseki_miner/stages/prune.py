@@ -73,7 +73,7 @@ def prune_files(trie: Path, years: Path, sources: Path, files: PruneFiles, pruni
     arrays = {name: numpy(table.column(name)) for name in ("node", "parent", "depth", "count", "games", "first")}
     arrays["key"] = _keys(table)
     keep, new_node, new_parent = phase2.survivors(arrays["node"], arrays["parent"], arrays["depth"],
-                                                  arrays["count"], threshold, min_length, rules,
+                                                  arrays["count"], phase2.Cut(threshold, min_length, rules),
                                                   _tenuki(arrays), arrays["games"])
     pruned = table.filter(column(keep))
     if "kind" in table.column_names and kinds is None:
@@ -104,8 +104,9 @@ def prune_arrays(arrays: dict[str, np.ndarray], names: list[str], files: PruneFi
             arrays, segments = merged(arrays, files.sorted_sequences, files.games)
             shown.update(len(segments.node))
     node, parent, depth = arrays["node"], arrays["parent"], arrays["depth"]
-    keep, new_node, new_parent = phase2.survivors(node, parent, depth, arrays["count"], threshold, min_length,
-                                                  rules, _tenuki(arrays), arrays["games"], arrays.get("through"))
+    keep, new_node, new_parent = phase2.survivors(node, parent, depth, arrays["count"],
+                                                  phase2.Cut(threshold, min_length, rules), _tenuki(arrays),
+                                                  arrays["games"], arrays.get("through"))
     kept = {name: arrays[name][keep] for name in (*NODE_ARRAYS, "through") if name in arrays}
     kept.update(node=new_node, parent=new_parent)
     if kinds is not None:  # read on the whole trie (an approach's kind weighs all its replies), as the build does
