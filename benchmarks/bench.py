@@ -48,10 +48,15 @@ JOSEKI = [sys.executable, "-m", "pipeline.cli"]
 # tree's, interleaved, on kgs-6d unpacked into one folder
 BEFORE_LOOSE = os.environ.get("BENCH_BEFORE_LOOSE", "4fe4212")
 LOOSE_RUNS = 3
-LOOKUPS = (("lookup", "Q16 R17 R16"), ("lookup", "Q16"), ("games", "Q16 R17 R16", "--limit", "10"),
-           ("games", "Q16", "--limit", "10"), ("trend", "Q16 R17"),
-           ("compare", "--a", "filter.sources=[kgs-6d, tom-9d, tygem-9d]", "--b", "filter.sources=[ai]"),
-           ("repertoire", "GBPacker"))  # a Tom player with 1,062 games
+LOOKUPS = (
+    ("lookup", "Q16 R17 R16"),
+    ("lookup", "Q16"),
+    ("games", "Q16 R17 R16", "--limit", "10"),
+    ("games", "Q16", "--limit", "10"),
+    ("trend", "Q16 R17"),
+    ("compare", "--a", "filter.sources=[kgs-6d, tom-9d, tygem-9d]", "--b", "filter.sources=[ai]"),
+    ("repertoire", "GBPacker"),
+)  # a Tom player with 1,062 games
 
 
 def machine() -> str:
@@ -66,8 +71,10 @@ def machine() -> str:
     mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
     import numba
 
-    return (f"{os.cpu_count()} cores ({cpu}), {mem:.0f} GiB, {platform.system()} {platform.release()}, "
-            f"Python {platform.python_version()}, numba {numba.__version__}")
+    return (
+        f"{os.cpu_count()} cores ({cpu}), {mem:.0f} GiB, {platform.system()} {platform.release()}, "
+        f"Python {platform.python_version()}, numba {numba.__version__}"
+    )
 
 
 def baseline(games: int = 2000) -> float:
@@ -115,8 +122,13 @@ def _timed(command: list[str], tree: Path = ROOT) -> tuple[float, float, float]:
     return wall, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime
 
 
-ENGINE_RUNS = (("fast", "--jobs", "1"), ("fast", "--jobs", "2"), ("dask", "--workers", "1"),
-               ("dask", "--workers", "2"), ("dask", "--scheduler", "APART"))
+ENGINE_RUNS = (
+    ("fast", "--jobs", "1"),
+    ("fast", "--jobs", "2"),
+    ("dask", "--workers", "1"),
+    ("dask", "--workers", "2"),
+    ("dask", "--scheduler", "APART"),
+)
 APART = 2  # workers of the cluster started apart (``dask scheduler``, ``dask worker``), as a real cluster runs
 
 
@@ -135,14 +147,30 @@ class Apart:
             s.bind(("127.0.0.1", 0))
             port = s.getsockname()[1]
         self.address = f"tcp://127.0.0.1:{port}"
-        env = {**os.environ, "PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{ROOT}",
-               # as the engine's own LocalCluster: glibc's trim threshold left alone
-               "DASK_DISTRIBUTED__NANNY__PRE_SPAWN_ENVIRON__MALLOC_TRIM_THRESHOLD_": "None"}
+        env = {
+            **os.environ,
+            "PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{ROOT}",
+            # as the engine's own LocalCluster: glibc's trim threshold left alone
+            "DASK_DISTRIBUTED__NANNY__PRE_SPAWN_ENVIRON__MALLOC_TRIM_THRESHOLD_": "None",
+        }
         quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "cwd": "/", "env": env}
-        self.scheduler = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--port",
-                                           str(port), "--no-dashboard"], **quiet)
-        self.workers = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", self.address,
-                                         "--nthreads", "1", "--nworkers", str(APART), "--no-dashboard"], **quiet)
+        self.scheduler = subprocess.Popen(
+            [sys.executable, "-m", "distributed.cli.dask_scheduler", "--port", str(port), "--no-dashboard"], **quiet
+        )
+        self.workers = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "distributed.cli.dask_worker",
+                self.address,
+                "--nthreads",
+                "1",
+                "--nworkers",
+                str(APART),
+                "--no-dashboard",
+            ],
+            **quiet,
+        )
         try:
             with Client(self.address, timeout="60s") as client:
                 client.wait_for_workers(APART, timeout=60)
@@ -169,6 +197,8 @@ def _stop(proc: subprocess.Popen) -> float:
             proc.kill()
             deadline = float("inf")
         time.sleep(0.05)
+
+
 ENGINES_START, ENGINES_END = "<!-- engines -->\n", "<!-- /engines -->\n"
 
 
@@ -195,15 +225,23 @@ def engines(tmp: Path, runs: int = RUNS) -> str:
                     apart = stack.enter_context(Apart())
                     options[options.index("APART")] = apart.address
                 start = time.perf_counter()
-                done = subprocess.run([*JOSEKI, "mine", str(DATA), "--out", str(out), "--engine", e[0], *options],
-                                      cwd=ROOT, env=env, capture_output=True, text=True, check=True)
+                done = subprocess.run(
+                    [*JOSEKI, "mine", str(DATA), "--out", str(out), "--engine", e[0], *options],
+                    cwd=ROOT,
+                    env=env,
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                )
                 row = {"wall": time.perf_counter() - start, "stages": stage_seconds(out)}
             if "APART" in e:
                 row["scheduler"] = apart.scheduler_cpu
             log = done.stderr
             if m := re.search(r"partitions \(.*?\) in ([\d.]+) s, joined in ([\d.]+) s", log):
                 row["partitions"], row["joined"] = float(m[1]), float(m[2])
-            if m := re.search(r"driver CPU ([\d.]+) s(?: \(dask's event loop ([\d.]+) s\))?, workers CPU ([\d.]+) s", log):
+            if m := re.search(
+                r"driver CPU ([\d.]+) s(?: \(dask's event loop ([\d.]+) s\))?, workers CPU ([\d.]+) s", log
+            ):
                 row["driver"], row["loop"], row["workers"] = float(m[1]), float(m[2] or 0), float(m[3])
             if m := re.search(r"workers? ready, ([\d.]+) s into the run", log):
                 row["ready"] = float(m[1])
@@ -214,31 +252,38 @@ def engines(tmp: Path, runs: int = RUNS) -> str:
         return statistics.median(r[key] if sub is None else r[key].get(sub, 0.0) for r in found[e])
 
     most = statistics.median(ceilings)
-    lines = [ENGINES_START, f"\n## Engines side by side (all of ../shared/data, {runs} runs each, the median)\n\n"
-             "End to end from an empty work folder: `joseki mine ../shared/data --engine E`, every stage, the "
-             "dask cluster's start-up (and its workers' warm-up) included. For the dask engine: when its workers "
-             "were ready (seconds into the run), the run from then on (steady), the partitions (mined on the "
-             "workers, the wait for the cluster included), their joining into the stage files, the build (which "
-             "counts the partitions' sequences beside the joins: from the partitions' end), and the CPU time of "
-             "the driver (of it, dask's event loop: the client and the local cluster's scheduler, which a real "
-             "cluster runs in a process of its own) against all the workers'.\n\n"
-             "| engine | wall s | ready s | steady s | ingest+extract s | joined s | build s | report s | driver CPU s "
-             "| of it dask's loop s | workers CPU s | driver share | without the loop |\n"
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"]
+    lines = [
+        ENGINES_START,
+        f"\n## Engines side by side (all of ../shared/data, {runs} runs each, the median)\n\n"
+        "End to end from an empty work folder: `joseki mine ../shared/data --engine E`, every stage, the "
+        "dask cluster's start-up (and its workers' warm-up) included. For the dask engine: when its workers "
+        "were ready (seconds into the run), the run from then on (steady), the partitions (mined on the "
+        "workers, the wait for the cluster included), their joining into the stage files, the build (which "
+        "counts the partitions' sequences beside the joins: from the partitions' end), and the CPU time of "
+        "the driver (of it, dask's event loop: the client and the local cluster's scheduler, which a real "
+        "cluster runs in a process of its own) against all the workers'.\n\n"
+        "| engine | wall s | ready s | steady s | ingest+extract s | joined s | build s | report s | driver CPU s "
+        "| of it dask's loop s | workers CPU s | driver share | without the loop |\n"
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+    ]
     for e in ENGINE_RUNS:
         name = " ".join(e) if "APART" not in e else f"dask, {APART} workers and a scheduler started apart"
         if e[0] == "dask":
             driver, loop, workers = med(e, "driver"), med(e, "loop"), med(e, "workers")
-            lines.append(f"| {name} | {med(e, 'wall'):.1f} | {med(e, 'ready'):.1f} | {med(e, 'steady'):.1f} | "
-                         f"{med(e, 'partitions'):.1f} | {med(e, 'joined'):.1f} | "
-                         f"{med(e, 'stages', 'build'):.1f} | {med(e, 'stages', 'report'):.1f} | {driver:.2f} | "
-                         f"{loop:.2f} | {workers:.1f} | {100 * driver / (driver + workers):.1f}% | "
-                         f"{100 * (driver - loop) / (driver + workers):.1f}% |\n")
+            lines.append(
+                f"| {name} | {med(e, 'wall'):.1f} | {med(e, 'ready'):.1f} | {med(e, 'steady'):.1f} | "
+                f"{med(e, 'partitions'):.1f} | {med(e, 'joined'):.1f} | "
+                f"{med(e, 'stages', 'build'):.1f} | {med(e, 'stages', 'report'):.1f} | {driver:.2f} | "
+                f"{loop:.2f} | {workers:.1f} | {100 * driver / (driver + workers):.1f}% | "
+                f"{100 * (driver - loop) / (driver + workers):.1f}% |\n"
+            )
         else:
-            lines.append(f"| {name} | {med(e, 'wall'):.1f} | - | - | "
-                         f"{med(e, 'stages', 'ingest') + med(e, 'stages', 'extract'):.1f}"
-                         f" | - | {med(e, 'stages', 'build'):.1f} | {med(e, 'stages', 'report'):.1f} | - | - | - | - "
-                         "| - |\n")
+            lines.append(
+                f"| {name} | {med(e, 'wall'):.1f} | - | - | "
+                f"{med(e, 'stages', 'ingest') + med(e, 'stages', 'extract'):.1f}"
+                f" | - | {med(e, 'stages', 'build'):.1f} | {med(e, 'stages', 'report'):.1f} | - | - | - | - "
+                "| - |\n"
+            )
     one, two = ENGINE_RUNS[2], ENGINE_RUNS[3]
 
     def ratio(key, sub=None) -> str:
@@ -246,16 +291,20 @@ def engines(tmp: Path, runs: int = RUNS) -> str:
 
     apart = ENGINE_RUNS[4]
     scheduler, driver, workers = med(apart, "scheduler"), med(apart, "driver"), med(apart, "workers")
-    lines.append(f"\nWith the scheduler and {APART} workers started apart (`dask scheduler`, `dask worker --nthreads "
-                 "1`, as a cluster runs them; the wall time then leaves out their start-up): the driver's CPU "
-                 f"{driver:.2f} s is {100 * driver / (driver + workers + scheduler):.1f}% of all the CPU of the run "
-                 f"(driver, workers {workers:.1f} s, scheduler {scheduler:.2f} s).\n")
-    lines.append(f"\nDask, 2 workers against 1: end to end {ratio('wall')}; steady (from the workers' being ready) "
-                 f"{ratio('steady')}; the partitions {ratio('partitions')}, the build {ratio('stages', 'build')}, the "
-                 f"report {ratio('stages', 'report')}. This machine's own ceiling, measured between the runs: two "
-                 f"processes of a pure-Python loop at once do {most:.2f}x the work of one in the same time (the "
-                 f"median of {runs}; on this virtual machine it has ranged from about 1.5x to 2x from hour to "
-                 "hour).\n")
+    lines.append(
+        f"\nWith the scheduler and {APART} workers started apart (`dask scheduler`, `dask worker --nthreads "
+        "1`, as a cluster runs them; the wall time then leaves out their start-up): the driver's CPU "
+        f"{driver:.2f} s is {100 * driver / (driver + workers + scheduler):.1f}% of all the CPU of the run "
+        f"(driver, workers {workers:.1f} s, scheduler {scheduler:.2f} s).\n"
+    )
+    lines.append(
+        f"\nDask, 2 workers against 1: end to end {ratio('wall')}; steady (from the workers' being ready) "
+        f"{ratio('steady')}; the partitions {ratio('partitions')}, the build {ratio('stages', 'build')}, the "
+        f"report {ratio('stages', 'report')}. This machine's own ceiling, measured between the runs: two "
+        f"processes of a pure-Python loop at once do {most:.2f}x the work of one in the same time (the "
+        f"median of {runs}; on this virtual machine it has ranged from about 1.5x to 2x from hour to "
+        "hour).\n"
+    )
     lines.append(ENGINES_END)
     return "".join(lines)
 
@@ -267,8 +316,9 @@ def ceiling() -> float:
 
     def seconds(n: int) -> float:
         start = time.perf_counter()
-        loops = [subprocess.Popen([sys.executable, "-c", "x = 0\nfor i in range(20_000_000): x += i"])
-                 for _ in range(n)]
+        loops = [
+            subprocess.Popen([sys.executable, "-c", "x = 0\nfor i in range(20_000_000): x += i"]) for _ in range(n)
+        ]
         for p in loops:
             p.wait()
         return time.perf_counter() - start
@@ -288,8 +338,9 @@ def loose_files(tmp: Path) -> str:
             tar.extractall(folder, filter="data")
     files = sum(1 for f in folder.rglob("*") if f.is_file())
     before = tmp / "before-loose"
-    made = subprocess.run(["git", "worktree", "add", "--detach", str(before), BEFORE_LOOSE], cwd=ROOT,
-                          capture_output=True, text=True)
+    made = subprocess.run(
+        ["git", "worktree", "add", "--detach", str(before), BEFORE_LOOSE], cwd=ROOT, capture_output=True, text=True
+    )
     trees = {"now": ROOT} if made.returncode else {"before": before, "now": ROOT}
     runs: dict[str, dict[str, list]] = {k: {"cold": [], "again": []} for k in trees}
     try:
@@ -307,19 +358,29 @@ def loose_files(tmp: Path) -> str:
     median = {k: {m: sorted(r[0] for r in v[m])[len(v[m]) // 2] for m in v} for k, v in runs.items()}
     rss = {k: max(r[1] for r in v["cold"]) for k, v in runs.items()}
     for name in trees:
-        print(f"loose files ({name}): {files:,} files, cold {median[name]['cold']:.2f} s, up to date "
-              f"{median[name]['again']:.2f} s (medians of {LOOSE_RUNS}); peak RSS {rss[name]:,.0f} MiB")
-    rows = "".join(f"| {name} | {median[name]['cold']:.2f} s | {', '.join(f'{r[0]:.2f}' for r in runs[name]['cold'])} "
-                   f"| {median[name]['again']:.2f} s | {', '.join(f'{r[0]:.2f}' for r in runs[name]['again'])} "
-                   f"| {rss[name]:,.0f} MiB |\n" for name in trees)
-    ratio = (f"\nThis tree against {BEFORE_LOOSE}: cold **{median['now']['cold'] / median['before']['cold']:.2f}x** "
-             f"the time, up to date **{median['now']['again'] / median['before']['again']:.2f}x**.\n"
-             if "before" in trees else f"\n{BEFORE_LOOSE} not measured: {made.stderr.strip()}\n")
-    return (f"\n## A folder of loose SGF files\n\nkgs-6d unpacked into one folder ({files:,} files), `joseki mine "
-            f"FOLDER --out OUT` as its own process: cold (an empty output folder, the digest cache with it) and "
-            f"again (every stage up to date); this tree and {BEFORE_LOOSE} (the commit before the inputs were read "
-            f"once), {LOOSE_RUNS} runs of each interleaved, the medians:\n\n| code | cold | every run | up to date | "
-            f"every run | peak RSS |\n| --- | ---: | --- | ---: | --- | ---: |\n" + rows + ratio)
+        print(
+            f"loose files ({name}): {files:,} files, cold {median[name]['cold']:.2f} s, up to date "
+            f"{median[name]['again']:.2f} s (medians of {LOOSE_RUNS}); peak RSS {rss[name]:,.0f} MiB"
+        )
+    rows = "".join(
+        f"| {name} | {median[name]['cold']:.2f} s | {', '.join(f'{r[0]:.2f}' for r in runs[name]['cold'])} "
+        f"| {median[name]['again']:.2f} s | {', '.join(f'{r[0]:.2f}' for r in runs[name]['again'])} "
+        f"| {rss[name]:,.0f} MiB |\n"
+        for name in trees
+    )
+    ratio = (
+        f"\nThis tree against {BEFORE_LOOSE}: cold **{median['now']['cold'] / median['before']['cold']:.2f}x** "
+        f"the time, up to date **{median['now']['again'] / median['before']['again']:.2f}x**.\n"
+        if "before" in trees
+        else f"\n{BEFORE_LOOSE} not measured: {made.stderr.strip()}\n"
+    )
+    return (
+        f"\n## A folder of loose SGF files\n\nkgs-6d unpacked into one folder ({files:,} files), `joseki mine "
+        f"FOLDER --out OUT` as its own process: cold (an empty output folder, the digest cache with it) and "
+        f"again (every stage up to date); this tree and {BEFORE_LOOSE} (the commit before the inputs were read "
+        f"once), {LOOSE_RUNS} runs of each interleaved, the medians:\n\n| code | cold | every run | up to date | "
+        f"every run | peak RSS |\n| --- | ---: | --- | ---: | --- | ---: |\n" + rows + ratio
+    )
 
 
 def lookups(out: Path) -> str:
@@ -329,10 +390,12 @@ def lookups(out: Path) -> str:
         times = sorted(_timed([*JOSEKI, *command, "--out", str(out)])[0] for _ in range(5))
         rows.append((" ".join(f'"{c}"' if " " in c else c for c in command), times))
         print(f"{rows[-1][0]}: {times[2]:.2f} s (median of 5)")
-    return ("\n## Lookups from a cold process\n\nOn the outputs of all collections, each command its own "
-            "process (the interpreter's start and imports included), 5 runs, the median (target: under "
-            "0.5 s):\n\n| command | median | every run |\n| --- | ---: | --- |\n"
-            + "".join(f"| `joseki {c}` | {t[2]:.2f} s | {', '.join(f'{x:.2f}' for x in t)} |\n" for c, t in rows))
+    return (
+        "\n## Lookups from a cold process\n\nOn the outputs of all collections, each command its own "
+        "process (the interpreter's start and imports included), 5 runs, the median (target: under "
+        "0.5 s):\n\n| command | median | every run |\n| --- | ---: | --- |\n"
+        + "".join(f"| `joseki {c}` | {t[2]:.2f} s | {', '.join(f'{x:.2f}' for x in t)} |\n" for c, t in rows)
+    )
 
 
 POSITION = ("--black", "R16,P17", "--to-play", "W")  # the issue's position: the small knight's enclosure
@@ -377,8 +440,12 @@ def positions(out: Path, wall: float, work: Path | None = None) -> str:
     costs = []
     with tempfile.TemporaryDirectory() as tmp:
         for _ in range(RUNS):
-            done = subprocess.run([sys.executable, "-c", INDEX_SCRIPT, str(work / "trie.parquet"),
-                                   str(Path(tmp) / "positions.parquet")], capture_output=True, text=True, check=True)
+            done = subprocess.run(
+                [sys.executable, "-c", INDEX_SCRIPT, str(work / "trie.parquet"), str(Path(tmp) / "positions.parquet")],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
             costs.append(float(done.stdout.split()[0]))
     cost = sorted(costs)[len(costs) // 2]
     nodes = json.loads((work / "build.manifest.json").read_text())["figures"]["nodes_stored"]
@@ -386,22 +453,30 @@ def positions(out: Path, wall: float, work: Path | None = None) -> str:
     with tempfile.TemporaryDirectory() as tmp, tarfile.open(DATA / "kgs-6d" / GAME[0]) as archive:
         game = Path(tmp) / "game.sgf"
         game.write_bytes(archive.extractfile(GAME[1]).read())
-        sgf = sorted(_timed([*JOSEKI, "position", "--sgf", str(game), "--move", "12", "--out", str(out)])[0]
-                     for _ in range(5))
-    warm = float(subprocess.run([sys.executable, "-c", SEARCH_SCRIPT, str(work), str(out)], capture_output=True,
-                                text=True, check=True).stdout)
-    print(f"position index: {cost:.2f} s for {nodes:,} stored nodes ({100 * cost / wall:.1f}% of the run's "
-          f"{wall:.1f} s); joseki position {cold[2]:.2f} s cold, {warm:.3f} s in process; --sgf {sgf[2]:.2f} s")
-    return ("\n## Search by position\n\nThe index of every stored node's position (trie_positions.parquet, "
-            f"written by the build): {cost:.2f} s to key {nodes:,} nodes and write it (the median of {RUNS}, each "
-            f"in a process of its own, as a build does), {100 * cost / wall:.1f}% of the end-to-end run's "
-            f"{wall:.1f} s (target: at most 20%).\n\n| search | median | every run |\n| --- | ---: | --- |\n"
-            f"| `joseki position {' '.join(POSITION)}`, a cold process | {cold[2]:.2f} s | "
-            f"{', '.join(f'{x:.2f}' for x in cold)} |\n"
-            f"| `joseki position --sgf {Path(GAME[1]).name} --move 12` (kgs-6d), a cold process | {sgf[2]:.2f} s | "
-            f"{', '.join(f'{x:.2f}' for x in sgf)} |\n"
-            f"| the same position in process (7 calls, the median) | {warm:.3f} s | |\n"
-            f"| Kombilo's corner search, in process (as the issue measured it) | {KOMBILO_SECONDS} s | |\n")
+        sgf = sorted(
+            _timed([*JOSEKI, "position", "--sgf", str(game), "--move", "12", "--out", str(out)])[0] for _ in range(5)
+        )
+    warm = float(
+        subprocess.run(
+            [sys.executable, "-c", SEARCH_SCRIPT, str(work), str(out)], capture_output=True, text=True, check=True
+        ).stdout
+    )
+    print(
+        f"position index: {cost:.2f} s for {nodes:,} stored nodes ({100 * cost / wall:.1f}% of the run's "
+        f"{wall:.1f} s); joseki position {cold[2]:.2f} s cold, {warm:.3f} s in process; --sgf {sgf[2]:.2f} s"
+    )
+    return (
+        "\n## Search by position\n\nThe index of every stored node's position (trie_positions.parquet, "
+        f"written by the build): {cost:.2f} s to key {nodes:,} nodes and write it (the median of {RUNS}, each "
+        f"in a process of its own, as a build does), {100 * cost / wall:.1f}% of the end-to-end run's "
+        f"{wall:.1f} s (target: at most 20%).\n\n| search | median | every run |\n| --- | ---: | --- |\n"
+        f"| `joseki position {' '.join(POSITION)}`, a cold process | {cold[2]:.2f} s | "
+        f"{', '.join(f'{x:.2f}' for x in cold)} |\n"
+        f"| `joseki position --sgf {Path(GAME[1]).name} --move 12` (kgs-6d), a cold process | {sgf[2]:.2f} s | "
+        f"{', '.join(f'{x:.2f}' for x in sgf)} |\n"
+        f"| the same position in process (7 calls, the median) | {warm:.3f} s | |\n"
+        f"| Kombilo's corner search, in process (as the issue measured it) | {KOMBILO_SECONDS} s | |\n"
+    )
 
 
 # the memory bound: the data read once and three times over, duplicates kept,
@@ -438,19 +513,40 @@ def memory_bound(tmp: Path) -> list[dict]:
     rows = []
     for n in (1, BOUND_COPIES):
         out = tmp / f"bound{n}"
-        wall, rss, summary = mine([copies(tmp / f"data{n}", n)], out, "--set", "dedupe=false",
-                                  "--sort-memory", str(BOUND_SORT_MEMORY), "--table-memory", str(BOUND_TABLE_MEMORY))
+        wall, rss, summary = mine(
+            [copies(tmp / f"data{n}", n)],
+            out,
+            "--set",
+            "dedupe=false",
+            "--sort-memory",
+            str(BOUND_SORT_MEMORY),
+            "--table-memory",
+            str(BOUND_TABLE_MEMORY),
+        )
         extract = manifest(out, "extract")["run"]
         ingest = manifest(out, "ingest")["run"]
-        rows.append({"copies": n, "games": summary["games_read"], "wall": wall, "rss": rss,
-                     "reading": extract["peak_rss_mib"], "held": extract["rss_mib"], "spilled": extract["spilled_bytes"],
-                     "runs": extract["runs_spilled"], "stored": figure(out, "build", "nodes_stored"),
-                     "tables": ingest["tables_bytes"], "mapped": ingest["tables_mapped_bytes"]})
+        rows.append(
+            {
+                "copies": n,
+                "games": summary["games_read"],
+                "wall": wall,
+                "rss": rss,
+                "reading": extract["peak_rss_mib"],
+                "held": extract["rss_mib"],
+                "spilled": extract["spilled_bytes"],
+                "runs": extract["runs_spilled"],
+                "stored": figure(out, "build", "nodes_stored"),
+                "tables": ingest["tables_bytes"],
+                "mapped": ingest["tables_mapped_bytes"],
+            }
+        )
         r = rows[-1]
-        print(f"memory bound, data x{n}: {r['games']:,} games, tables {r['tables'] / 2**20:,.0f} MiB "
-              f"({r['mapped'] / 2**20:,.0f} MiB mapped), RSS when reading ends {r['held']:,.0f} MiB "
-              f"(peak so far {r['reading']:,.0f} MiB), "
-              f"peak {rss:,.0f} MiB ({r['stored']:,} trie nodes stored), {r['runs']} runs spilled, {wall:.1f} s")
+        print(
+            f"memory bound, data x{n}: {r['games']:,} games, tables {r['tables'] / 2**20:,.0f} MiB "
+            f"({r['mapped'] / 2**20:,.0f} MiB mapped), RSS when reading ends {r['held']:,.0f} MiB "
+            f"(peak so far {r['reading']:,.0f} MiB), "
+            f"peak {rss:,.0f} MiB ({r['stored']:,} trie nodes stored), {r['runs']} runs spilled, {wall:.1f} s"
+        )
     return rows
 
 
@@ -488,12 +584,14 @@ def kept_engines() -> str:
     text = path.read_text(encoding="utf-8") if path.exists() else ""
     if ENGINES_START in text and ENGINES_END in text:
         print("engines: the last measurement kept (--keep-engines)")
-        section = text[text.index(ENGINES_START): text.index(ENGINES_END) + len(ENGINES_END)]
+        section = text[text.index(ENGINES_START) : text.index(ENGINES_END) + len(ENGINES_END)]
         when = next((line for line in text.splitlines() if line.startswith("Measured ")), "")
         if when and "(kept from the bench" not in section:
             title_end = section.index("\n\n", section.index("## Engines")) + 2
-            section = (section[:title_end] + f"(kept from the bench of {when[len('Measured '):].rstrip('.')}: "
-                       "`bench.py --keep-engines`)\n\n" + section[title_end:])
+            section = (
+                section[:title_end] + f"(kept from the bench of {when[len('Measured ') :].rstrip('.')}: "
+                "`bench.py --keep-engines`)\n\n" + section[title_end:]
+            )
         return section
     return ""
 
@@ -507,7 +605,7 @@ def engines_only() -> int:
         section = engines(Path(tmp))
     text = path.read_text(encoding="utf-8") if path.exists() else ""
     if ENGINES_START in text and ENGINES_END in text:
-        text = text[: text.index(ENGINES_START)] + section + text[text.index(ENGINES_END) + len(ENGINES_END):]
+        text = text[: text.index(ENGINES_START)] + section + text[text.index(ENGINES_END) + len(ENGINES_END) :]
     else:
         text += section
     path.write_text(text, encoding="utf-8")
@@ -524,25 +622,29 @@ def main() -> int:
     bases = sorted(baseline() for _ in range(RUNS))
     base = bases[len(bases) // 2]
     print(f"baseline (sgfmill parse + main line + replay): {base:,.0f} games/s (median of {RUNS})")
-    lines.append(f"Baseline, plain sgfmill loop (parse + main line + replay of <=150 moves), "
-                 f"2,000 KGS games: **{base:,.0f} games/s**, the median of {RUNS} runs "
-                 f"({', '.join(f'{b:,.0f}' for b in bases)}).\n")
+    lines.append(
+        f"Baseline, plain sgfmill loop (parse + main line + replay of <=150 moves), "
+        f"2,000 KGS games: **{base:,.0f} games/s**, the median of {RUNS} runs "
+        f"({', '.join(f'{b:,.0f}' for b in bases)}).\n"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         from joseki_miner.readers.demo import write_collection
 
         write_collection(tmp / "demo")
         mine([tmp / "demo"], tmp / "warm")  # compile (cached on disk) before timing
-        lines.append(f"\n## Per collection (one `joseki mine` process each, warm; {RUNS} runs, the median)\n\n"
-                     "`mine` streams: phase 1 (extract) runs on each batch of accepted games while the next "
-                     "is read, so *ingest* is reading, validation and phase 1 together, *extract* the phase-1 "
-                     "work left when reading ends, *build* the trie counted from the sequences in memory and "
-                     "written to trie.parquet (the last row groups of games.parquet and sequences.parquet are "
-                     "written beside the count: the build ends when all are whole). "
-                     "The run of median steady state is shown, with the steady state of every run.\n\n"
-                     "| collection | games read | ingest | extract | build | steady state | runs | prune + emit "
-                     "| report "
-                     "| wall | peak RSS |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+        lines.append(
+            f"\n## Per collection (one `joseki mine` process each, warm; {RUNS} runs, the median)\n\n"
+            "`mine` streams: phase 1 (extract) runs on each batch of accepted games while the next "
+            "is read, so *ingest* is reading, validation and phase 1 together, *extract* the phase-1 "
+            "work left when reading ends, *build* the trie counted from the sequences in memory and "
+            "written to trie.parquet (the last row groups of games.parquet and sequences.parquet are "
+            "written beside the count: the build ends when all are whole). "
+            "The run of median steady state is shown, with the steady state of every run.\n\n"
+            "| collection | games read | ingest | extract | build | steady state | runs | prune + emit "
+            "| report "
+            "| wall | peak RSS |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n"
+        )
         for name in COLLECTIONS:
             runs = []
             for i in range(RUNS):  # this machine's timings vary by several percent
@@ -555,12 +657,16 @@ def main() -> int:
             n = summary["games_read"]
             rate = lambda sec: f"{n / sec:,.0f}/s" if sec > 0 else "-"  # noqa: E731
             each = ", ".join(f"{n / r[0]:,.0f}" for r in runs)
-            print(f"{name}: {n:,} games; ingest {rate(s['ingest'])}, extract {rate(s['extract'])}, "
-                  f"build {rate(s['build'])}; steady state {rate(steady)} (runs: {each}); wall {wall:.1f} s")
-            lines.append(f"| {name} | {n:,} | {rate(s['ingest'])} | {rate(s['extract'])} | {rate(s['build'])} | "
-                         f"**{rate(steady)}** | {each} | {s['prune'] + s['emit']:.2f} s | {s['report']:.2f} s | "
-                         f"{wall:.1f} s | "
-                         f"{rss:,.0f} MiB |\n")
+            print(
+                f"{name}: {n:,} games; ingest {rate(s['ingest'])}, extract {rate(s['extract'])}, "
+                f"build {rate(s['build'])}; steady state {rate(steady)} (runs: {each}); wall {wall:.1f} s"
+            )
+            lines.append(
+                f"| {name} | {n:,} | {rate(s['ingest'])} | {rate(s['extract'])} | {rate(s['build'])} | "
+                f"**{rate(steady)}** | {each} | {s['prune'] + s['emit']:.2f} s | {s['report']:.2f} s | "
+                f"{wall:.1f} s | "
+                f"{rss:,.0f} MiB |\n"
+            )
         # this machine's timings vary by several percent, and its speed from hour to hour: three runs, the
         # median reported, each beside a run of the plain loop (the ratio of each pair, the median of them)
         runs, beside = [], []
@@ -589,13 +695,20 @@ def main() -> int:
         # the default sort memory, the growing tables to the default table memory
         sequences = figure(out, "extract", "sequence_bytes") / 2**20
         reading_peak = manifest(out, "extract")["run"]["peak_rss_mib"]
-        ten_million = (reading_peak - sequences + min(SORT_MEMORY, sequences / n * 1e7)
-                       - tables + min(table_memory, tables / n * 1e7))
-        print(f"end to end, all collections ({RUNS} runs: {walls} s): {n:,} games in {wall:.1f} s "
-              f"(median) = {n / wall:,.0f} games/s; "
-              f"peak RSS {rss:,.0f} MiB; ratio to baseline {n / wall / base:.1f}x; to the loop run beside each "
-              f"run {paired:.1f}x (the median of {', '.join(f'{r:.1f}' for r, _ in beside)}; loop "
-              f"{', '.join(f'{b:,.0f}' for _, b in beside)} games/s)")
+        ten_million = (
+            reading_peak
+            - sequences
+            + min(SORT_MEMORY, sequences / n * 1e7)
+            - tables
+            + min(table_memory, tables / n * 1e7)
+        )
+        print(
+            f"end to end, all collections ({RUNS} runs: {walls} s): {n:,} games in {wall:.1f} s "
+            f"(median) = {n / wall:,.0f} games/s; "
+            f"peak RSS {rss:,.0f} MiB; ratio to baseline {n / wall / base:.1f}x; to the loop run beside each "
+            f"run {paired:.1f}x (the median of {', '.join(f'{r:.1f}' for r, _ in beside)}; loop "
+            f"{', '.join(f'{b:,.0f}' for _, b in beside)} games/s)"
+        )
         lines.append(
             f"\n## End to end: every collection in one `joseki mine` process\n\n"
             f"{n:,} games read ({summary['games_accepted']:,} accepted), {summary['sequences']:,} sequences, "
@@ -621,10 +734,13 @@ def main() -> int:
             f"and counted, with `--sort-memory {BOUND_SORT_MEMORY} --table-memory {BOUND_TABLE_MEMORY}`:\n\n"
             f"| data | games read | runs spilled | tables (mapped) | RSS when reading ends | peak RSS while reading "
             f"| peak RSS | trie nodes stored | wall |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n"
-            + "".join(f"| x{r['copies']} | {r['games']:,} | {r['runs']} ({r['spilled'] / 2**20:,.0f} MiB) | "
-                      f"{r['tables'] / 2**20:,.0f} MiB ({r['mapped'] / 2**20:,.0f} MiB) | "
-                      f"{r['held']:,.0f} MiB | {r['reading']:,.0f} MiB | {r['rss']:,.0f} MiB | {r['stored']:,} | "
-                      f"{r['wall']:.1f} s |\n" for r in bound)
+            + "".join(
+                f"| x{r['copies']} | {r['games']:,} | {r['runs']} ({r['spilled'] / 2**20:,.0f} MiB) | "
+                f"{r['tables'] / 2**20:,.0f} MiB ({r['mapped'] / 2**20:,.0f} MiB) | "
+                f"{r['held']:,.0f} MiB | {r['reading']:,.0f} MiB | {r['rss']:,.0f} MiB | {r['stored']:,} | "
+                f"{r['wall']:.1f} s |\n"
+                for r in bound
+            )
             + f"\nNeither the sequences nor the tables grow in memory with the games: past their budgets "
             f"they go to disk. The peak while reading still moves from x1 to x{BOUND_COPIES}, within a fixed "
             f"bound: the tar archives of all data inflate to {inflated:,.0f} MiB, all kept from the pre-pass, "
@@ -668,6 +784,6 @@ def positions_only(out: Path, work: Path | None) -> int:
 
 if __name__ == "__main__":
     if "--positions" in sys.argv[1:]:
-        given = sys.argv[sys.argv.index("--positions") + 1:]
+        given = sys.argv[sys.argv.index("--positions") + 1 :]
         sys.exit(positions_only(Path(given[0]), Path(given[1]) if len(given) > 1 else None))
     sys.exit(engines_only() if "--engines" in sys.argv[1:] else main())

@@ -48,8 +48,14 @@ DEFAULT = ROOT / "configs" / "default.yaml"
 STAGES = ("ingest", "extract", "build", "prune")
 SPLIT = 2012  # rules chosen on the games before, reported on the games from
 # the defaults before this book grew: the kinds, tenuki folded, the start region, the thesis' threshold
-BEFORE = ("prune.min_fraction=0.01", "prune.confidence=null", "prune.min_games=1", "prune.follow=null",
-          "kinds.follow_up=false", "kinds.approach=null")
+BEFORE = (
+    "prune.min_fraction=0.01",
+    "prune.confidence=null",
+    "prune.min_games=1",
+    "prune.follow=null",
+    "kinds.follow_up=false",
+    "kinds.approach=null",
+)
 RULES = {  # each rule of this issue, as the keys that turn it on
     "follow-ups": ("kinds.follow_up=true",),
     "approaches from the side": ("kinds.approach=0.6",),
@@ -62,8 +68,11 @@ RUNS = (
     ("defaults before", DEFAULT, BEFORE),
     ("+ follow-ups", DEFAULT, (*BEFORE, *RULES["follow-ups"])),
     ("+ approaches from the side", DEFAULT, (*BEFORE, *RULES["follow-ups"], *RULES["approaches from the side"])),
-    ("+ evidence threshold", DEFAULT, (*BEFORE, *RULES["follow-ups"], *RULES["approaches from the side"],
-                                       *RULES["evidence threshold"])),
+    (
+        "+ evidence threshold",
+        DEFAULT,
+        (*BEFORE, *RULES["follow-ups"], *RULES["approaches from the side"], *RULES["evidence threshold"]),
+    ),
     ("defaults (+ natural ends)", DEFAULT, ()),
     ("+ move orders merged", DEFAULT, ("prune.merge_orders=true",)),
 )
@@ -81,15 +90,29 @@ def datasets(data: Path) -> list[tuple[str, list[Path], tuple[str, ...]]]:
     """(name, paths, filters): every collection apart, all of them, and
     the games before and from ``SPLIT``."""
     each = sorted(p for p in data.iterdir() if p.is_dir())
-    return ([(p.name, [p], ()) for p in each] + [("all", each, ())]
-            + [(f"before {SPLIT}", each, (f"filter.years=[1000, {SPLIT - 1}]",)),
-               (f"from {SPLIT}", each, (f"filter.years=[{SPLIT}, 2999]",))])
+    return (
+        [(p.name, [p], ()) for p in each]
+        + [("all", each, ())]
+        + [
+            (f"before {SPLIT}", each, (f"filter.years=[1000, {SPLIT - 1}]",)),
+            (f"from {SPLIT}", each, (f"filter.years=[{SPLIT}, 2999]",)),
+        ]
+    )
 
 
 def _build(config) -> tuple:
     """What a run's build depends on: runs that share it share a work folder."""
-    return (config.distance_noise, config.corner_start, config.distance_certain, config.distance_maybe, config.kinds,
-            config.kinds_follow_up, config.kinds_approach, config.corner_region, config.filter_years)
+    return (
+        config.distance_noise,
+        config.corner_start,
+        config.distance_certain,
+        config.distance_maybe,
+        config.kinds,
+        config.kinds_follow_up,
+        config.kinds_approach,
+        config.corner_region,
+        config.filter_years,
+    )
 
 
 class Measurer:
@@ -98,33 +121,61 @@ class Measurer:
         self.joseki, self.fuseki = quality.shapes(named["joseki"]), quality.shapes(named["fuseki"])
         self.dictionaries, self.tmp, self.data = dictionaries, tmp, data
 
-    def run(self, name: str, paths: list[Path], config_path: Path, sets: tuple[str, ...]) -> tuple[quality.Measure, dict]:
+    def run(
+        self, name: str, paths: list[Path], config_path: Path, sets: tuple[str, ...]
+    ) -> tuple[quality.Measure, dict]:
         config = load(config_path, list(sets))
         folder = self.tmp / name.replace(" ", "-") / hashlib.sha256(repr(_build(config)).encode()).hexdigest()[:12]
-        summary = run_stages(Catalog(work=folder / "work", out=folder / "out"), config, STAGES, paths, Request(progress=False))
+        summary = run_stages(
+            Catalog(work=folder / "work", out=folder / "out"), config, STAGES, paths, Request(progress=False)
+        )
         table = pq.read_table(folder / "out" / "joseki.parquet").to_pydict()
-        m = quality.measure(quality.tree(table, config.min_length), self.joseki, self.fuseki, config.corner_region,
-                            dictionaries=self.dictionaries)
+        m = quality.measure(
+            quality.tree(table, config.min_length),
+            self.joseki,
+            self.fuseki,
+            config.corner_region,
+            dictionaries=self.dictionaries,
+        )
         return m, summary
 
 
 def _cells(m: quality.Measure, names: list[str]) -> str:
     found = "".join(f" {m.found[n].nodes:5d} {100 * m.found[n].share:5.1f}%" for n in names)
-    return (f"{m.nodes:6d} {m.joseki_nodes:5d} {m.joseki_leaves:5d} {m.follow_ups:4d} {m.named_joseki:3d}/"
-            f"{m.named_total} {m.fuseki_as_joseki:2d}/{m.fuseki_total}{found}")
+    return (
+        f"{m.nodes:6d} {m.joseki_nodes:5d} {m.joseki_leaves:5d} {m.follow_ups:4d} {m.named_joseki:3d}/"
+        f"{m.named_total} {m.fuseki_as_joseki:2d}/{m.fuseki_total}{found}"
+    )
 
 
 def table(rows: list[tuple], names: list[str]) -> str:
-    head = ["games", "config", "threshold", "nodes", "joseki nodes", "joseki leaves", "follow-ups",
-            "named joseki held as joseki", "fuseki shapes held as joseki"]
+    head = [
+        "games",
+        "config",
+        "threshold",
+        "nodes",
+        "joseki nodes",
+        "joseki leaves",
+        "follow-ups",
+        "named joseki held as joseki",
+        "fuseki shapes held as joseki",
+    ]
     for n in names:
         head += [f"joseki nodes in {n} (richness)", f"joseki leaves in {n} (rightness)"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for name, label, m, summary in rows:
         on = summary.get("threshold_on", "count")
-        cells = [f"{name} ({summary['games_accepted']:,})", label, f"{summary['threshold']:,} {on}",
-                 f"{m.nodes:,}", f"{m.joseki_nodes:,}", f"{m.joseki_leaves:,}", f"{m.follow_ups:,}",
-                 f"{m.named_joseki} of {m.named_total}", f"{m.fuseki_as_joseki} of {m.fuseki_total}"]
+        cells = [
+            f"{name} ({summary['games_accepted']:,})",
+            label,
+            f"{summary['threshold']:,} {on}",
+            f"{m.nodes:,}",
+            f"{m.joseki_nodes:,}",
+            f"{m.joseki_leaves:,}",
+            f"{m.follow_ups:,}",
+            f"{m.named_joseki} of {m.named_total}",
+            f"{m.fuseki_as_joseki} of {m.fuseki_total}",
+        ]
         for n in names:
             cells += [f"{m.found[n].nodes:,}", f"{100 * m.found[n].share:.1f}%"]
         lines.append("| " + " | ".join(cells) + " |")
@@ -145,13 +196,18 @@ def curve_svg(curves: dict[str, dict[str, list[tuple[float, int, float]]]], dict
     ys = [y for _, c in panels for line in c.values() for _, _, y in line]
     xmax = max(xs) * 1.05 if xs else 1
     ymin, ymax = (min(ys) - 5 if ys else 0), (max(ys) + 3 if ys else 100)
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width * len(panels)}" height="{height + 40}" '
-           f'font-family="sans-serif" font-size="11">', '<rect width="100%" height="100%" fill="white"/>']
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width * len(panels)}" height="{height + 40}" '
+        f'font-family="sans-serif" font-size="11">',
+        '<rect width="100%" height="100%" fill="white"/>',
+    ]
     for p, (name, lines) in enumerate(panels):
         ox = p * width
 
         def at(x, y):
-            return ox + pad + (width - 2 * pad) * x / xmax, height - pad - (height - 2 * pad) * (y - ymin) / (ymax - ymin)
+            return ox + pad + (width - 2 * pad) * x / xmax, height - pad - (height - 2 * pad) * (y - ymin) / (
+                ymax - ymin
+            )
 
         out.append(f'<text x="{ox + width / 2}" y="18" text-anchor="middle" font-size="13">{escape(name)}</text>')
         x0, y0 = at(0, ymin)
@@ -162,34 +218,48 @@ def curve_svg(curves: dict[str, dict[str, list[tuple[float, int, float]]]], dict
             out.append(f'<text x="{x:.1f}" y="{y0 + 14:.1f}" text-anchor="middle">{v}</text>')
         for v in range(int(ymin // 5 * 5 + 5), int(ymax) + 1, 5):
             _, y = at(0, v)
-            out.append(f'<text x="{x0 - 4:.1f}" y="{y + 4:.1f}" text-anchor="end">{v}%</text>'
-                       f'<line x1="{x0:.1f}" y1="{y:.1f}" x2="{x1:.1f}" y2="{y:.1f}" stroke="#eee"/>')
-        out.append(f'<text x="{ox + width / 2}" y="{height - 12}" text-anchor="middle">joseki nodes in '
-                   f'{escape(dictionary)} (richness)</text>')
-        out.append(f'<text transform="translate({ox + 12},{height / 2}) rotate(-90)" text-anchor="middle">'
-                   f'joseki leaves in {escape(dictionary)} (rightness)</text>')
+            out.append(
+                f'<text x="{x0 - 4:.1f}" y="{y + 4:.1f}" text-anchor="end">{v}%</text>'
+                f'<line x1="{x0:.1f}" y1="{y:.1f}" x2="{x1:.1f}" y2="{y:.1f}" stroke="#eee"/>'
+            )
+        out.append(
+            f'<text x="{ox + width / 2}" y="{height - 12}" text-anchor="middle">joseki nodes in '
+            f"{escape(dictionary)} (richness)</text>"
+        )
+        out.append(
+            f'<text transform="translate({ox + 12},{height / 2}) rotate(-90)" text-anchor="middle">'
+            f"joseki leaves in {escape(dictionary)} (rightness)</text>"
+        )
         for (label, line), colour in zip(lines.items(), COLOURS):
             points = [at(x, y) for _, x, y in line]
-            out.append(f'<polyline fill="none" stroke="{colour}" stroke-width="2" points="'
-                       + " ".join(f"{x:.1f},{y:.1f}" for x, y in points) + '"/>')
+            out.append(
+                f'<polyline fill="none" stroke="{colour}" stroke-width="2" points="'
+                + " ".join(f"{x:.1f},{y:.1f}" for x, y in points)
+                + '"/>'
+            )
             for (share, _, _), (x, y) in zip(line, points):
                 out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="2.5" fill="{colour}"/>')
                 if label == "all rules":
-                    out.append(f'<text x="{x + 4:.1f}" y="{y - 5:.1f}" fill="{colour}" font-size="10">'
-                               f'{100 * share:g}%</text>')
+                    out.append(
+                        f'<text x="{x + 4:.1f}" y="{y - 5:.1f}" fill="{colour}" font-size="10">{100 * share:g}%</text>'
+                    )
                     if share == DEFAULT_SHARE:
-                        out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="7" fill="none" stroke="#c0392b" '
-                                   'stroke-width="2"/>')
+                        out.append(
+                            f'<circle cx="{x:.1f}" cy="{y:.1f}" r="7" fill="none" stroke="#c0392b" stroke-width="2"/>'
+                        )
                 if label == CURVES[0][0] and share == 0.01:
-                    out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="7" fill="none" stroke="#555" '
-                               'stroke-width="2"/>')
+                    out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="7" fill="none" stroke="#555" stroke-width="2"/>')
     for i, (label, colour) in enumerate(zip([c for c, _ in CURVES], COLOURS)):
-        out.append(f'<rect x="{20 + i * 150}" y="{height + 18}" width="12" height="4" fill="{colour}"/>'
-                   f'<text x="{36 + i * 150}" y="{height + 24}">{escape(label)}</text>')
-    out.append(f'<circle cx="{26 + 4 * 150}" cy="{height + 20}" r="6" fill="none" stroke="#c0392b" stroke-width="2"/>'
-               f'<text x="{38 + 4 * 150}" y="{height + 24}">the defaults</text>'
-               f'<circle cx="{26 + 5 * 150}" cy="{height + 20}" r="6" fill="none" stroke="#555" stroke-width="2"/>'
-               f'<text x="{38 + 5 * 150}" y="{height + 24}">the 1% book before</text>')
+        out.append(
+            f'<rect x="{20 + i * 150}" y="{height + 18}" width="12" height="4" fill="{colour}"/>'
+            f'<text x="{36 + i * 150}" y="{height + 24}">{escape(label)}</text>'
+        )
+    out.append(
+        f'<circle cx="{26 + 4 * 150}" cy="{height + 20}" r="6" fill="none" stroke="#c0392b" stroke-width="2"/>'
+        f'<text x="{38 + 4 * 150}" y="{height + 24}">the defaults</text>'
+        f'<circle cx="{26 + 5 * 150}" cy="{height + 20}" r="6" fill="none" stroke="#555" stroke-width="2"/>'
+        f'<text x="{38 + 5 * 150}" y="{height + 24}">the 1% book before</text>'
+    )
     out.append("</svg>")
     return "\n".join(out) + "\n"
 
@@ -197,11 +267,19 @@ def curve_svg(curves: dict[str, dict[str, list[tuple[float, int, float]]]], dict
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=DATA)
-    parser.add_argument("--dictionary", action="append", default=[],
-                        help="NAME=FILE.sgf[,FILE.sgf...]: an SGF joseki dictionary (its variations; several files "
-                             "are one dictionary); the tree's lines are looked up in it")
-    parser.add_argument("--only", action="append", default=[], help="a data set (a collection, 'all', 'before 2012', "
-                                                                     "'from 2012') to measure alone")
+    parser.add_argument(
+        "--dictionary",
+        action="append",
+        default=[],
+        help="NAME=FILE.sgf[,FILE.sgf...]: an SGF joseki dictionary (its variations; several files "
+        "are one dictionary); the tree's lines are looked up in it",
+    )
+    parser.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        help="a data set (a collection, 'all', 'before 2012', 'from 2012') to measure alone",
+    )
     parser.add_argument("--no-curves", action="store_true", help="the tables alone")
     parser.add_argument("--work", type=Path, help="keep the mined trees here (default: a temporary folder)")
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "QUALITY.md")
@@ -220,8 +298,10 @@ def main() -> int:
         dictionaries[name] = set()
         for path in paths:
             dictionaries[name] |= quality.dictionary_lines(sgf.Sgf_game.from_bytes(path.read_bytes()))
-        sources.append(f"{name}: {', '.join(p.name for p in paths)} ({len(dictionaries[name]):,} lines and prefixes "
-                       "in normal form)")
+        sources.append(
+            f"{name}: {', '.join(p.name for p in paths)} ({len(dictionaries[name]):,} lines and prefixes "
+            "in normal form)"
+        )
     names = list(dictionaries)
     rows, curves = [], {}
     with tempfile.TemporaryDirectory() as scratch:
@@ -233,8 +313,9 @@ def main() -> int:
                 t0 = time.perf_counter()
                 measured, summary = m.run(name, paths, config, (*extra, *sets) if config == DEFAULT else sets)
                 rows.append((name, label, measured, summary))
-                print(f"{name:12s} {label:28s} {_cells(measured, names)}  ({time.perf_counter() - t0:.0f} s)",
-                      flush=True)
+                print(
+                    f"{name:12s} {label:28s} {_cells(measured, names)}  ({time.perf_counter() - t0:.0f} s)", flush=True
+                )
             if args.no_curves or not names or name not in (f"before {SPLIT}", f"from {SPLIT}"):
                 continue
             curves[name] = {}
@@ -244,38 +325,57 @@ def main() -> int:
                     measured, _ = m.run(name, paths, DEFAULT, (*extra, *sets, f"prune.min_fraction={share}"))
                     line.append((share, measured.found[names[0]].nodes, 100 * measured.found[names[0]].share))
                 curves[name][label] = line
-                print(f"{name:12s} curve {label:20s} " + " ".join(f"{s:g}:{x}/{y:.1f}%" for s, x, y in line),
-                      flush=True)
+                print(
+                    f"{name:12s} curve {label:20s} " + " ".join(f"{s:g}:{x}/{y:.1f}%" for s, x, y in line), flush=True
+                )
     text = table(rows, names)
-    missing = [f"- {name}: {'; '.join(m.missing) or 'none'}" for name, label, m, _ in rows
-               if label.startswith("defaults (")]
+    missing = [
+        f"- {name}: {'; '.join(m.missing) or 'none'}" for name, label, m, _ in rows if label.startswith("defaults (")
+    ]
     stamp = time.strftime("%Y-%m-%d %H:%M")
-    doc = ["# Quality: a rich book, and a right one\n",
-           f"`make quality` (benchmarks/quality.py) on {os.path.relpath(args.data, ROOT)}, {stamp}: each collection "
-           f"apart, all together, and the games before {SPLIT} (where the rules were chosen) and from {SPLIT} (where "
-           "they are reported). The thesis' config, the defaults before this book grew (the kinds, the thesis' 1%), "
-           "each rule added in turn, and the defaults. Named shapes: benchmarks/named_shapes.yaml.\n",
-           "A joseki node is a move a joseki holds (not a tenuki, a follow-up or a fuseki shape); a joseki leaf is "
-           "a joseki node with no joseki child, read without its trailing tenuki; a line is in a dictionary when its "
-           "moves, in any orientation, are a path of it.\n", text,
-           "Named joseki the defaults do not hold as joseki (a line too rare there to pass the threshold, a "
-           "follow-up, or cut where it turns into fuseki):\n", "\n".join(missing) + "\n"]
+    doc = [
+        "# Quality: a rich book, and a right one\n",
+        f"`make quality` (benchmarks/quality.py) on {os.path.relpath(args.data, ROOT)}, {stamp}: each collection "
+        f"apart, all together, and the games before {SPLIT} (where the rules were chosen) and from {SPLIT} (where "
+        "they are reported). The thesis' config, the defaults before this book grew (the kinds, the thesis' 1%), "
+        "each rule added in turn, and the defaults. Named shapes: benchmarks/named_shapes.yaml.\n",
+        "A joseki node is a move a joseki holds (not a tenuki, a follow-up or a fuseki shape); a joseki leaf is "
+        "a joseki node with no joseki child, read without its trailing tenuki; a line is in a dictionary when its "
+        "moves, in any orientation, are a path of it.\n",
+        text,
+        "Named joseki the defaults do not hold as joseki (a line too rare there to pass the threshold, a "
+        "follow-up, or cut where it turns into fuseki):\n",
+        "\n".join(missing) + "\n",
+    ]
     if sources:
-        doc.append("Dictionaries (not shipped; `make quality DICTIONARY=\"NAME=FILE ...\"`):\n\n"
-                   + "\n".join(f"- {s}" for s in sources) + "\n")
+        doc.append(
+            'Dictionaries (not shipped; `make quality DICTIONARY="NAME=FILE ..."`):\n\n'
+            + "\n".join(f"- {s}" for s in sources)
+            + "\n"
+        )
     if curves:
         svg = args.out.with_name("quality-curve.svg")
         svg.write_text(curve_svg(curves, names[0]), encoding="utf-8")
-        doc.append(f"## Rightness against richness\n\n![rightness against richness]({svg.name})\n\n"
-                   f"Each point is a threshold's share of the games (prune.min_fraction), {', '.join(f'{s:g}' for s in SHARES)}; "
-                   "each line a set of rules: the kinds alone (the defaults before), with follow-ups named apart, "
-                   "with approaches from the side too, and every rule (the evidence threshold and natural ends "
-                   "too).\n")
+        doc.append(
+            f"## Rightness against richness\n\n![rightness against richness]({svg.name})\n\n"
+            f"Each point is a threshold's share of the games (prune.min_fraction), {', '.join(f'{s:g}' for s in SHARES)}; "
+            "each line a set of rules: the kinds alone (the defaults before), with follow-ups named apart, "
+            "with approaches from the side too, and every rule (the evidence threshold and natural ends "
+            "too).\n"
+        )
         for name, lines in curves.items():
-            doc.append(f"{name}:\n\n| rules | " + " | ".join(f"{s:g}" for s in SHARES) + " |\n|---|"
-                       + "---|" * len(SHARES) + "\n" + "\n".join(
-                           f"| {label} | " + " | ".join(f"{x:,} / {y:.1f}%" for _, x, y in line) + " |"
-                           for label, line in lines.items()) + "\n")
+            doc.append(
+                f"{name}:\n\n| rules | "
+                + " | ".join(f"{s:g}" for s in SHARES)
+                + " |\n|---|"
+                + "---|" * len(SHARES)
+                + "\n"
+                + "\n".join(
+                    f"| {label} | " + " | ".join(f"{x:,} / {y:.1f}%" for _, x, y in line) + " |"
+                    for label, line in lines.items()
+                )
+                + "\n"
+            )
     args.out.write_text("\n".join(doc), encoding="utf-8")
     print(text)
     return 0

@@ -23,8 +23,25 @@ from pipeline.request import Request
 
 from joseki_miner.runs.catalog import Catalog
 from joseki_miner.runs.stages import NAMES as STAGES, STAGES as DECLARED
-from pipeline.options import (CONFIG, ENGINE, JOBS, OUT, PARTITION, QUIET, SCHEDULER, SET, SORT_MEMORY, TABLE_MEMORY,
-                              WAIT, WORK, WORKERS, _catalog, _fail, _shown, app)
+from pipeline.options import (
+    CONFIG,
+    ENGINE,
+    JOBS,
+    OUT,
+    PARTITION,
+    QUIET,
+    SCHEDULER,
+    SET,
+    SORT_MEMORY,
+    TABLE_MEMORY,
+    WAIT,
+    WORK,
+    WORKERS,
+    _catalog,
+    _fail,
+    _shown,
+    app,
+)
 
 
 @dataclass(frozen=True)
@@ -81,12 +98,17 @@ def _print_summary(s: dict, catalog: Catalog) -> None:
         tree = f"sequences {s['sequences']:,}; trie {s['nodes_before_prune']:,} nodes"
         if s.get("threshold"):
             later = s.get("follow_ups")
-            found = (f"{s['joseki']:,} joseki, "
-                     + (f"{later:,} follow-up{'s' if later != 1 else ''}, " if later is not None else "")
-                     + f"{s['fuseki_shapes']:,} fuseki shape{'s' if s['fuseki_shapes'] != 1 else ''}"
-                     if "joseki" in s else f"{s['leaves']:,} joseki")
-            tree += (f"; pruned at {s.get('threshold_on', 'count')} >= {s['threshold']:,}: "
-                     f"{s['nodes_after_prune']:,} nodes, {found}, deepest {s['deepest']} moves")
+            found = (
+                f"{s['joseki']:,} joseki, "
+                + (f"{later:,} follow-up{'s' if later != 1 else ''}, " if later is not None else "")
+                + f"{s['fuseki_shapes']:,} fuseki shape{'s' if s['fuseki_shapes'] != 1 else ''}"
+                if "joseki" in s
+                else f"{s['leaves']:,} joseki"
+            )
+            tree += (
+                f"; pruned at {s.get('threshold_on', 'count')} >= {s['threshold']:,}: "
+                f"{s['nodes_after_prune']:,} nodes, {found}, deepest {s['deepest']} moves"
+            )
         lines.append(tree)
     elif s.get("sequences"):
         lines.append(f"sequences {s['sequences']:,}")
@@ -98,24 +120,50 @@ def _print_summary(s: dict, catalog: Catalog) -> None:
 
 @app.command()
 def mine(
-    paths: List[str] = typer.Argument(..., help="game files, folders or archives; or fsspec URLs (http(s)://, "
-                                                "s3://, gs://)"),
-    out: str = OUT, work: Optional[Path] = WORK, config: Optional[Path] = CONFIG,
+    paths: List[str] = typer.Argument(
+        ..., help="game files, folders or archives; or fsspec URLs (http(s)://, s3://, gs://)"
+    ),
+    out: str = OUT,
+    work: Optional[Path] = WORK,
+    config: Optional[Path] = CONFIG,
     set_: Optional[List[str]] = SET,
     strict: bool = typer.Option(False, "--strict", help="stop at the first bad record"),
     force: bool = typer.Option(False, "--force", help="re-run every stage even if up to date"),
-    quiet: bool = QUIET, jobs: Optional[int] = JOBS, engine: str = ENGINE, sort_memory: float = SORT_MEMORY,
-    table_memory: float = TABLE_MEMORY, wait: bool = WAIT, scheduler: Optional[str] = SCHEDULER,
-    workers: int = WORKERS, partition_mb: float = PARTITION,
-    add: bool = typer.Option(False, "--add", help="add these games to those mined in WORK: the games are kept in "
-                                                  "partitions, and only the new ones are read (by the compiled "
-                                                  "engine, one task at a time, where --engine is not dask)"),
+    quiet: bool = QUIET,
+    jobs: Optional[int] = JOBS,
+    engine: str = ENGINE,
+    sort_memory: float = SORT_MEMORY,
+    table_memory: float = TABLE_MEMORY,
+    wait: bool = WAIT,
+    scheduler: Optional[str] = SCHEDULER,
+    workers: int = WORKERS,
+    partition_mb: float = PARTITION,
+    add: bool = typer.Option(
+        False,
+        "--add",
+        help="add these games to those mined in WORK: the games are kept in "
+        "partitions, and only the new ones are read (by the compiled "
+        "engine, one task at a time, where --engine is not dask)",
+    ),
 ) -> None:
     """Mine joseki from game collections: every stage, skipping up-to-date ones."""
-    _execute(STAGES, paths, Given(out, work, config, set_),
-             Request(progress=not quiet, strict=strict, force=force, engine=engine, jobs=jobs, sort_memory=sort_memory,
-                     table_memory=table_memory, wait=wait, cluster=_cluster(engine, scheduler, workers, partition_mb,
-                                                                             jobs), add=add))
+    _execute(
+        STAGES,
+        paths,
+        Given(out, work, config, set_),
+        Request(
+            progress=not quiet,
+            strict=strict,
+            force=force,
+            engine=engine,
+            jobs=jobs,
+            sort_memory=sort_memory,
+            table_memory=table_memory,
+            wait=wait,
+            cluster=_cluster(engine, scheduler, workers, partition_mb, jobs),
+            add=add,
+        ),
+    )
 
 
 def _cluster(engine: str, scheduler: Optional[str], workers: int, partition_mb: float, jobs: Optional[int]):
@@ -136,27 +184,54 @@ def _cluster(engine: str, scheduler: Optional[str], workers: int, partition_mb: 
 
 @app.command()
 def ingest(
-    paths: List[str] = typer.Argument(..., help="game files, folders or archives; or fsspec URLs (http(s)://, "
-                                                "s3://, gs://)"),
-    out: str = OUT, work: Optional[Path] = WORK, config: Optional[Path] = CONFIG,
+    paths: List[str] = typer.Argument(
+        ..., help="game files, folders or archives; or fsspec URLs (http(s)://, s3://, gs://)"
+    ),
+    out: str = OUT,
+    work: Optional[Path] = WORK,
+    config: Optional[Path] = CONFIG,
     set_: Optional[List[str]] = SET,
     strict: bool = typer.Option(False, "--strict", help="stop at the first bad record"),
-    quiet: bool = QUIET, jobs: Optional[int] = JOBS, engine: str = ENGINE, table_memory: float = TABLE_MEMORY,
+    quiet: bool = QUIET,
+    jobs: Optional[int] = JOBS,
+    engine: str = ENGINE,
+    table_memory: float = TABLE_MEMORY,
     wait: bool = WAIT,
 ) -> None:
-    _execute(["ingest"], paths, Given(out, work, config, set_),
-             Request(progress=not quiet, strict=strict, force=True, engine=engine, jobs=jobs, table_memory=table_memory,
-                     wait=wait))
+    _execute(
+        ["ingest"],
+        paths,
+        Given(out, work, config, set_),
+        Request(
+            progress=not quiet,
+            strict=strict,
+            force=True,
+            engine=engine,
+            jobs=jobs,
+            table_memory=table_memory,
+            wait=wait,
+        ),
+    )
 
 
 def _single(stage: str, doc: str):
     def command(
-        out: str = OUT, work: Optional[Path] = WORK, config: Optional[Path] = CONFIG,
-        set_: Optional[List[str]] = SET, quiet: bool = QUIET, jobs: Optional[int] = JOBS, engine: str = ENGINE,
-        sort_memory: float = SORT_MEMORY, wait: bool = WAIT,
+        out: str = OUT,
+        work: Optional[Path] = WORK,
+        config: Optional[Path] = CONFIG,
+        set_: Optional[List[str]] = SET,
+        quiet: bool = QUIET,
+        jobs: Optional[int] = JOBS,
+        engine: str = ENGINE,
+        sort_memory: float = SORT_MEMORY,
+        wait: bool = WAIT,
     ) -> None:
-        _execute([stage], [], Given(out, work, config, set_),
-                 Request(progress=not quiet, force=True, engine=engine, jobs=jobs, sort_memory=sort_memory, wait=wait))
+        _execute(
+            [stage],
+            [],
+            Given(out, work, config, set_),
+            Request(progress=not quiet, force=True, engine=engine, jobs=jobs, sort_memory=sort_memory, wait=wait),
+        )
 
     command.__doc__ = doc
     app.command(name=stage)(command)

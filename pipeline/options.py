@@ -27,29 +27,56 @@ def _plain(text: str) -> str:
     """Help text shown as written: its brackets (B[pd], [ai]) are no markup."""
     return text.replace("[", "\\[")
 
-OUT = typer.Option("data/processed", "--out", help="folder for the joseki tree files, or an fsspec URL (s3://, gs://, "
-                   "...: written to data/published/<URL> and published when the run ends)")
+
+OUT = typer.Option(
+    "data/processed",
+    "--out",
+    help="folder for the joseki tree files, or an fsspec URL (s3://, gs://, "
+    "...: written to data/published/<URL> and published when the run ends)",
+)
 PUBLISHED_COPIES = Path("data/published")  # the local copies of output folders at URLs
 WORK = typer.Option(None, "--work", help="folder for stage outputs (default: OUT/interim)")
-CONFIG = typer.Option(None, "--config", help="YAML parameters (default: configs/default.yaml's: the thesis' with "
-                      "the kinds and start region of its future work; configs/thesis.yaml: the thesis exactly)")
+CONFIG = typer.Option(
+    None,
+    "--config",
+    help="YAML parameters (default: configs/default.yaml's: the thesis' with "
+    "the kinds and start region of its future work; configs/thesis.yaml: the thesis exactly)",
+)
 SET = typer.Option(None, "--set", help="override one parameter: KEY=VALUE (repeatable)")
 QUIET = typer.Option(False, "--quiet", help="no progress bars and no lines of progress (errors still)")
 JOBS = typer.Option(None, "--jobs", help="threads for the compiled kernel (default, or 0: every core)")
 WAIT = typer.Option(False, "--wait", help="when another run is using the folders, wait for it instead of stopping")
-ENGINE = typer.Option("fast", "--engine", help="fast (compiled), reference (plain Python) or dask (partitions on a "
-                      "dask cluster); same outputs")
-SCHEDULER = typer.Option(None, "--scheduler", metavar="ADDRESS",
-                         help="--engine dask: a dask scheduler (tcp://host:8786); default: a local cluster")
+ENGINE = typer.Option(
+    "fast",
+    "--engine",
+    help="fast (compiled), reference (plain Python) or dask (partitions on a dask cluster); same outputs",
+)
+SCHEDULER = typer.Option(
+    None,
+    "--scheduler",
+    metavar="ADDRESS",
+    help="--engine dask: a dask scheduler (tcp://host:8786); default: a local cluster",
+)
 WORKERS = typer.Option(0, "--workers", help="--engine dask: worker processes of the local cluster (0: one a core)")
-PARTITION = typer.Option(PARTITION_MB, "--partition-mb", metavar="MB",
-                         help="--engine dask: MB of input a partition gathers (a larger archive is cut in parts of "
-                              "its members)")
-SORT_MEMORY = typer.Option(SORT_MEMORY_MB, "--sort-memory", metavar="MB",
-                           help="sequences held for the trie before sorted runs are spilled to WORK/runs; same outputs")
-TABLE_MEMORY = typer.Option(TABLE_MEMORY_MB, "--table-memory", metavar="MB",
-                            help="duplicate fingerprints and kifu index lines held in memory; past it they are "
-                                 "mapped from files in WORK, about MB of them resident; same outputs")
+PARTITION = typer.Option(
+    PARTITION_MB,
+    "--partition-mb",
+    metavar="MB",
+    help="--engine dask: MB of input a partition gathers (a larger archive is cut in parts of its members)",
+)
+SORT_MEMORY = typer.Option(
+    SORT_MEMORY_MB,
+    "--sort-memory",
+    metavar="MB",
+    help="sequences held for the trie before sorted runs are spilled to WORK/runs; same outputs",
+)
+TABLE_MEMORY = typer.Option(
+    TABLE_MEMORY_MB,
+    "--table-memory",
+    metavar="MB",
+    help="duplicate fingerprints and kifu index lines held in memory; past it they are "
+    "mapped from files in WORK, about MB of them resident; same outputs",
+)
 
 
 def _catalog(out: str, work: Path | None) -> Catalog:

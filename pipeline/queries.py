@@ -15,8 +15,13 @@ from joseki_miner.runs.errors import JosekiError, UsageError
 from joseki_miner.runs import stop
 from pipeline.options import CONFIG, OUT, SET, WORK, _catalog, _fail, _plain, app
 
-SEQUENCE = typer.Argument(..., help=_plain("moves as board points (Q16 R17; 'W Q16 ...' when White starts) or "
-                                           "SGF (B[pd];W[qc]), any orientation; 'tenuki' for a move elsewhere"))
+SEQUENCE = typer.Argument(
+    ...,
+    help=_plain(
+        "moves as board points (Q16 R17; 'W Q16 ...' when White starts) or "
+        "SGF (B[pd];W[qc]), any orientation; 'tenuki' for a move elsewhere"
+    ),
+)
 
 
 def _query(out: str, work: Optional[Path]):
@@ -29,8 +34,9 @@ def _query(out: str, work: Optional[Path]):
     try:
         catalog = _catalog(out, work)
         if work is None:
-            catalog = Catalog(work=lineage.work_for(catalog.out, catalog.work), out=catalog.out,
-                              publish=catalog.publish)
+            catalog = Catalog(
+                work=lineage.work_for(catalog.out, catalog.work), out=catalog.out, publish=catalog.publish
+            )
         return catalog, lineage.Steady(catalog)
     except UsageError as exc:
         _fail(str(exc), 2)
@@ -73,7 +79,9 @@ LIMIT = "at most this many {} (0: all)"
 
 @app.command()
 def lookup(
-    sequence: str = SEQUENCE, out: str = OUT, work: Optional[Path] = WORK,
+    sequence: str = SEQUENCE,
+    out: str = OUT,
+    work: Optional[Path] = WORK,
     json_: bool = typer.Option(False, "--json", help="one JSON object instead of text"),
 ) -> None:
     """A sequence's count, games, win rate, years and collections, and its
@@ -83,12 +91,43 @@ def lookup(
     catalog, steady = _query(out, work)
     found = _answered(steady, lambda: explore.lookup(catalog, sequence))
     if json_:
-        keep = ("count", "games", "black_wins", "white_wins", "first_year", "last_year", "most_popular", "years",
-                "sources", "sequence", "board", "normal", "normal_board", "first_player", "kind")
+        keep = (
+            "count",
+            "games",
+            "black_wins",
+            "white_wins",
+            "first_year",
+            "last_year",
+            "most_popular",
+            "years",
+            "sources",
+            "sequence",
+            "board",
+            "normal",
+            "normal_board",
+            "first_player",
+            "kind",
+        )
         data = {k: found[k] for k in keep if k in found}
-        data["continuations"] = [{k: c[k] for k in ("move", "board", "normal", "count", "share", "games", "black_wins",
-                                                     "white_wins", "last_year", "kind") if k in c}
-                                 for c in found["continuations"]]
+        data["continuations"] = [
+            {
+                k: c[k]
+                for k in (
+                    "move",
+                    "board",
+                    "normal",
+                    "count",
+                    "share",
+                    "games",
+                    "black_wins",
+                    "white_wins",
+                    "last_year",
+                    "kind",
+                )
+                if k in c
+            }
+            for c in found["continuations"]
+        ]
         _json(data)
         return
     typer.echo(answers.lookup_text(found))
@@ -96,10 +135,13 @@ def lookup(
 
 @app.command()
 def games(
-    sequence: str = SEQUENCE, out: str = OUT, work: Optional[Path] = WORK,
+    sequence: str = SEQUENCE,
+    out: str = OUT,
+    work: Optional[Path] = WORK,
     sgf: Optional[Path] = typer.Option(None, "--sgf", help="write the games as one SGF collection to this file"),
-    limit: Optional[int] = typer.Option(None, "--limit", help=LIMIT.format("games, the most recent")
-                                        + "; default: 20 listed, all written with --sgf"),
+    limit: Optional[int] = typer.Option(
+        None, "--limit", help=LIMIT.format("games, the most recent") + "; default: 20 listed, all written with --sgf"
+    ),
 ) -> None:
     """Every game whose corner sequence starts with SEQUENCE (in any
     orientation), the most recent first."""
@@ -120,7 +162,9 @@ def games(
 
 @app.command()
 def trend(
-    sequence: str = SEQUENCE, out: str = OUT, work: Optional[Path] = WORK,
+    sequence: str = SEQUENCE,
+    out: str = OUT,
+    work: Optional[Path] = WORK,
     by_collection: bool = typer.Option(False, "--by-collection", help="a table a collection"),
 ) -> None:
     """A sequence's share of each year's games (its games in a year over the
@@ -132,17 +176,22 @@ def trend(
     typer.echo(answers.trend_text(q.board_text(), rows, by_collection))
 
 
-SIDE = _plain("one filter.* key of a side, as --set takes it: \"filter.sources=[ai]\", "
-              "\"filter.years=[2000,2015]\", \"filter.players=[Lee Sedol]\" (the prefix may be left out); "
-              "repeat for another key")
+SIDE = _plain(
+    'one filter.* key of a side, as --set takes it: "filter.sources=[ai]", '
+    '"filter.years=[2000,2015]", "filter.players=[Lee Sedol]" (the prefix may be left out); '
+    "repeat for another key"
+)
 
 
 @app.command()
 def compare(
-    a: List[str] = typer.Option([], "--a", help=SIDE), b: List[str] = typer.Option([], "--b", help=SIDE),
-    out: str = OUT, work: Optional[Path] = WORK,
-    limit: Optional[int] = typer.Option(None, "--limit", help=LIMIT.format("risers and as many fallers")
-                                        + "; default: 10"),
+    a: List[str] = typer.Option([], "--a", help=SIDE),
+    b: List[str] = typer.Option([], "--b", help=SIDE),
+    out: str = OUT,
+    work: Optional[Path] = WORK,
+    limit: Optional[int] = typer.Option(
+        None, "--limit", help=LIMIT.format("risers and as many fallers") + "; default: 10"
+    ),
     json_: bool = typer.Option(False, "--json", help="one JSON object instead of text"),
 ) -> None:
     """What changed from side A to side B: the moves of the tree whose share
@@ -164,8 +213,10 @@ def compare(
         found = compare_sides(catalog, side_a, side_b)
         for name, side in (("--a", found["a"]), ("--b", found["b"])):
             if not side["games"]:
-                raise UsageError(f"{name} selects no game of the {steady.catalog.games.name} mined: "
-                                 "widen it (filter.years, filter.min_rank ...)")
+                raise UsageError(
+                    f"{name} selects no game of the {steady.catalog.games.name} mined: "
+                    "widen it (filter.years, filter.min_rank ...)"
+                )
         return found, text_a, text_b
 
     found, text_a, text_b = _answered(steady, answer)
@@ -180,11 +231,16 @@ def compare(
 @app.command()
 def repertoire(
     player: str = typer.Argument(..., help="a player's name as the games write it (either colour; case aside)"),
-    games: Optional[List[Path]] = typer.Argument(None, help="the player's own games (files, folders, archives); "
-                                                            "default: the games mined, by the player's name"),
-    out: str = OUT, work: Optional[Path] = WORK, config: Optional[Path] = CONFIG, set_: Optional[List[str]] = SET,
-    limit: Optional[int] = typer.Option(None, "--limit", help=LIMIT.format("lines, the most played first")
-                                        + "; default: 20"),
+    games: Optional[List[Path]] = typer.Argument(
+        None, help="the player's own games (files, folders, archives); default: the games mined, by the player's name"
+    ),
+    out: str = OUT,
+    work: Optional[Path] = WORK,
+    config: Optional[Path] = CONFIG,
+    set_: Optional[List[str]] = SET,
+    limit: Optional[int] = typer.Option(
+        None, "--limit", help=LIMIT.format("lines, the most played first") + "; default: 20"
+    ),
     json_: bool = typer.Option(False, "--json", help="one JSON object instead of text"),
 ) -> None:
     """A player's corner sequences against the tree: where each leaves it,
@@ -208,14 +264,19 @@ def repertoire(
 
         with tempfile.TemporaryDirectory(prefix="joseki-repertoire-") as folder:
             own = Catalog(work=Path(folder) / "interim", out=Path(folder))
-            run_stages(own, _as_the_tree_read(catalog, config, set_), ["ingest", "extract"], games, Request(progress=False))
+            run_stages(
+                own, _as_the_tree_read(catalog, config, set_), ["ingest", "extract"], games, Request(progress=False)
+            )
             asked.Known.of_games(own.games).player(player, "the games given")
             return repertoire_of(catalog.joseki, own.sequences, own.games, player)
 
     found = _answered(steady, answer)
     if not found["games"]:  # every game of the name was against themself
-        _fail(f"no game of {player!r} against another player"
-              + (f" ({found['self_play']:,} against themself left out)" if found.get("self_play") else ""), 1)
+        _fail(
+            f"no game of {player!r} against another player"
+            + (f" ({found['self_play']:,} against themself left out)" if found.get("self_play") else ""),
+            1,
+        )
     found = {**found, "lines": found["lines"][:most]}
     if json_:
         _json(found)
@@ -228,12 +289,15 @@ def position(
     black: str = typer.Option("", "--black", help="Black's stones in the corner, as board points: Q16,R17"),
     white: str = typer.Option("", "--white", help="White's stones, as board points"),
     to_play: Optional[str] = typer.Option(None, "--to-play", help="B or W (default: either)"),
-    sgf: Optional[str] = typer.Option(None, "--sgf",
-                                      help="a game (or a diagram's AB/AW stones): its corner's position"),
+    sgf: Optional[str] = typer.Option(
+        None, "--sgf", help="a game (or a diagram's AB/AW stones): its corner's position"
+    ),
     move: Optional[int] = typer.Option(None, "--move", help="with --sgf: after this many moves (default: all)"),
-    corner: Optional[str] = typer.Option(None, "--corner", help="with --sgf: UL, UR, LL or LR (default: the last "
-                                         "move's)"),
-    out: str = OUT, work: Optional[Path] = WORK,
+    corner: Optional[str] = typer.Option(
+        None, "--corner", help="with --sgf: UL, UR, LL or LR (default: the last move's)"
+    ),
+    out: str = OUT,
+    work: Optional[Path] = WORK,
     limit: Optional[int] = typer.Option(None, "--limit", help=LIMIT.format("next moves") + "; default: 20"),
     json_: bool = typer.Option(False, "--json", help="one JSON object instead of text"),
 ) -> None:
@@ -259,8 +323,15 @@ def position(
     typer.echo(answers.position_text(found))
 
 
-def _asked_position(catalog: Catalog, black: str, white: str, to_play: Optional[str], sgf: Optional[str],
-                    move: Optional[int], corner: Optional[str]):
+def _asked_position(
+    catalog: Catalog,
+    black: str,
+    white: str,
+    to_play: Optional[str],
+    sgf: Optional[str],
+    move: Optional[int],
+    corner: Optional[str],
+):
     """The position asked for, and where it was taken from (--sgf): a game's
     corner is read with the tree's phase 1 (a handicap stone opens its
     corner where the tree's did)."""
@@ -292,12 +363,22 @@ def _as_the_tree_read(catalog: Catalog, config: Optional[Path], sets: Optional[L
     differ = {k: v for k, v in lineage.phase1(given).items() if k in named and k in tree and tree[k] != v}
     if differ:
         shown = ", ".join(f"{k}={tree[k]} (not {v})" for k, v in differ.items())
-        raise UsageError(f"the tree was mined with {shown}: read the player's games as its games were, or mine "
-                         "the tree again with these parameters")
+        raise UsageError(
+            f"the tree was mined with {shown}: read the player's games as its games were, or mine "
+            "the tree again with these parameters"
+        )
     import json
 
     from joseki_miner.runs.config import KEYS
 
     same = load(config, [*(sets or []), *(f"{k}={json.dumps(v)}" for k, v in tree.items() if k in KEYS)])
-    return dataclasses.replace(same, filter_years=None, filter_sources=None, filter_result_known=False,
-                               filter_players=None, filter_min_rank=None, filter_events=None, filter_handicap=None)
+    return dataclasses.replace(
+        same,
+        filter_years=None,
+        filter_sources=None,
+        filter_result_known=False,
+        filter_players=None,
+        filter_min_rank=None,
+        filter_events=None,
+        filter_handicap=None,
+    )

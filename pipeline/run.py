@@ -54,16 +54,35 @@ if TYPE_CHECKING:
 # Figures of how a run went, not of what its stage found: they depend on the engine, the memory options and
 # the moment, so a manifest keeps them apart (under "run"), and the rest of it is the same for the same games
 # and config.
-RUN_FIGURES = ("dedupe_bytes", "wheres_spilled_bytes", "table_memory_bytes", "tables_bytes", "tables_dropped",
-               "tables_mapped_bytes", "sequence_bytes", "spilled_bytes", "runs_spilled", "input_files", "input_bytes",
-               "files_hashed", "inputs_seconds", "hash_seconds")
+RUN_FIGURES = (
+    "dedupe_bytes",
+    "wheres_spilled_bytes",
+    "table_memory_bytes",
+    "tables_bytes",
+    "tables_dropped",
+    "tables_mapped_bytes",
+    "sequence_bytes",
+    "spilled_bytes",
+    "runs_spilled",
+    "input_files",
+    "input_bytes",
+    "files_hashed",
+    "inputs_seconds",
+    "hash_seconds",
+)
 # hashed before ingest, where the digests not cached are at most this share of the inputs' bytes (a file touched or
 # added: hashing it may find ingest up to date); more, and ingest reads them once, taking their digests as it reads
 HASH_AHEAD = 0.1
 
 
-def run_stages(catalog: Catalog, config: Config, stages: Sequence[str], paths: Sequence[str | Path] = (),
-               request: Request = Request(), log: Callable[[str], None] = lambda s: None) -> dict:
+def run_stages(
+    catalog: Catalog,
+    config: Config,
+    stages: Sequence[str],
+    paths: Sequence[str | Path] = (),
+    request: Request = Request(),
+    log: Callable[[str], None] = lambda s: None,
+) -> dict:
     """Run ``stages`` (a contiguous part of the catalog's) as ``request``
     asks and write summary.json (the figures of this and earlier stages;
     later stages' stale figures are left out).  A stage re-runs only when
@@ -97,16 +116,33 @@ class _Run:
     handed a ``Context`` and giving back what it ``Done``; this run keys
     and commits it."""
 
-    def __init__(self, catalog: Catalog, config: Config, stages: Sequence[str], paths, request: Request,
-                 log: Callable[[str], None]) -> None:
+    def __init__(
+        self,
+        catalog: Catalog,
+        config: Config,
+        stages: Sequence[str],
+        paths,
+        request: Request,
+        log: Callable[[str], None],
+    ) -> None:
         self.catalog, self.config, self.stages, self.paths = catalog, config, list(stages), list(paths)
         self.request, self.log = request, log
-        self.progress, self.strict, self.force, self.engine = request.progress, request.strict, request.force, request.engine
+        self.progress, self.strict, self.force, self.engine = (
+            request.progress,
+            request.strict,
+            request.force,
+            request.engine,
+        )
         self.jobs: int = request.jobs or 1  # run_stages has checked it: every core where none was asked
         # what a stage runs on (a dask worker: the fast engine), and its bars (a worker's would scramble the driver's)
-        self.options = RunOptions(engine="fast" if request.engine == "dask" else request.engine, jobs=self.jobs,
-                                  strict=request.strict, progress=request.progress and request.engine != "dask",
-                                  sort_bytes=int(request.sort_memory * 2**20), table_bytes=int(request.table_memory * 2**20))
+        self.options = RunOptions(
+            engine="fast" if request.engine == "dask" else request.engine,
+            jobs=self.jobs,
+            strict=request.strict,
+            progress=request.progress and request.engine != "dask",
+            sort_bytes=int(request.sort_memory * 2**20),
+            table_bytes=int(request.table_memory * 2**20),
+        )
         self.figures: dict[str, dict] = {}  # of the stages this run has done
         self.published: list[store.StageRecord] = []  # prune and emit, committed when the run ends
         self.trie: Trie | None = None  # the trie the one pass has just counted, for prune
@@ -140,7 +176,7 @@ class _Run:
         it (this run's, or their manifests'), the outputs staged and not
         yet committed, the trie just counted; the inputs walked (and their
         digests to take) where the fast engine reads them."""
-        before = self.catalog.names[:self.catalog.names.index(stage)]
+        before = self.catalog.names[: self.catalog.names.index(stage)]
         figures = {}
         for name in before:
             if name in self.figures:
@@ -148,23 +184,42 @@ class _Run:
             elif (manifest := store.read_manifest(self.catalog.manifest(name))) is not None:
                 figures[name] = manifest["figures"]
         scanned = self.scanned if self.dask is None and self.engine == "fast" else None
-        return Context(self.catalog, self.config, self.options, paths=tuple(self.paths), figures=figures,
-                       floor=floor_for(figures["ingest"]["games_accepted"], self.config)
-                       if "games_accepted" in figures.get("ingest", {}) else 2,
-                       staged=frozenset(p for r in self.published for p in r.outputs),
-                       walked=scanned.walked if scanned is not None else None,
-                       digests=self.collected if scanned is not None and self.inputs is None else None, trie=self.trie)
+        return Context(
+            self.catalog,
+            self.config,
+            self.options,
+            paths=tuple(self.paths),
+            figures=figures,
+            floor=floor_for(figures["ingest"]["games_accepted"], self.config)
+            if "games_accepted" in figures.get("ingest", {})
+            else 2,
+            staged=frozenset(p for r in self.published for p in r.outputs),
+            walked=scanned.walked if scanned is not None else None,
+            digests=self.collected if scanned is not None and self.inputs is None else None,
+            trie=self.trie,
+        )
 
     def fresh(self, stage: str, keys: dict[str, str]) -> bool:
         """Is the stage's last run that of these keys, its files whole (and
         a tree's record of its work folder this run's)?"""
         manifest = store.read_manifest(self.catalog.manifest(stage))
-        return (manifest is not None and manifest.get("key") == keys[stage]
-                and store.intact(manifest, self.catalog.manifest(stage).parent)
-                and (stage != "prune" or manifest.get("made_from") == lineage.made_from(keys, self.config)))
+        return (
+            manifest is not None
+            and manifest.get("key") == keys[stage]
+            and store.intact(manifest, self.catalog.manifest(stage).parent)
+            and (stage != "prune" or manifest.get("made_from") == lineage.made_from(keys, self.config))
+        )
 
-    def record(self, stage: str, key: str, figures: dict, seconds: float, keys: dict[str, str],
-               inputs: str | None = None, **run) -> store.StageRecord:
+    def record(
+        self,
+        stage: str,
+        key: str,
+        figures: dict,
+        seconds: float,
+        keys: dict[str, str],
+        inputs: str | None = None,
+        **run,
+    ) -> store.StageRecord:
         """A stage's commit: its manifest and the files it staged (files it
         may write but did not this time, an SVG without Graphviz, go).  The
         manifest's "figures" are what the stage found; "run" how this run
@@ -196,10 +251,20 @@ class _Run:
     def commit(self, done: Done, inputs: str, say: bool = True) -> None:
         """A stage a runner has done, keyed and committed (a published one
         kept for the end); ingest's with the inputs' key.  ``say``: log it."""
-        keys = stage_keys(self.config, inputs, self.floor() if done.stage not in ("ingest", "extract") else 2,
-                          self.catalog.stages)
-        self.done(self.record(done.stage, keys[done.stage], done.figures, done.seconds, keys,
-                              inputs=inputs if done.stage == "ingest" else None, **done.run))
+        keys = stage_keys(
+            self.config, inputs, self.floor() if done.stage not in ("ingest", "extract") else 2, self.catalog.stages
+        )
+        self.done(
+            self.record(
+                done.stage,
+                keys[done.stage],
+                done.figures,
+                done.seconds,
+                keys,
+                inputs=inputs if done.stage == "ingest" else None,
+                **done.run,
+            )
+        )
         if say:
             self.log(f"{done.stage}: done in {done.seconds:.1f} s")
 
@@ -221,16 +286,16 @@ class _Run:
             check_paths(self.paths, self.own)
             self.paths = [folders.fetched(p, catalog, self.log) if remote.is_url(p) else p for p in self.paths]
             mined = store.read_manifest(catalog.manifest("ingest"))
-            if self.dask is not None and (self.force or self.request.add or mined is None
-                                          or mined.get("paths") != [str(p) for p in self.given]):
+            if self.dask is not None and (
+                self.force or self.request.add or mined is None or mined.get("paths") != [str(p) for p in self.given]
+            ):
                 # games to mine: the cluster starts (and warms) while the inputs are hashed; otherwise once a
                 # stage needs it (every stage may be up to date: no cluster at all)
                 self.dask.start_soon()
             inputs = self.inputs_known(mined)
             if config.filter_sources is not None:  # a collection asked for that the inputs do not hold: say so now
                 names = Collections(self.paths, config.collections_depth)
-                asked.check_sources(config.filter_sources, sorted({names.of(f.path)
-                                                                   for f in self.walked().files}))
+                asked.check_sources(config.filter_sources, sorted({names.of(f.path) for f in self.walked().files}))
         else:
             manifest = store.read_manifest(catalog.manifest("ingest"))
             if manifest is None:
@@ -248,8 +313,13 @@ class _Run:
                     if stage in ran:
                         continue
                     # inputs None: some files' digests come as ingest reads them, and ingest runs (inputs_known)
-                    keys = (stage_keys(config, inputs, self.floor() if stage in PUBLISHED + ("build",) else 2,
-                                       catalog.stages) if inputs is not None else None)
+                    keys = (
+                        stage_keys(
+                            config, inputs, self.floor() if stage in PUBLISHED + ("build",) else 2, catalog.stages
+                        )
+                        if inputs is not None
+                        else None
+                    )
                     if keys is not None and not self.force and not upstream_ran and self.fresh(stage, keys):
                         self.log(f"{stage}: up to date, kept")
                         if stage == "ingest" and self.strict:
@@ -269,8 +339,10 @@ class _Run:
                         self.commit(ingested, inputs)
                         self.commit(one_pass.extract, inputs, say=False)
                         self.log(f"extract: done alongside ingest, {one_pass.extract.seconds:.1f} s after it")
-                        self.log(f"build: done in {one_pass.counting:.1f} s (trie.parquet is written alongside "
-                                 "prune and emit)")
+                        self.log(
+                            f"build: done in {one_pass.counting:.1f} s (trie.parquet is written alongside "
+                            "prune and emit)"
+                        )
                         self.trie, building = one_pass.trie, one_pass.built
                         ran |= {"extract", "build"}
                         continue
@@ -280,13 +352,18 @@ class _Run:
                         # planned (its wait is in the stage's time, as on a first run)
                         self.dask.start_soon()
                         assert keys is not None and inputs is not None  # the dask engine hashes its inputs first
-                        self.dask.partitioned(self.context(stage), self.digests(), keys["extract"],
-                                              partial(self.commit, inputs=inputs, say=False), ingest=stage == "ingest",
-                                              build="build" in self.stages)
+                        self.dask.partitioned(
+                            self.context(stage),
+                            self.digests(),
+                            keys["extract"],
+                            partial(self.commit, inputs=inputs, say=False),
+                            ingest=stage == "ingest",
+                            build="build" in self.stages,
+                        )
                         ran.add("extract")
                         continue
                     declared = catalog.stage(stage)
-                    later = self.stages[self.stages.index(stage) + 1:][:1]
+                    later = self.stages[self.stages.index(stage) + 1 :][:1]
                     beside = catalog.stage("report") if stage == "emit" and later == ["report"] else None
                     if self.dask is not None:
                         assert keys is not None
@@ -308,8 +385,12 @@ class _Run:
                 if building is not None:  # the build's commit, once trie.parquet is whole
                     waiting, building = building, None
                     self.commit(waiting(), self.inputs_key(), say=False)
-                if (self.dask is not None and {"ingest", "extract"} <= set(self.stages) and "extract" not in ran
-                        and any(catalog.partitions.glob("*"))):
+                if (
+                    self.dask is not None
+                    and {"ingest", "extract"} <= set(self.stages)
+                    and "extract" not in ran
+                    and any(catalog.partitions.glob("*"))
+                ):
                     self.dask.keep_partitions(self.context("ingest"), self.digests())
             finally:
                 self.trie = None
@@ -345,17 +426,24 @@ class _Run:
         catalog = self.catalog
         self.scanned = scan(self.paths, cache=catalog.digests, exclude=self.own, progress=self.progress)
         missing = self.scanned.missing
-        if missing and self.dask is None and self.engine == "fast" and (mined is None or self.force or
-                                                  self.scanned.bytes(missing) > HASH_AHEAD * self.scanned.bytes()):
-            self.log(f"inputs: {len(self.scanned.paths):,} files walked in {self.scanned.seconds:.1f} s; "
-                     f"{len(missing):,} to be hashed as they are read")
+        if (
+            missing
+            and self.dask is None
+            and self.engine == "fast"
+            and (mined is None or self.force or self.scanned.bytes(missing) > HASH_AHEAD * self.scanned.bytes())
+        ):
+            self.log(
+                f"inputs: {len(self.scanned.paths):,} files walked in {self.scanned.seconds:.1f} s; "
+                f"{len(missing):,} to be hashed as they are read"
+            )
             self.inputs = None
             return None
         self.scanned.hash_missing(self.jobs, self.progress)
         self.scanned.save(catalog.digests)
-        self.log(f"inputs: {len(self.scanned.paths):,} files walked in {self.scanned.seconds:.1f} s"
-                 + (f"; {self.scanned.hashed:,} hashed in {self.scanned.hash_seconds:.1f} s" if self.scanned.hashed
-                    else ""))
+        self.log(
+            f"inputs: {len(self.scanned.paths):,} files walked in {self.scanned.seconds:.1f} s"
+            + (f"; {self.scanned.hashed:,} hashed in {self.scanned.hash_seconds:.1f} s" if self.scanned.hashed else "")
+        )
         self.inputs = self.scanned.key()
         return self.inputs
 
@@ -391,6 +479,5 @@ class _Run:
         manifest = store.read_manifest(self.catalog.manifest("ingest"))
         old = manifest.get("paths") if manifest else None
         if not old:
-            raise UsageError(f"--add adds games to those mined in {self.catalog.work}, and none are: "
-                             "mine some first")
+            raise UsageError(f"--add adds games to those mined in {self.catalog.work}, and none are: mine some first")
         return [*old, *[p for p in self.paths if str(p) not in old]]

@@ -50,13 +50,22 @@ def real_subset(shared_data, tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("subset")
     (root / "kgs").mkdir()
     (root / "kgs" / "KGS-2017_02.tar.gz").symlink_to(shared_data / "kgs-6d" / "KGS-2017_02-19-525-.tar.gz")
-    _tar_subset(shared_data / "ai" / "ai-games.tar.gz", root / "ai.tar.gz",
-                lambda i, m: (i % 12 == 0 and "/kifu/" not in m.name) or m.name.endswith(".index")
-                or m.name == "AI/DolBaram/kifu/2017-05")
+    _tar_subset(
+        shared_data / "ai" / "ai-games.tar.gz",
+        root / "ai.tar.gz",
+        lambda i, m: (
+            (i % 12 == 0 and "/kifu/" not in m.name)
+            or m.name.endswith(".index")
+            or m.name == "AI/DolBaram/kifu/2017-05"
+        ),
+    )
     (root / "tom").mkdir()
     (root / "tom" / "Kifu.index").symlink_to(shared_data / "tom-9d" / "Kifu.index")
-    _tar_subset(shared_data / "tom-9d" / "kifu.tar.gz", root / "tom" / "kifu.tar.gz",
-                lambda i, m: m.name in ("kifu/2006-08", "kifu/2007-01"))
+    _tar_subset(
+        shared_data / "tom-9d" / "kifu.tar.gz",
+        root / "tom" / "kifu.tar.gz",
+        lambda i, m: m.name in ("kifu/2006-08", "kifu/2007-01"),
+    )
     tygem = root / "tygem"
     (tygem / "kifu").mkdir(parents=True)
     (tygem / "index").symlink_to(shared_data / "tygem-9d" / "index")

@@ -74,13 +74,22 @@ def outputs(folder: Path) -> dict[str, bytes]:
 def leftovers(folder: Path) -> list[str]:
     """Temporary names, spilled runs, where-logs, table files: what no
     finished or stopped run may leave."""
-    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*")
-                  if p.name.endswith((".tmp", ".wheres", ".mapped", ".old")) or p.name == "runs")
+    return sorted(
+        str(p.relative_to(folder))
+        for p in folder.rglob("*")
+        if p.name.endswith((".tmp", ".wheres", ".mapped", ".old")) or p.name == "runs"
+    )
 
 
 def joseki(args: list, env: dict | None = None, timeout: float = 900) -> subprocess.CompletedProcess:
-    return subprocess.run([*JOSEKI, *map(str, args)], capture_output=True, text=True, cwd=ROOT, timeout=timeout,
-                          env={**os.environ, **(env or {})})
+    return subprocess.run(
+        [*JOSEKI, *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=timeout,
+        env={**os.environ, **(env or {})},
+    )
 
 
 @dataclass
@@ -102,7 +111,12 @@ class Harness:
         self.expected = outputs(self.reference)
         self.snapshots = {"default": self.reference}
         other = self.root / "state-other"
-        if self.mine(other, ["--set", "distance.certain=4", "--set", "distance.maybe=4", "--set", "prune.min_count=30"]).returncode != 0:
+        if (
+            self.mine(
+                other, ["--set", "distance.certain=4", "--set", "distance.maybe=4", "--set", "prune.min_count=30"]
+            ).returncode
+            != 0
+        ):
             raise SystemExit("the run with other settings failed")
         self.snapshots["other"] = other
         self.footprint = sum(p.stat().st_size for p in self.reference.rglob("*") if p.is_file())
@@ -111,8 +125,17 @@ class Harness:
         return joseki(["mine", *self.inputs, self.extra, "--out", out, "--quiet", *self.engine, *args], env)
 
     def command(self, out: Path, args: list) -> list[str]:
-        return [*JOSEKI, "mine", *map(str, self.inputs), str(self.extra), "--out", str(out), "--quiet", *self.engine,
-                *args]
+        return [
+            *JOSEKI,
+            "mine",
+            *map(str, self.inputs),
+            str(self.extra),
+            "--out",
+            str(out),
+            "--quiet",
+            *self.engine,
+            *args,
+        ]
 
     def start(self, state: str, name: str) -> Path:
         out = self.root / "cases" / name
@@ -160,8 +183,9 @@ class Harness:
         args = VARIANTS[variant]
         out = self.start(state, f"{state}-{variant}-calibrate")
         started = time.monotonic()
-        proc = subprocess.Popen(self.command(out, args), cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                text=True)
+        proc = subprocess.Popen(
+            self.command(out, args), cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
         locked = self._wait_lock(out, proc)
         proc.communicate(timeout=900)
         length = max(0.05, time.monotonic() - (locked or started))
@@ -169,8 +193,14 @@ class Harness:
             sig = signal.SIGKILL if i % 2 == 0 else signal.SIGINT
             case = f"{state}-{variant}-{sig.name}-at-{fraction:.2f}"
             out = self.start(state, case)
-            proc = subprocess.Popen(self.command(out, args), cwd=ROOT, stdout=subprocess.PIPE,
-                                    stderr=subprocess.PIPE, text=True, start_new_session=True)
+            proc = subprocess.Popen(
+                self.command(out, args),
+                cwd=ROOT,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                start_new_session=True,
+            )
             self._wait_lock(out, proc)
             time.sleep(fraction * length)
             if proc.poll() is None:
@@ -179,8 +209,12 @@ class Harness:
                 else:  # the run's own process dies; its workers are left to notice
                     proc.send_signal(sig)
             stdout, stderr = proc.communicate(timeout=900)
-            self.check(case, out, subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr),
-                       "sigint" if sig == signal.SIGINT else "kill")
+            self.check(
+                case,
+                out,
+                subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr),
+                "sigint" if sig == signal.SIGINT else "kill",
+            )
 
     @staticmethod
     def _wait_lock(out: Path, proc: subprocess.Popen) -> float | None:
@@ -255,8 +289,12 @@ class Harness:
             disk = self.root / "cases" / case
             disk.mkdir(parents=True, exist_ok=True)
             size = max(64 << 10, int(self.footprint * fraction)) // 4096 * 4096
-            if subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(disk)],
-                              capture_output=True).returncode != 0:
+            if (
+                subprocess.run(
+                    ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(disk)], capture_output=True
+                ).returncode
+                != 0
+            ):
                 self.log("  (no tmpfs could be mounted; the full disk is only injected)")
                 return False
             try:
@@ -265,11 +303,11 @@ class Harness:
                     self.log(f"  {case}: the run fitted ({size:,} bytes); nothing to check")
                     continue
                 if done.returncode != 1 or "no space left" not in done.stderr:
-                    self.results.append((case, f"full disk ended with {done.returncode}: "
-                                               f"{done.stderr.strip()[-300:]}"))
+                    self.results.append((case, f"full disk ended with {done.returncode}: {done.stderr.strip()[-300:]}"))
                     continue
-                subprocess.run(["mount", "-o", f"remount,size={4 * self.footprint + (16 << 20)}", str(disk)],
-                               check=True)
+                subprocess.run(
+                    ["mount", "-o", f"remount,size={4 * self.footprint + (16 << 20)}", str(disk)], check=True
+                )
                 self.check(case, disk, done, "failure")
             finally:
                 subprocess.run(["umount", str(disk)], capture_output=True)
@@ -283,23 +321,33 @@ class Harness:
         return len(differing)
 
 
-def run(inputs: list[Path], root: Path, moments: int, quick: bool = False, log=print,
-        engine: list[str] | None = None) -> Harness:
+def run(
+    inputs: list[Path], root: Path, moments: int, quick: bool = False, log=print, engine: list[str] | None = None
+) -> Harness:
     """Every kind of fault; ``moments`` timed stops a (state, settings)
     pair.  ``quick`` (the test suite's version): three pairs, a few steps of
     the commits, one --strict, one ENOSPC, one small disk.  ``engine``: the
     options every run takes (``--engine dask --workers 2``)."""
     h = Harness(inputs, root, log, engine or [])
     spread = [(i + 0.5) / moments for i in range(moments)]
-    pairs = [("empty", "force"), ("default", "distance"), ("other", "neutral"), ("default", "threshold"),
-             ("other", "no-dedupe"), ("default", "orders")]
+    pairs = [
+        ("empty", "force"),
+        ("default", "distance"),
+        ("other", "neutral"),
+        ("default", "threshold"),
+        ("other", "no-dedupe"),
+        ("default", "orders"),
+    ]
     for state, variant in pairs[:3] if quick else pairs:
         log(f"timed stops: from {state}, mining with {variant} ...")
         h.timed(state, variant, spread)
     if quick:
         log("steps of the commits: from default, mining with neutral ...")
-        h.failpoints("default", "neutral", only=[("commit-unrecorded", 1), ("commit-renamed", 1),
-                                                 ("commit-renamed", 3), ("commit-recorded", 2)])
+        h.failpoints(
+            "default",
+            "neutral",
+            only=[("commit-unrecorded", 1), ("commit-renamed", 1), ("commit-renamed", 3), ("commit-recorded", 2)],
+        )
     else:
         for state, variant in [("empty", "force"), ("default", "neutral")]:
             log(f"every step of every commit: from {state}, mining with {variant} ...")
@@ -317,8 +365,12 @@ def main() -> int:
     parser.add_argument("data", nargs="*", type=Path, help="game collections (default: every one in ../shared/data)")
     parser.add_argument("--moments", type=int, default=10, help="timed stops a (state, settings) pair (6 pairs)")
     parser.add_argument("--keep", action="store_true", help="keep the case folders")
-    parser.add_argument("--engine", choices=("fast", "dask"), default="fast",
-                        help="the engine of every run (dask: a LocalCluster of 2 worker processes)")
+    parser.add_argument(
+        "--engine",
+        choices=("fast", "dask"),
+        default="fast",
+        help="the engine of every run (dask: a LocalCluster of 2 worker processes)",
+    )
     args = parser.parse_args()
     data = ROOT.parent / "shared" / "data"
     inputs = args.data or sorted(p for p in data.iterdir() if p.is_dir())

@@ -162,5 +162,9 @@ def joseki_cli(*args):
     import subprocess
     from pathlib import Path
 
-    return subprocess.run([sys.executable, "-m", "pipeline.cli", *map(str, args)], capture_output=True, text=True,
-                          cwd=Path(__file__).resolve().parents[1])
+    return subprocess.run(
+        [sys.executable, "-m", "pipeline.cli", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parents[1],
+    )

@@ -21,15 +21,19 @@ DTYPES = st.sampled_from([np.int8, np.int16, np.int32, np.int64, np.uint8, np.ui
 
 
 @settings(max_examples=200, deadline=None)
-@given(DTYPES.flatmap(lambda t: hnp.arrays(t, st.integers(0, 70), elements=st.floats(allow_nan=False)
-                                           if t is np.float64 else None)), st.integers(0, 5))
+@given(
+    DTYPES.flatmap(
+        lambda t: hnp.arrays(t, st.integers(0, 70), elements=st.floats(allow_nan=False) if t is np.float64 else None)
+    ),
+    st.integers(0, 5),
+)
 def test_columns_are_pyarrows_columns(values, cut):
     got = column(values)
     assert got.equals(pa.array(values)) and got.type == pa.array(values).type
     if values.dtype != np.bool_:
         assert np.array_equal(numpy(got), values)
         sliced = got.slice(min(cut, len(values)))  # an offset into the buffer
-        assert np.array_equal(numpy(sliced), values[min(cut, len(values)):])
+        assert np.array_equal(numpy(sliced), values[min(cut, len(values)) :])
         chunked = pa.chunked_array([got, got], got.type)
         assert np.array_equal(numpy(chunked), np.concatenate([values, values]))
 
@@ -64,7 +68,7 @@ def test_mine_imports_no_pandas(demo_games, tmp_path):
     assert result.stdout.strip().splitlines()[-1] == "False"
 
 
-DASK_SCRIPT = '''
+DASK_SCRIPT = """
 import sys
 from pathlib import Path
 
@@ -86,7 +90,7 @@ if __name__ == "__main__":
     run_stages(Catalog(work=folder / "work", out=folder / "out"), load(None, []), STAGES, [games], progress=False,
                engine="dask", cluster=Options(scheduler=cluster.client.scheduler.address))
     print(list(cluster.client.run(loaded).values()))
-'''
+"""
 
 
 def test_a_dask_worker_imports_neither_pandas_nor_matplotlib(demo_games, tmp_path):
@@ -95,6 +99,11 @@ def test_a_dask_worker_imports_neither_pandas_nor_matplotlib(demo_games, tmp_pat
     matplotlib: each import is a few tenths of a second of every worker's."""
     script = tmp_path / "run.py"
     script.write_text(DASK_SCRIPT)
-    result = subprocess.run([sys.executable, str(script), str(demo_games), str(tmp_path / "mined")],
-                            capture_output=True, text=True, check=True, cwd=ROOT)
+    result = subprocess.run(
+        [sys.executable, str(script), str(demo_games), str(tmp_path / "mined")],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    )
     assert result.stdout.strip().splitlines()[-1] == "[[]]"

@@ -69,12 +69,14 @@ def test_a_name_too_long_for_a_file_name_gets_its_page(demo):
 
 
 def test_the_commands_refuse_what_cannot_be_asked(demo):
-    for args in (["compare", "--a", "filter.years=[2003,2008]", "--a", "filter.years=[2016,2019]"],
-                 ["compare", "--a", "filter.sources=[nowhere]"],
-                 ["compare", "--a", "filter.players=[nobody]"],
-                 ["games", "Q16", "--limit", "-2"],
-                 ["compare", "--limit", "-1"],
-                 ["repertoire", "demo black", "--limit", "-5"]):
+    for args in (
+        ["compare", "--a", "filter.years=[2003,2008]", "--a", "filter.years=[2016,2019]"],
+        ["compare", "--a", "filter.sources=[nowhere]"],
+        ["compare", "--a", "filter.players=[nobody]"],
+        ["games", "Q16", "--limit", "-2"],
+        ["compare", "--limit", "-1"],
+        ["repertoire", "demo black", "--limit", "-5"],
+    ):
         done = joseki(*args, "--out", demo.out)
         assert done.returncode == 2 and done.stderr.count("\n") == 1, (args, done.stderr)
     unknown = joseki("compare", "--a", "filter.sources=[nowhere]", "--out", demo.out)

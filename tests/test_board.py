@@ -38,12 +38,15 @@ def test_capture_in_the_middle():
         . . . . .
     """)
     assert b.play(BLACK, point(3, 2)) == [point(2, 2)]
-    assert same(b, """
+    assert same(
+        b,
+        """
         . . . . .
         . . X . .
         . X . X .
         . . X . .
-    """)
+    """,
+    )
 
 
 def test_capture_on_the_edge():
@@ -53,10 +56,13 @@ def test_capture_on_the_edge():
     """)
     assert b.liberties(point(0, 2)) == 1
     assert b.play(BLACK, point(1, 2)) == [point(0, 2)]
-    assert same(b, """
+    assert same(
+        b,
+        """
         . X . X .
         . . X . .
-    """)
+    """,
+    )
 
 
 def test_capture_in_the_corner():
@@ -65,10 +71,13 @@ def test_capture_in_the_corner():
         . . .
     """)
     assert b.play(BLACK, point(1, 0)) == [point(0, 0)]
-    assert same(b, """
+    assert same(
+        b,
+        """
         . X .
         X . .
-    """)
+    """,
+    )
 
 
 def test_capture_in_the_far_corner():
@@ -98,11 +107,14 @@ def test_one_move_captures_two_separate_groups():
     assert b.group(point(1, 1)) == [point(1, 1), point(1, 2)]
     assert b.group(point(1, 4)) == [point(1, 4)]
     assert b.play(BLACK, point(1, 3)) == [point(1, 1), point(1, 2), point(1, 4)]
-    assert same(b, """
+    assert same(
+        b,
+        """
         . X X . X .
         X . . X . X
         . X X . X .
-    """)
+    """,
+    )
 
 
 def test_one_move_captures_four_stones_around_it():
@@ -129,12 +141,15 @@ def test_capture_of_a_big_group():
     captured = b.play(BLACK, point(3, 2))
     assert len(captured) == 11
     assert captured == sorted(captured)
-    assert same(b, """
+    assert same(
+        b,
+        """
         . . . . X
         . . . . X
         . . . X .
         X X X . .
-    """)
+    """,
+    )
 
 
 def test_filling_the_last_eye_captures_the_ring():
@@ -149,13 +164,16 @@ def test_filling_the_last_eye_captures_the_ring():
     """)
     captured = b.play(BLACK, point(2, 2))
     assert len(captured) == 8
-    assert same(b, """
+    assert same(
+        b,
+        """
         X X X X X
         X . . . X
         X . X . X
         X . . . X
         X X X X X
-    """)
+    """,
+    )
     assert b.liberties(point(2, 2)) == 4
 
 
@@ -190,11 +208,14 @@ def test_suicide_of_a_multi_stone_group():
         X X X .
     """)
     assert b.play(WHITE, point(1, 2)) == [point(1, 1), point(1, 2)]
-    assert same(b, """
+    assert same(
+        b,
+        """
         X X X .
         X . . X
         X X X .
-    """)
+    """,
+    )
 
 
 def test_suicide_in_the_corner():
@@ -210,21 +231,27 @@ def test_ff5_example_white_overwrites_black_then_suicides():
     # (;FF[5]GM[1]SZ[6] AB[cb][bc][cc][dc][cd] ;W[cc] )
     b = Board()
     b.setup(BLACK, sgf("cb", "bc", "cc", "dc", "cd"))
-    assert same(b, """
+    assert same(
+        b,
+        """
         . . . .
         . . X .
         . X X X
         . . X .
-    """)
+    """,
+    )
     # phase 1 overwrites the black stone (no prisoners), phase 2 finds no
     # black chain without liberties, phase 3 removes the white stone
     assert b.play(WHITE, from_sgf("cc")) == [from_sgf("cc")]
-    assert same(b, """
+    assert same(
+        b,
+        """
         . . . .
         . . X .
         . X . X
         . . X .
-    """)
+    """,
+    )
 
 
 def test_capture_takes_precedence_over_suicide():
@@ -236,11 +263,14 @@ def test_capture_takes_precedence_over_suicide():
         . O X . .
     """)
     assert b.play(WHITE, point(1, 2)) == [point(1, 1)]
-    assert same(b, """
+    assert same(
+        b,
+        """
         . O X . .
         O . O X .
         . O X . .
-    """)
+    """,
+    )
 
 
 # -- ko ----------------------------------------------------------------------
@@ -253,20 +283,26 @@ def test_ko_capture_and_retake():
         . X O .
     """)
     assert b.play(BLACK, point(1, 2)) == [point(1, 1)]
-    assert same(b, """
+    assert same(
+        b,
+        """
         . X O .
         X . X O
         . X O .
-    """)
+    """,
+    )
     assert b.group(point(1, 2)) == [point(1, 2)]
     assert b.liberties(point(1, 2)) == 1
     # play() does not enforce the ko rule: the retake works the same way
     assert b.play(WHITE, point(1, 1)) == [point(1, 2)]
-    assert same(b, """
+    assert same(
+        b,
+        """
         . X O .
         X O . O
         . X O .
-    """)
+    """,
+    )
 
 
 # -- setup -----------------------------------------------------------------------
@@ -361,10 +397,13 @@ def test_setup_overwrites_and_ae_clears():
     b.setup(WHITE, [point(0, 0)])
     b.setup(BLACK, [point(0, 1), point(1, 1)])
     b.setup(EMPTY, [point(1, 1), point(2, 2)])  # AE of an empty point is harmless
-    assert same(b, """
+    assert same(
+        b,
+        """
         O X .
         . . .
-    """)
+    """,
+    )
 
 
 def test_setup_accepts_any_iterable():
@@ -394,10 +433,13 @@ def test_overwrite_then_captures():
         . . . .
     """)
     assert b.play(BLACK, point(1, 1)) == [point(0, 1)]
-    assert same(b, """
+    assert same(
+        b,
+        """
         X . X .
         . X . .
-    """)
+    """,
+    )
 
 
 def test_overwrite_splitting_a_chain_checks_each_part():
@@ -408,11 +450,14 @@ def test_overwrite_splitting_a_chain_checks_each_part():
         . . .
     """)
     assert b.play(BLACK, point(1, 1)) == [point(0, 1)]
-    assert same(b, """
+    assert same(
+        b,
+        """
         X . X
         X X X
         X O X
-    """)
+    """,
+    )
     assert b.liberties(point(2, 1)) == 1
 
 
@@ -422,10 +467,13 @@ def test_overwrite_of_own_stone_captures_breathless_neighbour():
         . X .
     """)  # set up: the white stone is already breathless
     assert b.play(BLACK, point(1, 1)) == [point(0, 1)]
-    assert same(b, """
+    assert same(
+        b,
+        """
         X . X
         . X .
-    """)
+    """,
+    )
 
 
 def test_pass_does_nothing():
@@ -519,7 +567,9 @@ def test_replay_with_setup_stones_and_moves():
         ),
     )
     b = replay(record)
-    assert same(b, """
+    assert same(
+        b,
+        """
         O X X .
         X X . .
         . . . .
@@ -530,7 +580,8 @@ def test_replay_with_setup_stones_and_moves():
         . . . .
         . . . .
         . . . . . . . . . O
-    """)
+    """,
+    )
 
 
 def test_replay_captures_during_the_moves():
@@ -541,10 +592,13 @@ def test_replay_captures_during_the_moves():
         moves=(Move(WHITE, point(1, 1)), Move(BLACK, point(1, 0))),
     )
     b = replay(record)
-    assert same(b, """
+    assert same(
+        b,
+        """
         . X
         X O
-    """)
+    """,
+    )
 
 
 def test_replay_applies_setup_events_before_their_move():
@@ -565,12 +619,15 @@ def test_replay_applies_setup_events_before_their_move():
     )
     b = replay(record)
     # had the AB come after move 1, W (0,0) would have lived
-    assert same(b, """
+    assert same(
+        b,
+        """
         . . . .
         X O . .
         . . . .
         . . . O
-    """)
+    """,
+    )
 
 
 def test_replay_setup_event_before_a_capturing_move():
@@ -581,10 +638,13 @@ def test_replay_setup_event_before_a_capturing_move():
         setup_events=((1, WHITE, point(0, 1)),),  # AW overwrites the black stone
     )
     b = replay(record)
-    assert same(b, """
+    assert same(
+        b,
+        """
         O O
         X .
-    """)
+    """,
+    )
 
 
 def test_replay_rejects_setup_event_past_the_end():
@@ -634,7 +694,9 @@ def test_moves_on_applies_setup_events_before_their_move():
     """The walk phase 1 and validation share: setup events take effect just
     before the move they precede, and the caller plays the moves."""
     record = GameRecord(
-        source="t", setup_black=(0,), setup_white=(1,),
+        source="t",
+        setup_black=(0,),
+        setup_white=(1,),
         moves=(Move(BLACK, 40), Move(WHITE, 41), Move(BLACK, 42)),
         setup_events=((1, EMPTY, 0), (2, WHITE, 19)),
     )

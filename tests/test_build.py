@@ -17,8 +17,12 @@ from joseki_miner.fast.fasttrie import count_sequences, plain_payload, sort_sequ
 
 
 @settings(max_examples=60, deadline=None)
-@given(seqs=st.lists(seq_st, max_size=60), cuts=st.lists(st.integers(0, 60), max_size=8),
-       budget=st.integers(1, 400), min_count=st.integers(1, 3))
+@given(
+    seqs=st.lists(seq_st, max_size=60),
+    cuts=st.lists(st.integers(0, 60), max_size=8),
+    budget=st.integers(1, 400),
+    min_count=st.integers(1, 3),
+)
 def test_spilled_runs_count_as_one_sort(tmp_path_factory, seqs, cuts, budget, min_count):
     """Parts spilled whenever ``budget`` bytes are held, in blocks of three
     sequences, run files merged two at a time: the trie of one sort."""
@@ -47,8 +51,14 @@ def test_parts_past_the_budget_go_to_disk_and_fan_in_bounds_the_files(tmp_path, 
     for _ in range(10):
         lengths = rng.integers(1, 30, 50)
         offsets = np.r_[0, np.cumsum(lengths)]
-        runs.add(*sort_sequences(offsets, rng.integers(0, 5, offsets[-1]).astype(np.int16),
-                                 np.full(offsets[-1], 0b10101010, np.uint8), plain_payload(50)))
+        runs.add(
+            *sort_sequences(
+                offsets,
+                rng.integers(0, 5, offsets[-1]).astype(np.int16),
+                np.full(offsets[-1], 0b10101010, np.uint8),
+                plain_payload(50),
+            )
+        )
         assert len(list(tmp_path.iterdir())) < 3 and runs.held_bytes == 0
     # ten parts spilled, and four merges of three run files into one
     assert runs.figures["runs_spilled"] == 14
@@ -98,9 +108,18 @@ def test_the_sorted_sequences_are_the_same_bytes_streamed_or_built_alone(real_su
     from pipeline.run import Request, run_stages
 
     catalog = Catalog(work=tmp_path / "w", out=tmp_path / "o")
-    run_stages(catalog, load(None, []), STAGES, [real_subset], Request(progress=False, jobs=2, sort_memory=1), log=lambda s: None)
+    run_stages(
+        catalog,
+        load(None, []),
+        STAGES,
+        [real_subset],
+        Request(progress=False, jobs=2, sort_memory=1),
+        log=lambda s: None,
+    )
     streamed = catalog.sorted_sequences.read_bytes()
-    run_stages(catalog, load(None, []), ["extract", "build"], [], Request(progress=False, force=True), log=lambda s: None)
+    run_stages(
+        catalog, load(None, []), ["extract", "build"], [], Request(progress=False, force=True), log=lambda s: None
+    )
     assert catalog.sorted_sequences.read_bytes() == streamed
 
 
@@ -117,7 +136,14 @@ def test_subtrees_counted_apart_give_the_files_of_one_build(real_subset, tmp_pat
     from pipeline.run import Request, run_stages
 
     catalog = Catalog(work=tmp_path / "w", out=tmp_path / "o")
-    run_stages(catalog, load(None, []), ["ingest", "extract", "build"], [real_subset], Request(progress=False), log=lambda s: None)
+    run_stages(
+        catalog,
+        load(None, []),
+        ["ingest", "extract", "build"],
+        [real_subset],
+        Request(progress=False),
+        log=lambda s: None,
+    )
     files = [catalog.trie, catalog.trie_years, catalog.trie_sources, catalog.sorted_sequences]
     floor = json.loads(catalog.manifest("build").read_text())["figures"]["floor"]
     stored = build.Stored(catalog.sequences, catalog.games)
@@ -126,9 +152,12 @@ def test_subtrees_counted_apart_give_the_files_of_one_build(real_subset, tmp_pat
         ranges = partitions.subtrees(counts, parts)
         if parts > 1:
             assert max(sum(n for k, n in counts.items() if lo <= k < hi) for lo, hi in ranges) < sum(counts.values())
-        folders = [build.count_subtrees(r, stored, tmp_path / f"part-{i}",
-                                        neutral=load(None, []).influence_neutral, floor=floor, budget=1 << 16)  # spills
-                   for i, r in enumerate(ranges)]
+        folders = [
+            build.count_subtrees(
+                r, stored, tmp_path / f"part-{i}", neutral=load(None, []).influence_neutral, floor=floor, budget=1 << 16
+            )  # spills
+            for i, r in enumerate(ranges)
+        ]
         out = [tmp_path / f"{parts}-{f.name}" for f in files]
         build.join_subtrees(folders, stored, *out[:3], floor=floor, kinds=kind_rules(load(None, [])))
         build.join_sorted(folders, out[3])

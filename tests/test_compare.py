@@ -48,6 +48,7 @@ def test_the_two_sides_together_share_as_lookup_does(demo):
     move the share lookup gives it among its position's continuations."""
     from joseki_miner.book.explore import lookup
     from joseki_miner.book.words import share_of
+
     found = compare(demo, Filters(sources=("club",)), Filters(sources=("demo", "pro")), least=0)
     checked = 0
     for c in found["risers"] + found["fallers"]:
@@ -79,8 +80,16 @@ def test_the_three_three_invasion_rises_with_the_programs(shared_data, tmp_path)
     ../shared/data: the 3-3 invasion under a 4-4 stone (B[dd];W[cc] in
     the tree's form) is among the first ten risers."""
     catalog = mine([shared_data], tmp_path / "all")  # its collections: ai, kgs-6d, tom-9d, tygem-9d
-    done = joseki("compare", "--a", "filter.sources=[kgs-6d, tom-9d, tygem-9d]", "--b", "filter.sources=[ai]",
-                  "--json", "--out", catalog.out)
+    done = joseki(
+        "compare",
+        "--a",
+        "filter.sources=[kgs-6d, tom-9d, tygem-9d]",
+        "--b",
+        "filter.sources=[ai]",
+        "--json",
+        "--out",
+        catalog.out,
+    )
     assert done.returncode == 0, done.stderr
     found = json.loads(done.stdout)
     risers = [r["sequence"] for r in found["risers"]]

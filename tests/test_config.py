@@ -204,5 +204,6 @@ def test_limits_keys_are_bounded():
     assert "limits.member_mb must be between 1 and 2048" in one_line_error(None, ["limits.member_mb=4096"])
     assert "limits.field_kb must be between 1 and" in one_line_error(None, ["limits.field_kb=0"])
     assert "limits.field_kb must be at most limits.member_mb" in one_line_error(
-        None, ["limits.member_mb=1", "limits.field_kb=1025"])
+        None, ["limits.member_mb=1", "limits.field_kb=1025"]
+    )
     assert "limits.field_kb must be a whole number" in one_line_error(None, ["limits.field_kb=1.5"])

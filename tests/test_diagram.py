@@ -25,8 +25,12 @@ def drawn(text: str) -> tuple[dict, dict, dict]:
     for g in root.iter(f"{NS}g"):
         if "stone" in g.get("class", "").split():
             circle, label = g.find(f"{NS}circle"), g.find(f"{NS}text")
-            stones[g.get("data-point")] = (g.get("data-colour"), int(label.text), float(circle.get("cx")),
-                                           float(circle.get("cy")))
+            stones[g.get("data-point")] = (
+                g.get("data-colour"),
+                int(label.text),
+                float(circle.get("cx")),
+                float(circle.get("cy")),
+            )
     columns = {t.get("data-col"): float(t.get("x")) for t in root.iter(f"{NS}text") if t.get("data-col")}
     rows = {t.get("data-row"): float(t.get("y")) for t in root.iter(f"{NS}text") if t.get("data-row")}
     return stones, columns, rows
@@ -49,8 +53,7 @@ def test_every_stone_is_drawn_where_its_coordinates_say():
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, SIZE - 1), st.integers(0, SIZE - 1)), min_size=1, max_size=30,
-                unique=True))
+@given(st.lists(st.tuples(st.integers(0, SIZE - 1), st.integers(0, SIZE - 1)), min_size=1, max_size=30, unique=True))
 def test_any_sequence_is_drawn_at_its_points(points):
     moves = [("B" if i % 2 == 0 else "W", r * SIZE + c) for i, (r, c) in enumerate(points)]
     d = diagram(moves)
@@ -87,8 +90,11 @@ def test_candidates_are_marked_linked_and_inside_the_crop():
 
 def test_influence_is_drawn_on_the_side_it_points_to():
     d = diagram([("B", from_sgf("dd"))], sides={"right": "white", "down": "black", "up": "none"})
-    sides = {g.get("data-side"): g.get("class") for g in ET.fromstring(svg(d)).iter(f"{NS}g")
-             if "influence" in g.get("class", "")}
+    sides = {
+        g.get("data-side"): g.get("class")
+        for g in ET.fromstring(svg(d)).iter(f"{NS}g")
+        if "influence" in g.get("class", "")
+    }
     assert sides == {"right": "influence white", "down": "influence black"}
 
 

@@ -83,8 +83,12 @@ def expected_tree(tbl, share=0.30):
     book = make_book(tbl, about=About(share=share))
 
     def build(n):
-        return (book.get(n, "color").lower(), book.get(n, "move"), node_comment(book, n),
-                [build(c) for c in book.children(n)])
+        return (
+            book.get(n, "color").lower(),
+            book.get(n, "move"),
+            node_comment(book, n),
+            [build(c) for c in book.children(n)],
+        )
 
     return [build(c) for c in book.children(book.root)]
 
@@ -98,13 +102,32 @@ def stats_book(share=0.30):
     tbl["white_wins"] = tbl["games"] // 4
     tbl["first_year"], tbl["last_year"] = 2004, 2017
     years = pa.table({"node": [2, 2, 2], "year": [2004, 2011, 2017], "games": [9, 120, 20]})
-    examples = pa.table({"node": [2, 2], "black": ["Lee Sedol", "A"], "black_rank": ["9p", ""],
-                         "white": ["Gu Li", "B"], "white_rank": ["9p", ""], "date": ["2014-01-05", "2010"],
-                         "result": ["B+R", "W+2.5"], "collection": ["/data/pro", "/data/kgs"], "move": [23, 5],
-                         "corner": ["upper right", "lower left"], "source": ["x.sgf", "y.sgf"], "location": ["", ""]})
-    about = About(games=200, games_by_year={2004: 100, 2011: 1000, 2017: 100},
-                  games_by_collection={"/data/pro": 100, "/data/kgs": 100}, first_date="2004-03-01",
-                  last_date="2017-12-30", threshold=30, min_length=3, share=share)
+    examples = pa.table(
+        {
+            "node": [2, 2],
+            "black": ["Lee Sedol", "A"],
+            "black_rank": ["9p", ""],
+            "white": ["Gu Li", "B"],
+            "white_rank": ["9p", ""],
+            "date": ["2014-01-05", "2010"],
+            "result": ["B+R", "W+2.5"],
+            "collection": ["/data/pro", "/data/kgs"],
+            "move": [23, 5],
+            "corner": ["upper right", "lower left"],
+            "source": ["x.sgf", "y.sgf"],
+            "location": ["", ""],
+        }
+    )
+    about = About(
+        games=200,
+        games_by_year={2004: 100, 2011: 1000, 2017: 100},
+        games_by_collection={"/data/pro": 100, "/data/kgs": 100},
+        first_date="2004-03-01",
+        last_date="2017-12-30",
+        threshold=30,
+        min_length=3,
+        share=share,
+    )
     return make_book(tbl, years, None, examples, about)
 
 
@@ -170,8 +193,10 @@ def test_raw_counters_only_when_asked(table):
     book = make_book(table, about=About())
     plain, raw = node_comment(book, 1), node_comment(book, 1, counters=True)
     assert raw.startswith(plain + "\n")
-    assert "Count 50 sequences; influence (black/white/neutral, verdict): up 0/0/50 none, right 20/5/25 black, " \
-           "down 20/20/10 any, left 0/0/50 none." in raw
+    assert (
+        "Count 50 sequences; influence (black/white/neutral, verdict): up 0/0/50 none, right 20/5/25 black, "
+        "down 20/20/10 any, left 0/0/50 none." in raw
+    )
     assert "/" not in plain.split("\n")[0]
 
 
@@ -234,7 +259,8 @@ def test_sgf_labels_name_exactly_the_children_with_their_share(table):
         if n != book.root:
             first = node.get("C").splitlines()[0]
             assert first.startswith(f"{book.get(n, 'games'):,} games (") or first.startswith(
-                f"{'Black' if book.get(n, 'color') == 'B' else 'White'} tenuki: plays elsewhere; ")
+                f"{'Black' if book.get(n, 'color') == 'B' else 'White'} tenuki: plays elsewhere; "
+            )
         seen += 1
         stack.extend(zip(list(node), kids))
     assert seen == len(table)
@@ -368,7 +394,7 @@ def test_dot_structure(table):
     # every label carries its count
     for n, c in zip(table["node"], table["count"]):
         line = next(line_ for line_ in nodes if line_.strip().startswith(f"n{n} ["))
-        assert f"\\n{c}\"" in line
+        assert f'\\n{c}"' in line
 
 
 def test_dot_title_escaped(table):

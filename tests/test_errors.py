@@ -13,15 +13,27 @@ from joseki_miner.runs.errors import JosekiError, PublishError, StrictError, Usa
 from joseki_miner.runs.lineage import OtherRun
 
 
-@pytest.mark.parametrize("error, code", [(UsageError, 2), (ConfigError, 2), (SequenceError, 2), (NotMined, 2),
-                                         (OtherRun, 2), (NotInTree, 1), (StrictError, 1), (PublishError, 1)])
+@pytest.mark.parametrize(
+    "error, code",
+    [
+        (UsageError, 2),
+        (ConfigError, 2),
+        (SequenceError, 2),
+        (NotMined, 2),
+        (OtherRun, 2),
+        (NotInTree, 1),
+        (StrictError, 1),
+        (PublishError, 1),
+    ],
+)
 def test_every_error_a_user_reads_says_its_exit_code(error, code):
     assert issubclass(error, JosekiError) and error.exit_code == code
 
 
 def test_strict_says_so_in_its_line():
     assert StrictError.of("a.sgf", "game 2", "parse error", "unexpected end").line() == (
-        "--strict: a.sgf:game 2: parse error: unexpected end")
+        "--strict: a.sgf:game 2: parse error: unexpected end"
+    )
 
 
 def test_the_command_exits_with_the_errors_code(demo_games, tmp_path):

@@ -76,9 +76,14 @@ def test_lookup_answers_alike_in_every_orientation_and_colour(mined):
             extended = f"{text};{c['move']}" if notation == "sgf" else f"{text} {c['move']}"
             tree_move = c["normal"][2:-1]
             assert query(extended).keys == keys + (from_sgf(tree_move) if tree_move else TENUKI,)
-        answers.append({k: v for k, v in found.items() if k not in ("sequence", "board", "first_player")}
-                       | {"continuations": [{k: v for k, v in c.items() if k not in ("move", "board")}
-                                            for c in found["continuations"]]})
+        answers.append(
+            {k: v for k, v in found.items() if k not in ("sequence", "board", "first_player")}
+            | {
+                "continuations": [
+                    {k: v for k, v in c.items() if k not in ("move", "board")} for c in found["continuations"]
+                ]
+            }
+        )
     assert all(a == answers[0] for a in answers)
     first = answers[0]
     assert first["count"] >= 20 and first["games"] <= first["count"]
@@ -94,8 +99,9 @@ def test_games_and_trend_answer_alike_in_every_orientation_and_colour(mined):
     for t, swap, notation in _sixteen(keys):
         text = _written(keys, t, swap, notation)
         _, rows, total = explore.games_of(mined, text)
-        lists.append((total, rows.column("game").to_pylist(), rows.column("move").to_pylist(),
-                      rows.column("corner").to_pylist()))
+        lists.append(
+            (total, rows.column("game").to_pylist(), rows.column("move").to_pylist(), rows.column("corner").to_pylist())
+        )
         trends.append(explore.trend(mined, text)[1])
     assert all(x == lists[0] for x in lists) and all(x == trends[0] for x in trends)
     total, games, _, _ = lists[0]
@@ -120,8 +126,9 @@ def test_games_lists_each_game_once_the_most_recent_first(mined):
 
 
 def _cli(*args) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "pipeline.cli", *map(str, args)], capture_output=True, text=True,
-                          cwd=ROOT, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "pipeline.cli", *map(str, args)], capture_output=True, text=True, cwd=ROOT, timeout=300
+    )
 
 
 @pytest.mark.shared_data
@@ -132,11 +139,24 @@ def test_the_commands(mined, tmp_path):
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
     assert set(data) >= {"count", "games", "black_wins", "white_wins", "first_year", "last_year", "continuations"}
-    assert set(data["continuations"][0]) == {"move", "board", "normal", "count", "share", "games", "black_wins",
-                                             "white_wins", "last_year", "kind"}
+    assert set(data["continuations"][0]) == {
+        "move",
+        "board",
+        "normal",
+        "count",
+        "share",
+        "games",
+        "black_wins",
+        "white_wins",
+        "last_year",
+        "kind",
+    }
     # SGF's form for programs, and the board's (the player's orientation, and the tree's)
-    assert data["board"] == text and data["normal"].startswith("B[") and re.fullmatch(r"[A-T]\d+( [A-T]\d+)*",
-                                                                                        data["normal_board"])
+    assert (
+        data["board"] == text
+        and data["normal"].startswith("B[")
+        and re.fullmatch(r"[A-T]\d+( [A-T]\d+)*", data["normal_board"])
+    )
     # what the node and each continuation is, as the tree names it
     table = pq.read_table(mined.trie, columns=["kind"]).column("kind").to_pylist()
     assert data["kind"] in KINDS and data["kind"] in set(table)
@@ -147,9 +167,11 @@ def test_the_commands(mined, tmp_path):
     taken = {c["board"] for c in data["continuations"]} | set(text.split())
     last = next(w for w in reversed(text.split()) if w != "tenuki")
     column, row = "ABCDEFGHJKLMNOPQRST".index(last[0]), int(last[1:])
-    near = next(f"{'ABCDEFGHJKLMNOPQRST'[c]}{r}" for c, r in ((column - 1, row), (column + 1, row), (column, row - 1),
-                                                            (column, row + 1))
-                if 0 <= c < 19 and 1 <= r <= 19 and f"{'ABCDEFGHJKLMNOPQRST'[c]}{r}" not in taken)
+    near = next(
+        f"{'ABCDEFGHJKLMNOPQRST'[c]}{r}"
+        for c, r in ((column - 1, row), (column + 1, row), (column, row - 1), (column, row + 1))
+        if 0 <= c < 19 and 1 <= r <= 19 and f"{'ABCDEFGHJKLMNOPQRST'[c]}{r}" not in taken
+    )
     rare = _cli("lookup", f"{text} {near}", "--out", mined.out)
     assert rare.returncode == 1, rare.stderr
     assert rare.stderr.startswith("joseki: the tree does not hold ") and f"it holds {len(keys)} of" in rare.stderr
@@ -160,7 +182,8 @@ def test_the_commands(mined, tmp_path):
     assert again.returncode == 2 and "is played on a stone" in again.stderr, again.stderr
     bad = _cli("lookup", "Q16 Z42", "--out", mined.out)
     assert bad.returncode == 2 and bad.stderr.strip().splitlines() == [
-        "joseki: not a point of the board: 'Z42' (write Q16, R17 ... or SGF B[pd];W[qc])"]
+        "joseki: not a point of the board: 'Z42' (write Q16, R17 ... or SGF B[pd];W[qc])"
+    ]
     sgf = tmp_path / "games.sgf"
     written = _cli("games", text, "--out", mined.out, "--sgf", sgf, "--limit", "5")
     assert written.returncode == 0, written.stderr
@@ -186,7 +209,9 @@ def test_games_of_lines_played_once_past_the_stored_nodes(mined):
     sequences = pq.read_table(mined.sequences, columns=["game", "moves"]).to_pandas()
     long = sequences[sequences["moves"].str.len() >= 24].sample(12, random_state=1)
     for game, moves in zip(long["game"], long["moves"]):
-        keys = tuple(TENUKI if moves[i:i + 2] == "--" else from_sgf(moves[i:i + 2]) for i in range(0, len(moves), 2))
+        keys = tuple(
+            TENUKI if moves[i : i + 2] == "--" else from_sgf(moves[i : i + 2]) for i in range(0, len(moves), 2)
+        )
         want = set(sequences["game"][sequences["moves"].str.startswith(moves)])
         _, rows, total = explore.games_of(mined, _written(keys, 2, True, "sgf"))
         assert game in want and set(rows.column("game").to_pylist()) == want and total == len(want)
@@ -207,8 +232,9 @@ def test_lookup_says_the_year_most_popular_as_the_report_does(mined):
         if row["move"] == "" or len(keys[row["node"]]) > 3:
             continue
         found = explore.lookup(mined, _written(keys[row["node"]], 0, False, "sgf"))
-        headline = re.search(r'<p class="headline">(.*?)</p>',
-                             (mined.report / f"n{row['node']}.html").read_text(encoding="utf-8")).group(1)
+        headline = re.search(
+            r'<p class="headline">(.*?)</p>', (mined.report / f"n{row['node']}.html").read_text(encoding="utf-8")
+        ).group(1)
         said = re.search(r"most popular in (\d{4})", headline)
         assert (int(said.group(1)) if said else None) == found["most_popular"], (row, headline)
         checked += 1

@@ -14,17 +14,36 @@ from joseki_miner.runs.catalog import Catalog
 from joseki_miner.runs.catalog import STAGES
 from pipeline.run import Request, run_stages
 
-FILES = ("interim/games.parquet", "interim/rejects.parquet", "interim/sequences.parquet", "interim/trie.parquet",
-         "interim/trie_years.parquet", "interim/trie_sources.parquet", "interim/trie_positions.parquet",
-         "interim/sorted_sequences.parquet",
-         "joseki.parquet", "node_years.parquet", "node_sources.parquet", "node_examples.parquet", "joseki.sgf",
-         "joseki.dot", "influence.dot")
+FILES = (
+    "interim/games.parquet",
+    "interim/rejects.parquet",
+    "interim/sequences.parquet",
+    "interim/trie.parquet",
+    "interim/trie_years.parquet",
+    "interim/trie_sources.parquet",
+    "interim/trie_positions.parquet",
+    "interim/sorted_sequences.parquet",
+    "joseki.parquet",
+    "node_years.parquet",
+    "node_sources.parquet",
+    "node_examples.parquet",
+    "joseki.sgf",
+    "joseki.dot",
+    "influence.dot",
+)
 
 
-def _mine(paths, out: Path, engine: str, jobs: int = 2, *sets: str, sort_memory: float = 1024,
-          table_memory: float = 256) -> dict:
+def _mine(
+    paths, out: Path, engine: str, jobs: int = 2, *sets: str, sort_memory: float = 1024, table_memory: float = 256
+) -> dict:
     catalog = Catalog(work=out / "interim", out=out)
-    return run_stages(catalog, load(None, ["prune.min_count=3", *sets]), STAGES, paths, Request(progress=False, engine=engine, jobs=jobs, sort_memory=sort_memory, table_memory=table_memory))
+    return run_stages(
+        catalog,
+        load(None, ["prune.min_count=3", *sets]),
+        STAGES,
+        paths,
+        Request(progress=False, engine=engine, jobs=jobs, sort_memory=sort_memory, table_memory=table_memory),
+    )
 
 
 def _same(a: Path, b: Path) -> None:
@@ -69,9 +88,20 @@ def test_fast_path_equals_reference_on_the_demo_with_odd_settings(demo_games, tm
     _same(tmp_path / "fast", tmp_path / "reference")
 
 
-@pytest.mark.parametrize("sets", [("distance.noise=true", "corner.start=4", "prune.follow=0.5"),
-                                  ("distance.noise=true", "distance.certain=3", "corner.start=10", "kinds=false",
-                                   "prune.fold_tenuki=false", "prune.min_share=0.1")])
+@pytest.mark.parametrize(
+    "sets",
+    [
+        ("distance.noise=true", "corner.start=4", "prune.follow=0.5"),
+        (
+            "distance.noise=true",
+            "distance.certain=3",
+            "corner.start=10",
+            "kinds=false",
+            "prune.fold_tenuki=false",
+            "prune.min_share=0.1",
+        ),
+    ],
+)
 def test_fast_path_equals_reference_with_the_future_works_rules(demo_games, tmp_path, sets):
     """Noise recognition, the start region, the pruning function and the
     kinds (on and off), on the demo: the same files from both engines."""
@@ -88,7 +118,13 @@ def test_mine_in_one_pass_equals_the_stages_one_by_one(real_subset, tmp_path):
     catalog = Catalog(work=tmp_path / "staged" / "interim", out=tmp_path / "staged")
     config = load(None, ["prune.min_count=3"])
     for stage in STAGES:  # the build stage spilling sorted runs too
-        staged = run_stages(catalog, config, [stage], [real_subset] if stage == "ingest" else [], Request(progress=False, sort_memory=1 / 4))
+        staged = run_stages(
+            catalog,
+            config,
+            [stage],
+            [real_subset] if stage == "ingest" else [],
+            Request(progress=False, sort_memory=1 / 4),
+        )
     assert staged == {**streamed, "seconds": staged["seconds"]}
     _same(tmp_path / "streamed", tmp_path / "staged")
     manifest = json.loads((tmp_path / "streamed" / "interim" / "build.manifest.json").read_text())
@@ -162,8 +198,12 @@ def test_duplicates_name_their_first_game_across_batches(tmp_path, monkeypatch):
 
     rejects = pq.read_table(tmp_path / "fast" / "interim" / "rejects.parquet").to_pylist()
     assert [(Path(r["source"]).name, Path(r["detail"].removeprefix("same moves as ")).name) for r in rejects] == [
-        ("g05.sgf", "g04.sgf"), ("g06.sgf", "g00.sgf"), ("g08.sgf", "g01.sgf"), ("g09.sgf", "g01.sgf"),
-        ("g10.sgf", "g03.sgf")]
+        ("g05.sgf", "g04.sgf"),
+        ("g06.sgf", "g00.sgf"),
+        ("g08.sgf", "g01.sgf"),
+        ("g09.sgf", "g01.sgf"),
+        ("g10.sgf", "g03.sgf"),
+    ]
 
 
 def test_without_dedupe_every_repeat_is_kept_and_counted(tmp_path):

@@ -74,8 +74,11 @@ seq_st = st.integers(1, 20).flatmap(
 
 
 # per game: winner in the tree's colours, year (0: unknown), source
-game_st = st.tuples(st.sampled_from([-1, 0, 1]), st.sampled_from([0, *range(FIRST_YEAR, FIRST_YEAR + YEARS)]),
-                    st.integers(0, SOURCES - 1))
+game_st = st.tuples(
+    st.sampled_from([-1, 0, 1]),
+    st.sampled_from([0, *range(FIRST_YEAR, FIRST_YEAR + YEARS)]),
+    st.integers(0, SOURCES - 1),
+)
 
 
 @st.composite
@@ -109,8 +112,9 @@ def test_sorting_gives_the_statistics_of_inserting_game_by_game(data, min_count)
     """Games, wins in the tree's colours, years and collections per node, and
     each node's first rank, as the plain trie counts them."""
     seqs, games = data
-    fast, total = count_sequences(*arrays_of(seqs, games), min_count=min_count, years=(FIRST_YEAR, YEARS),
-                                  sources=SOURCES)
+    fast, total = count_sequences(
+        *arrays_of(seqs, games), min_count=min_count, years=(FIRST_YEAR, YEARS), sources=SOURCES
+    )
     slow = reference(seqs, games)
     assert total == len(slow)
     assert_same(fast, slow.to_arrays(min_count))
@@ -170,8 +174,14 @@ def test_classes_pack_two_bits_a_direction():
 
 
 @settings(max_examples=200, deadline=None)
-@given(data=games_st(), cuts=st.lists(st.integers(0, 40), max_size=6),
-       block=st.integers(1, 7), min_count=st.integers(1, 3), step=st.integers(1, 9), bounded=st.booleans())
+@given(
+    data=games_st(),
+    cuts=st.lists(st.integers(0, 40), max_size=6),
+    block=st.integers(1, 7),
+    min_count=st.integers(1, 3),
+    step=st.integers(1, 9),
+    bounded=st.booleans(),
+)
 def test_sorted_runs_merged_a_block_at_a_time_stream_into_the_same_trie(data, cuts, block, min_count, step, bounded):
     """merge_sorted over runs read ``block`` sequences at a time, merging at
     most about ``step`` a run a round, gives every sequence once, in sorted
@@ -181,8 +191,9 @@ def test_sorted_runs_merged_a_block_at_a_time_stream_into_the_same_trie(data, cu
     the keys can keep.  Equal sequences keep their order (the stream is
     sorted by keys, then by where a sequence was given)."""
     seqs, games = data
-    whole, total = count_sequences(*arrays_of(seqs, games), min_count=min_count, years=(FIRST_YEAR, YEARS),
-                                   sources=SOURCES)
+    whole, total = count_sequences(
+        *arrays_of(seqs, games), min_count=min_count, years=(FIRST_YEAR, YEARS), sources=SOURCES
+    )
     everything = arrays_of(seqs, games)
     everything[3]["sequence"] = np.arange(len(seqs))  # where each was given
     bounds = sorted({0, len(seqs), *[c for c in cuts if c <= len(seqs)]})
@@ -239,8 +250,9 @@ def test_subtrees_counted_apart_join_into_the_trie_of_one_count(data, cuts, min_
     games gave it), join into the very arrays of counting them all: node
     numbers, parents, first ranks, the root's games, wins and years."""
     seqs, games = data
-    whole, total = count_sequences(*arrays_of(seqs, games), min_count=min_count, years=(FIRST_YEAR, YEARS),
-                                   sources=SOURCES)
+    whole, total = count_sequences(
+        *arrays_of(seqs, games), min_count=min_count, years=(FIRST_YEAR, YEARS), sources=SOURCES
+    )
     offsets, keys, classes, payload = arrays_of(seqs, games)
     first = keys[offsets[:-1]] if len(seqs) else np.zeros(0, np.int16)
     bounds = sorted({min(KEYS), max(KEYS) + 1, *cuts})
@@ -249,8 +261,9 @@ def test_subtrees_counted_apart_join_into_the_trie_of_one_count(data, cuts, min_
         chosen = [i for i in range(len(seqs)) if lo <= first[i] < hi]
         part = [seqs[i] for i in chosen]
         o, k, c, _ = arrays_of(part)
-        parts.append(count_sequences(o, k, c, payload[chosen], min_count=min_count, years=(FIRST_YEAR, YEARS),
-                                     sources=SOURCES))
+        parts.append(
+            count_sequences(o, k, c, payload[chosen], min_count=min_count, years=(FIRST_YEAR, YEARS), sources=SOURCES)
+        )
     joined, joined_total = join_tries(parts)
     assert joined_total == total
     assert_same(joined, whole)

@@ -13,8 +13,7 @@ from joseki_miner.fast.fingerprints import MAX_ID, FingerprintTable, room_in
 from joseki_miner.fast.mapped import PAGE, Arena
 
 # few distinct values, so repeats are common; high bits vary too
-PRINTS = st.tuples(st.sampled_from([0, 1, 2**63, 2**64 - 1, 12345, 2**40 + 7]),
-                   st.sampled_from([0, 1, 2**63 + 5, 99]))
+PRINTS = st.tuples(st.sampled_from([0, 1, 2**63, 2**64 - 1, 12345, 2**40 + 7]), st.sampled_from([0, 1, 2**63 + 5, 99]))
 
 
 @settings(max_examples=200, deadline=None)
@@ -73,7 +72,7 @@ def test_a_table_past_its_arena_budget_stays_resident_within_it(tmp_path):
     h2 = rng.integers(0, 2**64 - 1, size=2_000_000, dtype=np.uint64)
     batch = 4096
     for lo in range(0, len(h1), batch):
-        assert (table.first_ids(h1[lo:lo + batch], h2[lo:lo + batch], lo) == -1).all()
+        assert (table.first_ids(h1[lo : lo + batch], h2[lo : lo + batch], lo) == -1).all()
         held = sum(resident(a) if id(a) in table.arena.mapped else a.nbytes for a in (table.keys, table.ids))
         assert held <= budget + 3 * PAGE * batch  # half the budget in memory, half mapped, and a batch
     assert table.arena.most_mapped >= table.nbytes > 2 * budget and table.arena.drops > 0

@@ -28,10 +28,15 @@ def fast_fingerprint(record: GameRecord) -> tuple[int, int]:
     colours = np.array([m.colour for m in record.moves], np.int8)
     points = np.array([m.point for m in record.moves], np.int16)
     setup = [(-1, p) for p in record.setup_black] + [(1, p) for p in record.setup_white]
-    h1, h2 = kernel.symmetric_fingerprints(colours, points, np.array([0, len(points)]),
-                                           np.array([c for c, _ in setup], np.int8),
-                                           np.array([p for _, p in setup], np.int16), np.array([0, len(setup)]),
-                                           np.array([0]))
+    h1, h2 = kernel.symmetric_fingerprints(
+        colours,
+        points,
+        np.array([0, len(points)]),
+        np.array([c for c, _ in setup], np.int8),
+        np.array([p for _, p in setup], np.int16),
+        np.array([0, len(setup)]),
+        np.array([0]),
+    )
     return int(h1[0]), int(h2[0])
 
 
@@ -43,15 +48,25 @@ def test_a_game_and_its_image_under_any_map_have_one_fingerprint(game, image, wi
     order); the plain fingerprint tells them apart unless the map leaves the
     game as it was."""
     if with_setup:
-        game = GameRecord(source="test", setup_black=tuple(s for s in stones if s not in
-                                                           {m.point for m in game.moves}), moves=game.moves)
+        game = GameRecord(
+            source="test",
+            setup_black=tuple(s for s in stones if s not in {m.point for m in game.moves}),
+            moves=game.moves,
+        )
     other = transform_record(game, *image)
-    other = GameRecord(source="test", setup_black=tuple(reversed(other.setup_black)),
-                       setup_white=tuple(reversed(other.setup_white)), moves=other.moves)
+    other = GameRecord(
+        source="test",
+        setup_black=tuple(reversed(other.setup_black)),
+        setup_white=tuple(reversed(other.setup_white)),
+        moves=other.moves,
+    )
     assert _fingerprint(game, True) == _fingerprint(other, True)
     assert fast_fingerprint(game) == fast_fingerprint(other)
-    same = game.moves == other.moves and sorted(game.setup_black) == sorted(other.setup_black) \
+    same = (
+        game.moves == other.moves
+        and sorted(game.setup_black) == sorted(other.setup_black)
         and sorted(game.setup_white) == sorted(other.setup_white)
+    )
     assert (_fingerprint(game) == _fingerprint(other)) == (same and game.setup_black == other.setup_black)
 
 
@@ -66,8 +81,9 @@ def test_different_games_keep_apart(a, b):
 
 
 def sgf(record: GameRecord) -> str:
-    moves = "".join(f";{'B' if m.colour < 0 else 'W'}[{'' if m.point == PASS else to_sgf(m.point)}]"
-                    for m in record.moves)
+    moves = "".join(
+        f";{'B' if m.colour < 0 else 'W'}[{'' if m.point == PASS else to_sgf(m.point)}]" for m in record.moves
+    )
     return f"(;GM[1]FF[4]SZ[19]{moves})\n"
 
 
@@ -82,8 +98,16 @@ def test_a_game_recorded_another_way_is_a_duplicate_naming_the_first(tmp_path, e
     for symmetric, accepted in ((False, 3), (True, 2)):
         out = tmp_path / f"{engine}-{symmetric}"
         out.mkdir()
-        figures = read([folder], out / "games.parquet", out / "rejects.parquet", include_handicap=False, dedupe=True,
-                       engine=engine, progress=False, symmetric=symmetric)
+        figures = read(
+            [folder],
+            out / "games.parquet",
+            out / "rejects.parquet",
+            include_handicap=False,
+            dedupe=True,
+            engine=engine,
+            progress=False,
+            symmetric=symmetric,
+        )
         assert figures["games_accepted"] == accepted
         rejects = pq.read_table(out / "rejects.parquet").to_pylist()
         if symmetric:

@@ -88,7 +88,7 @@ def test_a_hashed_file_hashes_each_byte_once_whatever_the_order_of_reading(tmp_p
     with open(path, "rb") as raw:
         f = HashedFile(raw)
         f.seek(2**20)  # a skip forward: what it jumped over is read from the file
-        assert f.read(100) == data[2**20:2**20 + 100]
+        assert f.read(100) == data[2**20 : 2**20 + 100]
         f.seek(0)  # back to the start: hashed already
         assert f.read(10) == data[:10]
         f.seek(-5, 2)
@@ -105,7 +105,9 @@ def _mine(paths, out: Path, *sets: str, engine: str = "fast") -> tuple[dict, lis
 
     log: list[str] = []
     catalog = Catalog(work=out / "work", out=out)
-    summary = run_stages(catalog, load(None, list(sets)), STAGES, paths, Request(progress=False, engine=engine), log=log.append)
+    summary = run_stages(
+        catalog, load(None, list(sets)), STAGES, paths, Request(progress=False, engine=engine), log=log.append
+    )
     return summary, log
 
 
@@ -185,8 +187,9 @@ def test_a_racy_file_is_not_cached(collection, tmp_path):
     scanned = scan([collection], cache=cache)
     scanned.hash_missing()
     scanned.save(cache)
-    recent = {os.path.realpath(f.path) for f in scanned.walked.files
-              if max(f.identity[3], f.identity[4]) >= now - RACY_NS}
+    recent = {
+        os.path.realpath(f.path) for f in scanned.walked.files if max(f.identity[3], f.identity[4]) >= now - RACY_NS
+    }
     assert recent and not recent & set(load_cache(cache).paths)
     assert all(scanned.digests)  # used all the same
 
@@ -230,9 +233,18 @@ def test_collections_are_named_by_the_folders_between_the_path_given_and_the_fil
     from joseki_miner.runs.inputs import Collections
 
     monkeypatch.chdir(tmp_path)
-    sources = ["data/kgs/2001/a.sgf", "data/kgs/2001/x.sgf", "data/kgs/2001/b.sgf", "data/kgs/2002/y.sgf",
-               "data/kgs/c.sgf", "data/tom/z.sgf", "data/d.sgf", "other/e.sgf", "tygem-9d/kifu/2011-01.txt",
-               "tygem-9d/index/Kifu2011.txt"]
+    sources = [
+        "data/kgs/2001/a.sgf",
+        "data/kgs/2001/x.sgf",
+        "data/kgs/2001/b.sgf",
+        "data/kgs/2002/y.sgf",
+        "data/kgs/c.sgf",
+        "data/tom/z.sgf",
+        "data/d.sgf",
+        "other/e.sgf",
+        "tygem-9d/kifu/2011-01.txt",
+        "tygem-9d/index/Kifu2011.txt",
+    ]
     for source in sources:
         Path(source).parent.mkdir(parents=True, exist_ok=True)
         Path(source).write_text("(;)")
@@ -241,14 +253,19 @@ def test_collections_are_named_by_the_folders_between_the_path_given_and_the_fil
     for order in (games, games[::-1]):
         names = Collections(["data", "data/kgs/2001/x.sgf", "./other/", "tygem-9d/"], depth=depth)
         got = [names.of(s) for s in order]
-        expected = {"data/kgs/2001/a.sgf": ["data", "data/kgs", "data/kgs/2001"][depth],
-                    "data/kgs/2001/x.sgf": "data/kgs/2001/x.sgf",
-                    "data/kgs/2001/b.sgf": ["data", "data/kgs", "data/kgs/2001"][depth],
-                    "data/kgs/2002/y.sgf": ["data", "data/kgs", "data/kgs/2002"][depth],
-                    "data/kgs/c.sgf": ["data", "data/kgs", "data/kgs"][depth],
-                    "data/tom/z.sgf": ["data", "data/tom", "data/tom"][depth],
-                    "data/d.sgf": "data", "other/e.sgf": "other", "tygem-9d/kifu/2011-01.txt": "tygem-9d",
-                    "elsewhere/f.sgf": "elsewhere/f.sgf", "elsewhere/g.sgf": "elsewhere/g.sgf"}
+        expected = {
+            "data/kgs/2001/a.sgf": ["data", "data/kgs", "data/kgs/2001"][depth],
+            "data/kgs/2001/x.sgf": "data/kgs/2001/x.sgf",
+            "data/kgs/2001/b.sgf": ["data", "data/kgs", "data/kgs/2001"][depth],
+            "data/kgs/2002/y.sgf": ["data", "data/kgs", "data/kgs/2002"][depth],
+            "data/kgs/c.sgf": ["data", "data/kgs", "data/kgs"][depth],
+            "data/tom/z.sgf": ["data", "data/tom", "data/tom"][depth],
+            "data/d.sgf": "data",
+            "other/e.sgf": "other",
+            "tygem-9d/kifu/2011-01.txt": "tygem-9d",
+            "elsewhere/f.sgf": "elsewhere/f.sgf",
+            "elsewhere/g.sgf": "elsewhere/g.sgf",
+        }
         assert got == [expected[s] for s in order]
 
 

@@ -32,8 +32,10 @@ def line(diagram: str) -> tuple[int, ...]:
             if cell != ".":
                 moves.append((int(cell[1:]), cell[0], point(r, c)))
     moves.sort()
-    text = ";".join(f"{'B' if colour == 'X' else 'W'}[{'abcdefghijklmnopqrs'[p % SIZE]}{'abcdefghijklmnopqrs'[p // SIZE]}]"
-                    for _, colour, p in moves)
+    text = ";".join(
+        f"{'B' if colour == 'X' else 'W'}[{'abcdefghijklmnopqrs'[p % SIZE]}{'abcdefghijklmnopqrs'[p // SIZE]}]"
+        for _, colour, p in moves
+    )
     return query(text).keys
 
 
@@ -120,20 +122,38 @@ def test_an_approach_from_the_side_answered_on_the_side_is_a_fuseki_shape():
     replies are mostly side moves (on the 7th line or beyond): the
     approach's purpose is the whole board.  Its kind needs the counts of
     its replies; an approach answered in the corner stays a joseki."""
-    dd, id_, gc, hc, fc, cf, db = point(3, 3), point(3, 8), point(2, 6), point(2, 7), point(2, 5), point(5, 2), point(1, 3)
-    weighted = {(dd, id_, gc): 30, (dd, id_, hc): 20, (dd, id_, cf): 15,  # 50 of 65 on the side: 77%
-                (dd, fc, cf): 60, (dd, fc, db): 10, (dd, hc, cf): 40, (dd, hc, id_): 10}  # hc: 20% on the side
+    dd, id_, gc, hc, fc, cf, db = (
+        point(3, 3),
+        point(3, 8),
+        point(2, 6),
+        point(2, 7),
+        point(2, 5),
+        point(5, 2),
+        point(1, 3),
+    )
+    weighted = {
+        (dd, id_, gc): 30,
+        (dd, id_, hc): 20,
+        (dd, id_, cf): 15,  # 50 of 65 on the side: 77%
+        (dd, fc, cf): 60,
+        (dd, fc, db): 10,
+        (dd, hc, cf): 40,
+        (dd, hc, id_): 10,
+    }  # hc: 20% on the side
     parent, depth, key, nodes = _table(list(weighted))
-    count = np.array([sum(n for p, n in weighted.items() if p[:len(q)] == q) for q in nodes], np.int64)
+    count = np.array([sum(n for p, n in weighted.items() if p[: len(q)] == q) for q in nodes], np.int64)
     code = dict(zip(nodes, kinds.names(codes(parent, depth, key, DEFAULT, count))))
     assert code[(dd, id_)] == code[(dd, id_, cf)] == "approach"  # the line keeps the kind it turned to
     assert code[(dd, hc)] == code[(dd, hc, cf)] == code[(dd, fc, cf)] == "joseki"
     # at 0.8 the approach's 77% is too few; without the rule (kinds.approach: null) nothing is an approach
-    assert dict(zip(nodes, kinds.names(codes(parent, depth, key, KindRules(9, True, 0.8), count))))[(dd, id_)] == "joseki"
+    assert (
+        dict(zip(nodes, kinds.names(codes(parent, depth, key, KindRules(9, True, 0.8), count))))[(dd, id_)] == "joseki"
+    )
     assert "approach" not in kinds.names(codes(parent, depth, key, KindRules(9, True, None), count))
     # the approaches a fuseki shape: where a joseki ends, none is
-    assert {nodes[i] for i in np.flatnonzero(ends(parent, depth, key, codes(parent, depth, key, DEFAULT, count), 3))} \
-        == {(dd, fc, cf), (dd, fc, db), (dd, hc, cf), (dd, hc, id_)}
+    assert {
+        nodes[i] for i in np.flatnonzero(ends(parent, depth, key, codes(parent, depth, key, DEFAULT, count), 3))
+    } == {(dd, fc, cf), (dd, fc, db), (dd, hc, cf), (dd, hc, id_)}
 
 
 def test_an_extension_a_move_on_the_central_line():

@@ -68,8 +68,12 @@ def test_a_query_on_a_work_folder_another_run_replaced_refuses(two, clean, tmp_p
     the queries do."""
     work = tmp_path / "W"
     for name in ("club", "pro"):
-        assert joseki("mine", two[name], "--out", tmp_path / name, "--work", work, "--quiet",
-                      "--set", "prune.min_games=2").returncode == 0
+        assert (
+            joseki(
+                "mine", two[name], "--out", tmp_path / name, "--work", work, "--quiet", "--set", "prune.min_games=2"
+            ).returncode
+            == 0
+        )
     refused = joseki("lookup", SEQUENCE, "--out", tmp_path / "club", "--work", work, "--json")
     assert refused.returncode == 2 and refused.stderr.count("\n") == 1 and str(work) in refused.stderr, refused.stderr
     assert "another run" in refused.stderr
@@ -79,15 +83,24 @@ def test_a_query_on_a_work_folder_another_run_replaced_refuses(two, clean, tmp_p
         alone = joseki(stage, "--out", tmp_path / "club", "--work", work)
         assert alone.returncode == 2 and "another run" in alone.stderr, alone.stderr
     assert _answer(tmp_path / "pro", work) == clean["pro"]
-    assert joseki("mine", two["club"], "--out", tmp_path / "club", "--work", work, "--quiet",
-                  "--set", "prune.min_games=2").returncode == 0
+    assert (
+        joseki(
+            "mine", two["club"], "--out", tmp_path / "club", "--work", work, "--quiet", "--set", "prune.min_games=2"
+        ).returncode
+        == 0
+    )
     assert _answer(tmp_path / "club", None) == clean["club"]
     assert joseki("lookup", SEQUENCE, "--out", tmp_path / "pro").returncode == 2
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(steps=st.lists(st.tuples(st.sampled_from(["mine", "ask"]), st.sampled_from(["club", "pro"]),
-                                st.booleans()), min_size=2, max_size=6))
+@given(
+    steps=st.lists(
+        st.tuples(st.sampled_from(["mine", "ask"]), st.sampled_from(["club", "pro"]), st.booleans()),
+        min_size=2,
+        max_size=6,
+    )
+)
 def test_two_runs_sharing_a_work_folder_never_mix(two, clean, tmp_path_factory, steps):
     """Mines of two collections into their own output folders and one work
     folder, and queries of either (with --work, or the work folder the tree

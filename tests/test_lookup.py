@@ -18,8 +18,9 @@ def test_board_points_are_gtp_points():
     assert board_name(from_sgf("ia")) == "J19"  # no I
 
 
-@pytest.mark.parametrize("text", ["Q16 R17 R16", "B[pd];W[qc];B[qd]", ";B[pd] ;W[qc];B[qd]", "(;B[pd];W[qc];B[qd])",
-                                  "q16, r17, r16"])
+@pytest.mark.parametrize(
+    "text", ["Q16 R17 R16", "B[pd];W[qc];B[qd]", ";B[pd] ;W[qc];B[qd]", "(;B[pd];W[qc];B[qd])", "q16, r17, r16"]
+)
 def test_the_same_sequence_written_any_way_has_one_normal_form(text):
     q = query(text)
     assert q.keys == (dd, cc, dc)  # the 3-3 invasion under a 4-4 stone, blocked
@@ -45,8 +46,16 @@ def test_tree_moves_are_written_back_in_the_players_orientation():
     assert text.startswith("W[") and query(f"B[dp];{text}").keys == (dd, fc)
 
 
-@pytest.mark.parametrize("text, words", [("", "no moves"), ("Z99", "not a point"), ("Q16 R99", "not a point"),
-                                         ("B[pd];X", "not an SGF move"), ("tenuki", "at least one move")])
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("", "no moves"),
+        ("Z99", "not a point"),
+        ("Q16 R99", "not a point"),
+        ("B[pd];X", "not an SGF move"),
+        ("tenuki", "at least one move"),
+    ],
+)
 def test_what_is_not_a_sequence_says_why(text, words):
     with pytest.raises(SequenceError, match=words):
         parse(text)
@@ -64,5 +73,5 @@ def test_the_range_of_sequences_that_start_with_keys():
     offsets, data = _moves_column(rows)
     for keys in [(dd,), (dd, cc), (dd, cc, dc), (dc,), (cc, dd), (dd, TENUKI), (fc,), ()]:
         lo, hi = sorted_range(offsets, data, keys)
-        assert [r for r in rows[lo:hi]] == [r for r in rows if r[:len(keys)] == keys], keys
-        assert all(r[:len(keys)] < keys for r in rows[:lo] if r[:len(keys)] != keys)
+        assert [r for r in rows[lo:hi]] == [r for r in rows if r[: len(keys)] == keys], keys
+        assert all(r[: len(keys)] < keys for r in rows[:lo] if r[: len(keys)] != keys)

@@ -8,6 +8,7 @@ from helpers import linux, resident
 
 from joseki_miner.fast.mapped import COPY_STEP, PAGE, Arena
 
+
 def test_arrays_are_in_memory_within_the_budget_then_mapped(tmp_path):
     arena = Arena(tmp_path, budget=64 * 1024)
     small = arena.zeros(4096, np.int64)  # 32 KiB: within half the budget

@@ -79,7 +79,7 @@ def test_counters_turn_with_the_frame():
         assert (turned[1] == counters[1]).all()
         for d in range(4):
             to = DIRECTION_MAP[t][d]
-            assert (turned[0, 3 * to:3 * to + 3] == counters[0, 3 * d:3 * d + 3]).all()
+            assert (turned[0, 3 * to : 3 * to + 3] == counters[0, 3 * d : 3 * d + 3]).all()
 
 
 def test_a_game_that_plays_one_position_in_two_orders_counts_once(tmp_path):
@@ -98,8 +98,16 @@ def test_a_game_that_plays_one_position_in_two_orders_counts_once(tmp_path):
     for i in range(12):
         (games / f"both-{i}.sgf").write_text(both.format(centre[i]))
         (games / f"one-{i}.sgf").write_text(one.format(centre[i]))
-    catalog = mine_into([games], tmp_path / "out", "prune.merge_orders=true", "prune.min_games=1",
-                        "prune.confidence=null", "prune.min_count=2", "min_length=2", "kinds.approach=null")
+    catalog = mine_into(
+        [games],
+        tmp_path / "out",
+        "prune.merge_orders=true",
+        "prune.min_games=1",
+        "prune.confidence=null",
+        "prune.min_count=2",
+        "min_length=2",
+        "kinds.approach=null",
+    )
     table = pq.read_table(catalog.joseki).to_pydict()
     line = {}
     for n, p, mv in zip(table["node"], table["parent"], table["move"]):
@@ -132,21 +140,33 @@ def test_merged_orders_on_real_games_count_every_order_and_read_the_same_from_fi
     several = 0
     for n, count, games in zip(table["node"], table["count"], table["games"]):
         assert sum(c for _, c in parts[n]) == count
-        assert len(np.unique(np.concatenate([game[f:f + c] for f, c in parts[n]]))) == games
+        assert len(np.unique(np.concatenate([game[f : f + c] for f, c in parts[n]]))) == games
         several += len(parts[n]) > 1
     assert several > 10  # real games play transpositions
     again = tmp_path / "again"
     shutil.copytree(tmp_path / "mined", again, ignore=shutil.ignore_patterns(".joseki.lock"))
-    run_stages(Catalog(work=again / "interim", out=again), load(None, ["prune.merge_orders=true"]), ("prune",), (), Request(progress=False, force=True))
-    for name in ("joseki.parquet", "node_orders.parquet", "node_examples.parquet", "node_years.parquet",
-                 "node_sources.parquet"):
+    run_stages(
+        Catalog(work=again / "interim", out=again),
+        load(None, ["prune.merge_orders=true"]),
+        ("prune",),
+        (),
+        Request(progress=False, force=True),
+    )
+    for name in (
+        "joseki.parquet",
+        "node_orders.parquet",
+        "node_examples.parquet",
+        "node_years.parquet",
+        "node_sources.parquet",
+    ):
         assert (again / name).read_bytes() == (tmp_path / "mined" / name).read_bytes(), name
     # joseki compare reads each node's orders as the report's page of what changed does
     from joseki_miner.book.compare import compare, compare_files, eras
 
     a, b, _, _ = eras(catalog.games)
-    assert compare(catalog, a, b) == compare_files(catalog.joseki, catalog.sorted_sequences, catalog.games, a, b,
-                                                   orders=catalog.node_orders)
+    assert compare(catalog, a, b) == compare_files(
+        catalog.joseki, catalog.sorted_sequences, catalog.games, a, b, orders=catalog.node_orders
+    )
     summary = json.loads((again / "summary.json").read_text())
     assert summary["nodes_after_prune"] == len(table["node"])
     # without the option the orders' file goes

@@ -87,15 +87,23 @@ def test_the_trie_written_a_row_group_at_a_time_is_one_write(tmp_path, monkeypat
     arrays, nodes = _random_trie(7, 200, 8, 6)
     monkeypatch.setattr(build, "NODE_ROWS", 16)
     assert len(arrays["node"]) > 3 * build.NODE_ROWS  # several row groups
-    build.write(tmp_path / "trie.parquet", tmp_path / "years.parquet", tmp_path / "sources.parquet", arrays, nodes,
-                floor=1, names=["demo"])
+    build.write(
+        tmp_path / "trie.parquet",
+        tmp_path / "years.parquet",
+        tmp_path / "sources.parquet",
+        arrays,
+        nodes,
+        floor=1,
+        names=["demo"],
+    )
     pq.write_table(node_table(arrays), tmp_path / "whole.parquet", row_group_size=16, **build.TRIE_FILE)
     assert (tmp_path / "trie.parquet").read_bytes() == (tmp_path / "whole.parquet").read_bytes()
 
 
 @pytest.mark.parametrize("threshold,min_length", [(1, 1), (3, 2), (5, 3)])
-def test_prune_from_the_node_arrays_writes_the_files_prune_from_the_build_files_does(tmp_path, monkeypatch, threshold,
-                                                                                      min_length):
+def test_prune_from_the_node_arrays_writes_the_files_prune_from_the_build_files_does(
+    tmp_path, monkeypatch, threshold, min_length
+):
     """``mine`` prunes the trie it has just counted while trie.parquet is
     still being written (prune.prune_arrays); joseki.parquet and the kept
     nodes' years, collections and examples are byte for byte the ones
@@ -116,24 +124,44 @@ def test_prune_from_the_node_arrays_writes_the_files_prune_from_the_build_files_
     payload["source"] = rng.integers(0, 2, 300)
     work = tmp_path / "work"
     work.mkdir()
-    games = pa.table({"source": ["s"] * 100, "location": [f"g{i}" for i in range(100)],
-                      "collection": ["a" if i % 2 else "b" for i in range(100)],
-                      "day": pa.array([20000101 + (i * 7919) % 500 for i in range(100)], pa.int32()),
-                      **{name: [f"{name}{i}" for i in range(100)] for name in prune.EXAMPLE_INFO}})
+    games = pa.table(
+        {
+            "source": ["s"] * 100,
+            "location": [f"g{i}" for i in range(100)],
+            "collection": ["a" if i % 2 else "b" for i in range(100)],
+            "day": pa.array([20000101 + (i * 7919) % 500 for i in range(100)], pa.int32()),
+            **{name: [f"{name}{i}" for i in range(100)] for name in prune.EXAMPLE_INFO},
+        }
+    )
     pq.write_table(games, work / "games.parquet")
     runs = build.SortedRuns(work / "runs")
     runs.add(*build.sort_sequences(offsets, keys, classes, payload))
     arrays, nodes = runs.count(1, (2000, 4), 2, work / "sorted.parquet")
     monkeypatch.setattr(build, "NODE_ROWS", 32)
-    build.write(work / "trie.parquet", work / "years.parquet", work / "sources.parquet", arrays, nodes, floor=1,
-                names=["a", "b"])
-    files, memory = ({name: tmp_path / f"{name}-{kind}.parquet" for name in ("joseki", "years", "sources", "examples")}
-                     for kind in ("files", "memory"))
+    build.write(
+        work / "trie.parquet",
+        work / "years.parquet",
+        work / "sources.parquet",
+        arrays,
+        nodes,
+        floor=1,
+        names=["a", "b"],
+    )
+    files, memory = (
+        {name: tmp_path / f"{name}-{kind}.parquet" for name in ("joseki", "years", "sources", "examples")}
+        for kind in ("files", "memory")
+    )
     pruning = prune.Pruning(threshold, min_length, examples=3)
-    from_files = prune.prune_files(work / "trie.parquet", work / "years.parquet", work / "sources.parquet",
-                                   prune.PruneFiles(work / "sorted.parquet", work / "games.parquet", files), pruning)
-    from_arrays = prune.prune_arrays(arrays, ["a", "b"], prune.PruneFiles(work / "sorted.parquet",
-                                                                        work / "games.parquet", memory), pruning)
+    from_files = prune.prune_files(
+        work / "trie.parquet",
+        work / "years.parquet",
+        work / "sources.parquet",
+        prune.PruneFiles(work / "sorted.parquet", work / "games.parquet", files),
+        pruning,
+    )
+    from_arrays = prune.prune_arrays(
+        arrays, ["a", "b"], prune.PruneFiles(work / "sorted.parquet", work / "games.parquet", memory), pruning
+    )
     assert from_arrays == from_files and from_files["nodes_after_prune"] > 1
     for name in files:
         assert files[name].read_bytes() == memory[name].read_bytes(), name

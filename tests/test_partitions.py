@@ -38,14 +38,24 @@ def files_of(folder: Path) -> dict[str, bytes]:
     return {k: v for k, v in outputs(folder).items() if "partitions/" not in k}
 
 
-def mine(paths, folder: Path, engine: str = "fast", *, add: bool = False, cluster: Options | None = None,
-         sets=()) -> dict:
+def mine(
+    paths, folder: Path, engine: str = "fast", *, add: bool = False, cluster: Options | None = None, sets=()
+) -> dict:
     catalog = Catalog(work=folder / "work", out=folder / "out")
-    return run_stages(catalog, load(None, list(sets)), STAGES, list(paths), Request(progress=False, engine=engine, jobs=1, cluster=cluster or Options(workers=2, partition_mb=0.25), add=add))
+    return run_stages(
+        catalog,
+        load(None, list(sets)),
+        STAGES,
+        list(paths),
+        Request(
+            progress=False, engine=engine, jobs=1, cluster=cluster or Options(workers=2, partition_mb=0.25), add=add
+        ),
+    )
 
 
 def manifest_run(folder: Path) -> dict:
     import json
+
     return json.loads((folder / "work" / "ingest.manifest.json").read_text())["run"]
 
 
@@ -72,9 +82,11 @@ def test_subtree_ranges_cover_every_first_key_in_order_with_the_smallest_largest
     largest = max((sum(n for k, n in counts.items() if lo <= k < hi) for lo, hi in ranges), default=0)
     best = max(counts.values(), default=0)
     if keys:
-        best = min(max(sum(counts[k] for k in keys[a:b]) for a, b in zip((0, *cut), (*cut, len(keys))))
-                   for n in range(min(parts, len(keys)))
-                   for cut in itertools.combinations(range(1, len(keys)), n))
+        best = min(
+            max(sum(counts[k] for k in keys[a:b]) for a, b in zip((0, *cut), (*cut, len(keys))))
+            for n in range(min(parts, len(keys)))
+            for cut in itertools.combinations(range(1, len(keys)), n)
+        )
     assert largest == best
 
 
@@ -135,9 +147,14 @@ def test_duplicates_across_partitions_are_those_of_one_reading(tmp_path):
     mine(paths, tmp_path / "dask", "dask")
     assert manifest_run(tmp_path / "dask")["partitions"] == 3
     import pyarrow.parquet as pq
+
     rejects = pq.read_table(tmp_path / "dask" / "work" / "rejects.parquet").to_pylist()
     assert [(Path(r["source"]).name, r["detail"].rsplit("/", 1)[-1]) for r in rejects] == [
-        ("3.sgf", "1.sgf"), ("4.sgf", "1.sgf"), ("6.sgf", "5.sgf"), ("7.sgf", "2.sgf")]
+        ("3.sgf", "1.sgf"),
+        ("4.sgf", "1.sgf"),
+        ("6.sgf", "5.sgf"),
+        ("7.sgf", "2.sgf"),
+    ]
     assert files_of(tmp_path / "dask") == files_of(tmp_path / "fast")
 
 
@@ -153,13 +170,23 @@ def test_duplicates_are_found_before_the_filters_on_every_engine(tmp_path):
 
     games = tmp_path / "games"
     year = {"1": 2002, "2": 2006, "3": 2006, "4": 2002, "5": 2006, "6": 2002, "7": 2002, "8": 2001, "9": 2007}
-    tails = {"1": ";B[qk]", "2": ";B[ck]", "3": ";B[qk]", "4": ";B[ck]", "5": ";B[kc]", "6": ";B[ck]",
-             "7": ";B[kc]", "8": ";B[jj]", "9": ";B[jj]"}
+    tails = {
+        "1": ";B[qk]",
+        "2": ";B[ck]",
+        "3": ";B[qk]",
+        "4": ";B[ck]",
+        "5": ";B[kc]",
+        "6": ";B[ck]",
+        "7": ";B[kc]",
+        "8": ";B[jj]",
+        "9": ";B[jj]",
+    }
     folder = {"1": "a", "2": "a", "3": "b", "4": "b", "5": "b", "6": "b", "7": "c", "8": "c", "9": "c"}
     for n, tail in tails.items():
         (games / folder[n]).mkdir(parents=True, exist_ok=True)
-        (games / folder[n] / f"{n}.sgf").write_text(SGF.replace("2010-01-0{d}", str(year[n])).format(
-            b=n, w="w", tail=tail))
+        (games / folder[n] / f"{n}.sgf").write_text(
+            SGF.replace("2010-01-0{d}", str(year[n])).format(b=n, w="w", tail=tail)
+        )
     paths = [games / "a", games / "b", games / "c"]
     years = "filter.years=[2005,2010]"
     for engine in ("reference", "fast", "dask"):
@@ -169,13 +196,22 @@ def test_duplicates_are_found_before_the_filters_on_every_engine(tmp_path):
     work = tmp_path / "fast" / "work"
     rejects = pq.read_table(work / "rejects.parquet").to_pylist()
     assert [(Path(r["source"]).name, r["detail"].rsplit("/", 1)[-1]) for r in rejects] == [
-        ("3.sgf", "1.sgf"), ("4.sgf", "2.sgf"), ("6.sgf", "2.sgf"), ("7.sgf", "5.sgf"), ("9.sgf", "8.sgf")]
+        ("3.sgf", "1.sgf"),
+        ("4.sgf", "2.sgf"),
+        ("6.sgf", "2.sgf"),
+        ("7.sgf", "5.sgf"),
+        ("9.sgf", "8.sgf"),
+    ]
     kept = pq.read_table(work / "games.parquet", columns=["PB"]).column("PB").to_pylist()
     assert kept == ["2", "5"]  # 1 and 8 are filtered (2002, 2001); 3 and 9 repeat them
     figures = json.loads((work / "ingest.manifest.json").read_text())["figures"]
-    assert figures["games_read"] == 9 == figures["games_accepted"] + sum(figures["games_rejected"].values()) \
-        + sum(figures["games_filtered"].values())
+    assert (
+        figures["games_read"]
+        == 9
+        == figures["games_accepted"] + sum(figures["games_rejected"].values()) + sum(figures["games_filtered"].values())
+    )
     from joseki_miner.book.compare import side_games
+
     selected = side_games(tmp_path / "all" / "work" / "games.parquet", Filters.of(load(None, [years])))[0]
     assert int(selected.sum()) == len(kept)
     for engine in ("reference", "dask"):
@@ -251,8 +287,13 @@ def test_a_damaged_archive_in_parts_gives_each_member_and_its_error_once(tmp_pat
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w") as tar:
         for i in range(40):
-            text = (b"see the games" if i == 7 else
-                    SGF.format(b=f"b{i % 30}", w="w", d=1 + i % 9, tail=f";B[{'abcdefghijklmnopqrs'[i % 19]}k]").encode())
+            text = (
+                b"see the games"
+                if i == 7
+                else SGF.format(
+                    b=f"b{i % 30}", w="w", d=1 + i % 9, tail=f";B[{'abcdefghijklmnopqrs'[i % 19]}k]"
+                ).encode()
+            )
             info = tarfile.TarInfo(f"games/{i:03d}.{'txt' if i == 7 else 'sgf'}")
             info.size = len(text)
             tar.addfile(info, io.BytesIO(text))
@@ -278,9 +319,12 @@ def test_a_zip_in_parts_says_each_member_and_its_damage_once(tmp_path):
 
     from helpers import make_zip
 
-    members = {f"games/{i:03d}.{'txt' if i == 7 else 'sgf'}": b"see the games" if i == 7 else
-               SGF.format(b=f"b{i % 30}", w="w", d=1 + i % 9, tail=f";B[{'abcdefghijklmnopqrs'[i % 19]}k]").encode()
-               for i in range(40)}
+    members = {
+        f"games/{i:03d}.{'txt' if i == 7 else 'sgf'}": b"see the games"
+        if i == 7
+        else SGF.format(b=f"b{i % 30}", w="w", d=1 + i % 9, tail=f";B[{'abcdefghijklmnopqrs'[i % 19]}k]").encode()
+        for i in range(40)
+    }
     data = bytearray(make_zip(members))
     info = zipfile.ZipFile(io.BytesIO(bytes(data))).getinfo("games/020.sgf")
     data[info.header_offset + 30 + len(info.filename) + len(info.extra) + 3] ^= 0xFF  # inside its deflated bytes
@@ -309,7 +353,7 @@ def _flagged(data: bytes, name: str, bits: int) -> bytes:
     at = out.find(b"PK\x01\x02")
     while at >= 0:
         length = struct.unpack_from("<H", out, at + 28)[0]
-        if out[at + 46:at + 46 + length] == name.encode():
+        if out[at + 46 : at + 46 + length] == name.encode():
             struct.pack_into("<H", out, at + 8, info.flag_bits | bits)
         at = out.find(b"PK\x01\x02", at + 4)
     return bytes(out)
@@ -324,16 +368,21 @@ def test_a_zip_member_zipfile_refuses_is_refused_in_parts_too(tmp_path, case):
     from helpers import make_zip
     from test_readers_kifu import TYGEM_INDEX, TYGEM_KIFU
 
-    games = {f"g/{i:02d}.sgf": SGF.format(b=f"b{i}", w="w", d=1 + i % 9, tail=f";B[{'abcdefghij'[i % 10]}k]")
-             .encode() for i in range(12)}
+    games = {
+        f"g/{i:02d}.sgf": SGF.format(b=f"b{i}", w="w", d=1 + i % 9, tail=f";B[{'abcdefghij'[i % 10]}k]").encode()
+        for i in range(12)
+    }
     folder = tmp_path / "games"
     folder.mkdir()
     if case == "a game member":
         data = _flagged(make_zip(games), "g/09.sgf", 0x20)
         (folder / "games.dat").write_bytes(data)
     else:
-        data = _flagged(make_zip({"t/index/Kifu2011.txt": TYGEM_INDEX.encode(), **games, "t/kifu/2011-01": TYGEM_KIFU}),
-                        "t/index/Kifu2011.txt", 0x20)
+        data = _flagged(
+            make_zip({"t/index/Kifu2011.txt": TYGEM_INDEX.encode(), **games, "t/kifu/2011-01": TYGEM_KIFU}),
+            "t/index/Kifu2011.txt",
+            0x20,
+        )
         (folder / "tygem.zip").write_bytes(data)
     fast = mine([folder], tmp_path / "fast")
     mine([folder], tmp_path / "dask", "dask", cluster=Options(workers=2, partition_mb=len(data) / 3 / 2**20))
@@ -379,8 +428,10 @@ def test_a_part_knows_the_kifu_indexes_of_the_members_before_it(tmp_path, contai
     from test_readers_kifu import TYGEM_INDEX, TYGEM_KIFU
 
     members = [("tygem/index/Kifu2011.zip", make_zip({"Kifu2011.index": TYGEM_INDEX.encode()}))]
-    members += [(f"tygem/sgf/{i:02d}.sgf", SGF.format(b=f"b{i}", w="w", d=1 + i % 9, tail=f";B[{'abcdefghij'[i]}k]")
-                 .encode()) for i in range(10)]
+    members += [
+        (f"tygem/sgf/{i:02d}.sgf", SGF.format(b=f"b{i}", w="w", d=1 + i % 9, tail=f";B[{'abcdefghij'[i]}k]").encode())
+        for i in range(10)
+    ]
     members += [("tygem/kifu/2011-01", TYGEM_KIFU)]
     buffer = io.BytesIO()
     if container == "zip":
@@ -401,6 +452,7 @@ def test_a_part_knows_the_kifu_indexes_of_the_members_before_it(tmp_path, contai
     mine([games], tmp_path / "dask", "dask", cluster=Options(workers=2, partition_mb=size / 3 / 2**20))
     assert manifest_run(tmp_path / "dask")["partitions"] == 3 and fast["games_accepted"] == 13
     import pyarrow.parquet as pq
+
     players = pq.read_table(tmp_path / "fast" / "work" / "games.parquet", columns=["PW"]).column(0).to_pylist()
     assert "흑돌이" in players  # the index served the kifu games
     assert files_of(tmp_path / "dask") == files_of(tmp_path / "fast")
@@ -422,8 +474,10 @@ def test_a_partition_reads_the_indexes_around_it_in_the_reading_order(tmp_path):
     size = (kifu / "a.index").stat().st_size
     settings = Settings((str(tmp_path / "games"),), Reading(table_memory=0), None, "k")
     parts = plan([tmp_path / "games"], settings, {}, target_bytes=size)
-    assert [([Path(f).name for f in p.files], [Path(f).name for f in p.indexes], p.indexes_before) for p in parts] \
-        == [(["a.index"], ["z.index"], 0), (["m2011", "z.index"], ["a.index"], 1)]
+    assert [([Path(f).name for f in p.files], [Path(f).name for f in p.indexes], p.indexes_before) for p in parts] == [
+        (["a.index"], ["z.index"], 0),
+        (["m2011", "z.index"], ["a.index"], 1),
+    ]
     mine([tmp_path / "games"], tmp_path / "fast")
     mine([tmp_path / "games"], tmp_path / "dask", "dask", cluster=Options(workers=2, partition_mb=size / 2**20))
     assert pq.read_table(tmp_path / "fast" / "work" / "games.parquet", columns=["PW"]).column(0)[0].as_py() == "later"
@@ -443,10 +497,17 @@ def test_dask_engine_gives_the_fast_engines_files_on_real_games(real_subset, tmp
     assert files_of(tmp_path / "dask") == files_of(tmp_path / "fast")
     # the build counted the partitions while they were joined; counted from the joined files alone, the same
     catalog = Catalog(work=tmp_path / "dask" / "work", out=tmp_path / "dask" / "out")
-    run_stages(catalog, load(None, []), ["build"], [], Request(progress=False, engine="dask", force=True, cluster=Options(workers=2)))
+    run_stages(
+        catalog,
+        load(None, []),
+        ["build"],
+        [],
+        Request(progress=False, engine="dask", force=True, cluster=Options(workers=2)),
+    )
     again, fast = files_of(tmp_path / "dask"), files_of(tmp_path / "fast")
     assert {k: v for k, v in again.items() if k != "out/summary.json"} == {
-        k: v for k, v in fast.items() if k != "out/summary.json"}  # the summary: of the stages up to build
+        k: v for k, v in fast.items() if k != "out/summary.json"
+    }  # the summary: of the stages up to build
 
 
 @pytest.mark.shared_data
@@ -474,9 +535,14 @@ def test_the_partitions_joined_are_the_rows_the_joins_write(tmp_path, monkeypatc
     from joseki_miner.stages import build
 
     games = tmp_path / "games"
-    for folder, name, tail, d in [("a", "1.sgf", ";B[qk];W[qn]", 1), ("a", "2.sgf", ";B[ck]", 1),
-                                  ("b", "3.sgf", ";B[qk];W[qn]", 2), ("b", "4.sgf", ";B[kc];W[ic]", 1),
-                                  ("b", "5.sgf", ";B[kc];W[ic]", 2), ("c", "6.sgf", ";B[cn]", 1)]:
+    for folder, name, tail, d in [
+        ("a", "1.sgf", ";B[qk];W[qn]", 1),
+        ("a", "2.sgf", ";B[ck]", 1),
+        ("b", "3.sgf", ";B[qk];W[qn]", 2),
+        ("b", "4.sgf", ";B[kc];W[ic]", 1),
+        ("b", "5.sgf", ";B[kc];W[ic]", 2),
+        ("c", "6.sgf", ";B[cn]", 1),
+    ]:
         _game(games / folder, name, tail, d)
     mine([games / "a", games / "b", games / "c"], tmp_path / "dask", "dask")
     catalog = Catalog(work=tmp_path / "dask" / "work", out=tmp_path / "dask" / "out")
@@ -494,8 +560,20 @@ def test_the_partitions_joined_are_the_rows_the_joins_write(tmp_path, monkeypatc
     assert pa.Table.from_batches(list(joined.sequences(None, 3))).equals(pq.read_table(catalog.sequences))
     stored = build.Stored(catalog.sequences, catalog.games)
     assert build.first_keys(joined) == build.first_keys(stored)
-    recorded = sum((Counter({int(k): n for k, n in json.loads((catalog.partitions / k / partitions.DONE).read_text())[
-        "figures"]["first_keys"].items()}) for k in keys), Counter())
+    recorded = sum(
+        (
+            Counter(
+                {
+                    int(k): n
+                    for k, n in json.loads((catalog.partitions / k / partitions.DONE).read_text())["figures"][
+                        "first_keys"
+                    ].items()
+                }
+            )
+            for k in keys
+        ),
+        Counter(),
+    )
     assert recorded != build.first_keys(stored) and all(recorded[k] >= n for k, n in build.first_keys(stored).items())
     # each partition's sorted run: its sequences of the games kept, in trie order, numbered as joined
     from joseki_miner.fast.fasttrie import PAYLOAD, trie_order
@@ -503,9 +581,19 @@ def test_the_partitions_joined_are_the_rows_the_joins_write(tmp_path, monkeypatc
 
     def rows(part) -> list:
         offsets, keys, scores, a = part[:4]
-        return [(int(a["game"][i]), int(a["sequence"][i]), keys[offsets[i]:offsets[i + 1]].tolist(),
-                 scores[offsets[i]:offsets[i + 1]].tolist(), int(a["start"][i]), int(a["transform"][i]),
-                 bool(a["swapped"][i]), int(a["shared"][i])) for i in range(len(offsets) - 1)]
+        return [
+            (
+                int(a["game"][i]),
+                int(a["sequence"][i]),
+                keys[offsets[i] : offsets[i + 1]].tolist(),
+                scores[offsets[i] : offsets[i + 1]].tolist(),
+                int(a["start"][i]),
+                int(a["transform"][i]),
+                bool(a["swapped"][i]),
+                int(a["shared"][i]),
+            )
+            for i in range(len(offsets) - 1)
+        ]
 
     runs = list(joined.parts((0, TENUKI + 1)))
     assert len(runs) == 3 and all(ordered for *_, ordered in runs)
@@ -514,7 +602,8 @@ def test_the_partitions_joined_are_the_rows_the_joins_write(tmp_path, monkeypatc
         payload["game"], payload["sequence"] = a["game"], a["sequence"]
         assert trie_order(offsets, keys, payload).tolist() == list(range(len(a["game"])))
     assert sorted(r for run in runs for r in rows(run)) == sorted(
-        r for part in stored.parts((0, TENUKI + 1)) for r in rows(part))
+        r for part in stored.parts((0, TENUKI + 1)) for r in rows(part)
+    )
     for key, n in build.first_keys(stored).items():  # a range of first keys: its sequences alone
         one = list(joined.parts((key, key + 1)))
         assert all((keys[offsets[:-1]] == key).all() for offsets, keys, *_ in one)
@@ -560,8 +649,9 @@ def test_add_on_every_engine_gives_what_mining_all_at_once_gives(demo_games, tmp
     shutil.copytree(demo_games / "pro", new / "pro")
     (newer / "more").mkdir(parents=True)
     for k, path in enumerate(sorted((demo_games / "pro").rglob("*.sgf"))[:40]):  # moved to another corner: new games
-        (newer / "more" / f"{k}.sgf").write_text(path.read_text(encoding="utf-8").replace("[pd]", "[pc]"),
-                                                 encoding="utf-8")
+        (newer / "more" / f"{k}.sgf").write_text(
+            path.read_text(encoding="utf-8").replace("[pd]", "[pc]"), encoding="utf-8"
+        )
     mine([old], tmp_path / "added", engine)
     mine([new], tmp_path / "added", engine, add=True)
     partitions = manifest_run(tmp_path / "added")["partitions"]
@@ -578,16 +668,22 @@ def test_a_worker_killed_mid_run_is_replaced_and_the_files_are_the_same(real_sub
     from distributed import Client, LocalCluster
 
     mine([real_subset], tmp_path / "fast")
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
-            Client(cluster) as client:
+    with (
+        LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+        Client(cluster) as client,
+    ):
         pids = list(client.run(os.getpid).values())
         partitions = tmp_path / "dask" / "work" / "partitions"
         result: dict = {}
 
         def run() -> None:
             try:
-                result["summary"] = mine([real_subset], tmp_path / "dask", "dask",
-                                         cluster=Options(scheduler=cluster.scheduler_address, partition_mb=0.25))
+                result["summary"] = mine(
+                    [real_subset],
+                    tmp_path / "dask",
+                    "dask",
+                    cluster=Options(scheduler=cluster.scheduler_address, partition_mb=0.25),
+                )
             except BaseException as exc:  # noqa: BLE001 - reported below
                 result["error"] = exc
 
@@ -628,14 +724,26 @@ def test_games_read_over_http_through_fsspec_give_the_same_tree(real_subset, tmp
         assert manifest_run(tmp_path / "http")["partitions_read"] >= 4
         messages: list[str] = []
         catalog = Catalog(work=tmp_path / "http" / "work", out=tmp_path / "http" / "out")
-        run_stages(catalog, load(None, []), STAGES, [url], Request(progress=False, engine="dask", jobs=1, cluster=Options(workers=1, partition_mb=0.25)), log=messages.append)
+        run_stages(
+            catalog,
+            load(None, []),
+            STAGES,
+            [url],
+            Request(progress=False, engine="dask", jobs=1, cluster=Options(workers=1, partition_mb=0.25)),
+            log=messages.append,
+        )
         assert any("0 of its" in m for m in messages) and any("ingest: up to date" in m for m in messages)
     finally:
         server.shutdown()
     mine([served], tmp_path / "local")
     here, there = tmp_path / "local", tmp_path / "http"
-    for name in ("out/joseki.parquet", "out/node_years.parquet", "work/trie.parquet", "work/sequences.parquet",
-                 "work/sorted_sequences.parquet"):
+    for name in (
+        "out/joseki.parquet",
+        "out/node_years.parquet",
+        "work/trie.parquet",
+        "work/sequences.parquet",
+        "work/sorted_sequences.parquet",
+    ):
         assert (here / name).read_bytes() == (there / name).read_bytes(), name
     games = [pq.read_table(f / "work" / "games.parquet").drop_columns(["source", "collection"]) for f in (here, there)]
     assert games[0].num_rows > 2500 and games[0].equals(games[1])
@@ -648,7 +756,13 @@ def test_strict_stops_at_the_first_reject_as_the_fast_engine_does(demo_games, tm
     for engine in ("fast", "dask"):
         catalog = Catalog(work=tmp_path / engine / "work", out=tmp_path / engine / "out")
         with pytest.raises(StrictError) as caught:
-            run_stages(catalog, load(None, []), STAGES, [demo_games], Request(progress=False, strict=True, engine=engine, jobs=1, cluster=Options(workers=1)))
+            run_stages(
+                catalog,
+                load(None, []),
+                STAGES,
+                [demo_games],
+                Request(progress=False, strict=True, engine=engine, jobs=1, cluster=Options(workers=1)),
+            )
         messages.append(str(caught.value))
     assert messages[0] == messages[1] and messages[0]
 
@@ -661,11 +775,15 @@ def test_the_dask_options_go_with_the_dask_engine(demo_games, tmp_path):
     for options in (["--workers", "2"], ["--partition-mb", "4"], ["--scheduler", "tcp://127.0.0.1:8786"]):
         result = CliRunner().invoke(app, ["mine", str(demo_games), "--out", str(tmp_path), *options])
         assert result.exit_code == 2 and "go with --engine dask" in result.output
-    for options, says in ((["--partition-mb", "0"], "positive"), (["--workers", "-1"], "0 (one a core) or more"),
-                          (["--jobs", "3"], "--jobs sets the threads of the fast engine"),
-                          (["--workers", "2", "--scheduler", "tcp://127.0.0.1:8786"], "has its own")):
-        result = CliRunner().invoke(app, ["mine", str(demo_games), "--out", str(tmp_path), "--engine", "dask",
-                                          *options])
+    for options, says in (
+        (["--partition-mb", "0"], "positive"),
+        (["--workers", "-1"], "0 (one a core) or more"),
+        (["--jobs", "3"], "--jobs sets the threads of the fast engine"),
+        (["--workers", "2", "--scheduler", "tcp://127.0.0.1:8786"], "has its own"),
+    ):
+        result = CliRunner().invoke(
+            app, ["mine", str(demo_games), "--out", str(tmp_path), "--engine", "dask", *options]
+        )
         assert result.exit_code == 2 and says in result.output, (options, result.output)
 
 
@@ -684,15 +802,25 @@ def test_a_task_starts_once_those_it_waits_for_have_ended(tmp_path):
     cluster = Cluster(Options(workers=2))
     try:
         # 0 and 1 (the counts) first; 2 waits for both, and goes ahead of 3 (a larger size: a higher priority)
-        times = cluster.map(timed, [2.0, 0.3, 0.1, 0.4], names=[f"t{i}-{tmp_path.name}" for i in range(4)],
-                            sizes=[3, 3, 9, 1], after=[[], [], [0, 1], []])
+        times = cluster.map(
+            timed,
+            [2.0, 0.3, 0.1, 0.4],
+            names=[f"t{i}-{tmp_path.name}" for i in range(4)],
+            sizes=[3, 3, 9, 1],
+            after=[[], [], [0, 1], []],
+        )
         assert times[2][0] >= max(times[0][1], times[1][1])
         assert times[3][0] >= times[1][1]  # no more at once than there are workers
         assert times[3][0] < times[0][1]  # the worker free takes the next task that can start: 2 cannot yet
         for after in ([[1], [0]], [[], [1]], [[2], []]):  # a cycle, an item after itself, after no item
             with pytest.raises(ValueError, match="never end"):  # before any task starts
-                cluster.map(timed, [0.0, 0.0], names=[f"c{i}-{tmp_path.name}" for i in range(2)], after=after,
-                            on_done=lambda i, result: pytest.fail("a task ran"))
+                cluster.map(
+                    timed,
+                    [0.0, 0.0],
+                    names=[f"c{i}-{tmp_path.name}" for i in range(2)],
+                    after=after,
+                    on_done=lambda i, result: pytest.fail("a task ran"),
+                )
     finally:
         cluster.close()
 
@@ -770,7 +898,13 @@ def test_workers_started_in_another_folder_read_the_relative_paths_the_driver_me
         mine(paths, Path("relative"), "dask", cluster=Options(scheduler=cluster.scheduler_address))
         assert files_of(tmp_path / "here" / "relative") == files_of(tmp_path / "fast")
         catalog = Catalog(work=Path("relative/work"), out=Path("relative/out"))
-        run_stages(catalog, load(None, ["distance.maybe=6"]), ["extract", "build", "prune", "emit"], [], Request(progress=False, engine="dask", cluster=Options(scheduler=cluster.scheduler_address)))
+        run_stages(
+            catalog,
+            load(None, ["distance.maybe=6"]),
+            ["extract", "build", "prune", "emit"],
+            [],
+            Request(progress=False, engine="dask", cluster=Options(scheduler=cluster.scheduler_address)),
+        )
         assert not (elsewhere / "relative").exists()
         shutil.rmtree(tmp_path / "here" / "relative")
     # a worker of two threads: its tasks share the driver's folder, none goes back to its own under another
@@ -789,8 +923,7 @@ def test_workers_started_in_another_folder_read_the_relative_paths_the_driver_me
             mine([games / "a"], tmp_path / "dask2", "dask", cluster=Options(scheduler=cluster.scheduler_address))
 
 
-def test_games_at_a_url_give_the_same_bytes_on_both_engines_with_relative_folders(demo_games, tmp_path,
-                                                                                    monkeypatch):
+def test_games_at_a_url_give_the_same_bytes_on_both_engines_with_relative_folders(demo_games, tmp_path, monkeypatch):
     """The mirror of a URL lies in the work folder and names the games'
     sources and collections: a relative folder names them alike on both
     engines (each run in turn in the same folder)."""
@@ -823,7 +956,14 @@ def test_partitions_of_other_parameters_go_as_a_clean_run_would_leave_them(demo_
 
     def run(sets=()):
         catalog = Catalog(work=tmp_path / "dask" / "work", out=tmp_path / "dask" / "out")
-        run_stages(catalog, load(None, list(sets)), STAGES, [demo_games], Request(progress=False, engine="dask", jobs=1, cluster=Options(workers=2, partition_mb=0.25)), log=messages.append)
+        run_stages(
+            catalog,
+            load(None, list(sets)),
+            STAGES,
+            [demo_games],
+            Request(progress=False, engine="dask", jobs=1, cluster=Options(workers=2, partition_mb=0.25)),
+            log=messages.append,
+        )
         return sorted(p.name for p in (tmp_path / "dask" / "work" / "partitions").iterdir())
 
     first = run()
@@ -850,7 +990,14 @@ def test_a_run_with_every_stage_up_to_date_starts_no_cluster(demo_games, tmp_pat
 
     def again(sets=()) -> list[str]:
         said: list[str] = []
-        run_stages(Catalog(work=tmp_path / "dask" / "work", out=tmp_path / "dask" / "out"), load(None, list(sets)), STAGES, [demo_games], Request(progress=False, engine="dask", cluster=Options(workers=1)), log=said.append)
+        run_stages(
+            Catalog(work=tmp_path / "dask" / "work", out=tmp_path / "dask" / "out"),
+            load(None, list(sets)),
+            STAGES,
+            [demo_games],
+            Request(progress=False, engine="dask", cluster=Options(workers=1)),
+            log=said.append,
+        )
         return said
 
     said = again()

@@ -96,7 +96,7 @@ def test_demo_examples_are_the_most_recent_games_of_each_node(demo_run):
     order = pq.read_table(catalog.sorted_sequences).to_pandas()
     table = pq.read_table(catalog.joseki).to_pandas()
     for row in table.itertuples():
-        reached = set(order["game"][row.first:row.first + row.count])
+        reached = set(order["game"][row.first : row.first + row.count])
         want = sorted(reached, key=lambda g: (tuple(-int(x) for x in games["DT"][g].split("-")), g))[:5]
         mine = examples[examples["node"] == row.node]
         assert mine["game"].tolist() == want and mine["example"].tolist() == list(range(1, len(want) + 1))
@@ -118,8 +118,16 @@ def test_demo_summary_reconciles_and_names_every_reject(demo_run):
     assert evidence(400, 0.004, 0.95) == 5 and summary["threshold"] == 10 and summary["threshold_on"] == "games"
     assert summary["sequences"] == 1600 - 15  # four corners a game, but the 15 left empty beside a side extension
     on_disk = json.loads(catalog.summary.read_text())
-    for key in ("games_read", "games_accepted", "games_rejected", "sequences", "nodes_before_prune",
-                "nodes_after_prune", "leaves", "seconds"):
+    for key in (
+        "games_read",
+        "games_accepted",
+        "games_rejected",
+        "sequences",
+        "nodes_before_prune",
+        "nodes_after_prune",
+        "leaves",
+        "seconds",
+    ):
         assert key in on_disk
 
 
@@ -150,15 +158,27 @@ def test_the_sgf_names_what_was_mined_and_counters_come_only_when_asked(demo_run
     _, again, log = mine([demo_games], folder, "emit.counters=true")
     assert [m.split(":")[0] for m in log if "done" in m] == ["emit", "report"]
     text = again.sgf.read_text(encoding="utf-8")
-    assert len(re.findall(r"Count \d+ sequences; influence \(black/white/neutral, verdict\): up ", text)) == \
-        len(pq.read_table(catalog.joseki)) - 1
+    assert (
+        len(re.findall(r"Count \d+ sequences; influence \(black/white/neutral, verdict\): up ", text))
+        == len(pq.read_table(catalog.joseki)) - 1
+    )
 
 
 def test_parquet_columns_and_counters(demo_run):
     _, catalog, _ = demo_run
     table = pq.read_table(catalog.joseki).to_pandas()
-    assert list(table.columns) == ["node", "parent", "depth", "color", "move", "kind", "count", "tenuki",
-                                   *COUNTER_COLUMNS, *STAT_COLUMNS]
+    assert list(table.columns) == [
+        "node",
+        "parent",
+        "depth",
+        "color",
+        "move",
+        "kind",
+        "count",
+        "tenuki",
+        *COUNTER_COLUMNS,
+        *STAT_COLUMNS,
+    ]
     assert set(table["kind"]) == {"joseki", "follow-up", "enclosure", "extension"}
     trie = pq.read_table(catalog.trie).column_names
     assert trie == ["node", "parent", "depth", "color", "move", "kind", "count", *COUNTER_COLUMNS, *STAT_COLUMNS]
@@ -248,14 +268,18 @@ def test_cli_ingest_maps_its_tables_past_the_table_memory(demo_games, tmp_path):
     for name, extra in (("held", []), ("mapped", ["--table-memory", "0"])):
         result = runner.invoke(app, ["ingest", str(demo_games), "--out", str(tmp_path / name), "--quiet", *extra])
         assert result.exit_code == 0, result.output
-    figures = {n: json.loads((tmp_path / n / "interim" / "ingest.manifest.json").read_text())["run"]
-               for n in ("held", "mapped")}
+    figures = {
+        n: json.loads((tmp_path / n / "interim" / "ingest.manifest.json").read_text())["run"]
+        for n in ("held", "mapped")
+    }
     assert figures["held"]["tables_mapped_bytes"] == 0
     assert figures["mapped"]["tables_mapped_bytes"] == figures["mapped"]["tables_bytes"] > 0
     assert sorted(p.name for p in (tmp_path / "mapped" / "interim").iterdir()) == sorted(
-        p.name for p in (tmp_path / "held" / "interim").iterdir())
+        p.name for p in (tmp_path / "held" / "interim").iterdir()
+    )
     assert pq.read_table(tmp_path / "held" / "interim" / "games.parquet").equals(
-        pq.read_table(tmp_path / "mapped" / "interim" / "games.parquet"))
+        pq.read_table(tmp_path / "mapped" / "interim" / "games.parquet")
+    )
 
 
 def test_cli_negative_table_memory_is_one_line_and_nonzero(demo_games, tmp_path):
@@ -265,7 +289,9 @@ def test_cli_negative_table_memory_is_one_line_and_nonzero(demo_games, tmp_path)
 
 
 def test_cli_invalid_config_is_one_line_and_nonzero(demo_games, tmp_path):
-    result = runner.invoke(app, ["mine", str(demo_games), "--out", str(tmp_path), "--set", "distance.certain=7", "--quiet"])
+    result = runner.invoke(
+        app, ["mine", str(demo_games), "--out", str(tmp_path), "--set", "distance.certain=7", "--quiet"]
+    )
     assert result.exit_code == 2
     assert len(result.output.strip().splitlines()) == 1
     assert "distance.certain must be <= distance.maybe" in result.output
@@ -333,14 +359,19 @@ def test_console_command_flushes_its_output_and_exit_code(demo_games, tmp_path):
     import sys
 
     command = [sys.executable, "-c", "from pipeline.cli import main; main()"]
-    done = subprocess.run(command + ["mine", str(demo_games), "--out", str(tmp_path), "--quiet"],
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        command + ["mine", str(demo_games), "--out", str(tmp_path), "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     assert "games read 403: accepted 400, rejected 3" in done.stdout and "6 joseki" in done.stdout
     assert json.loads((tmp_path / "summary.json").read_text())["games_accepted"] == 400
     assert pq.read_table(tmp_path / "joseki.parquet").num_rows > 0
-    failed = subprocess.run(command + ["mine", str(tmp_path / "nope"), "--out", str(tmp_path)],
-                            capture_output=True, text=True, timeout=300)
+    failed = subprocess.run(
+        command + ["mine", str(tmp_path / "nope"), "--out", str(tmp_path)], capture_output=True, text=True, timeout=300
+    )
     assert failed.returncode == 2
     assert failed.stderr.strip() == f"joseki: no such path: {tmp_path / 'nope'}"
 
@@ -384,15 +415,23 @@ def _ingest(paths, folder: Path, engine: str, include_handicap: bool) -> tuple[l
     games, rejects = folder / f"{engine}-games.parquet", folder / f"{engine}-rejects.parquet"
     ingest.read(paths, games, rejects, ingest.Reading(include_handicap=include_handicap, engine=engine))
     rows = pq.read_table(rejects).to_pylist()
-    return ([(Path(r["source"]).name, r["location"], r["reason"], r["detail"]) for r in rows],
-            pq.read_table(games).to_pylist())
+    return (
+        [(Path(r["source"]).name, r["location"], r["reason"], r["detail"]) for r in rows],
+        pq.read_table(games).to_pylist(),
+    )
 
 
 HUGE_ROOTS = {  # file -> root properties; 2**64 + 19 and 2**64 + 2 wrapped to 19 and 2 in the fast scanner
-    "ha-12.sgf": "HA[12]", "ha-40000.sgf": "HA[40000]", "ha-70000.sgf": "HA[70000]",
-    "ha-2to64.sgf": "HA[18446744073709551618]", "ha-1e400.sgf": "HA[1e400]",
-    "sz-40000.sgf": "SZ[40000]", "sz-2to64.sgf": "SZ[18446744073709551635]", "sz-09.sgf": "SZ[09]",
-    "km-huge.sgf": "KM[99999999999999999999999999]", "ha-9.sgf": "HA[9]",
+    "ha-12.sgf": "HA[12]",
+    "ha-40000.sgf": "HA[40000]",
+    "ha-70000.sgf": "HA[70000]",
+    "ha-2to64.sgf": "HA[18446744073709551618]",
+    "ha-1e400.sgf": "HA[1e400]",
+    "sz-40000.sgf": "SZ[40000]",
+    "sz-2to64.sgf": "SZ[18446744073709551635]",
+    "sz-09.sgf": "SZ[09]",
+    "km-huge.sgf": "KM[99999999999999999999999999]",
+    "ha-9.sgf": "HA[9]",
 }
 
 
@@ -407,20 +446,32 @@ def test_huge_sizes_and_handicaps_are_rejected_alike_by_both_engines(tmp_path, i
     folder.mkdir()
     for i, (name, root) in enumerate(HUGE_ROOTS.items()):  # each game its own moves: no duplicates
         (folder / name).write_text(f"(;GM[1]FF[4]{root};B[pd];W[dp];B[pp];W[{'abcdefghijk'[i]}c])\n")
-    handicaps = {"ha-12.sgf": 12, "ha-40000.sgf": 40000, "ha-70000.sgf": 70000, "ha-2to64.sgf": 10**9,
-                 "ha-1e400.sgf": 10**9}
-    expected = [(name, "", "bad handicap", f"handicap {h}: more than 9 stones") if include_handicap
-                else (name, "", "handicap", f"handicap {h}") for name, h in handicaps.items()]
-    expected += [("sz-09.sgf", "", "not 19x19", "board size 09"),
-                 ("sz-2to64.sgf", "", "not 19x19", "board size 18446744073709551635"),
-                 ("sz-40000.sgf", "", "not 19x19", "board size 40000")]
+    handicaps = {
+        "ha-12.sgf": 12,
+        "ha-40000.sgf": 40000,
+        "ha-70000.sgf": 70000,
+        "ha-2to64.sgf": 10**9,
+        "ha-1e400.sgf": 10**9,
+    }
+    expected = [
+        (name, "", "bad handicap", f"handicap {h}: more than 9 stones")
+        if include_handicap
+        else (name, "", "handicap", f"handicap {h}")
+        for name, h in handicaps.items()
+    ]
+    expected += [
+        ("sz-09.sgf", "", "not 19x19", "board size 09"),
+        ("sz-2to64.sgf", "", "not 19x19", "board size 18446744073709551635"),
+        ("sz-40000.sgf", "", "not 19x19", "board size 40000"),
+    ]
     if not include_handicap:
         expected.append(("ha-9.sgf", "", "handicap", "handicap 9"))
     for engine in ("fast", "reference"):
         rejects, games = _ingest([folder], tmp_path, engine, include_handicap)
         assert sorted(rejects) == sorted(expected), engine
         assert [(Path(g["source"]).name, g["handicap"], g["KM"]) for g in games] == (
-            [("ha-9.sgf", 9, "")] if include_handicap else []) + [("km-huge.sgf", 0, "99999999999999999999999999")]
+            [("ha-9.sgf", 9, "")] if include_handicap else []
+        ) + [("km-huge.sgf", 0, "99999999999999999999999999")]
 
 
 def test_names_that_are_not_utf8_reach_the_tables_escaped_in_both_engines(tmp_path):
@@ -444,8 +495,10 @@ def test_names_that_are_not_utf8_reach_the_tables_escaped_in_both_engines(tmp_pa
     for engine in ("fast", "reference"):
         rejects, games = _ingest([folder], tmp_path, engine, False)
         assert rejects == []
-        assert [(g["source"][len(str(folder)):], g["location"]) for g in games] == [
-            ("/old.tar.gz", "\\xe9t\\xe9.sgf"), ("/\\xff\\xfe.sgf", "")], engine
+        assert [(g["source"][len(str(folder)) :], g["location"]) for g in games] == [
+            ("/old.tar.gz", "\\xe9t\\xe9.sgf"),
+            ("/\\xff\\xfe.sgf", ""),
+        ], engine
 
 
 def test_limits_reach_both_engines_and_the_ingest_cache_key(tmp_path):
@@ -465,8 +518,11 @@ def test_limits_reach_both_engines_and_the_ingest_cache_key(tmp_path):
     (folder / "b.sgf.gz").write_bytes(gzip.compress(bytes(2 << 20)))
     (folder / "c.sgf").write_text("(;GM[1]PB[" + "x" * 2000 + "];B[pd];W[dp];B[pp];W[dc])")
     sets = ["limits.member_mb=1", "limits.field_kb=1"]
-    expected = [("a.zip", "zeros.sgf", "archive member too large"), ("b.sgf.gz", "b.sgf", "archive member too large"),
-                ("c.sgf", "", "field too long")]
+    expected = [
+        ("a.zip", "zeros.sgf", "archive member too large"),
+        ("b.sgf.gz", "b.sgf", "archive member too large"),
+        ("c.sgf", "", "field too long"),
+    ]
     for n, (engine, stages) in enumerate((("fast", STAGES), ("reference", ["ingest"]), ("fast", ["ingest"]))):
         catalog = Catalog(work=tmp_path / f"out{n}" / "interim", out=tmp_path / f"out{n}")
         summary = run_stages(catalog, load(None, sets), stages, [folder], Request(progress=False, engine=engine))
@@ -492,8 +548,11 @@ def test_filters_leave_games_out_with_their_reasons(demo_games, tmp_path, engine
     outside = sum(not 2008 <= r["year"] <= 2015 for r in records)
     club = sum(2008 <= r["year"] <= 2015 and r["collection"] == "club" for r in records)
     undecided = sum(2008 <= r["year"] <= 2015 and r["collection"] == "pro" and r["winner"] == 0 for r in records)
-    assert summary["games_filtered"] == {"year not in 2008-2015": outside, "collection not selected": club,
-                                         "result names no winner": undecided}
+    assert summary["games_filtered"] == {
+        "year not in 2008-2015": outside,
+        "collection not selected": club,
+        "result names no winner": undecided,
+    }
     kept = len(records) - outside - club - undecided
     assert summary["games_accepted"] == kept
     assert summary["games_read"] == kept + summary["games_rejected_total"] + summary["games_filtered_total"]
@@ -510,7 +569,9 @@ def test_collections_are_the_paths_given_or_the_folders_inside(demo_games, tmp_p
     folder given."""
     for depth, names in ((1, {"club", "pro"}), (0, {demo_games.name})):
         catalog = Catalog(work=tmp_path / str(depth) / "interim", out=tmp_path / str(depth))
-        summary = run_stages(catalog, load(None, [f"collections.depth={depth}"]), STAGES, [demo_games], Request(progress=False))
+        summary = run_stages(
+            catalog, load(None, [f"collections.depth={depth}"]), STAGES, [demo_games], Request(progress=False)
+        )
         assert {Path(c).name for c in summary["games_by_collection"]} == names
         assert sum(summary["games_by_collection"].values()) == summary["games_accepted"]
         sources = pq.read_table(catalog.node_sources).to_pandas()
@@ -518,8 +579,9 @@ def test_collections_are_the_paths_given_or_the_folders_inside(demo_games, tmp_p
 
 
 def test_cli_summary_counts_filtered_games(demo_games, tmp_path):
-    result = runner.invoke(app, ["mine", str(demo_games), "--out", str(tmp_path), "--quiet",
-                                 "--set", "filter.result_known=true"])
+    result = runner.invoke(
+        app, ["mine", str(demo_games), "--out", str(tmp_path), "--quiet", "--set", "filter.result_known=true"]
+    )
     assert result.exit_code == 0, result.output
     first = result.output.splitlines()[0]
     assert "rejected 3 (handicap: 1, not 19x19: 1, parse error: 1), filtered " in first
@@ -593,7 +655,13 @@ def test_filters_of_players_ranks_and_events(tmp_path, engine):
     }
     for n, (setting, (kept, reasons)) in enumerate(cases.items()):
         catalog = Catalog(work=tmp_path / f"o{n}" / "interim", out=tmp_path / f"o{n}")
-        summary = run_stages(catalog, load(None, [setting, "prune.min_count=1"]), STAGES, [folder], Request(progress=False, engine=engine))
+        summary = run_stages(
+            catalog,
+            load(None, [setting, "prune.min_count=1"]),
+            STAGES,
+            [folder],
+            Request(progress=False, engine=engine),
+        )
         assert summary["games_filtered"] == reasons, setting
         assert summary["games_read"] == summary["games_accepted"] + summary["games_filtered_total"] == 5
         assert {Path(s).name for s in pq.read_table(catalog.games, columns=["source"]).column(0).to_pylist()} == kept
@@ -610,8 +678,12 @@ def test_the_handicap_filter_chooses_even_or_handicap_games(tmp_path, engine):
 
     folder = tmp_path / "games"
     folder.mkdir()
-    stones = {"even.sgf": "", "h2.sgf": "HA[2]AB[pd][dp]", "h3.sgf": "HA[3]AB[pd][dp][pp]",
-              "h4.sgf": "HA[4]AB[pd][dp][pp][dd]"}
+    stones = {
+        "even.sgf": "",
+        "h2.sgf": "HA[2]AB[pd][dp]",
+        "h3.sgf": "HA[3]AB[pd][dp][pp]",
+        "h4.sgf": "HA[4]AB[pd][dp][pp][dd]",
+    }
     for k, (name, setup) in enumerate(stones.items()):
         (folder / name).write_text(f"(;GM[1]SZ[19]{setup};W[r{'cdef'[k]}];B[jj];W[cq];B[dq])", encoding="utf-8")
     cases = {
@@ -620,7 +692,13 @@ def test_the_handicap_filter_chooses_even_or_handicap_games(tmp_path, engine):
         "[0, 3]": ({"even.sgf", "h3.sgf"}, {"handicap not 0, 3": 2}),
     }
     everything = Catalog(work=tmp_path / "all" / "interim", out=tmp_path / "all")
-    run_stages(everything, load(None, ["include_handicap=true", "prune.min_count=1"]), STAGES, [folder], Request(progress=False, engine=engine))
+    run_stages(
+        everything,
+        load(None, ["include_handicap=true", "prune.min_count=1"]),
+        STAGES,
+        [folder],
+        Request(progress=False, engine=engine),
+    )
     for n, (setting, (kept, reasons)) in enumerate(cases.items()):
         config = load(None, [f"filter.handicap={setting}", "include_handicap=true", "prune.min_count=1"])
         catalog = Catalog(work=tmp_path / f"o{n}" / "interim", out=tmp_path / f"o{n}")
@@ -645,14 +723,20 @@ def test_the_new_filters_key_ingest_only_when_set():
 
     config = load(None, [])
     assert stage_keys(config, "inputs")["ingest"] == key("ingest", "inputs", config.section(*INGEST_PARAMS), READING)
-    keys = {stage_keys(load(None, [s]), "inputs")["ingest"]
-            for s in ("filter.players=[a]", "filter.min_rank=1d", "filter.events=[b]", "filter.players=[b]",
-                      "filter.handicap=even")}
+    keys = {
+        stage_keys(load(None, [s]), "inputs")["ingest"]
+        for s in (
+            "filter.players=[a]",
+            "filter.min_rank=1d",
+            "filter.events=[b]",
+            "filter.players=[b]",
+            "filter.handicap=even",
+        )
+    }
     assert len(keys) == 5 and stage_keys(config, "inputs")["ingest"] not in keys
 
 
-def test_a_tree_too_large_to_draw_in_seconds_gets_its_dot_and_says_why_it_has_no_svg(demo_games, tmp_path,
-                                                                                     monkeypatch):
+def test_a_tree_too_large_to_draw_in_seconds_gets_its_dot_and_says_why_it_has_no_svg(demo_games, tmp_path, monkeypatch):
     """Graphviz takes minutes for a tree of thousands of nodes: past
     files.SVG_NODES the DOT files are written, no SVG is drawn, and the run
     says why (summary.json and the summary's line); a tree within it is
@@ -711,7 +795,7 @@ def test_the_demos_handicap_game_opens_its_corners_alike_on_every_engine(demo_ga
         path = (*by_path.get(row["parent"], ()), row["move"]) if row["parent"] >= 0 else ()
         by_path[row["node"]] = path
         node_of[path] = row
-    line = node_of[tuple(invasion[i:i + 2] for i in range(0, len(invasion), 2))]
+    line = node_of[tuple(invasion[i : i + 2] for i in range(0, len(invasion), 2))]
     assert line["handicap"] == 1 and line["count"] >= 1
     assert node_of[()]["handicap"] == 2  # the two stones; no other game of the demo has one
     sgf = (fast.out / "joseki.sgf").read_text()
@@ -720,7 +804,9 @@ def test_the_demos_handicap_game_opens_its_corners_alike_on_every_engine(demo_ga
     assert "Handicap joseki" in index
 
     catalog = Catalog(work=tmp_path / "setup" / "interim", out=tmp_path / "setup")
-    run_stages(catalog, load(None, [*sets, "include_handicap.starts=false"]), STAGES, [demo_games], Request(progress=False))
+    run_stages(
+        catalog, load(None, [*sets, "include_handicap.starts=false"]), STAGES, [demo_games], Request(progress=False)
+    )
     assert "handicap" not in pq.read_schema(catalog.out / "joseki.parquet").names
     assert 0 not in pq.read_table(catalog.sequences, columns=["start"]).column(0).to_pylist()
     assert "Handicap joseki" not in (catalog.out / "report" / "index.html").read_text()

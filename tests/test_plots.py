@@ -16,8 +16,11 @@ SVG = "{http://www.w3.org/2000/svg}"
 def bars(svg: str) -> list[tuple[int, float, float]]:
     """(year, centre x, height) of each bar, left to right."""
     root = ET.fromstring(svg)
-    return sorted((int(r.get("data-year")), float(r.get("x")) + float(r.get("width")) / 2, float(r.get("height")))
-                  for r in root.iter(SVG + "rect") if r.get("class", "").split()[0] == "bar")
+    return sorted(
+        (int(r.get("data-year")), float(r.get("x")) + float(r.get("width")) / 2, float(r.get("height")))
+        for r in root.iter(SVG + "rect")
+        if r.get("class", "").split()[0] == "bar"
+    )
 
 
 def labels(svg: str) -> dict[str, float]:
@@ -44,7 +47,7 @@ def test_each_bar_is_as_tall_as_its_share_under_its_year(shares):
             assert abs(x - min(max(centre, half + 1), plots.WIDTH - half - 1)) < 0.5
     if top > 0:
         peak = shares.index(top)
-        (text, x), = [(t, x) for t, x in written.items() if " in " in t]
+        ((text, x),) = [(t, x) for t, x in written.items() if " in " in t]
         assert text == f"{100 * top:.1f}% in {years[peak]}"
         half = 0.3 * plots.FONT * len(text)
         assert half < x < plots.WIDTH - half  # inside the plot, whatever bar it labels
@@ -58,7 +61,7 @@ def test_the_peak_at_either_end_is_written_inside_the_plot():
     """Its label moves in from the edge (it was cut off: "13.3% in 201")."""
     years = list(range(2001, 2018))
     for shares in ([0.01] * 16 + [0.133], [0.133] + [0.01] * 16):
-        (text, x), = [(t, x) for t, x in labels(plots.year_shares(years, shares)).items() if " in " in t]
+        ((text, x),) = [(t, x) for t, x in labels(plots.year_shares(years, shares)).items() if " in " in t]
         half = 0.3 * plots.FONT * len(text)
         assert 0 < x - half and x + half < plots.WIDTH
 
@@ -99,10 +102,15 @@ def test_the_year_asked_for_is_labelled_and_thin_years_are_pale():
     assert [t for t in labels(svg) if " in " in t] == ["30.0% in 2002"]
     root = ET.fromstring(svg)
     assert {int(r.get("data-year")): r.get("class") for r in root.iter(SVG + "rect")} == {
-        2001: "bar", 2002: "bar", 2003: "bar", 2004: "bar thin"}
+        2001: "bar",
+        2002: "bar",
+        2003: "bar",
+        2004: "bar thin",
+    }
     heights = {year: h for year, _, h in bars(svg)}
     assert heights[2004] == max(heights.values())  # the scale is every bar's, thin or not
     assert [t for t in labels(plots.year_shares(years, [0.1, 0.3, 0.2, 0.6])) if " in " in t] == ["60.0% in 2004"]
     # no year asked for: the highest bar that is not thin
     assert [t for t in labels(plots.year_shares(years, [0.1, 0.3, 0.2, 0.6], thin={2004})) if " in " in t] == [
-        "30.0% in 2002"]
+        "30.0% in 2002"
+    ]

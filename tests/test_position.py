@@ -24,12 +24,16 @@ from joseki_miner.method.symmetry import POINT_MAP, TRANSFORMS
 
 @pytest.fixture(scope="module")
 def demo(demo_games, tmp_path_factory):
-    return mine([demo_games], tmp_path_factory.mktemp("position"), "prune.min_count=1", "prune.min_games=1")  # all stored
+    return mine(
+        [demo_games], tmp_path_factory.mktemp("position"), "prune.min_count=1", "prune.min_games=1"
+    )  # all stored
 
 
 def _image(black, white) -> tuple:
-    return min((tuple(sorted(POINT_MAP[t][p] for p in black)), tuple(sorted(POINT_MAP[t][p] for p in white)))
-               for t in TRANSFORMS)
+    return min(
+        (tuple(sorted(POINT_MAP[t][p] for p in black)), tuple(sorted(POINT_MAP[t][p] for p in white)))
+        for t in TRANSFORMS
+    )
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +54,7 @@ def reached(demo) -> dict:
                 found.setdefault(here, set()).add(row["game"])
             if i >= len(moves):
                 break
-            word = moves[i:i + 2]
+            word = moves[i : i + 2]
             if word == "--":
                 continue
             point = from_sgf(word)
@@ -93,8 +97,14 @@ def test_the_answer_is_the_same_in_all_16_images(demo, reached):
     for t in TRANSFORMS:
         for swapped in (False, True):
             found = position(demo, _asked(image, side, t, swapped))
-            answers.append((found["games"], found["sequences"], sorted(o["games"] for o in found["orders"]),
-                            sorted((m["count"], m["games"]) for m in found["moves"])))
+            answers.append(
+                (
+                    found["games"],
+                    found["sequences"],
+                    sorted(o["games"] for o in found["orders"]),
+                    sorted((m["count"], m["games"]) for m in found["moves"]),
+                )
+            )
     assert all(a == answers[0] for a in answers) and answers[0][0] > 0
 
 
@@ -102,13 +112,23 @@ def test_the_command_answers_in_board_points_and_refuses_what_is_no_position(dem
     image, side = max(reached, key=lambda k: (len(reached[k]) * (len(k[0][0]) + len(k[0][1]) == 2), k))
     black = ",".join(board_name(p) for p in image[0])
     white = ",".join(board_name(p) for p in image[1])
-    done = joseki("position", "--black", black, *(["--white", white] if white else []), "--to-play", "BW"[side],
-                  "--json", "--out", demo.out)
+    done = joseki(
+        "position",
+        "--black",
+        black,
+        *(["--white", white] if white else []),
+        "--to-play",
+        "BW"[side],
+        "--json",
+        "--out",
+        demo.out,
+    )
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
     assert data["games"] == len(reached[(image, side)] | reached.get(((image[1], image[0]), 1 - side), set()))
     assert {"sequence", "board", "games"} <= set(data["orders"][0]) and {"move", "games", "share"} <= set(
-        data["moves"][0])
+        data["moves"][0]
+    )
     text = joseki("position", "--black", black, *(["--white", white] if white else []), "--out", demo.out)
     assert text.returncode == 0 and "games" in text.stdout and "[" not in text.stdout.splitlines()[0]
     for bad in (["--black", "Q16", "--white", "Q16"], [], ["--black", "Z99"], ["--black", "Q16", "--to-play", "X"]):
@@ -131,7 +151,7 @@ def test_the_index_answers_as_keying_every_node_at_the_query_does(demo, reached,
     (work / demo.trie_positions.name).unlink()
     without = dataclasses.replace(demo, work=work)
     stones = [k for k in reached if k[0][0] or k[0][1]]  # a position has a stone (the empty corner is none)
-    for (image, side) in sorted(stones, key=lambda k: (-len(reached[k]), k))[:25]:
+    for image, side in sorted(stones, key=lambda k: (-len(reached[k]), k))[:25]:
         asked = Position(image[0], image[1], side)
         assert position(demo, asked) == position(without, asked)
 
@@ -155,8 +175,15 @@ def test_a_games_corner_is_asked_as_the_stones_its_sequence_left(demo, demo_game
     for n in (4, 9):
         found = _answer("--sgf", str(game), "--move", str(n), out=demo.out)
         assert found["sgf"] == str(game) and found["move"] == n and found["corner"]
-        by_hand = _answer("--black", ",".join(found["black"]), "--white", ",".join(found["white"]),
-                          "--to-play", found["to_play"], out=demo.out)
+        by_hand = _answer(
+            "--black",
+            ",".join(found["black"]),
+            "--white",
+            ",".join(found["white"]),
+            "--to-play",
+            found["to_play"],
+            out=demo.out,
+        )
         assert found["games"] == by_hand["games"] >= 1  # the game itself reaches it
         assert found["orders"] == by_hand["orders"] and found["moves"] == by_hand["moves"]
     text = joseki("position", "--sgf", str(game), "--move", "4", "--out", demo.out)
@@ -188,9 +215,16 @@ def test_what_is_no_corner_of_a_game_is_refused_in_one_line(demo, demo_games, tm
     empty.write_text("(;GM[1]FF[4]SZ[19])")
     occupied = tmp_path / "occupied.sgf"  # a game the miner rejects: a move on an occupied point
     occupied.write_text("(;GM[1]FF[4]SZ[19];B[pd];W[pd])")
-    for bad in (["--sgf", str(game), "--move", "999"], ["--sgf", str(game), "--corner", "middle"],
-                ["--sgf", str(game), "--black", "Q16"], ["--move", "3"], ["--sgf", str(tmp_path / "none.sgf")],
-                ["--sgf", str(demo_games / "bad-9x9.sgf")], ["--sgf", str(empty)], ["--sgf", str(occupied)]):
+    for bad in (
+        ["--sgf", str(game), "--move", "999"],
+        ["--sgf", str(game), "--corner", "middle"],
+        ["--sgf", str(game), "--black", "Q16"],
+        ["--move", "3"],
+        ["--sgf", str(tmp_path / "none.sgf")],
+        ["--sgf", str(demo_games / "bad-9x9.sgf")],
+        ["--sgf", str(empty)],
+        ["--sgf", str(occupied)],
+    ):
         refused = joseki("position", *bad, "--out", demo.out)
         assert refused.returncode == 2 and refused.stderr.count("\n") == 1, (bad, refused.stderr)
 

@@ -41,8 +41,18 @@ def test_a_ko_fought_back_and_forth_returns_to_a_position_of_its_own():
     the player to move are those before, but the line has stood there once
     already, so it is another position (one line never holds one position
     twice: merged, its sequences would count twice)."""
-    line = (point(0, 1), point(1, 1), point(1, 0), point(0, 2), point(2, 1), point(2, 2), TENUKI, point(1, 3),
-            point(1, 2), point(1, 1))
+    line = (
+        point(0, 1),
+        point(1, 1),
+        point(1, 0),
+        point(0, 2),
+        point(2, 1),
+        point(2, 2),
+        TENUKI,
+        point(1, 3),
+        point(1, 2),
+        point(1, 1),
+    )
     before, after = position_of(line[:8])[0], position_of(line[:10])[0]
     assert before[:3] == after[:3] and (before[3], after[3]) == (0, 1)
     parent, depth, key, nodes = _table([line])
@@ -122,5 +132,7 @@ def _stones(line: tuple[int, ...]) -> tuple[list[int], list[int]]:
     for i, k in enumerate(line):
         if k != TENUKI:
             b.play(BLACK if i % 2 == 0 else WHITE, k)
-    return ([p for p in range(SIZE * SIZE) if b.grid[p] == BLACK],
-            [p for p in range(SIZE * SIZE) if b.grid[p] == WHITE])
+    return (
+        [p for p in range(SIZE * SIZE) if b.grid[p] == BLACK],
+        [p for p in range(SIZE * SIZE) if b.grid[p] == WHITE],
+    )

@@ -185,8 +185,15 @@ from joseki_miner.method.prune import PruneRules, tenuki_counts  # noqa: E402
 
 # a line most players follow to its end, a popular position with a rare
 # continuation, and a joseki after which a tenuki is common
-FOLLOWED = table_of((60, "dd fc cf db cc ic"), (10, "dd fc cf db cc hd"), (8, "dd fc hc"), (2, "dd fc eb"),
-                    (30, "dc ce cd"), (12, "dc ce cd -- de"), (3, "dc ce cd -- ed"))
+FOLLOWED = table_of(
+    (60, "dd fc cf db cc ic"),
+    (10, "dd fc cf db cc hd"),
+    (8, "dd fc hc"),
+    (2, "dd fc eb"),
+    (30, "dc ce cd"),
+    (12, "dc ce cd -- de"),
+    (3, "dc ce cd -- ed"),
+)
 
 
 def test_the_pruning_function_keeps_a_child_close_to_its_parents_count_below_the_threshold():
@@ -213,7 +220,7 @@ def test_the_minimum_share_cuts_a_rare_move_at_a_popular_position():
 
 
 def test_a_tenuki_no_kept_move_follows_is_folded_into_its_parent():
-    """"dc ce cd --" (15) is a leaf once "de" (12) and "ed" (3) fall below
+    """ "dc ce cd --" (15) is a leaf once "de" (12) and "ed" (3) fall below
     13: folded, "dc ce cd" ends the line, and its tenuki count says how
     often players went elsewhere; a tenuki that a kept move follows stays."""
     thesis = paths(prune(FOLLOWED, 13, 3))
@@ -234,8 +241,15 @@ def test_a_tenuki_no_kept_move_follows_is_folded_into_its_parent():
 
 
 @settings(max_examples=150, deadline=None)
-@given(table=tables(), a=st.integers(1, 60), gap=st.integers(1, 60), min_length=st.integers(0, 5),
-       follow=st.one_of(st.none(), st.floats(0.05, 1.0)), min_share=st.floats(0, 0.6), fold=st.booleans())
+@given(
+    table=tables(),
+    a=st.integers(1, 60),
+    gap=st.integers(1, 60),
+    min_length=st.integers(0, 5),
+    follow=st.one_of(st.none(), st.floats(0.05, 1.0)),
+    min_share=st.floats(0, 0.6),
+    fold=st.booleans(),
+)
 def test_the_subtree_law_holds_with_every_rule(table, a, gap, min_length, follow, min_share, fold):
     rules = PruneRules(follow, min_share, fold)
     low = path_table(prune(table, a, min_length, rules))
@@ -247,7 +261,7 @@ def test_the_subtree_law_holds_with_every_rule(table, a, gap, min_length, follow
             parent = full[path[:-1]][0]
             assert count >= a or (follow is not None and count >= follow * parent)
             assert count >= min_share * parent
-            if fold and path[-1] == "--" and not any(q[:len(path)] == path and q != path for q in low):
+            if fold and path[-1] == "--" and not any(q[: len(path)] == path and q != path for q in low):
                 raise AssertionError(f"a tenuki leaf stayed: {path}")
 
 
@@ -288,8 +302,9 @@ def test_no_line_ends_one_move_before_a_reply_nearly_every_game_plays():
     is kept below the threshold when it has the games; where it has too
     few to be kept (min_games), the line ends where it last could, one
     move earlier, not just before the reply most games play."""
-    t = table_of((80, "dd fc cf db cc ic"), (30, "dd fc cf db hc"), (25, "dd fc cf db cc hd gc"),
-                 (130, "dd fc cf db cc hd jc"))
+    t = table_of(
+        (80, "dd fc cf db cc ic"), (30, "dd fc cf db hc"), (25, "dd fc cf db cc hd gc"), (130, "dd fc cf db cc hd jc")
+    )
     # hd: 155 of 235 (66%, no forced reply at cc); jc: 130 of 155 (84%)
     assert ("dd", "fc", "cf", "db", "cc", "hd") in paths(prune(t, 150, 3))
     assert ("dd", "fc", "cf", "db", "cc", "hd", "jc") not in paths(prune(t, 150, 3))
@@ -301,9 +316,16 @@ def test_no_line_ends_one_move_before_a_reply_nearly_every_game_plays():
 
 
 @settings(max_examples=150, deadline=None)
-@given(table=tables(), a=st.integers(1, 60), gap=st.integers(1, 60), min_length=st.integers(0, 5),
-       follow=st.one_of(st.none(), st.floats(0.05, 1.0)), min_games=st.integers(1, 30), on_games=st.booleans(),
-       fold=st.booleans())
+@given(
+    table=tables(),
+    a=st.integers(1, 60),
+    gap=st.integers(1, 60),
+    min_length=st.integers(0, 5),
+    follow=st.one_of(st.none(), st.floats(0.05, 1.0)),
+    min_games=st.integers(1, 30),
+    on_games=st.booleans(),
+    fold=st.booleans(),
+)
 def test_the_subtree_law_holds_with_the_evidence_rules(table, a, gap, min_length, follow, min_games, on_games, fold):
     """Thresholds a < b: tree(b) inside tree(a), counts unchanged; no kept
     node of fewer than min_games games; no kept leaf with a reply of at
@@ -317,6 +339,6 @@ def test_the_subtree_law_holds_with_the_evidence_rules(table, a, gap, min_length
     full = path_table(table)
     if follow is not None:
         for path in low:
-            if path and not any(q[:len(path)] == path and q != path for q in low):
+            if path and not any(q[: len(path)] == path and q != path for q in low):
                 replies = [full[q][0] for q in full if len(q) == len(path) + 1 and q[:-1] == path and q[-1] != "--"]
                 assert all(r < follow * full[path][0] for r in replies), path

@@ -38,8 +38,9 @@ def test_the_rules_call_each_named_joseki_a_joseki_and_each_fuseki_shape_not():
     follow-up by the defaults' rules: the table counts it as not held."""
     for s in quality.shapes(NAMED["joseki"]):
         assert kind_of(s.keys, KindRules(region=9)) == "joseki", s.name
-        assert kind_of(s.keys, KindRules(region=9, follow_up=True)) == ("follow-up" if TENUKI in s.keys[2:] else
-                                                                     "joseki"), s.name
+        assert kind_of(s.keys, KindRules(region=9, follow_up=True)) == (
+            "follow-up" if TENUKI in s.keys[2:] else "joseki"
+        ), s.name
     assert sum(TENUKI in s.keys[2:] for s in quality.shapes(NAMED["joseki"])) == 1
     for s in quality.shapes(NAMED["fuseki"]):
         assert kind_of(s.keys, KindRules(region=9, follow_up=True)) in ("enclosure", "extension"), s.name
@@ -72,8 +73,11 @@ def test_the_demo_measured_against_what_it_planted(demo_games, tmp_path, planted
     assert (m.fuseki_as_joseki, m.fuseki_named, m.fuseki_total) == (0, 2, 2)
     assert m.joseki_leaves == 6 and m.in_region == 1.0 and m.in_dictionary is None
     # the thesis' tree: no kinds, every leaf a joseki, so the planted fuseki shapes count among them
-    thesis = quality.measure(_tree(demo_games, tmp_path / "thesis", "kinds=false", "prune.fold_tenuki=false",
-                                   "corner.start=10"), joseki, fuseki)
+    thesis = quality.measure(
+        _tree(demo_games, tmp_path / "thesis", "kinds=false", "prune.fold_tenuki=false", "corner.start=10"),
+        joseki,
+        fuseki,
+    )
     assert thesis.fuseki_as_joseki == 2 and thesis.joseki_leaves == 8 and thesis.in_region < 1.0
     # before follow-ups were named, the line played after a tenuki was a joseki leaf; now the joseki ends before it
     mined = _tree(demo_games, tmp_path, "kinds.follow_up=true")
@@ -87,11 +91,15 @@ def test_a_dictionary_holds_its_lines_and_their_prefixes_in_normal_form():
     (a position given, not played: left out); any corner."""
     text = "(;GM[1]FF[4]SZ[19];B[pd];W[qf](;B[nc];W[rd])(;B[];W[qc])(;AB[jd];W[qc];B[pc]))"
     known = quality.dictionary_lines(sgf.Sgf_game.from_string(text))
-    assert known == {quality.shape("", m).keys
-                     for m in ("dd", "dd fc", "dd fc cf", "dd fc cf db", "dd fc -- cc")}
+    assert known == {quality.shape("", m).keys for m in ("dd", "dd fc", "dd fc cf", "dd fc cf db", "dd fc -- cc")}
     # a tree's joseki leaves looked up there: "dd fc cf db" is, "dd fc hc" is not
-    columns = {"node": [0, 1, 2, 3, 4, 5], "parent": [-1, 0, 1, 2, 3, 2], "depth": [0, 1, 2, 3, 4, 3],
-               "move": ["", "dd", "fc", "cf", "db", "hc"], "count": [9, 9, 9, 5, 5, 4]}
+    columns = {
+        "node": [0, 1, 2, 3, 4, 5],
+        "parent": [-1, 0, 1, 2, 3, 2],
+        "depth": [0, 1, 2, 3, 4, 3],
+        "move": ["", "dd", "fc", "cf", "db", "hc"],
+        "count": [9, 9, 9, 5, 5, 4],
+    }
     m = quality.measure(quality.tree(columns), [], [], dictionary=known, dictionaries={"d": known})
     assert m.joseki_leaves == 2 and m.in_dictionary == 0.5
     # richness and rightness together: 4 of its 5 joseki nodes are the dictionary's, 1 of its 2 leaves
@@ -99,9 +107,14 @@ def test_a_dictionary_holds_its_lines_and_their_prefixes_in_normal_form():
 
 
 def test_follow_ups_and_tenuki_are_no_joseki_nodes():
-    columns = {"node": [0, 1, 2, 3, 4, 5], "parent": [-1, 0, 1, 2, 3, 4], "depth": [0, 1, 2, 3, 4, 5],
-               "move": ["", "dd", "fc", "cf", "", "db"], "count": [9, 9, 9, 9, 5, 5],
-               "kind": ["joseki", "joseki", "joseki", "joseki", "follow-up", "follow-up"]}
+    columns = {
+        "node": [0, 1, 2, 3, 4, 5],
+        "parent": [-1, 0, 1, 2, 3, 4],
+        "depth": [0, 1, 2, 3, 4, 5],
+        "move": ["", "dd", "fc", "cf", "", "db"],
+        "count": [9, 9, 9, 9, 5, 5],
+        "kind": ["joseki", "joseki", "joseki", "joseki", "follow-up", "follow-up"],
+    }
     t = quality.tree(columns, 3)
     assert t.joseki_nodes() == [t.paths[i] for i in (1, 2, 3)] and t.follow_ups() == 1
     assert t.leaves() == [t.paths[3]]

@@ -10,12 +10,37 @@ from joseki_miner.runs.config import ConfigError, load
 from joseki_miner.runs.ranks import rank_value
 
 
-@pytest.mark.parametrize("text, value", [
-    ("30k", -30), ("1k", -1), ("1d", 0), ("6d", 5), ("9d", 8), ("6d?", 5), ("5d*", 4), ("3 kyu", -3),
-    ("4 Dan", 3), ("9段", 8), ("1級", -1), ("1p", 21), ("9p", 29), ("P9", 29), ("P8段", 28), ("p1", 21),
-    ("P9p", 29), ("", None), ("?", None), ("-", None), ("pro", None), ("9x", None), ("0d", None), ("10d", None),
-    ("31k", None), ("0p", None),
-])
+@pytest.mark.parametrize(
+    "text, value",
+    [
+        ("30k", -30),
+        ("1k", -1),
+        ("1d", 0),
+        ("6d", 5),
+        ("9d", 8),
+        ("6d?", 5),
+        ("5d*", 4),
+        ("3 kyu", -3),
+        ("4 Dan", 3),
+        ("9段", 8),
+        ("1級", -1),
+        ("1p", 21),
+        ("9p", 29),
+        ("P9", 29),
+        ("P8段", 28),
+        ("p1", 21),
+        ("P9p", 29),
+        ("", None),
+        ("?", None),
+        ("-", None),
+        ("pro", None),
+        ("9x", None),
+        ("0d", None),
+        ("10d", None),
+        ("31k", None),
+        ("0p", None),
+    ],
+)
 def test_ranks_as_the_collections_write_them(text, value):
     assert rank_value(text) == value
 
@@ -52,11 +77,19 @@ def test_a_collection_declares_its_players_rank_where_records_carry_none(tmp_pat
         (tmp_path / "games" / folder).mkdir(parents=True)
         for n in range(3):
             (tmp_path / "games" / folder / f"{n}.sgf").write_text(
-                game.format(n=f"{folder}{n}", ranks=ranks, m="abcdefghijk"[n + 3 * k]))
+                game.format(n=f"{folder}{n}", ranks=ranks, m="abcdefghijk"[n + 3 * k])
+            )
     kept = {}
     for name, sets in (("asked", ["collections.ranks={tom-9d: 9d, club2: 9d}"]), ("not", [])):
         catalog = Catalog(work=tmp_path / name / "w", out=tmp_path / name)
-        run_stages(catalog, load(None, ["filter.min_rank=7d", *sets]), ["ingest"], [tmp_path / "games"], Request(progress=False, engine=engine), log=lambda s: None)
+        run_stages(
+            catalog,
+            load(None, ["filter.min_rank=7d", *sets]),
+            ["ingest"],
+            [tmp_path / "games"],
+            Request(progress=False, engine=engine),
+            log=lambda s: None,
+        )
         table = pq.read_table(catalog.games, columns=["PB", "BR", "WR"]).to_pylist()
         kept[name] = sorted((r["PB"], r["BR"], r["WR"]) for r in table)
     assert kept["asked"] == [(f"btom-9d{n}", "9d", "9d") for n in range(3)]  # club2's own 3d stays, and is below

@@ -120,7 +120,9 @@ def test_truncated_zip_is_read_by_its_local_headers(tmp_path):
     # cut inside a member header: the damage is placed after the last member read
     path.write_bytes(data[: data.find(b"5.sgf") - 10])
     items = list(read_paths([path]))
-    assert summary(items) == [(f"{i}.sgf", f"p{i}") for i in range(5)] + [("(after 4.sgf)", "unreadable archive member")]
+    assert summary(items) == [(f"{i}.sgf", f"p{i}") for i in range(5)] + [
+        ("(after 4.sgf)", "unreadable archive member")
+    ]
 
 
 def test_truncated_single_gz(tmp_path):
@@ -179,7 +181,9 @@ def test_tar_with_a_damaged_header_in_the_middle(tmp_path):
     path = tmp_path / "damaged.tar"
     path.write_bytes(bytes(data))
     items = list(read_paths([path]))
-    assert summary(items) == [(f"{i}.sgf", f"p{i}") for i in range(3)] + [("(after 2.sgf)", "unreadable archive member")]
+    assert summary(items) == [(f"{i}.sgf", f"p{i}") for i in range(3)] + [
+        ("(after 2.sgf)", "unreadable archive member")
+    ]
     assert "header" in items[-1].detail
 
 
@@ -206,10 +210,15 @@ def test_inflater_reads_ahead_what_iter_members_would_read(tmp_path):
     from joseki_miner.readers import archives
 
     paths = {}
-    for name, data in {"a.tar.gz": make_tar(MEMBERS, "w:gz"), "b.zip": make_zip(MEMBERS),
-                       "c.tar.bz2": make_tar(MEMBERS, "w:bz2"),
-                       "stored.zip": make_zip(MEMBERS, zipfile.ZIP_STORED), "damaged.zip": _damaged_zip(),
-                       "broken.tar.gz": make_tar(MEMBERS, "w:gz")[:-40], "plain.gz": gzip.compress(game(5))}.items():
+    for name, data in {
+        "a.tar.gz": make_tar(MEMBERS, "w:gz"),
+        "b.zip": make_zip(MEMBERS),
+        "c.tar.bz2": make_tar(MEMBERS, "w:bz2"),
+        "stored.zip": make_zip(MEMBERS, zipfile.ZIP_STORED),
+        "damaged.zip": _damaged_zip(),
+        "broken.tar.gz": make_tar(MEMBERS, "w:gz")[:-40],
+        "plain.gz": gzip.compress(game(5)),
+    }.items():
         paths[name] = tmp_path / name
         paths[name].write_bytes(data)
     inflater = archives.Inflater(list(paths.values()), ahead=2)
@@ -277,8 +286,10 @@ def _tar_cases():
     member = st.tuples(names, st.sampled_from(["file", "file", "dir", "link"]), st.binary(max_size=700))
     fmt = st.sampled_from(["ustar", "gnu", "pax"])
     # a damaged copy: a byte set at a position (headers and their fields included)
-    damage = st.lists(st.tuples(st.integers(0, 4096), st.sampled_from([0, 32, ord("0"), ord("7"), ord("8"), 0x80, ord("_")])),
-                      max_size=3)
+    damage = st.lists(
+        st.tuples(st.integers(0, 4096), st.sampled_from([0, 32, ord("0"), ord("7"), ord("8"), 0x80, ord("_")])),
+        max_size=3,
+    )
     return st.tuples(st.lists(member, max_size=5), fmt, damage, st.integers(0, 2))
 
 
@@ -308,8 +319,9 @@ def _tar_of_raw_names(members: dict[bytes, bytes], mode: str) -> bytes:
     """A tar whose member names are the given bytes, UTF-8 or not (GNU
     headers hold them as they are)."""
     buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode=mode, format=tarfile.GNU_FORMAT, encoding="utf-8",
-                      errors="surrogateescape") as tar:
+    with tarfile.open(
+        fileobj=buf, mode=mode, format=tarfile.GNU_FORMAT, encoding="utf-8", errors="surrogateescape"
+    ) as tar:
         for name, data in members.items():
             info = tarfile.TarInfo(name.decode("utf-8", "surrogateescape"))
             info.size = len(data)
@@ -340,12 +352,16 @@ def test_member_names_that_are_not_utf8_are_shown_escaped(tmp_path, kind):
     escapes; nested members too."""
     inner = _tar_of_raw_names({b"\xe9t\xe9.sgf": game(2)}, "w")
     members = {b"\xff\xfe.sgf": game(1), b"in\xff.tar": inner, "caf\u00e9.sgf".encode(): game(3)}
-    data = _zip_of_raw_names(members) if kind == "zip" else _tar_of_raw_names(
-        members, "w:gz" if kind == "tar.gz" else "w")
+    data = (
+        _zip_of_raw_names(members) if kind == "zip" else _tar_of_raw_names(members, "w:gz" if kind == "tar.gz" else "w")
+    )
     path = tmp_path / f"old.{kind}"
     path.write_bytes(data)
-    assert summary(read_paths([path])) == [("\\xff\\xfe.sgf", "p1"), ("in\\xff.tar!\\xe9t\\xe9.sgf", "p2"),
-                                           ("caf\u00e9.sgf", "p3")]
+    assert summary(read_paths([path])) == [
+        ("\\xff\\xfe.sgf", "p1"),
+        ("in\\xff.tar!\\xe9t\\xe9.sgf", "p2"),
+        ("caf\u00e9.sgf", "p3"),
+    ]
 
 
 LIMIT = 1 << 20  # limits.member_mb of 1 for these tests
@@ -397,8 +413,9 @@ def test_a_member_past_the_limit_is_rejected_without_being_inflated_whole(tmp_pa
         tracemalloc.stop()
     expected = BOMB_READS.get(name) or BOMB_READS["bomb.zip" if "bomb" in name else "b.sgf.gz"]
     assert summary(items) == expected
-    assert all(i.detail == f"more than {LIMIT:,} bytes inflated (limits.member_mb)" for i in items
-               if isinstance(i, Reject))
+    assert all(
+        i.detail == f"more than {LIMIT:,} bytes inflated (limits.member_mb)" for i in items if isinstance(i, Reject)
+    )
     assert peak < 4 * LIMIT
 
 

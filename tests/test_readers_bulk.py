@@ -29,9 +29,20 @@ def python_view(paths, **limits) -> list[tuple]:
     out = []
     for item in read_paths(paths, **limits):
         if isinstance(item, GameRecord):
-            out.append((item.source, item.location, "game", item.size, item.handicap, kept(item.meta),
-                        sorted(item.setup_black), sorted(item.setup_white), item.setup_events,
-                        [(m.colour, m.point) for m in item.moves]))
+            out.append(
+                (
+                    item.source,
+                    item.location,
+                    "game",
+                    item.size,
+                    item.handicap,
+                    kept(item.meta),
+                    sorted(item.setup_black),
+                    sorted(item.setup_white),
+                    item.setup_events,
+                    [(m.colour, m.point) for m in item.moves],
+                )
+            )
         else:
             out.append((item.source, item.location, "reject", item.reason, item.detail))
     return out
@@ -45,10 +56,21 @@ def bulk_view(paths, **limits) -> list[tuple]:
             if b.reject[k] is not None:
                 out.append((b.source[k], b.location[k], "reject", *b.reject[k]))
                 continue
-            sc, sp = b.setup_colours[so[k]:so[k + 1]], b.setup_points[so[k]:so[k + 1]]
-            out.append((b.source[k], b.location[k], "game", b.size[k], b.handicap[k], b.info_of(k),
-                        sorted(int(p) for p in sp[sc < 0]), sorted(int(p) for p in sp[sc > 0]), b.events[k],
-                        list(zip(b.colours[mo[k]:mo[k + 1]].tolist(), b.points[mo[k]:mo[k + 1]].tolist()))))
+            sc, sp = b.setup_colours[so[k] : so[k + 1]], b.setup_points[so[k] : so[k + 1]]
+            out.append(
+                (
+                    b.source[k],
+                    b.location[k],
+                    "game",
+                    b.size[k],
+                    b.handicap[k],
+                    b.info_of(k),
+                    sorted(int(p) for p in sp[sc < 0]),
+                    sorted(int(p) for p in sp[sc > 0]),
+                    b.events[k],
+                    list(zip(b.colours[mo[k] : mo[k + 1]].tolist(), b.points[mo[k] : mo[k + 1]].tolist())),
+                )
+            )
     return out
 
 
@@ -123,7 +145,9 @@ def test_setup_stones_of_a_run_are_each_games_sorted_and_deduplicated(games):
     got_colours, got_points, black, white = _setup_stones(colours, points, offsets)
     want = []
     for g in games:
-        want += [(-1, p) for p in sorted({p for c, p in g if c < 0})] + [(1, p) for p in sorted({p for c, p in g if c > 0})]
+        want += [(-1, p) for p in sorted({p for c, p in g if c < 0})] + [
+            (1, p) for p in sorted({p for c, p in g if c > 0})
+        ]
     assert list(zip(got_colours.tolist(), got_points.tolist())) == want
     assert black.tolist() == [len({p for c, p in g if c < 0}) for g in games]
     assert white.tolist() == [len({p for c, p in g if c > 0}) for g in games]
@@ -147,8 +171,13 @@ def test_parts_of_a_batch_join_back_into_it(tmp_path):
     of games lo..hi-1, offsets from 0; the parts concatenated are the batch."""
     from joseki_miner.readers.bulk import concat
 
-    games = ["(;GM[1]SZ[19]PB[a]AB[dd][pp]AW[dp];B[qd];W[cc])", "(;GM[1]SZ[9];B[ee])", "(;GM[1]SZ[19]PW[b];B[pd])",
-             "(;GM[1]SZ[19]AB[aa];W[bb];B[cc];W[dd])", "(;GM[1]SZ[19]PB[c]PW[d];B[pd];W[dp];B[pp])"]
+    games = [
+        "(;GM[1]SZ[19]PB[a]AB[dd][pp]AW[dp];B[qd];W[cc])",
+        "(;GM[1]SZ[9];B[ee])",
+        "(;GM[1]SZ[19]PW[b];B[pd])",
+        "(;GM[1]SZ[19]AB[aa];W[bb];B[cc];W[dd])",
+        "(;GM[1]SZ[19]PB[c]PW[d];B[pd];W[dp];B[pp])",
+    ]
     for i, g in enumerate(games):
         (tmp_path / f"{i}.sgf").write_text(g)
     (batch,) = read_batches([tmp_path], games=100)
@@ -173,8 +202,9 @@ def test_limits_give_the_bulk_reader_the_python_readers_rejects(tmp_path):
     game the scanner would take, in a kifu line, a member or a file past
     the member limit) and reads the rest alike."""
     games = [f"(;GM[1]PB[p{i}]PW[{'w' * (100 * i)}];B[pd];W[d{chr(97 + i)}])".encode() for i in range(8)]
-    (tmp_path / "a.tar.gz").write_bytes(make_tar({f"{i}.sgf": g for i, g in enumerate(games)}
-                                                 | {"zeros.sgf": bytes(5000)}, "w:gz"))
+    (tmp_path / "a.tar.gz").write_bytes(
+        make_tar({f"{i}.sgf": g for i, g in enumerate(games)} | {"zeros.sgf": bytes(5000)}, "w:gz")
+    )
     (tmp_path / "coll.sgf").write_bytes(b"\n".join(games))
     (tmp_path / "big.sgf").write_bytes(games[0] + b" " * 5000)
     (tmp_path / "kifu").write_bytes(b"1\t;B[pd];W[dp]\n2\t;B[pd]C[" + b"c" * 500 + b"]\n")
@@ -182,7 +212,8 @@ def test_limits_give_the_bulk_reader_the_python_readers_rejects(tmp_path):
     view = bulk_view([tmp_path], **limits)
     assert view == python_view([tmp_path], **limits)
     assert [v[3] for v in view if v[2] == "reject"] == ["field too long"] * 3 + ["archive member too large"] + [
-        "file too large"] + ["field too long"] * 4
+        "file too large"
+    ] + ["field too long"] * 4
 
 
 def test_games_of_many_moves_are_gathered_by_their_moves_too(tmp_path, monkeypatch):
@@ -234,9 +265,16 @@ def test_a_folder_of_small_files_reads_as_each_file_alone(tmp_path):
 
 
 @settings(max_examples=300, deadline=None)
-@given(values=st.lists(st.lists(st.one_of(st.none(), st.text(max_size=12), st.binary(max_size=8)),
-                                min_size=len(META), max_size=len(META)), min_size=1, max_size=6),
-       plain=st.lists(st.booleans(), min_size=6, max_size=6))
+@given(
+    values=st.lists(
+        st.lists(
+            st.one_of(st.none(), st.text(max_size=12), st.binary(max_size=8)), min_size=len(META), max_size=len(META)
+        ),
+        min_size=1,
+        max_size=6,
+    ),
+    plain=st.lists(st.booleans(), min_size=6, max_size=6),
+)
 def test_root_information_read_compiled_as_in_python(values, plain):
     """A scanned game's root values: stripped of str.strip's blanks from
     their bytes where they are plain UTF-8, read in Python otherwise (not
@@ -257,7 +295,7 @@ def test_root_information_read_compiled_as_in_python(values, plain):
         spans.append(row)
     buf = b"".join(pieces)
     text = np.array(spans, np.int64).reshape(len(values), len(META), 2)
-    flags = np.array(plain[:len(values)], np.bool_)
+    flags = np.array(plain[: len(values)], np.bool_)
     try:
         expected = [_info_values(buf, text[g].tolist(), bool(flags[g])) for g in range(len(values))]
         [v.encode("utf-8") for row in expected for v in row]

@@ -68,7 +68,25 @@ SEEDS: dict[str, bytes] = {
 
 
 CODECS = ["utf-8", "utf-16", "utf-16-le", "gb18030", "euc_kr", "shift_jis", "big5", "latin-1", "cp1252"]
-DAMAGE = [b"[", b"]", b"(", b")", b";", b"\\", b"\\]", b"]]", b"((;", b"\x00", b"\xff", b"\x81", b"\n", b"\t", b"B[", b"EVENT\n", b"COM\n"]
+DAMAGE = [
+    b"[",
+    b"]",
+    b"(",
+    b")",
+    b";",
+    b"\\",
+    b"\\]",
+    b"]]",
+    b"((;",
+    b"\x00",
+    b"\xff",
+    b"\x81",
+    b"\n",
+    b"\t",
+    b"B[",
+    b"EVENT\n",
+    b"COM\n",
+]
 
 
 @st.composite
@@ -171,9 +189,7 @@ NAMES = ["alpha", "bravo", "charlie", "delta", "echo"]
 
 @st.composite
 def damaged_collections(draw):
-    games = [
-        f"(;GM[1]FF[4]SZ[19]PB[{name}];B[pd];W[dp];B[pq]C[note \\] {name}];W[dd])".encode() for name in NAMES
-    ]
+    games = [f"(;GM[1]FF[4]SZ[19]PB[{name}];B[pd];W[dp];B[pq]C[note \\] {name}];W[dd])".encode() for name in NAMES]
     k = draw(st.integers(0, len(games) - 1))
     games[k] = draw(mutate(games[k], local=True))
     sep = draw(st.sampled_from([b"\n", b"", b"\r\n\r\n", b" junk "]))

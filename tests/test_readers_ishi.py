@@ -78,8 +78,13 @@ def test_headers_and_handicap():
     )
     [g] = read(text)
     assert g.meta == {
-        "EV": "Honinbo 1989 Final", "PB": "Alan Chen (9 years old)", "PW": "Kato 9 Dan",
-        "KM": "4.5", "SO": "one two", "HA": "2", "RE": "Black by 3",
+        "EV": "Honinbo 1989 Final",
+        "PB": "Alan Chen (9 years old)",
+        "PW": "Kato 9 Dan",
+        "KM": "4.5",
+        "SO": "one two",
+        "HA": "2",
+        "RE": "Black by 3",
     }
     assert g.handicap == 2 and g.setup_black == tuple(sorted((loc("D", 4), loc("Q", 16))))
     assert g.moves == (Move(BLACK, PASS), Move(WHITE, loc("Q", 4)))
@@ -118,10 +123,7 @@ def test_errors_spoil_only_their_event(line, reason):
 
 
 def test_blocks_hide_keywords():
-    text = (
-        "EVENT x\nB 1 D4\nCOM title\nB 2 Q4\nEVENT not an event\nENDCOM\n"
-        "USER\nW 2 Q16\nENDVAR\nEnduser\nW 2 C3\n"
-    )
+    text = "EVENT x\nB 1 D4\nCOM title\nB 2 Q4\nEVENT not an event\nENDCOM\nUSER\nW 2 Q16\nENDVAR\nEnduser\nW 2 C3\n"
     [g] = read(text)
     assert g.moves == (Move(BLACK, loc("D", 4)), Move(WHITE, loc("C", 3)))
 
@@ -171,6 +173,9 @@ def test_a_header_past_the_field_limit_makes_its_event_too_long():
     text = "EVENT one\nBLACK " + "x" * 3000 + "\nB 1 Q16\nEVENT two\nB 1 Q16\nEVENT " + "t" * 3000 + "\nB 1 D4\n"
     items = list(read_ishi_bytes(text.encode("ascii"), "t.go", field_bytes=2048))
     assert [i.reason if isinstance(i, Reject) else "game" for i in items] == [
-        "field too long", "game", "field too long"]
+        "field too long",
+        "game",
+        "field too long",
+    ]
     assert items[0].detail == "line 2: BLACK of 3,000 bytes (limits.field_kb: at most 2,048)"
     assert all(isinstance(i, GameRecord) for i in read(text))  # within the default limit

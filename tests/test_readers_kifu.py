@@ -49,8 +49,13 @@ def test_kifu_lines_every_line_accounted(tmp_path):
     assert [i.location for i in items] == [f"line {n}" for n in (1, 2, 4, 5, 6, 7, 8)]
     g1, g2, off, cut, garbage, odd, empty = items
     assert g1.meta == {
-        "id": "1001", "DT": "2003-09-25", "PW": "白棋手", "PB": "BlackMan", "KM": "6.5",
-        "RE": "B+0.5", "OT": "30/3 5m",
+        "id": "1001",
+        "DT": "2003-09-25",
+        "PW": "白棋手",
+        "PB": "BlackMan",
+        "KM": "6.5",
+        "RE": "B+0.5",
+        "OT": "30/3 5m",
     }
     assert len(g1.moves) == 4 and g1.moves[1] == Move(WHITE, from_sgf("dd"))
     assert g2.moves[1:] == (Move(WHITE, PASS), Move(BLACK, PASS)) and g2.meta["PB"] == "sylvanli"
@@ -90,8 +95,14 @@ def test_tygem_layout_index_zip_found_by_itself(tmp_path):
     assert items[0].location == "2011-01:line 1"
     assert items[0].source.endswith("2011-01.zip")
     assert items[0].meta == {
-        "id": "407331168", "DT": "2011-01-01", "PW": "흑돌이", "PW_id": "sentimenta",
-        "PB": "李四(P)", "PB_id": "rock(P)", "RE": "B+9.5", "OT": "20/3 0m",
+        "id": "407331168",
+        "DT": "2011-01-01",
+        "PW": "흑돌이",
+        "PW_id": "sentimenta",
+        "PB": "李四(P)",
+        "PB_id": "rock(P)",
+        "RE": "B+9.5",
+        "OT": "20/3 0m",
     }
     assert items[1].meta["OT"] == "30/3 10m" and items[1].meta["PB"] == "王五"
     assert items[2].meta["PW"] == "갑" and items[2].meta["RE"] == "W+0.5"
@@ -101,11 +112,16 @@ def test_index_inside_a_tar_after_its_kifu(tmp_path):
     """The index member comes after the kifu member in the tar: it is still
     read first (a pre-pass over the member names)."""
     path = tmp_path / "ai.tar.gz"
-    path.write_bytes(make_tar({
-        "Bot/kifu/2017-07": b"9\t;B[pd];W[dp]\n",
-        "Bot/kifu.index": "9\tC2017.07.13 17:10\tBot\tBOT\t0\t사람\tman\t2\tW+0.5\t2\t30/3 10m\n".encode(),
-        "Other/kifu/2017-07": b"9\t;B[dd]\n",
-    }, "w:gz"))
+    path.write_bytes(
+        make_tar(
+            {
+                "Bot/kifu/2017-07": b"9\t;B[pd];W[dp]\n",
+                "Bot/kifu.index": "9\tC2017.07.13 17:10\tBot\tBOT\t0\t사람\tman\t2\tW+0.5\t2\t30/3 10m\n".encode(),
+                "Other/kifu/2017-07": b"9\t;B[dd]\n",
+            },
+            "w:gz",
+        )
+    )
     items = list(read_paths([path]))
     assert [i.location for i in items] == ["Bot/kifu/2017-07:line 1", "Other/kifu/2017-07:line 1"]
     assert items[0].meta["PB"] == "사람" and items[0].meta["PW"] == "Bot"
@@ -154,8 +170,11 @@ def test_index_dates_quick_path_reads_as_the_pattern(text):
 
 
 @settings(max_examples=500, deadline=None)
-@given(fields=st.lists(st.sampled_from(["", " ", "7", "2003.09.25 20:21", "C2016.6.9", " B+R ", "x y", "6.5"]),
-                       max_size=13))
+@given(
+    fields=st.lists(
+        st.sampled_from(["", " ", "7", "2003.09.25 20:21", "C2016.6.9", " B+R ", "x y", "6.5"]), max_size=13
+    )
+)
 def test_index_info_reads_what_index_meta_reads(fields):
     """The bulk reader's columns of an index line are index_meta's values
     of the GAME_INFO names, whatever the line's layout."""
@@ -178,15 +197,35 @@ def lines_of(store: IndexStore, path: str, idents: list[str]) -> list[str | None
 
 
 index_field_st = st.one_of(
-    st.sampled_from(["", " ", "7", "6.5", "B+R", "2003.09.25 20:21", "C2016.06.09 00:01", "C2016.6.9", "2016-06-09",
-                     "\u00e92016.06.09", "忧郁的孤影", " 흑 ", "\u3000x\u3000", "\u00a0", "a\x1fb\x1f", "x\u2003"]),
+    st.sampled_from(
+        [
+            "",
+            " ",
+            "7",
+            "6.5",
+            "B+R",
+            "2003.09.25 20:21",
+            "C2016.06.09 00:01",
+            "C2016.6.9",
+            "2016-06-09",
+            "\u00e92016.06.09",
+            "忧郁的孤影",
+            " 흑 ",
+            "\u3000x\u3000",
+            "\u00a0",
+            "a\x1fb\x1f",
+            "x\u2003",
+        ]
+    ),
     st.text(alphabet="0123456789./-: C\u00a0\u3000\u2003\x1f흑é", max_size=14),
 )
 
 
 @settings(max_examples=300, deadline=None)
-@given(lines=st.lists(st.lists(index_field_st, min_size=1, max_size=12), max_size=6),
-       asked=st.lists(st.sampled_from(["1", "2", "3", "4", "5", "6", "9"]), max_size=8))
+@given(
+    lines=st.lists(st.lists(index_field_st, min_size=1, max_size=12), max_size=6),
+    asked=st.lists(st.sampled_from(["1", "2", "3", "4", "5", "6", "9"]), max_size=8),
+)
 def test_index_columns_read_what_index_info_reads(lines, asked):
     """The bulk reader's compiled columns of index lines (Tom, Tygem and
     shorter layouts; Unicode blanks, dates of every shape) are index_info's
@@ -213,13 +252,19 @@ def test_no_blank_past_the_strip_table():
     assert all(STRIP[c] == chr(c).isspace() for c in range(len(STRIP)))
 
 
-index_line_st = st.tuples(st.sampled_from(["1", "2", " 3", "10", "407331390", "x", "\u30004\u3000", "\u00a0"]),
-                          st.text(alphabet="ab\u3131\t.\r\x0b\x1c\x85\u2028 ", max_size=12))
+index_line_st = st.tuples(
+    st.sampled_from(["1", "2", " 3", "10", "407331390", "x", "\u30004\u3000", "\u00a0"]),
+    st.text(alphabet="ab\u3131\t.\r\x0b\x1c\x85\u2028 ", max_size=12),
+)
 
 
 @settings(max_examples=200, deadline=None)
-@given(texts=st.lists(st.tuples(st.sampled_from(["/a", "/a/b"]), st.lists(index_line_st, max_size=8)), max_size=4),
-       collide=st.booleans(), fence=st.sampled_from([1, 2, 3, 512]), mapped=st.booleans())
+@given(
+    texts=st.lists(st.tuples(st.sampled_from(["/a", "/a/b"]), st.lists(index_line_st, max_size=8)), max_size=4),
+    collide=st.booleans(),
+    fence=st.sampled_from([1, 2, 3, 512]),
+    mapped=st.booleans(),
+)
 def test_index_store_finds_the_line_a_dict_of_lines_finds(tmp_path_factory, texts, collide, fence, mapped):
     """The compact store, one id or many at a time, against the plain
     reading it replaced: per scope a dict id -> line (str.splitlines'
@@ -260,8 +305,9 @@ def test_a_large_index_past_its_arena_budget_is_found_within_it(tmp_path):
 
     rng = np.random.default_rng(5)
     idents = [str(i) for i in rng.integers(0, 150_000, 200_000)]
-    text = "".join(f"{ident}\t2003.09.{i % 28 + 1:02d}\tw{i}\tb{i}\t6.5\tB+R\t{i % 300}\t5m\n"
-                   for i, ident in enumerate(idents))
+    text = "".join(
+        f"{ident}\t2003.09.{i % 28 + 1:02d}\tw{i}\tb{i}\t6.5\tB+R\t{i % 300}\t5m\n" for i, ident in enumerate(idents)
+    )
     plain = {line.split("\t")[0]: line for line in text.splitlines()}
     budget = 2 * 2**20
     store = IndexStore(Arena(tmp_path, budget=budget))
@@ -270,7 +316,7 @@ def test_a_large_index_past_its_arena_budget_is_found_within_it(tmp_path):
     assert id(lines.text) in store.arena.mapped  # 10 MiB of text: past the budget
     asked = [str(i) for i in range(160_000)]
     for lo in range(0, len(asked), 4096):
-        part = asked[lo:lo + 4096]
+        part = asked[lo : lo + 4096]
         assert lines_of(store, "/a/k", part) == [plain.get(i) for i in part]
         mapped = [a for a in (lines.text, lines.starts, lines.hashes, lines.rows) if id(a) in store.arena.mapped]
         assert sum(map(resident, mapped)) <= budget // 2 + 6 * PAGE * 4096
@@ -284,8 +330,11 @@ def test_index_read_aside_finds_what_read_at_once_finds(monkeypatch):
     out what it cannot read."""
     from joseki_miner.readers import kifu
 
-    texts = [("/a", "1\t2003.09.25 20:21\tw1\tb1\t6.5\tB+R\t3\t5m\n2\t2003.09.26\tw2\tb2\t6.5\tW+R\t3\t5m\n"),
-             ("/a", "1\t2004.01.01\tw3\tb3\t6.5\tB+1\t3\t5m\n"), ("/a/b", "2\t2005.01.01\tw4\tb4\t0\tW+1\t3\t5m\n")]
+    texts = [
+        ("/a", "1\t2003.09.25 20:21\tw1\tb1\t6.5\tB+R\t3\t5m\n2\t2003.09.26\tw2\tb2\t6.5\tW+R\t3\t5m\n"),
+        ("/a", "1\t2004.01.01\tw3\tb3\t6.5\tB+1\t3\t5m\n"),
+        ("/a/b", "2\t2005.01.01\tw4\tb4\t0\tW+1\t3\t5m\n"),
+    ]
     at_once, aside = IndexStore(), IndexStore()
     for scope, text in texts:
         at_once.add(scope, text.encode())
@@ -362,9 +411,12 @@ def test_an_index_line_past_the_field_limit_is_ignored(tmp_path):
     long_line = "1002\t2003.09.26 14:57\t" + "w" * 3000 + "\tsylvanli\t6.5\tW+Resign\t3\t30/3 20m\n"
     (tmp_path / "Kifu.index").write_text(TOM_INDEX.splitlines(keepends=True)[0] + long_line, encoding="utf-8")
     (tmp_path / "2003-09").write_text(
-        "1001\t;B[pd];W[dd]\n1002\t;B[pd];W[dp]\n1003\t;B[pd];W[dp]C[" + "z" * 3000 + "]\n")
+        "1001\t;B[pd];W[dd]\n1002\t;B[pd];W[dp]\n1003\t;B[pd];W[dp]C[" + "z" * 3000 + "]\n"
+    )
     items = list(read_paths([tmp_path], field_bytes=2048))
     assert items[0].meta["PB"] == "BlackMan" and items[1].meta == {"id": "1002"}
     assert (items[2].reason, items[2].detail) == (
-        "field too long", "C value of 3,000 bytes (limits.field_kb: at most 2,048)")
+        "field too long",
+        "C value of 3,000 bytes (limits.field_kb: at most 2,048)",
+    )
     assert items[1].meta != list(read_paths([tmp_path]))[1].meta  # within the default limit, joined

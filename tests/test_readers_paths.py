@@ -40,9 +40,16 @@ def test_mixed_folder_sorted_and_accounted(tmp_path):
     where = [(Path(i.source).name, i.location) for i in items]
     # a folder's files first, then its subfolders, each in sorted order
     assert where == [
-        ("c.sgf.gz", "c.sgf"), ("sgf.txt", ""),
-        ("dump", "line 1"), ("dump", "line 2"), ("ishi.go", ""), ("noext", ""), ("old.mgt", ""),
-        ("y.SGF", "game 1"), ("y.SGF", "game 2"), ("z.sgf", ""),
+        ("c.sgf.gz", "c.sgf"),
+        ("sgf.txt", ""),
+        ("dump", "line 1"),
+        ("dump", "line 2"),
+        ("ishi.go", ""),
+        ("noext", ""),
+        ("old.mgt", ""),
+        ("y.SGF", "game 1"),
+        ("y.SGF", "game 2"),
+        ("z.sgf", ""),
     ]
     assert all(isinstance(i, GameRecord) for i in items)
     assert items[2].meta["PB"] == "B"  # the index joined
@@ -107,8 +114,13 @@ def test_sniff(name, head, kind):
 
 
 @settings(max_examples=400, deadline=None)
-@given(name=st.sampled_from(["x.sgf", "x", "x.SGF", "Kifu.index", "._x.sgf", "__MACOSX/x.sgf", "t.go", "a.tar"]),
-       body=st.binary(max_size=700), blanks=st.integers(0, 3), nul=st.booleans(), tar=st.booleans())
+@given(
+    name=st.sampled_from(["x.sgf", "x", "x.SGF", "Kifu.index", "._x.sgf", "__MACOSX/x.sgf", "t.go", "a.tar"]),
+    body=st.binary(max_size=700),
+    blanks=st.integers(0, 3),
+    nul=st.booleans(),
+    tar=st.booleans(),
+)
 def test_sniff_decides_a_game_start_as_every_rule_would(name, body, blanks, nul, tar):
     """The shortcut for heads that open with a game tree gives what the
     rules in their order give, for any name and any bytes after it (a NUL,
@@ -162,7 +174,9 @@ def test_file_names_that_are_not_utf8_are_read_and_shown_escaped(tmp_path):
     items = list(read_paths([tmp_path]))
     assert all(isinstance(i, GameRecord) for i in items)
     assert [(i.source, i.location) for i in items] == [
-        (f"{tmp_path}/old\\xe9/\\xfe.sgf.gz", "\\xfe.sgf"), (f"{tmp_path}/old\\xe9/\\xff\\xfe.sgf", "")]
+        (f"{tmp_path}/old\\xe9/\\xfe.sgf.gz", "\\xfe.sgf"),
+        (f"{tmp_path}/old\\xe9/\\xff\\xfe.sgf", ""),
+    ]
     for i in items:  # no lone surrogate left: UTF-8 holds them
         i.source.encode("utf-8")
         i.location.encode("utf-8")
@@ -180,6 +194,9 @@ def test_a_plain_file_past_the_member_limit_is_rejected_unread(tmp_path):
     skipped = []
     items = list(read_paths([tmp_path], member_bytes=limit, on_skip=lambda s, where, w: skipped.append(w)))
     assert [(Path(i.source).name, i.reason if isinstance(i, Reject) else i.meta) for i in items] == [
-        ("big.sgf", "file too large"), ("dump", {"id": "7"}), ("small.sgf", {"PB": "x"})]
+        ("big.sgf", "file too large"),
+        ("dump", {"id": "7"}),
+        ("small.sgf", {"PB": "x"}),
+    ]
     assert items[0].detail == f"more than {limit:,} bytes (limits.member_mb)"
     assert skipped == ["index file too large (limits.member_mb): ignored"]

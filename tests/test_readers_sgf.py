@@ -37,8 +37,14 @@ def test_plain_game():
     assert g.moves[0] == Move(BLACK, 3 * 19 + 15)
     assert g.size == 19 and g.handicap == 0 and g.location == "" and g.source == "test.sgf"
     assert g.meta == {
-        "PB": "Black Player", "PW": "White", "BR": "5d", "WR": "6d", "DT": "2001-01-02",
-        "KM": "6.5", "RE": "W+R", "EV": "Cup",
+        "PB": "Black Player",
+        "PW": "White",
+        "BR": "5d",
+        "WR": "6d",
+        "DT": "2001-01-02",
+        "KM": "6.5",
+        "RE": "W+R",
+        "EV": "Cup",
     }
 
 
@@ -73,8 +79,18 @@ def test_size_long_name_not_19():
 
 @pytest.mark.parametrize(
     "ident, canonical",
-    [("AddBlack", "AB"), ("AB", "AB"), ("b", "B"), ("White", "W"), ("Size", "SZ"), ("SiZe", "SZ"),
-     ("PlayerBlack", "PB"), ("KOMI", "KM"), ("MULTIGOGM", "MULTIGOGM"), ("gm", "GM")],
+    [
+        ("AddBlack", "AB"),
+        ("AB", "AB"),
+        ("b", "B"),
+        ("White", "W"),
+        ("Size", "SZ"),
+        ("SiZe", "SZ"),
+        ("PlayerBlack", "PB"),
+        ("KOMI", "KM"),
+        ("MULTIGOGM", "MULTIGOGM"),
+        ("gm", "GM"),
+    ],
 )
 def test_canonical_identifier(ident, canonical):
     assert canonical_identifier(ident) == canonical
@@ -338,7 +354,11 @@ def test_a_value_past_the_field_limit_rejects_its_game_only():
     data = GAME.encode() + b"\n" + long_name + b"\n" + long_comment + b"\n" + GAME.encode()
     items = read(data, field_bytes=4096)
     assert [i.reason if isinstance(i, Reject) else "game" for i in items] == [
-        "game", "field too long", "field too long", "game"]
+        "game",
+        "field too long",
+        "field too long",
+        "game",
+    ]
     assert items[1].detail == "PB value of 5,000 bytes (limits.field_kb: at most 4,096)"
     assert items[2].detail == "C value of 6,000 bytes (limits.field_kb: at most 4,096)"
     assert [i.location for i in items] == [f"game {n}" for n in range(1, 5)]

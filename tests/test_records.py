@@ -46,8 +46,18 @@ def test_rejects_need_a_documented_reason():
 
 @pytest.mark.parametrize(
     "text,expected",
-    [("3", 3), (b" 40000 ", 40000), ("2.0", 2), ("", 0), ("two", 0), ("nan", 0), ("-4", -4),
-     ("18446744073709551618", HANDICAP_CAP), ("1e400", HANDICAP_CAP), ("9" * 5000, HANDICAP_CAP)],
+    [
+        ("3", 3),
+        (b" 40000 ", 40000),
+        ("2.0", 2),
+        ("", 0),
+        ("two", 0),
+        ("nan", 0),
+        ("-4", -4),
+        ("18446744073709551618", HANDICAP_CAP),
+        ("1e400", HANDICAP_CAP),
+        ("9" * 5000, HANDICAP_CAP),
+    ],
 )
 def test_declared_handicap_is_exact_below_its_cap_and_never_wraps(text, expected):
     assert declared_handicap(text) == expected

@@ -23,7 +23,9 @@ def test_urls_are_told_from_paths():
 
 
 def test_the_mirror_is_named_after_the_url(tmp_path):
-    assert mirror_of("http://example.org:8080/go/kgs/", tmp_path) == tmp_path / "http" / "example.org:8080" / "go" / "kgs"
+    assert (
+        mirror_of("http://example.org:8080/go/kgs/", tmp_path) == tmp_path / "http" / "example.org:8080" / "go" / "kgs"
+    )
     assert mirror_of("s3://b/../../../x/./y", tmp_path) == tmp_path / "s3" / "b" / "x" / "y"  # never above it
 
 
@@ -40,7 +42,10 @@ def test_the_mirror_follows_the_server_fetching_only_what_changed(tmp_path):
     counts = []
     local = fetch(f"memory://{root}", tmp_path, on_fetched=lambda n, files: counts.append((n, files)))
     assert sorted(str(p.relative_to(local)) for p in local.rglob("*") if p.is_file()) == [
-        "kgs/a.sgf", "kgs/b.sgf", "tom/c.txt"]
+        "kgs/a.sgf",
+        "kgs/b.sgf",
+        "tom/c.txt",
+    ]
     assert (local / "kgs" / "a.sgf").read_bytes() == b"(;B[pd])"
     fetch(f"memory://{root}", tmp_path, on_fetched=lambda n, files: counts.append((n, files)))
     fs.pipe(f"{root}/kgs/a.sgf", b"(;B[pd];W[dp])")  # changed: its size differs
@@ -56,7 +61,7 @@ def test_the_mirror_follows_the_server_fetching_only_what_changed(tmp_path):
 
 
 def _remote_files(fs, root: str) -> dict[str, bytes]:
-    return {name[len(root) + 1:]: fs.cat_file(name) for name in fs.find(root)}
+    return {name[len(root) + 1 :]: fs.cat_file(name) for name in fs.find(root)}
 
 
 def test_a_publication_sends_what_changed_removes_what_went_and_names_it_all_last(tmp_path):
@@ -127,7 +132,8 @@ def test_a_publication_stopped_half_way_is_mended_by_the_next(tmp_path, monkeypa
     monkeypatch.setattr(type(fs), "put_file", put)
     assert publish(local, f"memory://{root}") == (3, 3)
     assert {n: fs.cat_file(f"{root}/{n}") for n in ("a.sgf", "b.sgf", "c.sgf")} == {
-        n: b"new " + n.encode() for n in ("a.sgf", "b.sgf", "c.sgf")}
+        n: b"new " + n.encode() for n in ("a.sgf", "b.sgf", "c.sgf")
+    }
 
 
 def test_mine_publishes_the_tree_to_an_output_url(demo_games, tmp_path, monkeypatch):
@@ -146,21 +152,26 @@ def test_mine_publishes_the_tree_to_an_output_url(demo_games, tmp_path, monkeypa
     done = CliRunner().invoke(app, ["mine", str(demo_games), "--out", url, "--jobs", "1"])
     assert done.exit_code == 0, done.output
     assert f"outputs in {url}" in done.output and "published to" in done.output
-    local = CliRunner().invoke(app, ["mine", str(demo_games), "--out", str(tmp_path / "local"), "--jobs", "1",
-                                     "--quiet"])
+    local = CliRunner().invoke(
+        app, ["mine", str(demo_games), "--out", str(tmp_path / "local"), "--jobs", "1", "--quiet"]
+    )
     assert local.exit_code == 0, local.output
-    root = url[len("memory://"):].rstrip("/")
+    root = url[len("memory://") :].rstrip("/")
     published = _remote_files(fs, f"/{root}")
     index = json.loads(published.pop(PUBLISHED))["files"]
-    kept = {str(p.relative_to(tmp_path / "local")): p.read_bytes() for p in (tmp_path / "local").rglob("*")
-            if p.is_file() and "interim" not in p.parts and p.name != ".joseki.lock"}
+    kept = {
+        str(p.relative_to(tmp_path / "local")): p.read_bytes()
+        for p in (tmp_path / "local").rglob("*")
+        if p.is_file() and "interim" not in p.parts and p.name != ".joseki.lock"
+    }
     assert sorted(published) == sorted(kept) == sorted(index)
     for name in ("joseki.sgf", "joseki.dot", "report/index.html"):
         assert published[name] == kept[name]
     assert (tmp_path / "data" / "published").is_dir()  # the local copy, and its work folder
 
-    again = CliRunner().invoke(app, ["mine", str(demo_games), "--out", url, "--jobs", "1",
-                                     "--set", "prune.min_count=12"])
+    again = CliRunner().invoke(
+        app, ["mine", str(demo_games), "--out", url, "--jobs", "1", "--set", "prune.min_count=12"]
+    )
     assert again.exit_code == 0, again.output
     line = next(s for s in again.output.splitlines() if s.startswith("published to"))
     sent, files = (int(x) for x in line.split(": ")[1].split(" files")[0].split(" of "))
@@ -174,10 +185,15 @@ def test_an_output_url_that_takes_no_files_fails_the_run_in_one_line(demo_games,
 
     pytest.importorskip("aiohttp", reason="fsspec's http needs aiohttp (make setup installs it)")
     monkeypatch.chdir(tmp_path)
-    done = CliRunner().invoke(app, ["mine", str(demo_games), "--out", "http://127.0.0.1:9/joseki", "--quiet",
-                                    "--jobs", "1"])
+    done = CliRunner().invoke(
+        app, ["mine", str(demo_games), "--out", "http://127.0.0.1:9/joseki", "--quiet", "--jobs", "1"]
+    )
     assert done.exit_code == 1
     assert done.output.strip().splitlines() == [done.output.strip().splitlines()[-1]]
     assert done.output.startswith("joseki: could not publish")
     bad = CliRunner().invoke(app, ["mine", str(demo_games), "--out", "nosuchprotocol://x/y", "--quiet"])
-    assert bad.exit_code == 2 and bad.output.startswith("joseki: --out nosuchprotocol://x/y") and "Traceback" not in bad.output
+    assert (
+        bad.exit_code == 2
+        and bad.output.startswith("joseki: --out nosuchprotocol://x/y")
+        and "Traceback" not in bad.output
+    )

@@ -26,8 +26,11 @@ def check(catalog: Catalog, name: str) -> dict:
     those of the games."""
     found = repertoire(catalog.joseki, catalog.sequences, catalog.games, name)
     games = pq.read_table(catalog.games, columns=["game", "PB", "PW", "winner"]).to_pylist()
-    mine_ = {g["game"]: g for g in games  # self-play (both colours the player's) left out
-             if (g["PB"].strip().casefold() == name.casefold()) != (g["PW"].strip().casefold() == name.casefold())}
+    mine_ = {
+        g["game"]: g
+        for g in games  # self-play (both colours the player's) left out
+        if (g["PB"].strip().casefold() == name.casefold()) != (g["PW"].strip().casefold() == name.casefold())
+    }
     sequences = pq.read_table(catalog.sequences, columns=["game", "swapped"]).to_pylist()
     theirs = [s for s in sequences if s["game"] in mine_]
     assert found["games"] == len(mine_) and found["sequences"] == len(theirs) == sum(x["count"] for x in found["lines"])
@@ -62,8 +65,9 @@ def test_a_repertoire_counts_every_sequence_of_the_players_games_once(demo):
 def test_the_cli_prints_or_says_why_not(demo):
     done = joseki("repertoire", "demo black", "--json", "--limit", "0", "--out", demo.out)
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout) == json.loads(json.dumps(repertoire(demo.joseki, demo.sequences, demo.games,
-                                                                        "demo black")))
+    assert json.loads(done.stdout) == json.loads(
+        json.dumps(repertoire(demo.joseki, demo.sequences, demo.games, "demo black"))
+    )
     text = joseki("repertoire", "demo black", "--out", demo.out)
     assert text.returncode == 0 and "corner sequences; where they leave the tree" in text.stdout
     nobody = joseki("repertoire", "nobody", "--out", demo.out)
@@ -106,6 +110,7 @@ def test_the_report_has_a_page_of_each_players_repertoire(demo):
     for line in found["lines"][:40]:
         assert f'data-node="{line["node"]}"><a href="n{line["node"]}.html">' in html
     import re
+
     cards = re.findall(r'<div class="card [^"]*" data-node="(\d+)">(.*?)</div></div>', html)
     left = [line for line in found["lines"][:40] if line["left_with"]]
     assert left and len(cards) == len(found["lines"][:40])
@@ -132,16 +137,27 @@ def test_a_players_own_games_read_as_the_tree_was_mined(demo, demo_games):
     games give the repertoire the mined ones give."""
     done = joseki("repertoire", "demo black", demo_games, "--json", "--limit", "0", "--out", demo.out)
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout) == json.loads(json.dumps(repertoire(demo.joseki, demo.sequences, demo.games,
-                                                                        "demo black")))
+    assert json.loads(done.stdout) == json.loads(
+        json.dumps(repertoire(demo.joseki, demo.sequences, demo.games, "demo black"))
+    )
     other = joseki("repertoire", "nobody", demo_games, "--out", demo.out)
     assert other.returncode == 2 and "no game of 'nobody' in the games given" in other.stderr
     # read otherwise than the tree's games were, the player's sequences would not be the tree's
     otherwise = joseki("repertoire", "demo black", demo_games, "--set", "distance.maybe=6", "--out", demo.out)
     assert otherwise.returncode == 2 and "the tree was mined with distance.maybe=5 (not 6)" in otherwise.stderr
     # a key of phase 1 given as the tree read it, or a key outside phase 1, is no other reading
-    same = joseki("repertoire", "demo black", demo_games, "--set", "distance.maybe=5", "--set",
-                  "include_handicap=true", "--json", "--out", demo.out)
+    same = joseki(
+        "repertoire",
+        "demo black",
+        demo_games,
+        "--set",
+        "distance.maybe=5",
+        "--set",
+        "include_handicap=true",
+        "--json",
+        "--out",
+        demo.out,
+    )
     assert same.returncode == 0, same.stderr
 
 
@@ -150,12 +166,17 @@ def test_self_play_is_left_out_and_counted(tmp_path):
     are counted apart, not as the player's Black games."""
     folder = tmp_path / "games"
     folder.mkdir()
-    for k, (black, white, result) in enumerate((("Zen", "Zen", "B+R"), ("Zen", "Leela", "W+R"), ("Leela", "Zen", "W+R"))):
-        (folder / f"{k}.sgf").write_text(f"(;GM[1]SZ[19]PB[{black}]PW[{white}]RE[{result}];B[pd];W[dp];B[pp];W[d{'cde'[k]}]"
-                                         ";B[fq];W[cf])")
+    for k, (black, white, result) in enumerate(
+        (("Zen", "Zen", "B+R"), ("Zen", "Leela", "W+R"), ("Leela", "Zen", "W+R"))
+    ):
+        (folder / f"{k}.sgf").write_text(
+            f"(;GM[1]SZ[19]PB[{black}]PW[{white}]RE[{result}];B[pd];W[dp];B[pp];W[d{'cde'[k]}];B[fq];W[cf])"
+        )
     catalog = mine([folder], tmp_path / "out", "prune.min_count=1", "report.players=[zen, nobody]")
     found = check(catalog, "zen")
     assert (found["games"], found["self_play"], found["wins"], found["losses"]) == (2, 1, 1, 1)
     html = (catalog.report / repertoire_name("nobody")).read_text(encoding="utf-8")
     assert "None of their games is among the games mined." in html
-    assert repertoire_name("A.B") != repertoire_name("A B") and repertoire_name("GBPacker") == "repertoire-GBPacker.html"
+    assert (
+        repertoire_name("A.B") != repertoire_name("A B") and repertoire_name("GBPacker") == "repertoire-GBPacker.html"
+    )

@@ -26,7 +26,6 @@ NS = "{http://www.w3.org/2000/svg}"
 MAX_PAGE = 300_000  # "no page over a few hundred KB"
 
 
-
 @pytest.fixture(scope="module")
 def mined(demo_games, tmp_path_factory) -> Catalog:
     return mine([demo_games], tmp_path_factory.mktemp("report-run"))
@@ -65,11 +64,16 @@ def joseki_and_fuseki(nodes: dict[int, dict], min_length: int = 3) -> tuple[set[
     kids = {n: [c for c, r in nodes.items() if r["parent"] == n] for n in nodes}
 
     def goes_on(n):
-        return any(nodes[c]["kind"] == "joseki" and (nodes[c]["move"] or any(nodes[g]["kind"] == "joseki"
-                                                                              for g in kids[c])) for c in kids[n])
+        return any(
+            nodes[c]["kind"] == "joseki" and (nodes[c]["move"] or any(nodes[g]["kind"] == "joseki" for g in kids[c]))
+            for c in kids[n]
+        )
 
-    joseki = {n for n, r in nodes.items() if n and r["kind"] == "joseki" and r["move"] and r["depth"] >= min_length
-              and not goes_on(n)}
+    joseki = {
+        n
+        for n, r in nodes.items()
+        if n and r["kind"] == "joseki" and r["move"] and r["depth"] >= min_length and not goes_on(n)
+    }
     return joseki, {n for n, r in nodes.items() if n and not kids[n] and r["kind"] in FUSEKI}
 
 
@@ -100,15 +104,23 @@ def test_a_page_for_every_node_and_the_index_lists_the_joseki_by_first_move_then
     assert groups == {"4-4", "3-4", "3-3"}
     later_groups = {report.group_of_move(path_of(nodes, f)[0]["move"]) for f in follow_ups(nodes)}
     assert sorted(p.name for p in folder.iterdir()) == sorted(
-        ["index.html", "style.css", "changed.html", "fuseki.html"] + [f"joseki-{g}.html" for g in groups]
-        + [f"follow-ups-{g}.html" for g in later_groups] + [f"n{n}.html" for n in nodes])
+        ["index.html", "style.css", "changed.html", "fuseki.html"]
+        + [f"joseki-{g}.html" for g in groups]
+        + [f"follow-ups-{g}.html" for g in later_groups]
+        + [f"n{n}.html" for n in nodes]
+    )
     index = (folder / "index.html").read_text(encoding="utf-8")
-    cards = {kind: set(map(int, re.findall(rf'class="card {kind}" data-node="(\d+)"', index)))
-             for kind in ("joseki", "enclosure", "extension")}
+    cards = {
+        kind: set(map(int, re.findall(rf'class="card {kind}" data-node="(\d+)"', index)))
+        for kind in ("joseki", "enclosure", "extension")
+    }
     assert cards["joseki"] == joseki and len(joseki) == 6  # at most 6 a group on the index: here all of them
     assert cards["enclosure"] | cards["extension"] == fuseki and all(cards.values())
-    assert max(index.index(f'data-node="{n}"') for n in joseki) < index.index('id="fuseki"') < min(
-        index.index(f'data-node="{n}"') for n in fuseki)
+    assert (
+        max(index.index(f'data-node="{n}"') for n in joseki)
+        < index.index('id="fuseki"')
+        < min(index.index(f'data-node="{n}"') for n in fuseki)
+    )
     assert index.index("<table>") < index.index('id="group-4-4"') < index.index('id="group-3-4"')
     shown, later = {}, {}
     for g in groups:
@@ -127,8 +139,10 @@ def test_a_page_for_every_node_and_the_index_lists_the_joseki_by_first_move_then
     assert followed == list(later.values())
     assert set(map(int, re.findall(r'class="card follow-up" data-node="(\d+)"', page))) == set(later)
     fuseki_page = (folder / "fuseki.html").read_text(encoding="utf-8")
-    assert set(map(int, re.findall(r'class="card (?:approach|enclosure|extension)" data-node="(\d+)"',
-                                   fuseki_page))) == fuseki
+    assert (
+        set(map(int, re.findall(r'class="card (?:approach|enclosure|extension)" data-node="(\d+)"', fuseki_page)))
+        == fuseki
+    )
     for page in folder.iterdir():
         assert page.stat().st_size < MAX_PAGE, page.name
 
@@ -141,8 +155,11 @@ def test_each_board_shows_the_stones_of_its_parquet_path(mined):
     for n, row in nodes.items():
         html = (mined.report / f"n{n}.html").read_text(encoding="utf-8")
         board = boards(html)[0]
-        stones = {g.get("data-point"): (g.get("data-colour"), int(g.get("data-move")))
-                  for g in board.iter(f"{NS}g") if "stone" in g.get("class", "").split()}
+        stones = {
+            g.get("data-point"): (g.get("data-colour"), int(g.get("data-move")))
+            for g in board.iter(f"{NS}g")
+            if "stone" in g.get("class", "").split()
+        }
         expected = {r["move"]: (r["color"], i) for i, r in enumerate(path_of(nodes, n), 1) if r["move"]}
         assert stones == expected, n
         children = {r["node"]: r for r in nodes.values() if r["parent"] == n}
@@ -182,8 +199,11 @@ def test_the_report_written_in_parts_is_the_report_written_whole(mined, tmp_path
     from joseki_miner.stages import report as stage
     from joseki_miner.book.files import BookFiles
 
-    figures = {k: v for stage_ in ("ingest", "prune")
-               for k, v in json.loads(mined.manifest(stage_).read_text())["figures"].items()}
+    figures = {
+        k: v
+        for stage_ in ("ingest", "prune")
+        for k, v in json.loads(mined.manifest(stage_).read_text())["figures"].items()
+    }
     files = BookFiles(mined.joseki, mined.node_years, mined.node_sources, mined.node_examples, mined.games, figures)
     folder = tmp_path / "parts"
     stage.start(folder)
@@ -215,15 +235,22 @@ def _browser():
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     driver = shutil.which("chromedriver")
     if not chromium or not driver:
-        pytest.skip("no chromium and chromedriver here (Debian: apt-get install chromium chromium-driver; "
-                    "`make setup` does it where apt-get is available)")
+        pytest.skip(
+            "no chromium and chromedriver here (Debian: apt-get install chromium chromium-driver; "
+            "`make setup` does it where apt-get is available)"
+        )
     webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (pip install -e .[dev])")
     from selenium.webdriver.chrome.service import Service
 
     options = webdriver.ChromeOptions()
     options.binary_location = chromium
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--window-size=1200,1400"):
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--window-size=1200,1400",
+    ):
         options.add_argument(arg)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     return webdriver.Chrome(service=Service(driver), options=options)
@@ -251,7 +278,7 @@ def test_in_a_browser_the_index_and_a_candidate_move_lead_to_the_next_page(mined
         assert lowest < heading.location["y"] < min(c.location["y"] for c in shapes)
         browser.save_screenshot(str(tmp_path / "index.png"))
         # a group's page: the follow-up under the joseki it follows leads to its page, which says what it is
-        (follow_up, followed), = follow_ups(nodes).items()
+        ((follow_up, followed),) = follow_ups(nodes).items()
         group = report.group_of_move(path_of(nodes, followed)[0]["move"])
         browser.find_element(By.CSS_SELECTOR, f'a[href="joseki-{group}.html"]').click()
         card = browser.find_element(By.CSS_SELECTOR, f'.card.joseki[data-node="{followed}"]')
@@ -261,8 +288,9 @@ def test_in_a_browser_the_index_and_a_candidate_move_lead_to_the_next_page(mined
         # the first move of the most played joseki, then its most played candidate, by a click on the board
         first = max((n for n, r in nodes.items() if r["parent"] == 0), key=lambda n: nodes[n]["count"])
         browser.get(folder.joinpath(f"n{first}.html").as_uri())
-        child = max((n for n, r in nodes.items() if r["parent"] == first and r["move"]),
-                    key=lambda n: nodes[n]["count"])
+        child = max(
+            (n for n, r in nodes.items() if r["parent"] == first and r["move"]), key=lambda n: nodes[n]["count"]
+        )
         mark = browser.find_element(By.CSS_SELECTOR, f'svg.board a[href="n{child}.html"]')
         mark.click()
         assert browser.current_url.endswith(f"/n{child}.html")
@@ -274,13 +302,15 @@ def test_in_a_browser_the_index_and_a_candidate_move_lead_to_the_next_page(mined
         # what the pages loaded: only files of the report's folder; and no error in the console
         loaded = browser.execute_script(
             "return performance.getEntriesByType('resource').map(e => e.name)"
-            ".concat(performance.getEntriesByType('navigation').map(e => e.name))")
+            ".concat(performance.getEntriesByType('navigation').map(e => e.name))"
+        )
         assert loaded and all(url.startswith(folder.as_uri() + "/") for url in loaded), loaded
         errors = [e for e in browser.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
         assert errors == []
         # the style sheet applied: stones are drawn black and white
         fill = browser.execute_script(
-            "return getComputedStyle(document.querySelector('svg.board .stone.b circle')).fill")
+            "return getComputedStyle(document.querySelector('svg.board .stone.b circle')).fill"
+        )
         assert fill.replace(" ", "") == "rgb(27,27,27)"
     finally:
         browser.quit()
@@ -375,7 +405,9 @@ def test_in_a_browser_a_change_leads_to_its_move(mined_real, tmp_path):
         browser.get(folder.joinpath("changed.html").as_uri())
         cards = browser.find_elements(By.CSS_SELECTOR, ".card")
         assert cards and all(c.is_displayed() for c in cards[:5])
-        assert browser.find_element(By.ID, "risers").location["y"] < browser.find_element(By.ID, "fallers").location["y"]
+        assert (
+            browser.find_element(By.ID, "risers").location["y"] < browser.find_element(By.ID, "fallers").location["y"]
+        )
         node = cards[0].get_attribute("data-node")
         browser.save_screenshot(str(tmp_path / "changed.png"))
         cards[0].find_element(By.TAG_NAME, "a").click()
@@ -392,8 +424,11 @@ def test_a_page_weighs_at_most_2_mb_at_any_tree_size():
     from joseki_miner.book.words import make_book
     from joseki_miner.method.points import to_sgf as sgf
 
-    rows = [(0, -1, 0, "", "", "joseki", 100_000), (1, 0, 1, "B", "dd", "joseki", 100_000),
-            (2, 1, 2, "W", "fc", "joseki", 90_000)]
+    rows = [
+        (0, -1, 0, "", "", "joseki", 100_000),
+        (1, 0, 1, "B", "dd", "joseki", 100_000),
+        (2, 1, 2, "W", "fc", "joseki", 90_000),
+    ]
     third = [p for p in range(19 * 19) if p not in (from_sgf("dd"), from_sgf("fc"))][:250]
     for i, p in enumerate(third):  # "dd fc X": a joseki; "dd fc X -- Y": its follow-ups
         leaf = len(rows)
@@ -402,8 +437,9 @@ def test_a_page_weighs_at_most_2_mb_at_any_tree_size():
         for j, q in enumerate([q for q in third if q != p][:20]):
             rows.append((len(rows), leaf + 1, 5, "B", sgf(q), "follow-up", 20 - j % 20))
     cols = ["node", "parent", "depth", "color", "move", "kind", "count"]
-    book = make_book(pa.table({c: [r[i] for r in rows] for i, c in enumerate(cols)}),
-                     about=About(games=100_000, min_length=3))
+    book = make_book(
+        pa.table({c: [r[i] for r in rows] for i, c in enumerate(cols)}), about=About(games=100_000, min_length=3)
+    )
     files = report.pages(book)
     group = sorted(n for n in files if n.startswith("joseki-4-4"))
     assert group == ["joseki-4-4-2.html", "joseki-4-4-3.html", "joseki-4-4.html"]
@@ -423,15 +459,22 @@ def test_a_group_of_follow_ups_alone_is_listed_and_has_its_page():
     page of joseki is linked."""
     from joseki_miner.book.words import make_book
 
-    rows = [(0, -1, 0, "", "", "joseki", 100), (1, 0, 1, "B", "fd", "joseki", 100),
-            (2, 1, 2, "W", "dc", "joseki", 90), (3, 2, 3, "B", "", "joseki", 80),
-            (4, 3, 4, "W", "cd", "follow-up", 60)]
+    rows = [
+        (0, -1, 0, "", "", "joseki", 100),
+        (1, 0, 1, "B", "fd", "joseki", 100),
+        (2, 1, 2, "W", "dc", "joseki", 90),
+        (3, 2, 3, "B", "", "joseki", 80),
+        (4, 3, 4, "W", "cd", "follow-up", 60),
+    ]
     cols = ["node", "parent", "depth", "color", "move", "kind", "count"]
-    book = make_book(pa.table({c: [r[i] for r in rows] for i, c in enumerate(cols)}),
-                     about=About(games=100, min_length=3))
+    book = make_book(
+        pa.table({c: [r[i] for r in rows] for i, c in enumerate(cols)}), about=About(games=100, min_length=3)
+    )
     files = report.pages(book)
     assert "follow-ups-other.html" in files and not any(n.startswith("joseki-") for n in files)
-    assert 'href="follow-ups-other.html">1</a>' in files["index.html"] and 'href="joseki-other' not in files["index.html"]
+    assert (
+        'href="follow-ups-other.html">1</a>' in files["index.html"] and 'href="joseki-other' not in files["index.html"]
+    )
 
 
 def test_a_node_names_the_other_orders_that_reach_its_position(tmp_path):
@@ -454,7 +497,7 @@ def test_a_node_names_the_other_orders_that_reach_its_position(tmp_path):
     for r in rows:
         assert joseki[r["at"]]["games"] == r["games"] and len(r["moves"]) == 6 and r["moves"][2:4] == "--"
         page = (catalog.report / f"n{r['node']}.html").read_text()
-        assert f"Also reached by <a href=\"n{r['at']}.html\">" in page
+        assert f'Also reached by <a href="n{r["at"]}.html">' in page
         assert f"({r['games']} games): the same stones, another order of moves" in page
     sgf = catalog.sgf.read_text()
     assert sgf.count("Also reached by ") == 2 and sgf.isascii()

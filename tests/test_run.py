@@ -90,11 +90,17 @@ def test_a_second_run_on_the_same_folder_stops_at_once_naming_the_holder(games, 
         assert busy.returncode == 2
         assert busy.stderr.strip().splitlines() == [
             f"joseki: {out} is in use by another run (pid 4242, joseki mine elsewhere, since 12:00:00); "
-            "wait for it to end, or pass --wait"]
+            "wait for it to end, or pass --wait"
+        ]
         assert time.perf_counter() - started < 30  # at once: no reading was done
         assert not (out / "summary.json").exists()
-        waiting = subprocess.Popen([*JOSEKI, "mine", str(games), "--out", str(out), "--wait"], cwd=ROOT,
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        waiting = subprocess.Popen(
+            [*JOSEKI, "mine", str(games), "--out", str(out), "--wait"],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         first = waiting.stderr.readline()  # it says it waits, and waits
         assert first.strip() == f"waiting for the run using {out} (pid 4242, joseki mine elsewhere, since 12:00:00)"
         time.sleep(0.5)
@@ -123,8 +129,16 @@ def test_two_runs_started_together_do_not_collide(games, clean_run, tmp_path):
     """Before the lock: FileNotFoundError on rejects.parquet.tmp or
     graphviz's joseki.gv, or manifests of the other run's files."""
     out = tmp_path / "o"
-    procs = [subprocess.Popen([*JOSEKI, "mine", str(games), "--out", str(out), "--quiet", "--wait", "--force"],
-                              cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(3)]
+    procs = [
+        subprocess.Popen(
+            [*JOSEKI, "mine", str(games), "--out", str(out), "--quiet", "--wait", "--force"],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(3)
+    ]
     for p in procs:
         _, err = p.communicate(timeout=300)
         assert p.returncode == 0, err
@@ -149,8 +163,13 @@ def test_ctrl_c_while_reading_ends_the_run_with_130_and_changes_nothing(shared_d
     assert first.returncode == 0, first.stderr
     before = outputs(out)
     for delay in (0.0, 0.3):  # as soon as reading starts, and a little later
-        proc = subprocess.Popen([*JOSEKI, "mine", str(games), "--out", str(out), "--quiet", "--force"], cwd=ROOT,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            [*JOSEKI, "mine", str(games), "--out", str(out), "--quiet", "--force"],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         staged = out / "interim" / "games.parquet.tmp"
         deadline = time.monotonic() + 120
         while not staged.exists() and proc.poll() is None and time.monotonic() < deadline:
@@ -205,18 +224,22 @@ def test_a_fifo_is_skipped_never_opened(games, tmp_path):
 # -- 7. invocation errors are one line ------------------------------------------------
 
 
-@pytest.mark.parametrize("args, words", [
-    (["--set", "distance.certain=[1"], "distance.certain must be a single value"),
-    (["--set", "max_length=100000000000000000000"], "max_length must be between 1 and 500"),
-    (["--set", "influence.reach=40000"], "influence.reach must be between 1 and 1000"),
-    (["--jobs", "-1"], "--jobs must be between 1 and 1024 (0: every core)"),
-])
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["--set", "distance.certain=[1"], "distance.certain must be a single value"),
+        (["--set", "max_length=100000000000000000000"], "max_length must be between 1 and 500"),
+        (["--set", "influence.reach=40000"], "influence.reach must be between 1 and 1000"),
+        (["--jobs", "-1"], "--jobs must be between 1 and 1024 (0: every core)"),
+    ],
+)
 def test_invocation_errors_are_one_line_and_exit_2(games, tmp_path, args, words):
     done = joseki("mine", games, "--out", tmp_path / "o", "--quiet", *args)
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith(f"joseki: invalid config: {words}" if "--set" in args
-                                                   else f"joseki: {words}")
+    assert len(lines) == 1 and lines[0].startswith(
+        f"joseki: invalid config: {words}" if "--set" in args else f"joseki: {words}"
+    )
 
 
 def test_an_output_that_is_a_folder_is_one_line_and_exit_2(games, tmp_path):
@@ -224,13 +247,16 @@ def test_an_output_that_is_a_folder_is_one_line_and_exit_2(games, tmp_path):
     done = joseki("mine", games, "--out", tmp_path / "o", "--quiet")
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
-        f"joseki: cannot write {tmp_path / 'o' / 'joseki.sgf'}: something that is not a file (a folder?) is in the way"]
+        f"joseki: cannot write {tmp_path / 'o' / 'joseki.sgf'}: something that is not a file (a folder?) is in the way"
+    ]
 
 
 def test_a_binary_config_is_one_line_and_exit_2(games, tmp_path):
     done = joseki("mine", games, "--out", tmp_path / "o", "--quiet", "--config", sys.executable)
     assert done.returncode == 2
-    assert done.stderr.strip().splitlines() == [f"joseki: invalid config {sys.executable}: not a YAML text file (not UTF-8)"]
+    assert done.stderr.strip().splitlines() == [
+        f"joseki: invalid config {sys.executable}: not a YAML text file (not UTF-8)"
+    ]
 
 
 def test_jobs_0_is_every_core(games, clean_run, tmp_path):
@@ -272,8 +298,13 @@ def test_strict_fails_on_rejects_of_an_ingest_kept_from_before(demo_games, tmp_p
 
 def _tmpfs(folder: Path, size: str) -> None:
     folder.mkdir(parents=True, exist_ok=True)
-    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(folder)],
-                                           capture_output=True).returncode != 0:
+    if (
+        os.geteuid() != 0
+        or subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(folder)], capture_output=True
+        ).returncode
+        != 0
+    ):
         pytest.skip("a small disk needs a tmpfs mount (root); none could be mounted here")
 
 
@@ -373,10 +404,26 @@ def test_a_first_run_says_it_is_compiling_once(tmp_path, demo_games):
     compile, rather than look slow; a run that finds them cached says
     nothing of it."""
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "empty-cache")}
-    runs = [subprocess.run([sys.executable, "-m", "pipeline.cli", "mine", str(demo_games), "--out",
-                            str(tmp_path / name), "--work", str(tmp_path / name / "w")],
-                           env=env, capture_output=True, text=True, cwd=Path(__file__).parents[1])
-            for name in ("first", "second")]
+    runs = [
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pipeline.cli",
+                "mine",
+                str(demo_games),
+                "--out",
+                str(tmp_path / name),
+                "--work",
+                str(tmp_path / name / "w"),
+            ],
+            env=env,
+            capture_output=True,
+            text=True,
+            cwd=Path(__file__).parents[1],
+        )
+        for name in ("first", "second")
+    ]
     assert [r.returncode for r in runs] == [0, 0], runs[0].stderr
     said = [r.stderr.count("compiling the fast engine's kernels") for r in runs]
     assert said == [1, 0], runs[0].stderr

@@ -151,8 +151,14 @@ def test_corners_of_points():
 
 
 FOUR_CORNERS_TWICE = [
-    (B, 3, 3), (W, 2, 5), (B, 3, 15), (W, 2, 13),
-    (B, 15, 3), (W, 16, 5), (B, 15, 15), (W, 16, 13),
+    (B, 3, 3),
+    (W, 2, 5),
+    (B, 3, 15),
+    (W, 2, 13),
+    (B, 15, 3),
+    (W, 16, 5),
+    (B, 15, 15),
+    (W, 16, 13),
 ]
 
 
@@ -231,8 +237,14 @@ def test_passes_do_not_count_for_the_corners():
     """Three corners hold a stone, the upper right none: reading goes on
     through the passes (a pass is no stone in any corner)."""
     moves = [
-        Move(B, point(3, 3)), Move(W, PASS), Move(B, point(15, 3)), Move(W, PASS),
-        Move(B, point(15, 15)), Move(W, PASS), Move(B, PASS), Move(W, point(3, 5)),
+        Move(B, point(3, 3)),
+        Move(W, PASS),
+        Move(B, point(15, 3)),
+        Move(W, PASS),
+        Move(B, point(15, 15)),
+        Move(W, PASS),
+        Move(B, PASS),
+        Move(W, point(3, 5)),
     ]
     g = GameRecord(source="test", moves=tuple(moves))
     assert [stones(s) for s in assign(g, Phase1Params(corner_stones=1))] == [[(3, 3), (3, 5)], [(15, 3)], [(15, 15)]]
@@ -469,8 +481,9 @@ def test_noise_a_sequences_own_stones_are_never_in_the_way():
 def test_noise_a_clear_stone_within_reach_is_enough():
     """One stone of the sequence is hidden by an unrelated stone, another
     within reach is not: the move joins, at the clear one's distance."""
-    record = game(rcs=[(B, 3, 3), (W, 15, 15), (B, 3, 6), (W, 15, 3), (B, 5, 6)],
-                  setup_white=(point(4, 4), point(4, 3)))
+    record = game(
+        rcs=[(B, 3, 3), (W, 15, 15), (B, 3, 6), (W, 15, 3), (B, 5, 6)], setup_white=(point(4, 4), point(4, 3))
+    )
     seqs = layout(record, Phase1Params(noise=True))
     assert [(3, 3), T, (3, 6), T, (5, 6)] in seqs
 
@@ -539,8 +552,9 @@ def handicap_games(draw):
     corners' star points, then alternating moves from White."""
     record = draw(games(min_moves=4, max_moves=40))
     taken = {m.point for m in record.moves}
-    spots = draw(st.lists(st.tuples(st.sampled_from(CENTRES), st.integers(-1, 1), st.integers(-1, 1)),
-                          min_size=2, max_size=9))
+    spots = draw(
+        st.lists(st.tuples(st.sampled_from(CENTRES), st.integers(-1, 1), st.integers(-1, 1)), min_size=2, max_size=9)
+    )
     stones = sorted({point(r + dr, c + dc) for (r, c), dr, dc in spots} - taken)
     moves = tuple(Move(W if i % 2 == 0 else B, m.point) for i, m in enumerate(record.moves))
     return GameRecord(source="test", handicap=max(2, len(stones)), setup_black=tuple(stones), moves=moves)
@@ -553,10 +567,16 @@ def _kernel(record, params):
     from joseki_miner.fast import kernel
 
     setup = [(-1, p) for p in record.setup_black] + [(1, p) for p in record.setup_white]
-    out = kernel.extract_batch(np.array([m.colour for m in record.moves], np.int8),
-                               np.array([m.point for m in record.moves], np.int16), np.array([0, len(record.moves)]),
-                               np.array([c for c, _ in setup], np.int8), np.array([p for _, p in setup], np.int16),
-                               np.array([0, len(setup)]), params, handicap=np.array([record.handicap]))
+    out = kernel.extract_batch(
+        np.array([m.colour for m in record.moves], np.int8),
+        np.array([m.point for m in record.moves], np.int16),
+        np.array([0, len(record.moves)]),
+        np.array([c for c, _ in setup], np.int8),
+        np.array([p for _, p in setup], np.int16),
+        np.array([0, len(setup)]),
+        params,
+        handicap=np.array([record.handicap]),
+    )
     keys = np.split(out["keys"], out["offsets"][1:-1]) if len(out["start"]) else []
     scores = np.split(out["scores"], out["offsets"][1:-1]) if len(out["start"]) else []
     return [(tuple(k.tolist()), tuple(map(tuple, s.tolist())), int(t)) for k, s, t in zip(keys, scores, out["start"])]
@@ -569,11 +589,17 @@ def test_handicap_games_kernel_equals_reference_in_every_orientation(record, par
     for handicap games, with or without the rule; and the tree's sequences
     are those of the game turned or mirrored, its stones listed in another
     order."""
-    params = Phase1Params(certain=params.certain, maybe=params.maybe, corner_stones=params.corner_stones,
-                          max_length=params.max_length, handicap=starts)
+    params = Phase1Params(
+        certain=params.certain,
+        maybe=params.maybe,
+        corner_stones=params.corner_stones,
+        max_length=params.max_length,
+        handicap=starts,
+    )
     reference = [(s.keys, s.scores, s.start) for s in extract(record, params)]
     assert _kernel(record, params) == reference
     moved = transform_record(record, t, False)
-    moved = GameRecord(source="test", handicap=record.handicap, setup_black=tuple(reversed(moved.setup_black)),
-                       moves=moved.moves)
+    moved = GameRecord(
+        source="test", handicap=record.handicap, setup_black=tuple(reversed(moved.setup_black)), moves=moved.moves
+    )
     assert sorted(reference) == sorted((s.keys, s.scores, s.start) for s in extract(moved, params))

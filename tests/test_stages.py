@@ -46,20 +46,28 @@ def test_the_catalog_and_the_cli_read_the_declarations(tmp_path):
 
 def test_the_docs_table_of_stages_names_every_stage_and_what_it_writes():
     design = (ROOT / "docs" / "design.md").read_text(encoding="utf-8")
-    table = design[design.index("## Stages"):design.index("### Trusted after any stop")]
+    table = design[design.index("## Stages") : design.index("### Trusted after any stop")]
     catalog = Catalog(work=Path("w"), out=Path("o"))
     for stage in STAGES:
         line = next(chunk for chunk in table.split("\n") if chunk.startswith(stage.name + " "))
-        block = table[table.index(line):].split("\n")
+        block = table[table.index(line) :].split("\n")
         text = " ".join([block[0]] + [b for b in block[1:3] if b.startswith(" ")])
         for path in catalog.outputs(stage.name):
             if path.suffix != ".svg":
                 assert path.stem in text or path.name in text, (stage.name, path.name)
 
 
-@pytest.mark.parametrize("setting, first", [("limits.field_kb=512", "ingest"), ("distance.maybe=6", "extract"),
-                                            ("influence.neutral=4", "build"), ("examples=3", "prune"),
-                                            ("emit.counters=true", "emit"), ("report.changed=false", "report")])
+@pytest.mark.parametrize(
+    "setting, first",
+    [
+        ("limits.field_kb=512", "ingest"),
+        ("distance.maybe=6", "extract"),
+        ("influence.neutral=4", "build"),
+        ("examples=3", "prune"),
+        ("emit.counters=true", "emit"),
+        ("report.changed=false", "report"),
+    ],
+)
 def test_a_parameter_changes_its_stages_key_and_those_after_not_those_before(setting, first):
     before, after = stage_keys(load(None, []), "inputs"), stage_keys(load(None, [setting]), "inputs")
     changed = {name for name in NAMES if before[name] != after[name]}
@@ -78,8 +86,16 @@ def _after(name: str, first: str) -> bool:
     return False
 
 
-TOY = Stage("toy", "the tree's first moves and their games -> toy.parquet", ("joseki",), ("toy",),
-            work="toy_stage", after="prune", params=("influence.share",), published=True)
+TOY = Stage(
+    "toy",
+    "the tree's first moves and their games -> toy.parquet",
+    ("joseki",),
+    ("toy",),
+    work="toy_stage",
+    after="prune",
+    params=("influence.share",),
+    published=True,
+)
 
 
 @pytest.mark.parametrize("engine", ["fast", "reference", "dask"])
@@ -99,8 +115,10 @@ def test_a_stage_declared_in_one_line_runs_under_every_runner(tmp_path, demo_gam
     toy = pq.read_table(catalog.out / "toy.parquet").to_pylist()
     assert toy and toy == sorted(toy, key=lambda r: (-r["games"], r["move"]))
     manifest = json.loads(catalog.manifest("toy").read_text())
-    assert manifest["figures"] == {"first_moves": len(toy), "games_seen": json.loads(
-        catalog.manifest("ingest").read_text())["figures"]["games_accepted"]}
+    assert manifest["figures"] == {
+        "first_moves": len(toy),
+        "games_seen": json.loads(catalog.manifest("ingest").read_text())["figures"]["games_accepted"],
+    }
     assert manifest["key"] == stage_keys(load(None, []), manifest_inputs(catalog), 2, catalog.stages)["toy"]
     assert not (catalog.out / "toy.parquet.tmp").exists()
 

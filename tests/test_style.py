@@ -17,8 +17,12 @@ pytestmark = pytest.mark.skipif(not RUFF.exists(), reason="ruff is not installed
 
 
 def check(root: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([str(RUFF), "check", "--no-cache", "--output-format", "concise", "src", "pipeline", "tests",
-                           "benchmarks"], cwd=root, capture_output=True, text=True)
+    return subprocess.run(
+        [str(RUFF), "check", "--no-cache", "--output-format", "concise", "src", "pipeline", "tests", "benchmarks"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+    )
 
 
 def test_the_code_passes_the_style_checks():

@@ -63,7 +63,7 @@ def test_the_eight_transforms_are_distinct_bijections_of_the_board():
     for t in TRANSFORMS:
         assert sorted(POINT_MAP[t][:361]) == list(range(361))
         assert POINT_MAP[t][TENUKI] == TENUKI
-    assert POINT_MAP[IDENTITY][: 361] == tuple(range(361))
+    assert POINT_MAP[IDENTITY][:361] == tuple(range(361))
 
 
 def test_transform_bits_swap_then_mirror():
@@ -234,7 +234,7 @@ def test_diagonal_rule_in_every_orientation(corner):
 
 @pytest.mark.parametrize("second", ["fg", "ng"])
 def test_vertical_centre_line_first_stone_next_stone_goes_left(second):
-    """"jd" = (3, 9) is on the vertical centre line: the next stone goes to
+    """ "jd" = (3, 9) is on the vertical centre line: the next stone goes to
     the left half (col <= 9), whichever side it was on."""
     assert norm([from_sgf("jd"), from_sgf(second)])[2] == ["jd", "fg"]
 
@@ -333,9 +333,7 @@ def sequences(draw):
         out.append(p)
     first = draw(st.sampled_from([BLACK, WHITE]))
     colours = [first * (-1) ** i for i in range(len(out))]
-    scores = draw(
-        st.lists(st.tuples(*[st.integers(-40, 40)] * 4), min_size=len(out), max_size=len(out))
-    )
+    scores = draw(st.lists(st.tuples(*[st.integers(-40, 40)] * 4), min_size=len(out), max_size=len(out)))
     return colours, out, scores
 
 

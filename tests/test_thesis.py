@@ -78,6 +78,7 @@ def at(monkeypatch):
     def enter(folder: Path) -> Path:
         monkeypatch.chdir(folder)
         return folder
+
     return enter
 
 
@@ -118,6 +119,7 @@ if __name__ == "__main__":  # record the digests (on the code before the options
     import conftest
 
     with tempfile.TemporaryDirectory() as tmp:
+
         class Factory:
             @staticmethod
             def mktemp(name):

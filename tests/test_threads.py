@@ -50,8 +50,9 @@ def test_a_partition_mined_in_one_thread_gives_the_files_of_one_mined_with_threa
     from joseki_miner.stages.params import Reading, phase1_params
 
     config = load(None, [])
-    settings = partitions.Settings(named_from=(str(demo_games),), reading=Reading(table_memory=1 << 20),
-                                   phase1=phase1_params(config), key="test")
+    settings = partitions.Settings(
+        named_from=(str(demo_games),), reading=Reading(table_memory=1 << 20), phase1=phase1_params(config), key="test"
+    )
     part = partitions.plan([demo_games], settings, {})[0]
     partitions.mine(part, settings, str(tmp_path / "threads"))
     before = threading.active_count()
@@ -65,5 +66,6 @@ def test_a_partition_mined_in_one_thread_gives_the_files_of_one_mined_with_threa
         threading.Thread.start = original
     assert started == [] and threading.active_count() == before
     for name in partitions.FILES:
-        assert (tmp_path / "alone" / part.key / name).read_bytes() == \
-            (tmp_path / "threads" / part.key / name).read_bytes(), name
+        assert (tmp_path / "alone" / part.key / name).read_bytes() == (
+            tmp_path / "threads" / part.key / name
+        ).read_bytes(), name

@@ -68,7 +68,11 @@ def test_children_are_keyed_by_point_or_tenuki():
 def test_colours_alternate_with_depth_and_the_root_is_empty():
     r = rows(build([seq(dd, fc, cc, ce)]))
     assert [r[p]["color"] for p in [(), ("dd",), ("dd", "fc"), ("dd", "fc", "cc"), ("dd", "fc", "cc", "ce")]] == [
-        "", "B", "W", "B", "W"
+        "",
+        "B",
+        "W",
+        "B",
+        "W",
     ]
     assert r[()]["move"] == "" and r[()]["parent"] == -1 and r[()]["node"] == 0
     assert [r[p]["depth"] for p in r] == [0, 1, 2, 3, 4]
@@ -84,10 +88,18 @@ def test_influence_counters_per_direction():
     d = r[("dd",)]
     assert [d[c] for c in COUNTER_COLUMNS] == [
         # up: black, white, neutral; right ...; down ...; left ...
-        0, 1, 2,
-        2, 0, 1,
-        2, 1, 0,
-        0, 0, 3,
+        0,
+        1,
+        2,
+        2,
+        0,
+        1,
+        2,
+        1,
+        0,
+        0,
+        0,
+        3,
     ]
     f = r[("dd", "fc")]
     assert (f["up_black"], f["right_black"], f["right_white"], f["left_white"], f["down_neutral"]) == (2, 1, 1, 2, 2)

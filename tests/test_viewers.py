@@ -26,8 +26,13 @@ from joseki_miner.runs.catalog import STAGES
 from pipeline.run import Request, run_stages
 
 CGOBAN = shutil.which("cgoban") or ("/usr/games/cgoban" if os.path.exists("/usr/games/cgoban") else None)
-TOOLS = {"cgoban": CGOBAN, "Xvfb": shutil.which("Xvfb"), "xdotool": shutil.which("xdotool"),
-         "import": shutil.which("import"), "tesseract": shutil.which("tesseract")}
+TOOLS = {
+    "cgoban": CGOBAN,
+    "Xvfb": shutil.which("Xvfb"),
+    "xdotool": shutil.which("xdotool"),
+    "import": shutil.which("import"),
+    "tesseract": shutil.which("tesseract"),
+}
 # in CGoban 1.9.14's edit window (542 x 542 at the screen's corner): the "next move" button, the comment box
 NEXT = (478, 165)
 COMMENT = (35, 460, 500, 70)  # x, y, width, height
@@ -39,8 +44,9 @@ def screen():
     if missing:
         pytest.skip(f"needs {', '.join(missing)} (Debian: cgoban xvfb xdotool imagemagick tesseract-ocr; make setup)")
     display = f":{90 + os.getpid() % 100}"
-    xvfb = subprocess.Popen([TOOLS["Xvfb"], display, "-screen", "0", "1024x768x24"], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    xvfb = subprocess.Popen(
+        [TOOLS["Xvfb"], display, "-screen", "0", "1024x768x24"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     env = {**os.environ, "DISPLAY": display}
     try:
         for _ in range(50):
@@ -67,8 +73,11 @@ def _comment(env: dict, tmp: Path) -> list[str]:
     """The comment box's lines, read from a screenshot."""
     x, y, w, h = COMMENT
     shot = tmp / "comment.png"
-    subprocess.run([TOOLS["import"], "-window", "root", "-crop", f"{w}x{h}+{x}+{y}", "-resize", "300%", str(shot)],
-                   env=env, check=True)
+    subprocess.run(
+        [TOOLS["import"], "-window", "root", "-crop", f"{w}x{h}+{x}+{y}", "-resize", "300%", str(shot)],
+        env=env,
+        check=True,
+    )
     text = subprocess.run([TOOLS["tesseract"], str(shot), "-"], capture_output=True, text=True, check=True).stdout
     return [line.strip() for line in text.splitlines() if line.strip()]
 
@@ -76,8 +85,9 @@ def _comment(env: dict, tmp: Path) -> list[str]:
 def test_cgoban_shows_what_each_move_is_in_ascii(screen, demo_games, tmp_path):
     catalog = Catalog(work=tmp_path / "interim", out=tmp_path / "out")
     run_stages(catalog, load(None), STAGES, [demo_games], Request(progress=False))
-    viewer = subprocess.Popen([CGOBAN, "-edit", str(catalog.sgf)], env=screen, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL)
+    viewer = subprocess.Popen(
+        [CGOBAN, "-edit", str(catalog.sgf)], env=screen, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     try:
         _window(screen, "Joseki of 400 games")  # the game's name: CGoban read the file
         # the main line: each node's most played child, down to where the joseki ends
@@ -88,7 +98,9 @@ def test_cgoban_shows_what_each_move_is_in_ascii(screen, demo_games, tmp_path):
         subprocess.run([TOOLS["import"], "-window", "root", str(tmp_path / "cgoban.png")], env=screen, check=True)
         lines = _comment(screen, tmp_path)
         assert lines[0] == "Joseki ends here.", lines
-        assert re.match(r"\d+ games \(\d+% of the moves here\); Black wins \d+% \(\d+-\d+%\); \d{4}-\d{4}", lines[1]), lines
+        assert re.match(r"\d+ games \(\d+% of the moves here\); Black wins \d+% \(\d+-\d+%\); \d{4}-\d{4}", lines[1]), (
+            lines
+        )
     finally:
         viewer.terminate()
         viewer.wait()

@@ -32,25 +32,34 @@ def lookup_text(found: dict) -> str:
     first = "White" if found["first_player"] == "white" else "Black"
     span = f", {found['first_year']}-{found['last_year']}" if found["first_year"] else ""
     kind = f"; {found['kind']}" if "kind" in found else ""
-    lines = [f"{found['board']}  (in {TREE_FORM}: {found['normal_board']}{kind})",
-             f"{found['count']:,} sequences in {found['games']:,} games{span}"
-             + (f", most popular in {found['most_popular']}" if found.get("most_popular") else ""),
-             f"the first to play here ({first} in this sequence) wins {rate(found['black_wins'], found['white_wins'])}"
-             " games with a winner"]
+    lines = [
+        f"{found['board']}  (in {TREE_FORM}: {found['normal_board']}{kind})",
+        f"{found['count']:,} sequences in {found['games']:,} games{span}"
+        + (f", most popular in {found['most_popular']}" if found.get("most_popular") else ""),
+        f"the first to play here ({first} in this sequence) wins {rate(found['black_wins'], found['white_wins'])}"
+        " games with a winner",
+    ]
     if found["sources"]:
         lines.append("collections: " + " · ".join(f"{short(name)} {n:,}" for name, n in found["sources"].items()))
     conts = found["continuations"]
-    lines.append(f"continuations ({len(conts)} stored; {found['ended_or_rarer']:,} sequences end here or go on "
-                 "in lines played once; share: of the sequences here):")
+    lines.append(
+        f"continuations ({len(conts)} stored; {found['ended_or_rarer']:,} sequences end here or go on "
+        "in lines played once; share: of the sequences here):"
+    )
     kinds = any("kind" in c for c in conts)
     if conts:
-        lines.append(f"  {'move':<8} {'count':>8} {'share':>7} {'games':>8}   {'first player wins':<28} last year"
-                     + ("  kind" if kinds else ""))
+        lines.append(
+            f"  {'move':<8} {'count':>8} {'share':>7} {'games':>8}   {'first player wins':<28} last year"
+            + ("  kind" if kinds else "")
+        )
     for c in conts:
-        line = (f"  {c['board']:<8} {c['count']:>8,} {100 * c['share']:>6.1f}% {c['games']:>8,}   "
-                f"{rate(c['black_wins'], c['white_wins']):<28} ")
-        lines.append(line + (f"{str(c['last_year'] or ''):<9}  {c.get('kind', '')}" if kinds
-                             else f"{c['last_year'] or ''}"))
+        line = (
+            f"  {c['board']:<8} {c['count']:>8,} {100 * c['share']:>6.1f}% {c['games']:>8,}   "
+            f"{rate(c['black_wins'], c['white_wins']):<28} "
+        )
+        lines.append(
+            line + (f"{str(c['last_year'] or ''):<9}  {c.get('kind', '')}" if kinds else f"{c['last_year'] or ''}")
+        )
     return "\n".join(lines)
 
 
@@ -65,13 +74,16 @@ def game_line(row: dict) -> str:
     where the sequence starts, and where the game was read."""
     where = f"{row['source']}:{row['location']}" if row["location"] else row["source"]
     date = date_text(row["DT"] or "") or "no date"
-    return (f"  {date:<10}  Black {person(row, 'B')}, White {person(row, 'W')}, {row['RE'] or 'no result'}; "
-            f"{start_text(row['move'])}, {row['corner']}  ({where})")
+    return (
+        f"  {date:<10}  Black {person(row, 'B')}, White {person(row, 'W')}, {row['RE'] or 'no result'}; "
+        f"{start_text(row['move'])}, {row['corner']}  ({where})"
+    )
 
 
 def games_text(sequence: str, rows: list[dict], total: int) -> str:
-    head = (f"{total:,} games start {sequence} in a corner"
-            + (f"; the {len(rows):,} most recent:" if len(rows) < total else ":" if total else "."))
+    head = f"{total:,} games start {sequence} in a corner" + (
+        f"; the {len(rows):,} most recent:" if len(rows) < total else ":" if total else "."
+    )
     return "\n".join([head, *map(game_line, rows)])
 
 
@@ -100,15 +112,20 @@ def _side_share(side: dict) -> str:
 
 
 def compare_text(found: dict, a: str, b: str) -> str:
-    lines = [f"A: {a} ({found['a']['games']:,} games); B: {b} ({found['b']['games']:,} games); "
-             f"{found['moves']:,} moves of the tree compared, in {TREE_FORM}"]
+    lines = [
+        f"A: {a} ({found['a']['games']:,} games); B: {b} ({found['b']['games']:,} games); "
+        f"{found['moves']:,} moves of the tree compared, in {TREE_FORM}"
+    ]
     for title, rows in (("risers", found["risers"]), ("fallers", found["fallers"])):
-        lines.append(f"{title} (the move's share of the sequences at its position, A -> B; "
-                     "95% interval of the change):")
+        lines.append(
+            f"{title} (the move's share of the sequences at its position, A -> B; 95% interval of the change):"
+        )
         for r in rows:
-            lines.append(f"  {r['board']:<34} {_side_share(r['a']):>20} -> {_side_share(r['b']):>20}  "
-                         f"{100 * r['difference']:+6.1f} ({100 * r['low']:+.1f} to {100 * r['high']:+.1f})"
-                         + (f"  {r['kind']}" if r["kind"] else ""))
+            lines.append(
+                f"  {r['board']:<34} {_side_share(r['a']):>20} -> {_side_share(r['b']):>20}  "
+                f"{100 * r['difference']:+6.1f} ({100 * r['low']:+.1f} to {100 * r['high']:+.1f})"
+                + (f"  {r['kind']}" if r["kind"] else "")
+            )
         if not rows:
             lines.append("  none")
     return "\n".join(lines)
@@ -117,32 +134,51 @@ def compare_text(found: dict, a: str, b: str) -> str:
 def repertoire_text(player: str, found: dict) -> str:
     selfplay = f"; {found['self_play']:,} against themself left out" if found["self_play"] else ""
     width = max([30, *(len(line["board"] or "") + 1 for line in found["lines"])])  # every line's column lines up
-    lines = [f"{player}: {found['games']:,} games ({found['wins']:,} won, {found['losses']:,} lost{selfplay}), "
-             f"{found['sequences']:,} corner sequences; where they leave the tree (in {TREE_FORM}):",
-             f"  {'times':>5} {'won-lost':>9}  {'role':<6} {'line':<{width}} {'then':<22} the tree's moves there "
-             "(share, wins of who plays it)"]
+    lines = [
+        f"{player}: {found['games']:,} games ({found['wins']:,} won, {found['losses']:,} lost{selfplay}), "
+        f"{found['sequences']:,} corner sequences; where they leave the tree (in {TREE_FORM}):",
+        f"  {'times':>5} {'won-lost':>9}  {'role':<6} {'line':<{width}} {'then':<22} the tree's moves there "
+        "(share, wins of who plays it)",
+    ]
     for line in found["lines"]:
-        then = ("ends in the tree" if line["left_with"] is None
-                else f"{line['left_board']} ({'player' if line['by'] == 'player' else 'opponent'})")
-        tree = ", ".join(f"{m['board']} {percent(m['share'])}"
-                         + (f" (wins {100 * m['wins']:.0f}%)" if m["wins"] is not None else "")
-                         for m in line["tree"][:3] if m["share"] is not None)
-        lines.append(f"  {line['count']:>5} {line['wins']:>4}-{line['losses']:<4}  {line['role']:<6} "
-                     f"{line['board'] or '(empty corner)':<{width}} {then:<22} {tree}")
+        then = (
+            "ends in the tree"
+            if line["left_with"] is None
+            else f"{line['left_board']} ({'player' if line['by'] == 'player' else 'opponent'})"
+        )
+        tree = ", ".join(
+            f"{m['board']} {percent(m['share'])}" + (f" (wins {100 * m['wins']:.0f}%)" if m["wins"] is not None else "")
+            for m in line["tree"][:3]
+            if m["share"] is not None
+        )
+        lines.append(
+            f"  {line['count']:>5} {line['wins']:>4}-{line['losses']:<4}  {line['role']:<6} "
+            f"{line['board'] or '(empty corner)':<{width}} {then:<22} {tree}"
+        )
     return "\n".join(lines)
 
 
 def position_text(found: dict) -> str:
     """``joseki position``: the games that reach the position, the orders
     that reach it, each next move, and the most recent games."""
-    stones = "; ".join(f"{name} {' '.join(found[key])}" for name, key in (("Black", "black"), ("White", "white"))
-                       if found[key])
+    stones = "; ".join(
+        f"{name} {' '.join(found[key])}" for name, key in (("Black", "black"), ("White", "white")) if found[key]
+    )
     to_play = {"B": ", Black to play", "W": ", White to play"}.get(found["to_play"] or "", "")
     orders = found["orders"]
-    lines = [f"{found['sgf']}, the {found['corner']} corner "
-             + (f"after move {found['move']}" if found["move"] else "as set up") + ":"] if "sgf" in found else []
-    lines.append(f"{stones}{to_play}: {found['games']:,} games ({found['sequences']:,} corner sequences), "
-                 f"reached by {len(orders)} order{'s' * (len(orders) != 1)} of moves")
+    lines = (
+        [
+            f"{found['sgf']}, the {found['corner']} corner "
+            + (f"after move {found['move']}" if found["move"] else "as set up")
+            + ":"
+        ]
+        if "sgf" in found
+        else []
+    )
+    lines.append(
+        f"{stones}{to_play}: {found['games']:,} games ({found['sequences']:,} corner sequences), "
+        f"reached by {len(orders)} order{'s' * (len(orders) != 1)} of moves"
+    )
     if not orders:
         lines[-1] += " (no line played twice reaches it)"
         return "\n".join(lines)
@@ -152,8 +188,10 @@ def position_text(found: dict) -> str:
     lines.append(f"  {'move':<8} {'colour':<6} {'count':>8} {'share':>7} {'games':>8}  {'wins':<27} years")
     for m in found["moves"]:
         years = f"{m['first_year']}-{m['last_year']}" if m["first_year"] else ""
-        lines.append(f"  {m['move']:<8} {'Black' if m['colour'] == 'B' else 'White':<6} {m['count']:>8,} "
-                     f"{percent(m['share'] or 0):>7} {m['games']:>8,}  {rate(m['wins'], m['losses']):<27} {years}")
+        lines.append(
+            f"  {m['move']:<8} {'Black' if m['colour'] == 'B' else 'White':<6} {m['count']:>8,} "
+            f"{percent(m['share'] or 0):>7} {m['games']:>8,}  {rate(m['wins'], m['losses']):<27} {years}"
+        )
     if found["recent"]:
         lines.append(f"the {len(found['recent'])} most recent games:")
         lines += [game_line(r) for r in found["recent"]]

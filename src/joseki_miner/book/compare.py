@@ -35,15 +35,21 @@ def side_games(games: Path, *sides: Filters) -> list[np.ndarray]:
     """Which games of games.parquet (by number) each side holds: the
     columns the filters read, read once for all the sides."""
     people = any(side.by_people for side in sides)
-    table = pq.ParquetFile(games).read(columns=["year", "winner", "collection", "handicap",
-                                                *(Filters.PEOPLE if people else ())])
+    table = pq.ParquetFile(games).read(
+        columns=["year", "winner", "collection", "handicap", *(Filters.PEOPLE if people else ())]
+    )
     year, winner = numpy(table.column("year")), numpy(table.column("winner"))
     handicap = numpy(table.column("handicap"))
     collection = table.column("collection").to_pylist()
     values = {k: [v or "" for v in table.column(k).to_pylist()] for k in Filters.PEOPLE} if people else None
-    return [np.array([r is None for r in side.reasons(year, winner, collection, Collections([]), values, handicap)],
-                     dtype=bool)
-            if side.active else np.ones(len(year), dtype=bool) for side in sides]
+    return [
+        np.array(
+            [r is None for r in side.reasons(year, winner, collection, Collections([]), values, handicap)], dtype=bool
+        )
+        if side.active
+        else np.ones(len(year), dtype=bool)
+        for side in sides
+    ]
 
 
 def _sequence(moves: list[str]) -> str:
@@ -82,8 +88,15 @@ def eras(games: Path, since: int | None = None) -> tuple[Filters, Filters, str, 
     return Filters(years=(first, since - 1)), Filters(years=(since, last)), before, after
 
 
-def compare_files(joseki: Path, sorted_sequences: Path, games: Path, a: Filters, b: Filters,
-                  least: int = LEAST_GAMES, orders: Path | None = None) -> dict:
+def compare_files(
+    joseki: Path,
+    sorted_sequences: Path,
+    games: Path,
+    a: Filters,
+    b: Filters,
+    least: int = LEAST_GAMES,
+    orders: Path | None = None,
+) -> dict:
     """``compare`` on the files: joseki.parquet, sorted_sequences.parquet
     and games.parquet (and node_orders.parquet where move orders are
     merged: a node's sequences are then a range a member order)."""
@@ -96,8 +109,9 @@ def compare_files(joseki: Path, sorted_sequences: Path, games: Path, a: Filters,
     game = numpy(pq.ParquetFile(sorted_sequences).read(columns=["game"]).column("game"))
     # each side's sequences before each row of the sequences in trie order: a range's count is a difference
     before = [np.r_[0, np.cumsum(side[game], dtype=np.int64)] for side in (in_a, in_b)]
-    ranges: dict[int, list[tuple[int, int]]] = {n: [(lo, c)] for n, lo, c in zip(node.tolist(), first.tolist(),
-                                                                             count.tolist())}
+    ranges: dict[int, list[tuple[int, int]]] = {
+        n: [(lo, c)] for n, lo, c in zip(node.tolist(), first.tolist(), count.tolist())
+    }
     came = ranges  # what reached a node from its parent's position: all of it, but where orders are merged
     if orders is not None:
         rows = pq.ParquetFile(orders).read()
@@ -128,11 +142,29 @@ def compare_files(joseki: Path, sorted_sequences: Path, games: Path, a: Filters,
         pooled = (xa + xb) / (na + nb)
         spread = math.sqrt(pooled * (1 - pooled) * (1 / na + 1 / nb))
         z = difference / spread if spread else 0.0
-        changes.append({"sequence": _sequence(line[n]), "board": board_line(line[n]), "node": n, "kind": kinds[i],
-                        "tenuki": moves[i] == "", "a": sa, "b": sb, "difference": difference,
-                        "low": low, "high": high, "z": z, "p": math.erfc(abs(z) / math.sqrt(2)),
-                        "reach": max(na / total[0], nb / total[1])})
+        changes.append(
+            {
+                "sequence": _sequence(line[n]),
+                "board": board_line(line[n]),
+                "node": n,
+                "kind": kinds[i],
+                "tenuki": moves[i] == "",
+                "a": sa,
+                "b": sb,
+                "difference": difference,
+                "low": low,
+                "high": high,
+                "z": z,
+                "p": math.erfc(abs(z) / math.sqrt(2)),
+                "reach": max(na / total[0], nb / total[1]),
+            }
+        )
     risers = sorted((c for c in changes if c["low"] > 0), key=lambda c: (-c["low"] * c["reach"], c["sequence"]))
     fallers = sorted((c for c in changes if c["high"] < 0), key=lambda c: (c["high"] * c["reach"], c["sequence"]))
-    return {"a": {"games": int(in_a.sum())}, "b": {"games": int(in_b.sum())}, "moves": len(changes),
-            "risers": risers, "fallers": fallers}
+    return {
+        "a": {"games": int(in_a.sum())},
+        "b": {"games": int(in_b.sum())},
+        "moves": len(changes),
+        "risers": risers,
+        "fallers": fallers,
+    }

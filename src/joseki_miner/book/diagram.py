@@ -58,8 +58,9 @@ class Diagram:
     size: int = MIN_CROP  # the side of the corner shown
 
 
-def diagram(moves: list[tuple[str, int]], marks: list[Mark] = (), sides: dict[str, str] | None = None,
-            least: int = MIN_CROP) -> Diagram:
+def diagram(
+    moves: list[tuple[str, int]], marks: list[Mark] = (), sides: dict[str, str] | None = None, least: int = MIN_CROP
+) -> Diagram:
     """The diagram of a sequence (``moves``: (colour "B"/"W", trie key),
     TENUKI for a tenuki), with candidate ``marks`` and influence ``sides``.
     The crop is the smallest square from the upper left corner that holds
@@ -99,10 +100,12 @@ def svg(d: Diagram, cell: int = 28, coordinates: bool = True, label: str = "") -
     band = max(4, cell // 5)  # the influence bands outside the grid
     x0 = y0 = edge + band
     width = x0 + (n - 1) * cell + cell // 2 + 2 * band + 2
-    out = [f'<svg class="board" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {width}" '
-           f'width="{width}" height="{width}" role="img" aria-label="{escape(label or "board diagram")}" '
-           f'data-cell="{cell}" data-x0="{x0}" data-y0="{y0}" data-size="{n}">',
-           f'<rect class="wood" x="{x0 - cell // 2}" y="{y0 - cell // 2}" width="{n * cell}" height="{n * cell}"/>']
+    out = [
+        f'<svg class="board" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {width}" '
+        f'width="{width}" height="{width}" role="img" aria-label="{escape(label or "board diagram")}" '
+        f'data-cell="{cell}" data-x0="{x0}" data-y0="{y0}" data-size="{n}">',
+        f'<rect class="wood" x="{x0 - cell // 2}" y="{y0 - cell // 2}" width="{n * cell}" height="{n * cell}"/>',
+    ]
     far = x0 + (n - 1) * cell + (0 if n == SIZE else cell // 2)  # lines run on past the crop's open sides
     lines = [f"M{x0} {y0 + i * cell}H{far}M{x0 + i * cell} {y0}V{far}" for i in range(n)]
     out.append(f'<path class="grid" d="{"".join(lines)}"/>')
@@ -113,19 +116,25 @@ def svg(d: Diagram, cell: int = 28, coordinates: bool = True, label: str = "") -
             out.append(f'<circle class="hoshi" cx="{x0 + c * cell}" cy="{y0 + r * cell}" r="{max(2, cell // 10)}"/>')
     if coordinates:
         for i in range(n):
-            out.append(f'<text class="coord" data-col="{column_name(i)}" x="{x0 + i * cell}" '
-                       f'y="{y0 - cell // 2 - band - 2}">{column_name(i)}</text>')
-            out.append(f'<text class="coord" data-row="{row_name(i)}" x="{x0 - cell // 2 - band - 4}" '
-                       f'y="{y0 + i * cell + cell // 6}">{row_name(i)}</text>')
+            out.append(
+                f'<text class="coord" data-col="{column_name(i)}" x="{x0 + i * cell}" '
+                f'y="{y0 - cell // 2 - band - 2}">{column_name(i)}</text>'
+            )
+            out.append(
+                f'<text class="coord" data-row="{row_name(i)}" x="{x0 - cell // 2 - band - 4}" '
+                f'y="{y0 + i * cell + cell // 6}">{row_name(i)}</text>'
+            )
     out += _sides(d, x0, y0, n, cell, band)
     radius = cell * 0.47
     font = cell * (0.5 if len(d.stones) < 10 else 0.42)
     for s in d.stones:
         r, c = row_col(s.point)
         x, y = x0 + c * cell, y0 + r * cell
-        out.append(f'<g class="stone {s.colour.lower()}" data-point="{to_sgf(s.point)}" data-colour="{s.colour}" '
-                   f'data-move="{s.number}"><circle cx="{x}" cy="{y}" r="{radius:.1f}"/>'
-                   f'<text x="{x}" y="{y + font * 0.35:.1f}" font-size="{font:.1f}">{s.number}</text></g>')
+        out.append(
+            f'<g class="stone {s.colour.lower()}" data-point="{to_sgf(s.point)}" data-colour="{s.colour}" '
+            f'data-move="{s.number}"><circle cx="{x}" cy="{y}" r="{radius:.1f}"/>'
+            f'<text x="{x}" y="{y + font * 0.35:.1f}" font-size="{font:.1f}">{s.number}</text></g>'
+        )
     for m in d.marks:
         if m.point == TENUKI:
             continue
@@ -133,9 +142,11 @@ def svg(d: Diagram, cell: int = 28, coordinates: bool = True, label: str = "") -
         x, y = x0 + c * cell, y0 + r * cell
         size = cell * (0.36 if len(m.label) > 3 else 0.42)
         kind = f"played {m.colour.lower()}" if m.colour else "candidate"
-        mark = (f'<g class="{kind}" data-point="{to_sgf(m.point)}"><title>{escape(m.title)}</title>'
-                f'<circle cx="{x}" cy="{y}" r="{radius:.1f}"/>'
-                f'<text x="{x}" y="{y + size * 0.35:.1f}" font-size="{size:.1f}">{escape(m.label)}</text></g>')
+        mark = (
+            f'<g class="{kind}" data-point="{to_sgf(m.point)}"><title>{escape(m.title)}</title>'
+            f'<circle cx="{x}" cy="{y}" r="{radius:.1f}"/>'
+            f'<text x="{x}" y="{y + size * 0.35:.1f}" font-size="{size:.1f}">{escape(m.label)}</text></g>'
+        )
         out.append(f'<a href="{escape(m.href)}">{mark}</a>' if m.href else mark)
     out.append("</svg>")
     return "".join(out)
@@ -146,16 +157,25 @@ def _sides(d: Diagram, x0: int, y0: int, n: int, cell: int, band: int) -> list[s
     or half and half for "any"."""
     lo, hi = x0 - cell // 2 - band, x0 + (n - 1) * cell + cell // 2
     span = hi - lo + band
-    where = {"up": (lo, lo, span, band), "down": (lo, hi, span, band),
-             "left": (lo, lo, band, span), "right": (hi, lo, band, span)}
+    where = {
+        "up": (lo, lo, span, band),
+        "down": (lo, hi, span, band),
+        "left": (lo, lo, band, span),
+        "right": (hi, lo, band, span),
+    }
     words = {"up": "above", "right": "to the right", "down": "below", "left": "to the left"}
     out = []
     for direction, verdict in d.sides.items():
         if verdict not in ("black", "white", "any"):
             continue
         x, y, w, h = where[direction]
-        title = (f"both colours' influence {words[direction]}" if verdict == "any"
-                 else f"{verdict.capitalize()}'s influence {words[direction]}")
-        out.append(f'<g class="influence {verdict}" data-side="{direction}"><title>{title}</title>'
-                   f'<rect x="{x}" y="{y}" width="{w}" height="{h}"/></g>')
+        title = (
+            f"both colours' influence {words[direction]}"
+            if verdict == "any"
+            else f"{verdict.capitalize()}'s influence {words[direction]}"
+        )
+        out.append(
+            f'<g class="influence {verdict}" data-side="{direction}"><title>{title}</title>'
+            f'<rect x="{x}" y="{y}" width="{w}" height="{h}"/></g>'
+        )
     return out

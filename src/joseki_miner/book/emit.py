@@ -136,8 +136,9 @@ def root_comment(book: Book) -> str:
     span = a.years()
     lines = [
         f"Joseki mined from {games:,} games ({collections}"
-        + (f"; {span[0]}-{span[1]}" if span else "") + ") by joseki-miner, after M. Helvensteijn, "
-        "\"Applying data mining to the study of joseki\" (2007).",
+        + (f"; {span[0]}-{span[1]}" if span else "")
+        + ") by joseki-miner, after M. Helvensteijn, "
+        '"Applying data mining to the study of joseki" (2007).',
         "",
         "How to read this tree. Every corner of every game was read as a sequence of moves, turned so "
         "that it starts in the upper left corner with Black, so one branch holds the same joseki "
@@ -145,33 +146,43 @@ def root_comment(book: Book) -> str:
         "was played there, and what share of the moves played at the position before it that is; "
         "the labels on the board show the next moves and their shares.",
         "A tenuki (shown as a pass) means the player played elsewhere on the board first.",
-        "\"Black wins\" is the share of those games (with a winner) won by the player who has Black "
-        "in this tree, with its 95% interval; \"most popular\" is the year in which the move was "
+        '"Black wins" is the share of those games (with a winner) won by the player who has Black '
+        'in this tree, with its 95% interval; "most popular" is the year in which the move was '
         "played in the largest share of that year's games.",
         "Influence (section 8 of the thesis): the side of the sequence where a colour's stones "
         f"dominate in more than {100 * a.share:g}% of the games that played it.",
     ]
     kept = []
     if a.threshold:
-        kept.append(f"lines played in at least {a.threshold:,} games" if a.threshold_on == "games"
-                    else f"moves played at least {a.threshold:,} times")
+        kept.append(
+            f"lines played in at least {a.threshold:,} games"
+            if a.threshold_on == "games"
+            else f"moves played at least {a.threshold:,} times"
+        )
     if a.min_length:
         kept.append(f"joseki of at least {a.min_length} moves")
     if kept:
         lines.append("Kept: " + " and ".join(kept) + ".")
     if book.labelled:
-        lines += ["", "Each move's comment starts with what it is: a joseki (\"Joseki ends here\" where players "
-                  "end it, with how often they then play elsewhere), a follow-up (a line played after a tenuki, "
-                  "when a player came back to the corner later), or a fuseki shape: an approach from the side "
-                  "(answered on the side, for the whole board's opening), an enclosure (the corner's first player "
-                  "plays there again before the other answers) or an extension (a move on the side or on a "
-                  "central line, out of the corner)."]
-        counts = (f"Joseki: {len(book.joseki()):,}; follow-ups: {len(book.follow_ups()):,}; "
-                  f"fuseki shapes: {len(book.fuseki()):,}; ")
+        lines += [
+            "",
+            'Each move\'s comment starts with what it is: a joseki ("Joseki ends here" where players '
+            "end it, with how often they then play elsewhere), a follow-up (a line played after a tenuki, "
+            "when a player came back to the corner later), or a fuseki shape: an approach from the side "
+            "(answered on the side, for the whole board's opening), an enclosure (the corner's first player "
+            "plays there again before the other answers) or an extension (a move on the side or on a "
+            "central line, out of the corner).",
+        ]
+        counts = (
+            f"Joseki: {len(book.joseki()):,}; follow-ups: {len(book.follow_ups()):,}; "
+            f"fuseki shapes: {len(book.fuseki()):,}; "
+        )
     else:
         counts = f"Joseki: {len(book.leaves()):,}; "
-    lines += ["", f"{counts}moves in the tree: {len(book.cols['node']) - 1:,}; "
-              f"sequences read: {book.get(book.root, 'count'):,}."]
+    lines += [
+        "",
+        f"{counts}moves in the tree: {len(book.cols['node']) - 1:,}; sequences read: {book.get(book.root, 'count'):,}.",
+    ]
     if book.children(book.root):
         lines.append(f"First moves: {next_moves_text(book, book.root)}.")
     return "\n".join(lines)
@@ -195,8 +206,9 @@ def game_name(book: Book) -> str:
 def labels(book: Book, node: int) -> str:
     """LB of a node: each child that is a move, at its point, with its
     share (a tenuki child is named in the comment)."""
-    parts = [f"[{book.get(c, 'move')}:{percent(book.share(c) or 0)}]"
-             for c in book.children(node) if book.get(c, "move")]
+    parts = [
+        f"[{book.get(c, 'move')}:{percent(book.share(c) or 0)}]" for c in book.children(node) if book.get(c, "move")
+    ]
     return "LB" + "".join(parts) if parts else ""
 
 
@@ -253,10 +265,9 @@ def to_sgf(tree, share: float = 0.30, title: str | None = None, counters: bool =
 def _dot_header(title: str) -> list[str]:
     return [
         f"digraph {_dot_string(title)} {{\n",
-        f"  graph [label={_dot_string(title)}, labelloc=t, ordering=out, "
-        "ranksep=0.3, nodesep=0.15];\n",
+        f"  graph [label={_dot_string(title)}, labelloc=t, ordering=out, ranksep=0.3, nodesep=0.15];\n",
         '  node [shape=box, style="rounded,filled", fillcolor=white, '
-        "fontname=Helvetica, fontsize=10, margin=\"0.05,0.02\"];\n",
+        'fontname=Helvetica, fontsize=10, margin="0.05,0.02"];\n',
         "  edge [arrowsize=0.5];\n",
     ]
 

@@ -40,8 +40,10 @@ class NotInTree(JosekiError):
     def __init__(self, q: Query, held: int, node: dict) -> None:
         shown = " ".join(q.board_move(k) for k in q.keys[:held]) or "(the empty board)"
         count = f"{node['count']:,} sequences" if held else "the root"
-        super().__init__(f"the tree does not hold {q.board_text()}: it holds {held} of its {len(q.keys)} moves, "
-                         f"{shown} ({count}); rarer lines are not stored (they were played once)")
+        super().__init__(
+            f"the tree does not hold {q.board_text()}: it holds {held} of its {len(q.keys)} moves, "
+            f"{shown} ({count}); rarer lines are not stored (they were played once)"
+        )
         self.held = held
 
 
@@ -195,20 +197,30 @@ def lookup(catalog: Catalog, text: str) -> dict:
     kids, rows = tree.children(n)
     for c, child in zip(kids, rows):
         key = int(tree.key[c])
-        continuations.append({"move": q.move_text(key, len(q.keys) + 1), "board": q.board_move(key),
-                              "normal": _sgf_key(key, len(q.keys) + 1),
-                              **_stats(child), "share": share_of(child["count"], node["count"]) or 0.0,
-                              **({"kind": child["kind"]} if "kind" in child else {})})
-    return {"sequence": q.text(), "board": q.board_text(),
-            "normal": " ".join(_sgf_key(k, d) for d, k in enumerate(q.keys, 1)),
-            "normal_board": " ".join(_board_key(k) for k in q.keys),
-            "first_player": "white" if q.swapped else "black", **_stats(node),
-            **({"kind": node["kind"]} if "kind" in node else {}),
-            "years": (years := {int(y): int(g) for y, g in _rows_of(catalog.trie_years, n)}),
-            "most_popular": peak_year(years, _games_by_year(catalog)),
-            "sources": {s: int(g) for s, g in _rows_of(catalog.trie_sources, n)},
-            "ended_or_rarer": node["count"] - sum(c["count"] for c in continuations),
-            "continuations": continuations}
+        continuations.append(
+            {
+                "move": q.move_text(key, len(q.keys) + 1),
+                "board": q.board_move(key),
+                "normal": _sgf_key(key, len(q.keys) + 1),
+                **_stats(child),
+                "share": share_of(child["count"], node["count"]) or 0.0,
+                **({"kind": child["kind"]} if "kind" in child else {}),
+            }
+        )
+    return {
+        "sequence": q.text(),
+        "board": q.board_text(),
+        "normal": " ".join(_sgf_key(k, d) for d, k in enumerate(q.keys, 1)),
+        "normal_board": " ".join(_board_key(k) for k in q.keys),
+        "first_player": "white" if q.swapped else "black",
+        **_stats(node),
+        **({"kind": node["kind"]} if "kind" in node else {}),
+        "years": (years := {int(y): int(g) for y, g in _rows_of(catalog.trie_years, n)}),
+        "most_popular": peak_year(years, _games_by_year(catalog)),
+        "sources": {s: int(g) for s, g in _rows_of(catalog.trie_sources, n)},
+        "ended_or_rarer": node["count"] - sum(c["count"] for c in continuations),
+        "continuations": continuations,
+    }
 
 
 def _games_by_year(catalog: Catalog) -> dict[int, int]:
@@ -219,9 +231,14 @@ def _games_by_year(catalog: Catalog) -> dict[int, int]:
 
 
 def _stats(node: dict) -> dict:
-    return {"count": node["count"], "games": node["games"], "black_wins": node["black_wins"],
-            "white_wins": node["white_wins"], "first_year": node["first_year"] or None,
-            "last_year": node["last_year"] or None}
+    return {
+        "count": node["count"],
+        "games": node["games"],
+        "black_wins": node["black_wins"],
+        "white_wins": node["white_wins"],
+        "first_year": node["first_year"] or None,
+        "last_year": node["last_year"] or None,
+    }
 
 
 def _board_key(key: int) -> str:
@@ -259,8 +276,9 @@ GAME_COLUMNS = ["source", "location", "collection", "PB", "BR", "PW", "WR", "DT"
 RECORD_COLUMNS = ["moves", "setup_black", "setup_white"]
 
 
-def games_of(catalog: Catalog, text: str, limit: int | None = None,
-             records: bool = False) -> tuple[Query, pa.Table, int]:
+def games_of(
+    catalog: Catalog, text: str, limit: int | None = None, records: bool = False
+) -> tuple[Query, pa.Table, int]:
     """Every game with a corner sequence that starts with the sequence
     (``joseki games``), the most recent first, each once, at its
     earliest-started such sequence: a table of the games' information (and
@@ -325,8 +343,15 @@ def trend(catalog: Catalog, text: str, by_collection: bool = False) -> tuple[Que
     if not by_collection:
         totals = np.bincount(year[known], minlength=last + 1)
         by_year = dict(_rows_of(catalog.trie_years, n))
-        return q, [{"year": y, "games": int(by_year.get(y, 0)), "mined": int(totals[y]),
-                    "share": by_year.get(y, 0) / totals[y] if totals[y] else None} for y in range(first, last + 1)]
+        return q, [
+            {
+                "year": y,
+                "games": int(by_year.get(y, 0)),
+                "mined": int(totals[y]),
+                "share": by_year.get(y, 0) / totals[y] if totals[y] else None,
+            }
+            for y in range(first, last + 1)
+        ]
     node = tree.node(n)
     part = row_range(_need(catalog.sorted_sequences), node["first"], node["first"] + node["count"], ["game"])
     games = np.unique(numpy(part.column("game"))) if len(part) else np.zeros(0, np.int64)
@@ -337,8 +362,16 @@ def trend(catalog: Catalog, text: str, by_collection: bool = False) -> tuple[Que
         mine = (source == k) & known
         totals = np.bincount(year[mine], minlength=last + 1)
         here = np.bincount(year[games][(source[games] == k) & known[games]], minlength=last + 1)
-        out += [{"collection": name, "year": y, "games": int(here[y]), "mined": int(totals[y]),
-                 "share": here[y] / totals[y] if totals[y] else None} for y in range(first, last + 1)]
+        out += [
+            {
+                "collection": name,
+                "year": y,
+                "games": int(here[y]),
+                "mined": int(totals[y]),
+                "share": here[y] / totals[y] if totals[y] else None,
+            }
+            for y in range(first, last + 1)
+        ]
     return q, out
 
 
@@ -354,8 +387,9 @@ def sgf_collection(rows: pa.Table) -> str:
     trees = []
     for row in rows.to_pylist():
         info = {**row, "DT": date_text(row["DT"] or "")}  # SGF's own form of a date
-        props = "".join(f"{name}[{value(info[name])}]" for name in ("PB", "BR", "PW", "WR", "DT", "RE", "KM")
-                        if info[name])
+        props = "".join(
+            f"{name}[{value(info[name])}]" for name in ("PB", "BR", "PW", "WR", "DT", "RE", "KM") if info[name]
+        )
         where = f"{row['source']}:{row['location']}" if row["location"] else row["source"]
         note = f"{where} (the sequence starts at {start_text(row['move'])}, {row['corner']})"
         props += f"GC[{value(note)}]"

@@ -52,13 +52,20 @@ def of_run(context: Context) -> BookFiles:
     catalog, config, current = context.catalog, context.config, context.current
     in_order = store.staged(catalog.sorted_sequences)
     in_order = in_order if in_order.exists() else catalog.sorted_sequences
-    return BookFiles(current(catalog.joseki), current(catalog.node_years), current(catalog.node_sources),
-                     current(catalog.node_examples), catalog.games,
-                     {**context.found("ingest"), **context.found("prune")},
-                     in_order if config.report_changed else None, config.report_since, catalog.sequences,
-                     config.report_players or (),
-                     current(catalog.node_orders) if config.prune_merge_orders else None,
-                     current(catalog.node_transpositions) if transpositions(config) else None)
+    return BookFiles(
+        current(catalog.joseki),
+        current(catalog.node_years),
+        current(catalog.node_sources),
+        current(catalog.node_examples),
+        catalog.games,
+        {**context.found("ingest"), **context.found("prune")},
+        in_order if config.report_changed else None,
+        config.report_since,
+        catalog.sequences,
+        config.report_players or (),
+        current(catalog.node_orders) if config.prune_merge_orders else None,
+        current(catalog.node_transpositions) if transpositions(config) else None,
+    )
 
 
 def _date(day: int) -> str:
@@ -86,13 +93,21 @@ def load_book(files: BookFiles, *, share: float, min_length: int) -> Book:
         games=int(figures.get("games_accepted", 0)),
         games_by_year={int(y): int(g) for y, g in figures.get("games_by_year", {}).items()},
         games_by_collection=dict(figures.get("games_by_collection", {})),
-        first_date=first, last_date=last, threshold=int(figures.get("threshold", 0)),
-        threshold_on=str(figures.get("threshold_on", "count")), min_length=min_length,
-        share=share)
+        first_date=first,
+        last_date=last,
+        threshold=int(figures.get("threshold", 0)),
+        threshold_on=str(figures.get("threshold_on", "count")),
+        min_length=min_length,
+        share=share,
+    )
     tables = [pq.ParquetFile(p).read() if p.exists() else None for p in (files.years, files.sources, files.examples)]
     others = pq.ParquetFile(files.transpositions).read() if files.transpositions else None
-    return make_book(pq.ParquetFile(files.joseki).read(), *tables, about=about,  # Arrow: no pandas to import
-                     transpositions=others)
+    return make_book(
+        pq.ParquetFile(files.joseki).read(),
+        *tables,
+        about=about,  # Arrow: no pandas to import
+        transpositions=others,
+    )
 
 
 def changes(files: BookFiles) -> dict | None:
@@ -104,9 +119,11 @@ def changes(files: BookFiles) -> dict | None:
     if sides is None:
         return None
     a, b, before, after = sides
-    return {**compare_files(files.joseki, files.sorted_sequences, files.games, a, b, orders=files.orders),
-            "before": before,
-            "after": after}
+    return {
+        **compare_files(files.joseki, files.sorted_sequences, files.games, a, b, orders=files.orders),
+        "before": before,
+        "after": after,
+    }
 
 
 def start(folder: Path) -> None:
@@ -115,8 +132,15 @@ def start(folder: Path) -> None:
     folder.mkdir(parents=True)
 
 
-def write(files: BookFiles, folder: Path, *, share: float, min_length: int, part: tuple[int, int] = (0, 1),
-          progress: bool = False) -> list[int]:
+def write(
+    files: BookFiles,
+    folder: Path,
+    *,
+    share: float,
+    min_length: int,
+    part: tuple[int, int] = (0, 1),
+    progress: bool = False,
+) -> list[int]:
     """Write part ``part`` = (i, k) of the report's pages into ``folder``
     (``report.pages``), with a bar of the pages where ``progress``; the
     sizes of the files written.  What changed between the eras is counted
@@ -128,8 +152,9 @@ def write(files: BookFiles, folder: Path, *, share: float, min_length: int, part
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="changes") as side:
         changed = side.submit(changes, files) if part[0] == 0 else None
         with bar(progress, total=-(-nodes // part[1]), desc="report", unit=" pages", leave=False) as shown:
-            for name, text in pages_of.iter_pages(book, plots.year_shares, part, lambda: changed and changed.result(),
-                                                  lambda: _players(files, part)):
+            for name, text in pages_of.iter_pages(
+                book, plots.year_shares, part, lambda: changed and changed.result(), lambda: _players(files, part)
+            ):
                 data = text.encode("utf-8")
                 (folder / name).write_bytes(data)
                 sizes.append(len(data))
@@ -162,8 +187,10 @@ def svg_skipped(nodes: int, limit: int | None = None) -> str | None:
     limit = SVG_NODES if limit is None else limit
     if nodes <= limit:
         return None
-    return (f"the tree has {nodes:,} nodes, and Graphviz draws at most {limit:,} in seconds; the DOT files are "
-            "written (dot -Tsvg joseki.dot > joseki.svg draws it, in minutes)")
+    return (
+        f"the tree has {nodes:,} nodes, and Graphviz draws at most {limit:,} in seconds; the DOT files are "
+        "written (dot -Tsvg joseki.dot > joseki.svg draws it, in minutes)"
+    )
 
 
 def render_svg(dot_text: str, svg_path: Path) -> bool:
@@ -176,8 +203,7 @@ def render_svg(dot_text: str, svg_path: Path) -> bool:
     dot = shutil.which("dot")
     if dot is None:
         return False
-    done = subprocess.run([dot, "-Tsvg"], input=dot_text.encode("utf-8"), capture_output=True,
-                          start_new_session=True)
+    done = subprocess.run([dot, "-Tsvg"], input=dot_text.encode("utf-8"), capture_output=True, start_new_session=True)
     if done.returncode != 0:
         said = done.stderr.decode("utf-8", "replace").strip().splitlines()
         raise RuntimeError(f"dot could not render {svg_path.name}: {said[-1] if said else done.returncode}")

@@ -113,7 +113,7 @@ def parse(text: str) -> tuple[tuple[int, ...], tuple[int, ...], str]:
             m = _SGF_MOVE.match(rest, at)
             if not m:
                 if rest[at:].strip(" ;"):
-                    raise SequenceError(f"not an SGF move at {rest[at:at + 12]!r}")
+                    raise SequenceError(f"not an SGF move at {rest[at : at + 12]!r}")
                 break
             colour = BLACK if m.group(1).upper() == "B" else WHITE
             where = m.group(2).lower()
@@ -149,15 +149,19 @@ def check_playable(colours: tuple[int, ...], points: tuple[int, ...], maybe: int
         if point == TENUKI:
             continue
         if board.is_occupied(point):
-            raise SequenceError(f"{board_name(point)} (move {n}) is played on a stone: a point is played again "
-                                "only once a capture has emptied it")
+            raise SequenceError(
+                f"{board_name(point)} (move {n}) is played on a stone: a point is played again "
+                "only once a capture has emptied it"
+            )
         r, c = divmod(point, SIZE)
         if maybe is not None and stones:
             far = min(abs(r - sr) + abs(c - sc) for sr, sc in stones)
             if far > maybe:
-                raise SequenceError(f"{board_name(point)} (move {n}) is {far} points from the sequence's stones: "
-                                    f"a corner sequence's moves are within {maybe} of one (the tree's "
-                                    "distance.maybe), so no sequence of the tree holds it")
+                raise SequenceError(
+                    f"{board_name(point)} (move {n}) is {far} points from the sequence's stones: "
+                    f"a corner sequence's moves are within {maybe} of one (the tree's "
+                    "distance.maybe), so no sequence of the tree holds it"
+                )
         board.play(colour, point)
         stones.append((r, c))
 
@@ -209,7 +213,7 @@ def children(parent: np.ndarray, node: int) -> np.ndarray:
 
 def _keys_at(offsets: np.ndarray, data: np.ndarray, row: int) -> list[int]:
     """The trie keys of row ``row`` of SGF moves ("--": a tenuki)."""
-    pairs = data[offsets[row]:offsets[row + 1]].reshape(-1, 2).astype(np.int64)
+    pairs = data[offsets[row] : offsets[row + 1]].reshape(-1, 2).astype(np.int64)
     return [TENUKI if c == 45 else (r - 97) * SIZE + (c - 97) for c, r in pairs.tolist()]
 
 

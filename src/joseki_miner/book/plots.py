@@ -43,15 +43,18 @@ def _label(text: str, x: float, y: float, cls: str) -> str:
     return f'<text class="{cls}" x="{_f(x)}" y="{_f(y)}">{escape(text)}</text>'
 
 
-def year_shares(years: Sequence[int], shares: Sequence[float], peak: int | None = None,
-                thin: Collection[int] = ()) -> str:
+def year_shares(
+    years: Sequence[int], shares: Sequence[float], peak: int | None = None, thin: Collection[int] = ()
+) -> str:
     """Bars of a node's share of each year's games (``shares``, 0-1, one a
     year of ``years``, ascending), year ``peak`` labelled with its share
     (by default the highest bar not thin), the ``thin`` years' bars pale
     (too few games for their share to say much); an SVG element as text."""
     # presentation attributes, not a <style>: a style inside an SVG in a page applies to the whole page
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="plot" width="{WIDTH}" height="{HEIGHT}" '
-             f'viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-label="Share of each year\'s games">']
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="plot" width="{WIDTH}" height="{HEIGHT}" '
+        f'viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-label="Share of each year\'s games">'
+    ]
     if list(years) != sorted(set(years)):
         raise ValueError(f"years must ascend: {list(years)}")
     if years:
@@ -65,12 +68,16 @@ def year_shares(years: Sequence[int], shares: Sequence[float], peak: int | None 
             parts.append(f'<g fill="{fill}">')
             for year, height in drawn:
                 h = (BASE - TOP) * (height / top) if top > 0 else 0.0  # a ratio: no overflow
-                parts.append(f'<rect class="bar{" thin" * pale}" data-year="{year}" '
-                             f'x="{_f(_x(year, years) - width / 2)}" y="{_f(BASE - h)}" width="{_f(width)}" '
-                             f'height="{_f(h)}"/>')
+                parts.append(
+                    f'<rect class="bar{" thin" * pale}" data-year="{year}" '
+                    f'x="{_f(_x(year, years) - width / 2)}" y="{_f(BASE - h)}" width="{_f(width)}" '
+                    f'height="{_f(h)}"/>'
+                )
             parts.append("</g>")
-        parts.append(f'<line x1="{LEFT}" y1="{BASE}" x2="{RIGHT}" y2="{BASE}" stroke="{INK}" stroke-width="1"/>'
-                     f'<g font-family="sans-serif" font-size="{FONT}" fill="{INK}" text-anchor="middle">')
+        parts.append(
+            f'<line x1="{LEFT}" y1="{BASE}" x2="{RIGHT}" y2="{BASE}" stroke="{INK}" stroke-width="1"/>'
+            f'<g font-family="sans-serif" font-size="{FONT}" fill="{INK}" text-anchor="middle">'
+        )
         step = -(-(years[-1] - years[0] + 1) // YEAR_LABELS)
         for year in range(years[0], years[-1] + 1, step):
             parts.append(_label(str(year), _x(year, years), BASE + FONT + 2, "year"))

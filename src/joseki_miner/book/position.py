@@ -52,6 +52,7 @@ class Position:
     @classmethod
     def of(cls, black: str, white: str, to_play: str | None = None) -> Position:
         """From board points (``Q16,R17``) and ``B`` or ``W``."""
+
         def points(text: str) -> tuple[int, ...]:
             words = [w for w in re.split(r"[,\s]+", text or "") if w]
             return tuple(board_point(w) for w in words)
@@ -76,7 +77,7 @@ class Position:
         found = []
         for swapped in (False, True):
             black, white = (self.white, self.black) if swapped else (self.black, self.white)
-            for side in ((0, 1) if self.to_play is None else (self.to_play,)):
+            for side in (0, 1) if self.to_play is None else (self.to_play,):
                 hi, lo, t = key_of(black, white, side ^ swapped)
                 found.append((hi, lo, t, swapped))
         return list(dict.fromkeys(found))
@@ -85,8 +86,9 @@ class Position:
 CORNERS = ("upper left", "upper right", "lower left", "lower right")  # as method.sequences.corners_of numbers them
 
 
-def from_game(record: GameRecord, params: Phase1Params, move: int | None = None,
-              corner: str | None = None) -> tuple[Position, dict]:
+def from_game(
+    record: GameRecord, params: Phase1Params, move: int | None = None, corner: str | None = None
+) -> tuple[Position, dict]:
     """The position of one corner of a game after ``move`` moves (all of
     them: None), and where it was taken from.  With moves, it is the corner
     sequence phase 1 reads (``params``: the tree's; a handicap stone opens
@@ -126,8 +128,11 @@ def from_game(record: GameRecord, params: Phase1Params, move: int | None = None,
     for p, c in zip(seq.points, seq.colours):
         if p != TENUKI:
             board.play(c, p)
-    asked = Position(tuple(p for p in range(NPOINTS) if board.grid[p] == BLACK),
-                     tuple(p for p in range(NPOINTS) if board.grid[p] == WHITE), 0 if seq.colours[-1] == WHITE else 1)
+    asked = Position(
+        tuple(p for p in range(NPOINTS) if board.grid[p] == BLACK),
+        tuple(p for p in range(NPOINTS) if board.grid[p] == WHITE),
+        0 if seq.colours[-1] == WHITE else 1,
+    )
     return asked, {"move": len(moves), "corner": CORNERS[k]}
 
 
@@ -168,16 +173,27 @@ def read_game(path: str, game: int = 1):
                 try:
                     check(item, include_handicap=True)
                 except RecordError as exc:
-                    raise SequenceError(f"{path}: {exc.reason}" + (f" ({exc.detail})" if exc.detail else "")) \
-                        from None
+                    raise SequenceError(f"{path}: {exc.reason}" + (f" ({exc.detail})" if exc.detail else "")) from None
             return item
     raise SequenceError(f"{path} holds no game {game}")
 
 
 def _trie(catalog: Catalog):
     f = pq.ParquetFile(catalog.trie, read_dictionary=["move"])
-    table = f.read(columns=["parent", "depth", "move", "first", "count", "games", "black_wins", "white_wins",
-                            "first_year", "last_year"])
+    table = f.read(
+        columns=[
+            "parent",
+            "depth",
+            "move",
+            "first",
+            "count",
+            "games",
+            "black_wins",
+            "white_wins",
+            "first_year",
+            "last_year",
+        ]
+    )
     key = move_keys(table.column("move"))
     return table, np.where(numpy(table.column("depth")) == 0, -1, key) if len(table) else key
 
@@ -205,26 +221,45 @@ def position(catalog: Catalog, asked: Position, examples: int = EXAMPLES) -> dic
     played, of_node = [], []
     for n, _, _ in matched:
         if count[n]:
-            played.append(row_range(catalog.sorted_sequences, int(first[n]), int(first[n] + count[n]),
-                                 ["game", "start", "orientation"]))
+            played.append(
+                row_range(
+                    catalog.sorted_sequences, int(first[n]), int(first[n] + count[n]), ["game", "start", "orientation"]
+                )
+            )
             of_node.append(n)
     game_ids = np.unique(np.concatenate([numpy(p.column("game")) for p in played])) if played else np.zeros(0, int)
     orders = []
     for n, t, swapped in sorted(matched, key=lambda m: (-int(games_col[m[0]]), m[0])):
         moves = line(n)
-        orders.append({"node": n, "sequence": ";".join(f"{'BW'[(d + swapped) % 2]}[{to_sgf(int(key[m]))}]"
-                                                        for d, m in enumerate(moves)),
-                       "board": " ".join(_shown(key[m], transform[n], t) for m in moves),
-                       "swapped": swapped, "games": int(games_col[n]), "count": int(count[n])})
+        orders.append(
+            {
+                "node": n,
+                "sequence": ";".join(f"{'BW'[(d + swapped) % 2]}[{to_sgf(int(key[m]))}]" for d, m in enumerate(moves)),
+                "board": " ".join(_shown(key[m], transform[n], t) for m in moves),
+                "swapped": swapped,
+                "games": int(games_col[n]),
+                "count": int(count[n]),
+            }
+        )
     total = int(sum(count[n] for n, _, _ in matched))
     by_move: dict[tuple[str, str], dict] = {}
     for n, t, swapped in matched:
         for c in np.flatnonzero(parent == n).tolist():
             mover = (int(depth[c]) - 1) % 2  # 0: the tree's Black plays the child
             shown, colour = _shown(key[c], transform[n], t), "BW"[(mover + swapped) % 2]
-            move = by_move.setdefault((shown, colour), {  # one move of the position, whichever order led here
-                "move": shown, "colour": colour,
-                "count": 0, "games": 0, "wins": 0, "losses": 0, "first_year": None, "last_year": None})
+            move = by_move.setdefault(
+                (shown, colour),
+                {  # one move of the position, whichever order led here
+                    "move": shown,
+                    "colour": colour,
+                    "count": 0,
+                    "games": 0,
+                    "wins": 0,
+                    "losses": 0,
+                    "first_year": None,
+                    "last_year": None,
+                },
+            )
             move["count"] += int(count[c])
             move["games"] += int(games_col[c])
             won, lost = wins[mover][c], wins[1 - mover][c]
@@ -251,13 +286,21 @@ def position(catalog: Catalog, asked: Position, examples: int = EXAMPLES) -> dic
             at = mine[game[mine] == r["game"]]
             i = at[np.lexsort((np.arange(len(at)), start[at]))[0]]
             r["move"], r["corner"] = int(start[i]), corner_of(int(orientation[i]), int(key[line(int(node[i]))[0]]))
-    return {"black": [board_name(p) for p in asked.black], "white": [board_name(p) for p in asked.white],
-            "to_play": None if asked.to_play is None else "BW"[asked.to_play],
-            "games": int(len(game_ids)), "sequences": total, "orders": orders, "moves": moves, "recent": recent}
+    return {
+        "black": [board_name(p) for p in asked.black],
+        "white": [board_name(p) for p in asked.white],
+        "to_play": None if asked.to_play is None else "BW"[asked.to_play],
+        "games": int(len(game_ids)),
+        "sequences": total,
+        "orders": orders,
+        "moves": moves,
+        "recent": recent,
+    }
 
 
-def _indexed(catalog: Catalog, asked: Position, parent: np.ndarray, depth: np.ndarray, key: np.ndarray
-             ) -> tuple[list[list[int]], dict[int, int]]:
+def _indexed(
+    catalog: Catalog, asked: Position, parent: np.ndarray, depth: np.ndarray, key: np.ndarray
+) -> tuple[list[list[int]], dict[int, int]]:
     """The stored nodes on each of the asked position's keys, in node order,
     and each one's transform to the position's least image: from the build's
     index (trie_positions.parquet, the row groups whose keys may hold one),

@@ -156,9 +156,14 @@ class Measure:
     found: dict[str, Found] = field(default_factory=dict)  # per dictionary, what it holds of the tree
 
 
-def measure(t: Tree, joseki: list[Shape], fuseki: list[Shape], region: int = 9,
-            dictionary: set[tuple[int, ...]] | None = None,
-            dictionaries: Mapping[str, set[tuple[int, ...]]] | None = None) -> Measure:
+def measure(
+    t: Tree,
+    joseki: list[Shape],
+    fuseki: list[Shape],
+    region: int = 9,
+    dictionary: set[tuple[int, ...]] | None = None,
+    dictionaries: Mapping[str, set[tuple[int, ...]]] | None = None,
+) -> Measure:
     """What the quality table says of tree ``t`` (module docstring);
     ``dictionary``'s share of the joseki leaves is ``in_dictionary``, and
     each of ``dictionaries`` (by name) gives a ``Found``."""
@@ -173,9 +178,22 @@ def measure(t: Tree, joseki: list[Shape], fuseki: list[Shape], region: int = 9,
     for name, lines in (dictionaries or {}).items():
         held = sum(1 for p in leaves if p in lines)
         found[name] = Found(sum(1 for p in nodes if p in lines), held, held / len(leaves) if leaves else 0.0)
-    return Measure(len(t.paths), len(leaves), len(joseki) - len(missing), len(joseki), len(as_joseki), named,
-                   len(fuseki), inside / len(leaves) if leaves else 0.0, known, missing, as_joseki, len(nodes),
-                   t.follow_ups(), found)
+    return Measure(
+        len(t.paths),
+        len(leaves),
+        len(joseki) - len(missing),
+        len(joseki),
+        len(as_joseki),
+        named,
+        len(fuseki),
+        inside / len(leaves) if leaves else 0.0,
+        known,
+        missing,
+        as_joseki,
+        len(nodes),
+        t.follow_ups(),
+        found,
+    )
 
 
 def dictionary_lines(game) -> set[tuple[int, ...]]:
@@ -195,8 +213,9 @@ def dictionary_lines(game) -> set[tuple[int, ...]]:
             moves = moves + ((colour, move),)
             if move is not None:
                 letters = "abcdefghijklmnopqrs"
-                text = ";".join(f"{c.upper()}[{'' if m is None else letters[m[1]] + letters[18 - m[0]]}]"
-                                for c, m in moves)
+                text = ";".join(
+                    f"{c.upper()}[{'' if m is None else letters[m[1]] + letters[18 - m[0]]}]" for c, m in moves
+                )
                 known.add(query(text).keys)
         stack.extend((child, moves) for child in node)
     return known

@@ -67,8 +67,11 @@ def _sequences_of(sequences: Path, games: np.ndarray) -> pa.Table:
     groups = []
     for i in range(f.metadata.num_row_groups):
         stats = f.metadata.row_group(i).column(0).statistics
-        if stats is None or not stats.has_min_max or np.searchsorted(games, stats.min) < np.searchsorted(
-                games, stats.max, side="right"):
+        if (
+            stats is None
+            or not stats.has_min_max
+            or np.searchsorted(games, stats.min) < np.searchsorted(games, stats.max, side="right")
+        ):
             groups.append(i)
     table = f.read_row_groups(groups, columns=["game", "swapped", "moves"])
     return table.filter(pc.is_in(table.column("game"), value_set=pa.array(games, pa.int64())))
@@ -85,17 +88,19 @@ def repertoire(joseki: Path, sequences: Path, games: Path, name: str) -> dict:
     side that plays it); the most played first."""
     number, was_black, winner, self_play = players_games(games, name)
     if not len(number):
-        return {"player": name, "games": 0, "self_play": self_play, "sequences": 0, "wins": 0, "losses": 0,
-                "lines": []}
+        return {"player": name, "games": 0, "self_play": self_play, "sequences": 0, "wins": 0, "losses": 0, "lines": []}
     table = _sequences_of(sequences, number)
     child, rows, kids = _children(joseki)
     black_of = dict(zip(number.tolist(), was_black.tolist()))
-    won_of = {g: (w == (-1 if b else 1), w == (1 if b else -1)) for g, b, w in
-              zip(number.tolist(), was_black.tolist(), winner.tolist())}
+    won_of = {
+        g: (w == (-1 if b else 1), w == (1 if b else -1))
+        for g, b, w in zip(number.tolist(), was_black.tolist(), winner.tolist())
+    }
     groups: dict[tuple, list[int]] = {}
-    for g, swapped, moves in zip(table.column("game").to_pylist(), table.column("swapped").to_pylist(),
-                                 table.column("moves").to_pylist()):
-        keys = [TENUKI if moves[i:i + 2] == "--" else from_sgf(moves[i:i + 2]) for i in range(0, len(moves), 2)]
+    for g, swapped, moves in zip(
+        table.column("game").to_pylist(), table.column("swapped").to_pylist(), table.column("moves").to_pylist()
+    ):
+        keys = [TENUKI if moves[i : i + 2] == "--" else from_sgf(moves[i : i + 2]) for i in range(0, len(moves), 2)]
         first = black_of[g] != bool(swapped)  # the player is the tree's Black: they started the corner
         node, depth = 0, 0
         while depth < len(keys) and (node, keys[depth]) in child:
@@ -120,15 +125,41 @@ def repertoire(joseki: Path, sequences: Path, games: Path, name: str) -> dict:
             r = rows[c]
             mover_black = depth % 2 == 0  # the child's move is the tree's Black's at even depth
             won, lost = (r["black_wins"], r["white_wins"]) if mover_black else (r["white_wins"], r["black_wins"])
-            tree.append({"move": r["move"], "board": point_text(r["move"]), "count": r["count"], "games": r["games"],
-                         "share": share_of(r.get("through", r["count"]), rows[node]["count"]),
-                         "wins": _rate(won, lost), "kind": r.get("kind")})
+            tree.append(
+                {
+                    "move": r["move"],
+                    "board": point_text(r["move"]),
+                    "count": r["count"],
+                    "games": r["games"],
+                    "share": share_of(r.get("through", r["count"]), rows[node]["count"]),
+                    "wins": _rate(won, lost),
+                    "kind": r.get("kind"),
+                }
+            )
         left_with = None if left is None else to_sgf(left)
-        lines.append({"node": node, "sequence": _line(line_of[node]),
-                      "board": board_line([to_sgf(k) for k in line_of[node]]), "depth": depth, "role": role,
-                      "left_with": left_with, "left_board": None if left_with is None else point_text(left_with),
-                      "by": by, "count": count, "wins": wins, "losses": losses, "tree": tree})
+        lines.append(
+            {
+                "node": node,
+                "sequence": _line(line_of[node]),
+                "board": board_line([to_sgf(k) for k in line_of[node]]),
+                "depth": depth,
+                "role": role,
+                "left_with": left_with,
+                "left_board": None if left_with is None else point_text(left_with),
+                "by": by,
+                "count": count,
+                "wins": wins,
+                "losses": losses,
+                "tree": tree,
+            }
+        )
     lines.sort(key=lambda x: (-x["count"], x["sequence"], x["left_with"] or "", x["role"], x["by"] or ""))
-    return {"player": name, "games": int(len(number)), "self_play": self_play, "sequences": int(table.num_rows),
-            "wins": int(sum(w for w, _ in won_of.values())), "losses": int(sum(v for _, v in won_of.values())),
-            "lines": lines}
+    return {
+        "player": name,
+        "games": int(len(number)),
+        "self_play": self_play,
+        "sequences": int(table.num_rows),
+        "wins": int(sum(w for w, _ in won_of.values())),
+        "losses": int(sum(v for _, v in won_of.values())),
+        "lines": lines,
+    }

@@ -112,27 +112,32 @@ def is_node_page(name: str) -> bool:
 
 
 def _page(title: str, body: list[str]) -> str:
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-            f"<title>{escape(title)}</title><link rel=\"stylesheet\" href=\"{STYLE}\"></head><body>\n"
-            + "\n".join(body)
-            + f"\n<footer>joseki-miner {__version__}: M. Helvensteijn's method, \"Applying data mining to the "
-            "study of joseki\" (2007).</footer>\n</body></html>\n")
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f'<title>{escape(title)}</title><link rel="stylesheet" href="{STYLE}"></head><body>\n'
+        + "\n".join(body)
+        + f"\n<footer>joseki-miner {__version__}: M. Helvensteijn's method, \"Applying data mining to the "
+        'study of joseki" (2007).</footer>\n</body></html>\n'
+    )
 
 
 def moves_of(book: Book, node: int) -> list[tuple[str, int]]:
     """The path to ``node`` as (colour, trie key) for a diagram."""
-    return [(book.get(n, "color"), from_sgf(book.get(n, "move")) if book.get(n, "move") else TENUKI)
-            for n in book.path(node)]
+    return [
+        (book.get(n, "color"), from_sgf(book.get(n, "move")) if book.get(n, "move") else TENUKI)
+        for n in book.path(node)
+    ]
 
 
 def sequence_name(book: Book, node: int) -> str:
-    """"D16 F17 C14 (tenuki) D18": the moves to a node."""
+    """ "D16 F17 C14 (tenuki) D18": the moves to a node."""
     return " ".join(book.point_name(n) for n in book.path(node)) or "Empty corner"
 
 
-def board_of(book: Book, node: int, cell: int = 28, candidates: bool = True,
-             played: Mark | None = None) -> tuple[str, list[str]]:
+def board_of(
+    book: Book, node: int, cell: int = 28, candidates: bool = True, played: Mark | None = None
+) -> tuple[str, list[str]]:
     """A node's diagram (SVG) and its notes: the stones of its path
     numbered, its continuations marked with their shares and linked (with
     ``candidates``), its influence verdicts on the sides; and a move
@@ -142,8 +147,11 @@ def board_of(book: Book, node: int, cell: int = 28, candidates: bool = True,
         for c in book.children(node):
             move = book.get(c, "move")
             share = percent(book.share(c) or 0)
-            marks.append(Mark(from_sgf(move) if move else TENUKI, share, page_name(c),
-                              f"{book.move_name(c)}: {headline(book, c)}"))
+            marks.append(
+                Mark(
+                    from_sgf(move) if move else TENUKI, share, page_name(c), f"{book.move_name(c)}: {headline(book, c)}"
+                )
+            )
     sides = {d: v for d, v in verdicts(book, node).items() if v != "none"} if node != book.root else {}
     d = diagram(moves_of(book, node), marks, sides)
     return svg(d, cell=cell, coordinates=candidates, label=sequence_name(book, node)), d.notes
@@ -158,11 +166,18 @@ def _about(book: Book) -> str:
         bits.append(", ".join(f"{escape(names[k])} ({number(v)})" for k, v in a.games_by_collection.items()))
     if span:
         bits.append(f"{span[0]}-{span[1]}")
-    kept = ("" if not a.threshold else f"; lines played in at least {number(a.threshold)} games"
-            if a.threshold_on == "games" else f"; moves played at least {number(a.threshold)} times")
-    return (f"<p class=\"lead\">Mined from {'; '.join(bits)}{kept}. Every joseki is shown in the upper left "
-            "corner with Black first, whatever corner and colour it was played in; \"Black wins\" is the share "
-            "of its games with a winner won by that Black, with its 95% interval.</p>")
+    kept = (
+        ""
+        if not a.threshold
+        else f"; lines played in at least {number(a.threshold)} games"
+        if a.threshold_on == "games"
+        else f"; moves played at least {number(a.threshold)} times"
+    )
+    return (
+        f'<p class="lead">Mined from {"; ".join(bits)}{kept}. Every joseki is shown in the upper left '
+        'corner with Black first, whatever corner and colour it was played in; "Black wins" is the share '
+        "of its games with a winner won by that Black, with its 95% interval.</p>"
+    )
 
 
 NAME_PART = 48  # characters of a player's name a file name keeps (file systems take 255 bytes)
@@ -184,9 +199,14 @@ def repertoire_name(player: str) -> str:
 
 
 # the index's groups: the corner's first move (in the tree's normal form), as a player names it
-GROUPS = (("4-4", "4-4 point (hoshi)", "dd"), ("3-4", "3-4 point (komoku)", "dc"), ("3-3", "3-3 point (san-san)", "cc"),
-          ("4-5", "4-5 point (takamoku)", "ed"), ("3-5", "3-5 point (mokuhazushi)", "ec"),
-          ("other", "Other first moves", None))
+GROUPS = (
+    ("4-4", "4-4 point (hoshi)", "dd"),
+    ("3-4", "3-4 point (komoku)", "dc"),
+    ("3-3", "3-3 point (san-san)", "cc"),
+    ("4-5", "4-5 point (takamoku)", "ed"),
+    ("3-5", "3-5 point (mokuhazushi)", "ec"),
+    ("other", "Other first moves", None),
+)
 PER_PAGE = 100  # cards on a page of a group: with FOLLOW_UPS links each, a page stays far below 2 MB at any tree size
 FOLLOW_UPS = 12  # follow-ups listed under a joseki's card (the rest are a click away, on its page)
 SHOWN_FIRST = 6  # cards of each group on the index
@@ -245,17 +265,27 @@ def index_page(book: Book, changed: dict | None = None, players: list[dict] | No
     if not book.labelled and len(book.leaves()) <= FLAT:
         return flat_index_page(book, changed, players)
     joseki, fuseki, follow_ups = book.joseki(), book.fuseki(), book.follow_ups()
-    counts = f"{len(joseki):,} joseki" + (f", {len(follow_ups):,} follow-ups and {len(fuseki):,} fuseki shapes"
-                                          if book.labelled else "")
-    body = [f"<h1>Joseki of {number(book.about.games or book.games(book.root))} games</h1>", _about(book),
-            f"<p>{counts}, {len(book.cols['node']) - 1:,} moves in the tree. Start from "
-            f"<a href=\"{page_name(book.root)}\">the empty corner</a>, or from a joseki below, grouped by the "
-            "corner's first move, the most played first"
-            + (", or see <a href=\"#fuseki\">the fuseki shapes</a> named apart" if fuseki else "") + "."
-            + (f" <a href=\"{CHANGED}\">What changed</a> from {changed['before']} to {changed['after']}."
-               if changed else "")
-            + (" Repertoires: " + ", ".join(f"<a href=\"{repertoire_name(r['player'])}\">{escape(r['player'])}</a>"
-                                           for r in players) + "." if players else "") + "</p>"]
+    counts = f"{len(joseki):,} joseki" + (
+        f", {len(follow_ups):,} follow-ups and {len(fuseki):,} fuseki shapes" if book.labelled else ""
+    )
+    body = [
+        f"<h1>Joseki of {number(book.about.games or book.games(book.root))} games</h1>",
+        _about(book),
+        f"<p>{counts}, {len(book.cols['node']) - 1:,} moves in the tree. Start from "
+        f'<a href="{page_name(book.root)}">the empty corner</a>, or from a joseki below, grouped by the '
+        "corner's first move, the most played first"
+        + (', or see <a href="#fuseki">the fuseki shapes</a> named apart' if fuseki else "")
+        + "."
+        + (f' <a href="{CHANGED}">What changed</a> from {changed["before"]} to {changed["after"]}.' if changed else "")
+        + (
+            " Repertoires: "
+            + ", ".join(f'<a href="{repertoire_name(r["player"])}">{escape(r["player"])}</a>' for r in players)
+            + "."
+            if players
+            else ""
+        )
+        + "</p>",
+    ]
     groups = grouped(book)
     present = [(g, title) for g, title, _ in GROUPS if groups[g]["joseki"] or groups[g]["follow-ups"]]
     head = ["First move", "Joseki", "Games"] + (["Follow-ups", "Fuseki shapes"] if book.labelled else [])
@@ -263,13 +293,17 @@ def index_page(book: Book, changed: dict | None = None, players: list[dict] | No
     for g, title in present:
         mine = groups[g]
         first = {book.path(n)[0] for n in mine["joseki"]}
-        row = [f"<a href=\"{group_page(g)}\">{escape(title)}</a>" if mine["joseki"] else escape(title),
-               number(len(mine["joseki"])),
-               number(sum(book.games(n) for n in first))]
+        row = [
+            f'<a href="{group_page(g)}">{escape(title)}</a>' if mine["joseki"] else escape(title),
+            number(len(mine["joseki"])),
+            number(sum(book.games(n) for n in first)),
+        ]
         if book.labelled:
             later = sum(len(f) for f in mine["follow-ups"].values())
-            row += [f"<a href=\"{group_page(g, 1, 'follow-ups')}\">{number(later)}</a>" if later else "0",
-                    number(len(mine["fuseki"]))]
+            row += [
+                f'<a href="{group_page(g, 1, "follow-ups")}">{number(later)}</a>' if later else "0",
+                number(len(mine["fuseki"])),
+            ]
         rows.append(row)
     if rows:
         body.append(_table(head, rows, set(range(1, len(head)))))
@@ -277,20 +311,25 @@ def index_page(book: Book, changed: dict | None = None, players: list[dict] | No
         mine = groups[g]
         if not mine["joseki"]:
             continue
-        body.append(f"<h2 id=\"group-{g}\"><a href=\"{group_page(g)}\">{escape(title)}</a></h2>"
-                    f"<p class=\"lead\">{number(len(mine['joseki']))} joseki, the most played first. "
-                    f"<a href=\"{group_page(g)}\">All of them</a>"
-                    + (", with the follow-ups of each" if mine["follow-ups"] else "") + ".</p><div class=\"cards\">")
+        body.append(
+            f'<h2 id="group-{g}"><a href="{group_page(g)}">{escape(title)}</a></h2>'
+            f'<p class="lead">{number(len(mine["joseki"]))} joseki, the most played first. '
+            f'<a href="{group_page(g)}">All of them</a>'
+            + (", with the follow-ups of each" if mine["follow-ups"] else "")
+            + '.</p><div class="cards">'
+        )
         body += [_card(book, n, "joseki") for n in mine["joseki"][:SHOWN_FIRST]]
         body.append("</div>")
     body += _handicap_section(book)
     if fuseki:
-        body.append("<h2 id=\"fuseki\">Fuseki shapes</h2><p class=\"lead\">Lines the games played often "
-                    "that are not joseki: an <b>approach from the side</b> (answered on the side, for the whole "
-                    "board's opening), an <b>enclosure</b> (the corner's first player plays there again before "
-                    "the other answers) or an <b>extension</b> (a move on the side or on a central line, out of the "
-                    f"corner). The most played first; <a href=\"{group_page('fuseki')}\">all {number(len(fuseki))} "
-                    "of them</a>.</p><div class=\"cards\">")
+        body.append(
+            '<h2 id="fuseki">Fuseki shapes</h2><p class="lead">Lines the games played often '
+            "that are not joseki: an <b>approach from the side</b> (answered on the side, for the whole "
+            "board's opening), an <b>enclosure</b> (the corner's first player plays there again before "
+            "the other answers) or an <b>extension</b> (a move on the side or on a central line, out of the "
+            f'corner). The most played first; <a href="{group_page("fuseki")}">all {number(len(fuseki))} '
+            'of them</a>.</p><div class="cards">'
+        )
         body += [_card(book, n, book.kind(n)) for n in _largest_first(book, fuseki)[:SHOWN_FIRST]]
         body.append("</div>")
     return _page("Joseki", body)
@@ -302,10 +341,15 @@ def _handicap_section(book: Book) -> list[str]:
     handicap = book.handicap_joseki()
     if not handicap:
         return []
-    return (["<h2 id=\"handicap\">Handicap joseki</h2><p class=\"lead\">Joseki that a handicap stone opened in most "
-             "of their games: White's approach to a handicap stone and what follows. They are in their groups above "
-             "too. The most played first.</p><div class=\"cards\">"]
-            + [_card(book, n, "joseki") for n in _largest_first(book, handicap)[:SHOWN_FIRST]] + ["</div>"])
+    return (
+        [
+            '<h2 id="handicap">Handicap joseki</h2><p class="lead">Joseki that a handicap stone opened in most '
+            "of their games: White's approach to a handicap stone and what follows. They are in their groups above "
+            'too. The most played first.</p><div class="cards">'
+        ]
+        + [_card(book, n, "joseki") for n in _largest_first(book, handicap)[:SHOWN_FIRST]]
+        + ["</div>"]
+    )
 
 
 def flat_index_page(book: Book, changed: dict | None = None, players: list[dict] | None = None) -> str:
@@ -316,46 +360,59 @@ def flat_index_page(book: Book, changed: dict | None = None, players: list[dict]
     joseki = book.joseki()
     fuseki = book.fuseki()
     counts = f"{len(joseki):,} joseki" + (f" and {len(fuseki):,} fuseki shapes" if book.labelled else "")
-    body = [f"<h1>Joseki of {number(book.about.games or book.games(book.root))} games</h1>", _about(book),
-            f"<p>{counts}, {len(book.cols['node']) - 1:,} moves in the tree. Start from "
-            f"<a href=\"{page_name(book.root)}\">the empty corner</a>, or from a joseki below"
-            + (", or see <a href=\"#fuseki\">the fuseki shapes</a> named apart" if fuseki else "") + "."
-            + (f" <a href=\"{CHANGED}\">What changed</a> from {changed['before']} to {changed['after']}."
-               if changed else "")
-            + (" Repertoires: " + ", ".join(f"<a href=\"{repertoire_name(r['player'])}\">{escape(r['player'])}</a>"
-                                           for r in players) + "." if players else "") + "</p>"]
+    body = [
+        f"<h1>Joseki of {number(book.about.games or book.games(book.root))} games</h1>",
+        _about(book),
+        f"<p>{counts}, {len(book.cols['node']) - 1:,} moves in the tree. Start from "
+        f'<a href="{page_name(book.root)}">the empty corner</a>, or from a joseki below'
+        + (', or see <a href="#fuseki">the fuseki shapes</a> named apart' if fuseki else "")
+        + "."
+        + (f' <a href="{CHANGED}">What changed</a> from {changed["before"]} to {changed["after"]}.' if changed else "")
+        + (
+            " Repertoires: "
+            + ", ".join(f'<a href="{repertoire_name(r["player"])}">{escape(r["player"])}</a>' for r in players)
+            + "."
+            if players
+            else ""
+        )
+        + "</p>",
+    ]
     under: dict[int, list[int]] = {}
     for leaf in joseki:
         under.setdefault(book.path(leaf)[0], []).append(leaf)
     for first in book.children(book.root):
         if book.labelled and first not in under:
             continue
-        body.append(f"<h2 id=\"first-{first}\"><a href=\"{page_name(first)}\">{escape(book.move_name(first))}"
-                    f"</a></h2><p class=\"lead\">{escape(headline(book, first))}</p><div class=\"cards\">")
+        body.append(
+            f'<h2 id="first-{first}"><a href="{page_name(first)}">{escape(book.move_name(first))}'
+            f'</a></h2><p class="lead">{escape(headline(book, first))}</p><div class="cards">'
+        )
         body += [_card(book, leaf, "joseki") for leaf in under.get(first, [])]
         body.append("</div>")
     body += _handicap_section(book)
     if fuseki:
-        body.append("<h2 id=\"fuseki\">Fuseki shapes</h2><p class=\"lead\">Lines the games played often "
-                    "that are not joseki: an <b>enclosure</b> (the corner's first player plays there again before "
-                    "the other answers) or an <b>extension</b> (a move on the side or on a central line, out of the "
-                    "corner). Each card shows its line to the end; its page says where it turned.</p>")
+        body.append(
+            '<h2 id="fuseki">Fuseki shapes</h2><p class="lead">Lines the games played often '
+            "that are not joseki: an <b>enclosure</b> (the corner's first player plays there again before "
+            "the other answers) or an <b>extension</b> (a move on the side or on a central line, out of the "
+            "corner). Each card shows its line to the end; its page says where it turned.</p>"
+        )
         for kind, title in (("enclosure", "Enclosures"), ("extension", "Extensions")):
             mine = [n for n in fuseki if book.kind(n) == kind]
             if mine:
-                body.append(f"<h3 id=\"{kind}s\">{title}</h3><div class=\"cards\">")
+                body.append(f'<h3 id="{kind}s">{title}</h3><div class="cards">')
                 body += [_card(book, n, kind) for n in mine]
                 body.append("</div>")
     return _page("Joseki", body)
 
 
-
 def _pager(group: str, page: int, pages: int, what: str = "joseki") -> str:
     if pages <= 1:
         return ""
-    links = [f"<b>{i}</b>" if i == page else f"<a href=\"{group_page(group, i, what)}\">{i}</a>"
-             for i in range(1, pages + 1)]
-    return f"<p class=\"pager\">Page {' '.join(links)}</p>"
+    links = [
+        f"<b>{i}</b>" if i == page else f'<a href="{group_page(group, i, what)}">{i}</a>' for i in range(1, pages + 1)
+    ]
+    return f'<p class="pager">Page {" ".join(links)}</p>'
 
 
 def group_pages(book: Book) -> dict[str, str]:
@@ -374,16 +431,23 @@ def group_pages(book: Book) -> dict[str, str]:
             continue
         pages = max(1, -(-len(mine["joseki"]) // PER_PAGE))
         for page in range(1, pages + 1):
-            shown = mine["joseki"][(page - 1) * PER_PAGE:page * PER_PAGE]
-            body = [f"<nav class=\"crumbs\"><a href=\"{INDEX}\">Index</a> › {escape(title)}</nav>",
-                    f"<h1>Joseki of the {escape(title)}</h1>",
-                    f"<p class=\"lead\">{number(len(mine['joseki']))} joseki, the most played first"
-                    + (f" ({(page - 1) * PER_PAGE + 1}-{(page - 1) * PER_PAGE + len(shown)} here)" if pages > 1 else "")
-                    + (". Under a joseki, the <b>follow-ups</b> played after it ended (lines that went on after a "
-                       "tenuki, when a player came back to the corner later); "
-                       f"<a href=\"{group_page(g, 1, 'follow-ups')}\">all the follow-ups</a>, by the line they follow"
-                       if mine["follow-ups"] else "") + ".</p>", _pager(g, page, pages),
-                    "<div class=\"cards\">"]
+            shown = mine["joseki"][(page - 1) * PER_PAGE : page * PER_PAGE]
+            body = [
+                f'<nav class="crumbs"><a href="{INDEX}">Index</a> › {escape(title)}</nav>',
+                f"<h1>Joseki of the {escape(title)}</h1>",
+                f'<p class="lead">{number(len(mine["joseki"]))} joseki, the most played first'
+                + (f" ({(page - 1) * PER_PAGE + 1}-{(page - 1) * PER_PAGE + len(shown)} here)" if pages > 1 else "")
+                + (
+                    ". Under a joseki, the <b>follow-ups</b> played after it ended (lines that went on after a "
+                    "tenuki, when a player came back to the corner later); "
+                    f'<a href="{group_page(g, 1, "follow-ups")}">all the follow-ups</a>, by the line they follow'
+                    if mine["follow-ups"]
+                    else ""
+                )
+                + ".</p>",
+                _pager(g, page, pages),
+                '<div class="cards">',
+            ]
             body += [_card(book, n, "joseki", mine["follow-ups"].get(n, [])) for n in shown]
             body += ["</div>", _pager(g, page, pages)]
             out[group_page(g, page)] = _page(f"Joseki of the {title}", body)
@@ -391,16 +455,23 @@ def group_pages(book: Book) -> dict[str, str]:
     if fuseki:
         pages = max(1, -(-len(fuseki) // PER_PAGE))
         for page in range(1, pages + 1):
-            shown = fuseki[(page - 1) * PER_PAGE:page * PER_PAGE]
-            body = [f"<nav class=\"crumbs\"><a href=\"{INDEX}\">Index</a> › Fuseki shapes</nav>",
-                    "<h1>Fuseki shapes</h1>", f"<p class=\"lead\">{number(len(fuseki))} lines the games played "
-                    "often that are not joseki, the most played first. Each card shows its line to the end; its page "
-                    "says where it turned.</p>", _pager("fuseki", page, pages)]
-            for kind, heading in (("approach", "Approaches from the side"), ("enclosure", "Enclosures"),
-                                  ("extension", "Extensions")):
+            shown = fuseki[(page - 1) * PER_PAGE : page * PER_PAGE]
+            body = [
+                f'<nav class="crumbs"><a href="{INDEX}">Index</a> › Fuseki shapes</nav>',
+                "<h1>Fuseki shapes</h1>",
+                f'<p class="lead">{number(len(fuseki))} lines the games played '
+                "often that are not joseki, the most played first. Each card shows its line to the end; its page "
+                "says where it turned.</p>",
+                _pager("fuseki", page, pages),
+            ]
+            for kind, heading in (
+                ("approach", "Approaches from the side"),
+                ("enclosure", "Enclosures"),
+                ("extension", "Extensions"),
+            ):
                 cards = [n for n in shown if book.kind(n) == kind]
                 if cards:
-                    body.append(f"<h3 id=\"{kind}s\">{heading}</h3><div class=\"cards\">")
+                    body.append(f'<h3 id="{kind}s">{heading}</h3><div class="cards">')
                     body += [_card(book, n, kind) for n in cards]
                     body.append("</div>")
             body.append(_pager("fuseki", page, pages))
@@ -408,8 +479,9 @@ def group_pages(book: Book) -> dict[str, str]:
     return out
 
 
-def _follow_up_pages(book: Book, group: str, title: str, follow_ups: dict[int, list[int]],
-                     joseki: bool = True) -> dict[str, str]:
+def _follow_up_pages(
+    book: Book, group: str, title: str, follow_ups: dict[int, list[int]], joseki: bool = True
+) -> dict[str, str]:
     """A group's follow-ups by the line they follow (a joseki's end, or a
     move within a joseki where a player left the corner), the most played
     line first, each follow-up a card; at most ``PER_PAGE`` cards a page
@@ -420,21 +492,26 @@ def _follow_up_pages(book: Book, group: str, title: str, follow_ups: dict[int, l
     pages = max(1, -(-len(entries) // PER_PAGE))
     out = {}
     for page in range(1, pages + 1):
-        shown = entries[(page - 1) * PER_PAGE:page * PER_PAGE]
-        up = f"<a href=\"{group_page(group)}\">{escape(title)}</a>" if joseki else escape(title)
-        body = [f"<nav class=\"crumbs\"><a href=\"{INDEX}\">Index</a> › {up} › Follow-ups</nav>",
-                f"<h1>Follow-ups of the {escape(title)}</h1>",
-                f"<p class=\"lead\">{number(len(entries))} lines played after a tenuki: a joseki had ended, or a "
-                "player left the corner in the middle of one, and someone came back later. By the line they follow, "
-                "the most played first.</p>", _pager(group, page, pages, "follow-ups")]
+        shown = entries[(page - 1) * PER_PAGE : page * PER_PAGE]
+        up = f'<a href="{group_page(group)}">{escape(title)}</a>' if joseki else escape(title)
+        body = [
+            f'<nav class="crumbs"><a href="{INDEX}">Index</a> › {up} › Follow-ups</nav>',
+            f"<h1>Follow-ups of the {escape(title)}</h1>",
+            f'<p class="lead">{number(len(entries))} lines played after a tenuki: a joseki had ended, or a '
+            "player left the corner in the middle of one, and someone came back later. By the line they follow, "
+            "the most played first.</p>",
+            _pager(group, page, pages, "follow-ups"),
+        ]
         last = None
         for followed, n in shown:
             if followed != last:
                 if last is not None:
                     body.append("</div>")
-                body.append(f"<h3 class=\"followed\" data-node=\"{followed}\">After <a href=\"{page_name(followed)}\">"
-                            f"{escape(sequence_name(book, followed))}</a> ({number(book.games(followed))} games)</h3>"
-                            "<div class=\"cards\">")
+                body.append(
+                    f'<h3 class="followed" data-node="{followed}">After <a href="{page_name(followed)}">'
+                    f"{escape(sequence_name(book, followed))}</a> ({number(book.games(followed))} games)</h3>"
+                    '<div class="cards">'
+                )
                 last = followed
             body.append(_card(book, n, "follow-up"))
         body += ["</div>", _pager(group, page, pages, "follow-ups")]
@@ -447,24 +524,33 @@ def _card(book: Book, node: int, kind: str, follow_ups: list[int] | None = None)
     and figures (where a joseki ends, how often players then tenuki), and
     the first ``FOLLOW_UPS`` of the follow-ups played after it."""
     board, notes = board_of(book, node, cell=14, candidates=False)
-    note = f"<div class=\"notes\">{escape('; '.join(notes))}</div>" if notes else ""
-    facts = [f"{number(book.games(node))} games"] + [t for t in (win_text(book, node), years_text(book, node),
-                                                                   handicap_text(book, node)) if t]
+    note = f'<div class="notes">{escape("; ".join(notes))}</div>' if notes else ""
+    facts = [f"{number(book.games(node))} games"] + [
+        t for t in (win_text(book, node), years_text(book, node), handicap_text(book, node)) if t
+    ]
     share = book.tenuki_share(node)
     if share and kind == "joseki":
         facts.append(f"then tenuki {percent(share)}")
     later = ""
     if follow_ups:
         start = len(book.path(node))
-        items = [f"<li class=\"follow-up\" data-node=\"{f}\"><a href=\"{page_name(f)}\">"
-                 f"{escape(' '.join(book.point_name(n) for n in book.path(f)[start:]))}</a> "
-                 f"{number(book.games(f))} games</li>" for f in follow_ups[:FOLLOW_UPS]]
+        items = [
+            f'<li class="follow-up" data-node="{f}"><a href="{page_name(f)}">'
+            f"{escape(' '.join(book.point_name(n) for n in book.path(f)[start:]))}</a> "
+            f"{number(book.games(f))} games</li>"
+            for f in follow_ups[:FOLLOW_UPS]
+        ]
         more = len(follow_ups) - FOLLOW_UPS
-        later = ("<div class=\"later\">Follow-ups:<ul>" + "".join(items)
-                 + (f"<li>and {more:,} more, from <a href=\"{page_name(node)}\">its page</a></li>" if more > 0 else "")
-                 + "</ul></div>")
-    return (f"<div class=\"card {kind}\" data-node=\"{node}\"><a href=\"{page_name(node)}\">{board}"
-            f"{escape(sequence_name(book, node))}</a>{note}<div>{escape(DOT.join(facts))}</div>{later}</div>")
+        later = (
+            '<div class="later">Follow-ups:<ul>'
+            + "".join(items)
+            + (f'<li>and {more:,} more, from <a href="{page_name(node)}">its page</a></li>' if more > 0 else "")
+            + "</ul></div>"
+        )
+    return (
+        f'<div class="card {kind}" data-node="{node}"><a href="{page_name(node)}">{board}'
+        f"{escape(sequence_name(book, node))}</a>{note}<div>{escape(DOT.join(facts))}</div>{later}</div>"
+    )
 
 
 def changed_page(book: Book, changed: dict) -> str:
@@ -474,34 +560,46 @@ def changed_page(book: Book, changed: dict) -> str:
     (the line's final position, its share of the sequences at its position in
     both eras, the change with its 95% interval), the rest in a table."""
     before, after = changed["before"], changed["after"]
-    body = [f"<h1>What changed: {escape(before)} and {escape(after)}</h1>",
-            f"<p class=\"lead\">Each move's share of the corner sequences that reach its position (as every page "
-            f"shares it), in the "
-            f"{number(changed['a']['games'])} games of {escape(before)} and the {number(changed['b']['games'])} "
-            f"games of {escape(after)}. A move is shown when the 95% interval of the change (Newcombe's, from the "
-            "two shares' Wilson intervals) leaves out zero: the largest changes at the most common positions "
-            f"first. <a href=\"{INDEX}\">Back to the joseki</a>.</p>"]
+    body = [
+        f"<h1>What changed: {escape(before)} and {escape(after)}</h1>",
+        f'<p class="lead">Each move\'s share of the corner sequences that reach its position (as every page '
+        f"shares it), in the "
+        f"{number(changed['a']['games'])} games of {escape(before)} and the {number(changed['b']['games'])} "
+        f"games of {escape(after)}. A move is shown when the 95% interval of the change (Newcombe's, from the "
+        "two shares' Wilson intervals) leaves out zero: the largest changes at the most common positions "
+        f'first. <a href="{INDEX}">Back to the joseki</a>.</p>',
+    ]
     for key, title in (("risers", "Played more"), ("fallers", "Played less")):
         rows = changed[key][:SHOWN]
-        body.append(f"<h2 id=\"{key}\">{title} in {escape(after)}</h2>")
+        body.append(f'<h2 id="{key}">{title} in {escape(after)}</h2>')
         if not rows:
             body.append("<p>None: no change is sure enough.</p>")
             continue
-        body.append("<div class=\"cards\">" + "".join(_change_card(book, c, before, after) for c in rows) + "</div>")
+        body.append('<div class="cards">' + "".join(_change_card(book, c, before, after) for c in rows) + "</div>")
         rest = changed[key][SHOWN:]
         more = len(rest) - ROWS
         rest = rest[:ROWS]
         if rest:
             first = f" (the first {ROWS:,} here; <code>joseki compare</code> lists them all)" if more > 0 else ""
-            body.append(f"<p>The other {len(rest) + max(0, more):,}, in the same order" + first
-                        + ":</p>" + _table(
-                ["line", escape(before), escape(after), "change (95%)"],
-                [[f"<a href=\"{page_name(c['node'])}\" data-node=\"{c['node']}\">"
-                  f"{escape(sequence_name(book, c['node']))}</a>",
-                  f"{percent(c['a']['share'])} of {number(c['a']['of'])}",
-                  f"{percent(c['b']['share'])} of {number(c['b']['of'])}",
-                  f"{100 * c['difference']:+.1f} ({100 * c['low']:+.1f} to {100 * c['high']:+.1f})"] for c in rest],
-                numeric={1, 2, 3}))
+            body.append(
+                f"<p>The other {len(rest) + max(0, more):,}, in the same order"
+                + first
+                + ":</p>"
+                + _table(
+                    ["line", escape(before), escape(after), "change (95%)"],
+                    [
+                        [
+                            f'<a href="{page_name(c["node"])}" data-node="{c["node"]}">'
+                            f"{escape(sequence_name(book, c['node']))}</a>",
+                            f"{percent(c['a']['share'])} of {number(c['a']['of'])}",
+                            f"{percent(c['b']['share'])} of {number(c['b']['of'])}",
+                            f"{100 * c['difference']:+.1f} ({100 * c['low']:+.1f} to {100 * c['high']:+.1f})",
+                        ]
+                        for c in rest
+                    ],
+                    numeric={1, 2, 3},
+                )
+            )
     return _page("What changed", body)
 
 
@@ -509,12 +607,15 @@ def _change_card(book: Book, change: dict, before: str, after: str) -> str:
     node = change["node"]
     board, _ = board_of(book, node, cell=14, candidates=False)
     a, b = change["a"], change["b"]
-    facts = [f"{escape(before)}: {percent(a['share'])} of {number(a['of'])} sequences",
-             f"{escape(after)}: {percent(b['share'])} of {number(b['of'])}",
-             f"{100 * change['difference']:+.1f} points (95%: {100 * change['low']:+.1f} to "
-             f"{100 * change['high']:+.1f})"]
-    return (f"<div class=\"card {book.kind(node)}\" data-node=\"{node}\"><a href=\"{page_name(node)}\">"
-            f"{board}{escape(sequence_name(book, node))}</a><div>{'<br>'.join(facts)}</div></div>")
+    facts = [
+        f"{escape(before)}: {percent(a['share'])} of {number(a['of'])} sequences",
+        f"{escape(after)}: {percent(b['share'])} of {number(b['of'])}",
+        f"{100 * change['difference']:+.1f} points (95%: {100 * change['low']:+.1f} to {100 * change['high']:+.1f})",
+    ]
+    return (
+        f'<div class="card {book.kind(node)}" data-node="{node}"><a href="{page_name(node)}">'
+        f"{board}{escape(sequence_name(book, node))}</a><div>{'<br>'.join(facts)}</div></div>"
+    )
 
 
 def repertoire_page(book: Book, found: dict) -> str:
@@ -523,16 +624,18 @@ def repertoire_page(book: Book, found: dict) -> str:
     board of the tree's line with the tree's moves there marked (each a
     link), the player's times and results there, and the move played."""
     name = found["player"]
-    body = [f"<h1>Repertoire of {escape(name)}</h1>",
-            f"<p class=\"lead\">{number(found['games'])} games of {escape(name)} ({number(found['wins'])} won, "
-            f"{number(found['losses'])} lost"
-            + (f"; {number(found['self_play'])} against themself left out" if found.get("self_play") else "")
-            + f"), {number(found['sequences'])} corner sequences, each followed down "
-            "the tree to where it leaves it. The boards are in the tree's form: the corner in the upper left, its "
-            "first player Black; the player is <i>first</i> in a corner they started, <i>second</i> in one the "
-            f"opponent started. The marks are the tree's moves there; a ringed stone is the move played that left "
-            f"the tree. <a href=\"{INDEX}\">Back to the "
-            "joseki</a>.</p>"]
+    body = [
+        f"<h1>Repertoire of {escape(name)}</h1>",
+        f'<p class="lead">{number(found["games"])} games of {escape(name)} ({number(found["wins"])} won, '
+        f"{number(found['losses'])} lost"
+        + (f"; {number(found['self_play'])} against themself left out" if found.get("self_play") else "")
+        + f"), {number(found['sequences'])} corner sequences, each followed down "
+        "the tree to where it leaves it. The boards are in the tree's form: the corner in the upper left, its "
+        "first player Black; the player is <i>first</i> in a corner they started, <i>second</i> in one the "
+        f"opponent started. The marks are the tree's moves there; a ringed stone is the move played that left "
+        f'the tree. <a href="{INDEX}">Back to the '
+        "joseki</a>.</p>",
+    ]
     if not found["lines"]:
         body.append("<p>None of their games is among the games mined.</p>")
     cards = []
@@ -542,21 +645,33 @@ def repertoire_page(book: Book, found: dict) -> str:
         number_ = len(book.path(node)) + 1
         if line["left_with"]:  # the move that left the tree, in the colour after the node's
             colour = "W" if node != book.root and book.get(node, "color") == "B" else "B"
-            played = Mark(from_sgf(line["left_with"]), str(number_), "",
-                          f"{number_}: played here, out of the tree", colour)
+            played = Mark(
+                from_sgf(line["left_with"]), str(number_), "", f"{number_}: played here, out of the tree", colour
+            )
         board, _ = board_of(book, node, cell=14, played=played)
-        then = ("the sequence ends here, in the tree" if line["left_with"] is None else
-                f"then {'the player' if line['by'] == 'player' else 'the opponent'} plays "
-                + (f"{board_name(from_sgf(line['left_with']))} (ringed, {number_})" if line["left_with"]
-                   else "tenuki") + ", out of the tree")
-        tree = "; ".join(f"{board_name(from_sgf(m['move'])) if m['move'] else 'tenuki'} "
-                         f"{percent(m['share'])}" for m in line["tree"][:3] if m["share"] is not None)
-        facts = [f"{number(line['count'])} times as the {line['role']} player: won {number(line['wins'])}, "
-                 f"lost {number(line['losses'])}", escape(then)]
+        then = (
+            "the sequence ends here, in the tree"
+            if line["left_with"] is None
+            else f"then {'the player' if line['by'] == 'player' else 'the opponent'} plays "
+            + (f"{board_name(from_sgf(line['left_with']))} (ringed, {number_})" if line["left_with"] else "tenuki")
+            + ", out of the tree"
+        )
+        tree = "; ".join(
+            f"{board_name(from_sgf(m['move'])) if m['move'] else 'tenuki'} {percent(m['share'])}"
+            for m in line["tree"][:3]
+            if m["share"] is not None
+        )
+        facts = [
+            f"{number(line['count'])} times as the {line['role']} player: won {number(line['wins'])}, "
+            f"lost {number(line['losses'])}",
+            escape(then),
+        ]
         facts += [f"the tree's games: {escape(tree)}"] if tree else []
-        cards.append(f"<div class=\"card {book.kind(node)}\" data-node=\"{node}\"><a href=\"{page_name(node)}\">"
-                     f"{escape(sequence_name(book, node))}</a>{board}<div>{'<br>'.join(facts)}</div></div>")
-    body.append("<div class=\"cards\">" + "".join(cards) + "</div>")
+        cards.append(
+            f'<div class="card {book.kind(node)}" data-node="{node}"><a href="{page_name(node)}">'
+            f"{escape(sequence_name(book, node))}</a>{board}<div>{'<br>'.join(facts)}</div></div>"
+        )
+    body.append('<div class="cards">' + "".join(cards) + "</div>")
     return _page(f"Repertoire of {name}", body)
 
 
@@ -564,44 +679,65 @@ def _table(head: list[str] | None, rows: list[list[str]], numeric: set[int] = fr
     """An HTML table (``head``: its column names, or None); cells are HTML
     already."""
     th = "".join(f"<th{' class=n' if i in numeric else ''}>{h}</th>" for i, h in enumerate(head or []))
-    trs = "".join("<tr>" + "".join(f"<td{' class=n' if i in numeric else ''}>{c}</td>" for i, c in enumerate(r))
-                  + "</tr>" for r in rows)
+    trs = "".join(
+        "<tr>" + "".join(f"<td{' class=n' if i in numeric else ''}>{c}</td>" for i, c in enumerate(r)) + "</tr>"
+        for r in rows
+    )
     return f"<table>{f'<tr>{th}</tr>' if head else ''}{trs}</table>"
 
 
 def node_page(book: Book, node: int, plot: PlotFn | None = None) -> str:
     """A node's page (module docstring)."""
-    crumbs = [f"<a href=\"{INDEX}\">Index</a>", f"<a href=\"{page_name(book.root)}\">Empty corner</a>"]
-    crumbs += [f"<a href=\"{page_name(n)}\">{escape(book.move_name(n))}</a>" for n in book.path(node)]
+    crumbs = [f'<a href="{INDEX}">Index</a>', f'<a href="{page_name(book.root)}">Empty corner</a>']
+    crumbs += [f'<a href="{page_name(n)}">{escape(book.move_name(n))}</a>' for n in book.path(node)]
     title = sequence_name(book, node)
     board, notes = board_of(book, node)
-    body = [f"<nav class=\"crumbs\">{' › '.join(crumbs)}</nav>", f"<h1>{escape(title)}</h1>"]
+    body = [f'<nav class="crumbs">{" › ".join(crumbs)}</nav>', f"<h1>{escape(title)}</h1>"]
     kind = kind_text(book, node)
     if kind:
-        body.append(f"<p class=\"kind {book.kind(node)}\">{escape(kind)}.</p>")
-    body.append(f"<p class=\"headline\">{escape(headline(book, node))}</p>")
+        body.append(f'<p class="kind {book.kind(node)}">{escape(kind)}.</p>')
+    body.append(f'<p class="headline">{escape(headline(book, node))}</p>')
     others = book.transpositions.get(node, [])
     if others:
-        body.append("<p class=\"orders\">Also reached by " + "; ".join(
-            (f"<a href=\"{page_name(o['at'])}\">{escape(order_text(o['moves']))}</a>" if o["at"] >= 0
-             else escape(order_text(o["moves"]))) + f" ({escape(order_games(o))})"
-            for o in others) + ": the same stones, another order of moves.</p>")
-    left = [f"<div class=\"diagram\">{board}</div>"]
+        body.append(
+            '<p class="orders">Also reached by '
+            + "; ".join(
+                (
+                    f'<a href="{page_name(o["at"])}">{escape(order_text(o["moves"]))}</a>'
+                    if o["at"] >= 0
+                    else escape(order_text(o["moves"]))
+                )
+                + f" ({escape(order_games(o))})"
+                for o in others
+            )
+            + ": the same stones, another order of moves.</p>"
+        )
+    left = [f'<div class="diagram">{board}</div>']
     if notes:
-        left.append(f"<p class=\"notes\">{escape('; '.join(notes))}</p>")
+        left.append(f'<p class="notes">{escape("; ".join(notes))}</p>')
     tenuki = [c for c in book.children(node) if not book.get(c, "move")]
     if tenuki:
-        left.append("<p class=\"notes\">" + "; ".join(
-            f"<a href=\"{page_name(c)}\">{escape(book.move_name(c))}</a> {percent(book.share(c) or 0)}"
-            for c in tenuki) + "</p>")
+        left.append(
+            '<p class="notes">'
+            + "; ".join(
+                f'<a href="{page_name(c)}">{escape(book.move_name(c))}</a> {percent(book.share(c) or 0)}'
+                for c in tenuki
+            )
+            + "</p>"
+        )
     side = []
     facts = [("Games", number(book.games(node))), ("Times played", number(book.get(node, "count")))]
     if book.share(node) is not None:
         facts.append(("Share of the moves here", percent(book.share(node))))
     rate = book.win_rate(node)
     if rate:
-        facts.append(("Black wins", f"{100 * rate[0]:.1f}% (95%: {100 * rate[1]:.1f}-{100 * rate[2]:.1f}%) "
-                                    f"of {number(rate[3])} games with a winner"))
+        facts.append(
+            (
+                "Black wins",
+                f"{100 * rate[0]:.1f}% (95%: {100 * rate[1]:.1f}-{100 * rate[2]:.1f}%) "
+                f"of {number(rate[3])} games with a winner",
+            )
+        )
     if years_text(book, node):
         facts.append(("Years", years_text(book, node)))
     influence = influence_words(book, node)
@@ -610,50 +746,81 @@ def node_page(book: Book, node: int, plot: PlotFn | None = None) -> str:
     side.append(_table(None, [[f"<b>{escape(k)}</b>", escape(v)] for k, v in facts]))
     kids = book.children(node)
     if kids:
-        rows = [[f"<a href=\"{page_name(c)}\">{escape(book.move_name(c))}</a>", number(book.games(c)),
-                 percent(book.share(c) or 0), escape(win_text(book, c).replace("Black wins ", "")),
-                 str(book.get(c, "last_year") or "")] for c in kids]
-        side.append("<h2>Next moves</h2>" + _table(["Move", "Games", "Share", "Black wins", "Last year"], rows,
-                                                    {1, 2}))
-    body.append(f"<div class=\"layout\"><div>{''.join(left)}</div><div class=\"side\">{''.join(side)}</div></div>")
+        rows = [
+            [
+                f'<a href="{page_name(c)}">{escape(book.move_name(c))}</a>',
+                number(book.games(c)),
+                percent(book.share(c) or 0),
+                escape(win_text(book, c).replace("Black wins ", "")),
+                str(book.get(c, "last_year") or ""),
+            ]
+            for c in kids
+        ]
+        side.append("<h2>Next moves</h2>" + _table(["Move", "Games", "Share", "Black wins", "Last year"], rows, {1, 2}))
+    body.append(f'<div class="layout"><div>{"".join(left)}</div><div class="side">{"".join(side)}</div></div>')
     shares = book.year_shares(node)
     all_years = sorted(y for y in book.about.games_by_year if y > 0)
     if plot and shares and all_years:
         games = book.years.get(node, {})
         totals = book.about.games_by_year
-        rows = [[str(y), number(games.get(y, 0)), number(totals[y]), f"{100 * shares.get(y, 0.0):.1f}%"]
-                for y in all_years]
+        rows = [
+            [str(y), number(games.get(y, 0)), number(totals[y]), f"{100 * shares.get(y, 0.0):.1f}%"] for y in all_years
+        ]
         thin = book.thin_years()
-        pale = (f" Pale bars: years with under {YEAR_FLOOR:.0%} of all the games, whose share says little; the "
-                "most popular year is among the others.") if thin.intersection(all_years) else ""
-        body.append("<h2>Popularity by year</h2><p class=\"notes\">Its games' share of all games of each year "
-                    f"(raw counts mislead where a collection is uneven across years).{pale}</p><div class=\"plot\">"
-                    + plot(all_years, [shares.get(y, 0.0) for y in all_years], peak=book.peak_year(node),
-                           thin=thin) + "</div><details><summary>"
-                    "The numbers</summary>" + _table(["Year", "Games", "Of", "Share"], rows, {1, 2, 3})
-                    + "</details>")
+        pale = (
+            (
+                f" Pale bars: years with under {YEAR_FLOOR:.0%} of all the games, whose share says little; the "
+                "most popular year is among the others."
+            )
+            if thin.intersection(all_years)
+            else ""
+        )
+        body.append(
+            '<h2>Popularity by year</h2><p class="notes">Its games\' share of all games of each year '
+            f'(raw counts mislead where a collection is uneven across years).{pale}</p><div class="plot">'
+            + plot(all_years, [shares.get(y, 0.0) for y in all_years], peak=book.peak_year(node), thin=thin)
+            + "</div><details><summary>"
+            "The numbers</summary>" + _table(["Year", "Games", "Of", "Share"], rows, {1, 2, 3}) + "</details>"
+        )
     sources = book.sources.get(node, {})
     if sources:
         totals, names = book.about.games_by_collection, book.about.collection_names()
-        rows = [[escape(names.get(k, k)), number(v), percent(v / totals[k]) if totals.get(k) else ""]
-                for k, v in sorted(sources.items(), key=lambda kv: (-kv[1], kv[0]))]
+        rows = [
+            [escape(names.get(k, k)), number(v), percent(v / totals[k]) if totals.get(k) else ""]
+            for k, v in sorted(sources.items(), key=lambda kv: (-kv[1], kv[0]))
+        ]
         body.append("<h2>Collections</h2>" + _table(["Collection", "Games", "Of its games"], rows, {1, 2}))
     shown = book.examples.get(node, [])
     if shown:
         names = book.about.collection_names()
-        rows = [[escape(player(r, "black")), escape(player(r, "white")), escape(date_text(r.get("date") or "")),
-                 escape(r.get("result") or ""), escape(names.get(r.get("collection") or "", r.get("collection") or "")),
-                 f"{r.get('move') or ''}", escape(r.get("corner") or ""),
-                 escape(" : ".join(t for t in (r.get("source") or "", r.get("location") or "") if t))]
-                for r in shown]
-        body.append("<h2>Example games</h2><p class=\"notes\">The most recent first; the move where the sequence "
-                    "starts, and its corner, in the game.</p>" + _table(
-                        ["Black", "White", "Date", "Result", "Collection", "Move", "Corner", "Record"], rows, {5}))
+        rows = [
+            [
+                escape(player(r, "black")),
+                escape(player(r, "white")),
+                escape(date_text(r.get("date") or "")),
+                escape(r.get("result") or ""),
+                escape(names.get(r.get("collection") or "", r.get("collection") or "")),
+                f"{r.get('move') or ''}",
+                escape(r.get("corner") or ""),
+                escape(" : ".join(t for t in (r.get("source") or "", r.get("location") or "") if t)),
+            ]
+            for r in shown
+        ]
+        body.append(
+            '<h2>Example games</h2><p class="notes">The most recent first; the move where the sequence '
+            "starts, and its corner, in the game.</p>"
+            + _table(["Black", "White", "Date", "Result", "Collection", "Move", "Corner", "Record"], rows, {5})
+        )
     return _page(f"{title} - joseki", body)
 
 
-def pages(book: Book, plot: PlotFn | None = None, part: tuple[int, int] = (0, 1),
-          changed: dict | None = None, players: list[dict] | None = None) -> dict[str, str]:
+def pages(
+    book: Book,
+    plot: PlotFn | None = None,
+    part: tuple[int, int] = (0, 1),
+    changed: dict | None = None,
+    players: list[dict] | None = None,
+) -> dict[str, str]:
     """Every file of the report: name -> text; or part ``part`` = (i, k) of
     them: every k-th node's page from the i-th (the style, the index and
     the page of what changed, given ``changed``, go with part 0), so that
@@ -661,9 +828,13 @@ def pages(book: Book, plot: PlotFn | None = None, part: tuple[int, int] = (0, 1)
     return dict(iter_pages(book, plot, part, lambda: changed, lambda: players))
 
 
-def iter_pages(book: Book, plot: PlotFn | None = None, part: tuple[int, int] = (0, 1),
-               changed: Callable[[], dict | None] = lambda: None,
-               players: Callable[[], list[dict] | None] = lambda: None):
+def iter_pages(
+    book: Book,
+    plot: PlotFn | None = None,
+    part: tuple[int, int] = (0, 1),
+    changed: Callable[[], dict | None] = lambda: None,
+    players: Callable[[], list[dict] | None] = lambda: None,
+):
     """``pages`` one (name, text) at a time, as each is made: the nodes'
     pages first, then (part 0) those that need what changed and the
     players' repertoires, asked for only then."""

@@ -126,7 +126,7 @@ class Book:
         return out[::-1]
 
     def move_name(self, node: int) -> str:
-        """"B D17", "W tenuki", as a player writes it (board coordinates)."""
+        """ "B D17", "W tenuki", as a player writes it (board coordinates)."""
         if node == self.root:
             return "empty corner"
         colour = COLOUR_NAMES.get(self.get(node, "color"), "?")[0]
@@ -213,8 +213,13 @@ class Book:
             rows = [self.index[self.parent(n)] if n != self.root else 0 for n in nodes]
             keys = [from_sgf(m) if m else TENUKI for m in self.cols["move"]]
             code = [KINDS.index(k) for k in self.cols["kind"]]
-            ends = kind_ends(np.array(rows, np.int64), np.array(self.cols["depth"], np.int64),
-                             np.array(keys, np.int64), np.array(code, np.int8), self.about.min_length)
+            ends = kind_ends(
+                np.array(rows, np.int64),
+                np.array(self.cols["depth"], np.int64),
+                np.array(keys, np.int64),
+                np.array(code, np.int8),
+                self.about.min_length,
+            )
             self._ends = {n for n, e in zip(nodes, ends.tolist()) if e}
         return self._ends
 
@@ -291,8 +296,9 @@ def order_of(cols: dict[str, list]) -> dict[int, list[int]]:
     tenuki "" first among equals), then node id."""
     nodes, parents, counts, moves = cols["node"], cols["parent"], cols["count"], cols["move"]
     order: dict[int, list[int]] = {n: [] for n in nodes}
-    for parent, _, _, node in sorted((parents[i], -counts[i], moves[i], nodes[i])
-                                     for i in range(len(nodes)) if parents[i] >= 0):
+    for parent, _, _, node in sorted(
+        (parents[i], -counts[i], moves[i], nodes[i]) for i in range(len(nodes)) if parents[i] >= 0
+    ):
         if parent not in order:
             raise ValueError(f"node {node} has unknown parent {parent}")
         order[parent].append(node)
@@ -308,9 +314,14 @@ def _by_node(table: pa.Table | None, key: str) -> dict[int, dict]:
     return out
 
 
-def make_book(table, years: pa.Table | None = None, sources: pa.Table | None = None,
-              examples: pa.Table | None = None, about: About | None = None,
-              transpositions: pa.Table | None = None) -> Book:
+def make_book(
+    table,
+    years: pa.Table | None = None,
+    sources: pa.Table | None = None,
+    examples: pa.Table | None = None,
+    about: About | None = None,
+    transpositions: pa.Table | None = None,
+) -> Book:
     """A book of joseki.parquet's ``table``, with node_years, node_sources,
     node_examples and node_transpositions.parquet where given."""
     cols = columns(table)
@@ -325,8 +336,17 @@ def make_book(table, years: pa.Table | None = None, sources: pa.Table | None = N
     if transpositions is not None:
         for row in transpositions.to_pylist():
             others.setdefault(int(row["node"]), []).append(row)
-    return Book(cols, order_of(cols), {n: i for i, n in enumerate(cols["node"])}, roots[0],
-                _by_node(years, "year"), _by_node(sources, "source"), shown, about or About(), others)
+    return Book(
+        cols,
+        order_of(cols),
+        {n: i for i, n in enumerate(cols["node"])},
+        roots[0],
+        _by_node(years, "year"),
+        _by_node(sources, "source"),
+        shown,
+        about or About(),
+        others,
+    )
 
 
 # -- words -------------------------------------------------------------------------
@@ -365,7 +385,7 @@ def point_text(move: str) -> str:
 def order_text(moves: str) -> str:
     """Another order's moves (node_transpositions' SGF points, "--" a
     tenuki) as a player writes them: "R16 tenuki P17"."""
-    return " ".join(point_text("" if moves[i:i + 2] == "--" else moves[i:i + 2]) for i in range(0, len(moves), 2))
+    return " ".join(point_text("" if moves[i : i + 2] == "--" else moves[i : i + 2]) for i in range(0, len(moves), 2))
 
 
 def order_games(order: Mapping) -> str:
@@ -374,13 +394,12 @@ def order_games(order: Mapping) -> str:
 
 
 def transpositions_text(book: Book, node: int) -> str:
-    """"Also reached by R16 tenuki P17 (1,250 games); ...": the other move
+    """ "Also reached by R16 tenuki P17 (1,250 games); ...": the other move
     orders to the node's position, the most played first ("" for none)."""
     others = book.transpositions.get(node, [])
     if not others:
         return ""
-    return "Also reached by " + "; ".join(
-        f"{order_text(o['moves'])} ({order_games(o)})" for o in others)
+    return "Also reached by " + "; ".join(f"{order_text(o['moves'])} ({order_games(o)})" for o in others)
 
 
 def board_line(moves: list[str]) -> str:
@@ -414,7 +433,7 @@ def years_text(book: Book, node: int) -> str:
 
 
 def handicap_text(book: Book, node: int) -> str:
-    """"from a handicap stone 62%": the share of the node's sequences that
+    """ "from a handicap stone 62%": the share of the node's sequences that
     a handicap stone opened ("" for none, and at the root)."""
     share = book.handicap_share(node)
     return f"from a handicap stone {percent(share)}" if share and node != book.root else ""
@@ -458,8 +477,11 @@ def kind_text(book: Book, node: int) -> str:
         if not book.turns(node):
             return "Follow-up"
         return "Follow-up: the joseki ended, and a player came back to the corner later (after a tenuki)"
-    name = {"enclosure": "Enclosure (fuseki)", "extension": "Extension (fuseki)",
-            "approach": "Approach from the side (fuseki)"}[kind]
+    name = {
+        "enclosure": "Enclosure (fuseki)",
+        "extension": "Extension (fuseki)",
+        "approach": "Approach from the side (fuseki)",
+    }[kind]
     if not book.turns(node):
         return name
     if kind == "enclosure":
@@ -476,8 +498,7 @@ def verdicts(book: Book, node: int) -> dict[str, str]:
     if not all(c in book.cols for c in COUNTERS):
         return {}
     row = book.row(node)
-    return {d: verdict(row[f"{d}_black"], row[f"{d}_white"], row[f"{d}_neutral"], book.about.share)
-            for d in DIRECTIONS}
+    return {d: verdict(row[f"{d}_black"], row[f"{d}_white"], row[f"{d}_neutral"], book.about.share) for d in DIRECTIONS}
 
 
 def influence_words(book: Book, node: int) -> str:
@@ -499,8 +520,10 @@ def counters_text(book: Book, node: int) -> str:
     """The raw counters (``emit.counters``): the count and, per direction,
     black/white/neutral cases and verdict."""
     row = book.row(node)
-    parts = [f"{d} {row[f'{d}_black']}/{row[f'{d}_white']}/{row[f'{d}_neutral']} {v}"
-             for d, v in verdicts(book, node).items()]
+    parts = [
+        f"{d} {row[f'{d}_black']}/{row[f'{d}_white']}/{row[f'{d}_neutral']} {v}"
+        for d, v in verdicts(book, node).items()
+    ]
     return f"Count {row['count']} sequences; influence (black/white/neutral, verdict): " + ", ".join(parts)
 
 

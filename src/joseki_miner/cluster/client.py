@@ -55,9 +55,13 @@ def warm() -> None:
         game = Path(folder) / "game.sgf"
         game.write_text("(;GM[1]FF[4]SZ[19];B[pd];W[dp];B[pq];W[dd];B[fc];W[cf])")
         stream = extract.Phase1Stream(Path(folder) / "sequences.parquet", params)
-        ingest.read([game], Path(folder) / "games.parquet", Path(folder) / "rejects.parquet",
-                    partition=ingest.InPartition(trace=ingest.Trace()),
-                    hooks=ingest.Hooks(on_games=stream.add, phase1=params))
+        ingest.read(
+            [game],
+            Path(folder) / "games.parquet",
+            Path(folder) / "rejects.parquet",
+            partition=ingest.InPartition(trace=ingest.Trace()),
+            hooks=ingest.Hooks(on_games=stream.add, phase1=params),
+        )
         stream.close()
 
 
@@ -120,9 +124,11 @@ def in_folder(folder: str):
                 try:
                     os.chdir(folder)
                 except OSError as exc:
-                    raise UsageError(f"a dask worker cannot enter {folder}, the folder `joseki` runs in, which "
-                                     f"relative paths name ({exc.strerror}): run it from storage every worker sees, "
-                                     "or give absolute paths there") from None
+                    raise UsageError(
+                        f"a dask worker cannot enter {folder}, the folder `joseki` runs in, which "
+                        f"relative paths name ({exc.strerror}): run it from storage every worker sees, "
+                        "or give absolute paths there"
+                    ) from None
             _LEASE.update(folder=folder, home=home)
         _LEASE["users"] += 1
     try:
@@ -253,22 +259,39 @@ class Cluster:
             # cleaned up by multiprocessing's resource tracker, which warns that it did: the run has said how it
             # ended, in one line.
             os.environ["PYTHONWARNINGS"] = ",".join(
-                filter(None, [os.environ.get("PYTHONWARNINGS"), "ignore:resource_tracker:UserWarning"]))
-            with dask.config.set({"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}), \
-                    warnings.catch_warnings():
+                filter(None, [os.environ.get("PYTHONWARNINGS"), "ignore:resource_tracker:UserWarning"])
+            )
+            with (
+                dask.config.set({"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}),
+                warnings.catch_warnings(),
+            ):
                 warnings.filterwarnings("ignore", message="Port .* is already in use")
-                self.local = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                          dashboard_address=None, silence_logs=logging.CRITICAL,
-                                          preload=[__name__])  # dask_setup
+                self.local = LocalCluster(
+                    n_workers=workers,
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=None,
+                    silence_logs=logging.CRITICAL,
+                    preload=[__name__],
+                )  # dask_setup
             self.client = Client(self.local)
         if not all(self.client.run(_compiled).values()):
-            log("compiling the fast engine's kernels on the workers (once a machine, about half a minute; later "
-                "runs load them)")
+            log(
+                "compiling the fast engine's kernels on the workers (once a machine, about half a minute; later "
+                "runs load them)"
+            )
         self.client.run(warm)  # and every worker that joins later warms at its first task
 
-    def map(self, function: Callable, items: Sequence, *args, names: Sequence[str], sizes: Sequence[int] | None = None,
-            after: Sequence[Sequence[int]] | None = None,
-            on_done: Callable[[int, object], None] = lambda i, result: None) -> list:
+    def map(
+        self,
+        function: Callable,
+        items: Sequence,
+        *args,
+        names: Sequence[str],
+        sizes: Sequence[int] | None = None,
+        after: Sequence[Sequence[int]] | None = None,
+        on_done: Callable[[int, object], None] = lambda i, result: None,
+    ) -> list:
         """``function(item, *args)`` for every item, on the workers, the
         largest (``sizes``) first, and no more at once than the workers
         run: each next one goes to the first worker free (dask would send
@@ -290,9 +313,17 @@ class Cluster:
                 ready = list(itertools.islice((i for i in order if waits[i] <= ended), max(0, free)))
                 for i in ready:  # the first that can start, no more than the workers free
                     order.remove(i)
-                    futures[i] = self.client.submit(_alone, self.folder, self.run, function, items[i], *args,
-                                                    key=names[i],
-                                                    priority=sizes[i] if sizes else 0, pure=False)
+                    futures[i] = self.client.submit(
+                        _alone,
+                        self.folder,
+                        self.run,
+                        function,
+                        items[i],
+                        *args,
+                        key=names[i],
+                        priority=sizes[i] if sizes else 0,
+                        pure=False,
+                    )
                     where[futures[i].key] = i
                     pending.add(futures[i])
                 done, pending = _some_done(pending)
@@ -327,8 +358,10 @@ class Cluster:
         running = self._on_workers(_end, deadline)
         if self.local is not None or not running:
             return
-        self.log(f"dask: waiting for this run's {running} task{'s' * (running != 1)} still running on the cluster "
-                 f"to stop (at most {STOP_WAIT:.0f} s)")
+        self.log(
+            f"dask: waiting for this run's {running} task{'s' * (running != 1)} still running on the cluster "
+            f"to stop (at most {STOP_WAIT:.0f} s)"
+        )
         while running and time.monotonic() < deadline:
             time.sleep(0.05)
             running = self._on_workers(_running, deadline)
@@ -406,9 +439,16 @@ class InProcess:
     def __init__(self, options: Options, log: Callable[[str], None] = lambda line: None) -> None:
         self.log = log
 
-    def map(self, function: Callable, items: Sequence, *args, names: Sequence[str], sizes: Sequence[int] | None = None,
-            after: Sequence[Sequence[int]] | None = None,
-            on_done: Callable[[int, object], None] = lambda i, result: None) -> list:
+    def map(
+        self,
+        function: Callable,
+        items: Sequence,
+        *args,
+        names: Sequence[str],
+        sizes: Sequence[int] | None = None,
+        after: Sequence[Sequence[int]] | None = None,
+        on_done: Callable[[int, object], None] = lambda i, result: None,
+    ) -> list:
         order = sorted(range(len(items)), key=lambda i: -sizes[i]) if sizes else list(range(len(items)))
         waits = [set(a) for a in after] if after is not None else [set() for _ in items]
         _check_waits(waits)

@@ -53,8 +53,15 @@ from joseki_miner.method.points import TENUKI
 # that run on the workers: the driver plans the partitions and the subtrees
 # without loading numba.
 
-FILES = ("games.parquet", "rejects.parquet", "sequences.parquet", "sorted.arrow", "trace.parquet", "filtered.parquet",
-         "reject-trace.parquet")
+FILES = (
+    "games.parquet",
+    "rejects.parquet",
+    "sequences.parquet",
+    "sorted.arrow",
+    "trace.parquet",
+    "filtered.parquet",
+    "reject-trace.parquet",
+)
 # what a partition's folder holds, in its key: a partition mined by a
 # version that wrote other files (or read its indexes in another order) is
 # mined again, never half trusted
@@ -140,8 +147,9 @@ def _parts(path: Path, size: int, target_bytes: int) -> int:
     return 1
 
 
-def plan(paths, settings: Settings, digests: dict[str, str], *, target_bytes: int = int(PARTITION_MB * 2**20),
-         on_skip=None) -> list[Partition]:
+def plan(
+    paths, settings: Settings, digests: dict[str, str], *, target_bytes: int = int(PARTITION_MB * 2**20), on_skip=None
+) -> list[Partition]:
     """The run's partitions: the input files in reading order, cut once a
     partition holds ``target_bytes`` and where a path given starts, an
     archive larger than that in parts of its members (``_parts``); each
@@ -185,8 +193,11 @@ def plan(paths, settings: Settings, digests: dict[str, str], *, target_bytes: in
             continue
         mine_ = set(group)
         folders = {os.path.abspath(files[i].parent).replace(os.sep, "/") for i in group}  # as scopes are written
-        needed = [i for i, scope in indexes if i not in mine_
-                  and any(f == scope or f.startswith(scope + "/") for f in folders)]
+        needed = [
+            i
+            for i, scope in indexes
+            if i not in mine_ and any(f == scope or f.startswith(scope + "/") for f in folders)
+        ]
         identity = [[str(files[i]), digests.get(str(files[i]), ""), names.of(str(files[i]))] for i in group]
         identity += [["index", str(files[i]), digests.get(str(files[i]), "")] for i in needed]
         size = sum(sizes[i] for i in group)
@@ -196,9 +207,17 @@ def plan(paths, settings: Settings, digests: dict[str, str], *, target_bytes: in
             whole += [["part", k, parts]] if parts > 1 else []
             key = hashlib.sha256(json.dumps(whole).encode()).hexdigest()[:20]
             # the parts of an archive cost about the same: each its share of the members to mine
-            partitions.append(Partition(len(partitions), tuple(str(files[i]) for i in group),
-                                        tuple(str(files[i]) for i in needed), size // parts, key, (k, parts),
-                                        sum(1 for i in needed if i < group[0])))
+            partitions.append(
+                Partition(
+                    len(partitions),
+                    tuple(str(files[i]) for i in group),
+                    tuple(str(files[i]) for i in needed),
+                    size // parts,
+                    key,
+                    (k, parts),
+                    sum(1 for i in needed if i < group[0]),
+                )
+            )
     return partitions
 
 
@@ -264,17 +283,25 @@ def mine(partition: Partition, settings: Settings, folder: str) -> dict:
         stream = Phase1Stream(tmp / "sequences.parquet", settings.phase1, jobs=1, compression=SEQUENCES_CODEC)
         try:
             figures = ingest.read(
-                list(partition.files), tmp / "games.parquet", tmp / "rejects.parquet", settings.reading,
-                partition=ingest.InPartition(Share(partition.indexes, partition.indexes_before, partition.part),
-                                             named_from=settings.named_from, trace=trace),
-                hooks=ingest.Hooks(on_games=stream.add, phase1=settings.phase1))
+                list(partition.files),
+                tmp / "games.parquet",
+                tmp / "rejects.parquet",
+                settings.reading,
+                partition=ingest.InPartition(
+                    Share(partition.indexes, partition.indexes_before, partition.part),
+                    named_from=settings.named_from,
+                    trace=trace,
+                ),
+                hooks=ingest.Hooks(on_games=stream.add, phase1=settings.phase1),
+            )
         except BaseException:
             stream.abort()
             raise
         figures["sequences"] = stream.close()["sequences"]
         # the sequences in trie order too: each count of the build reads its first keys' alone
-        figures["first_keys"] = {str(k): n for k, n in build.write_run(tmp / "sequences.parquet",
-                                                                       tmp / "sorted.arrow").items()}
+        figures["first_keys"] = {
+            str(k): n for k, n in build.write_run(tmp / "sequences.parquet", tmp / "sorted.arrow").items()
+        }
         for name, table in zip(("trace.parquet", "filtered.parquet", "reject-trace.parquet"), trace.tables()):
             pq.write_table(table, tmp / name)
         for name in FILES:
@@ -378,8 +405,15 @@ def resolve(folder: str, keys: list[str], dedupe: bool) -> Resolution:
         dropped = np.flatnonzero(~stays[lo:hi])
         f = first_of[lo + dropped]
         repeats.append({int(k): (int(part_of[g]), int(g - starts[part_of[g]])) for k, g in zip(dropped, f)})
-    return Resolution(keep, first, first_kept, repeats, [numpy(t.column("read")) for t in traces], kept_all,
-                      [pq.ParquetFile(Path(folder) / k / "filtered.parquet").read() for k in keys])
+    return Resolution(
+        keep,
+        first,
+        first_kept,
+        repeats,
+        [numpy(t.column("read")) for t in traces],
+        kept_all,
+        [pq.ParquetFile(Path(folder) / k / "filtered.parquet").read() for k in keys],
+    )
 
 
 @dataclass(frozen=True)
@@ -433,7 +467,8 @@ class Joined:
         for p, key in enumerate(self.keys):
             number = res.joined_numbers(p)
             for batch in pq.ParquetFile(Path(self.folder) / key / "sequences.parquet").iter_batches(
-                    batch_size, columns=read):
+                batch_size, columns=read
+            ):
                 game = numpy(batch.column("game"))
                 kept = res.keep[p][game]
                 if not kept.all():
@@ -467,8 +502,12 @@ def write_games(folder: str, keys: list[str], res: Resolution, path: str) -> dic
     except BaseException:
         sink.abort()
         raise
-    return {"games_accepted": res.accepted, "games_by_year": {str(y): n for y, n in sorted(by_year.items()) if y},
-            "games_by_collection": dict(sorted(by_collection.items())), "repeats_filtered": dict(res.unfiltered())}
+    return {
+        "games_accepted": res.accepted,
+        "games_by_year": {str(y): n for y, n in sorted(by_year.items()) if y},
+        "games_by_collection": dict(sorted(by_collection.items())),
+        "repeats_filtered": dict(res.unfiltered()),
+    }
 
 
 def _read_at(folder: str, key: str, res: Resolution, p: int, firsts: list[int]) -> dict[int, tuple[str, str]]:
@@ -505,8 +544,10 @@ def write_rejects(folder: str, keys: list[str], res: Resolution, path: str, stri
             if g >= 0 and not res.first_kept[p][g]:
                 q, h = res.repeats[p][g]
                 wanted.setdefault(q, set()).add(h)
-    where = {q: {g: where_of(*at) for g, at in _read_at(folder, keys[q], res, q, sorted(games)).items()}
-             for q, games in wanted.items()}
+    where = {
+        q: {g: where_of(*at) for g, at in _read_at(folder, keys[q], res, q, sorted(games)).items()}
+        for q, games in wanted.items()
+    }
     sink = TableSink(Path(path), REJECTS_SCHEMA)
     reasons: Counter[str] = Counter()
     try:
@@ -525,9 +566,15 @@ def write_rejects(folder: str, keys: list[str], res: Resolution, path: str, stri
                 games = sorted(res.repeats[p])
                 at = _read_at(folder, key, res, p, games)
                 details = [f"same moves as {where[q][h]}" for q, h in (res.repeats[p][g] for g in games)]
-                more = pa.Table.from_arrays([strings([at[g][0] for g in games]), strings([at[g][1] for g in games]),
-                                             strings(["duplicate"] * len(games)), strings(details)],
-                                            schema=REJECTS_SCHEMA)
+                more = pa.Table.from_arrays(
+                    [
+                        strings([at[g][0] for g in games]),
+                        strings([at[g][1] for g in games]),
+                        strings(["duplicate"] * len(games)),
+                        strings(details),
+                    ],
+                    schema=REJECTS_SCHEMA,
+                )
                 own = pa.concat_tables([own, more])
                 read = np.r_[read, res.read[p][games]]
                 own = own.take(column(np.argsort(read, kind="stable"), np.int64))
@@ -565,6 +612,7 @@ def write_sequences(folder: str, keys: list[str], res: Resolution, path: str) ->
 def ingest_figures(parts: list[dict], games: dict, rejects: dict, skipped: Counter) -> dict:
     """The ingest stage's figures of the partitions joined, in the order a
     one-process run gives them."""
+
     def summed(name: str) -> dict:
         total: Counter = Counter()
         for f in parts:

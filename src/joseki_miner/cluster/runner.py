@@ -43,8 +43,9 @@ class DaskRunner:
     once, in a thread of its own while the inputs are walked (``log``: the
     run's; ``started``: when the run began)."""
 
-    def __init__(self, options: cluster_.Options, log: Callable[[str], None], started: float,
-                 in_process: bool = False) -> None:
+    def __init__(
+        self, options: cluster_.Options, log: Callable[[str], None], started: float, in_process: bool = False
+    ) -> None:
         self.options, self.log, self.started, self.in_process = options, log, started, in_process
         self._cluster: cluster_.Cluster | cluster_.InProcess | None = None
         self._starting: Future | None = None
@@ -92,31 +93,53 @@ class DaskRunner:
             self.log("add: the partitions mined in this process (those of an earlier run kept)")
             self._cluster = cluster_.InProcess(self.options, log=self.log)
             return
-        self.log("dask: " + (f"connecting to {self.options.scheduler}" if self.options.scheduler
-                             else "starting a local cluster"))
+        self.log(
+            "dask: "
+            + (f"connecting to {self.options.scheduler}" if self.options.scheduler else "starting a local cluster")
+        )
         self._cluster = cluster_.Cluster(self.options, log=self.log)
         workers = self._cluster.workers()
         into = time.perf_counter() - self.started
         self.log(f"dask: {workers} worker{'s' * (workers != 1)} ready, {into:.1f} s into the run")
 
-    def plan(self, context: Context, digests: dict[str, str]
-             ) -> tuple[partitions.Settings, list[partitions.Partition], Counter[str]]:
+    def plan(
+        self, context: Context, digests: dict[str, str]
+    ) -> tuple[partitions.Settings, list[partitions.Partition], Counter[str]]:
         """The partitions of the inputs (``digests``: their content digests
         by path), what mining them needs, and the files skipped as they
         were planned (by why)."""
         config = context.config
-        reading = Reading.of(config, RunOptions(table_bytes=context.options.table_bytes),
-                             exclude=tuple(os.path.abspath(f) for f in context.own))
-        settings = partitions.Settings(named_from=tuple(str(p) for p in context.paths), reading=reading,
-                                       phase1=phase1_params(config), key=partition_key(config))
+        reading = Reading.of(
+            config,
+            RunOptions(table_bytes=context.options.table_bytes),
+            exclude=tuple(os.path.abspath(f) for f in context.own),
+        )
+        settings = partitions.Settings(
+            named_from=tuple(str(p) for p in context.paths),
+            reading=reading,
+            phase1=phase1_params(config),
+            key=partition_key(config),
+        )
         skipped: Counter[str] = Counter()
-        parts = partitions.plan(list(context.paths), settings, digests,
-                                target_bytes=int(self.options.partition_mb * 2**20),
-                                on_skip=lambda source, location, why: skipped.update([why]))
+        parts = partitions.plan(
+            list(context.paths),
+            settings,
+            digests,
+            target_bytes=int(self.options.partition_mb * 2**20),
+            on_skip=lambda source, location, why: skipped.update([why]),
+        )
         return settings, parts, skipped
 
-    def partitioned(self, context: Context, digests: dict[str, str], key: str, commit: Callable[[Done], None], *,
-                    ingest: bool = True, build: bool = False) -> None:
+    def partitioned(
+        self,
+        context: Context,
+        digests: dict[str, str],
+        key: str,
+        commit: Callable[[Done], None],
+        *,
+        ingest: bool = True,
+        build: bool = False,
+    ) -> None:
         """Ingest and extract on the dask cluster: every partition of the
         inputs mined on a worker (or kept from an earlier run), then joined
         into games.parquet, rejects.parquet and sequences.parquet by three
@@ -130,20 +153,35 @@ class DaskRunner:
         settings, parts, skipped = self.plan(context, digests)
         folder = os.path.abspath(catalog.partitions)
         cluster = self.cluster()
-        with progress_bar(context.options.progress, total=sum(p.size for p in parts), desc="mine partitions",
-                          unit="B", unit_scale=True) as bar:
-            found = cluster.map(partitions.mine, parts, settings, folder,
-                                names=[f"mine-{p.key}-{self.token}" for p in parts],
-                                sizes=[p.size for p in parts], on_done=lambda i, _: bar.update(parts[i].size))
+        with progress_bar(
+            context.options.progress,
+            total=sum(p.size for p in parts),
+            desc="mine partitions",
+            unit="B",
+            unit_scale=True,
+        ) as bar:
+            found = cluster.map(
+                partitions.mine,
+                parts,
+                settings,
+                folder,
+                names=[f"mine-{p.key}-{self.token}" for p in parts],
+                sizes=[p.size for p in parts],
+                on_done=lambda i, _: bar.update(parts[i].size),
+            )
         read = time.perf_counter()
         names = [p.key for p in parts]
         resolution = cluster.later(partitions.resolve, folder, names, config.dedupe, name=f"resolve-{key}-{self.token}")
         cluster.everywhere(resolution)
-        paths = {"games": os.path.abspath(staged(catalog.games)), "rejects": os.path.abspath(staged(catalog.rejects)),
-                 "sequences": os.path.abspath(staged(catalog.sequences))}
+        paths = {
+            "games": os.path.abspath(staged(catalog.games)),
+            "rejects": os.path.abspath(staged(catalog.rejects)),
+            "sequences": os.path.abspath(staged(catalog.sequences)),
+        }
         joins = ["games", "rejects", "sequences"] if ingest else ["sequences"]
-        jobs: list[Callable] = [partial(_join, what, folder, names, strict=context.options.strict, paths=paths)
-                                for what in joins]
+        jobs: list[Callable] = [
+            partial(_join, what, folder, names, strict=context.options.strict, paths=paths) for what in joins
+        ]
         tasks = [f"join-{what}-{key}-{self.token}" for what in joins]
         # after the counts, the longest first
         first = [{"sequences": 3, "games": 2, "rejects": 1}[what] for what in joins]
@@ -157,13 +195,15 @@ class DaskRunner:
             joined_ = partial(partitions.Joined, folder, tuple(names))
             jobs += [partial(count, r, f, floor, joined_) for r, f in zip(ranges, folders)]
             tasks += [f"build-count-{lo}-{hi}-{key}-{self.token}" for lo, hi in ranges]
-            first += [2 ** 40 + size for size in sizes]
+            first += [2**40 + size for size in sizes]
             # the subtrees joined once they are counted, on the first worker free, beside the joins still writing
             counts_at = list(range(len(joins), len(jobs)))
             trie_at = len(jobs)
             trie_paths = [os.path.abspath(staged(p)) for p in (catalog.trie, catalog.trie_years, catalog.trie_sources)]
-            jobs += [partial(_join_subtrees, folders, ranges, floor, trie_paths, kind_rules(config), joined_),
-                     partial(_join_sorted, folders, os.path.abspath(staged(catalog.sorted_sequences)))]
+            jobs += [
+                partial(_join_subtrees, folders, ranges, floor, trie_paths, kind_rules(config), joined_),
+                partial(_join_sorted, folders, os.path.abspath(staged(catalog.sorted_sequences))),
+            ]
             tasks += [f"build-join-{what}-{key}-{self.token}" for what in ("trie", "sorted")]
             first += [0, -1]  # after the joins of the partitions: ingest and extract commit first
             counted = (ranges, folders)
@@ -185,17 +225,26 @@ class DaskRunner:
             seconds = time.perf_counter() - read
             if ingest:
                 figures = partitions.ingest_figures(found, joined[0], joined[1], skipped)
-                commit(Done("ingest", figures, read - t0, {"partitions": len(parts), "partitions_read": len(parts) - kept,
-                                                           "workers": cluster.workers()}))
+                commit(
+                    Done(
+                        "ingest",
+                        figures,
+                        read - t0,
+                        {"partitions": len(parts), "partitions_read": len(parts) - kept, "workers": cluster.workers()},
+                    )
+                )
             commit(Done("extract", joined[len(joins) - 1], seconds))
             partitions.clean(Path(folder), keep=set(names))
-            self.log(f"{'ingest and ' * ingest}extract: {len(parts)} partition{'s' * (len(parts) != 1)} "
-                     f"({len(parts) - kept} read, {kept} "
-                     f"kept from an earlier run) in {read - t0:.1f} s, joined in {seconds:.1f} s")
+            self.log(
+                f"{'ingest and ' * ingest}extract: {len(parts)} partition{'s' * (len(parts) != 1)} "
+                f"({len(parts) - kept} read, {kept} "
+                f"kept from an earlier run) in {read - t0:.1f} s, joined in {seconds:.1f} s"
+            )
 
         try:
-            cluster.map(lambda job, res: job(res), jobs, resolution, names=tasks, sizes=first, after=after,
-                        on_done=on_done)
+            cluster.map(
+                lambda job, res: job(res), jobs, resolution, names=tasks, sizes=first, after=after, on_done=on_done
+            )
         finally:
             for f in counted[1] if counted else []:
                 shutil.rmtree(f, ignore_errors=True)
@@ -215,13 +264,13 @@ class DaskRunner:
             if self._built is not None:  # counted and joined beside the joins of the partitions
                 (figures, begun), self._built = self._built, None
                 if figures["floor"] != context.floor:
-                    raise RuntimeError(f"the build counted with a floor of {figures['floor']}, its key says "
-                                       f"{context.floor}")
+                    raise RuntimeError(
+                        f"the build counted with a floor of {figures['floor']}, its key says {context.floor}"
+                    )
                 return [Done("build", figures, time.perf_counter() - begun)]
             return [Done("build", self._build(context, name), time.perf_counter() - t0)]
         if stage.name not in ("emit", "report"):
-            return [Done(stage.name, cluster.call(partial(_work, stage, context), name=name),
-                         time.perf_counter() - t0)]
+            return [Done(stage.name, cluster.call(partial(_work, stage, context), name=name), time.perf_counter() - t0)]
         # emit and the report's parts (one a worker: each loads the book) at once: neither reads the other's files
         jobs: list[Callable] = [partial(_work, stage, context)] if stage.name == "emit" else []
         names = [name] if stage.name == "emit" else []
@@ -229,14 +278,22 @@ class DaskRunner:
         if together:
             folder = Path(os.path.abspath(staged(catalog.report)))
             book_files.start(folder)
-            write = partial(book_files.write, book_files.of_run(context), folder, share=config.influence_share,
-                            min_length=config.min_length)
+            write = partial(
+                book_files.write,
+                book_files.of_run(context),
+                folder,
+                share=config.influence_share,
+                min_length=config.min_length,
+            )
             jobs += [partial(write, part=(i, workers)) for i in range(workers)]
-            names += [f"{name}-report-{i}-of-{workers}" if stage.name == "emit" else f"{name}-{i}-of-{workers}"
-                      for i in range(workers)]
+            names += [
+                f"{name}-report-{i}-of-{workers}" if stage.name == "emit" else f"{name}-{i}-of-{workers}"
+                for i in range(workers)
+            ]
         begun, ended = time.perf_counter(), {}
-        results = cluster.map(lambda job: job(), jobs, names=names,
-                              on_done=lambda i, _: ended.update({i: time.perf_counter()}))
+        results = cluster.map(
+            lambda job: job(), jobs, names=names, on_done=lambda i, _: ended.update({i: time.perf_counter()})
+        )
         if stage.name == "report":
             return [Done("report", book_files.figures(results), time.perf_counter() - t0)]
         done = [Done("emit", results[0], ended[0] - t0)]
@@ -253,21 +310,26 @@ class DaskRunner:
         ranges, sizes, folders, count = self.subtrees(counts, context)
         floor = context.floor
         try:
-            cluster.map(lambda i: count(ranges[i], folders[i], lambda games: floor, stored), range(len(ranges)),
-                        names=[f"{name}-count-{lo}-{hi}" for lo, hi in ranges], sizes=sizes)
+            cluster.map(
+                lambda i: count(ranges[i], folders[i], lambda games: floor, stored),
+                range(len(ranges)),
+                names=[f"{name}-count-{lo}-{hi}" for lo, hi in ranges],
+                sizes=sizes,
+            )
             trie_paths = [os.path.abspath(staged(p)) for p in (catalog.trie, catalog.trie_years, catalog.trie_sources)]
-            trie = partial(_join_subtrees, folders, ranges, lambda games: floor, trie_paths, kind_rules(config),
-                           stored)
+            trie = partial(_join_subtrees, folders, ranges, lambda games: floor, trie_paths, kind_rules(config), stored)
             in_order = partial(_join_sorted, folders, os.path.abspath(staged(catalog.sorted_sequences)))
-            figures, _ = cluster.map(lambda join: join(), [trie, in_order], names=[f"{name}-join-trie",
-                                                                                    f"{name}-join-sorted"])
+            figures, _ = cluster.map(
+                lambda join: join(), [trie, in_order], names=[f"{name}-join-trie", f"{name}-join-sorted"]
+            )
             return figures
         finally:
             for folder in folders:
                 shutil.rmtree(folder, ignore_errors=True)
 
-    def subtrees(self, counts: dict[int, int], context: Context
-                 ) -> tuple[list[tuple[int, int]], list[int], list[Path], Callable]:
+    def subtrees(
+        self, counts: dict[int, int], context: Context
+    ) -> tuple[list[tuple[int, int]], list[int], list[Path], Callable]:
         """The build on the dask engine: the ranges of first keys (one a
         worker, ``counts``: sequences by first key) whose subtrees are
         counted apart, their sequences, a scratch folder for each, and the
@@ -278,8 +340,16 @@ class DaskRunner:
         sizes = [sum(n for k, n in counts.items() if lo <= k < hi) for lo, hi in ranges]
         scratch = Path(os.path.abspath(context.catalog.runs))
         folders = [scratch / f"subtrees-{self.token}-{lo}-{hi}" for lo, hi in ranges]
-        return ranges, sizes, folders, partial(_count, neutral=context.config.influence_neutral,
-                                               budget=context.options.sort_bytes // min(len(ranges), workers))
+        return (
+            ranges,
+            sizes,
+            folders,
+            partial(
+                _count,
+                neutral=context.config.influence_neutral,
+                budget=context.options.sort_bytes // min(len(ranges), workers),
+            ),
+        )
 
 
 def _work(stage: Stage, context: Context) -> dict:
@@ -287,8 +357,9 @@ def _work(stage: Stage, context: Context) -> dict:
     return stage.run(context)
 
 
-def _join(what: str, folder: str, keys: list[str], resolution: partitions.Resolution, *, strict: bool,
-          paths: dict) -> dict:
+def _join(
+    what: str, folder: str, keys: list[str], resolution: partitions.Resolution, *, strict: bool, paths: dict
+) -> dict:
     """One of the three files the partitions are joined into (a task)."""
     if what == "games":
         return partitions.write_games(folder, keys, resolution, paths["games"])
@@ -316,27 +387,52 @@ def _first_keys(stored: tuple[str, str]) -> dict[int, int]:
     return build.first_keys(_source(stored))
 
 
-def _count(key_range: tuple[int, int], folder: Path, floor_of: Callable[[int], int], source,
-           resolution: partitions.Resolution | None = None, *, neutral: int, budget: int) -> Path:
+def _count(
+    key_range: tuple[int, int],
+    folder: Path,
+    floor_of: Callable[[int], int],
+    source,
+    resolution: partitions.Resolution | None = None,
+    *,
+    neutral: int,
+    budget: int,
+) -> Path:
     """The subtrees of ``key_range`` counted (a task): from the partitions,
     the games kept and their sequences as the joins write them, or from
     the stage files; ``floor_of`` the games kept."""
     from joseki_miner.stages import build
 
     counted = _source(source, resolution)
-    return build.count_subtrees(key_range, counted, folder, neutral=neutral, budget=budget,
-                                floor=floor_of(resolution.accepted if resolution is not None else 0))
+    return build.count_subtrees(
+        key_range,
+        counted,
+        folder,
+        neutral=neutral,
+        budget=budget,
+        floor=floor_of(resolution.accepted if resolution is not None else 0),
+    )
 
 
-def _join_subtrees(folders: list[Path], ranges: list[tuple[int, int]], floor_of: Callable[[int], int],
-                   paths: list[str], kinds: KindRules | None, source,
-                   resolution: partitions.Resolution | None = None) -> dict:
+def _join_subtrees(
+    folders: list[Path],
+    ranges: list[tuple[int, int]],
+    floor_of: Callable[[int], int],
+    paths: list[str],
+    kinds: KindRules | None,
+    source,
+    resolution: partitions.Resolution | None = None,
+) -> dict:
     """The build's files of the subtrees counted (a task, once they all are)."""
     from joseki_miner.stages import build
 
-    return build.join_subtrees(folders, _source(source, resolution), *map(Path, paths),
-                               floor=floor_of(resolution.accepted if resolution is not None else 0),
-                               key_ranges=ranges, kinds=kinds)
+    return build.join_subtrees(
+        folders,
+        _source(source, resolution),
+        *map(Path, paths),
+        floor=floor_of(resolution.accepted if resolution is not None else 0),
+        key_ranges=ranges,
+        kinds=kinds,
+    )
 
 
 def _join_sorted(folders: list[Path], path: str, resolution: partitions.Resolution | None = None) -> None:

@@ -14,9 +14,18 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-_NUMPY = {pa.int8(): np.int8, pa.int16(): np.int16, pa.int32(): np.int32, pa.int64(): np.int64,
-          pa.uint8(): np.uint8, pa.uint16(): np.uint16, pa.uint32(): np.uint32, pa.uint64(): np.uint64,
-          pa.float32(): np.float32, pa.float64(): np.float64}
+_NUMPY = {
+    pa.int8(): np.int8,
+    pa.int16(): np.int16,
+    pa.int32(): np.int32,
+    pa.int64(): np.int64,
+    pa.uint8(): np.uint8,
+    pa.uint16(): np.uint16,
+    pa.uint32(): np.uint32,
+    pa.uint64(): np.uint64,
+    pa.float32(): np.float32,
+    pa.float64(): np.float64,
+}
 _ARROW = {np.dtype(v): k for k, v in _NUMPY.items()}
 
 
@@ -51,15 +60,19 @@ def strings(values: list[str | None]) -> pa.StringArray:
     valid = None
     if any(nulls):
         valid = pa.py_buffer(np.packbits(~np.array(nulls), bitorder="little"))
-    return pa.StringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(b"".join(pieces)), valid,
-                                       null_count=sum(nulls))
+    return pa.StringArray.from_buffers(
+        n, pa.py_buffer(offsets), pa.py_buffer(b"".join(pieces)), valid, null_count=sum(nulls)
+    )
 
 
 def booleans(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
     """A column of booleans without nulls as a numpy array."""
     chunks = values.chunks if isinstance(values, pa.ChunkedArray) else [values]
-    parts = [np.unpackbits(np.frombuffer(c.buffers()[1], np.uint8), bitorder="little")[c.offset:c.offset + len(c)]
-             for c in chunks if len(c)]
+    parts = [
+        np.unpackbits(np.frombuffer(c.buffers()[1], np.uint8), bitorder="little")[c.offset : c.offset + len(c)]
+        for c in chunks
+        if len(c)
+    ]
     return np.concatenate(parts).astype(bool) if parts else np.zeros(0, bool)
 
 
@@ -68,6 +81,9 @@ def numpy(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
     ``to_numpy()`` gives it)."""
     chunks = values.chunks if isinstance(values, pa.ChunkedArray) else [values]
     dtype = _NUMPY[values.type]
-    parts = [np.frombuffer(c.buffers()[1], dtype, count=len(c), offset=c.offset * np.dtype(dtype).itemsize)
-             for c in chunks if len(c)]
+    parts = [
+        np.frombuffer(c.buffers()[1], dtype, count=len(c), offset=c.offset * np.dtype(dtype).itemsize)
+        for c in chunks
+        if len(c)
+    ]
     return parts[0] if len(parts) == 1 else np.concatenate(parts) if parts else np.zeros(0, dtype)

@@ -9,8 +9,7 @@ from __future__ import annotations
 import threading
 from typing import Callable
 
-NOTICE = ("compiling the fast engine's kernels for this machine (once, about half a minute in all; later runs "
-          "load them)")
+NOTICE = "compiling the fast engine's kernels for this machine (once, about half a minute in all; later runs load them)"
 
 
 class Notice:

@@ -40,8 +40,18 @@ _PER_WORD = 64 // _KEY_BITS
 # it; -1 for a game's first sequence, which also counts at the root), the
 # winner in the tree's colours (-1 black, +1 white, 0 none), the year (0
 # unknown) and the collection's number.
-PAYLOAD = np.dtype([("game", "<i8"), ("sequence", "<i4"), ("start", "<i4"), ("shared", "<i2"), ("year", "<i2"),
-                    ("source", "<i2"), ("orientation", "i1"), ("winner", "i1")])
+PAYLOAD = np.dtype(
+    [
+        ("game", "<i8"),
+        ("sequence", "<i4"),
+        ("start", "<i4"),
+        ("shared", "<i2"),
+        ("year", "<i2"),
+        ("source", "<i2"),
+        ("orientation", "i1"),
+        ("winner", "i1"),
+    ]
+)
 
 
 def plain_payload(n: int) -> np.ndarray:
@@ -208,9 +218,15 @@ def gather(order: np.ndarray, offsets: np.ndarray, keys: np.ndarray, values: np.
     return _gather(np.asarray(order, np.int64), np.asarray(offsets, np.int64), np.asarray(keys, np.int16), values)
 
 
-def count_sequences(offsets: np.ndarray, keys: np.ndarray, classes: np.ndarray, payload: np.ndarray | None = None,
-                    min_count: int = 1, years: tuple[int, int] = (0, 0),
-                    sources: int = 1) -> tuple[dict[str, np.ndarray], int]:
+def count_sequences(
+    offsets: np.ndarray,
+    keys: np.ndarray,
+    classes: np.ndarray,
+    payload: np.ndarray | None = None,
+    min_count: int = 1,
+    years: tuple[int, int] = (0, 0),
+    sources: int = 1,
+) -> tuple[dict[str, np.ndarray], int]:
     """The trie of sequences keys[offsets[i]:offsets[i+1]] (``classes``: per
     key, the packed influence classes of ``classes_of``; ``payload``: their
     ``PAYLOAD`` rows, by default a game each), as ``trie.Trie.to_arrays``
@@ -277,7 +293,7 @@ def cut(block, lo: int, hi: int):
     """Sequences lo..hi of a block (offsets, keys, classes, payload)."""
     offsets, keys, classes, payload = block
     a, b = offsets[lo], offsets[hi]
-    return offsets[lo:hi + 1] - a, keys[a:b], classes[a:b], payload[lo:hi]
+    return offsets[lo : hi + 1] - a, keys[a:b], classes[a:b], payload[lo:hi]
 
 
 def merge_sorted(runs, width: int, step: int = 2048):
@@ -304,7 +320,7 @@ def merge_sorted(runs, width: int, step: int = 2048):
             take = row + 1 - at if i == cutoff_run else _not_above(w, at, cutoff, row)
             if take:
                 pieces.append(cut(block, at, at + take))
-                words.append(w[at:at + take])
+                words.append(w[at : at + take])
                 heads[i][2] = at + take
         if len(pieces) == 1:
             yield (*pieces[0], None)
@@ -342,15 +358,58 @@ def _concat(pieces):
     for o, k, _, _ in pieces:
         offsets.append(o[1:] + at)
         at += len(k)
-    return (np.concatenate(offsets), np.concatenate([p[1] for p in pieces]),
-            np.concatenate([p[2] for p in pieces]), np.concatenate([p[3] for p in pieces]))
+    return (
+        np.concatenate(offsets),
+        np.concatenate([p[1] for p in pieces]),
+        np.concatenate([p[2] for p in pieces]),
+        np.concatenate([p[3] for p in pieces]),
+    )
 
 
 @njit(cache=True, nogil=True)
-def _count_block(offsets, keys, classes, order, shared, winner, year, source, min_count, rank, final, start_r,
-                 segments, path_keys, path_first, counters, path_payload, stats, years, sources, root, state,
-                 parent, depth, key, count, node_counters, first, games, black_wins, white_wins, first_year,
-                 last_year, base_year, y_node, y_index, y_games, s_node, s_index, s_games, n_rows):
+def _count_block(
+    offsets,
+    keys,
+    classes,
+    order,
+    shared,
+    winner,
+    year,
+    source,
+    min_count,
+    rank,
+    final,
+    start_r,
+    segments,
+    path_keys,
+    path_first,
+    counters,
+    path_payload,
+    stats,
+    years,
+    sources,
+    root,
+    state,
+    parent,
+    depth,
+    key,
+    count,
+    node_counters,
+    first,
+    games,
+    black_wins,
+    white_wins,
+    first_year,
+    last_year,
+    base_year,
+    y_node,
+    y_index,
+    y_games,
+    s_node,
+    s_index,
+    s_games,
+    n_rows,
+):
     """Count a block of sequences, sorted in ``order``, whose first has
     global rank ``rank``, from its ``start_r``-th on, after the path the
     blocks before left; ``final``: then close the whole path.  The nodes it
@@ -424,10 +483,27 @@ def _count_block(offsets, keys, classes, order, shared, winner, year, source, mi
                     node_counters[i] = counters[d]
                     counters[d] = 0
                     if path_payload[g, 0] < d:
-                        _add_game(stats, years, sources, d, path_payload[g, 1], path_payload[g, 2],
-                                  path_payload[g, 3])
-                    _close_stats(stats, years, sources, d, i, games, black_wins, white_wins, first_year, last_year,
-                                 base_year, y_node, y_index, y_games, s_node, s_index, s_games, n_rows)
+                        _add_game(stats, years, sources, d, path_payload[g, 1], path_payload[g, 2], path_payload[g, 3])
+                    _close_stats(
+                        stats,
+                        years,
+                        sources,
+                        d,
+                        i,
+                        games,
+                        black_wins,
+                        white_wins,
+                        first_year,
+                        last_year,
+                        base_year,
+                        y_node,
+                        y_index,
+                        y_games,
+                        s_node,
+                        s_index,
+                        s_games,
+                        n_rows,
+                    )
                     state[3] += 1
             elif c > 1:
                 for d in range(low, top + 1):
@@ -481,8 +557,26 @@ def _add_game(stats, years, sources, d, winner, year, source):
 
 
 @njit(cache=True)
-def _close_stats(stats, years, sources, d, i, games, black_wins, white_wins, first_year, last_year, base_year,
-                 y_node, y_index, y_games, s_node, s_index, s_games, n_rows):
+def _close_stats(
+    stats,
+    years,
+    sources,
+    d,
+    i,
+    games,
+    black_wins,
+    white_wins,
+    first_year,
+    last_year,
+    base_year,
+    y_node,
+    y_index,
+    y_games,
+    s_node,
+    s_index,
+    s_games,
+    n_rows,
+):
     """A kept node's statistics out (games, black wins, white wins, first
     and last year or 0; rows of its years, by index from ``base_year``, and
     of its collections), and its depth's cleared for the next node there."""
@@ -601,8 +695,15 @@ class StreamCounter:
     games, wins in the tree's colours, first and last year, and rows of its
     games by year and by collection."""
 
-    def __init__(self, max_depth: int, min_count: int = 1, room: int = 1 << 12, most: int | None = None,
-                 years: tuple[int, int] = (0, 0), sources: int = 1) -> None:
+    def __init__(
+        self,
+        max_depth: int,
+        min_count: int = 1,
+        room: int = 1 << 12,
+        most: int | None = None,
+        years: tuple[int, int] = (0, 0),
+        sources: int = 1,
+    ) -> None:
         """``room``: nodes the arrays start with, at most; ``most``: the most
         nodes the stream can keep, if known (its keys over ``min_count``),
         so the arrays need not grow past it.  ``years``: the first year and
@@ -635,13 +736,25 @@ class StreamCounter:
         """``room`` nodes, but no more than the stream can keep (and the spare)."""
         return room if self.most is None else min(room, self.most + self.spare)
 
-    def add(self, offsets: np.ndarray, keys: np.ndarray, classes: np.ndarray, payload: np.ndarray,
-            order: np.ndarray | None = None) -> None:
+    def add(
+        self,
+        offsets: np.ndarray,
+        keys: np.ndarray,
+        classes: np.ndarray,
+        payload: np.ndarray,
+        order: np.ndarray | None = None,
+    ) -> None:
         """The next block of the sorted stream (in ``order``, when given)."""
         n = len(offsets) - 1
         order = np.arange(n) if order is None else order
-        self._count(np.asarray(offsets, np.int64), np.asarray(keys, np.int16), np.asarray(classes, np.uint8),
-                    order, np.asarray(payload, PAYLOAD), False)
+        self._count(
+            np.asarray(offsets, np.int64),
+            np.asarray(keys, np.int16),
+            np.asarray(classes, np.uint8),
+            order,
+            np.asarray(payload, PAYLOAD),
+            False,
+        )
         self.sequences += n
 
     def _count(self, offsets, keys, classes, order, payload, final: bool) -> None:
@@ -661,16 +774,46 @@ class StreamCounter:
         year = np.where(year > 0, year - self.first_year, -1)  # by index; -1 unknown
         if ((year < -1) | (year >= self.n_years)).any():
             raise ValueError(f"a year outside the counter's {self.first_year}..{self.first_year + self.n_years - 1}")
-        fields = [np.ascontiguousarray(payload["shared"]), np.ascontiguousarray(payload["winner"]), year,
-                  np.ascontiguousarray(payload["source"])]
+        fields = [
+            np.ascontiguousarray(payload["shared"]),
+            np.ascontiguousarray(payload["winner"]),
+            year,
+            np.ascontiguousarray(payload["source"]),
+        ]
         r, done = 0, len(order) + (1 if final else 0)
         while True:
-            r = _count_block(offsets, keys, classes, order, *fields, self.min_count, self.sequences, final, r,
-                             self.segments, self.path_keys, self.path_first, self.counters, self.path_payload,
-                             self.stats, self.years, self.sources, self.root, self.state, nodes["parent"],
-                             nodes["depth"], nodes["key"], nodes["count"], nodes["counters"], nodes["first"],
-                             *(nodes[name] for name in _STATS), self.first_year, *self.year_rows.columns(),
-                             *self.source_rows.columns(), self.n_rows)
+            r = _count_block(
+                offsets,
+                keys,
+                classes,
+                order,
+                *fields,
+                self.min_count,
+                self.sequences,
+                final,
+                r,
+                self.segments,
+                self.path_keys,
+                self.path_first,
+                self.counters,
+                self.path_payload,
+                self.stats,
+                self.years,
+                self.sources,
+                self.root,
+                self.state,
+                nodes["parent"],
+                nodes["depth"],
+                nodes["key"],
+                nodes["count"],
+                nodes["counters"],
+                nodes["first"],
+                *(nodes[name] for name in _STATS),
+                self.first_year,
+                *self.year_rows.columns(),
+                *self.source_rows.columns(),
+                self.n_rows,
+            )
             if r == done:
                 break
             self._next_chunks()  # full: a chunk more, and go on from r
@@ -691,8 +834,13 @@ class StreamCounter:
         year), games) and by collection ("sources": node, index (the
         collection's number), games), each ordered by node; and the number
         of nodes of the whole trie."""
-        empty = (np.zeros(1, np.int64), np.zeros(0, np.int16), np.zeros(0, np.uint8), np.zeros(0, np.int64),
-                 np.zeros(0, PAYLOAD))
+        empty = (
+            np.zeros(1, np.int64),
+            np.zeros(0, np.int16),
+            np.zeros(0, np.uint8),
+            np.zeros(0, np.int64),
+            np.zeros(0, PAYLOAD),
+        )
         self._count(*empty[:3], empty[3], empty[4], True)
         size = int(self.state[3]) + 1
         arrays = {"node": np.arange(size, dtype=np.int64)}
@@ -703,8 +851,18 @@ class StreamCounter:
         arrays["parent"][0], arrays["depth"][0], arrays["key"][0] = -1, 0, -1
         arrays["count"][0], arrays["counters"][0], arrays["first"][0] = self.sequences, 0, 0
         self._next_chunks()  # room for the root's rows
-        _close_stats(self.root, self.years, self.sources, 0, 0, *(arrays[name] for name in _STATS), self.first_year,
-                     *self.year_rows.columns(), *self.source_rows.columns(), self.n_rows)
+        _close_stats(
+            self.root,
+            self.years,
+            self.sources,
+            0,
+            0,
+            *(arrays[name] for name in _STATS),
+            self.first_year,
+            *self.year_rows.columns(),
+            *self.source_rows.columns(),
+            self.n_rows,
+        )
         arrays["years"] = self.year_rows.by_node(int(self.n_rows[0]), self.first_year, size)
         arrays["sources"] = self.source_rows.by_node(int(self.n_rows[1]), 0, size)
         return arrays, 1 + int(self.state[2])
@@ -714,11 +872,19 @@ _STATS = ("games", "black_wins", "white_wins", "first_year", "last_year")
 
 
 def _node_arrays(room: int) -> dict[str, np.ndarray]:
-    return {"parent": np.empty(room, np.int64), "depth": np.empty(room, np.int64), "key": np.empty(room, np.int16),
-            "count": np.empty(room, np.int64), "counters": np.empty((room, 12), np.int32),
-            "first": np.empty(room, np.int64), "games": np.empty(room, np.int32),
-            "black_wins": np.empty(room, np.int32), "white_wins": np.empty(room, np.int32),
-            "first_year": np.empty(room, np.int16), "last_year": np.empty(room, np.int16)}
+    return {
+        "parent": np.empty(room, np.int64),
+        "depth": np.empty(room, np.int64),
+        "key": np.empty(room, np.int16),
+        "count": np.empty(room, np.int64),
+        "counters": np.empty((room, 12), np.int32),
+        "first": np.empty(room, np.int64),
+        "games": np.empty(room, np.int32),
+        "black_wins": np.empty(room, np.int32),
+        "white_wins": np.empty(room, np.int32),
+        "first_year": np.empty(room, np.int16),
+        "last_year": np.empty(room, np.int16),
+    }
 
 
 def join_tries(parts: list[tuple[dict[str, np.ndarray], int]]) -> tuple[dict[str, np.ndarray], int]:
@@ -731,8 +897,9 @@ def join_tries(parts: list[tuple[dict[str, np.ndarray], int]]) -> tuple[dict[str
     parts = [(arrays, nodes) for arrays, nodes in parts if arrays["count"][0] > 0] or parts[:1]
     names = [name for name in parts[0][0] if name not in ("years", "sources")]
     joined: dict[str, list[np.ndarray]] = {name: [] for name in names}
-    rows: dict[str, dict[str, list[np.ndarray]]] = {what: {"node": [], "index": [], "games": []}
-                                                   for what in ("years", "sources")}
+    rows: dict[str, dict[str, list[np.ndarray]]] = {
+        what: {"node": [], "index": [], "games": []} for what in ("years", "sources")
+    }
     start, ranked = 1, 0  # the part's first node and its first sequence, in the whole trie
     for arrays, _ in parts:
         shift = start - 1
@@ -763,9 +930,11 @@ def join_tries(parts: list[tuple[dict[str, np.ndarray], int]]) -> tuple[dict[str
         at_root = node == 0
         years, where = np.unique(index[at_root], return_inverse=True)
         total = np.bincount(where, weights=games[at_root], minlength=len(years)).astype(games.dtype)
-        out[what] = {"node": np.concatenate([np.zeros(len(years), node.dtype), node[~at_root]]),
-                     "index": np.concatenate([years.astype(index.dtype), index[~at_root]]),
-                     "games": np.concatenate([total, games[~at_root]])}
+        out[what] = {
+            "node": np.concatenate([np.zeros(len(years), node.dtype), node[~at_root]]),
+            "index": np.concatenate([years.astype(index.dtype), index[~at_root]]),
+            "games": np.concatenate([total, games[~at_root]]),
+        }
         if what == "years":
             out["first_year"][0] = years[0] if len(years) else 0
             out["last_year"][0] = years[-1] if len(years) else 0

@@ -51,16 +51,20 @@ for _c in range(SIZE):
 def _leading_zeros(typingctx, x):
     """LLVM's ctlz on an int64 (64 for 0): one instruction instead of a
     megabyte of lookup tables passed to every call."""
+
     def codegen(context, builder, signature, args):
         return builder.ctlz(args[0], ir.Constant(ir.IntType(1), 0))
+
     return types.int64(types.int64), codegen
 
 
 @intrinsic
 def _trailing_zeros(typingctx, x):
     """LLVM's cttz on an int64 (64 for 0)."""
+
     def codegen(context, builder, signature, args):
         return builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
+
     return types.int64(types.int64), codegen
 
 
@@ -489,11 +493,39 @@ def _fingerprint(colours, points, lo, hi, setup_colours, setup_points, slo, shi)
 
 @njit(cache=True, nogil=True)
 def _extract_batch(
-    colours, points, move_offsets, setup_colours, setup_points, setup_offsets,
-    certain, maybe, corner_stones, max_length, reach, start_lines, noise,
-    point_map, direction_map, spans, todo, opens, validate,
-    first_game, out_game, out_transform, out_swap, out_start, out_offsets, out_keys, out_scores, n_out, n_keys,
-    occupied, played, h1, h2,
+    colours,
+    points,
+    move_offsets,
+    setup_colours,
+    setup_points,
+    setup_offsets,
+    certain,
+    maybe,
+    corner_stones,
+    max_length,
+    reach,
+    start_lines,
+    noise,
+    point_map,
+    direction_map,
+    spans,
+    todo,
+    opens,
+    validate,
+    first_game,
+    out_game,
+    out_transform,
+    out_swap,
+    out_start,
+    out_offsets,
+    out_keys,
+    out_scores,
+    n_out,
+    n_keys,
+    occupied,
+    played,
+    h1,
+    h2,
 ):
     """Games from ``first_game`` on (those with ``todo`` set), into the given
     output arrays.  Returns (next game, sequences, keys): when the outputs
@@ -646,8 +678,9 @@ def _extract_batch(
             last = _last_repeat(points, lo, hi, setup_points, setup_offsets[g], setup_offsets[g + 1], seen)
             first = _first_occupied(st, masks, colours, points, stop, last + 1)
             occupied[g] = first - lo if first >= 0 else -1
-            played[g], h1[g], h2[g] = _fingerprint(colours, points, lo, hi, setup_colours, setup_points,
-                                                   setup_offsets[g], setup_offsets[g + 1])
+            played[g], h1[g], h2[g] = _fingerprint(
+                colours, points, lo, hi, setup_colours, setup_points, setup_offsets[g], setup_offsets[g + 1]
+            )
         # normal form of every sequence, in the order they were started
         need = 0
         for s in range(nseq):
@@ -686,17 +719,38 @@ def extract_batch(colours, points, move_offsets, setup_colours, setup_points, se
     dict of arrays: game, transform, swapped, start (the move number where
     a sequence starts, 0 for a handicap stone), offsets, keys, scores."""
     n_games = len(move_offsets) - 1
-    return _run(colours, points, move_offsets, setup_colours, setup_points, setup_offsets, params,
-                np.ones(n_games, dtype=np.bool_), False, handicap)[0]
+    return _run(
+        colours,
+        points,
+        move_offsets,
+        setup_colours,
+        setup_points,
+        setup_offsets,
+        params,
+        np.ones(n_games, dtype=np.bool_),
+        False,
+        handicap,
+    )[0]
 
 
-def validate_and_extract(colours, points, move_offsets, setup_colours, setup_points, setup_offsets, params, todo,
-                         handicap=None):
+def validate_and_extract(
+    colours, points, move_offsets, setup_colours, setup_points, setup_offsets, params, todo, handicap=None
+):
     """``validate_batch`` and ``extract_batch`` in one replay, for the games
     with ``todo`` set (the others get no sequences and zero figures).
     Returns (occupied, played, h1, h2), sequences."""
-    sequences, checks = _run(colours, points, move_offsets, setup_colours, setup_points, setup_offsets, params,
-                             np.ascontiguousarray(todo, dtype=np.bool_), True, handicap)
+    sequences, checks = _run(
+        colours,
+        points,
+        move_offsets,
+        setup_colours,
+        setup_points,
+        setup_offsets,
+        params,
+        np.ascontiguousarray(todo, dtype=np.bool_),
+        True,
+        handicap,
+    )
     return checks, sequences
 
 
@@ -710,37 +764,78 @@ def _opens(params, handicap, n_games: int) -> np.ndarray:
 
 def _games(colours, points, move_offsets, setup_colours, setup_points, setup_offsets) -> tuple:
     """A batch's arrays in the kernels' types (one compiled version each)."""
-    return (np.ascontiguousarray(colours, dtype=np.int8), np.ascontiguousarray(points, dtype=np.int16),
-            np.ascontiguousarray(move_offsets, dtype=np.int64), np.ascontiguousarray(setup_colours, dtype=np.int8),
-            np.ascontiguousarray(setup_points, dtype=np.int16), np.ascontiguousarray(setup_offsets, dtype=np.int64))
+    return (
+        np.ascontiguousarray(colours, dtype=np.int8),
+        np.ascontiguousarray(points, dtype=np.int16),
+        np.ascontiguousarray(move_offsets, dtype=np.int64),
+        np.ascontiguousarray(setup_colours, dtype=np.int8),
+        np.ascontiguousarray(setup_points, dtype=np.int16),
+        np.ascontiguousarray(setup_offsets, dtype=np.int64),
+    )
 
 
-def _run(colours, points, move_offsets, setup_colours, setup_points, setup_offsets, params, todo, validate,
-         handicap=None):
+def _run(
+    colours, points, move_offsets, setup_colours, setup_points, setup_offsets, params, todo, validate, handicap=None
+):
     n_games = len(move_offsets) - 1
     inputs = (
         *_games(colours, points, move_offsets, setup_colours, setup_points, setup_offsets),
-        params.certain, params.maybe, params.corner_stones, params.max_length, params.reach, params.start,
-        bool(params.noise), _POINT_MAP, _DIRECTION_MAP, _SPANS, todo, _opens(params, handicap, n_games), validate,
+        params.certain,
+        params.maybe,
+        params.corner_stones,
+        params.max_length,
+        params.reach,
+        params.start,
+        bool(params.noise),
+        _POINT_MAP,
+        _DIRECTION_MAP,
+        _SPANS,
+        todo,
+        _opens(params, handicap, n_games),
+        validate,
     )
     n_checks = n_games if validate else 0
-    checks = (np.full(n_checks, -1, np.int64), np.zeros(n_checks, np.int64),
-              np.zeros(n_checks, np.uint64), np.zeros(n_checks, np.uint64))
+    checks = (
+        np.full(n_checks, -1, np.int64),
+        np.zeros(n_checks, np.int64),
+        np.zeros(n_checks, np.uint64),
+        np.zeros(n_checks, np.uint64),
+    )
     cap = 8 * n_games + 16  # sequences; about 5 a game, of about 28 keys
-    out = [np.empty(cap, np.int64), np.empty(cap, np.int8), np.empty(cap, np.bool_), np.empty(cap, np.int32),
-           np.zeros(cap + 1, np.int64), np.empty(24 * cap, np.int16), np.empty((24 * cap, 4), np.int16)]
+    out = [
+        np.empty(cap, np.int64),
+        np.empty(cap, np.int8),
+        np.empty(cap, np.bool_),
+        np.empty(cap, np.int32),
+        np.zeros(cap + 1, np.int64),
+        np.empty(24 * cap, np.int16),
+        np.empty((24 * cap, 4), np.int16),
+    ]
     g = n_out = n_keys = 0
     while True:
         g, n_out, n_keys = _extract_batch(*inputs, g, *out, n_out, n_keys, *checks)
         if g == n_games:
             break
         cap *= 2  # full: grow and go on from game g
-        out = [_grown(out[0], cap), _grown(out[1], cap), _grown(out[2], cap), _grown(out[3], cap),
-               _grown(out[4], cap + 1), _grown(out[5], 24 * cap), _grown(out[6], 24 * cap)]
+        out = [
+            _grown(out[0], cap),
+            _grown(out[1], cap),
+            _grown(out[2], cap),
+            _grown(out[3], cap),
+            _grown(out[4], cap + 1),
+            _grown(out[5], 24 * cap),
+            _grown(out[6], 24 * cap),
+        ]
     game, transform, swapped, start, offsets, keys, scores = out
-    sequences = {"game": game[:n_out], "transform": transform[:n_out], "swapped": swapped[:n_out],
-                 "start": start[:n_out], "offsets": offsets[: n_out + 1], "keys": keys[:n_keys],
-                 "scores": scores[:n_keys]}
+    sequences = {
+        "game": game[:n_out],
+        "transform": transform[:n_out],
+        "swapped": swapped[:n_out],
+        "start": start[:n_out],
+        "offsets": offsets[: n_out + 1],
+        "keys": keys[:n_keys],
+        "scores": scores[:n_keys],
+    }
     return sequences, checks
 
 
@@ -764,8 +859,9 @@ def _validate_batch(colours, points, move_offsets, setup_colours, setup_points, 
         last = _last_repeat(points, lo, hi, setup_points, setup_offsets[g], setup_offsets[g + 1], seen)
         first = _first_occupied(st, masks, colours, points, lo, last + 1)
         occupied[g] = first - lo if first >= 0 else -1
-        played[g], h1[g], h2[g] = _fingerprint(colours, points, lo, hi, setup_colours, setup_points,
-                                               setup_offsets[g], setup_offsets[g + 1])
+        played[g], h1[g], h2[g] = _fingerprint(
+            colours, points, lo, hi, setup_colours, setup_points, setup_offsets[g], setup_offsets[g + 1]
+        )
     return occupied, played, h1, h2
 
 
@@ -775,8 +871,9 @@ def validate_batch(colours, points, move_offsets, setup_colours, setup_points, s
 
 
 @njit(cache=True, nogil=True)
-def _symmetric_fingerprints(colours, points, move_offsets, setup_colours, setup_points, setup_offsets, games,
-                            point_map):
+def _symmetric_fingerprints(
+    colours, points, move_offsets, setup_colours, setup_points, setup_offsets, games, point_map
+):
     """Per game of ``games``: the least (h1, h2) of ``_fingerprint``'s hashes
     over its 16 images (8 symmetries, colours swapped or not), each colour's
     setup stones sorted: the same for a game however it was recorded."""
@@ -815,8 +912,11 @@ def _symmetric_fingerprints(colours, points, move_offsets, setup_colours, setup_
 
 def symmetric_fingerprints(colours, points, move_offsets, setup_colours, setup_points, setup_offsets, games):
     """See ``_symmetric_fingerprints``."""
-    return _symmetric_fingerprints(*_games(colours, points, move_offsets, setup_colours, setup_points, setup_offsets),
-                                   np.ascontiguousarray(games, dtype=np.int64), _POINT_MAP)
+    return _symmetric_fingerprints(
+        *_games(colours, points, move_offsets, setup_colours, setup_points, setup_offsets),
+        np.ascontiguousarray(games, dtype=np.int64),
+        _POINT_MAP,
+    )
 
 
 def compiled() -> bool:

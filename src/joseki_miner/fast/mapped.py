@@ -73,7 +73,7 @@ class Arena:
         flat, src = out.reshape(-1), np.ascontiguousarray(array).reshape(-1)
         step = max(self.half // 4, COPY_STEP) // max(1, array.itemsize)
         for lo in range(0, len(flat), step):
-            flat[lo:lo + step] = src[lo:lo + step]
+            flat[lo : lo + step] = src[lo : lo + step]
             self.touched(min(step, len(flat) - lo) * array.itemsize)
         return out
 
@@ -130,5 +130,9 @@ class Arena:
     def figures(self) -> dict:
         """For a stage's manifest: the budget, the tables' largest size, what
         of it went to mapped files and how often their pages were dropped."""
-        return {"table_memory_bytes": self.budget, "tables_bytes": self.most, "tables_mapped_bytes": self.most_mapped,
-                "tables_dropped": self.drops}
+        return {
+            "table_memory_bytes": self.budget,
+            "tables_bytes": self.most,
+            "tables_mapped_bytes": self.most_mapped,
+            "tables_dropped": self.drops,
+        }

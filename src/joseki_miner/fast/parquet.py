@@ -39,8 +39,9 @@ class TableSink:
     goes on.  The file is whole once closed; a run that fails ``abort``s it
     (the runner gives a staged path and commits it: ``store``)."""
 
-    def __init__(self, path: Path, schema: pa.Schema, rows: int = ROW_GROUP, background: bool = False,
-                 **options) -> None:
+    def __init__(
+        self, path: Path, schema: pa.Schema, rows: int = ROW_GROUP, background: bool = False, **options
+    ) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self.schema, self.rows = schema, rows

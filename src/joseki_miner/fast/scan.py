@@ -308,8 +308,22 @@ def scan_sgf(data, starts, ends, ws, slots, max_value):
                 g_moff[n + 1] = nm
                 g_soff[n + 1] = ns
             n += 1
-    return (g_unit[:n], g_start[:n], g_end[:n], g_size[:n], g_ha[:n], g_status[:n],
-            g_moff[: n + 1], g_soff[: n + 1], m_col[:nm], m_pt[:nm], s_col[:ns], s_pt[:ns], g_text[:n], g_plain[:n])
+    return (
+        g_unit[:n],
+        g_start[:n],
+        g_end[:n],
+        g_size[:n],
+        g_ha[:n],
+        g_status[:n],
+        g_moff[: n + 1],
+        g_soff[: n + 1],
+        m_col[:nm],
+        m_pt[:nm],
+        s_col[:ns],
+        s_pt[:ns],
+        g_text[:n],
+        g_plain[:n],
+    )
 
 
 @njit(cache=True, nogil=True)
@@ -778,7 +792,7 @@ def find_rows(hashes, fences, step, rows, text, starts, strip, mask, q_buf, q_st
         h = _bytes_hash(q_buf, qa, qb, mask)
         block = np.searchsorted(fences, h)  # fences[block - 1] < h <= fences[block]
         first = max(0, (block - 1) * step)
-        lo = first + np.searchsorted(hashes[first:min(n, block * step + 1)], h)
+        lo = first + np.searchsorted(hashes[first : min(n, block * step + 1)], h)
         for k in range(lo, n):
             if hashes[k] != h:
                 break

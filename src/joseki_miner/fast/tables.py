@@ -44,13 +44,12 @@ def node_table(a: dict[str, np.ndarray]) -> pa.Table:
     counters = np.asarray(a["counters"]).reshape(-1, 12)
     by_column = np.empty((12, len(counters)), dtype=np.int64)
     for start in range(0, len(counters), _BLOCK):  # in blocks that stay in cache: a column-by-column
-        by_column[:, start:start + _BLOCK] = counters[start:start + _BLOCK].T  # copy is 5x slower
+        by_column[:, start : start + _BLOCK] = counters[start : start + _BLOCK].T  # copy is 5x slower
     for i, name in enumerate(COUNTER_COLUMNS):
         columns[name] = column(by_column[i])
     for name in STAT_COLUMNS:
         columns[name] = column(a[name], np.int16 if name.endswith("_year") else np.int64)
     return pa.Table.from_arrays(list(columns.values()), names=list(columns))
-
 
 
 def trie_table(trie: Trie) -> pd.DataFrame:

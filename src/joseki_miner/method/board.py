@@ -162,10 +162,7 @@ class Board:
         """The top-left ``rows`` x ``cols`` part as an ASCII diagram (points
         separated by spaces, one line a row); inverse of ``from_diagram``."""
         grid = self.grid
-        return "\n".join(
-            " ".join(_DIAGRAM_OUT[grid[r * SIZE + c]] for c in range(cols))
-            for r in range(rows)
-        )
+        return "\n".join(" ".join(_DIAGRAM_OUT[grid[r * SIZE + c]] for c in range(cols)) for r in range(rows))
 
     def __repr__(self) -> str:
         return f"Board(\n{self.diagram()}\n)"

@@ -104,8 +104,9 @@ def own_codes(key: np.ndarray, depth: np.ndarray, parent_key: np.ndarray, rules:
     return out
 
 
-def side_approaches(parent_row: np.ndarray, depth: np.ndarray, key: np.ndarray, count: np.ndarray,
-                    share: float) -> np.ndarray:
+def side_approaches(
+    parent_row: np.ndarray, depth: np.ndarray, key: np.ndarray, count: np.ndarray, share: float
+) -> np.ndarray:
     """Which nodes are an approach from the side (module docstring): the
     second entry, a move on the ``SIDE``-th line or beyond, at least
     ``share`` of whose count goes on with moves there too (its children as
@@ -120,8 +121,13 @@ def side_approaches(parent_row: np.ndarray, depth: np.ndarray, key: np.ndarray, 
     return side & (depth == 2) & (replies >= share * count) & (count > 0)
 
 
-def codes(parent_row: np.ndarray, depth: np.ndarray, key: np.ndarray, rules: KindRules = KindRules(),
-          count: np.ndarray | None = None) -> np.ndarray:
+def codes(
+    parent_row: np.ndarray,
+    depth: np.ndarray,
+    key: np.ndarray,
+    rules: KindRules = KindRules(),
+    count: np.ndarray | None = None,
+) -> np.ndarray:
     """The kind code of every node of a node table (rows parents first,
     the root first; ``parent_row``: each row's parent row, the root's its
     own), a pass a depth; ``count``, the nodes' counts, where ``rules``
@@ -148,8 +154,13 @@ def of_arrays(arrays: dict, rules: KindRules) -> np.ndarray:
     node, parent = np.asarray(arrays["node"], np.int64), np.asarray(arrays["parent"], np.int64)
     row_of = np.zeros(int(node.max()) + 1 if len(node) else 0, np.int64)
     row_of[node] = np.arange(len(node))
-    return codes(np.where(parent < 0, 0, row_of[np.maximum(parent, 0)]), arrays["depth"], arrays["key"], rules,
-                 arrays.get("count"))
+    return codes(
+        np.where(parent < 0, 0, row_of[np.maximum(parent, 0)]),
+        arrays["depth"],
+        arrays["key"],
+        rules,
+        arrays.get("count"),
+    )
 
 
 def ends(parent_row: np.ndarray, depth: np.ndarray, key: np.ndarray, code: np.ndarray, min_length: int) -> np.ndarray:
@@ -175,5 +186,22 @@ def names(code: np.ndarray) -> list[str]:
     return [KINDS[c] for c in np.asarray(code).tolist()]
 
 
-__all__ = ["JOSEKI", "FOLLOW_UP", "APPROACH", "ENCLOSURE", "EXTENSION", "KINDS", "FUSEKI", "SIDE", "KindRules",
-           "lines", "kind_of", "own_codes", "side_approaches", "codes", "of_arrays", "ends", "names"]
+__all__ = [
+    "JOSEKI",
+    "FOLLOW_UP",
+    "APPROACH",
+    "ENCLOSURE",
+    "EXTENSION",
+    "KINDS",
+    "FUSEKI",
+    "SIDE",
+    "KindRules",
+    "lines",
+    "kind_of",
+    "own_codes",
+    "side_approaches",
+    "codes",
+    "of_arrays",
+    "ends",
+    "names",
+]

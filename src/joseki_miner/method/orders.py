@@ -61,8 +61,9 @@ class Merged:
         return order, starts
 
 
-def merge(parent_row: np.ndarray, count: np.ndarray, key: np.ndarray, hi: np.ndarray, lo: np.ndarray,
-          transform: np.ndarray) -> Merged:
+def merge(
+    parent_row: np.ndarray, count: np.ndarray, key: np.ndarray, hi: np.ndarray, lo: np.ndarray, transform: np.ndarray
+) -> Merged:
     """The merged tree of a trie's node table (rows parents first, the root
     first) whose nodes have the position keys ``hi``, ``lo`` and transforms
     to their least images ``transform`` (``positions.position_keys``)."""
@@ -128,7 +129,7 @@ def turn_counters(counters: np.ndarray, frame: np.ndarray) -> np.ndarray:
             continue
         for d in range(4):
             to = DIRECTION_MAP[t][d]
-            out[rows, 3 * to:3 * to + 3] = counters[rows, 3 * d:3 * d + 3]
+            out[rows, 3 * to : 3 * to + 3] = counters[rows, 3 * d : 3 * d + 3]
     return out
 
 

@@ -90,6 +90,7 @@ _NEIGHBOURS = tuple(_neighbours(p) for p in range(NPOINTS))
 
 # -- vectorized SGF codecs for columns of many points -----------------------
 
+
 def sgf_bytes_to_points(data, size: int = SIZE):
     """Points of 2-byte SGF coordinates (uint8 array of even length); "tt"
     on a 19x19 board is PASS.  Assumes the letters are on the board."""

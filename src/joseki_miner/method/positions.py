@@ -54,8 +54,10 @@ def position_of(keys: Sequence[int]) -> tuple[tuple[tuple[int, ...], tuple[int, 
             board.play(BLACK if (i - 1) % 2 == 0 else WHITE, k)
         black = [p for p in range(NPOINTS) if board.grid[p] == BLACK]
         white = [p for p in range(NPOINTS) if board.grid[p] == WHITE]
-        b, w, t = min((tuple(sorted(POINT_MAP[t][p] for p in black)), tuple(sorted(POINT_MAP[t][p] for p in white)),
-                       t) for t in TRANSFORMS)
+        b, w, t = min(
+            (tuple(sorted(POINT_MAP[t][p] for p in black)), tuple(sorted(POINT_MAP[t][p] for p in white)), t)
+            for t in TRANSFORMS
+        )
         seen.append((b, w))
     last = len(keys)
     repeat = sum(1 for j in range(last % 2, last, 2) if seen[j] == seen[last])
@@ -173,8 +175,9 @@ def _compiled():
     return njit(cache=True)(_keys_loop)
 
 
-def position_keys(parent_row: np.ndarray, depth: np.ndarray, key: np.ndarray
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def position_keys(
+    parent_row: np.ndarray, depth: np.ndarray, key: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Each node's position (module docstring) as two int64 hashes and the
     transform to its least image; rows parents first in the order of a
     depth-first walk (a trie table's), the root first."""
@@ -204,7 +207,7 @@ def same_position(hi: np.ndarray, lo: np.ndarray, rows: Sequence[int]) -> dict[i
     for r in rows:
         g = group[r]
         if bounds[g + 1] - bounds[g] > 1:
-            found[int(r)] = [int(o) for o in order[bounds[g]:bounds[g + 1]] if o != r]
+            found[int(r)] = [int(o) for o in order[bounds[g] : bounds[g + 1]] if o != r]
     return found
 
 

@@ -43,6 +43,7 @@ if TYPE_CHECKING:  # pandas loads only when a table is made
 def _compiled(loop):
     """``loop`` compiled by numba (cached on disk) at its first call: what
     only reads the threshold (the dask engine's driver) never loads numba."""
+
     @functools.cache
     def compiled():
         from numba import njit
@@ -64,8 +65,21 @@ class PruneRules:
     on_games: bool = False  # the threshold counts a node's games, not its sequences
 
 
-def _keep_loop(parent_row, depth, count, games, through, threshold, min_length, follow, min_share, tenuki, fold,
-               min_games, on_games):
+def _keep_loop(
+    parent_row,
+    depth,
+    count,
+    games,
+    through,
+    threshold,
+    min_length,
+    follow,
+    min_share,
+    tenuki,
+    fold,
+    min_games,
+    on_games,
+):
     n = len(parent_row)
     keep = np.zeros(n, dtype=np.bool_)
     able = np.zeros(n, dtype=np.bool_)
@@ -113,9 +127,15 @@ class Cut:
     rules: PruneRules = PruneRules()
 
 
-def keep_mask(parent_row: np.ndarray, depth: np.ndarray, count: np.ndarray, cut: Cut,
-              tenuki: np.ndarray | None = None, games: np.ndarray | None = None,
-              through: np.ndarray | None = None) -> np.ndarray:
+def keep_mask(
+    parent_row: np.ndarray,
+    depth: np.ndarray,
+    count: np.ndarray,
+    cut: Cut,
+    tenuki: np.ndarray | None = None,
+    games: np.ndarray | None = None,
+    through: np.ndarray | None = None,
+) -> np.ndarray:
     """Which nodes survive: count (or, ``rules.on_games``, games) at least
     the ``cut``'s threshold (or the pruning function's ``rules``), on a
     path of surviving nodes that reaches its ``min_length`` moves (not by a
@@ -131,9 +151,21 @@ def keep_mask(parent_row: np.ndarray, depth: np.ndarray, count: np.ndarray, cut:
     games = count if games is None else np.asarray(games, dtype=np.int64)
     through = count if through is None else np.asarray(through, dtype=np.int64)
     threshold, min_length, rules = cut.threshold, cut.min_length, cut.rules
-    return _keep(np.asarray(parent_row, dtype=np.int64), np.asarray(depth, dtype=np.int64), count, games, through,
-                 threshold, min_length, float(rules.follow or 0.0), float(rules.min_share), tenuki,
-                 bool(rules.fold_tenuki), int(rules.min_games), bool(rules.on_games))
+    return _keep(
+        np.asarray(parent_row, dtype=np.int64),
+        np.asarray(depth, dtype=np.int64),
+        count,
+        games,
+        through,
+        threshold,
+        min_length,
+        float(rules.follow or 0.0),
+        float(rules.min_share),
+        tenuki,
+        bool(rules.fold_tenuki),
+        int(rules.min_games),
+        bool(rules.on_games),
+    )
 
 
 def tenuki_counts(parent_row: np.ndarray, key: np.ndarray, count: np.ndarray) -> np.ndarray:
@@ -160,9 +192,16 @@ def parent_rows(node: np.ndarray, parent: np.ndarray) -> np.ndarray:
     return np.where(parent < 0, 0, row_of[np.maximum(parent, 0)])
 
 
-def survivors(node: np.ndarray, parent: np.ndarray, depth: np.ndarray, count: np.ndarray, cut: Cut,
-              tenuki: np.ndarray | None = None, games: np.ndarray | None = None, through: np.ndarray | None = None
-              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def survivors(
+    node: np.ndarray,
+    parent: np.ndarray,
+    depth: np.ndarray,
+    count: np.ndarray,
+    cut: Cut,
+    tenuki: np.ndarray | None = None,
+    games: np.ndarray | None = None,
+    through: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Which rows survive phase 2 (the root always does), and their new ids
     and parents' new ids (``renumber``)."""
     keep = keep_mask(parent_rows(node, parent), depth, count, cut, tenuki, games, through)
@@ -176,8 +215,15 @@ def prune(table: pd.DataFrame, threshold: int, min_length: int, rules: PruneRule
     parent = table["parent"].to_numpy(dtype=np.int64)
     tenuki = (table["move"] == "").to_numpy() & (parent >= 0)
     games = table["games"].to_numpy() if "games" in table.columns else None
-    keep, new_node, new_parent = survivors(node, parent, table["depth"].to_numpy(), table["count"].to_numpy(),
-                                           Cut(threshold, min_length, rules), tenuki, games)
+    keep, new_node, new_parent = survivors(
+        node,
+        parent,
+        table["depth"].to_numpy(),
+        table["count"].to_numpy(),
+        Cut(threshold, min_length, rules),
+        tenuki,
+        games,
+    )
     kept = table[keep].copy()
     kept["node"], kept["parent"] = new_node, new_parent
     return kept.reset_index(drop=True)
@@ -242,8 +288,14 @@ def _top_games_loop(first, count, rank, sequence, k, owner, node_of, picks, segm
 _top_games = _compiled(_top_games_loop)
 
 
-def top_games(first: np.ndarray, count: np.ndarray, rank: np.ndarray, sequence: np.ndarray,
-              k: int, owner: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def top_games(
+    first: np.ndarray,
+    count: np.ndarray,
+    rank: np.ndarray,
+    sequence: np.ndarray,
+    k: int,
+    owner: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per node (its sequences: positions first[i] .. first[i] + count[i]
     of a stream whose games have ``rank``, one per game, and ``sequence``,
     the number of the sequence in its game; a node's ranges are the
@@ -258,8 +310,17 @@ def top_games(first: np.ndarray, count: np.ndarray, rank: np.ndarray, sequence: 
     segment = np.empty(len(node_of), np.int64)
     if k <= 0:
         return node_of, picks, segment
-    n = _top_games(np.asarray(first, np.int64), np.asarray(count, np.int64), np.asarray(rank, np.int64),
-                   np.asarray(sequence, np.int64), k, owner, node_of, picks, segment)
+    n = _top_games(
+        np.asarray(first, np.int64),
+        np.asarray(count, np.int64),
+        np.asarray(rank, np.int64),
+        np.asarray(sequence, np.int64),
+        k,
+        owner,
+        node_of,
+        picks,
+        segment,
+    )
     return node_of[:n], picks[:n], segment[:n]
 
 

@@ -113,8 +113,9 @@ def handicap_of(declared: int, black: int, white: int) -> int:
     return declared if declared >= 2 else 0
 
 
-def game_record(source: str, location: str, size: int, declared_handicap: int, stones: tuple, moves, events,
-                meta: dict) -> GameRecord:
+def game_record(
+    source: str, location: str, size: int, declared_handicap: int, stones: tuple, moves, events, meta: dict
+) -> GameRecord:
     """A reader's record: setup stones as read (``stones``: Black's and
     White's, repeats dropped, sorted), the handicap from HA and them
     (``handicap_of``)."""
@@ -147,16 +148,11 @@ class RecordError(ValueError):
 
 
 def encode_moves(moves: tuple[Move, ...] | list[Move]) -> str:
-    return "".join(
-        ("B" if m.colour == BLACK else "W") + (to_sgf(m.point) or "tt") for m in moves
-    )
+    return "".join(("B" if m.colour == BLACK else "W") + (to_sgf(m.point) or "tt") for m in moves)
 
 
 def decode_moves(text: str) -> tuple[Move, ...]:
-    return tuple(
-        Move(colour_of(text[i]), from_sgf(text[i + 1 : i + 3]))
-        for i in range(0, len(text), 3)
-    )
+    return tuple(Move(colour_of(text[i]), from_sgf(text[i + 1 : i + 3])) for i in range(0, len(text), 3))
 
 
 def encode_points(points: tuple[int, ...] | list[int]) -> str:

@@ -167,8 +167,7 @@ def assign(record: GameRecord, params: Phase1Params) -> list[Sequence]:
     return sequences
 
 
-def _place(sequences: list[Sequence], board: Board, params: Phase1Params, colour: int, point: int,
-           start: int) -> None:
+def _place(sequences: list[Sequence], board: Board, params: Phase1Params, colour: int, point: int, start: int) -> None:
     """Play a move and give it to its corner sequences (4.1): it joins every
     sequence within b (a tenuki first where that sequence's last stone is
     its own colour) and starts one where none is within a and at most one
@@ -215,5 +214,14 @@ def extract(record: GameRecord, params: Phase1Params) -> list[NormalSequence]:
     return out
 
 
-__all__ = ["Phase1Params", "Sequence", "NormalSequence", "assign", "extract", "corners_of", "handicap_stones",
-           "in_the_way", "lines_from_edges"]
+__all__ = [
+    "Phase1Params",
+    "Sequence",
+    "NormalSequence",
+    "assign",
+    "extract",
+    "corners_of",
+    "handicap_stones",
+    "in_the_way",
+    "lines_from_edges",
+]

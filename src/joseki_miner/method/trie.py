@@ -94,8 +94,9 @@ class Trie:
             self.sources.append(Counter())
         return found
 
-    def insert(self, keys: Sequence[int], classes: Sequence[Sequence[int]], times: int = 1,
-               game: GameStats | None = None) -> None:
+    def insert(
+        self, keys: Sequence[int], classes: Sequence[Sequence[int]], times: int = 1, game: GameStats | None = None
+    ) -> None:
         """Add one normalized sequence: its keys and, per key, the influence
         class (INF_BLACK/INF_NEUTRAL/INF_WHITE) in each of the 4 directions.
         ``game``: the game it comes from (by default ``times`` games of their
@@ -230,8 +231,11 @@ class Trie:
         trie = cls()
         ids = {}
         counters = table[list(COUNTER_COLUMNS)].to_numpy().tolist()
-        stats = table[["games", "black_wins", "white_wins", "first_year", "last_year"]].to_numpy().tolist() \
-            if "games" in table else [[0, 0, 0, 0, 0]] * len(table)
+        stats = (
+            table[["games", "black_wins", "white_wins", "first_year", "last_year"]].to_numpy().tolist()
+            if "games" in table
+            else [[0, 0, 0, 0, 0]] * len(table)
+        )
         for i, (node, parent, move, count) in enumerate(
             zip(table["node"], table["parent"], table["move"], table["count"])
         ):

@@ -169,8 +169,9 @@ class _WatchedTarInfo(tarfile.TarInfo):
             raise
 
 
-def iter_tar(fileobj: BinaryIO, want: Callable[[str], bool] | None = None,
-             limit: int = MEMBER_BYTES, kind: str = "tar") -> Iterator[Member]:
+def iter_tar(
+    fileobj: BinaryIO, want: Callable[[str], bool] | None = None, limit: int = MEMBER_BYTES, kind: str = "tar"
+) -> Iterator[Member]:
     """Stream the regular files of a tar, compressed as ``kind`` says (a
     magic_kind() answer).  ``want`` picks the members whose data is read
     (others come out with data None, no error); a member larger than
@@ -346,8 +347,14 @@ class Inflater:
     a tar past it (or damaged) is given as ``Tar(None, None)``, to be
     streamed without inflating it again."""
 
-    def __init__(self, paths: list, ahead: int = 1, zips: bool = True, want: Callable[[str], bool] | None = None,
-                 limit: int = MEMBER_BYTES) -> None:
+    def __init__(
+        self,
+        paths: list,
+        ahead: int = 1,
+        zips: bool = True,
+        want: Callable[[str], bool] | None = None,
+        limit: int = MEMBER_BYTES,
+    ) -> None:
         suffixes = _COMPRESSED_SUFFIXES + ((".zip",) if zips else ())
         self.want = want
         self.limit = limit
@@ -389,13 +396,16 @@ def _zip_raw(buf: bytes, info: zipfile.ZipInfo) -> bytes | None:
     or None at anything zipfile itself should judge (encryption, other
     methods, a local header that disagrees with the directory)."""
     h = info.header_offset
-    if info.flag_bits & _ZIPFILE_JUDGES or info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED) \
-            or h + _LOCAL.size > len(buf):
+    if (
+        info.flag_bits & _ZIPFILE_JUDGES
+        or info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED)
+        or h + _LOCAL.size > len(buf)
+    ):
         return None
     (magic, _, flags, _, _, _, _, _, _, nlen, xlen) = _LOCAL.unpack_from(buf, h)
-    name = buf[h + 30:h + 30 + nlen].decode("utf-8" if flags & 0x800 else "cp437", "replace")
+    name = buf[h + 30 : h + 30 + nlen].decode("utf-8" if flags & 0x800 else "cp437", "replace")
     start = h + 30 + nlen + xlen
-    raw = buf[start:start + info.compress_size]
+    raw = buf[start : start + info.compress_size]
     if magic != b"PK\x03\x04" or name != info.orig_filename or len(raw) != info.compress_size:
         return None
     return raw
@@ -437,8 +447,9 @@ def _zip_members(buf: bytes, infos: list[zipfile.ZipInfo]) -> list[Member] | Non
     return out
 
 
-def _inflate_file(path: str, want: Callable[[str], bool] | None = None,
-                  limit: int = MEMBER_BYTES) -> Tar | list[Member] | None:
+def _inflate_file(
+    path: str, want: Callable[[str], bool] | None = None, limit: int = MEMBER_BYTES
+) -> Tar | list[Member] | None:
     try:
         with open(path, "rb") as fh:
             kind = magic_kind(fh.read(1024))
@@ -459,8 +470,9 @@ def _inflate_file(path: str, want: Callable[[str], bool] | None = None,
                     return list(iter_zip(fh, want))
                 if want is not None:  # as iter_zip gives them: the others named, without data
                     found = iter(members)
-                    members = [next(found) if want(i.filename) else (i.filename, None, "") for i in infos
-                               if not i.is_dir()]
+                    members = [
+                        next(found) if want(i.filename) else (i.filename, None, "") for i in infos if not i.is_dir()
+                    ]
                 return members
             if kind not in ("gzip", "bz2", "xz"):
                 return None
@@ -485,8 +497,13 @@ def _tar(data: bytes) -> Tar:
     return Tar(data, _tar_in_memory(data))
 
 
-def iter_tar_fast(kind: str, fileobj: BinaryIO, want: Callable[[str], bool] | None = None,
-                  inflated: Tar | None = None, limit: int = MEMBER_BYTES) -> Iterator[Member]:
+def iter_tar_fast(
+    kind: str,
+    fileobj: BinaryIO,
+    want: Callable[[str], bool] | None = None,
+    inflated: Tar | None = None,
+    limit: int = MEMBER_BYTES,
+) -> Iterator[Member]:
     """``iter_tar`` for a plain, sound tar: decompress it whole (unless
     ``inflated`` holds it and its headers already) and walk its headers directly
     (tarfile's per-member work is most of the cost of reading thousands of
@@ -509,8 +526,9 @@ def iter_tar_fast(kind: str, fileobj: BinaryIO, want: Callable[[str], bool] | No
             yield name, bytes(view[start : start + size]), ""
 
 
-def iter_zip(fileobj: BinaryIO, want: Callable[[str], bool] | None = None,
-             limit: int = MEMBER_BYTES) -> Iterator[Member]:
+def iter_zip(
+    fileobj: BinaryIO, want: Callable[[str], bool] | None = None, limit: int = MEMBER_BYTES
+) -> Iterator[Member]:
     """The files of a zip, in stored order; a member that cannot be read
     (bad data, bad CRC, unsupported method) comes out with its error, one
     that declares more than ``limit`` bytes with ``too_large`` (zipfile never
@@ -723,8 +741,14 @@ def inner_name(name: str, kind: str) -> str:
     return name
 
 
-def iter_members(kind: str, fileobj: BinaryIO, name: str, want: Callable[[str], bool] | None = None,
-                 inflated: Tar | list[Member] | None = None, limit: int = MEMBER_BYTES) -> Iterator[Member]:
+def iter_members(
+    kind: str,
+    fileobj: BinaryIO,
+    name: str,
+    want: Callable[[str], bool] | None = None,
+    inflated: Tar | list[Member] | None = None,
+    limit: int = MEMBER_BYTES,
+) -> Iterator[Member]:
     """The members of an archive of ``kind`` (a magic_kind() answer);
     ``inflated``: what an ``Inflater`` read of it ahead with the same
     ``want`` and ``limit``, if anything.  A member past ``limit`` bytes

@@ -85,8 +85,14 @@ class GameBatch:
         the kernel's order: colours, points, move_offsets, setup_colours,
         setup_points, setup_offsets."""
         mo, so = self.move_offsets, self.setup_offsets
-        return (self.colours[mo[lo]:mo[hi]], self.points[mo[lo]:mo[hi]], mo[lo:hi + 1] - mo[lo],
-                self.setup_colours[so[lo]:so[hi]], self.setup_points[so[lo]:so[hi]], so[lo:hi + 1] - so[lo])
+        return (
+            self.colours[mo[lo] : mo[hi]],
+            self.points[mo[lo] : mo[hi]],
+            mo[lo : hi + 1] - mo[lo],
+            self.setup_colours[so[lo] : so[hi]],
+            self.setup_points[so[lo] : so[hi]],
+            so[lo : hi + 1] - so[lo],
+        )
 
     def part(self, lo: int, hi: int) -> GameBatch:
         """Games lo..hi-1, as a batch of their own."""
@@ -94,8 +100,9 @@ class GameBatch:
         for name in ("source", "location", "reject", "size", "handicap", "events"):
             setattr(out, name, getattr(self, name)[lo:hi])
         out.info = {m: column[lo:hi] for m, column in self.info.items()}
-        (out.colours, out.points, out.move_offsets,
-         out.setup_colours, out.setup_points, out.setup_offsets) = self.stones(lo, hi)
+        (out.colours, out.points, out.move_offsets, out.setup_colours, out.setup_points, out.setup_offsets) = (
+            self.stones(lo, hi)
+        )
         return out
 
 
@@ -184,15 +191,16 @@ def _scanned(units: list[_SgfUnit], run: list[int], first: list[int], joined: by
     b.reject = [None] * n
     b.size = scan.size[lo:hi].tolist()
     b.events = [()] * n
-    b.colours, b.points = scan.colours[moff[lo]:moff[hi]], scan.points[moff[lo]:moff[hi]]
-    b.move_offsets = moff[lo:hi + 1] - moff[lo]
+    b.colours, b.points = scan.colours[moff[lo] : moff[hi]], scan.points[moff[lo] : moff[hi]]
+    b.move_offsets = moff[lo : hi + 1] - moff[lo]
     declared = ha[lo:hi].tolist()
     if soff[lo] == soff[hi]:  # no setup stones at all: the common case
         b.handicap = [handicap_of(h, 0, 0) for h in declared]
         b.setup_offsets = np.zeros(n + 1, np.int64)
         return b
     b.setup_colours, b.setup_points, black, white = _setup_stones(
-        scan.setup_colours[soff[lo]:soff[hi]], scan.setup_points[soff[lo]:soff[hi]], soff[lo:hi + 1] - soff[lo])
+        scan.setup_colours[soff[lo] : soff[hi]], scan.setup_points[soff[lo] : soff[hi]], soff[lo : hi + 1] - soff[lo]
+    )
     b.setup_offsets = np.r_[0, np.cumsum(black + white)].astype(np.int64)
     b.handicap = [handicap_of(h, nb, nw) for h, nb, nw in zip(declared, black.tolist(), white.tolist())]
     return b
@@ -218,8 +226,11 @@ def _trees_fill(joined: bytes, a: int, e: int, start: list[int], end: list[int])
     """Are the scanned trees start:end the unit joined[a:e] as the Python
     reader splits it: only blanks outside them, and nothing inside one that
     looks like a game start (the Python reader cuts a tree there)?"""
-    if joined[a:start[0]].strip() or joined[end[-1]:e].strip() \
-            or any(joined[end[k]:start[k + 1]].strip() for k in range(len(start) - 1)):
+    if (
+        joined[a : start[0]].strip()
+        or joined[end[-1] : e].strip()
+        or any(joined[end[k] : start[k + 1]].strip() for k in range(len(start) - 1))
+    ):
         return False
     if len(start) == 1:  # one game a file, as most are
         return all(p == start[0] for p in root_candidates(joined, a, e))
@@ -236,14 +247,20 @@ def _infos(buf: bytes, text: np.ndarray, plain: np.ndarray) -> dict[str, pa.Stri
     data = np.frombuffer(buf, np.uint8)
     spans = np.empty((n, len(ROOT_TEXT), 3), np.int64)
     python = sgf_info_spans(data, text, plain, STRIP, spans)
-    return info_arrays(data, spans, ROOT_TEXT, ((g, _info_values(buf, text[g].tolist(), bool(plain[g])))
-                                                for g in np.flatnonzero(python).tolist()))
+    return info_arrays(
+        data,
+        spans,
+        ROOT_TEXT,
+        ((g, _info_values(buf, text[g].tolist(), bool(plain[g]))) for g in np.flatnonzero(python).tolist()),
+    )
 
 
 def _info_values(buf: bytes, spans: list[list[int]], plain: bool) -> list[str]:
     """The root information of one scanned game, read in Python."""
-    return ["" if a < 0 else buf[a:b].decode("utf-8", "replace").strip() if plain else simple_text(buf[a:b])
-            for a, b in spans]
+    return [
+        "" if a < 0 else buf[a:b].decode("utf-8", "replace").strip() if plain else simple_text(buf[a:b])
+        for a, b in spans
+    ]
 
 
 def _line_info(data: bytes, a: int, e: int, line_of) -> tuple[str, ...]:
@@ -251,7 +268,7 @@ def _line_info(data: bytes, a: int, e: int, line_of) -> tuple[str, ...]:
     line's, if any (as kifu_line_record reads them)."""
     if line_of is None:
         return index_info(None)
-    return index_info(line_of(data[a:data.index(b"\t", a, e)].decode("ascii")))
+    return index_info(line_of(data[a : data.index(b"\t", a, e)].decode("ascii")))
 
 
 def _lines_info(data: np.ndarray, starts: np.ndarray, ends: np.ndarray, rows_of) -> dict[str, pa.StringArray]:
@@ -332,8 +349,9 @@ class _BulkReader(Reader):
         ends = np.cumsum(sizes)
         starts = ends - sizes
         joined = b"".join(b for b in bufs if b is not None)
-        scan = _SgfScan(*scan_sgf(np.frombuffer(joined, dtype=np.uint8), starts, ends, WHITESPACE, ROOT_SLOTS,
-                                  self.field_bytes))
+        scan = _SgfScan(
+            *scan_sgf(np.frombuffer(joined, dtype=np.uint8), starts, ends, WHITESPACE, ROOT_SLOTS, self.field_bytes)
+        )
         return _UnitsScan(units, bufs, starts, ends, joined, scan)
 
     def _sgf_batches(self, scanned: _UnitsScan) -> Iterator[GameBatch]:
@@ -347,8 +365,12 @@ class _BulkReader(Reader):
         run: list[int] = []  # consecutive clean units
         for u, item in enumerate(units):
             lo, hi = first[u], first[u + 1]
-            if (bufs[u] is not None and hi > lo and bad_games[hi] == bad_games[lo]
-                    and _trees_fill(joined, starts[u], ends[u], tree_start[lo:hi], tree_end[lo:hi])):
+            if (
+                bufs[u] is not None
+                and hi > lo
+                and bad_games[hi] == bad_games[lo]
+                and _trees_fill(joined, starts[u], ends[u], tree_start[lo:hi], tree_end[lo:hi])
+            ):
                 run.append(u)
                 continue
             if run:
@@ -412,8 +434,8 @@ class _BulkReader(Reader):
                 b.size.append(19)
                 b.handicap.append(0)
                 b.events.append(())
-                colours.append(mcol[l_moff[k]:l_moff[k + 1]])
-                points.append(mpt[l_moff[k]:l_moff[k + 1]])
+                colours.append(mcol[l_moff[k] : l_moff[k + 1]])
+                points.append(mpt[l_moff[k] : l_moff[k + 1]])
             moff.append(moff[-1] + len(points[-1]))
         b.colours = np.concatenate(colours).astype(np.int8) if colours else np.zeros(0, np.int8)
         b.points = np.concatenate(points).astype(np.int16) if points else np.zeros(0, np.int16)
@@ -442,9 +464,17 @@ def concat(batches: list[GameBatch]) -> GameBatch:
     return out
 
 
-def read_batches(paths: Iterable[str | os.PathLike], *, games: int = 4096, exclude: Iterable[str | os.PathLike] = (),
-                 member_bytes: int = MEMBER_BYTES, field_bytes: int = FIELD_BYTES, share: Share = Share(),
-                 walked: Walked | None = None, taken: Taken = Taken()) -> Iterator[GameBatch]:
+def read_batches(
+    paths: Iterable[str | os.PathLike],
+    *,
+    games: int = 4096,
+    exclude: Iterable[str | os.PathLike] = (),
+    member_bytes: int = MEMBER_BYTES,
+    field_bytes: int = FIELD_BYTES,
+    share: Share = Share(),
+    walked: Walked | None = None,
+    taken: Taken = Taken(),
+) -> Iterator[GameBatch]:
     """Every game under ``paths`` as ``read_paths`` gives them (with the
     same limits and ``exclude``), in batches of about ``games`` games: small
     files are gathered together, and a large one (a month of a kifu dump) is

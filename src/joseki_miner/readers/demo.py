@@ -63,8 +63,17 @@ PLANTED = (
 )
 
 # results and how often (weights): the winner each names, as gameinfo reads it
-RESULTS = (("B+R", BLACK, 5), ("W+R", WHITE, 5), ("B+3.5", BLACK, 3), ("W+0.5", WHITE, 3), ("B+T", BLACK, 1),
-           ("W+F", WHITE, 1), ("0", 0, 1), ("Void", 0, 1), ("", 0, 1))
+RESULTS = (
+    ("B+R", BLACK, 5),
+    ("W+R", WHITE, 5),
+    ("B+3.5", BLACK, 3),
+    ("W+0.5", WHITE, 3),
+    ("B+T", BLACK, 1),
+    ("W+F", WHITE, 1),
+    ("0", 0, 1),
+    ("Void", 0, 1),
+    ("", 0, 1),
+)
 FIRST_YEAR, LAST_YEAR = 2005, 2019
 COLLECTIONS = ("club", "pro")
 
@@ -73,7 +82,7 @@ _BAD_RECORDS = {
     # a handicap game, rejected unless include_handicap: White invades the upper right handicap stone at the 3-3
     # point, and approaches the lower left one low (the handicap joseki, with include_handicap.starts)
     "bad-handicap.sgf": "(;FF[4]GM[1]SZ[19]HA[2]AB[dp][pd];W[qc];B[qd];W[pc];B[od];W[ob];B[nc];W[nb];B[mc]"
-                        ";W[fq];B[dn];W[cq])\n",
+    ";W[fq];B[dn];W[cq])\n",
     "bad-truncated.sgf": "(;FF[4]GM[1]SZ[19];B[pd];W[dp];B[q",
 }
 
@@ -222,10 +231,16 @@ def generate(games: int = 400, seed: int = 2007) -> tuple[list[str], dict]:
         year = info_rng.randint(FIRST_YEAR, LAST_YEAR)
         date = f"{year}-{info_rng.randint(1, 12):02d}-{info_rng.randint(1, 28):02d}"
         texts.append(_sgf(moves, g + 1, date, result))
-        records.append({"corners": [{"keys": list(k), "swapped": sw, "first_move": f}
-                                    for (k, sw), f in zip(dealt, first)],
-                        "winner": winner, "year": year, "date": date, "result": result,
-                        "collection": COLLECTIONS[g * len(COLLECTIONS) // games]})
+        records.append(
+            {
+                "corners": [{"keys": list(k), "swapped": sw, "first_move": f} for (k, sw), f in zip(dealt, first)],
+                "winner": winner,
+                "year": year,
+                "date": date,
+                "result": result,
+                "collection": COLLECTIONS[g * len(COLLECTIONS) // games],
+            }
+        )
     if next(cards, None) is not None:
         raise RuntimeError("the demo dealt fewer corners than its deck holds")
     truth = {
@@ -285,8 +300,9 @@ def planted_stats(games: int = 400, seed: int = 2007) -> dict[tuple[int, ...], d
     nodes = planted_paths()
     out: dict[tuple[int, ...], dict] = {}
     for game in truth["game_records"]:
-        corners = sorted((c for c in game["corners"] if c["first_move"] >= 0),
-                         key=lambda c: c["first_move"])  # in the order they started (an empty corner never did)
+        corners = sorted(
+            (c for c in game["corners"] if c["first_move"] >= 0), key=lambda c: c["first_move"]
+        )  # in the order they started (an empty corner never did)
         reach: dict[tuple[int, ...], bool] = {(): corners[0]["swapped"]}  # node -> its earliest corner's swap
         for corner in corners:
             keys = tuple(corner["keys"])
@@ -294,8 +310,9 @@ def planted_stats(games: int = 400, seed: int = 2007) -> dict[tuple[int, ...], d
                 if keys[:i] in nodes:
                     reach.setdefault(keys[:i], corner["swapped"])
         for node, swapped in reach.items():
-            stats = out.setdefault(node, {"games": 0, "black_wins": 0, "white_wins": 0, "years": Counter(),
-                                          "sources": Counter()})
+            stats = out.setdefault(
+                node, {"games": 0, "black_wins": 0, "white_wins": 0, "years": Counter(), "sources": Counter()}
+            )
             stats["games"] += 1
             winner = -game["winner"] if swapped else game["winner"]
             if winner == BLACK:

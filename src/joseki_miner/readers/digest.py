@@ -83,7 +83,7 @@ class HashedFile:
             return
         if at > self._upto:
             self._fill(at)
-        self._sha.update(data[self._upto - at:] if self._upto > at else data)
+        self._sha.update(data[self._upto - at :] if self._upto > at else data)
         self._upto = end
 
     def _fill(self, end: int | None) -> None:

@@ -75,6 +75,7 @@ MAX_NESTING = 4
 MEMBER_BYTES = archives.MEMBER_BYTES
 INDEX_TOO_LARGE = "index file too large (limits.member_mb): ignored"
 
+
 @dataclass(frozen=True)
 class Share:
     """A partition's share of its collections (``cluster.partitions``):
@@ -99,8 +100,9 @@ class Taken:
     digests: dict | None = None
 
 
-def iter_files(paths: Iterable[str | os.PathLike], on_skip: SkipHook | None = None,
-               exclude: Iterable[str | os.PathLike] = ()) -> Iterator[Path]:
+def iter_files(
+    paths: Iterable[str | os.PathLike], on_skip: SkipHook | None = None, exclude: Iterable[str | os.PathLike] = ()
+) -> Iterator[Path]:
     """The files of ``walk``, as paths."""
     for found in walk(paths, on_skip, exclude):
         yield Path(found.path)
@@ -121,8 +123,14 @@ def sniff(name: str, head: bytes) -> str | None:
     """What a file holds, from its name and first bytes: one of "zip",
     "tar", "gzip", "bz2", "xz", "sgf", "kifu", "index", "ishi", or None
     when it is no game file at all."""
-    if head[:1] == b"(" and b";" in head[:HEAD] and b"\0" not in head[:200] and not _is_junk(name) \
-            and _suffix(name) != INDEX_SUFFIX and not archives.looks_like_tar(head):
+    if (
+        head[:1] == b"("
+        and b";" in head[:HEAD]
+        and b"\0" not in head[:200]
+        and not _is_junk(name)
+        and _suffix(name) != INDEX_SUFFIX
+        and not archives.looks_like_tar(head)
+    ):
         return "sgf"  # nearly every game file, as ``sniff_every_rule`` decides it (no mark, no UTF-16, no blank first)
     return sniff_every_rule(name, head)
 
@@ -260,9 +268,16 @@ class Reader:
     its content and read by its format into records (``records``); the
     batch reader (``bulk``) reads the same files into flat batches."""
 
-    def __init__(self, encoding_fallback: bool, on_skip: SkipHook | None, arena: Arena | None = None,
-                 member_bytes: int = MEMBER_BYTES, field_bytes: int = FIELD_BYTES,
-                 part: tuple[int, int] = (0, 1), digests: dict | None = None) -> None:
+    def __init__(
+        self,
+        encoding_fallback: bool,
+        on_skip: SkipHook | None,
+        arena: Arena | None = None,
+        member_bytes: int = MEMBER_BYTES,
+        field_bytes: int = FIELD_BYTES,
+        part: tuple[int, int] = (0, 1),
+        digests: dict | None = None,
+    ) -> None:
         self.fallback = encoding_fallback
         # given, each file's content digest and its stat as the digest ended, by path, taken as it is read
         self.digests = digests
@@ -354,8 +369,9 @@ class Reader:
                 continue
 
     def _scan_archive_indexes(self, kind: str, fh, name: str, vpath: str, inflated: archives.Tar | None = None) -> None:
-        for member, data, error in archives.iter_members(kind, fh, name, want=_wants_index, inflated=inflated,
-                                                         limit=self.member_bytes):
+        for member, data, error in archives.iter_members(
+            kind, fh, name, want=_wants_index, inflated=inflated, limit=self.member_bytes
+        ):
             if data is not None and not error:
                 self._add_index(f"{vpath}/{member}", vpath, data)
 
@@ -374,8 +390,9 @@ class Reader:
         """The items of ``files``, in order (archives inflated a file ahead,
         in the background, unless the index pre-pass kept them)."""
         # a part of a zip inflates its own members (``_members_of_part``), not the whole zip ahead
-        self.inflater = archives.Inflater([f for f in files if str(f) not in self.kept], zips=self.part[1] == 1,
-                                          limit=self.member_bytes)
+        self.inflater = archives.Inflater(
+            [f for f in files if str(f) not in self.kept], zips=self.part[1] == 1, limit=self.member_bytes
+        )
         try:
             for f in files:
                 yield from self.read_file(f)
@@ -473,8 +490,9 @@ class Reader:
         else:
             self.skip(source, location, "not a game record")
 
-    def _read_archive(self, kind, fh, name, source, prefix, vpath, depth, inflated=None
-                      ) -> Iterator[GameRecord | Reject]:
+    def _read_archive(
+        self, kind, fh, name, source, prefix, vpath, depth, inflated=None
+    ) -> Iterator[GameRecord | Reject]:
         if depth >= MAX_NESTING:
             yield Reject(source, prefix, "unreadable archive member", "archives nested too deep")
             return
@@ -524,8 +542,12 @@ class Reader:
                     part.close()
                 return
         try:
-            count = sum(1 for _ in archives.iter_members(kind, fh, name, want=lambda member: False,
-                                                         inflated=inflated, limit=self.member_bytes))
+            count = sum(
+                1
+                for _ in archives.iter_members(
+                    kind, fh, name, want=lambda member: False, inflated=inflated, limit=self.member_bytes
+                )
+            )
         except Exception:  # noqa: BLE001 - the reading walk says why, in the last part
             count = 0
         fh.seek(0)
@@ -552,8 +574,9 @@ class Reader:
             self._add_index(vpath, archive_vpath, data)  # once: an index already loaded is kept
         elif kind in archives.ARCHIVE_KINDS and depth + 1 < MAX_NESTING:
             try:
-                for inner, inner_data, error in archives.iter_members(kind, archives.as_fileobj(data), member,
-                                                                      limit=self.member_bytes):
+                for inner, inner_data, error in archives.iter_members(
+                    kind, archives.as_fileobj(data), member, limit=self.member_bytes
+                ):
                     if inner_data is not None and not error:
                         self._indexes_in(inner_data, inner, f"{vpath}/{inner}", vpath, depth + 1)
             except Exception:  # noqa: BLE001 - the part that holds the member says why it cannot be read
@@ -570,18 +593,24 @@ class Reader:
 
     def _read_text(self, kind, data, source, location, vpath) -> Iterator[GameRecord | Reject]:
         if kind == "sgf":
-            yield from read_sgf_bytes(data, source, location, encoding_fallback=self.fallback,
-                                      field_bytes=self.field_bytes)
+            yield from read_sgf_bytes(
+                data, source, location, encoding_fallback=self.fallback, field_bytes=self.field_bytes
+            )
         elif kind == "kifu":
-            yield from read_kifu_bytes(data, source, location, self.index.lookup_for(vpath),
-                                       field_bytes=self.field_bytes)
+            yield from read_kifu_bytes(
+                data, source, location, self.index.lookup_for(vpath), field_bytes=self.field_bytes
+            )
         elif kind == "ishi":
-            yield from read_ishi_bytes(data, source, location, encoding_fallback=self.fallback,
-                                       field_bytes=self.field_bytes)
+            yield from read_ishi_bytes(
+                data, source, location, encoding_fallback=self.fallback, field_bytes=self.field_bytes
+            )
 
 
-def existing_files(paths: Iterable[str | os.PathLike] | str | os.PathLike, on_skip: SkipHook | None = None,
-                   exclude: Iterable[str | os.PathLike] = ()) -> list[Path]:
+def existing_files(
+    paths: Iterable[str | os.PathLike] | str | os.PathLike,
+    on_skip: SkipHook | None = None,
+    exclude: Iterable[str | os.PathLike] = (),
+) -> list[Path]:
     """Every file under ``paths`` (see ``iter_files``); FileNotFoundError
     for a path that does not exist."""
     if isinstance(paths, (str, os.PathLike)):

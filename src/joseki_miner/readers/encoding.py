@@ -211,7 +211,7 @@ def strip_bom(data: bytes) -> tuple[bytes, str | None]:
     Also recognises BOM-less UTF-16 (every other byte NUL in ASCII text)."""
     for bom, codec in _BOMS:
         if data.startswith(bom):
-            return data[len(bom):], codec
+            return data[len(bom) :], codec
     head = data[:200]
     if len(head) >= 8 and head.count(0) * 3 >= len(head):
         if head[1::2].count(0) * 4 >= len(head[1::2]) * 3:

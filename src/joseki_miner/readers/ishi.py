@@ -42,15 +42,39 @@ from joseki_miner.readers import encoding
 from joseki_miner.readers.sgf import FIELD_BYTES
 
 HEADERS = {
-    "BLACK": "PB", "WHITE": "PW", "DATE": "DT", "KOMI": "KM", "RESULT": "RE",
-    "PLACE": "PC", "SOURCE": "SO", "RULES": "RU", "ANALYSIS": "AN",
-    "RECORDER": "US", "TIMELIMIT": "TM", "HANDICAP": "HA",
+    "BLACK": "PB",
+    "WHITE": "PW",
+    "DATE": "DT",
+    "KOMI": "KM",
+    "RESULT": "RE",
+    "PLACE": "PC",
+    "SOURCE": "SO",
+    "RULES": "RU",
+    "ANALYSIS": "AN",
+    "RECORDER": "US",
+    "TIMELIMIT": "TM",
+    "HANDICAP": "HA",
 }
 TEXTUAL = {"SO", "PC", "AN", "US", "DT"}
 KEYWORDS = set(HEADERS) | {
-    "B", "W", "BOARDSIZE", "COM", "ENDCOM", "DIAGRAM", "ENDUSER", "ENDVAR",
-    "EVENT", "GAME", "HIDE", "MARK", "PRISONER", "REMARK", "SETUP", "UNMARK",
-    "USER", "VAR",
+    "B",
+    "W",
+    "BOARDSIZE",
+    "COM",
+    "ENDCOM",
+    "DIAGRAM",
+    "ENDUSER",
+    "ENDVAR",
+    "EVENT",
+    "GAME",
+    "HIDE",
+    "MARK",
+    "PRISONER",
+    "REMARK",
+    "SETUP",
+    "UNMARK",
+    "USER",
+    "VAR",
 }
 _COLUMNS = "abcdefghjklmnopqrstuvwxyz"  # no i
 _LOC_RE = re.compile(r"([a-z])(\d{1,3})")
@@ -181,7 +205,7 @@ def _parse(lines: list[str], field_bytes: int = FIELD_BYTES) -> list[_Event]:
             i += 1
             continue
         skip_to_event = False
-        rest = raw.strip()[len(words[0]):].strip()
+        rest = raw.strip()[len(words[0]) :].strip()
         if kw in ("COM", "USER"):
             if i in broken_blocks:
                 skip_to_event = True
@@ -193,8 +217,10 @@ def _parse(lines: list[str], field_bytes: int = FIELD_BYTES) -> list[_Event]:
             cur = _Event(number=len(events) + 1, line=i + 1)
             events.append(cur)
             if _longer(rest, field_bytes):
-                cur.too_long = f"line {i + 1}: {kw} of {_longer(rest, field_bytes):,} bytes " \
-                               f"(limits.field_kb: at most {field_bytes:,})"
+                cur.too_long = (
+                    f"line {i + 1}: {kw} of {_longer(rest, field_bytes):,} bytes "
+                    f"(limits.field_kb: at most {field_bytes:,})"
+                )
             elif rest:
                 cur.meta["EV"] = rest
             depth, in_diagram = 0, False
@@ -225,8 +251,10 @@ def _parse(lines: list[str], field_bytes: int = FIELD_BYTES) -> list[_Event]:
             ev = event()
             if _longer(rest, field_bytes):
                 if not ev.too_long:
-                    ev.too_long = f"line {line_no}: {kw} of {_longer(rest, field_bytes):,} bytes " \
-                                  f"(limits.field_kb: at most {field_bytes:,})"
+                    ev.too_long = (
+                        f"line {line_no}: {kw} of {_longer(rest, field_bytes):,} bytes "
+                        f"(limits.field_kb: at most {field_bytes:,})"
+                    )
                 continue
             if key in TEXTUAL and ev.meta.get(key):
                 if rest:

@@ -68,9 +68,7 @@ def parse_moves(text: bytes) -> tuple[Move, ...] | None:
     if _PLAIN_RE.fullmatch(text) is None:
         return None
     black, white = _BLACK_MOVE, _WHITE_MOVE
-    return tuple(
-        (black if colour == b"B" else white)[value] for colour, value in _MOVE_RE.findall(text)
-    )
+    return tuple((black if colour == b"B" else white)[value] for colour, value in _MOVE_RE.findall(text))
 
 
 def game_meta(ident: str, meta_for: Callable[[str], dict | None] | None) -> dict:
@@ -88,14 +86,21 @@ def game_meta(ident: str, meta_for: Callable[[str], dict | None] | None) -> dict
 
 
 def kifu_line_record(
-    line: bytes, source: str, location: str, meta_for: Callable[[str], dict | None] | None = None,
+    line: bytes,
+    source: str,
+    location: str,
+    meta_for: Callable[[str], dict | None] | None = None,
     field_bytes: int = FIELD_BYTES,
 ) -> GameRecord | Reject:
     """One kifu line as a record (metadata joined by id), or a reject."""
     game_id, tab, body = line.partition(b"\t")
     if len(game_id) > field_bytes:
-        return Reject(source, location, "field too long",
-                      f"kifu id of {len(game_id):,} bytes (limits.field_kb: at most {field_bytes:,})")
+        return Reject(
+            source,
+            location,
+            "field too long",
+            f"kifu id of {len(game_id):,} bytes (limits.field_kb: at most {field_bytes:,})",
+        )
     ident = game_id.strip().decode("utf-8", "replace")
     if not tab or not ident or any(ch in ident for ch in " ;[]()"):
         return Reject(source, location, "parse error", "not a kifu line 'id<TAB>;B[..];W[..]...'")
@@ -170,8 +175,15 @@ def _date(text: str) -> str:
         return text  # already as wanted
     # the index files' own "2003.09.25 20:21" and "C2011.01.01 00:01", quickly
     day = text[1:11] if text[:1].isalpha() else text[:10]
-    if (len(day) == 10 and day[4] in "./-" and day[7] in "./-" and day.isascii()
-            and day[:4].isdigit() and day[5:7].isdigit() and day[8:].isdigit()):
+    if (
+        len(day) == 10
+        and day[4] in "./-"
+        and day[7] in "./-"
+        and day.isascii()
+        and day[:4].isdigit()
+        and day[5:7].isdigit()
+        and day[8:].isdigit()
+    ):
         return f"{day[:4]}-{day[5:7]}-{day[8:]}"
     m = _DATE_RE.search(text)
     if not m:
@@ -262,8 +274,9 @@ class _Lines:
 
     __slots__ = ("arena", "fences", "hashes", "mask", "rows", "starts", "text")
 
-    def __init__(self, buf: bytes, arena: Arena | None = None, turn: threading.Event | None = None,
-                 line_bytes: int = FIELD_BYTES) -> None:
+    def __init__(
+        self, buf: bytes, arena: Arena | None = None, turn: threading.Event | None = None, line_bytes: int = FIELD_BYTES
+    ) -> None:
         """The lines of an index's UTF-8 text ``buf``, as ``str.splitlines``
         cuts them: kept when an id and a tab begin them; two lines run
         together are split, and a line of no id or no tab is dropped
@@ -287,7 +300,7 @@ class _Lines:
             for i in np.flatnonzero(odd).tolist():
                 parts.append(spans[done:i])
                 done = i + 1
-                for line in _odd_line(buf[starts[i]:ends[i]].decode("utf-8", "surrogatepass")):
+                for line in _odd_line(buf[starts[i] : ends[i]].decode("utf-8", "surrogatepass")):
                     piece = line.encode("utf-8", "surrogatepass")
                     parts.append(np.array([[1, at, at + len(piece)]], np.int64))
                     pieces.append(piece)
@@ -312,15 +325,16 @@ class _Lines:
 
     def line(self, row: int) -> str:
         """The text of line ``row`` (in reading order)."""
-        return self.text[self.starts[row]:self.starts[row + 1] - 1].tobytes().decode("utf-8", "surrogatepass")
+        return self.text[self.starts[row] : self.starts[row + 1] - 1].tobytes().decode("utf-8", "surrogatepass")
 
     def rows_at(self, buf: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
         """The row of the last line read whose id is ``buf[start[i]:end[i]]``
         (UTF-8), or -1, for each i."""
         from joseki_miner.fast.scan import find_rows
 
-        found = find_rows(self.hashes, self.fences, _FENCE, self.rows, self.text, self.starts, STRIP, self.mask,
-                          buf, start, end)
+        found = find_rows(
+            self.hashes, self.fences, _FENCE, self.rows, self.text, self.starts, STRIP, self.mask, buf, start, end
+        )
         self.arena.touched(6 * PAGE * len(start))  # hashes, row, start, text: a page or two each
         return found
 
@@ -330,8 +344,9 @@ class _Lines:
         return None if row < 0 else self.line(row)
 
 
-def _read_index(data: bytes, arena: Arena | None = None, turn: threading.Event | None = None,
-                line_bytes: int = FIELD_BYTES) -> _Lines:
+def _read_index(
+    data: bytes, arena: Arena | None = None, turn: threading.Event | None = None, line_bytes: int = FIELD_BYTES
+) -> _Lines:
     """The lines of one index file's bytes, decoded as game files are (lines
     longer than ``line_bytes`` left out)."""
     data, bom = encoding.strip_bom(data)
@@ -349,8 +364,9 @@ def _read_index(data: bytes, arena: Arena | None = None, turn: threading.Event |
     return _Lines(buf, arena, turn, line_bytes)
 
 
-def _read_index_aside(data: bytes, arena: Arena | None, turn: threading.Event | None,
-                      done: threading.Event, line_bytes: int = FIELD_BYTES) -> _Lines | None:
+def _read_index_aside(
+    data: bytes, arena: Arena | None, turn: threading.Event | None, done: threading.Event, line_bytes: int = FIELD_BYTES
+) -> _Lines | None:
     """``_read_index``, or None for a text it cannot read; its arrays go to
     the arena after ``turn`` (the text read before it) is set, and then it
     sets ``done``: which arrays are mapped does not depend on which of the
@@ -424,7 +440,8 @@ class IndexStore:
             self._pool = threads.pool(ASIDE, "index")
         turn, self._turn = self._turn, threading.Event()
         self._scopes.setdefault(scope, []).insert(
-            0, self._pool.submit(_read_index_aside, data, self.arena, turn, self._turn, self.line_bytes))
+            0, self._pool.submit(_read_index_aside, data, self.arena, turn, self._turn, self.line_bytes)
+        )
 
     def _settle(self) -> None:
         """Wait for the texts read aside."""
@@ -440,8 +457,12 @@ class IndexStore:
         """The texts whose scope holds ``path``: nearest scope first, each
         scope's latest text first."""
         self._settle()
-        return [lines for s in sorted(self._scopes, key=len, reverse=True) if path.startswith(s.rstrip("/") + "/")
-                for lines in self._scopes[s]]
+        return [
+            lines
+            for s in sorted(self._scopes, key=len, reverse=True)
+            if path.startswith(s.rstrip("/") + "/")
+            for lines in self._scopes[s]
+        ]
 
     def line_for(self, path: str) -> Callable[[str], str | None] | None:
         """The id -> raw index line function for games at ``path`` (virtual
@@ -513,8 +534,9 @@ def info_columns(tables: list[_Lines], which: np.ndarray, rows: np.ndarray) -> d
     one Arrow column a GAME_INFO name, read from the texts' bytes without
     a string a game: the bulk reader's columns of a kifu unit."""
     n = len(rows)
-    per_table = [_table_info(table, np.where(which == t, rows, -1)) for t, table in enumerate(tables)
-                 if (which == t).any()] or [_table_info(None, np.full(n, -1, np.int64))]
+    per_table = [
+        _table_info(table, np.where(which == t, rows, -1)) for t, table in enumerate(tables) if (which == t).any()
+    ] or [_table_info(None, np.full(n, -1, np.int64))]
     if len(per_table) == 1:
         return per_table[0]
     # several texts: each game's values from the text that holds its line
@@ -535,5 +557,6 @@ def _table_info(table: _Lines | None, rows: np.ndarray) -> dict[str, pa.StringAr
     python = index_info_spans(text, starts, rows, _INFO_LAYOUTS, _DT, STRIP, spans)
     if table is not None:
         table.arena.touched(3 * PAGE * n)  # a line's start and text
-    return info_arrays(text, spans, GAME_INFO, ((g, index_info(table.line(int(rows[g]))))
-                                                for g in np.flatnonzero(python).tolist()))
+    return info_arrays(
+        text, spans, GAME_INFO, ((g, index_info(table.line(int(rows[g])))) for g in np.flatnonzero(python).tolist())
+    )

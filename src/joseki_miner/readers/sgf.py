@@ -59,13 +59,37 @@ for _c in range(SIZE):
 
 # whole long names that the "ignore lower case" rule gets wrong
 _LONG_NAMES = {
-    "SIZE": "SZ", "KOMI": "KM", "HANDICAP": "HA", "RESULT": "RE", "DATE": "DT",
-    "EVENT": "EV", "PLACE": "PC", "ROUND": "RO", "RULES": "RU", "GAME": "GM",
-    "COMMENT": "C", "BLACK": "B", "WHITE": "W", "ADDBLACK": "AB", "ADDWHITE": "AW",
-    "ADDEMPTY": "AE", "PLAYERBLACK": "PB", "PLAYERWHITE": "PW", "BLACKRANK": "BR",
-    "WHITERANK": "WR", "CHARSET": "CA", "FILEFORMAT": "FF", "GAMENAME": "GN",
-    "SOURCE": "SO", "USER": "US", "COPYRIGHT": "CP", "GAMECOMMENT": "GC",
-    "TIMELIMIT": "TM", "BLACKNAME": "PB", "WHITENAME": "PW", "NAME": "N",
+    "SIZE": "SZ",
+    "KOMI": "KM",
+    "HANDICAP": "HA",
+    "RESULT": "RE",
+    "DATE": "DT",
+    "EVENT": "EV",
+    "PLACE": "PC",
+    "ROUND": "RO",
+    "RULES": "RU",
+    "GAME": "GM",
+    "COMMENT": "C",
+    "BLACK": "B",
+    "WHITE": "W",
+    "ADDBLACK": "AB",
+    "ADDWHITE": "AW",
+    "ADDEMPTY": "AE",
+    "PLAYERBLACK": "PB",
+    "PLAYERWHITE": "PW",
+    "BLACKRANK": "BR",
+    "WHITERANK": "WR",
+    "CHARSET": "CA",
+    "FILEFORMAT": "FF",
+    "GAMENAME": "GN",
+    "SOURCE": "SO",
+    "USER": "US",
+    "COPYRIGHT": "CP",
+    "GAMECOMMENT": "GC",
+    "TIMELIMIT": "TM",
+    "BLACKNAME": "PB",
+    "WHITENAME": "PW",
+    "NAME": "N",
 }
 
 
@@ -150,8 +174,9 @@ def _long_value(data: bytes, start: int, stop: int, limit: int) -> tuple[int, Fi
         if c == 0x5B:  # '['
             size = (m.start(1) if m.start(1) >= 0 else b) - a - 1
             if size > limit and found is None:
-                found = FieldTooLong(f"{ident.decode('ascii')} value of {size:,} bytes "
-                                     f"(limits.field_kb: at most {limit:,})")
+                found = FieldTooLong(
+                    f"{ident.decode('ascii')} value of {size:,} bytes (limits.field_kb: at most {limit:,})"
+                )
         elif c == 0x28:  # '('
             depth += 1
         elif c == 0x29:  # ')'
@@ -159,7 +184,7 @@ def _long_value(data: bytes, start: int, stop: int, limit: int) -> tuple[int, Fi
             if depth == 0:
                 return None if found is None else (b, found)
         else:
-            ident = data[a:min(b, a + 16)]
+            ident = data[a : min(b, a + 16)]
     return None if found is None else (stop, found)
 
 

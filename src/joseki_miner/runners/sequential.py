@@ -22,6 +22,7 @@ def run(stage: Stage, context: Context) -> Done:
 def beside(first: Stage, second: Stage, context: Context) -> list[Done]:
     """Two stages at once, ``first`` in a thread of its own without its
     bar; each timed from the start to its own end."""
+
     def timed(work: Callable[[], dict]) -> tuple[dict, float]:
         return work(), time.perf_counter()
 

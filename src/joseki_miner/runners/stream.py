@@ -39,15 +39,21 @@ def ingest_to_build(context: Context, pool: ThreadPoolExecutor) -> Streamed:
     t0 = time.perf_counter()
     params = phase1_params(config)
     spilled = build.SortedRuns(catalog.runs, options.sort_bytes)
-    stream = extract.Phase1Stream(staged(catalog.sequences), params, jobs=options.jobs,
-                                  neutral=config.influence_neutral, runs=spilled)
+    stream = extract.Phase1Stream(
+        staged(catalog.sequences), params, jobs=options.jobs, neutral=config.influence_neutral, runs=spilled
+    )
     closing: list[Callable[[], None]] = []  # the last row groups of games.parquet and sequences.parquet
     try:
         try:
-            figures = ingest.read(context.paths, staged(catalog.games), staged(catalog.rejects),
-                                  Reading.of(config, options, context.own),
-                                  hooks=ingest.Hooks(on_games=stream.add, phase1=params, finish=closing,
-                                                     walked=context.walked, digests=context.digests))
+            figures = ingest.read(
+                context.paths,
+                staged(catalog.games),
+                staged(catalog.rejects),
+                Reading.of(config, options, context.own),
+                hooks=ingest.Hooks(
+                    on_games=stream.add, phase1=params, finish=closing, walked=context.walked, digests=context.digests
+                ),
+            )
         except BaseException:
             stream.abort()
             raise
@@ -57,8 +63,9 @@ def ingest_to_build(context: Context, pool: ThreadPoolExecutor) -> Streamed:
         rss = {"rss_mib": rss_mib(), "peak_rss_mib": peak_rss_mib()}  # when reading ended, and the peak so far
         floor = floor_for(figures["games_accepted"], config)
         names = stream.collections.names
-        arrays, nodes = spilled.count(floor, stream.collections.years(), max(1, len(names)),
-                                      staged(catalog.sorted_sequences))
+        arrays, nodes = spilled.count(
+            floor, stream.collections.years(), max(1, len(names)), staged(catalog.sorted_sequences)
+        )
     except BaseException:
         for wait in closing:  # the sinks' threads finish before their files are removed
             try:
@@ -70,8 +77,16 @@ def ingest_to_build(context: Context, pool: ThreadPoolExecutor) -> Streamed:
         spilled.close()
 
     def write_trie() -> tuple[dict, float]:
-        return build.write(staged(catalog.trie), staged(catalog.trie_years), staged(catalog.trie_sources), arrays,
-                           nodes, floor, names, kind_rules(config)), time.perf_counter()
+        return build.write(
+            staged(catalog.trie),
+            staged(catalog.trie_years),
+            staged(catalog.trie_sources),
+            arrays,
+            nodes,
+            floor,
+            names,
+            kind_rules(config),
+        ), time.perf_counter()
 
     writing = pool.submit(write_trie)
     try:
@@ -87,6 +102,10 @@ def ingest_to_build(context: Context, pool: ThreadPoolExecutor) -> Streamed:
         done = max(done, closed)  # emit after, nor before the files whose last row groups were written beside it
         return Done("build", trie_figures, done - extracted, {"streamed": True, "peak_rss_mib": peak_rss_mib()})
 
-    return Streamed(Done("ingest", figures, read - t0), Done("extract", sequences, extracted - read,
-                                                            {"streamed": True, **rss}),
-                    Trie(arrays, tuple(names), floor), time.perf_counter() - extracted, built)
+    return Streamed(
+        Done("ingest", figures, read - t0),
+        Done("extract", sequences, extracted - read, {"streamed": True, **rss}),
+        Trie(arrays, tuple(names), floor),
+        time.perf_counter() - extracted,
+        built,
+    )

@@ -37,8 +37,10 @@ def side(keys: list[str], option: str) -> tuple[Filters, str]:
             raise UsageError(f"--{option} takes a filter key as KEY=VALUE (filter.years=[2010,2015]), not {raw!r}")
         name = k.split("=", 1)[0].strip()
         if name in named:
-            raise UsageError(f"--{option} gives {name} twice ({named[name]!r} and {raw!r}): give it once, with "
-                             "every value in it (filter.sources=[ai,kgs-6d])")
+            raise UsageError(
+                f"--{option} gives {name} twice ({named[name]!r} and {raw!r}): give it once, with "
+                "every value in it (filter.sources=[ai,kgs-6d])"
+            )
         named[name] = raw
     try:
         return Filters.of(load(None, given)), " ".join(keys) or "every game"
@@ -108,8 +110,10 @@ class Known:
         players = {p.casefold() for p in self.players}
         for name in filters.players or ():
             if name.strip().casefold() not in players:
-                raise UsageError(f"{what}: no game of {name!r} (names as the games write them, either colour)"
-                                 + _nearest_text(name, self.players))
+                raise UsageError(
+                    f"{what}: no game of {name!r} (names as the games write them, either colour)"
+                    + _nearest_text(name, self.players)
+                )
         for event in filters.events or ():
             if not any(event.strip().casefold() in e.casefold() for e in self.events):
                 raise UsageError(f"{what}: no event holds {event!r}" + _nearest_text(event, self.events))
@@ -117,5 +121,7 @@ class Known:
     def player(self, name: str, where: str) -> None:
         """A player the games hold, or a UsageError lists the nearest."""
         if name.strip().casefold() not in {p.casefold() for p in self.players}:
-            raise UsageError(f"no game of {name!r} in {where} (names as the games write them, either colour)"
-                             + _nearest_text(name, self.players))
+            raise UsageError(
+                f"no game of {name!r} in {where} (names as the games write them, either colour)"
+                + _nearest_text(name, self.players)
+            )

@@ -148,8 +148,10 @@ class Catalog:
         """The files a stage may write (its declaration's: emit's SVGs only
         where Graphviz is).  A dataset the catalog does not name is
         NAME.parquet in its stage's folder."""
-        return [getattr(self, name) if hasattr(type(self), name) else self._folder(stage) / f"{name}.parquet"
-                for name in self.stage(stage).writes]
+        return [
+            getattr(self, name) if hasattr(type(self), name) else self._folder(stage) / f"{name}.parquet"
+            for name in self.stage(stage).writes
+        ]
 
     def _folder(self, stage: str) -> Path:
         return self.out if self.stage(stage).published else self.work

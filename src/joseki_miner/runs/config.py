@@ -86,22 +86,58 @@ class Config:
 
 
 KEYS = (
-    "distance.certain", "distance.maybe", "distance.noise", "corner.start", "corner.region", "kinds",
-    "kinds.follow_up", "kinds.approach", "kinds.transpositions", "corner_stones", "max_length", "min_length",
-    "prune.min_count", "prune.min_fraction", "prune.confidence", "prune.min_games", "prune.follow",
-    "prune.min_share", "prune.fold_tenuki", "prune.merge_orders",
-    "influence.reach", "influence.neutral",
-    "influence.share", "include_handicap", "include_handicap.starts", "dedupe", "dedupe.symmetric",
-    "limits.member_mb", "limits.field_kb",
+    "distance.certain",
+    "distance.maybe",
+    "distance.noise",
+    "corner.start",
+    "corner.region",
+    "kinds",
+    "kinds.follow_up",
+    "kinds.approach",
+    "kinds.transpositions",
+    "corner_stones",
+    "max_length",
+    "min_length",
+    "prune.min_count",
+    "prune.min_fraction",
+    "prune.confidence",
+    "prune.min_games",
+    "prune.follow",
+    "prune.min_share",
+    "prune.fold_tenuki",
+    "prune.merge_orders",
+    "influence.reach",
+    "influence.neutral",
+    "influence.share",
+    "include_handicap",
+    "include_handicap.starts",
+    "dedupe",
+    "dedupe.symmetric",
+    "limits.member_mb",
+    "limits.field_kb",
     "examples",
-    "collections.depth", "collections.ranks", "filter.years", "filter.sources", "filter.result_known",
-    "filter.players", "filter.min_rank", "filter.events", "filter.handicap", "emit.counters", "report.changed",
+    "collections.depth",
+    "collections.ranks",
+    "filter.years",
+    "filter.sources",
+    "filter.result_known",
+    "filter.players",
+    "filter.min_rank",
+    "filter.events",
+    "filter.handicap",
+    "emit.counters",
+    "report.changed",
     "report.since",
     "report.players",
 )
 MAX_MEMBER_MB = 2048  # a member or file is held as one bytes object, its moves as one Arrow string column
-_LISTS = {"filter.years": int, "filter.sources": str, "filter.players": str, "filter.events": str,
-          "report.players": str}  # keys whose value is a list
+_LISTS = {
+    "filter.years": int,
+    "filter.sources": str,
+    "filter.players": str,
+    "filter.events": str,
+    "report.players": str,
+}  # keys whose value is a list
 _MAPPINGS = {"collections.ranks": "a collection's name: a rank"}  # keys whose value is a mapping
 _TYPES = {f.name: f.type for f in fields(Config)}
 
@@ -132,8 +168,9 @@ def _read(key: str, value: Any, brackets: str = "", what: str | None = None) -> 
     if text.lower() in ("null", "none", "~", ""):
         return None
     try:
-        return yaml.safe_load(text if not brackets or text.startswith(brackets[0])
-                              else f"{brackets[0]}{text}{brackets[1]}")
+        return yaml.safe_load(
+            text if not brackets or text.startswith(brackets[0]) else f"{brackets[0]}{text}{brackets[1]}"
+        )
     except yaml.YAMLError:
         if what is None:
             return text
@@ -200,8 +237,10 @@ def _coerce_handicap(value: Any) -> tuple[str, ...] | None:
         return (value.strip().lower(),)
     counts = value if isinstance(value, list) else [value]
     if not counts or not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 9 for v in counts):
-        raise ConfigError(f"invalid config: filter.handicap must be even, handicap or stone counts from 0 to 9 "
-                          f"([2, 3]), not {value!r}")
+        raise ConfigError(
+            f"invalid config: filter.handicap must be even, handicap or stone counts from 0 to 9 "
+            f"([2, 3]), not {value!r}"
+        )
     return tuple(str(v) for v in sorted(set(counts)))
 
 
@@ -212,8 +251,9 @@ def _coerce_mapping(key: str, value: Any) -> tuple | None:
     if value is None:
         return None
     if not isinstance(value, dict) or not value:
-        raise ConfigError(f"invalid config: {key} must map {_MAPPINGS[key]} ({{tom-9d: 9d}}), or be null, "
-                          f"not {value!r}")
+        raise ConfigError(
+            f"invalid config: {key} must map {_MAPPINGS[key]} ({{tom-9d: 9d}}), or be null, not {value!r}"
+        )
     return tuple((str(k).strip(), str(v).strip()) for k, v in value.items())
 
 
@@ -290,19 +330,27 @@ def validate(c: Config) -> None:
         value = getattr(c, _attr(key))
         need(value is None or lo <= value <= hi, f"{key} must be between {lo} and {hi}, not {value}")
     need(c.prune_follow is None or c.prune_follow > 0, "prune.follow must be above 0, or null (off)")
-    need(c.prune_confidence is None or 0 < c.prune_confidence < 1,
-         "prune.confidence must be above 0 and below 1, or null (the thesis' plain share)")
+    need(
+        c.prune_confidence is None or 0 < c.prune_confidence < 1,
+        "prune.confidence must be above 0 and below 1, or null (the thesis' plain share)",
+    )
     need(c.distance_certain <= c.distance_maybe, "distance.certain must be <= distance.maybe (thesis 4.1: a <= b)")
     need(c.influence_share < 1, "influence.share must be in [0, 1)")
     need(c.limits_field_kb <= 1024 * c.limits_member_mb, "limits.field_kb must be at most limits.member_mb (in KB)")
     if c.filter_years is not None:
-        need(len(c.filter_years) == 2 and 1000 <= c.filter_years[0] <= c.filter_years[1] <= 2999,
-             f"filter.years must be [from, to], two years from 1000 to 2999, not {list(c.filter_years)}")
+        need(
+            len(c.filter_years) == 2 and 1000 <= c.filter_years[0] <= c.filter_years[1] <= 2999,
+            f"filter.years must be [from, to], two years from 1000 to 2999, not {list(c.filter_years)}",
+        )
     need(c.filter_sources is None or len(c.filter_sources) > 0, "filter.sources must name a collection, or be null")
     need(c.filter_players is None or len(c.filter_players) > 0, "filter.players must name a player, or be null")
     need(c.filter_events is None or len(c.filter_events) > 0, "filter.events must name an event, or be null")
     for name, rank in c.collections_ranks or ():
-        need(rank_value(rank) is not None, f"collections.ranks: {name}'s rank must be a rank such as 1k, 7d or 9p, "
-                                           f"not {rank!r}")
-    need(c.filter_min_rank is None or rank_value(c.filter_min_rank) is not None,
-         f"filter.min_rank must be a rank such as 30k, 1k, 1d, 7d, 1p or P9, not {c.filter_min_rank!r}")
+        need(
+            rank_value(rank) is not None,
+            f"collections.ranks: {name}'s rank must be a rank such as 1k, 7d or 9p, not {rank!r}",
+        )
+    need(
+        c.filter_min_rank is None or rank_value(c.filter_min_rank) is not None,
+        f"filter.min_rank must be a rank such as 30k, 1k, 1d, 7d, 1p or P9, not {c.filter_min_rank!r}",
+    )

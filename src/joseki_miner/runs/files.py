@@ -39,8 +39,9 @@ def identity(st: os.stat_result) -> tuple[int, int, int, int, int]:
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
-def walk(paths: Iterable[str | os.PathLike], on_skip: SkipHook | None = None,
-         exclude: Iterable[str | os.PathLike] = ()) -> Iterator[Found]:
+def walk(
+    paths: Iterable[str | os.PathLike], on_skip: SkipHook | None = None, exclude: Iterable[str | os.PathLike] = ()
+) -> Iterator[Found]:
     """Every regular file under the given paths, folders walked recursively
     in a fixed (sorted) order so runs are deterministic (a folder's files,
     then its folders); a file met twice is given once.  Anything else met
@@ -55,8 +56,9 @@ def walk(paths: Iterable[str | os.PathLike], on_skip: SkipHook | None = None,
         yield from batch
 
 
-def walk_batches(paths: Iterable[str | os.PathLike], on_skip: SkipHook | None = None,
-                 exclude: Iterable[str | os.PathLike] = ()) -> Iterator[list[Found]]:
+def walk_batches(
+    paths: Iterable[str | os.PathLike], on_skip: SkipHook | None = None, exclude: Iterable[str | os.PathLike] = ()
+) -> Iterator[list[Found]]:
     """``walk``'s files a list at a time (up to ``BATCH``, never across
     folders): one ``scandir`` a folder and one ``stat`` a file, and a
     folder's links resolved once for all its files, so a folder of a million
@@ -117,8 +119,13 @@ def walk_batches(paths: Iterable[str | os.PathLike], on_skip: SkipHook | None = 
             if st is None:
                 batch.append(Found(entry.path, None, real_in + name))
             elif stat.S_ISREG(st.st_mode) or kept(entry.path, st):
-                batch.append(Found(entry.path, (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns),
-                                   os.path.realpath(entry.path) if entry.is_symlink() else real_in + name))
+                batch.append(
+                    Found(
+                        entry.path,
+                        (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns),
+                        os.path.realpath(entry.path) if entry.is_symlink() else real_in + name,
+                    )
+                )
                 if len(batch) >= BATCH:
                     yield batch
                     batch = []
@@ -157,7 +164,7 @@ class FilePath(str):
 
     @property
     def name(self) -> str:
-        return self[self.rfind("/") + 1:]
+        return self[self.rfind("/") + 1 :]
 
 
 class Walked(NamedTuple):
@@ -182,5 +189,15 @@ def walked(paths: Iterable[str | os.PathLike], exclude: Iterable[str | os.PathLi
     return Walked(files, skipped)
 
 
-__all__ = ["Found", "identity", "FilePath", "Walked", "walk", "walk_batches", "walked", "SkipHook", "NOT_REGULAR",
-           "OWN_FOLDER"]
+__all__ = [
+    "Found",
+    "identity",
+    "FilePath",
+    "Walked",
+    "walk",
+    "walk_batches",
+    "walked",
+    "SkipHook",
+    "NOT_REGULAR",
+    "OWN_FOLDER",
+]

@@ -38,8 +38,11 @@ def clean(catalog: Catalog) -> None:
     """Remove what a stopped or failed run left: staged files, spilled runs,
     the where-log, unlinked-at-birth table files caught before unlinking,
     half-written partitions (a stopped run's, a killed worker's)."""
-    store.remove_staged([p for stage in catalog.names for p in catalog.outputs(stage)]
-                        + [catalog.manifest(stage) for stage in catalog.names] + [catalog.summary, catalog.digests])
+    store.remove_staged(
+        [p for stage in catalog.names for p in catalog.outputs(stage)]
+        + [catalog.manifest(stage) for stage in catalog.names]
+        + [catalog.summary, catalog.digests]
+    )
     for path in catalog.scratch():
         store.remove(path)
     for path in catalog.work.glob("table-*.mapped"):
@@ -50,8 +53,11 @@ def clean(catalog: Catalog) -> None:
 def fetched(url: str, catalog: Catalog, log: Callable[[str], None]) -> Path:
     """The mirror of a collection at an fsspec URL, brought up to date."""
     try:
-        return remote.fetch(str(url), catalog.work / "fetched",
-                            on_fetched=lambda n, files: log(f"{url}: {n:,} of its {files:,} files fetched"))
+        return remote.fetch(
+            str(url),
+            catalog.work / "fetched",
+            on_fetched=lambda n, files: log(f"{url}: {n:,} of its {files:,} files fetched"),
+        )
     except ImportError as exc:
         raise UsageError(f"cannot read {url}: {exc} (install the fsspec package for its protocol)") from None
     except (OSError, ValueError) as exc:

@@ -97,10 +97,10 @@ class Cached:
         return self.raw_paths.decode("utf-8", "surrogateescape").split("\0")[:-1]
 
     def key(self, i: int) -> tuple:
-        return tuple(self.numbers[KEY_FIELDS * i:KEY_FIELDS * (i + 1)])
+        return tuple(self.numbers[KEY_FIELDS * i : KEY_FIELDS * (i + 1)])
 
     def digest(self, i: int) -> str:
-        return self.digests[HEX * i:HEX * (i + 1)]
+        return self.digests[HEX * i : HEX * (i + 1)]
 
 
 def load_cache(path: Path | None) -> Cached:
@@ -113,13 +113,13 @@ def load_cache(path: Path | None) -> Cached:
             return Cached()
         at = len(CACHE_MAGIC)
         (n,) = struct.unpack_from("<q", data, at)
-        paths_digest = data[at + 8:at + 40]
+        paths_digest = data[at + 8 : at + 40]
         at += 40
         numbers = array("q")
-        numbers.frombytes(data[at:at + 8 * KEY_FIELDS * n])
+        numbers.frombytes(data[at : at + 8 * KEY_FIELDS * n])
         at += 8 * KEY_FIELDS * n
-        digests = data[at:at + HEX * n].decode("ascii")
-        raw = data[at + HEX * n:]
+        digests = data[at : at + HEX * n].decode("ascii")
+        raw = data[at + HEX * n :]
         if len(numbers) != KEY_FIELDS * n or len(digests) != HEX * n or hashlib.sha256(raw).digest() != paths_digest:
             return Cached()
     except (OSError, ValueError, struct.error):  # a cache that cannot be read is no cache: every file is hashed
@@ -130,8 +130,16 @@ def load_cache(path: Path | None) -> Cached:
 def _save_cache(path: Path, paths: list[str], keys: list[tuple], digests: list[str]) -> None:
     numbers = array("q", [v for key in keys for v in key])
     raw = "".join(p + "\0" for p in paths).encode("utf-8", "surrogateescape")
-    data = b"".join([CACHE_MAGIC, struct.pack("<q", len(paths)), hashlib.sha256(raw).digest(), numbers.tobytes(),
-                     "".join(digests).encode("ascii"), raw])
+    data = b"".join(
+        [
+            CACHE_MAGIC,
+            struct.pack("<q", len(paths)),
+            hashlib.sha256(raw).digest(),
+            numbers.tobytes(),
+            "".join(digests).encode("ascii"),
+            raw,
+        ]
+    )
     tmp = staged(path)
     with open(tmp, "wb") as f:
         f.write(data)
@@ -179,7 +187,7 @@ class Scan:
 
     def key_of(self, i: int) -> tuple:
         """File i's stat identity as walked."""
-        return tuple(self.numbers[KEY_FIELDS * i:KEY_FIELDS * (i + 1)])
+        return tuple(self.numbers[KEY_FIELDS * i : KEY_FIELDS * (i + 1)])
 
     def _fresh(self, key: tuple) -> bool:
         """A file of this stat identity did not change so close to the walk
@@ -207,8 +215,13 @@ class Scan:
             digest, st = taken
             self.digests[i] = digest
             key = found.identity
-            if (st is not None and key is not None and not digest.startswith("unreadable")
-                    and max(key[3], key[4]) < limit and identity(st) == key):  # as ``_cacheable``
+            if (
+                st is not None
+                and key is not None
+                and not digest.startswith("unreadable")
+                and max(key[3], key[4]) < limit
+                and identity(st) == key
+            ):  # as ``_cacheable``
                 self.cacheable[i] = True
                 self.added = True
 
@@ -218,8 +231,10 @@ class Scan:
         if not todo:
             return
         t0 = time.perf_counter()
-        with progress_bar(progress, total=self.bytes(todo), desc="hash inputs", unit="B", unit_scale=True) as bar, \
-                ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="digest") as pool:
+        with (
+            progress_bar(progress, total=self.bytes(todo), desc="hash inputs", unit="B", unit_scale=True) as bar,
+            ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="digest") as pool,
+        ):
             for i, digest in zip(todo, pool.map(digest_file, [self.walked.files[i].path for i in todo])):
                 stop.check()
                 self.digests[i] = digest
@@ -256,16 +271,21 @@ class Scan:
         if cache is None or (not self.added and len(keep) == self.known):
             return
         try:
-            _save_cache(cache, [self.reals[i] for i in keep], [self.key_of(i) for i in keep],
-                        [self.digests[i] for i in keep])
+            _save_cache(
+                cache, [self.reals[i] for i in keep], [self.key_of(i) for i in keep], [self.digests[i] for i in keep]
+            )
         except OSError:  # a cache not written only costs hashing again
             pass
 
     def figures(self) -> dict:
         """How the inputs were walked and hashed (for the run's manifest)."""
-        return {"input_files": len(self.paths), "input_bytes": self.bytes(),
-                "files_hashed": self.hashed, "inputs_seconds": round(self.seconds, 3),
-                "hash_seconds": round(self.hash_seconds, 3)}
+        return {
+            "input_files": len(self.paths),
+            "input_bytes": self.bytes(),
+            "files_hashed": self.hashed,
+            "inputs_seconds": round(self.seconds, 3),
+            "hash_seconds": round(self.hash_seconds, 3),
+        }
 
 
 def _texts(paths: list[str]) -> list[str]:
@@ -277,8 +297,13 @@ def _texts(paths: list[str]) -> list[str]:
         return [_text(p) for p in paths]
 
 
-def scan(paths: Iterable[str | os.PathLike], *, cache: Path | None = None,
-         exclude: Iterable[str | os.PathLike] = (), progress: bool = False) -> Scan:
+def scan(
+    paths: Iterable[str | os.PathLike],
+    *,
+    cache: Path | None = None,
+    exclude: Iterable[str | os.PathLike] = (),
+    progress: bool = False,
+) -> Scan:
     """Walk the inputs once (``files.walk``: one stat a file) and take each
     file's digest from ``cache`` where its stat identity is the one cached
     and did not change within the racy margin of the walk; nothing is read.
@@ -297,15 +322,27 @@ def scan(paths: Iterable[str | os.PathLike], *, cache: Path | None = None,
         flat.extend(f.identity or NO_STAT)
     numbers = array("q", flat)
     n = len(files)
-    scanned = Scan(Walked(files, skipped), _texts([f.path for f in files]), _texts([f.real for f in files]),
-                   flat[2::KEY_FIELDS], numbers, [None] * n, [False] * n, 0, now)
+    scanned = Scan(
+        Walked(files, skipped),
+        _texts([f.path for f in files]),
+        _texts([f.real for f in files]),
+        flat[2::KEY_FIELDS],
+        numbers,
+        [None] * n,
+        [False] * n,
+        0,
+        now,
+    )
     cached = load_cache(cache)
     scanned.known = cached.count
-    if cached.count == n and cached.numbers == numbers \
-            and max(max(flat[3::KEY_FIELDS], default=0), max(flat[4::KEY_FIELDS], default=0)) < now - RACY_NS \
-            and cached.paths_digest == _paths_digest(scanned.reals):
+    if (
+        cached.count == n
+        and cached.numbers == numbers
+        and max(max(flat[3::KEY_FIELDS], default=0), max(flat[4::KEY_FIELDS], default=0)) < now - RACY_NS
+        and cached.paths_digest == _paths_digest(scanned.reals)
+    ):
         # the collection as it was, not a file changed since the cache was written: every digest at once
-        scanned.digests = [cached.digests[HEX * i:HEX * (i + 1)] for i in range(n)]
+        scanned.digests = [cached.digests[HEX * i : HEX * (i + 1)] for i in range(n)]
         scanned.cacheable = [True] * n
     elif cached.count:
         where = {p: i for i, p in enumerate(cached.paths)}
@@ -325,9 +362,15 @@ def scan(paths: Iterable[str | os.PathLike], *, cache: Path | None = None,
     return scanned
 
 
-def inputs_key(paths: Iterable[str | os.PathLike], *, cache: Path | None = None,
-               exclude: Iterable[str | os.PathLike] = (), jobs: int = 2,
-               digests: dict[str, str] | None = None, progress: bool = False) -> tuple[str, dict]:
+def inputs_key(
+    paths: Iterable[str | os.PathLike],
+    *,
+    cache: Path | None = None,
+    exclude: Iterable[str | os.PathLike] = (),
+    jobs: int = 2,
+    digests: dict[str, str] | None = None,
+    progress: bool = False,
+) -> tuple[str, dict]:
     """A key that changes whenever the inputs do (``Scan.key``), every
     file's digest known by the cache or by hashing it now.  Digests are
     cached in ``cache``; ``exclude`` as ``files.walk``.  Returns the key and
@@ -351,8 +394,9 @@ class Collections:
     deep stay with the folder above them.  Named as given, with ``/``
     between parts."""
 
-    def __init__(self, paths: Iterable[str | os.PathLike], depth: int = 1,
-                 ranks: Iterable[tuple[str, str]] = ()) -> None:
+    def __init__(
+        self, paths: Iterable[str | os.PathLike], depth: int = 1, ranks: Iterable[tuple[str, str]] = ()
+    ) -> None:
         # as the readers write sources: a path given, normalized (``Path``), and the files under it
         self.given = sorted({str(Path(p)) for p in paths}, key=len, reverse=True)  # the longest first
         self.depth = depth
@@ -368,7 +412,7 @@ class Collections:
         name = self.known.get(source)
         if name is not None:
             return name
-        folder = source[:source.rfind(os.sep) + 1]
+        folder = source[: source.rfind(os.sep) + 1]
         if source not in self.given:  # a file under a folder given: its folder's name, found once a folder
             name = self.folders.get(folder)
             if name is not None:
@@ -388,7 +432,7 @@ class Collections:
                 return _text(given.rstrip("/") or given), False
             prefix = given.rstrip(os.sep) + os.sep
             if source.startswith(prefix):
-                parts = source[len(prefix):].split(os.sep)[:-1]  # the folders between, not the file
+                parts = source[len(prefix) :].split(os.sep)[:-1]  # the folders between, not the file
                 taken, folder = [], given
                 for part in parts[: self.depth]:
                     if not self._splits(folder):
@@ -402,8 +446,9 @@ class Collections:
         """Does ``folder`` hold two or more folders with files in them (a
         folder named ``index``, the Tygem layout's index files, aside)?"""
         if folder not in self.splits:
-            self.splits[folder] = sum(1 for sub in _subfolders(folder)
-                                      if sub.name.lower() != "index" and _holds_files(sub.path)) >= 2
+            self.splits[folder] = (
+                sum(1 for sub in _subfolders(folder) if sub.name.lower() != "index" and _holds_files(sub.path)) >= 2
+            )
         return self.splits[folder]
 
     def rank_of(self, name: str) -> str | None:
@@ -425,8 +470,9 @@ class Collections:
         """Is the collection ``name`` one of ``wanted`` (a name, or the last
         part of one; case aside, as players' names)?"""
         name = name.casefold()
-        return any(name == w.casefold().rstrip("/") or name.rsplit("/", 1)[-1] == w.casefold().rstrip("/")
-                   for w in wanted)
+        return any(
+            name == w.casefold().rstrip("/") or name.rsplit("/", 1)[-1] == w.casefold().rstrip("/") for w in wanted
+        )
 
 
 def _subfolders(folder: str) -> list[os.DirEntry]:
@@ -479,11 +525,25 @@ class Filters:
     def of(cls, config) -> Filters:
         """The games a config's ``filter.*`` keys leave out."""
         c = config
-        return cls(c.filter_years, c.filter_sources, c.filter_result_known, c.filter_players, c.filter_min_rank,
-                   c.filter_events, c.filter_handicap)
+        return cls(
+            c.filter_years,
+            c.filter_sources,
+            c.filter_result_known,
+            c.filter_players,
+            c.filter_min_rank,
+            c.filter_events,
+            c.filter_handicap,
+        )
 
-    def reasons(self, year, winner, collection: list[str], collections: Collections,
-                people: dict[str, list[str]] | None = None, handicap=None) -> list[str | None]:
+    def reasons(
+        self,
+        year,
+        winner,
+        collection: list[str],
+        collections: Collections,
+        people: dict[str, list[str]] | None = None,
+        handicap=None,
+    ) -> list[str | None]:
         """Per game (``year``, ``winner`` and ``handicap``, its handicap
         stones: numpy arrays; ``people``: the games' ``PEOPLE`` values, where
         ``by_people``), why it is left out (the first reason), or None."""
@@ -554,5 +614,10 @@ class Filters:
 
     @property
     def active(self) -> bool:
-        return (self.years is not None or self.sources is not None or self.result_known or self.by_people
-                or self.handicap is not None)
+        return (
+            self.years is not None
+            or self.sources is not None
+            or self.result_known
+            or self.by_people
+            or self.handicap is not None
+        )

@@ -9,8 +9,16 @@ import json
 
 import joseki_miner
 from joseki_miner.runs.config import Config
-from joseki_miner.runs.stages import EXTRACT_PARAMS, EXTRACT_RULES, INGEST_PARAMS, INGEST_RULES, READING, STAGES, \
-    Stage, handicap_rule
+from joseki_miner.runs.stages import (
+    EXTRACT_PARAMS,
+    EXTRACT_RULES,
+    INGEST_PARAMS,
+    INGEST_RULES,
+    READING,
+    STAGES,
+    Stage,
+    handicap_rule,
+)
 
 
 def key(*parts) -> str:
@@ -26,16 +34,26 @@ def stage_keys(config: Config, inputs: str, floor: int = 2, stages: tuple[Stage,
     threshold of 1)."""
     keys: dict[str, str] = {}
     for stage in stages:
-        keys[stage.name] = key(stage.name, keys[stage.after] if stage.after else inputs,
-                               config.section(*stage.params), *changed(config, stage.rules),
-                               *stage.extra(config, floor))
+        keys[stage.name] = key(
+            stage.name,
+            keys[stage.after] if stage.after else inputs,
+            config.section(*stage.params),
+            *changed(config, stage.rules),
+            *stage.extra(config, floor),
+        )
     return keys
 
 
 def partition_key(config: Config) -> str:
     """What a partition of the dask engine depends on besides its files."""
-    return key("partition", config.section(*INGEST_PARAMS, *EXTRACT_PARAMS), *changed(config, EXTRACT_RULES),
-               *changed(config, INGEST_RULES), READING, *handicap_rule(config))
+    return key(
+        "partition",
+        config.section(*INGEST_PARAMS, *EXTRACT_PARAMS),
+        *changed(config, EXTRACT_RULES),
+        *changed(config, INGEST_RULES),
+        READING,
+        *handicap_rule(config),
+    )
 
 
 def changed(config: Config, thesis: dict) -> list[dict]:

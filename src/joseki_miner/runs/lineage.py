@@ -100,17 +100,22 @@ def check(catalog: Catalog) -> dict[str, str | None]:
     if all(now[stage] == found.get(stage) for stage in WORK_STAGES):
         return now
     made = found.get("work")
-    where = ("" if not isinstance(made, str) or made == os.path.realpath(catalog.work)
-             else f" (it was mined with --work {made})")
+    where = (
+        ""
+        if not isinstance(made, str) or made == os.path.realpath(catalog.work)
+        else f" (it was mined with --work {made})"
+    )
     if not any(now.values()):
         why = f"{catalog.work} holds no mined games now"
     elif None in now.values():
         why = f"a run is writing {catalog.work} (or stopped while it did)"
     else:
         why = f"{catalog.work} now holds another run's games or parameters"
-    raise OtherRun(f"the tree in {catalog.out} was not mined from what {catalog.work} holds: {why}{where}; "
-                   f"mine again with --out {catalog.out} --work {catalog.work}, or give the work folder it was "
-                   "mined with")
+    raise OtherRun(
+        f"the tree in {catalog.out} was not mined from what {catalog.work} holds: {why}{where}; "
+        f"mine again with --out {catalog.out} --work {catalog.work}, or give the work folder it was "
+        "mined with"
+    )
 
 
 class Steady:

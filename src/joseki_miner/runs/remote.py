@@ -32,8 +32,11 @@ def mirror_of(url: str, folder: Path) -> Path:
     """Where ``url`` is mirrored: ``folder``/protocol/host/path, each part
     kept readable (the collections are named after it)."""
     parts = urlsplit(url)
-    name = [re.sub(r"[^\w.@:+-]", "_", p) for p in [parts.scheme, parts.netloc, *parts.path.split("/")]
-            if p not in ("", ".", "..")]  # never above ``folder``
+    name = [
+        re.sub(r"[^\w.@:+-]", "_", p)
+        for p in [parts.scheme, parts.netloc, *parts.path.split("/")]
+        if p not in ("", ".", "..")
+    ]  # never above ``folder``
     if parts.query:
         name[-1] += "_" + hashlib.sha256(parts.query.encode()).hexdigest()[:8]
     return folder.joinpath(*name)
@@ -57,8 +60,10 @@ def fetch(url: str, folder: Path, on_fetched=lambda fetched, files: None) -> Pat
     if fs.isdir(root):
         base = root.rstrip("/") + "/"
         listing = fs.find(base, detail=True)
-        files = {name[len(base):] if name.startswith(base) else name.rsplit("/", 1)[-1]: info
-                 for name, info in listing.items()}
+        files = {
+            name[len(base) :] if name.startswith(base) else name.rsplit("/", 1)[-1]: info
+            for name, info in listing.items()
+        }
     else:
         files = {"": fs.info(root)}
     state_path = local.parent / (local.name + STATE)
@@ -76,8 +81,10 @@ def fetch(url: str, folder: Path, on_fetched=lambda fetched, files: None) -> Pat
         tmps = [(local / rel if rel else local) for rel in todo]
         for path in tmps:
             path.parent.mkdir(parents=True, exist_ok=True)
-        fs.get([f"{root.rstrip('/')}/{rel}" if rel else root for rel in todo],
-               [str(p.with_name(p.name + ".tmp")) for p in tmps])
+        fs.get(
+            [f"{root.rstrip('/')}/{rel}" if rel else root for rel in todo],
+            [str(p.with_name(p.name + ".tmp")) for p in tmps],
+        )
         for path in tmps:
             os.replace(path.with_name(path.name + ".tmp"), path)
     on_fetched(len(todo), len(files))
@@ -125,9 +132,14 @@ def publish(folder: Path, url: str, skip: tuple[str, ...] = (), leave_out: Path 
     here = os.path.realpath(folder)
     if away is not None and (away == here or here.startswith(away + os.sep)):
         away = None  # the folder itself lies in the one to leave out: leave out nothing of it
-    files = {path.relative_to(folder).as_posix(): _sha256(path) for path in sorted(folder.rglob("*"))
-             if path.is_file() and path.name not in skip and not path.name.endswith(".tmp")
-             and not (away and os.path.realpath(path).startswith(away + os.sep))}
+    files = {
+        path.relative_to(folder).as_posix(): _sha256(path)
+        for path in sorted(folder.rglob("*"))
+        if path.is_file()
+        and path.name not in skip
+        and not path.name.endswith(".tmp")
+        and not (away and os.path.realpath(path).startswith(away + os.sep))
+    }
     if not files:
         raise OSError(f"{folder} holds no files to publish")  # never an empty publication: it would remove all
     try:
@@ -135,8 +147,10 @@ def publish(folder: Path, url: str, skip: tuple[str, ...] = (), leave_out: Path 
     except (FileNotFoundError, ValueError):
         last = {}
     last = last.get("files", {}) if isinstance(last, dict) else {}
-    todo = sorted((rel for rel, digest in files.items() if last.get(rel) != digest),
-                  key=lambda rel: (rel.endswith(".manifest.json") or rel == "summary.json", rel))
+    todo = sorted(
+        (rel for rel, digest in files.items() if last.get(rel) != digest),
+        key=lambda rel: (rel.endswith(".manifest.json") or rel == "summary.json", rel),
+    )
     for rel in todo:
         parent = f"{root}/{rel}".rsplit("/", 1)[0]
         try:  # what has folders needs them; an object store has none, and may refuse to make a bucket

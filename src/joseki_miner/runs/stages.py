@@ -47,12 +47,26 @@ class Stage:
 
 
 # the parameters ingest reads (what its files depend on besides the inputs)
-INGEST_PARAMS = ("include_handicap", "dedupe", "limits.member_mb", "limits.field_kb", "collections.depth",
-                 "filter.years", "filter.sources", "filter.result_known")
+INGEST_PARAMS = (
+    "include_handicap",
+    "dedupe",
+    "limits.member_mb",
+    "limits.field_kb",
+    "collections.depth",
+    "filter.years",
+    "filter.sources",
+    "filter.result_known",
+)
 # the filters of players, ranks and events: in the key only when set, so a stage mined before they existed stays
 # up to date
-INGEST_RULES = {"filter.players": None, "filter.min_rank": None, "filter.events": None, "filter.handicap": None,
-                "dedupe.symmetric": False, "collections.ranks": None}
+INGEST_RULES = {
+    "filter.players": None,
+    "filter.min_rank": None,
+    "filter.events": None,
+    "filter.handicap": None,
+    "dedupe.symmetric": False,
+    "collections.ranks": None,
+}
 # how ingest reads games beyond its parameters: 2, a folder given names its games unless it holds several
 # folders of them; 3 and 4, a game is looked for among the duplicates before the filters (4: the dask engine's
 # partitions trace the first games the filters leave out apart)
@@ -62,8 +76,14 @@ EXTRACT_PARAMS = ("distance.certain", "distance.maybe", "corner_stones", "max_le
 EXTRACT_RULES = {"distance.noise": False, "corner.start": 10}
 BUILD_PARAMS = ("kinds", "corner.region", "kinds.follow_up", "kinds.approach")  # the kinds of trie.parquet
 POSITIONS = {"positions": 1}  # build writes the position index (trie_positions.parquet)
-PRUNE_RULES = {"prune.follow": None, "prune.min_share": 0.0, "prune.fold_tenuki": False, "prune.confidence": None,
-               "prune.min_games": 1, "prune.merge_orders": False}
+PRUNE_RULES = {
+    "prune.follow": None,
+    "prune.min_share": 0.0,
+    "prune.fold_tenuki": False,
+    "prune.confidence": None,
+    "prune.min_games": 1,
+    "prune.merge_orders": False,
+}
 TRANSPOSITIONS = {"kinds.transpositions": 1}  # prune writes node_transpositions.parquet
 REPORT_RULES = {"report.changed": False, "report.since": None, "report.players": None}  # not in the thesis
 
@@ -97,29 +117,80 @@ def _build_extra(config: Config, floor: int) -> list:
 
 
 STAGES: tuple[Stage, ...] = (
-    Stage("ingest", "read and validate games into games.parquet and rejects.parquet", (), ("games", "rejects"),
-          work="joseki_miner.stages.ingest", params=INGEST_PARAMS, rules=INGEST_RULES, extra=_reading),
-    Stage("extract", "phase 1, corner sequences in normal form -> sequences.parquet", ("games",), ("sequences",),
-          work="joseki_miner.stages.extract", after="ingest", params=EXTRACT_PARAMS, rules=EXTRACT_RULES,
-          extra=_handicap_extra),
-    Stage("build", "count sequences in the trie with influence -> trie.parquet", ("sequences", "games"),
-          ("trie", "trie_years", "trie_sources", "trie_positions", "sorted_sequences"),
-          work="joseki_miner.stages.build", after="extract",
-          params=("influence.neutral",), extra=_build_extra),
-    Stage("prune", "phase 2, prune by threshold and length -> joseki.parquet",
-          ("trie", "trie_years", "trie_sources", "sorted_sequences", "games"),
-          ("joseki", "node_years", "node_sources", "node_examples", "node_orders", "node_transpositions"),
-          work="joseki_miner.stages.prune", after="build", params=("prune.min_count", "prune.min_fraction", "min_length", "examples"), rules=PRUNE_RULES,
-          extra=_prune_extra, published=True),
-    Stage("emit", "write joseki.sgf, joseki.dot, influence.dot (and SVG)",
-          ("joseki", "node_years", "node_sources", "node_examples", "node_transpositions"),
-          ("sgf", "dot", "influence_dot", "svg", "influence_svg"),
-          work="joseki_miner.stages.emit", after="prune",
-          params=("influence.share", "emit.counters"), published=True),
-    Stage("report", "write the joseki book in HTML -> OUT/report/ (open report/index.html)",
-          ("joseki", "node_years", "node_sources", "node_examples", "node_orders", "node_transpositions", "games",
-           "sorted_sequences", "sequences"),
-          ("report",), work="joseki_miner.stages.report", after="prune", params=("influence.share",), rules=REPORT_RULES, published=True),
+    Stage(
+        "ingest",
+        "read and validate games into games.parquet and rejects.parquet",
+        (),
+        ("games", "rejects"),
+        work="joseki_miner.stages.ingest",
+        params=INGEST_PARAMS,
+        rules=INGEST_RULES,
+        extra=_reading,
+    ),
+    Stage(
+        "extract",
+        "phase 1, corner sequences in normal form -> sequences.parquet",
+        ("games",),
+        ("sequences",),
+        work="joseki_miner.stages.extract",
+        after="ingest",
+        params=EXTRACT_PARAMS,
+        rules=EXTRACT_RULES,
+        extra=_handicap_extra,
+    ),
+    Stage(
+        "build",
+        "count sequences in the trie with influence -> trie.parquet",
+        ("sequences", "games"),
+        ("trie", "trie_years", "trie_sources", "trie_positions", "sorted_sequences"),
+        work="joseki_miner.stages.build",
+        after="extract",
+        params=("influence.neutral",),
+        extra=_build_extra,
+    ),
+    Stage(
+        "prune",
+        "phase 2, prune by threshold and length -> joseki.parquet",
+        ("trie", "trie_years", "trie_sources", "sorted_sequences", "games"),
+        ("joseki", "node_years", "node_sources", "node_examples", "node_orders", "node_transpositions"),
+        work="joseki_miner.stages.prune",
+        after="build",
+        params=("prune.min_count", "prune.min_fraction", "min_length", "examples"),
+        rules=PRUNE_RULES,
+        extra=_prune_extra,
+        published=True,
+    ),
+    Stage(
+        "emit",
+        "write joseki.sgf, joseki.dot, influence.dot (and SVG)",
+        ("joseki", "node_years", "node_sources", "node_examples", "node_transpositions"),
+        ("sgf", "dot", "influence_dot", "svg", "influence_svg"),
+        work="joseki_miner.stages.emit",
+        after="prune",
+        params=("influence.share", "emit.counters"),
+        published=True,
+    ),
+    Stage(
+        "report",
+        "write the joseki book in HTML -> OUT/report/ (open report/index.html)",
+        (
+            "joseki",
+            "node_years",
+            "node_sources",
+            "node_examples",
+            "node_orders",
+            "node_transpositions",
+            "games",
+            "sorted_sequences",
+            "sequences",
+        ),
+        ("report",),
+        work="joseki_miner.stages.report",
+        after="prune",
+        params=("influence.share",),
+        rules=REPORT_RULES,
+        published=True,
+    ),
 )
 BY_NAME: dict[str, Stage] = {s.name: s for s in STAGES}
 NAMES = tuple(s.name for s in STAGES)

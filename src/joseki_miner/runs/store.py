@@ -259,8 +259,9 @@ class FolderLock:
                 other = _holder(fd)
                 if not wait:
                     os.close(fd)
-                    raise Busy(f"{self.folder} is in use by another run ({other}); "
-                               "wait for it to end, or pass --wait") from None
+                    raise Busy(
+                        f"{self.folder} is in use by another run ({other}); wait for it to end, or pass --wait"
+                    ) from None
                 if not told and on_wait is not None:
                     on_wait(f"waiting for the run using {self.folder} ({other})")
                     told = True

@@ -66,9 +66,10 @@ DICTIONARY = ["depth", "color", "move", "kind"]
 TRIE_FILE = {
     "compression": "lz4",
     "use_dictionary": [*DICTIONARY, "first_year", "last_year"],
-    "column_encoding": {name: "DELTA_BINARY_PACKED"
-                        for name in ("node", "parent", "count", *COUNTER_COLUMNS, "first", "games", "black_wins",
-                                     "white_wins")},
+    "column_encoding": {
+        name: "DELTA_BINARY_PACKED"
+        for name in ("node", "parent", "count", *COUNTER_COLUMNS, "first", "games", "black_wins", "white_wins")
+    },
 }
 
 
@@ -93,19 +94,25 @@ def _columns(batch):
 # sequences.parquet), the move number where it starts and its orientation
 # (transform + 8 when colours were swapped).  Only the payload is written:
 # putting the keys in order too cost more than the count itself
-SORTED_SCHEMA = pa.schema([("game", pa.int64()), ("sequence", pa.int32()), ("start", pa.int32()),
-                           ("orientation", pa.int8())])
+SORTED_SCHEMA = pa.schema(
+    [("game", pa.int64()), ("sequence", pa.int32()), ("start", pa.int32()), ("orientation", pa.int8())]
+)
 SORTED_ROWS = 1 << 17
 SORTED_FILE = {"compression": "lz4"}  # written beside the count: cheap to encode
 # trie_years.parquet and trie_sources.parquet: node numbers and games as
 # deltas (rows come by node), years and collections as dictionaries, lz4:
 # a fifth of the time zstd took for them on all data (1.5 and 1.1 M rows)
-ROWS_FILE = {"compression": "lz4", "use_dictionary": ["year", "source"], "row_group_size": 1 << 16,
-             "column_encoding": {"node": "DELTA_BINARY_PACKED", "games": "DELTA_BINARY_PACKED"}}
+ROWS_FILE = {
+    "compression": "lz4",
+    "use_dictionary": ["year", "source"],
+    "row_group_size": 1 << 16,
+    "column_encoding": {"node": "DELTA_BINARY_PACKED", "games": "DELTA_BINARY_PACKED"},
+}
 YEARS_SCHEMA = pa.schema([("node", pa.int64()), ("year", pa.int16()), ("games", pa.int32())])
 # the collections as a dictionary: a long path a row would be gigabytes of a large trie's rows
-SOURCES_SCHEMA = pa.schema([("node", pa.int64()), ("source", pa.dictionary(pa.int16(), pa.string())),
-                            ("games", pa.int32())])
+SOURCES_SCHEMA = pa.schema(
+    [("node", pa.int64()), ("source", pa.dictionary(pa.int16(), pa.string())), ("games", pa.int32())]
+)
 
 
 def _sorted_rows(block) -> pa.Table:
@@ -208,8 +215,12 @@ class SortedRuns:
         """A part, sorted."""
         if len(offsets) > 1:
             self.max_depth = max(self.max_depth, int(np.diff(offsets).max()))
-        part = (np.asarray(offsets, np.int64), np.asarray(keys, np.int16), np.asarray(classes, np.uint8),
-                np.asarray(payload, PAYLOAD))
+        part = (
+            np.asarray(offsets, np.int64),
+            np.asarray(keys, np.int16),
+            np.asarray(classes, np.uint8),
+            np.asarray(payload, PAYLOAD),
+        )
         self.keys += len(part[1])
         size = sum(a.nbytes for a in part)
         self.held.append(part)
@@ -242,8 +253,14 @@ class SortedRuns:
         self.figures["runs_spilled"] += 1
         self.figures["spilled_bytes"] += path.stat().st_size
 
-    def count(self, floor: int = 2, years: tuple[int, int] = (0, 0), sources: int = 1,
-              sorted_path: Path | None = None, sink=None) -> tuple[dict, int]:
+    def count(
+        self,
+        floor: int = 2,
+        years: tuple[int, int] = (0, 0),
+        sources: int = 1,
+        sorted_path: Path | None = None,
+        sink=None,
+    ) -> tuple[dict, int]:
         """The trie's node arrays (the nodes counted at least ``floor`` times,
         and their statistics: ``StreamCounter``, with ``years`` and
         ``sources``) and its number of nodes; given ``sorted_path``, the
@@ -410,8 +427,12 @@ def run(context: Context) -> dict:
     order (the fast engine spills sorted runs to the work folder's runs/)."""
     c, o, neutral, floor = context.catalog, context.options, context.config.influence_neutral, context.floor
     kinds = kind_rules(context.config)
-    sequences_path, trie_path, years_path, sources_path = c.sequences, staged(c.trie), staged(c.trie_years), \
-        staged(c.trie_sources)
+    sequences_path, trie_path, years_path, sources_path = (
+        c.sequences,
+        staged(c.trie),
+        staged(c.trie_years),
+        staged(c.trie_sources),
+    )
     sorted_path = staged(c.sorted_sequences)
     source = Stored(c.sequences, c.games)
     collections, games = _games(source)
@@ -429,8 +450,9 @@ def run(context: Context) -> dict:
                 bar.update(rows)
         if reference:
             _write_sorted(given, sorted_path)
-            return write(trie_path, years_path, sources_path, trie.to_arrays(floor), len(trie), floor,
-                         collections.names, kinds)
+            return write(
+                trie_path, years_path, sources_path, trie.to_arrays(floor), len(trie), floor, collections.names, kinds
+            )
         arrays, nodes = runs.count(floor, collections.years(), max(1, len(collections.names)), sorted_path)
         return write(trie_path, years_path, sources_path, arrays, nodes, floor, collections.names, kinds)
     finally:
@@ -457,9 +479,18 @@ def first_keys(source) -> dict[int, int]:
 # first key (and at most RUN_ROWS sequences), its first keys in the schema's
 # metadata; keys as 2-byte numbers, and the scores, not the classes (the
 # neutral band is the build's parameter, not the partition's)
-RUN_SCHEMA = pa.schema([("keys", pa.binary()), ("scores", pa.binary()), ("game", pa.int64()),
-                        ("sequence", pa.int32()), ("start", pa.int32()), ("transform", pa.int8()),
-                        ("swapped", pa.bool_()), ("shared", pa.int16())])
+RUN_SCHEMA = pa.schema(
+    [
+        ("keys", pa.binary()),
+        ("scores", pa.binary()),
+        ("game", pa.int64()),
+        ("sequence", pa.int32()),
+        ("start", pa.int32()),
+        ("transform", pa.int8()),
+        ("swapped", pa.bool_()),
+        ("shared", pa.int16()),
+    ]
+)
 RUN_FIELDS = RUN_SCHEMA.names[2:]
 RUN_ROWS = 1 << 17
 
@@ -467,8 +498,9 @@ RUN_ROWS = 1 << 17
 def _binary(offsets: np.ndarray, values: np.ndarray) -> pa.Array:
     """A binary column: row i the bytes of values[offsets[i]:offsets[i + 1]]."""
     width = values.dtype.itemsize
-    return pa.Array.from_buffers(pa.binary(), len(offsets) - 1,
-                                 [None, pa.py_buffer((offsets * width).astype(np.int32)), pa.py_buffer(values)])
+    return pa.Array.from_buffers(
+        pa.binary(), len(offsets) - 1, [None, pa.py_buffer((offsets * width).astype(np.int32)), pa.py_buffer(values)]
+    )
 
 
 def _concat(parts: list[tuple]) -> tuple:
@@ -476,18 +508,25 @@ def _concat(parts: list[tuple]) -> tuple:
     if len(parts) == 1:
         return parts[0]
     bases = np.cumsum([0] + [len(p[1]) for p in parts[:-1]])
-    offsets = np.concatenate([np.zeros(1, np.int64)] + [np.asarray(p[0][1:], np.int64) + base
-                                                        for p, base in zip(parts, bases)])
-    return (offsets, np.concatenate([p[1] for p in parts]), np.concatenate([p[2] for p in parts]),
-            {name: np.concatenate([p[3][name] for p in parts]) for name in parts[0][3]})
+    offsets = np.concatenate(
+        [np.zeros(1, np.int64)] + [np.asarray(p[0][1:], np.int64) + base for p, base in zip(parts, bases)]
+    )
+    return (
+        offsets,
+        np.concatenate([p[1] for p in parts]),
+        np.concatenate([p[2] for p in parts]),
+        {name: np.concatenate([p[3][name] for p in parts]) for name in parts[0][3]},
+    )
 
 
 def write_run(sequences_path: Path, run_path: Path) -> dict[int, int]:
     """The sequences of a partition's sequences.parquet, in trie order, into
     ``run_path`` (``RUN_SCHEMA``); how many start with each first key.  It
     holds the partition's sequences at once: its memory is the partition's."""
-    parts = [(*_columns(batch), _fields(batch)) for batch in
-             pq.ParquetFile(sequences_path).iter_batches(RUN_ROWS, columns=SEQUENCE_COLUMNS)]
+    parts = [
+        (*_columns(batch), _fields(batch))
+        for batch in pq.ParquetFile(sequences_path).iter_batches(RUN_ROWS, columns=SEQUENCE_COLUMNS)
+    ]
     batches, firsts = [], []
     if parts:
         offsets, keys, scores, a = _concat(parts)
@@ -502,10 +541,14 @@ def write_run(sequences_path: Path, run_path: Path) -> dict[int, int]:
         for lo_, hi_ in zip(starts, starts[1:]):
             for lo in range(lo_, hi_, RUN_ROWS):  # a batch's offsets fit int32: RUN_ROWS of at most 500 moves
                 hi = min(hi_, lo + RUN_ROWS)
-                run = offsets[lo:hi + 1] - offsets[lo]
+                run = offsets[lo : hi + 1] - offsets[lo]
                 a_, b = offsets[lo], offsets[hi]
-                batches.append(pa.record_batch([_binary(run, keys[a_:b]), _binary(run, scores[a_:b]),
-                                                *(f.slice(lo, hi - lo) for f in fields)], schema=RUN_SCHEMA))
+                batches.append(
+                    pa.record_batch(
+                        [_binary(run, keys[a_:b]), _binary(run, scores[a_:b]), *(f.slice(lo, hi - lo) for f in fields)],
+                        schema=RUN_SCHEMA,
+                    )
+                )
                 firsts.append(int(first[lo]))
     schema = RUN_SCHEMA.with_metadata({"first_keys": json.dumps(firsts)})
     with pa.ipc.new_file(str(run_path), schema, options=pa.ipc.IpcWriteOptions(compression="lz4")) as writer:
@@ -534,8 +577,9 @@ def read_run(run_path: Path, key_range: tuple[int, int]) -> tuple | None:
     return _concat(parts) if parts else None
 
 
-def count_subtrees(key_range: tuple[int, int], source, folder: Path, *,
-                   neutral: int, floor: int, budget: int = SORT_MEMORY << 20) -> Path:
+def count_subtrees(
+    key_range: tuple[int, int], source, folder: Path, *, neutral: int, floor: int, budget: int = SORT_MEMORY << 20
+) -> Path:
     """Count the sequences of ``source`` (``Stored``, ``partitions.Joined``)
     whose first key is in ``key_range`` (lo, hi) as
     ``run`` counts them all, into ``folder`` (made anew): the node arrays
@@ -551,8 +595,9 @@ def count_subtrees(key_range: tuple[int, int], source, folder: Path, *,
             if len(offsets) > 1:
                 part = (offsets, keys, classes_of(scores, neutral), payload_of(a, *games))
                 runs.add(*(part if ordered else sort_sequences(*part)))
-        arrays, nodes = runs.count(floor, collections.years(), max(1, len(collections.names)),
-                                   sink=_ArrowSink(folder / "sorted.arrow"))
+        arrays, nodes = runs.count(
+            floor, collections.years(), max(1, len(collections.names)), sink=_ArrowSink(folder / "sorted.arrow")
+        )
     finally:
         runs.close()
     with open(folder / "trie.tmp.npz", "wb") as f:  # whole once renamed: its range says what it counted
@@ -561,9 +606,17 @@ def count_subtrees(key_range: tuple[int, int], source, folder: Path, *,
     return folder
 
 
-def join_subtrees(folders: list[Path], source, trie_path: Path, years_path: Path,
-                  sources_path: Path, *, floor: int, key_ranges: list[tuple[int, int]] | None = None,
-                  kinds: KindRules | None = None) -> dict:
+def join_subtrees(
+    folders: list[Path],
+    source,
+    trie_path: Path,
+    years_path: Path,
+    sources_path: Path,
+    *,
+    floor: int,
+    key_ranges: list[tuple[int, int]] | None = None,
+    kinds: KindRules | None = None,
+) -> dict:
     """trie.parquet, trie_years.parquet and trie_sources.parquet as ``run``
     writes them (the same bytes), from the subtrees of ``source`` counted apart
     (``count_subtrees``, ``folders`` in key order; given ``key_ranges``,
@@ -576,11 +629,13 @@ def join_subtrees(folders: list[Path], source, trie_path: Path, years_path: Path
             if key_ranges is not None and counted != tuple(key_ranges[i]):
                 raise RuntimeError(f"{folder} counted the first keys {counted}, not {tuple(key_ranges[i])}")
             if int(saved["floor"]) != floor:  # its nodes counted fewer times than the floor were dropped
-                raise RuntimeError(f"{folder} kept the nodes counted {int(saved['floor'])} times or more, "
-                                   f"not {floor}")
-            parts.append((_nested({name: saved[name] for name in saved.files
-                                   if name not in ("nodes", "key_range", "floor")}),
-                          int(saved["nodes"])))
+                raise RuntimeError(f"{folder} kept the nodes counted {int(saved['floor'])} times or more, not {floor}")
+            parts.append(
+                (
+                    _nested({name: saved[name] for name in saved.files if name not in ("nodes", "key_range", "floor")}),
+                    int(saved["nodes"]),
+                )
+            )
     arrays, nodes = join_tries(parts)
     return write(trie_path, years_path, sources_path, arrays, nodes, floor, collections.names, kinds)
 
@@ -623,8 +678,11 @@ class _ArrowSink:
 
 def _flat(arrays: dict) -> dict[str, np.ndarray]:
     """Node arrays as flat names ("years.node" for arrays["years"]["node"])."""
-    return {f"{name}.{sub}" if sub else name: a for name, value in arrays.items()
-            for sub, a in (value.items() if isinstance(value, dict) else [("", value)])}
+    return {
+        f"{name}.{sub}" if sub else name: a
+        for name, value in arrays.items()
+        for sub, a in (value.items() if isinstance(value, dict) else [("", value)])
+    }
 
 
 def _nested(flat: dict[str, np.ndarray]) -> dict:
@@ -644,8 +702,11 @@ def _insert(trie: Trie, given: list, offsets, keys, scores, payload, neutral: in
     for i in range(len(offsets) - 1):
         a, b = offsets[i], offsets[i + 1]
         row = payload[i]
-        trie.insert(keys[a:b].tolist(), [[classify(int(s), neutral) for s in r] for r in scores[a:b]],
-                    game=GameStats(int(row["game"]), int(row["winner"]), int(row["year"]), int(row["source"])))
+        trie.insert(
+            keys[a:b].tolist(),
+            [[classify(int(s), neutral) for s in r] for r in scores[a:b]],
+            game=GameStats(int(row["game"]), int(row["winner"]), int(row["year"]), int(row["source"])),
+        )
         given.append((tuple(keys[a:b].tolist()), row))
 
 
@@ -658,8 +719,16 @@ def _write_sorted(given: list, sorted_path: Path) -> None:
     sink.close()
 
 
-def write(trie_path: Path, years_path: Path, sources_path: Path, arrays: dict, nodes: int, floor: int,
-          names: list[str], kinds: KindRules | None = None) -> dict:
+def write(
+    trie_path: Path,
+    years_path: Path,
+    sources_path: Path,
+    arrays: dict,
+    nodes: int,
+    floor: int,
+    names: list[str],
+    kinds: KindRules | None = None,
+) -> dict:
     """Store the nodes counted at least ``floor`` times (no pruning threshold
     above ``floor`` - 1 can keep the others), with each node's kind when
     ``kinds`` gives the rules, and their games by year and by collection
@@ -683,8 +752,13 @@ def write(trie_path: Path, years_path: Path, sources_path: Path, arrays: dict, n
 
 # trie_positions.parquet: sorted by key, in row groups whose statistics let a
 # search read the one group that holds a key
-POSITIONS_FILE = {"compression": "lz4", "row_group_size": 1 << 15, "write_statistics": ["hi"],
-                  "column_encoding": {"node": "DELTA_BINARY_PACKED"}, "use_dictionary": False}
+POSITIONS_FILE = {
+    "compression": "lz4",
+    "row_group_size": 1 << 15,
+    "write_statistics": ["hi"],
+    "column_encoding": {"node": "DELTA_BINARY_PACKED"},
+    "use_dictionary": False,
+}
 
 
 def positions_table(nodes: dict) -> pa.Table:
@@ -699,15 +773,23 @@ def positions_table(nodes: dict) -> pa.Table:
     parent = np.where(depth > 0, parent_rows(node, np.asarray(nodes["parent"], np.int64)), -1)
     hi, lo, transform = position_keys(parent, depth, np.asarray(nodes["key"], np.int64))
     order = np.lexsort((node, lo, hi))
-    return pa.table({"hi": column(hi[order]), "lo": column(lo[order]), "node": column(node[order]),
-                     "transform": column(transform[order], np.int8)})
+    return pa.table(
+        {
+            "hi": column(hi[order]),
+            "lo": column(lo[order]),
+            "node": column(node[order]),
+            "transform": column(transform[order], np.int8),
+        }
+    )
 
 
 def years_table(rows: dict[str, np.ndarray]) -> pa.Table:
     """trie_years.parquet (node_years.parquet) of rows (columns node, index:
     the year, games)."""
-    return pa.Table.from_arrays([column(rows["node"], np.int64), column(rows["index"], np.int16),
-                                 column(rows["games"], np.int32)], schema=YEARS_SCHEMA)
+    return pa.Table.from_arrays(
+        [column(rows["node"], np.int64), column(rows["index"], np.int16), column(rows["games"], np.int32)],
+        schema=YEARS_SCHEMA,
+    )
 
 
 def sources_table(rows: dict[str, np.ndarray], names: list[str]) -> pa.Table:
@@ -716,8 +798,9 @@ def sources_table(rows: dict[str, np.ndarray], names: list[str]) -> pa.Table:
     the order the games met them (the order of the paths given, then of
     their folders)."""
     source = pa.DictionaryArray.from_arrays(column(rows["index"], np.int16), strings(list(names)))
-    return pa.Table.from_arrays([column(rows["node"], np.int64), source, column(rows["games"], np.int32)],
-                                schema=SOURCES_SCHEMA)
+    return pa.Table.from_arrays(
+        [column(rows["node"], np.int64), source, column(rows["games"], np.int32)], schema=SOURCES_SCHEMA
+    )
 
 
 def _rows(arrays: dict, lo: int, hi: int) -> dict:

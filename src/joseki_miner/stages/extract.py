@@ -85,13 +85,27 @@ def sequence_table(a: dict) -> pa.Table:
     moves = pa.StringArray.from_buffers(
         len(game), pa.py_buffer((2 * offsets).astype(np.int32)), pa.py_buffer(keys_to_sgf_bytes(a["keys"]))
     )
-    scores = pa.Array.from_buffers(pa.binary(), len(game), [
-        None, pa.py_buffer((8 * offsets).astype(np.int32)),
-        pa.py_buffer(np.ascontiguousarray(a["scores"], dtype="<i2"))])
+    scores = pa.Array.from_buffers(
+        pa.binary(),
+        len(game),
+        [
+            None,
+            pa.py_buffer((8 * offsets).astype(np.int32)),
+            pa.py_buffer(np.ascontiguousarray(a["scores"], dtype="<i2")),
+        ],
+    )
     return pa.Table.from_arrays(
-        [column(game), column(a["sequence"], np.int32), column(a["transform"], np.int8),
-         column(a["swapped"], np.bool_), column(a["start"], np.int32), column(a["shared"], np.int16),
-         column(lengths, np.int16), moves, scores],
+        [
+            column(game),
+            column(a["sequence"], np.int32),
+            column(a["transform"], np.int8),
+            column(a["swapped"], np.bool_),
+            column(a["start"], np.int32),
+            column(a["shared"], np.int16),
+            column(lengths, np.int16),
+            moves,
+            scores,
+        ],
         schema=SEQUENCES_SCHEMA,
     )
 
@@ -135,10 +149,16 @@ def of_games(sequences: dict, n_games: int, games: np.ndarray, first_id: int) ->
     key_keep = np.repeat(keep, np.diff(sequences["offsets"]))
     game = number[keep] + first_id
     rows = np.ascontiguousarray(sequences["scores"], dtype=np.int16).view(np.int64).ravel()  # a key's 4 scores as one
-    return {"game": game, "sequence": _numbered(game), "transform": sequences["transform"][keep],
-            "swapped": sequences["swapped"][keep], "start": sequences["start"][keep],
-            "offsets": np.r_[0, np.cumsum(lengths)].astype(np.int64),
-            "keys": sequences["keys"][key_keep], "scores": rows[key_keep].view(np.int16).reshape(-1, 4)}
+    return {
+        "game": game,
+        "sequence": _numbered(game),
+        "transform": sequences["transform"][keep],
+        "swapped": sequences["swapped"][keep],
+        "start": sequences["start"][keep],
+        "offsets": np.r_[0, np.cumsum(lengths)].astype(np.int64),
+        "keys": sequences["keys"][key_keep],
+        "scores": rows[key_keep].view(np.int16).reshape(-1, 4),
+    }
 
 
 def _reference_batch(rows: list[dict], params: Phase1Params) -> dict:
@@ -153,9 +173,16 @@ def _reference_batch(rows: list[dict], params: Phase1Params) -> dict:
             scores.extend(seq.scores)
             offsets.append(len(keys))
     game_arr = np.array(game, dtype=np.int64)
-    return {"game": game_arr, "sequence": _numbered(game_arr), "transform": transform, "swapped": swapped,
-            "start": np.array(start, dtype=np.int32), "offsets": offsets, "keys": np.array(keys, dtype=np.int16),
-            "scores": np.array(scores, dtype=np.int16).reshape(-1, 4)}
+    return {
+        "game": game_arr,
+        "sequence": _numbered(game_arr),
+        "transform": transform,
+        "swapped": swapped,
+        "start": np.array(start, dtype=np.int32),
+        "offsets": offsets,
+        "keys": np.array(keys, dtype=np.int16),
+        "scores": np.array(scores, dtype=np.int16).reshape(-1, 4),
+    }
 
 
 def _decode_batch(batch: pa.RecordBatch) -> dict:
@@ -173,8 +200,11 @@ def _decode_batch(batch: pa.RecordBatch) -> dict:
                 setup_colours.extend([colour] * len(pts))
         setup_offsets.append(len(setup_points))
     return {
-        "colours": colours, "points": points, "move_offsets": (offsets // 3).astype(np.int64),
-        "setup_colours": np.array(setup_colours, dtype=np.int8), "setup_points": np.array(setup_points, dtype=np.int16),
+        "colours": colours,
+        "points": points,
+        "move_offsets": (offsets // 3).astype(np.int64),
+        "setup_colours": np.array(setup_colours, dtype=np.int8),
+        "setup_points": np.array(setup_points, dtype=np.int16),
         "setup_offsets": np.array(setup_offsets, dtype=np.int64),
         "handicap": np.asarray(batch.column("handicap"), dtype=np.int64),
     }
@@ -183,10 +213,13 @@ def _decode_batch(batch: pa.RecordBatch) -> dict:
 def _slice(d: dict, lo: int, hi: int) -> dict:
     mo, so = d["move_offsets"], d["setup_offsets"]
     return {
-        "colours": d["colours"][mo[lo] : mo[hi]], "points": d["points"][mo[lo] : mo[hi]],
+        "colours": d["colours"][mo[lo] : mo[hi]],
+        "points": d["points"][mo[lo] : mo[hi]],
         "move_offsets": mo[lo : hi + 1] - mo[lo],
-        "setup_colours": d["setup_colours"][so[lo] : so[hi]], "setup_points": d["setup_points"][so[lo] : so[hi]],
-        "setup_offsets": so[lo : hi + 1] - so[lo], "handicap": d["handicap"][lo:hi],
+        "setup_colours": d["setup_colours"][so[lo] : so[hi]],
+        "setup_points": d["setup_points"][so[lo] : so[hi]],
+        "setup_offsets": so[lo : hi + 1] - so[lo],
+        "handicap": d["handicap"][lo:hi],
     }
 
 
@@ -202,15 +235,28 @@ def fast_batch(batch: pa.RecordBatch, params: Phase1Params, pool: Executor | Non
     run = lambda part: kernel.extract_batch(**part, params=params)  # noqa: E731
     results = list(pool.map(run, parts)) if pool and len(parts) > 1 else [run(p) for p in parts]
     joined = joined_parts(list(zip(bounds[:-1], results)))
-    a = {"game": ids[joined["game"]], "transform": joined["transform"], "swapped": joined["swapped"],
-         "start": joined["start"], "lengths": np.diff(joined["offsets"]), "keys": joined["keys"],
-         "scores": joined["scores"]}
+    a = {
+        "game": ids[joined["game"]],
+        "transform": joined["transform"],
+        "swapped": joined["swapped"],
+        "start": joined["start"],
+        "lengths": np.diff(joined["offsets"]),
+        "keys": joined["keys"],
+        "scores": joined["scores"],
+    }
     if events.any():  # rare: splice in the reference path's sequences for those games
         a = _splice_reference(a, batch, np.flatnonzero(events), params)
     offsets = np.r_[0, np.cumsum(a["lengths"])].astype(np.int64)
-    return {"game": a["game"], "sequence": _numbered(a["game"]), "transform": a["transform"],
-            "swapped": a["swapped"], "start": a["start"], "offsets": offsets, "keys": a["keys"],
-            "scores": a["scores"]}
+    return {
+        "game": a["game"],
+        "sequence": _numbered(a["game"]),
+        "transform": a["transform"],
+        "swapped": a["swapped"],
+        "start": a["start"],
+        "offsets": offsets,
+        "keys": a["keys"],
+        "scores": a["scores"],
+    }
 
 
 def _splice_reference(a: dict, batch: pa.RecordBatch, rows: np.ndarray, params: Phase1Params) -> dict:
@@ -229,8 +275,11 @@ def _splice_reference(a: dict, batch: pa.RecordBatch, rows: np.ndarray, params: 
     seq_scores = np.split(np.r_[a["scores"][~key_drop], ref["scores"]], np.cumsum(merged["lengths"])[:-1])
     order = np.argsort(merged["game"], kind="stable")  # games in order, sequences in order within
     return {
-        "game": merged["game"][order], "transform": merged["transform"][order],
-        "swapped": merged["swapped"][order], "start": merged["start"][order], "lengths": merged["lengths"][order],
+        "game": merged["game"][order],
+        "transform": merged["transform"][order],
+        "swapped": merged["swapped"][order],
+        "start": merged["start"][order],
+        "lengths": merged["lengths"][order],
         "keys": np.concatenate([seq_keys[i] for i in order]) if len(order) else np.zeros(0, np.int16),
         "scores": np.concatenate([seq_scores[i] for i in order]) if len(order) else np.zeros((0, 4), np.int16),
     }
@@ -244,13 +293,28 @@ class Phase1Stream:
     packed influence classes) when given, with ``neutral``; ``compression``:
     the file's codec."""
 
-    def __init__(self, sequences_path: Path, params: Phase1Params, *, engine: str = "fast", jobs: int = 1,
-                 neutral: int | None = None, runs: SortedRuns | None = None, compression: str = "zstd") -> None:
+    def __init__(
+        self,
+        sequences_path: Path,
+        params: Phase1Params,
+        *,
+        engine: str = "fast",
+        jobs: int = 1,
+        neutral: int | None = None,
+        runs: SortedRuns | None = None,
+        compression: str = "zstd",
+    ) -> None:
         self.params, self.engine, self.jobs, self.neutral = params, engine, max(1, jobs), neutral
         self.runs = runs
         self.collections = Collections()  # of the games counted (``runs``): their numbers and years
-        self.sink = TableSink(sequences_path, SEQUENCES_SCHEMA, SEQUENCE_ROWS, background=True, use_dictionary=False,
-                              compression=compression)
+        self.sink = TableSink(
+            sequences_path,
+            SEQUENCES_SCHEMA,
+            SEQUENCE_ROWS,
+            background=True,
+            use_dictionary=False,
+            compression=compression,
+        )
         self.pool = threads.pool(self.jobs)
         self.worker = threads.pool(1, initializer=yield_to_reader)  # one: batches stay in order
         self.pending: deque[Future] = deque()
@@ -307,8 +371,15 @@ class Phase1Stream:
         self.sink.abort()
 
 
-def from_games(games_path: Path, sequences_path: Path, params: Phase1Params, *, engine: str = "fast", jobs: int = 1,
-        progress: bool = True) -> dict:
+def from_games(
+    games_path: Path,
+    sequences_path: Path,
+    params: Phase1Params,
+    *,
+    engine: str = "fast",
+    jobs: int = 1,
+    progress: bool = True,
+) -> dict:
     stream = Phase1Stream(sequences_path, params, engine=engine, jobs=jobs)
     try:
         with progress_bar(progress, total=count_rows(games_path), desc="extract", unit=" games") as bar:
@@ -326,5 +397,11 @@ def from_games(games_path: Path, sequences_path: Path, params: Phase1Params, *, 
 def run(context: Context) -> dict:
     """The extract stage: phase 1 on every game of games.parquet."""
     o = context.options
-    return from_games(context.catalog.games, staged(context.catalog.sequences), phase1_params(context.config),
-                      engine=o.engine, jobs=o.jobs, progress=o.progress)
+    return from_games(
+        context.catalog.games,
+        staged(context.catalog.sequences),
+        phase1_params(context.config),
+        engine=o.engine,
+        jobs=o.jobs,
+        progress=o.progress,
+    )

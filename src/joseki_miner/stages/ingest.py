@@ -90,19 +90,32 @@ def _fingerprint(record: GameRecord, symmetric: bool = False) -> str:
     swapped or not: the least of the images' texts, each colour's setup
     stones sorted)."""
     if not symmetric:
-        text = encode_points(record.setup_black) + "|" + encode_points(record.setup_white) + "|" \
+        text = (
+            encode_points(record.setup_black)
+            + "|"
+            + encode_points(record.setup_white)
+            + "|"
             + encode_moves(record.moves)
+        )
     else:
         images = []
         for t in range(8):
             to = POINT_MAP[t]
             for swap in (False, True):
-                black, white = (record.setup_white, record.setup_black) if swap else (record.setup_black,
-                                                                                      record.setup_white)
-                moves = [Move(-m.colour if swap else m.colour, to[m.point] if m.point != PASS else PASS)
-                         for m in record.moves]
-                images.append(encode_points(sorted(to[p] for p in black)) + "|"
-                              + encode_points(sorted(to[p] for p in white)) + "|" + encode_moves(moves))
+                black, white = (
+                    (record.setup_white, record.setup_black) if swap else (record.setup_black, record.setup_white)
+                )
+                moves = [
+                    Move(-m.colour if swap else m.colour, to[m.point] if m.point != PASS else PASS)
+                    for m in record.moves
+                ]
+                images.append(
+                    encode_points(sorted(to[p] for p in black))
+                    + "|"
+                    + encode_points(sorted(to[p] for p in white))
+                    + "|"
+                    + encode_moves(moves)
+                )
         text = min(images)
     return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
 
@@ -125,8 +138,9 @@ class _Wheres:
 
     def add(self, first: int, source: list[str], location: list[str]) -> None:
         sink = pa.BufferOutputStream()
-        columns = pa.Table.from_arrays([strings(source).dictionary_encode(), strings(location)],
-                                       names=["source", "location"])
+        columns = pa.Table.from_arrays(
+            [strings(source).dictionary_encode(), strings(location)], names=["source", "location"]
+        )
         with pa.ipc.new_stream(sink, columns.schema) as writer:
             writer.write_table(columns)
         data = sink.getvalue()
@@ -160,7 +174,6 @@ class Trace:
     games.parquet holds); per reject, its number in the reading order and,
     for a duplicate, the partition's first game it repeats (-1 otherwise)."""
 
-
     read: list[np.ndarray] = field(default_factory=list)
     h1: list[np.ndarray] = field(default_factory=list)
     h2: list[np.ndarray] = field(default_factory=list)
@@ -174,19 +187,32 @@ class Trace:
         """trace.parquet (per first game: read, h1, h2, kept), filtered.parquet
         (per first game the filters left out: its number among the first
         games, reason, source, location) and reject-trace.parquet."""
+
         def joined(parts: list[np.ndarray], kind) -> pa.Array:
             return column(np.concatenate(parts).astype(kind) if parts else np.zeros(0, kind))
+
         left = [i for i, reason in enumerate(self.filtered) if reason]
-        firsts = pa.Table.from_arrays([joined(self.read, np.int64), joined(self.h1, np.uint64),
-                                       joined(self.h2, np.uint64),
-                                       column(np.array([not reason for reason in self.filtered], np.int8))],
-                                      names=["read", "h1", "h2", "kept"])
-        filtered = pa.Table.from_arrays([column(np.array(left, np.int64)), strings([self.filtered[i] for i in left]),
-                                         strings([self.source[i] for i in left]),
-                                         strings([self.location[i] for i in left])],
-                                        names=["first", "reason", "source", "location"])
-        rejects = pa.Table.from_arrays([joined(self.reject_read, np.int64), joined(self.reject_first, np.int64)],
-                                       names=["read", "first"])
+        firsts = pa.Table.from_arrays(
+            [
+                joined(self.read, np.int64),
+                joined(self.h1, np.uint64),
+                joined(self.h2, np.uint64),
+                column(np.array([not reason for reason in self.filtered], np.int8)),
+            ],
+            names=["read", "h1", "h2", "kept"],
+        )
+        filtered = pa.Table.from_arrays(
+            [
+                column(np.array(left, np.int64)),
+                strings([self.filtered[i] for i in left]),
+                strings([self.source[i] for i in left]),
+                strings([self.location[i] for i in left]),
+            ],
+            names=["first", "reason", "source", "location"],
+        )
+        rejects = pa.Table.from_arrays(
+            [joined(self.reject_read, np.int64), joined(self.reject_first, np.int64)], names=["read", "first"]
+        )
         return firsts, filtered, rejects
 
 
@@ -203,8 +229,15 @@ class _Ledger:
     stored, and finds where a first game was read in the log of them
     (``_Wheres``, on disk)."""
 
-    def __init__(self, games_path: Path, rejects_path: Path, dedupe: bool, strict: bool,
-                 on_games: Callable[[pa.Table, dict | None], None] | None = None, arena: Arena | None = None) -> None:
+    def __init__(
+        self,
+        games_path: Path,
+        rejects_path: Path,
+        dedupe: bool,
+        strict: bool,
+        on_games: Callable[[pa.Table, dict | None], None] | None = None,
+        arena: Arena | None = None,
+    ) -> None:
         self.games = TableSink(games_path, GAMES_SCHEMA, background=True)
         self.on_games = on_games
         self.rejects = TableSink(rejects_path, REJECTS_SCHEMA)
@@ -362,9 +395,18 @@ def _run_reference(paths, ledger: _Ledger, include_handicap: bool, bar, exclude=
                 if first is not None:
                     raise RecordError("duplicate", f"same moves as {first}")
                 people = {k: [meta.get(k, "")] for k in Filters.PEOPLE} if ledger.filters.by_people else None
-                why = ledger.filters.reasons(np.array([info[0]]), np.array([info[1]]), [info[2]],
-                                             ledger.collections, people, np.array([item.handicap]))[0] \
-                    if ledger.filters.active else None
+                why = (
+                    ledger.filters.reasons(
+                        np.array([info[0]]),
+                        np.array([info[1]]),
+                        [info[2]],
+                        ledger.collections,
+                        people,
+                        np.array([item.handicap]),
+                    )[0]
+                    if ledger.filters.active
+                    else None
+                )
                 if why is not None:  # left out as asked: after the checks and the duplicates
                     ledger.filtered[why] += 1
                     continue
@@ -397,6 +439,7 @@ def _run_reference(paths, ledger: _Ledger, include_handicap: bool, bar, exclude=
 
 # -- fast engine ----------------------------------------------------------------
 
+
 def _moves_strings(b: GameBatch, games: np.ndarray) -> pa.Array:
     """encode_moves of the games ``games`` of a batch, at once."""
     text, offsets = moves_text(b.colours, b.points, b.move_offsets, games)
@@ -405,12 +448,17 @@ def _moves_strings(b: GameBatch, games: np.ndarray) -> pa.Array:
 
 def _record(b: GameBatch, k: int) -> GameRecord:
     mo, so = b.move_offsets, b.setup_offsets
-    sc, sp = b.setup_colours[so[k]:so[k + 1]], b.setup_points[so[k]:so[k + 1]]
+    sc, sp = b.setup_colours[so[k] : so[k + 1]], b.setup_points[so[k] : so[k + 1]]
     return GameRecord(
-        source=b.source[k], location=b.location[k], size=b.size[k], handicap=b.handicap[k],
-        setup_black=tuple(int(p) for p in sp[sc < 0]), setup_white=tuple(int(p) for p in sp[sc > 0]),
-        moves=tuple(Move(int(c), int(p)) for c, p in zip(b.colours[mo[k]:mo[k + 1]], b.points[mo[k]:mo[k + 1]])),
-        setup_events=b.events[k], meta=b.info_of(k),
+        source=b.source[k],
+        location=b.location[k],
+        size=b.size[k],
+        handicap=b.handicap[k],
+        setup_black=tuple(int(p) for p in sp[sc < 0]),
+        setup_white=tuple(int(p) for p in sp[sc > 0]),
+        moves=tuple(Move(int(c), int(p)) for c, p in zip(b.colours[mo[k] : mo[k + 1]], b.points[mo[k] : mo[k + 1]])),
+        setup_events=b.events[k],
+        meta=b.info_of(k),
     )
 
 
@@ -447,8 +495,9 @@ def _joined(futures) -> tuple[list[np.ndarray], dict | None]:
     return checks, joined_parts([(lo, r[1]) for lo, r in results])
 
 
-def _verdicts(b: GameBatch, include_handicap: bool, played: np.ndarray, occupied: np.ndarray
-              ) -> dict[int, tuple[str, str]]:
+def _verdicts(
+    b: GameBatch, include_handicap: bool, played: np.ndarray, occupied: np.ndarray
+) -> dict[int, tuple[str, str]]:
     """(reason, detail) of every game of the batch that is not valid, by
     game, first reason first: the reader's, board size, handicap (or a bad
     one), setup after the root (checked in Python), no moves, an occupied
@@ -500,7 +549,7 @@ def _setup_strings(b: GameBatch, accepted: list[int]) -> tuple[list[str], list[s
     so = b.setup_offsets
     for i, k in enumerate(accepted):
         if so[k + 1] > so[k]:
-            c, pts = b.setup_colours[so[k]:so[k + 1]], b.setup_points[so[k]:so[k + 1]]
+            c, pts = b.setup_colours[so[k] : so[k + 1]], b.setup_points[so[k] : so[k + 1]]
             black[i], white[i] = encode_points(pts[c < 0].tolist()), encode_points(pts[c > 0].tolist())
     return black, white
 
@@ -519,15 +568,17 @@ def _fast_batch(b: GameBatch, ledger: _Ledger, include_handicap: bool, futures) 
     if ledger.symmetric and ledger.dedupe and len(candidates):  # the games equal under the 16 maps: one fingerprint
         h1, h2 = h1.copy(), h2.copy()
         h1[candidates], h2[candidates] = kernel.symmetric_fingerprints(
-            b.colours, b.points, b.move_offsets, b.setup_colours, b.setup_points, b.setup_offsets, candidates)
+            b.colours, b.points, b.move_offsets, b.setup_colours, b.setup_points, b.setup_offsets, candidates
+        )
     firsts = ledger.first_games(h1[candidates], h2[candidates])
     new = candidates[firsts < 0].tolist()  # first games, numbered from ledger.firsts
     duplicates = {int(k): int(first) for k, first in zip(candidates[firsts >= 0], firsts[firsts >= 0])}
     reasons: list = [None] * len(b)
     if ledger.filters.active:  # left out as asked: after the checks and the duplicates
         people = {k: _info_list(b.info[k]) for k in Filters.PEOPLE} if ledger.filters.by_people else None
-        reasons = ledger.filters.reasons(year, won, collection, ledger.collections, people,
-                                         np.asarray(b.handicap, dtype=np.int64))
+        reasons = ledger.filters.reasons(
+            year, won, collection, ledger.collections, people, np.asarray(b.handicap, dtype=np.int64)
+        )
         ledger.filtered.update(reasons[k] for k in new if reasons[k] is not None)
     accepted = [k for k in new if reasons[k] is None]
     base = ledger.read
@@ -619,13 +670,24 @@ class Hooks:
 def run(context: Context) -> dict:
     """The ingest stage: every game of the inputs read, checked and stored."""
     catalog = context.catalog
-    return read(context.paths, staged(catalog.games), staged(catalog.rejects),
-                Reading.of(context.config, context.options, context.own),
-                hooks=Hooks(walked=context.walked, digests=context.digests))
+    return read(
+        context.paths,
+        staged(catalog.games),
+        staged(catalog.rejects),
+        Reading.of(context.config, context.options, context.own),
+        hooks=Hooks(walked=context.walked, digests=context.digests),
+    )
 
 
-def read(paths: Sequence[str | Path], games_path: Path, rejects_path: Path, reading: Reading = Reading(), *,
-         partition: InPartition = InPartition(), hooks: Hooks = Hooks()) -> dict:
+def read(
+    paths: Sequence[str | Path],
+    games_path: Path,
+    rejects_path: Path,
+    reading: Reading = Reading(),
+    *,
+    partition: InPartition = InPartition(),
+    hooks: Hooks = Hooks(),
+) -> dict:
     """Read, validate and store every game; return the stage's figures
     (``Reading``, ``InPartition``, ``Hooks``).  A run that fails (or is
     stopped: ``stop``) removes what it wrote."""
@@ -645,8 +707,14 @@ def read(paths: Sequence[str | Path], games_path: Path, rejects_path: Path, read
                 # validation of one batch runs in threads while the next is read
                 with threads.pool(max(1, r.jobs), initializer=yield_to_reader) as pool:
                     pending = None
-                    for batch in read_batches(paths, exclude=r.exclude, share=p.share, walked=h.walked,
-                                              taken=Taken(ledger.skip, ledger.arena, h.digests), **limits):
+                    for batch in read_batches(
+                        paths,
+                        exclude=r.exclude,
+                        share=p.share,
+                        walked=h.walked,
+                        taken=Taken(ledger.skip, ledger.arena, h.digests),
+                        **limits,
+                    ):
                         check_stop()  # between batches: a stop never looks like the end of the input
                         if len(batch) == 0:
                             continue

@@ -44,8 +44,13 @@ class Segments:
     def of(self, keep: np.ndarray, new_id: np.ndarray) -> Segments:
         """The segments of the nodes ``keep`` marks, renumbered by ``new_id``."""
         mine = keep[self.node]
-        return Segments(new_id[self.node[mine]], self.first[mine], self.count[mine], self.opening[mine],
-                        None if self.through is None else self.through[mine])
+        return Segments(
+            new_id[self.node[mine]],
+            self.first[mine],
+            self.count[mine],
+            self.opening[mine],
+            None if self.through is None else self.through[mine],
+        )
 
 
 def merged(arrays: dict, sorted_path: Path, games_path: Path) -> tuple[dict, Segments]:
@@ -59,8 +64,12 @@ def merged(arrays: dict, sorted_path: Path, games_path: Path) -> tuple[dict, Seg
     m = orders.merge(prow, count, key, *position_keys(prow, depth, key))
     rows, starts = m.members()
     size = len(m.parent)
-    out = {"node": np.arange(size, dtype=np.int64), "parent": m.parent, "depth": m.depth,
-           "key": m.key.astype(np.asarray(arrays["key"]).dtype)}
+    out = {
+        "node": np.arange(size, dtype=np.int64),
+        "parent": m.parent,
+        "depth": m.depth,
+        "key": m.key.astype(np.asarray(arrays["key"]).dtype),
+    }
     out["count"] = np.zeros(size, np.int64)
     np.add.at(out["count"], m.group, count)
     # the sequences that came to a node from its parent's position: its share of the moves played there
@@ -80,16 +89,18 @@ def merged(arrays: dict, sorted_path: Path, games_path: Path) -> tuple[dict, Seg
     years, sources = _rows_of(arrays["years"], m.group, single), _rows_of(arrays["sources"], m.group, single)
     several = np.flatnonzero(~single)
     if len(several):
-        extra = _counted_again(several, rows, starts, np.asarray(arrays["first"], np.int64), count, sorted_path,
-                               games_path)
+        extra = _counted_again(
+            several, rows, starts, np.asarray(arrays["first"], np.int64), count, sorted_path, games_path
+        )
         for name in ("games", "black_wins", "white_wins", "first_year", "last_year"):
             out[name][several] = extra[name].astype(out[name].dtype)
         years = _joined(years, extra["years"])
         sources = _joined(sources, extra["sources"])
     out["years"], out["sources"] = years, sources
     opening = first_keys(prow, key)  # ``rows``: by node, each node's by row
-    return out, Segments(m.group[rows], np.asarray(arrays["first"], np.int64)[rows], count[rows], opening[rows],
-                         through[rows])
+    return out, Segments(
+        m.group[rows], np.asarray(arrays["first"], np.int64)[rows], count[rows], opening[rows], through[rows]
+    )
 
 
 def _rows_of(rows: dict, group: np.ndarray, single: np.ndarray) -> dict:
@@ -97,8 +108,11 @@ def _rows_of(rows: dict, group: np.ndarray, single: np.ndarray) -> dict:
     their member's rows, renumbered."""
     node = np.asarray(rows["node"], np.int64)
     mine = single[group[node]]
-    return {"node": group[node[mine]], "index": np.asarray(rows["index"])[mine],
-            "games": np.asarray(rows["games"])[mine]}
+    return {
+        "node": group[node[mine]],
+        "index": np.asarray(rows["index"])[mine],
+        "games": np.asarray(rows["games"])[mine],
+    }
 
 
 def _joined(a: dict, b: dict) -> dict:
@@ -110,12 +124,19 @@ def _joined(a: dict, b: dict) -> dict:
     return {"node": node[order], "index": index[order], "games": games[order]}
 
 
-def _counted_again(several: np.ndarray, rows: np.ndarray, starts: np.ndarray, first: np.ndarray, count: np.ndarray,
-                   sorted_path: Path, games_path: Path) -> dict:
+def _counted_again(
+    several: np.ndarray,
+    rows: np.ndarray,
+    starts: np.ndarray,
+    first: np.ndarray,
+    count: np.ndarray,
+    sorted_path: Path,
+    games_path: Path,
+) -> dict:
     """Games, wins, first and last year, and the rows of games by year and
     by collection of the merged nodes ``several``, from their members'
     sequences."""
-    member = np.concatenate([rows[starts[g]:starts[g + 1]] for g in several.tolist()])
+    member = np.concatenate([rows[starts[g] : starts[g + 1]] for g in several.tolist()])
     owner = np.repeat(np.arange(len(several)), np.diff(starts)[several])
     lengths = count[member]
     at = np.repeat(first[member] - np.r_[0, np.cumsum(lengths)[:-1]], lengths) + np.arange(int(lengths.sum()))
@@ -124,8 +145,9 @@ def _counted_again(several: np.ndarray, rows: np.ndarray, starts: np.ndarray, fi
     game = numpy(order.column("game"))[at]
     sequence = numpy(order.column("sequence"))[at]
     swapped = numpy(order.column("orientation"))[at] >= 8
-    winner, year, source = game_columns(pq.ParquetFile(games_path).read(columns=["winner", "year", "collection"]),
-                                        Collections())
+    winner, year, source = game_columns(
+        pq.ParquetFile(games_path).read(columns=["winner", "year", "collection"]), Collections()
+    )
     # a game counts once at a node, by its first sequence there (its colours: the tree's Black after a swap)
     pick = np.lexsort((sequence, game, who))
     head = np.r_[True, (who[pick][1:] != who[pick][:-1]) | (game[pick][1:] != game[pick][:-1])]
@@ -135,8 +157,11 @@ def _counted_again(several: np.ndarray, rows: np.ndarray, starts: np.ndarray, fi
     won = np.where(swapped[chosen], -won, won)
     y = np.asarray(year)[g]
     k = len(several)
-    out = {"games": np.bincount(node, minlength=k), "black_wins": np.bincount(node[won < 0], minlength=k),
-           "white_wins": np.bincount(node[won > 0], minlength=k)}
+    out = {
+        "games": np.bincount(node, minlength=k),
+        "black_wins": np.bincount(node[won < 0], minlength=k),
+        "white_wins": np.bincount(node[won > 0], minlength=k),
+    }
     known = y > 0
     first_year = np.zeros(k, np.int64)
     last_year = np.zeros(k, np.int64)

@@ -48,8 +48,13 @@ def prune_rules(config: Config) -> prune.PruneRules:
     """The future work's rules of phase 2 (section 9)."""
     from joseki_miner.method import prune
 
-    return prune.PruneRules(config.prune_follow, config.prune_min_share, config.prune_fold_tenuki,
-                            config.prune_min_games, threshold_on_games(config))
+    return prune.PruneRules(
+        config.prune_follow,
+        config.prune_min_share,
+        config.prune_fold_tenuki,
+        config.prune_min_games,
+        threshold_on_games(config),
+    )
 
 
 def threshold_on_games(config: Config) -> bool:
@@ -106,8 +111,19 @@ class Reading:
     def of(cls, config: Config, options: RunOptions = RunOptions(), exclude: Sequence[str | Path] = ()) -> Reading:
         """The reading a config and a run's options ask for."""
         c = config
-        return cls(include_handicap=c.include_handicap, dedupe=c.dedupe, strict=options.strict, engine=options.engine,
-                   jobs=options.jobs, progress=options.progress, table_memory=options.table_bytes,
-                   exclude=tuple(exclude), member_bytes=c.limits_member_mb << 20, field_bytes=c.limits_field_kb << 10,
-                   collections_depth=c.collections_depth, ranks=tuple(c.collections_ranks or ()),
-                   filters=Filters.of(c), symmetric=c.dedupe_symmetric)
+        return cls(
+            include_handicap=c.include_handicap,
+            dedupe=c.dedupe,
+            strict=options.strict,
+            engine=options.engine,
+            jobs=options.jobs,
+            progress=options.progress,
+            table_memory=options.table_bytes,
+            exclude=tuple(exclude),
+            member_bytes=c.limits_member_mb << 20,
+            field_bytes=c.limits_field_kb << 10,
+            collections_depth=c.collections_depth,
+            ranks=tuple(c.collections_ranks or ()),
+            filters=Filters.of(c),
+            symmetric=c.dedupe_symmetric,
+        )

@@ -27,8 +27,14 @@ from joseki_miner.method.trie import COUNTER_COLUMNS, NODE_ARRAYS, STAT_COLUMNS
 
 EXAMPLE_INFO = {"PB": "black", "BR": "black_rank", "PW": "white", "WR": "white_rank", "DT": "date", "RE": "result"}
 EXAMPLES_SCHEMA = pa.schema(
-    [("node", pa.int64()), ("example", pa.int16()), ("game", pa.int64()), ("collection", pa.string()),
-     ("source", pa.string()), ("location", pa.string())]
+    [
+        ("node", pa.int64()),
+        ("example", pa.int16()),
+        ("game", pa.int64()),
+        ("collection", pa.string()),
+        ("source", pa.string()),
+        ("location", pa.string()),
+    ]
     + [(name, pa.string()) for name in EXAMPLE_INFO.values()]
     + [("move", pa.int32()), ("corner", pa.string())]
 )
@@ -72,19 +78,29 @@ def prune_files(trie: Path, years: Path, sources: Path, files: PruneFiles, pruni
         return prune_arrays(arrays, names, files, pruning)
     arrays = {name: numpy(table.column(name)) for name in ("node", "parent", "depth", "count", "games", "first")}
     arrays["key"] = _keys(table)
-    keep, new_node, new_parent = phase2.survivors(arrays["node"], arrays["parent"], arrays["depth"],
-                                                  arrays["count"], phase2.Cut(threshold, min_length, rules),
-                                                  _tenuki(arrays), arrays["games"])
+    keep, new_node, new_parent = phase2.survivors(
+        arrays["node"],
+        arrays["parent"],
+        arrays["depth"],
+        arrays["count"],
+        phase2.Cut(threshold, min_length, rules),
+        _tenuki(arrays),
+        arrays["games"],
+    )
     pruned = table.filter(column(keep))
     if "kind" in table.column_names and kinds is None:
         pruned = pruned.drop_columns(["kind"])
     elif "kind" not in table.column_names and kinds is not None:  # kinds read on the whole trie, as the build does
-        pruned = pruned.add_column(pruned.column_names.index("move") + 1, "kind",
-                                   strings(list(KINDS)).take(column(of_arrays(arrays, kinds)[keep], np.int8)))
+        pruned = pruned.add_column(
+            pruned.column_names.index("move") + 1,
+            "kind",
+            strings(list(KINDS)).take(column(of_arrays(arrays, kinds)[keep], np.int8)),
+        )
     pruned = pruned.set_column(0, "node", column(new_node)).set_column(1, "parent", column(new_parent))
     if rules.fold_tenuki:
-        pruned = pruned.add_column(pruned.column_names.index("count") + 1, "tenuki",
-                                   column(_tenuki_counts(arrays)[keep]))
+        pruned = pruned.add_column(
+            pruned.column_names.index("count") + 1, "tenuki", column(_tenuki_counts(arrays)[keep])
+        )
     rows = {name: _rows(path) for name, path in (("years", years), ("sources", sources))}
     return _write(pruned, keep, arrays, rows, files, pruning)
 
@@ -99,14 +115,22 @@ def prune_arrays(arrays: dict[str, np.ndarray], names: list[str], files: PruneFi
         from joseki_miner.stages.orders import merged
         from joseki_miner.runs.progress import bar
 
-        with bar(pruning.progress, total=len(arrays["node"]), desc="prune: merge orders", unit=" nodes",
-                 leave=False) as shown:
+        with bar(
+            pruning.progress, total=len(arrays["node"]), desc="prune: merge orders", unit=" nodes", leave=False
+        ) as shown:
             arrays, segments = merged(arrays, files.sorted_sequences, files.games)
             shown.update(len(segments.node))
     node, parent, depth = arrays["node"], arrays["parent"], arrays["depth"]
-    keep, new_node, new_parent = phase2.survivors(node, parent, depth, arrays["count"],
-                                                  phase2.Cut(threshold, min_length, rules), _tenuki(arrays),
-                                                  arrays["games"], arrays.get("through"))
+    keep, new_node, new_parent = phase2.survivors(
+        node,
+        parent,
+        depth,
+        arrays["count"],
+        phase2.Cut(threshold, min_length, rules),
+        _tenuki(arrays),
+        arrays["games"],
+        arrays.get("through"),
+    )
     kept = {name: arrays[name][keep] for name in (*NODE_ARRAYS, "through") if name in arrays}
     kept.update(node=new_node, parent=new_parent)
     if kinds is not None:  # read on the whole trie (an approach's kind weighs all its replies), as the build does
@@ -132,13 +156,22 @@ def _arrays_of(table: pa.Table, years: pa.Table, sources: pa.Table) -> tuple[dic
     collections' names by number."""
     arrays = {name: numpy(table.column(name)) for name in ("node", "parent", "depth", "count", *STAT_COLUMNS)}
     arrays["key"] = _keys(table)
-    arrays["counters"] = np.stack([numpy(table.column(c)) for c in COUNTER_COLUMNS], axis=1) \
-        if len(table) else np.zeros((0, 12), np.int64)
-    arrays["years"] = {"node": numpy(years.column("node")), "index": numpy(years.column("year")),
-                       "games": numpy(years.column("games"))}
+    arrays["counters"] = (
+        np.stack([numpy(table.column(c)) for c in COUNTER_COLUMNS], axis=1)
+        if len(table)
+        else np.zeros((0, 12), np.int64)
+    )
+    arrays["years"] = {
+        "node": numpy(years.column("node")),
+        "index": numpy(years.column("year")),
+        "games": numpy(years.column("games")),
+    }
     source = sources.column("source").combine_chunks()
-    arrays["sources"] = {"node": numpy(sources.column("node")), "index": numpy(source.indices),
-                         "games": numpy(sources.column("games"))}
+    arrays["sources"] = {
+        "node": numpy(sources.column("node")),
+        "index": numpy(source.indices),
+        "games": numpy(sources.column("games")),
+    }
     return arrays, source.dictionary.to_pylist()
 
 
@@ -156,8 +189,15 @@ def _rows(path: Path) -> pa.Table:
     return pq.ParquetFile(path).read()
 
 
-def _write(pruned: pa.Table, keep: np.ndarray, arrays: dict, rows: dict[str, pa.Table], files: PruneFiles,
-           pruning: Pruning, segments=None) -> dict:
+def _write(
+    pruned: pa.Table,
+    keep: np.ndarray,
+    arrays: dict,
+    rows: dict[str, pa.Table],
+    files: PruneFiles,
+    pruning: Pruning,
+    segments=None,
+) -> dict:
     sorted_path, games_path, outputs = files.sorted_sequences, files.games, files.outputs
     threshold, examples = _shown(pruning.threshold, pruning.rules), pruning.examples
     min_length, on_games = pruning.min_length, pruning.rules.on_games
@@ -171,17 +211,25 @@ def _write(pruned: pa.Table, keep: np.ndarray, arrays: dict, rows: dict[str, pa.
         segments = Segments(np.arange(len(kept)), arrays["first"][kept], arrays["count"][kept], opening)
     else:  # one node a position: its members' sequences, each range with the first key of its own line
         segments = segments.of(keep, new_id)
-        pq.write_table(pa.table({"node": column(segments.node), "first": column(segments.first),
-                                 "count": column(segments.count), "through": pa.array(segments.through)}),
-                       outputs["orders"], compression="zstd")
+        pq.write_table(
+            pa.table(
+                {
+                    "node": column(segments.node),
+                    "first": column(segments.first),
+                    "count": column(segments.count),
+                    "through": pa.array(segments.through),
+                }
+            ),
+            outputs["orders"],
+            compression="zstd",
+        )
     handicap = handicap_counts(segments, sorted_path, len(kept))
     if handicap is not None:  # a tree that mixes handicap joseki with even games' says which are which
         pruned = pruned.add_column(pruned.column_names.index("games") + 1, "handicap", column(handicap))
     pq.write_table(pruned, joseki_path, compression="zstd")
     for name in ("years", "sources"):
         pq.write_table(_renumbered(rows[name], new_id), outputs[name], compression="zstd")  # a few rows: small
-    pq.write_table(examples_table(segments, sorted_path, games_path, examples), outputs["examples"],
-                   compression="zstd")
+    pq.write_table(examples_table(segments, sorted_path, games_path, examples), outputs["examples"], compression="zstd")
     if "transpositions" in outputs:
         pq.write_table(transpositions_table(arrays, keep, new_id), outputs["transpositions"], compression="zstd")
     kept_depth = arrays["depth"][keep]
@@ -230,8 +278,9 @@ def handicap_counts(segments: Segments, sorted_path: Path, nodes: int) -> np.nda
     return np.bincount(np.asarray(segments.node, np.int64), weights=within, minlength=nodes).astype(np.int64)
 
 
-TRANSPOSITIONS_SCHEMA = pa.schema([("node", pa.int64()), ("moves", pa.string()), ("games", pa.int64()),
-                                   ("count", pa.int64()), ("at", pa.int64())])
+TRANSPOSITIONS_SCHEMA = pa.schema(
+    [("node", pa.int64()), ("moves", pa.string()), ("games", pa.int64()), ("count", pa.int64()), ("at", pa.int64())]
+)
 TRANSPOSITIONS = 5  # the other orders named at a node, the most played first
 
 
@@ -262,9 +311,14 @@ def transpositions_table(arrays: dict, keep: np.ndarray, new_id: np.ndarray) -> 
             rows["games"].append(int(games[o]))
             rows["count"].append(int(arrays["count"][o]))
             rows["at"].append(int(new_id[o]))
-    return pa.Table.from_arrays([column(np.array(rows["node"], np.int64)), strings(rows["moves"]),
-                                 *(column(np.array(rows[name], np.int64)) for name in ("games", "count", "at"))],
-                                schema=TRANSPOSITIONS_SCHEMA)
+    return pa.Table.from_arrays(
+        [
+            column(np.array(rows["node"], np.int64)),
+            strings(rows["moves"]),
+            *(column(np.array(rows[name], np.int64)) for name in ("games", "count", "at")),
+        ],
+        schema=TRANSPOSITIONS_SCHEMA,
+    )
 
 
 def _renumbered(table: pa.Table, new_id: np.ndarray) -> pa.Table:
@@ -315,11 +369,14 @@ def examples_table(segments: Segments, sorted_path: Path, games_path: Path, per_
     by_recency = np.lexsort((np.arange(len(day)), -day.astype(np.int64)))
     rank = np.empty(len(day), np.int64)
     rank[by_recency] = np.arange(len(day))
-    node_of, picks, segment = phase2.top_games(np.asarray(segments.first, np.int64),
-                                               np.asarray(segments.count, np.int64),
-                                               rank[game] if len(game) else np.zeros(0, np.int64),
-                                               numpy(order.column("sequence")), per_node,
-                                               np.asarray(segments.node, np.int64))
+    node_of, picks, segment = phase2.top_games(
+        np.asarray(segments.first, np.int64),
+        np.asarray(segments.count, np.int64),
+        rank[game] if len(game) else np.zeros(0, np.int64),
+        numpy(order.column("sequence")),
+        per_node,
+        np.asarray(segments.node, np.int64),
+    )
     games = game[picks]
     info = _rows_of_games(games_file, games, ["source", "location", "collection", *EXAMPLE_INFO])
     first_key = np.asarray(segments.opening)[segment].tolist()
@@ -327,15 +384,24 @@ def examples_table(segments: Segments, sorted_path: Path, games_path: Path, per_
     example = np.zeros(len(picks), np.int16)
     if len(node_of):
         starts = np.r_[0, np.flatnonzero(np.diff(node_of)) + 1]
-        example = (np.arange(len(node_of)) - np.repeat(starts, np.diff(np.r_[starts, len(node_of)])) + 1)
-    columns = [column(node_of, np.int64), column(example, np.int16), column(games),
-               info.column("collection"), info.column("source"), info.column("location")]
+        example = np.arange(len(node_of)) - np.repeat(starts, np.diff(np.r_[starts, len(node_of)])) + 1
+    columns = [
+        column(node_of, np.int64),
+        column(example, np.int16),
+        column(games),
+        info.column("collection"),
+        info.column("source"),
+        info.column("location"),
+    ]
     columns += [info.column(name) for name in EXAMPLE_INFO]
-    columns += [numpy(order.column("start"))[picks].astype(np.int32),
-                strings([corner_of(int(o), k) for o, k in zip(orientation.tolist(), first_key)])]
+    columns += [
+        numpy(order.column("start"))[picks].astype(np.int32),
+        strings([corner_of(int(o), k) for o, k in zip(orientation.tolist(), first_key)]),
+    ]
     columns[-2] = column(columns[-2], np.int32)
-    return pa.Table.from_arrays([c.combine_chunks() if isinstance(c, pa.ChunkedArray) else c for c in columns],
-                                schema=EXAMPLES_SCHEMA)
+    return pa.Table.from_arrays(
+        [c.combine_chunks() if isinstance(c, pa.ChunkedArray) else c for c in columns], schema=EXAMPLES_SCHEMA
+    )
 
 
 def run(context: Context) -> dict:
@@ -346,15 +412,35 @@ def run(context: Context) -> dict:
     floor = context.trie.floor if context.trie is not None else context.found("build").get("floor", 1)
     if floor > max(threshold, config.prune_min_games):
         raise UsageError(f"a threshold of {threshold} needs every trie node: run `joseki build` again first")
-    outputs = {"joseki": staged(catalog.joseki), "years": staged(catalog.node_years),
-               "sources": staged(catalog.node_sources), "examples": staged(catalog.node_examples),
-               "orders": staged(catalog.node_orders)}
+    outputs = {
+        "joseki": staged(catalog.joseki),
+        "years": staged(catalog.node_years),
+        "sources": staged(catalog.node_sources),
+        "examples": staged(catalog.node_examples),
+        "orders": staged(catalog.node_orders),
+    }
     if transpositions(config):
         outputs["transpositions"] = staged(catalog.node_transpositions)
-    pruning = Pruning(threshold, config.min_length, config.examples, prune_rules(config), kind_rules(config),
-                      config.prune_merge_orders, context.options.progress)
+    pruning = Pruning(
+        threshold,
+        config.min_length,
+        config.examples,
+        prune_rules(config),
+        kind_rules(config),
+        config.prune_merge_orders,
+        context.options.progress,
+    )
     if context.trie is not None:
-        return prune_arrays(dict(context.trie.arrays), list(context.trie.names),
-                            PruneFiles(staged(catalog.sorted_sequences), catalog.games, outputs), pruning)
-    return prune_files(catalog.trie, catalog.trie_years, catalog.trie_sources,
-                       PruneFiles(catalog.sorted_sequences, catalog.games, outputs), pruning)
+        return prune_arrays(
+            dict(context.trie.arrays),
+            list(context.trie.names),
+            PruneFiles(staged(catalog.sorted_sequences), catalog.games, outputs),
+            pruning,
+        )
+    return prune_files(
+        catalog.trie,
+        catalog.trie_years,
+        catalog.trie_sources,
+        PruneFiles(catalog.sorted_sequences, catalog.games, outputs),
+        pruning,
+    )

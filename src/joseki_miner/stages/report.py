@@ -12,8 +12,13 @@ from joseki_miner.runs.store import staged
 
 def run(context: Context) -> dict:
     """The report stage: every page of the joseki book."""
-    return pages(of_run(context), staged(context.catalog.report), share=context.config.influence_share,
-                 min_length=context.config.min_length, progress=context.options.progress)
+    return pages(
+        of_run(context),
+        staged(context.catalog.report),
+        share=context.config.influence_share,
+        min_length=context.config.min_length,
+        progress=context.options.progress,
+    )
 
 
 def pages(files: BookFiles, folder: Path, *, share: float, min_length: int, progress: bool = False) -> dict:
