@@ -60,8 +60,10 @@ report: setup ## stage 6 only: the joseki book in HTML -> OUT/report/index.html
 test: setup ## run the test suite
 	$(BIN)/pytest -q
 
-lint: setup ## the style (ruff) and the package's layers (import-linter); the test suite checks both too
+lint: setup ## the style (ruff), the runners' types (mypy), the package's layers (import-linter); the tests check all
 	$(BIN)/ruff check src pipeline tests benchmarks
+	$(BIN)/ruff format --check src pipeline tests benchmarks
+	$(BIN)/python -m mypy
 	$(BIN)/lint-imports
 
 bench: setup ## measure throughput on ../shared/data -> benchmarks/RESULTS.md

@@ -1,8 +1,10 @@
 """The style (pyproject.toml's ruff settings): the code as it is passes
-ruff's checks, and a line against them is caught."""
+ruff's checks and is laid out as ruff formats it, and a line against them
+is caught; the types where the runners meet the stages pass mypy."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -27,6 +29,27 @@ def check(root: Path) -> subprocess.CompletedProcess:
 
 def test_the_code_passes_the_style_checks():
     done = check(ROOT)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_code_is_laid_out_as_ruff_formats_it():
+    done = subprocess.run(
+        [str(RUFF), "format", "--check", "--no-cache", "src", "pipeline", "tests", "benchmarks"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_runners_seam_passes_mypy():
+    """The context handed down, what comes back, the runners and the run
+    that commits (pyproject.toml's [tool.mypy] files)."""
+    pytest.importorskip("mypy", reason="mypy is not installed (make setup installs it)")
+    env = {**os.environ, "PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{ROOT}"}
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy", "--no-incremental"], cwd=ROOT, env=env, capture_output=True, text=True
+    )
     assert done.returncode == 0, done.stdout + done.stderr
 
 
