@@ -1,4 +1,4 @@
-"""The staged jobs of joseki-miner: ingest -> extract -> build -> prune ->
-emit.  Each stage reads the previous stage's files (named in ``catalog``),
-calls the package and writes its own; ``run`` skips a stage whose inputs and
-parameters have not changed since it last ran."""
+"""The joseki command (``cli``, ``queries``, ``options``) and the loop over
+the stages (``run``): a stage whose inputs and parameters have not changed
+since it last ran is kept; any other is handed to its runner, and what the
+runner gives back is keyed and committed."""

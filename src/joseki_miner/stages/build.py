@@ -1,4 +1,4 @@
-"""Build (stage 3, ``pipeline/build.py``): sequences.parquet (and
+"""Build (stage 3): sequences.parquet (and
 games.parquet) -> trie.parquet, trie_years.parquet, trie_sources.parquet,
 sorted_sequences.parquet.
 

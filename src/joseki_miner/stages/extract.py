@@ -1,4 +1,4 @@
-"""Extract (stage 2, ``pipeline/extract.py``): games.parquet ->
+"""Extract (stage 2): games.parquet ->
 sequences.parquet.
 
 Phase 1 of the thesis for every game: its corner sequences in normal form,
