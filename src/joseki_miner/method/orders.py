@@ -16,7 +16,7 @@ at least twice, so an order played once is not among them).  A line that
 returns to a position (a ko fought back and forth) stands on another
 position each time (``positions``): one line is never counted twice.  The games, wins, years and
 collections of a node of several members are not sums (a game may reach
-one position in two corners by two orders): ``engines.orders`` counts them
+one position in two corners by two orders): ``stages.orders`` counts them
 again from the members' sequences.
 
 Counts need not fall from a node to its children any more: a position
