@@ -1,5 +1,5 @@
 """Move orders merged where the position is the same (method.orders,
-engines.orders; prune.merge_orders): one node a position, under the parent
+stages.orders; prune.merge_orders): one node a position, under the parent
 of its most played order, counting the games of every order."""
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ def test_counters_turn_with_the_frame():
 
 
 def test_a_game_that_plays_one_position_in_two_orders_counts_once(tmp_path):
-    """engines.orders counts a merged node's games again from its members'
+    """stages.orders counts a merged node's games again from its members'
     sequences: a game with the enclosure in two corners, one an order,
     is one game there (the counts of the members would say two)."""
     from helpers import mine_into
