@@ -22,25 +22,3 @@ from joseki_miner.readers.dispatch import (
 from joseki_miner.readers.kifu import IndexStore
 from joseki_miner.readers.sgf import FIELD_BYTES
 from joseki_miner.runs.files import Found, Walked, walk, walked
-
-__all__ = [
-    "FIELD_BYTES",
-    "HEAD",
-    "KEPT_BYTES",
-    "MEMBER_BYTES",
-    "Found",
-    "GameRecord",
-    "IndexStore",
-    "Reader",
-    "Reject",
-    "Walked",
-    "existing_files",
-    "index_scope",
-    "iter_files",
-    "read_bytes",
-    "read_paths",
-    "shown",
-    "sniff",
-    "walk",
-    "walked",
-]
