@@ -83,12 +83,12 @@ if __name__ == "__main__":
     from joseki_miner.runs.config import load
     from joseki_miner.runs.catalog import Catalog
     from joseki_miner.runs.catalog import STAGES
-    from pipeline.run import run_stages
+    from pipeline.run import Request, run_stages
 
     games, folder = sys.argv[1], Path(sys.argv[2])
     cluster = Cluster(Options(workers=1))
-    run_stages(Catalog(work=folder / "work", out=folder / "out"), load(None, []), STAGES, [games], progress=False,
-               engine="dask", cluster=Options(scheduler=cluster.client.scheduler.address))
+    run_stages(Catalog(work=folder / "work", out=folder / "out"), load(None, []), STAGES, [games],
+               Request(progress=False, engine="dask", cluster=Options(scheduler=cluster.client.scheduler.address)))
     print(list(cluster.client.run(loaded).values()))
 """
 

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from helpers import alternate, transform_record
 from joseki_miner.stages.ingest import _fingerprint, read
+from joseki_miner.stages.params import Reading
 from joseki_miner.fast import kernel
 from joseki_miner.method.points import NPOINTS, PASS, to_sgf
 from joseki_miner.method.records import GameRecord
@@ -99,14 +100,7 @@ def test_a_game_recorded_another_way_is_a_duplicate_naming_the_first(tmp_path, e
         out = tmp_path / f"{engine}-{symmetric}"
         out.mkdir()
         figures = read(
-            [folder],
-            out / "games.parquet",
-            out / "rejects.parquet",
-            include_handicap=False,
-            dedupe=True,
-            engine=engine,
-            progress=False,
-            symmetric=symmetric,
+            [folder], out / "games.parquet", out / "rejects.parquet", Reading(engine=engine, symmetric=symmetric)
         )
         assert figures["games_accepted"] == accepted
         rejects = pq.read_table(out / "rejects.parquet").to_pylist()
