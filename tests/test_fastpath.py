@@ -249,7 +249,7 @@ def run(n):
     points = np.full(n, -1, np.int16)
     points[0] = 60
     none = np.zeros(0, np.int8), np.zeros(0, np.int16), np.zeros(2, np.int64)
-    kernel.validate_and_extract(colours, points, np.array([0, n]), *none, params=Phase1Params(),
+    kernel.validate_and_extract((colours, points, np.array([0, n]), *none), params=Phase1Params(),
                                 todo=np.ones(1, bool))
 
 run(10)

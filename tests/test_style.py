@@ -4,6 +4,7 @@ is caught; the types where the runners meet the stages pass mypy."""
 
 from __future__ import annotations
 
+import ast
 import os
 import shutil
 import subprocess
@@ -64,3 +65,38 @@ def test_a_line_against_the_style_is_caught(tmp_path, line, rule):
     path.write_text(path.read_text() + f"\n{line}\n")
     done = check(tmp_path)
     assert done.returncode == 1 and rule in done.stdout, done.stdout + done.stderr
+
+
+def _callee(call: ast.Call) -> str:
+    """The name a call's function goes by: ``njit`` in ``njit(cache=True)(f)``."""
+    func = call.func
+    while isinstance(func, ast.Call):
+        func = func.func
+    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+
+
+def test_no_function_takes_more_than_eight_parameters_but_kernels_and_commands():
+    """Options travel as values (``Reading``, ``Pruning``, ``Request``...):
+    only a compiled kernel (its arrays one by one) or a CLI command (its
+    options one by one) takes more than eight parameters."""
+    wide = []
+    for path in sorted([*(ROOT / "src").rglob("*.py"), *(ROOT / "pipeline").glob("*.py")]):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        compiled, commands = set(), set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Name):
+                if "jit" in _callee(node) or "compiled" in _callee(node):
+                    compiled.add(node.args[0].id)
+                if _callee(node) == "command":
+                    commands.add(node.args[0].id)
+        for node in ast.walk(tree):
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            a = node.args
+            names = [p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs) if p.arg not in ("self", "cls")]
+            decorators = [ast.unparse(d) for d in node.decorator_list]
+            kernel = node.name in compiled or any("jit" in d for d in decorators)
+            command = node.name in commands or any("command" in d for d in decorators)
+            if len(names) + bool(a.vararg) + bool(a.kwarg) > 8 and not kernel and not command:
+                wide.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name}")
+    assert wide == []

@@ -718,39 +718,16 @@ def extract_batch(colours, points, move_offsets, setup_colours, setup_points, se
     each game's handicap stones, read where ``params.handicap``).  Returns a
     dict of arrays: game, transform, swapped, start (the move number where
     a sequence starts, 0 for a handicap stone), offsets, keys, scores."""
-    n_games = len(move_offsets) - 1
-    return _run(
-        colours,
-        points,
-        move_offsets,
-        setup_colours,
-        setup_points,
-        setup_offsets,
-        params,
-        np.ones(n_games, dtype=np.bool_),
-        False,
-        handicap,
-    )[0]
+    batch = (colours, points, move_offsets, setup_colours, setup_points, setup_offsets)
+    return _run(batch, params, np.ones(len(move_offsets) - 1, dtype=np.bool_), False, handicap)[0]
 
 
-def validate_and_extract(
-    colours, points, move_offsets, setup_colours, setup_points, setup_offsets, params, todo, handicap=None
-):
-    """``validate_batch`` and ``extract_batch`` in one replay, for the games
-    with ``todo`` set (the others get no sequences and zero figures).
-    Returns (occupied, played, h1, h2), sequences."""
-    sequences, checks = _run(
-        colours,
-        points,
-        move_offsets,
-        setup_colours,
-        setup_points,
-        setup_offsets,
-        params,
-        np.ascontiguousarray(todo, dtype=np.bool_),
-        True,
-        handicap,
-    )
+def validate_and_extract(batch: tuple, params, todo, handicap=None):
+    """``validate_batch`` and ``extract_batch`` in one replay of ``batch``
+    (their six arrays), for the games with ``todo`` set (the others get no
+    sequences and zero figures).  Returns (occupied, played, h1, h2),
+    sequences."""
+    sequences, checks = _run(batch, params, np.ascontiguousarray(todo, dtype=np.bool_), True, handicap)
     return checks, sequences
 
 
@@ -774,12 +751,10 @@ def _games(colours, points, move_offsets, setup_colours, setup_points, setup_off
     )
 
 
-def _run(
-    colours, points, move_offsets, setup_colours, setup_points, setup_offsets, params, todo, validate, handicap=None
-):
-    n_games = len(move_offsets) - 1
+def _run(batch: tuple, params, todo, validate, handicap=None):
+    n_games = len(batch[2]) - 1
     inputs = (
-        *_games(colours, points, move_offsets, setup_colours, setup_points, setup_offsets),
+        *_games(*batch),
         params.certain,
         params.maybe,
         params.corner_stones,

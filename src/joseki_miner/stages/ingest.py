@@ -480,7 +480,7 @@ def _replay(b: GameBatch, pool: Executor, jobs: int, phase1: Phase1Params | None
         args = b.stones(lo, hi)
         if phase1 is None:
             return kernel.validate_batch(*args), None
-        return kernel.validate_and_extract(*args, params=phase1, todo=todo[lo:hi], handicap=handicap[lo:hi])
+        return kernel.validate_and_extract(args, params=phase1, todo=todo[lo:hi], handicap=handicap[lo:hi])
 
     return [(lo, pool.submit(part, lo, hi)) for lo, hi in zip(bounds[:-1], bounds[1:])]
 
