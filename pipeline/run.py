@@ -30,10 +30,10 @@ from typing import TYPE_CHECKING
 from joseki_miner.fast import compiling
 from joseki_miner.runners import sequential
 from joseki_miner.runs import asked, checks, folders, lineage, remote, store
-from joseki_miner.runs.catalog import PUBLISHED, WORK_STAGES, Catalog
+from joseki_miner.runs.catalog import WORK_STAGES, Catalog
 from joseki_miner.runs.checks import check_paths
 from joseki_miner.runs.config import Config
-from joseki_miner.runs.context import Context, Done, RunOptions, Trie
+from joseki_miner.runs.context import Context, CountedTrie, Done, RunOptions
 from joseki_miner.runs.errors import StrictError, UsageError
 from joseki_miner.runs.files import Walked
 from joseki_miner.runs.inputs import Collections, Scan, scan
@@ -145,7 +145,7 @@ class _Run:
         )
         self.figures: dict[str, dict] = {}  # of the stages this run has done
         self.published: list[store.StageRecord] = []  # prune and emit, committed when the run ends
-        self.trie: Trie | None = None  # the trie the one pass has just counted, for prune
+        self.trie: CountedTrie | None = None  # the trie the one pass has just counted, for prune
         self.started = time.perf_counter()
         self.own = (catalog.work, catalog.out)
         self.scanned: Scan | None = None  # the inputs walked, and their digests known (``inputs_known``)
@@ -240,21 +240,31 @@ class _Run:
             run["work"] = lineage.where(self.catalog.work)
         return store.StageRecord(self.catalog.manifest(stage), data, written, gone)
 
-    def done(self, record: store.StageRecord) -> None:
+    def settle(self, record: store.StageRecord) -> None:
         """Commit a work stage now; keep a published one for the end."""
-        if record.record["stage"] in WORK_STAGES:
+        if not self.catalog.stage(record.record["stage"]).published:
             check_stop()
             store.commit([record])
         else:
             self.published.append(record)
 
+    def keys(self, inputs: str) -> dict[str, str]:
+        """Every stage's key for these inputs; the build's (and those after
+        it) with the floor of the games ingested, where they are known."""
+        figures = self.figures.get("ingest")
+        if figures is None:
+            manifest = store.read_manifest(self.catalog.manifest("ingest"))
+            figures = manifest.get("figures", {}) if manifest else {}
+        games = figures.get("games_accepted")
+        return stage_keys(
+            self.config, inputs, floor_for(games, self.config) if games is not None else 2, self.catalog.stages
+        )
+
     def commit(self, done: Done, inputs: str, say: bool = True) -> None:
         """A stage a runner has done, keyed and committed (a published one
         kept for the end); ingest's with the inputs' key.  ``say``: log it."""
-        keys = stage_keys(
-            self.config, inputs, self.floor() if done.stage not in ("ingest", "extract") else 2, self.catalog.stages
-        )
-        self.done(
+        keys = self.keys(inputs)
+        self.settle(
             self.record(
                 done.stage,
                 keys[done.stage],
@@ -313,13 +323,7 @@ class _Run:
                     if stage in ran:
                         continue
                     # inputs None: some files' digests come as ingest reads them, and ingest runs (inputs_known)
-                    keys = (
-                        stage_keys(
-                            config, inputs, self.floor() if stage in PUBLISHED + ("build",) else 2, catalog.stages
-                        )
-                        if inputs is not None
-                        else None
-                    )
+                    keys = self.keys(inputs) if inputs is not None else None
                     if keys is not None and not self.force and not upstream_ran and self.fresh(stage, keys):
                         self.log(f"{stage}: up to date, kept")
                         if stage == "ingest" and self.strict:
@@ -333,17 +337,15 @@ class _Run:
                         from joseki_miner.runners import stream
 
                         one_pass = stream.ingest_to_build(self.context(stage), pool)
-                        ingested = one_pass.ingest
+                        self.trie, building = one_pass.trie, one_pass.built  # the trie: for prune only, then freed
+                        ingested, extracted, counted = one_pass.ingest, one_pass.extract, one_pass.counted_seconds
+                        del one_pass
                         ingested = replace(ingested, figures={**ingested.figures, **self.digested()})
                         inputs = self.inputs_key()
                         self.commit(ingested, inputs)
-                        self.commit(one_pass.extract, inputs, say=False)
-                        self.log(f"extract: done alongside ingest, {one_pass.extract.seconds:.1f} s after it")
-                        self.log(
-                            f"build: done in {one_pass.counting:.1f} s (trie.parquet is written alongside "
-                            "prune and emit)"
-                        )
-                        self.trie, building = one_pass.trie, one_pass.built
+                        self.commit(extracted, inputs, say=False)
+                        self.log(f"extract: done alongside ingest, {extracted.seconds:.1f} s after it")
+                        self.log(f"build: done in {counted:.1f} s (trie.parquet is written alongside prune and emit)")
                         ran |= {"extract", "build"}
                         continue
                     if self.dask is not None and (stage == "ingest" or stage == "extract" and "ingest" in self.stages):

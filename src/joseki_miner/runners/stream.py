@@ -11,7 +11,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from joseki_miner.runs.context import Context, Done, Trie
+from joseki_miner.runs.context import Context, CountedTrie, Done
 from joseki_miner.runs.memory import peak_rss_mib, rss_mib
 from joseki_miner.runs.store import staged
 from joseki_miner.stages import build, extract, ingest
@@ -27,8 +27,8 @@ class Streamed:
 
     ingest: Done
     extract: Done
-    trie: Trie
-    counting: float  # seconds from extract's end to the trie counted
+    trie: CountedTrie
+    counted_seconds: float  # from extract's end to the trie counted
     built: Callable[[], Done]
 
 
@@ -105,7 +105,7 @@ def ingest_to_build(context: Context, pool: ThreadPoolExecutor) -> Streamed:
     return Streamed(
         Done("ingest", figures, read - t0),
         Done("extract", sequences, extracted - read, {"streamed": True, **rss}),
-        Trie(arrays, tuple(names), floor),
+        CountedTrie(arrays, tuple(names), floor),
         time.perf_counter() - extracted,
         built,
     )

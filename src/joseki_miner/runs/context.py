@@ -31,7 +31,7 @@ class RunOptions:
 
 
 @dataclass(frozen=True)
-class Trie:
+class CountedTrie:
     """The trie the one-pass runner has just counted, for prune, while
     trie.parquet is still being written: its node arrays, the collections
     by number and the least count it stored."""
@@ -54,7 +54,7 @@ class Context:
     staged: frozenset[Path] = frozenset()  # outputs this run wrote and has not committed yet
     walked: Walked | None = None  # the inputs walked already (the fast engine reads them without walking again)
     digests: dict | None = None  # gets each input's digest as ingest reads it (the fast engine, inputs not hashed)
-    trie: Trie | None = None  # the trie just counted, for prune (the one-pass runner's)
+    trie: CountedTrie | None = None  # the trie just counted, for prune (the one-pass runner's)
 
     @property
     def own(self) -> tuple[Path, Path]:

@@ -1,8 +1,11 @@
 """The stages, each declared once: its name, what it does, the datasets it
-reads and writes (``Catalog``'s names), whether it publishes, and the parts
-of its cache key.  The catalog's outputs, the cache keys (``keys``), the
-CLI's commands and the docs' table of stages read this list; the runner
-(pipeline/run.py) runs the stages it names, in its order.
+reads and writes (``Catalog``'s names), whether it publishes, the parts of
+its cache key, and its work: a module of ``joseki_miner.stages`` whose
+``run(context)`` does it (named, not imported: what keeps runs trusted sits
+below the stages, and a run loads only the stages it runs).  The catalog's
+outputs, the cache keys (``keys``), the CLI's commands and the docs' table
+of stages read this list; the runners run the stages it names, in its
+order, and pipeline/run.py keys and commits what they did.
 
 A cache key is the key of the stage it comes after (the inputs' for the
 first), the values of its ``params``, those of its ``rules`` that differ
