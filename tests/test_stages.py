@@ -129,3 +129,28 @@ def test_a_stage_declared_in_one_line_runs_under_every_runner(tmp_path, demo_gam
 
 def manifest_inputs(catalog: Catalog) -> str:
     return json.loads(catalog.manifest("ingest").read_text())["inputs"]
+
+
+def test_a_work_stage_declared_in_one_line_keys_with_the_trees_floor(tmp_path, demo_games):
+    """The toy stage in the work folder, on a tree pruned at a threshold of
+    1 (the build keeps every node: a floor of 1): its files and manifest in
+    the work folder, its key checked as it was recorded (the same floor),
+    so the next run keeps it."""
+    from dataclasses import replace
+
+    from pipeline.run import Request, run_stages
+
+    toy = replace(TOY, published=False)
+    catalog = Catalog(work=tmp_path / "work", out=tmp_path / "out", stages=STAGES + (toy,))
+    config = load(None, ["prune.min_count=1", "prune.min_fraction=0", "prune.min_games=1"])
+    log: list[str] = []
+    run_stages(catalog, config, catalog.names, [demo_games], Request(progress=False), log=log.append)
+    assert json.loads(catalog.manifest("build").read_text())["figures"]["floor"] == 1
+    assert catalog.outputs("toy") == [catalog.work / "toy.parquet"] and catalog.manifest("toy").parent == catalog.work
+    assert (
+        pq.read_table(catalog.work / "toy.parquet").num_rows
+        == json.loads(catalog.manifest("toy").read_text())["figures"]["first_moves"]
+    )
+    log.clear()
+    run_stages(catalog, config, catalog.names, [demo_games], Request(progress=False), log=log.append)
+    assert "toy: up to date, kept" in log, log
