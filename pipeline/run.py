@@ -127,17 +127,10 @@ class _Run:
     ) -> None:
         self.catalog, self.config, self.stages, self.paths = catalog, config, list(stages), list(paths)
         self.request, self.log = request, log
-        self.progress, self.strict, self.force, self.engine = (
-            request.progress,
-            request.strict,
-            request.force,
-            request.engine,
-        )
-        self.jobs: int = request.jobs or 1  # run_stages has checked it: every core where none was asked
         # what a stage runs on (a dask worker: the fast engine), and its bars (a worker's would scramble the driver's)
         self.options = RunOptions(
             engine="fast" if request.engine == "dask" else request.engine,
-            jobs=self.jobs,
+            jobs=request.jobs or 1,  # run_stages has checked it: every core where none was asked
             strict=request.strict,
             progress=request.progress and request.engine != "dask",
             sort_bytes=int(request.sort_memory * 2**20),
@@ -160,16 +153,24 @@ class _Run:
             self.dask = DaskRunner(request.cluster, log, self.started, in_process=request.engine != "dask")
 
     # -- what earlier stages left --------------------------------------------------
-    def stage_figures(self, stage: str) -> dict:
+    def known(self, stage: str) -> dict | None:
+        """A stage's figures: this run's, or its manifest's (None: it has not run)."""
         if stage in self.figures:
             return self.figures[stage]
         manifest = store.read_manifest(self.catalog.manifest(stage))
-        if manifest is None:
+        return manifest["figures"] if manifest is not None else None
+
+    def stage_figures(self, stage: str) -> dict:
+        figures = self.known(stage)
+        if figures is None:
             raise UsageError(f"stage {stage} has not run in {self.catalog.manifest(stage).parent}")
-        return manifest["figures"]
+        return figures
 
     def floor(self) -> int:
-        return floor_for(self.stage_figures("ingest")["games_accepted"], self.config)
+        """The least count the build stores, for the games ingested (2
+        where none are known yet)."""
+        games = (self.known("ingest") or {}).get("games_accepted")
+        return floor_for(games, self.config) if games is not None else 2
 
     def context(self, stage: str) -> Context:
         """What ``stage``'s work is given: the figures of the stages before
@@ -177,22 +178,15 @@ class _Run:
         yet committed, the trie just counted; the inputs walked (and their
         digests to take) where the fast engine reads them."""
         before = self.catalog.names[: self.catalog.names.index(stage)]
-        figures = {}
-        for name in before:
-            if name in self.figures:
-                figures[name] = self.figures[name]
-            elif (manifest := store.read_manifest(self.catalog.manifest(name))) is not None:
-                figures[name] = manifest["figures"]
-        scanned = self.scanned if self.dask is None and self.engine == "fast" else None
+        figures = {name: found for name in before if (found := self.known(name)) is not None}
+        scanned = self.scanned if self.dask is None and self.request.engine == "fast" else None
         return Context(
             self.catalog,
             self.config,
             self.options,
             paths=tuple(self.paths),
             figures=figures,
-            floor=floor_for(figures["ingest"]["games_accepted"], self.config)
-            if "games_accepted" in figures.get("ingest", {})
-            else 2,
+            floor=self.floor(),
             staged=frozenset(p for r in self.published for p in r.outputs),
             walked=scanned.walked if scanned is not None else None,
             digests=self.collected if scanned is not None and self.inputs is None else None,
@@ -251,14 +245,7 @@ class _Run:
     def keys(self, inputs: str) -> dict[str, str]:
         """Every stage's key for these inputs; the build's (and those after
         it) with the floor of the games ingested, where they are known."""
-        figures = self.figures.get("ingest")
-        if figures is None:
-            manifest = store.read_manifest(self.catalog.manifest("ingest"))
-            figures = manifest.get("figures", {}) if manifest else {}
-        games = figures.get("games_accepted")
-        return stage_keys(
-            self.config, inputs, floor_for(games, self.config) if games is not None else 2, self.catalog.stages
-        )
+        return stage_keys(self.config, inputs, self.floor(), self.catalog.stages)
 
     def commit(self, done: Done, inputs: str, say: bool = True) -> None:
         """A stage a runner has done, keyed and committed (a published one
@@ -297,7 +284,10 @@ class _Run:
             self.paths = [folders.fetched(p, catalog, self.log) if remote.is_url(p) else p for p in self.paths]
             mined = store.read_manifest(catalog.manifest("ingest"))
             if self.dask is not None and (
-                self.force or self.request.add or mined is None or mined.get("paths") != [str(p) for p in self.given]
+                self.request.force
+                or self.request.add
+                or mined is None
+                or mined.get("paths") != [str(p) for p in self.given]
             ):
                 # games to mine: the cluster starts (and warms) while the inputs are hashed; otherwise once a
                 # stage needs it (every stage may be up to date: no cluster at all)
@@ -313,7 +303,9 @@ class _Run:
             inputs = manifest.get("inputs", "")
         if "prune" not in self.stages and set(self.stages) & {"emit", "report"}:
             lineage.check(catalog)  # a tree's pages and files from its own run's games, or none
-        streamed = self.dask is None and self.engine == "fast" and {"ingest", "extract", "build"} <= set(self.stages)
+        streamed = (
+            self.dask is None and self.request.engine == "fast" and {"ingest", "extract", "build"} <= set(self.stages)
+        )
         upstream_ran = False
         ran: set[str] = set()
         building: Callable[[], Done] | None = None  # the one pass's build, committed once trie.parquet is whole
@@ -324,9 +316,9 @@ class _Run:
                         continue
                     # inputs None: some files' digests come as ingest reads them, and ingest runs (inputs_known)
                     keys = self.keys(inputs) if inputs is not None else None
-                    if keys is not None and not self.force and not upstream_ran and self.fresh(stage, keys):
+                    if keys is not None and not self.request.force and not upstream_ran and self.fresh(stage, keys):
                         self.log(f"{stage}: up to date, kept")
-                        if stage == "ingest" and self.strict:
+                        if stage == "ingest" and self.request.strict:
                             self.strict_again()
                         continue
                     upstream_ran = True
@@ -426,13 +418,13 @@ class _Run:
         run, or most of the inputs new) None: ingest must run, and the fast
         engine's readers take each file's digest as they read it."""
         catalog = self.catalog
-        self.scanned = scan(self.paths, cache=catalog.digests, exclude=self.own, progress=self.progress)
+        self.scanned = scan(self.paths, cache=catalog.digests, exclude=self.own, progress=self.request.progress)
         missing = self.scanned.missing
         if (
             missing
             and self.dask is None
-            and self.engine == "fast"
-            and (mined is None or self.force or self.scanned.bytes(missing) > HASH_AHEAD * self.scanned.bytes())
+            and self.request.engine == "fast"
+            and (mined is None or self.request.force or self.scanned.bytes(missing) > HASH_AHEAD * self.scanned.bytes())
         ):
             self.log(
                 f"inputs: {len(self.scanned.paths):,} files walked in {self.scanned.seconds:.1f} s; "
@@ -440,7 +432,7 @@ class _Run:
             )
             self.inputs = None
             return None
-        self.scanned.hash_missing(self.jobs, self.progress)
+        self.scanned.hash_missing(self.options.jobs, self.request.progress)
         self.scanned.save(catalog.digests)
         self.log(
             f"inputs: {len(self.scanned.paths):,} files walked in {self.scanned.seconds:.1f} s"
@@ -457,7 +449,9 @@ class _Run:
         if self.inputs is None:
             assert self.scanned is not None  # the inputs were walked: ingest ran on them
             self.scanned.learn(self.collected)
-            self.scanned.hash_missing(self.jobs, False)  # a file the readers did not read whole, or never opened
+            self.scanned.hash_missing(
+                self.options.jobs, False
+            )  # a file the readers did not read whole, or never opened
             self.scanned.save(self.catalog.digests)
             self.inputs = self.scanned.key()
         return self.scanned.figures() if self.scanned is not None else {}
