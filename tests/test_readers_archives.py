@@ -427,3 +427,58 @@ def test_a_tar_past_the_limit_whose_members_are_not_is_streamed(tmp_path):
         (tmp_path / name).write_bytes(make_tar(members, mode))
         items = list(read_paths([tmp_path / name], member_bytes=LIMIT))
         assert summary(items) == [(m, f"p{i}") for i, m in enumerate(members)]
+
+
+def _linked_tar(mode: str) -> bytes:
+    """A tar of a game, a symbolic link to it and a hard link to it, as
+    ``tar`` writes a folder that holds them."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode=mode) as tar:
+        info = tarfile.TarInfo("games/a.sgf")
+        info.size = len(game(1))
+        tar.addfile(info, io.BytesIO(game(1)))
+        for name, kind in (("games/b.sgf", tarfile.SYMTYPE), ("games/c.sgf", tarfile.LNKTYPE)):
+            link = tarfile.TarInfo(name)
+            link.type, link.linkname = kind, "a.sgf" if kind == tarfile.SYMTYPE else "games/a.sgf"
+            tar.addfile(link)
+        fifo = tarfile.TarInfo("games/pipe")
+        fifo.type = tarfile.FIFOTYPE
+        tar.addfile(fifo)
+    return buf.getvalue()
+
+
+def _linked_zip() -> bytes:
+    """A zip of a game and a symbolic link to it, as Info-ZIP stores one
+    (``zip -y``): its data the target, its mode a link's."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("games/a.sgf", game(1))
+        link = zipfile.ZipInfo("games/b.sgf")
+        link.external_attr = 0o120777 << 16
+        zf.writestr(link, "a.sgf")
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize("name", ["links.tar", "links.tar.gz", "links.zip"])
+def test_a_link_in_an_archive_is_named_among_the_skipped_files(tmp_path, name):
+    """Never dropped in silence: a link member is counted among the skipped
+    files, by kind, in the Python and the compiled readings alike."""
+    from joseki_miner.readers.bulk import read_batches
+
+    data = _linked_zip() if name.endswith("zip") else _linked_tar("w:gz" if name.endswith("gz") else "w")
+    (tmp_path / name).write_bytes(data)
+    skipped: list[tuple] = []
+    items = list(read_paths([tmp_path], on_skip=lambda *s: skipped.append(s)))
+    assert summary(items) == [("games/a.sgf", "p1")]
+    expected = [("games/b.sgf", "symbolic link in an archive (not followed)")]
+    if name != "links.zip":
+        expected += [
+            ("games/c.sgf", "hard link in an archive (not followed)"),
+            ("games/pipe", "device or pipe in an archive"),
+        ]
+    assert [(location, why) for _, location, why in skipped] == expected
+    compiled: list[tuple] = []
+    from joseki_miner.readers.dispatch import Taken
+
+    batches = list(read_batches([tmp_path], taken=Taken(on_skip=lambda *s: compiled.append(s))))
+    assert sum(len(b) for b in batches) == 1 and compiled == skipped

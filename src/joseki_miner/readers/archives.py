@@ -65,6 +65,17 @@ class TooLarge(str):
     reader rejects it as "archive member too large", not as unreadable."""
 
 
+class NotAFile(str):
+    """A member's error detail that says it holds no data of its own (a
+    link, a device): the reader names it among the skipped files."""
+
+
+def not_a_file(kind: str) -> NotAFile:
+    """The detail of a member that is not a regular file: its kind, the key
+    it is counted under among the skipped files."""
+    return NotAFile(f"{kind} in an archive (not followed)" if "link" in kind else f"{kind} in an archive")
+
+
 class TooLargeError(Exception):
     """Inflating went past the limit (stopped there)."""
 
@@ -202,6 +213,10 @@ def iter_tar(
                     yield (f"(after {last})" if last else "(start of archive)"), None, problem
                 return
             if not info.isfile():
+                if info.issym() or info.islnk():
+                    yield info.name, None, not_a_file("symbolic link" if info.issym() else "hard link")
+                elif not info.isdir():
+                    yield info.name, None, not_a_file("device or pipe")
                 continue
             last = info.name
             if want is not None and not want(info.name):
@@ -277,7 +292,7 @@ def _tar_headers(data: bytes) -> list[tuple[str, int, int]] | None:
         if kind in (b"0", b"\0"):
             if not (kind == b"\0" and name.endswith(b"/")):  # old-style directory
                 out.append((name.decode("utf-8", "surrogateescape"), start, size))
-        elif kind not in (b"1", b"2", b"3", b"4", b"5", b"6"):
+        elif kind != b"5":  # links, devices and pipes: ``iter_tar`` names them
             return None
         off = start + (size + 511) // 512 * 512
 
@@ -429,7 +444,7 @@ def _zip_members(buf: bytes, infos: list[zipfile.ZipInfo]) -> list[Member] | Non
         if info.is_dir():
             continue
         raw = _zip_raw(buf, info)
-        if raw is None:
+        if raw is None or _is_link(info):
             return None
         try:
             if info.compress_type == zipfile.ZIP_STORED:
@@ -551,7 +566,14 @@ def iter_zip(
             yield _zip_member(zf, info, limit)
 
 
+def _is_link(info: zipfile.ZipInfo) -> bool:
+    """A symbolic link, as Info-ZIP stores one (its data is where it points)."""
+    return (info.external_attr >> 16) & 0o170000 == 0o120000
+
+
 def _zip_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, limit: int) -> Member:
+    if _is_link(info):
+        return info.filename, None, not_a_file("symbolic link")
     if info.file_size > limit:
         return info.filename, None, too_large(limit)
     try:

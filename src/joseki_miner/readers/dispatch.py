@@ -502,6 +502,9 @@ class Reader:
                 members = self._members_of_part(kind, fh, name, vpath, inflated, members)
             for member, data, error in members:
                 location = _join(prefix, shown(member)) if member else (prefix or "(archive)")
+                if isinstance(error, archives.NotAFile):
+                    self.skip(source, location, error)
+                    continue
                 if isinstance(error, archives.TooLarge):
                     yield Reject(source, location, "archive member too large", error)
                     continue
