@@ -13,6 +13,7 @@ from helpers import make_tar
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_readers_fuzz import FUZZ, FUZZ_EXAMPLES, cases, time_limit
+from test_readers_sgf import FIXTURES, _ff4_ex, sgf_collections
 
 from joseki_miner.stages.ingest import META
 from joseki_miner.readers import read_paths
@@ -303,3 +304,35 @@ def test_root_information_read_compiled_as_in_python(values, plain):
         return  # text no reader gives (a lone surrogate)
     columns = _infos(buf, text, flags)
     assert [[columns[m][g].as_py() for m in META] for g in range(len(values))] == expected
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(sgf_collections(), min_size=1, max_size=3))
+def test_collections_of_any_shape_read_compiled_as_in_python(texts):
+    """Variations with game information anywhere: the compiled scan hands
+    what it does not read as the Python reader does back to it."""
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, text in enumerate(texts):
+            (Path(tmp) / f"{i}.sgf").write_text(text)
+        assert bulk_view([tmp]) == python_view([tmp])
+
+
+def test_what_other_readers_read_is_read_compiled_as_in_python(tmp_path):
+    sjis = "(;GM[1]FF[4]CA[Shift_JIS]SZ[19]PB[井山裕太]PW[代表];B[pd];W[dp])\n".encode("shift_jis")
+    files = {
+        "small.sgf": b"(;GM[1]FF[4]SZ[19];B[pd](;PW[X]W[dp];B[pp])(;PW[Y]W[cp]))",
+        "ff4_ex.sgf": _ff4_ex(),
+        "later-info.sgf": b"(;GM[1]FF[4]SZ[19]PB[b];B[pd];PW[w]RE[W+R]W[dp])",
+        "sabaki.sgf": b"(\r\nTE[1]GM[1]SZ[19];B[pd];W[dp])",
+        "mixed.sgf": "(;GM[1]PB[井山裕太];B[pd])\n".encode() + sjis,
+        "gb.sgf": b"(;GM[1]CA[GB18030]PB[" + "交通".encode("gb18030").replace(b"\\", b"\\\\") + b"];B[pd])",
+    }
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+    for name in ("mixed-encoding.sgf", "test-result.sgf"):
+        (tmp_path / name).write_bytes((FIXTURES / "sgfc" / name).read_bytes())
+    view = bulk_view([tmp_path])
+    assert view == python_view([tmp_path])
+    assert ("later-info.sgf", {"PB": "b", "PW": "w", "RE": "W+R"}) in [
+        (Path(v[0]).name, v[5]) for v in view if v[2] == "game"
+    ]

@@ -276,6 +276,10 @@ def scan_sgf(data, starts, ends, ws, slots, max_value):
                             g_ha[n] = _number(data, va, vb)
                             if not _is_number(data, va, vb):
                                 status = UNUSUAL
+                        elif ident_len == 2 and nodes > 1 and 65 <= c1 <= 90:
+                            slot = slots[(c0 - 65) * 26 + c1 - 65]
+                            if slot >= 0 and slot != _GM:
+                                status = UNUSUAL  # game information past the root: the Python reader gathers it
                         elif ident_len == 2 and nodes == 1 and nvalues == 1 and 65 <= c1 <= 90:
                             slot = slots[(c0 - 65) * 26 + c1 - 65]
                             if slot == _GM:

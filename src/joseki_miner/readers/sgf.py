@@ -2,10 +2,14 @@
 
 What this reader copes with, before and around sgfmill's parser:
 
-* collections: several game trees in one file, split robustly: a tree that
-  does not parse, or that runs into the next game (an unclosed ``[`` or a
-  missing ``)``), is rejected alone and reading resumes at the next game;
-* variations: the main line (first child at every branch) is taken;
+* collections: several game trees in one file, split where the grammar
+  splits them (a tree ends at the ')' matching its '(', so a variation whose
+  node holds game information stays in its game); a tree that does not
+  parse, or that runs into the next game (an unclosed ``[`` or a missing
+  ``)``), is rejected alone and reading resumes at the next game;
+* variations: the main line (first child at every branch) is taken, with
+  the game information found on it (the root's first);
+* a root node written without its ``;`` (as Sabaki reads it);
 * long FF[1]/FF[3] property names: lower-case letters inside identifiers are
   ignored (``AddBlack`` -> ``AB``), a few names that the rule gets wrong are
   mapped (``Size`` -> ``SZ``, ``Komi`` -> ``KM``...), identifiers written
@@ -13,8 +17,11 @@ What this reader copes with, before and around sgfmill's parser:
 * coordinates in upper case (on boards up to 26 lines, where upper case
   cannot be meant), stray whitespace, passes written ``tt`` or empty;
 * text encodings: BOM, the ``CA`` property, legacy CJK encodings with a
-  fallback guess (see ``encoding``); legacy text is transcoded to UTF-8
-  before parsing, so Shift_JIS/Big5 bytes 0x5C/0x5D cannot break values;
+  fallback guess (see ``encoding``), each game of a collection by its own
+  (cut on bytes where the games start); legacy text is transcoded to UTF-8
+  before parsing, so a Shift_JIS/Big5 trail byte 0x5C/0x5D reads as part of
+  its character; where that does not parse, the game is parsed on bytes and
+  its values decoded after (a writer that escaped those bytes);
 * a property value longer than ``field_bytes`` (limits.field_kb: a 200 MB
   player name) rejects its game as ``field too long``, found before the
   tree is parsed, so the value is never copied or decoded.
@@ -24,8 +31,11 @@ Points are the package's (row from the top) * 19 + col.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import NamedTuple
 
 from sgfmill import sgf_grammar
 
@@ -131,7 +141,8 @@ def normalise_identifiers(data: bytes) -> bytes:
 
 # -- splitting a collection ------------------------------------------------
 
-_START_RE = re.compile(rb"\(\s*;")
+# a game tree's start: "(;", or "(" then a property (a root node written without its ';', as Sabaki reads it)
+_START_RE = re.compile(rb"\(\s*(?:;|(?=[A-Za-z]+\s*\[))")
 # the start of what looks like a new game: "(;" then a game-info property
 # (a lookahead, so that a broken "(;B[..." cannot hide a game start inside it)
 _ROOT_CANDIDATE_RE = re.compile(rb"\((?=\s*;\s*([A-Za-z]+)\s*\[[^\\\]]*\])")
@@ -141,6 +152,9 @@ _ROOT_PROPERTIES = frozenset(
 
 
 def root_candidates(data: bytes, start: int, end: int) -> Iterator[int]:
+    """Where a game might start in data[start:end]: each "(;" followed by a
+    game-information property.  A game start, or a variation whose node
+    holds game information (as the SGF specification allows)."""
     for m in _ROOT_CANDIDATE_RE.finditer(data, start, end):
         ident = m.group(1).decode("ascii")
         if canonical_identifier(ident) in _ROOT_PROPERTIES:
@@ -149,6 +163,71 @@ def root_candidates(data: bytes, start: int, end: int) -> Iterator[int]:
 
 def _next_root(data: bytes, start: int, end: int) -> int | None:
     return next(root_candidates(data, start, end), None)
+
+
+# what decides where a tree ends: a value (escapes skipped; to the end of the text when unclosed), a parenthesis
+_PAREN_OR_VALUE_RE = re.compile(rb"\[[^\\\]]*(?:\\.[^\\\]]*)*\]?|[()]", re.DOTALL)
+
+
+class TreeEnds:
+    """Where the game trees of a text end by the grammar: at the ')' that
+    matches their '('.  A tree whose values swallow a game start (an
+    unclosed '[' that runs into the next game) has no end, nor has one that
+    never closes: each is then cut at the next game start.  One walk from a
+    tree's '(' finds the ends of every '(' it meets, kept for the trees that
+    start there, so a text of unclosed trees is walked once, not once a tree."""
+
+    def __init__(self, data: bytes):
+        self.data = data
+        self.candidates = list(root_candidates(data, 0, len(data)))
+        self.ends: dict[int, int | None] = {}
+
+    def end(self, start: int) -> int | None:
+        """The end of the tree whose '(' is at ``start``, or None."""
+        if start in self.ends:
+            return self.ends[start]
+        data, candidates = self.data, self.candidates
+        k = bisect.bisect_right(candidates, start)
+        opened: list[int] = []
+        for m in _PAREN_OR_VALUE_RE.finditer(data, start):
+            a = m.start()
+            c = data[a]
+            if c == 0x28:  # '('
+                opened.append(a)
+            elif c == 0x29:  # ')'
+                self.ends[opened.pop()] = m.end()
+                if not opened:
+                    break
+            else:  # a value: does it hold a game start?
+                while k < len(candidates) and candidates[k] < a:
+                    k += 1
+                if k < len(candidates) and candidates[k] < m.end():
+                    break
+        for a in opened:
+            self.ends[a] = None
+        return self.ends.get(start)
+
+
+def game_starts(data: bytes) -> list[int]:
+    """Where the game trees of a collection start, by the grammar (as
+    ``split_trees`` cuts it, without parsing): a game's variations, game
+    information in them or not, are inside it."""
+    ends = TreeEnds(data)
+    if len(ends.candidates) <= 1:  # one game (nearly every file): nothing to walk
+        m = _START_RE.search(data)
+        return [] if m is None else sorted({m.start(), *ends.candidates})
+    starts = []
+    pos = 0
+    while (m := _START_RE.search(data, pos)) is not None:
+        start = m.start()
+        starts.append(start)
+        end = ends.end(start)
+        if end is None:
+            end = _next_root(data, start + 1, len(data))
+            if end is None:
+                break
+        pos = end
+    return starts
 
 
 class FieldTooLong(str):
@@ -192,14 +271,17 @@ def split_trees(data: bytes, field_bytes: int = FIELD_BYTES) -> Iterator[tuple[i
     """The game trees of a collection: (start, end, coarse tree or None,
     error detail).
 
-    Each tree is parsed on its own, up to the next place where a new game
-    starts (``(;`` then a game-info property), so a broken tree (it does not
-    parse, or it would swallow the next game through an unclosed ``[`` or a
-    missing ``)``) comes out alone with tree None, and its neighbours parse.
-    A tree that holds a value longer than ``field_bytes`` is not parsed: it
-    comes out with tree None and a ``FieldTooLong`` detail."""
+    A tree ends at the ')' that matches its '(' (``TreeEnds``): a variation
+    that opens with game information (``(;PW[..]W[dp])``) is a node of its
+    game, as the specification says.  A broken tree (it does not parse, or
+    it would swallow the next game through an unclosed ``[`` or a missing
+    ``)``) is cut at the next game start (``(;`` then a game-info property)
+    and comes out alone with tree None, so its neighbours parse.  A tree
+    that holds a value longer than ``field_bytes`` is not parsed: it comes
+    out with tree None and a ``FieldTooLong`` detail."""
     pos = 0
     n = len(data)
+    ends: TreeEnds | None = None  # walked only for a tree that runs past a game start
     while True:
         m = _START_RE.search(data, pos)
         if m is None:
@@ -207,27 +289,43 @@ def split_trees(data: bytes, field_bytes: int = FIELD_BYTES) -> Iterator[tuple[i
         start = m.start()
         nxt = _next_root(data, start + 1, n)
         stop = n if nxt is None else nxt
-        if stop - start > field_bytes:  # only then can it hold so long a value
-            long = _long_value(data, start, stop, field_bytes)
-            if long is not None:
-                yield start, long[0], None, long[1]
-                pos = long[0]
-                continue
-        try:
-            tree, end = _parse_tree(data[start:stop], 0)
-            error = "" if tree is not None else "no game tree"
-        except ValueError as exc:
-            tree, end, error = None, None, str(exc)
-        except Exception as exc:  # noqa: BLE001 - a reader never raises
-            tree, end, error = None, None, f"internal parser error: {exc!r}"
-        if tree is not None:
-            yield start, start + end, tree, ""
-            pos = start + end
-            continue
-        if nxt is not None and "end of SGF data" in error:
-            error += " (the tree runs into the next game: an unclosed '[' or a missing ')')"
-        yield start, stop, None, error
-        pos = stop
+        tree, end, error = _parse_between(data, start, stop, field_bytes)
+        if tree is None and nxt is not None and "end of SGF data" in error:
+            # past a game start: a variation with game information, or damage
+            ends = ends or TreeEnds(data)
+            grammar_end = ends.end(start)
+            if grammar_end is not None:
+                stop = grammar_end
+                tree, end, error = _parse_between(data, start, stop, field_bytes)
+            elif not isinstance(error, FieldTooLong):
+                error += " (the tree runs into the next game: an unclosed '[' or a missing ')')"
+        yield start, end, tree, error
+        pos = end
+
+
+def _parse_between(data: bytes, start: int, stop: int, field_bytes: int) -> tuple[object, int, str]:
+    """The tree at data[start:stop]: (coarse tree or None, its end, error
+    detail); the end is ``stop`` when it does not parse."""
+    if stop - start > field_bytes:  # only then can it hold so long a value
+        long = _long_value(data, start, stop, field_bytes)
+        if long is not None:
+            return None, long[0], long[1]
+    text = data[start:stop]
+    bare = not _FULL_START_RE.match(text)
+    if bare:  # a root node without its ';': read as if it had it
+        text = b"(;" + text[1:]
+    try:
+        tree, end = _parse_tree(text, 0)
+    except ValueError as exc:
+        return None, stop, str(exc)
+    except Exception as exc:  # noqa: BLE001 - a reader never raises
+        return None, stop, f"internal parser error: {exc!r}"
+    if tree is None:
+        return None, stop, "no game tree"
+    return tree, start + end - bare, ""
+
+
+_FULL_START_RE = re.compile(rb"\(\s*;")
 
 
 # -- from a coarse tree to a record ------------------------------------------
@@ -287,8 +385,11 @@ def _size(root: dict) -> int | None:
     return dims[0]
 
 
-def tree_to_record(tree, source: str, location: str = "") -> GameRecord | Reject:
-    """One coarse sgfmill game tree (UTF-8 values) as a record or a reject."""
+def tree_to_record(
+    tree, source: str, location: str = "", text: Callable[[bytes], str] = simple_text
+) -> GameRecord | Reject:
+    """One coarse sgfmill game tree as a record or a reject; ``text`` reads
+    a simple-text value (UTF-8 by default)."""
     root = tree.sequence[0]
     gm = root.get("GM")
     if gm and gm[0].strip() not in (b"1", b""):
@@ -303,6 +404,7 @@ def tree_to_record(tree, source: str, location: str = "") -> GameRecord | Reject
     white: list[int] = []
     moves: list[Move] = []
     events: list[tuple[int, int, int]] = []
+    meta: dict[str, str] = {}  # the main line's game information: at the root, or where a variation names its game
     try:
         node_tree = tree
         while True:
@@ -323,6 +425,12 @@ def tree_to_record(tree, source: str, location: str = "") -> GameRecord | Reject
                         events.extend((at, EMPTY, p) for p in ae)
                         events.extend((at, BLACK, p) for p in ab)
                         events.extend((at, WHITE, p) for p in aw)
+                for prop in META_PROPERTIES:
+                    values = props.get(prop)
+                    if values and prop not in meta:
+                        value = text(values[0])
+                        if value:
+                            meta[prop] = value
                 b = props.get("B")
                 if b is not None:
                     moves.append(Move(BLACK, _point(b[0])))
@@ -334,51 +442,78 @@ def tree_to_record(tree, source: str, location: str = "") -> GameRecord | Reject
             node_tree = node_tree.children[0]
     except RecordError as exc:
         return Reject(source, location, exc.reason, exc.detail)
-    meta = {}
-    for prop in META_PROPERTIES:
-        values = root.get(prop)
-        if values:
-            text = simple_text(values[0])
-            if text:
-                meta[prop] = text
     declared = declared_handicap(root["HA"][0]) if "HA" in root else 0
     return game_record(source, location, size, declared, (black, white), moves, events, meta)
 
 
 # -- text ------------------------------------------------------------------
 
+# codecs whose two-byte characters may end in the bytes of '\\' or ']' (a
+# Shift_JIS, GBK or Big5 name): a raw parse would read them as an escape or a value's end
+ASCII_TRAIL_CODECS = frozenset(
+    "shift_jis cp932 shift_jis_2004 shift_jisx0213 gbk gb18030 cp936 big5 cp950 big5hkscs johab".split()
+)
 
-def to_utf8(data: bytes, *, fallback: bool = True) -> tuple[bytes, list[tuple[int, int, str]]]:
-    """``data`` as UTF-8 with normalised identifiers, and the byte ranges of
-    the result that could not be decoded: (start, end, detail).
 
-    ASCII and valid UTF-8 are kept as they are; text valid in its declared
-    charset is transcoded whole; anything else (several charsets, guesses,
-    damaged bytes) is decoded game by game, each stretch between game starts
-    on its own, so one bad game neither decides nor spoils the others'."""
+class Piece(NamedTuple):
+    """A stretch of a text decoded as one: where it lies in the UTF-8
+    buffer and in the bytes read, its codec, and why it could not be
+    decoded ("" when it could)."""
+
+    start: int
+    end: int
+    raw_start: int
+    raw_end: int
+    codec: str
+    undecodable: str = ""
+
+
+def _declared(data: bytes) -> bytes | None:
+    """The charset ``data`` declares (CA), unless a wide one (UTF-16 or
+    UTF-32): text split on bytes is not in it, whatever a value holds."""
+    declared = encoding.declared_charset(data)
+    name = encoding.normalise_name(declared)
+    return None if name is not None and name.startswith(("utf_16", "utf_32")) else declared
+
+
+def decoded(data: bytes, *, fallback: bool = True) -> tuple[bytes, list[Piece]]:
+    """``data`` as UTF-8 with normalised identifiers, and the pieces it was
+    decoded in.
+
+    ASCII and valid UTF-8 are kept as they are.  A text of one game is
+    transcoded whole when it is clean in its declared charset; a collection
+    is cut on bytes where its games start (``game_starts``, by the grammar)
+    and each game decoded by its own CA, so a game in another encoding
+    neither decides nor spoils its neighbours'."""
     data, bom = encoding.strip_bom(data)
     if bom is not None:
-        text = data.decode(bom, "replace")
-        return normalise_identifiers(text.encode("utf-8")), []
+        text = normalise_identifiers(data.decode(bom, "replace").encode("utf-8"))
+        return text, [Piece(0, len(text), 0, len(data), bom)]
     if data.isascii():
-        return normalise_identifiers(data), []
-    charsets = set(encoding.CA_RE.findall(data))
-    if len(charsets) <= 1:
-        whole = encoding.decode(data, encoding.declared_charset(data), fallback=fallback)
-        if whole.how in ("utf-8", "declared", "superset"):
-            body = data if whole.how == "utf-8" else whole.text.encode("utf-8")
-            return normalise_identifiers(body), []
-    # several charsets, or text that is not clean as a whole: each game on
-    # its own, so one bad game does not decide (or spoil) the others
-    cuts = [0] + list(root_candidates(data, 1, len(data))) + [len(data)]
+        text = normalise_identifiers(data)
+        return text, [Piece(0, len(text), 0, len(data), "ascii")]
+    candidates = list(itertools.islice(root_candidates(data, 0, len(data)), 2))
+    if len(candidates) <= 1:  # one game (nearly every file): whole, if its charset reads it cleanly
+        if len(set(encoding.CA_RE.findall(data))) <= 1:
+            whole = encoding.decode(data, _declared(data), fallback=fallback)
+            if whole.how in ("utf-8", "declared", "superset"):
+                text = normalise_identifiers(data if whole.how == "utf-8" else whole.text.encode("utf-8"))
+                return text, [Piece(0, len(text), 0, len(data), whole.encoding)]
+        cuts = [c for c in candidates if c > 0]
+    elif _all_utf8(data):  # a collection in UTF-8 throughout (no legacy text is): nothing to cut
+        text = normalise_identifiers(data)
+        return text, [Piece(0, len(text), 0, len(data), "utf_8")]
+    else:
+        cuts = [s for s in game_starts(data) if s > 0]
+    cuts = [0, *cuts, len(data)]
     out: list[bytes] = []
-    bad: list[tuple[int, int, str]] = []
+    pieces: list[Piece] = []
     offset = 0
     for a, b in zip(cuts, cuts[1:]):
         if a == b:
             continue
         chunk = data[a:b]
-        dec = encoding.decode(chunk, encoding.declared_charset(chunk), fallback=fallback)
+        dec = encoding.decode(chunk, _declared(chunk), fallback=fallback)
         if dec.text is None:
             piece = chunk.decode("utf-8", "replace").encode("utf-8")
             detail = f"the text is not valid {dec.encoding} and no other encoding fits"
@@ -386,11 +521,28 @@ def to_utf8(data: bytes, *, fallback: bool = True) -> tuple[bytes, list[tuple[in
             piece = chunk if dec.how in ("ascii", "utf-8") else dec.text.encode("utf-8")
             detail = ""
         piece = normalise_identifiers(piece)
-        if detail:
-            bad.append((offset, offset + len(piece), detail))
+        pieces.append(Piece(offset, offset + len(piece), a, b, dec.encoding, detail))
         out.append(piece)
         offset += len(piece)
-    return b"".join(out), bad
+    return b"".join(out), pieces
+
+
+def _all_utf8(data: bytes) -> bool:
+    """Valid UTF-8, declaring no other charset."""
+    if any(encoding.normalise_name(ca) != "utf_8" for ca in set(encoding.CA_RE.findall(data))):
+        return False
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def to_utf8(data: bytes, *, fallback: bool = True) -> tuple[bytes, list[tuple[int, int, str]]]:
+    """``decoded``: the UTF-8 text, and the byte ranges of it that could not
+    be decoded: (start, end, detail)."""
+    text, pieces = decoded(data, fallback=fallback)
+    return text, [(p.start, p.end, p.undecodable) for p in pieces if p.undecodable]
 
 
 def game_location(location: str, index: int) -> str:
@@ -407,10 +559,11 @@ def read_sgf_bytes(
     trees too).  A text with no game tree at all gives one ``not a game``.
     A tree holding a value longer than ``field_bytes`` is ``field too long``."""
     try:
-        buf, bad = to_utf8(data, fallback=encoding_fallback)
+        buf, pieces = decoded(data, fallback=encoding_fallback)
     except Exception as exc:  # noqa: BLE001 - a reader never raises
         yield Reject(source, location, "undecodable text", f"internal decoding error: {exc!r}")
         return
+    raw = encoding.strip_bom(data)[0]
     trees = split_trees(buf, field_bytes)
     first = next(trees, None)
     if first is None:
@@ -419,24 +572,49 @@ def read_sgf_bytes(
         return
     second = next(trees, None)
     if second is None:
-        yield _one(buf, first, bad, source, location)
+        yield _one(buf, first, pieces, raw, source, location)
         return
-    yield _one(buf, first, bad, source, game_location(location, 1))
-    yield _one(buf, second, bad, source, game_location(location, 2))
+    yield _one(buf, first, pieces, raw, source, game_location(location, 1))
+    yield _one(buf, second, pieces, raw, source, game_location(location, 2))
     for index, item in enumerate(trees, start=3):
-        yield _one(buf, item, bad, source, game_location(location, index))
+        yield _one(buf, item, pieces, raw, source, game_location(location, index))
 
 
-def _one(buf: bytes, item, bad, source: str, location: str) -> GameRecord | Reject:
+def _one(buf: bytes, item, pieces: list[Piece], raw: bytes, source: str, location: str) -> GameRecord | Reject:
     start, end, tree, error = item
-    for a, b, detail in bad:
-        if a <= start < b:
-            return Reject(source, location, "undecodable text", detail)
+    piece = next((p for p in pieces if p.start <= start < p.end), pieces[-1])
+    if piece.undecodable:
+        return Reject(source, location, "undecodable text", piece.undecodable)
     if isinstance(error, FieldTooLong):
         return Reject(source, location, "field too long", error)
+    if tree is None and piece.codec in ASCII_TRAIL_CODECS and _START_RE.search(buf, piece.start, start) is None:
+        # the writer escaped a trail byte '\\' or ']' on bytes: parse the bytes, decode the values
+        tree = _raw_tree(raw[piece.raw_start : piece.raw_end])
+        if tree is not None:
+            return _record(tree, source, location, lambda value: _coded_text(value, piece.codec))
     if tree is None:
         return Reject(source, location, "parse error", error or "unparsable game tree")
+    return _record(tree, source, location, simple_text)
+
+
+def _record(tree, source: str, location: str, text) -> GameRecord | Reject:
     try:
-        return tree_to_record(tree, source, location)
+        return tree_to_record(tree, source, location, text)
     except Exception as exc:  # noqa: BLE001 - a reader never raises
         return Reject(source, location, "parse error", f"internal error: {exc!r}")
+
+
+def _raw_tree(chunk: bytes):
+    """The first game tree of undecoded bytes, parsed as bytes (as sgfmill
+    and SGFC parse), or None."""
+    chunk = normalise_identifiers(chunk)
+    m = _START_RE.search(chunk)
+    if m is None:
+        return None
+    tree, _, _ = _parse_between(chunk, m.start(), len(chunk), len(chunk))
+    return tree
+
+
+def _coded_text(value: bytes, codec: str) -> str:
+    """A simple-text value of bytes in ``codec``: unescaped, then decoded."""
+    return sgf_grammar.simpletext_value(value).decode(codec, "replace").strip()
