@@ -45,6 +45,7 @@ from joseki_miner.readers import encoding
 
 FIELD_BYTES = 1 << 20  # limits.field_kb's default
 META_PROPERTIES = ("PB", "PW", "BR", "WR", "DT", "EV", "RE", "KM", "RU", "PC", "GN", "RO")
+_META_SET = frozenset(META_PROPERTIES)
 
 try:  # sgfmill's parser for one game tree at a position, with its end
     _parse_tree = sgf_grammar._parse_sgf_game
@@ -385,6 +386,16 @@ def _size(root: dict) -> int | None:
     return dims[0]
 
 
+def _gather_meta(props: dict, meta: dict[str, str], text: Callable[[bytes], str]) -> None:
+    """The game information of a node that ``meta`` does not hold yet."""
+    for prop in META_PROPERTIES:
+        values = props.get(prop)
+        if values and prop not in meta:
+            value = text(values[0])
+            if value:
+                meta[prop] = value
+
+
 def tree_to_record(
     tree, source: str, location: str = "", text: Callable[[bytes], str] = simple_text
 ) -> GameRecord | Reject:
@@ -425,12 +436,8 @@ def tree_to_record(
                         events.extend((at, EMPTY, p) for p in ae)
                         events.extend((at, BLACK, p) for p in ab)
                         events.extend((at, WHITE, p) for p in aw)
-                for prop in META_PROPERTIES:
-                    values = props.get(prop)
-                    if values and prop not in meta:
-                        value = text(values[0])
-                        if value:
-                            meta[prop] = value
+                if not _META_SET.isdisjoint(props):
+                    _gather_meta(props, meta, text)
                 b = props.get("B")
                 if b is not None:
                     moves.append(Move(BLACK, _point(b[0])))
