@@ -270,7 +270,7 @@ def scan_sgf(data, starts, ends, ws, slots, max_value):
                             status = UNUSUAL
                         elif ident_len == 2 and c0 == 83 and c1 == 90 and nodes == 1:  # SZ
                             g_size[n] = _number(data, va, vb)
-                            if not _is_number(data, va, vb):  # e.g. 19:13 or 19x19
+                            if not _is_number(data, va, vb) or g_size[n] != 19:  # 19:13, 19x19; 9 (said as written)
                                 status = UNUSUAL
                         elif ident_len == 2 and c0 == 72 and c1 == 65 and nodes == 1:  # HA
                             g_ha[n] = _number(data, va, vb)
