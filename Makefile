@@ -16,7 +16,7 @@ ARGS    = --config $(CONFIG) --work $(WORK) --out $(OUT) $(foreach s,$(SET),--se
 INPUT   = $(if $(strip $(GAMES)),$(GAMES),$(DEMO))
 
 .DEFAULT_GOAL := help
-.PHONY: help setup mine demo ingest extract build prune emit report test lint bench quality crashtest clean
+.PHONY: help setup mine demo ingest extract build prune emit report test lint bench quality scale crashtest clean
 
 help: ## list the targets
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z]+):.*## /  make \1\t/' | expand -t 20
@@ -72,6 +72,9 @@ bench: setup ## measure throughput on ../shared/data -> benchmarks/RESULTS.md
 DICTIONARY ?=
 quality: setup ## is what the tree calls joseki joseki? named shapes, each collection, each option -> benchmarks/QUALITY.md
 	$(BIN)/python benchmarks/quality.py $(foreach d,$(DICTIONARY),--dictionary $(d))
+
+scale: setup ## trace the dask engine on ../shared/data once and copied 3 times: T1, T_inf, S, Brent's bounds -> benchmarks/SCALE.md
+	$(BIN)/python benchmarks/scale.py --run 1 3
 
 crashtest: setup ## stop runs at 100+ moments (kill, Ctrl-C, --strict, full disk); the next run must equal a clean one
 	$(BIN)/python tests/crashtest.py $(GAMES)

@@ -34,6 +34,7 @@ from pipeline.options import (
     SET,
     SORT_MEMORY,
     TABLE_MEMORY,
+    TRACE,
     WAIT,
     WORK,
     WORKERS,
@@ -138,6 +139,7 @@ def mine(
     scheduler: Optional[str] = SCHEDULER,
     workers: int = WORKERS,
     partition_mb: float = PARTITION,
+    trace: Optional[Path] = TRACE,
     add: bool = typer.Option(
         False,
         "--add",
@@ -160,17 +162,17 @@ def mine(
             sort_memory=sort_memory,
             table_memory=table_memory,
             wait=wait,
-            cluster=_cluster(engine, scheduler, workers, partition_mb, jobs),
+            cluster=_cluster(engine, scheduler, workers, partition_mb, jobs, trace),
             add=add,
         ),
     )
 
 
-def _cluster(engine: str, scheduler: Optional[str], workers: int, partition_mb: float, jobs: Optional[int]):
+def _cluster(engine: str, scheduler: Optional[str], workers: int, partition_mb: float, jobs: Optional[int], trace=None):
     """The dask options, checked: only with --engine dask, and each with
     what it can mean there."""
-    if engine != "dask" and (scheduler or workers or partition_mb != PARTITION_MB):
-        _fail("--scheduler, --workers and --partition-mb go with --engine dask", 2)
+    if engine != "dask" and (scheduler or workers or partition_mb != PARTITION_MB or trace):
+        _fail("--scheduler, --workers, --partition-mb and --trace go with --engine dask", 2)
     if engine == "dask" and jobs is not None:
         _fail("--jobs sets the threads of the fast engine; the dask engine's are its workers (--workers)", 2)
     if scheduler and workers:
@@ -179,7 +181,7 @@ def _cluster(engine: str, scheduler: Optional[str], workers: int, partition_mb: 
         _fail("--workers must be 0 (one a core) or more", 2)
     if not partition_mb > 0:
         _fail("--partition-mb must be a positive number", 2)
-    return Options(scheduler, workers, partition_mb)
+    return Options(scheduler, workers, partition_mb, str(trace) if trace else None)
 
 
 @app.command()

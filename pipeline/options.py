@@ -64,6 +64,12 @@ PARTITION = typer.Option(
     metavar="MB",
     help="--engine dask: MB of input a partition gathers (a larger archive is cut in parts of its members)",
 )
+TRACE = typer.Option(
+    None,
+    "--trace",
+    metavar="FILE",
+    help="--engine dask: write each task's start, stop, worker and what it waited for to FILE (JSON, for make scale)",
+)
 SORT_MEMORY = typer.Option(
     SORT_MEMORY_MB,
     "--sort-memory",

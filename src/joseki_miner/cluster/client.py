@@ -18,6 +18,7 @@ from typing import Any
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from joseki_miner.cluster import trace
 from joseki_miner.runs import stop, threads
 from joseki_miner.runs.stop import check as check_stop
 
@@ -32,11 +33,13 @@ PARTITION_MB = 8.0  # input a partition gathers, by default (a larger archive: i
 class Options:
     """``scheduler``: a dask scheduler's address (tcp://host:8786), or None
     for a LocalCluster of ``workers`` processes (0: one a core);
-    ``partition_mb``: input bytes a partition gathers."""
+    ``partition_mb``: input bytes a partition gathers; ``trace``: where to
+    write what each task did (``trace``)."""
 
     scheduler: str | None = None
     workers: int = 0
     partition_mb: float = PARTITION_MB
+    trace: str | None = None  # a file for the run's tasks (``trace``), or None
 
 
 def warm() -> None:
@@ -281,6 +284,14 @@ class Cluster:
                 "runs load them)"
             )
         self.client.run(warm)  # and every worker that joins later warms at its first task
+        self.recorder: trace.Recorder | None = None
+        self._stream = None
+        if options.trace:
+            from distributed import get_task_stream
+
+            self.recorder = trace.Recorder()
+            self._stream = get_task_stream(client=self.client)
+            self._stream.__enter__()
 
     def map(
         self,
@@ -302,6 +313,7 @@ class Cluster:
         error is raised here (a task whose worker died is retried by dask)."""
         order = sorted(range(len(items)), key=lambda i: -sizes[i]) if sizes else list(range(len(items)))
         waits = [set(a) for a in after] if after is not None else [set() for _ in items]
+        barrier = self.recorder.barrier() if self.recorder is not None else ()
         _check_waits(waits)
         ended: set[int] = set()
         futures: dict[int, object] = {}
@@ -326,10 +338,15 @@ class Cluster:
                     )
                     where[futures[i].key] = i
                     pending.add(futures[i])
+                    if self.recorder is not None:
+                        data = [str(a.key) for a in args if hasattr(a, "key") and hasattr(a, "result")]
+                        self.recorder.submitted(names[i], barrier, (*(names[j] for j in sorted(waits[i])), *data))
                 done, pending = _some_done(pending)
                 for f in done:
                     on_done(where[f.key], f.result())  # raises the task's error (or its cancellation)
                     ended.add(where[f.key])
+                    if self.recorder is not None:
+                        self.recorder.ended(str(f.key))
             return [futures[i].result() for i in range(len(items))]
         except BaseException:
             for f in futures.values():
@@ -345,6 +362,8 @@ class Cluster:
         """``function(*args)`` started on a worker: its future, to give to
         ``map`` among the arguments (dask hands its result from worker to
         worker)."""
+        if self.recorder is not None:
+            self.recorder.submitted(name, self.recorder.barrier())
         return self.client.submit(_alone, self.folder, self.run, function, *args, key=name, pure=False)
 
     def stop_tasks(self) -> None:
@@ -394,6 +413,8 @@ class Cluster:
             _, pending = _some_done(pending)
         if future.status == "error":
             future.result()
+        if self.recorder is not None:
+            self.recorder.ended(str(future.key))
         self.client.replicate([future])
 
     def call(self, function: Callable, *args, name: str) -> Any:
@@ -418,6 +439,15 @@ class Cluster:
         except Exception:  # noqa: BLE001 - a figure for the log only
             return driver
         return f"{driver}, workers CPU {workers:.2f} s"
+
+    def traced(self) -> list[dict]:
+        """The task stream recorded since the cluster started (with
+        ``trace``), ended here."""
+        if self._stream is None:
+            return []
+        stream, self._stream = self._stream, None
+        stream.__exit__(None, None, None)
+        return list(stream.data)
 
     def close(self) -> None:
         try:
@@ -479,6 +509,9 @@ class InProcess:
 
     def stop_tasks(self) -> None:
         pass
+
+    def traced(self) -> list[dict]:
+        return []
 
     def cpu_line(self) -> str:
         return ""

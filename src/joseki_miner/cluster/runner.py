@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from joseki_miner.book import files as book_files
 from joseki_miner.cluster import client as cluster_
-from joseki_miner.cluster import partitions
+from joseki_miner.cluster import partitions, trace
 from joseki_miner.runs.context import Context, Done, RunOptions
 from joseki_miner.runs.keys import partition_key
 from joseki_miner.runs.progress import bar as progress_bar
@@ -56,13 +56,22 @@ class DaskRunner:
         """Wait for a cluster still starting; say the CPU it used and close it."""
         if self._starting is not None:
             self._starting.exception()  # started or failed: either way, nothing is left starting
+        stream: list[dict] = []
+        recorder = None
         if self._cluster is not None:
             try:
                 if self._cluster.cpu_line():
                     self.log(self._cluster.cpu_line())
+                stream = self._cluster.traced()
             finally:
+                recorder = getattr(self._cluster, "recorder", None)  # InProcess traces nothing
                 self._cluster.close()
                 self._cluster = None
+        if self.options.trace:  # a run whose stages were all up to date ran no task: its trace says so
+            wall = time.perf_counter() - self.started
+            tasks = trace.record(stream, recorder or trace.Recorder(), began=time.time() - wall)
+            trace.write(self.options.trace, wall, tasks)
+            self.log(f"dask: {len(tasks)} tasks traced to {self.options.trace}")
 
     def keep_partitions(self, context: Context, digests: dict[str, str]) -> None:
         """Ingest and extract were up to date: the partitions a stopped or

@@ -1,0 +1,164 @@
+"""What a dask run did, task by task (``joseki mine --trace FILE``), and
+what that says of how far it can scale.
+
+A trace is a JSON object: ``wall`` (the run's seconds) and ``tasks``, each
+with its ``key``, ``start`` and ``stop`` (seconds from the run's start, of
+its computation on the worker), ``worker`` and ``after``: the keys it
+waited for, its data (a future among its arguments, an earlier item of its
+map) and the phase barrier (the last tasks whose results the driver had
+when it submitted it).
+
+From a trace: the work T1 (every task's seconds), the critical path T_inf
+(the longest chain of tasks through ``after``), the serial time S (when no
+task runs: imports, the cluster's start and close, the driver between
+phases) and Brent's bound on the wall time with P workers,
+max(T1 / P, T_inf) + S.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from joseki_miner.runs.store import write_atomically
+
+
+@dataclass(frozen=True)
+class Task:
+    """One task of a traced run."""
+
+    key: str
+    start: float
+    stop: float
+    worker: str
+    after: tuple[str, ...] = ()
+
+    @property
+    def seconds(self) -> float:
+        return self.stop - self.start
+
+
+@dataclass
+class Recorder:
+    """What the driver knows of a run's tasks as it submits them: each
+    task's ``after``, and the frontier of the tasks whose results it has:
+    the barrier of a phase it starts (a map's tasks share the barrier of
+    the map's start; one waiting for a worker to be free waits for no task)."""
+
+    after: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    frontier: dict[str, None] = field(default_factory=dict)  # ordered, so a run's trace reads the same each time
+
+    def barrier(self) -> tuple[str, ...]:
+        """The tasks whose results the driver has and has not yet passed on."""
+        return tuple(self.frontier)
+
+    def submitted(self, key: str, barrier: tuple[str, ...], waits: tuple[str, ...] = ()) -> None:
+        """A task submitted after ``barrier``, waiting for ``waits`` too."""
+        self.after[key] = tuple(dict.fromkeys([*barrier, *waits]))
+
+    def ended(self, key: str) -> None:
+        """The driver has the result of ``key``: what it waited for is behind it."""
+        for before in self.after.get(key, ()):
+            self.frontier.pop(before, None)
+        self.frontier[key] = None
+
+
+def record(stream: list[dict], recorder: Recorder, began: float) -> list[Task]:
+    """The tasks of a dask task stream (``distributed.get_task_stream``'s
+    data; times from ``began``, the run's start in seconds of the epoch),
+    with what the driver recorded of them, in order of start."""
+    tasks = []
+    for entry in stream:
+        computed = [s for s in entry.get("startstops", ()) if s.get("action") == "compute"]
+        if not computed:
+            continue
+        key = str(entry["key"])
+        tasks.append(
+            Task(
+                key,
+                round(min(s["start"] for s in computed) - began, 6),
+                round(max(s["stop"] for s in computed) - began, 6),
+                str(entry.get("worker", "")),
+                recorder.after.get(key, ()),
+            )
+        )
+    return sorted(tasks, key=lambda t: (t.start, t.key))
+
+
+def write(path: str | Path, wall: float, tasks: list[Task]) -> None:
+    """The trace as JSON at ``path``."""
+    body = {
+        "wall": round(wall, 6),
+        "tasks": [
+            {"key": t.key, "start": t.start, "stop": t.stop, "worker": t.worker, "after": list(t.after)} for t in tasks
+        ],
+    }
+    write_atomically(Path(path), (json.dumps(body, indent=1) + "\n").encode())
+
+
+def load(path: str | Path) -> tuple[float, list[Task]]:
+    """A trace's wall time and tasks."""
+    body = json.loads(Path(path).read_text())
+    tasks = [Task(t["key"], t["start"], t["stop"], t["worker"], tuple(t["after"])) for t in body["tasks"]]
+    return body["wall"], tasks
+
+
+def work(tasks: list[Task]) -> float:
+    """T1: the seconds of every task, summed."""
+    return sum(t.seconds for t in tasks)
+
+
+def serial(tasks: list[Task], wall: float) -> float:
+    """S: the seconds of the run in which no task runs."""
+    busy, reach = 0.0, 0.0
+    for t in sorted(tasks, key=lambda t: t.start):
+        start, stop = max(t.start, reach), max(t.stop, reach)
+        busy += stop - start
+        reach = stop
+    return max(0.0, wall - busy)
+
+
+def critical_path(tasks: list[Task]) -> list[Task]:
+    """The longest chain of tasks, each after the one before it (T_inf:
+    its seconds summed); a key ``after`` names that the trace lacks (a task
+    that never computed) is passed by."""
+    by_key = {t.key: t for t in tasks}
+    longest: dict[str, tuple[float, str | None]] = {}
+    for t in sorted(tasks, key=lambda t: (t.stop, t.key)):  # what a task waited for ended before it
+        best = max(
+            ((longest[a][0], a) for a in t.after if a in longest), default=(0.0, None), key=lambda x: (x[0], x[1] or "")
+        )
+        longest[t.key] = (best[0] + t.seconds, best[1])
+    if not longest:
+        return []
+    key: str | None = max(longest, key=lambda k: (longest[k][0], k))
+    path = []
+    while key is not None:
+        path.append(by_key[key])
+        key = longest[key][1]
+    return path[::-1]
+
+
+@dataclass(frozen=True)
+class Scale:
+    """A trace's figures: T1, T_inf, S, and the critical path."""
+
+    wall: float
+    t1: float
+    t_inf: float
+    s: float
+    path: tuple[Task, ...]
+
+    def bound(self, p: int) -> float:
+        """Brent's wall time with ``p`` workers: max(T1 / P, T_inf) + S."""
+        return max(self.t1 / p, self.t_inf) + self.s
+
+    def speedup(self, p: int) -> float:
+        """The bound's speed-up at ``p`` workers over one."""
+        return self.bound(1) / self.bound(p)
+
+
+def scale(wall: float, tasks: list[Task]) -> Scale:
+    path = critical_path(tasks)
+    return Scale(wall, work(tasks), sum(t.seconds for t in path), serial(tasks, wall), tuple(path))
