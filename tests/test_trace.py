@@ -95,3 +95,50 @@ def test_a_dask_run_traces_every_task_and_its_outputs_are_those_of_a_run_without
     s = scale(*load(tmp_path / "trace.json"))
     assert s.path[0].key.startswith("mine-") and 0 < s.t_inf <= s.t1 and 0 < s.s < wall
     assert joseki_cli("mine", demo_games, "--out", tmp_path / "x", "--trace", tmp_path / "t").returncode == 2
+
+
+def test_a_run_on_a_scheduler_and_two_workers_started_apart_gives_the_fast_engines_files(demo_games, tmp_path):
+    """A real cluster's way in: ``dask scheduler`` and two ``dask worker``
+    processes started as commands of their own (not a LocalCluster), the
+    run given the scheduler's address; its trace names both workers."""
+    import os
+    import socket
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from crashtest import outputs
+    from distributed import Client
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        address = f"tcp://127.0.0.1:{s.getsockname()[1]}"
+    root = Path(__file__).resolve().parents[1]
+    apart = {
+        "env": {**os.environ, "PYTHONPATH": f"{root / 'src'}{os.pathsep}{root}"},
+        "stdout": subprocess.DEVNULL,
+        "stderr": subprocess.DEVNULL,
+    }
+
+    def dask(command: str, *args) -> subprocess.Popen:  # `dask scheduler`, `dask worker`
+        return subprocess.Popen([sys.executable, "-m", f"distributed.cli.dask_{command}", *args], **apart)
+
+    processes = [dask("scheduler", "--port", address.rsplit(":", 1)[1], "--no-dashboard")]
+    try:
+        for _ in range(2):
+            processes.append(dask("worker", address, "--nthreads", "1", "--no-dashboard"))
+        with Client(address, timeout="60s") as client:
+            client.wait_for_workers(2, timeout=60)
+        run = ("--engine", "dask", "--scheduler", address, "--partition-mb", "0.05", "--trace", tmp_path / "trace.json")
+        done = joseki_cli("mine", demo_games, "--out", tmp_path / "apart", "--quiet", *run)
+        assert done.returncode == 0, done.stderr
+    finally:
+        for p in processes[::-1]:
+            p.terminate()
+            p.wait(30)
+    fast = joseki_cli("mine", demo_games, "--out", tmp_path / "fast", "--jobs", "1", "--quiet")
+    assert fast.returncode == 0, fast.stderr
+    apart_files = {k: v for k, v in outputs(tmp_path / "apart").items() if not k.startswith("interim/partitions/")}
+    assert apart_files == outputs(tmp_path / "fast")  # the partitions are the dask engine's alone
+    _, tasks = load(tmp_path / "trace.json")
+    assert len({t.worker for t in tasks}) == 2
