@@ -326,6 +326,8 @@ def test_what_other_readers_read_is_read_compiled_as_in_python(tmp_path):
         "sabaki.sgf": b"(\r\nTE[1]GM[1]SZ[19];B[pd];W[dp])",
         "mixed.sgf": "(;GM[1]PB[井山裕太];B[pd])\n".encode() + sjis,
         "gb.sgf": b"(;GM[1]CA[GB18030]PB[" + "交通".encode("gb18030").replace(b"\\", b"\\\\") + b"];B[pd])",
+        "node-after-variations.sgf": b"(;GM[1]SZ[19];B[pd](;W[dd]);PW[X]B[qq])",
+        "property-after-variations.sgf": b"(;GM[1]SZ[19];B[pd](;W[dd])PW[X])",
     }
     for name, data in files.items():
         (tmp_path / name).write_bytes(data)

@@ -473,6 +473,20 @@ def test_a_collection_of_a_utf8_game_and_a_shift_jis_game_keeps_both():
         assert [i.meta["PW"] for i in items] == list(order)
 
 
+def test_a_game_that_declares_no_charset_is_read_in_the_one_declared_before_it():
+    """A collection whose first game alone declares CA (one writer, one
+    encoding): the others are read in it, not guessed one by one."""
+    for enc, pair in (("euc-kr", ["이세돌", "山田"]), ("big5", ["周俊勳", "表"]), ("shift_jis", ["井山裕太", "山田"])):
+        data = b"\n".join(
+            [
+                f"(;GM[1]CA[{enc}]PB[{pair[0]}];B[pd])".encode(enc),
+                f"(;GM[1]PB[{pair[1]}];B[dd])".encode(enc),
+                f"(;GM[1]PB[{pair[0]}{pair[1]}];B[dp])".encode(enc),
+            ]
+        )
+        assert [i.meta["PB"] for i in read(data)] == [pair[0], pair[1], pair[0] + pair[1]], enc
+
+
 def test_a_game_in_an_undecodable_encoding_is_rejected_with_its_reason_and_its_neighbours_read():
     bad = b"(;GM[1]CA[UTF-8]PB[\xff\xfe\xfd\xfc\xff\xfe\xfd\xfc]PW[\xfe\xff\xfe\xff];B[pd])"
     items = read(GAME.encode() + b"\n" + bad + b"\n" + "(;GM[1]PB[柯洁];B[pd])".encode("gb2312"))

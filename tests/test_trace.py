@@ -66,6 +66,7 @@ def test_a_trace_is_written_and_read_back(tmp_path):
     stream = [
         {"key": "mine-a", "worker": "tcp://w1", "startstops": [{"action": "compute", "start": 101.0, "stop": 104.0}]},
         {"key": "gone", "worker": "tcp://w2", "startstops": [{"action": "transfer", "start": 101.0, "stop": 102.0}]},
+        {"key": "others", "worker": "tcp://w2", "startstops": [{"action": "compute", "start": 101.0, "stop": 102.0}]},
     ]
     r = Recorder()
     r.submitted("mine-a", ())

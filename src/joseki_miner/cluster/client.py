@@ -446,7 +446,11 @@ class Cluster:
         if self._stream is None:
             return []
         stream, self._stream = self._stream, None
-        stream.__exit__(None, None, None)
+        try:
+            stream.__exit__(None, None, None)
+        except Exception as exc:  # noqa: BLE001 - a scheduler gone takes the trace with it, not the run
+            self.log(f"dask: the task stream could not be read: {exc}")
+            return []
         return list(stream.data)
 
     def close(self) -> None:

@@ -70,8 +70,12 @@ class DaskRunner:
         if self.options.trace:  # a run whose stages were all up to date ran no task: its trace says so
             wall = time.perf_counter() - self.started
             tasks = trace.record(stream, recorder or trace.Recorder(), began=time.time() - wall)
-            trace.write(self.options.trace, wall, tasks)
-            self.log(f"dask: {len(tasks)} tasks traced to {self.options.trace}")
+            try:
+                trace.write(self.options.trace, wall, tasks)
+            except OSError as exc:  # the run's outputs stand: only its trace is lost
+                self.log(f"dask: the trace could not be written to {self.options.trace}: {exc}")
+            else:
+                self.log(f"dask: {len(tasks)} tasks traced to {self.options.trace}")
 
     def keep_partitions(self, context: Context, digests: dict[str, str]) -> None:
         """Ingest and extract were up to date: the partitions a stopped or

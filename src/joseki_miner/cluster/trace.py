@@ -66,14 +66,17 @@ class Recorder:
 
 def record(stream: list[dict], recorder: Recorder, began: float) -> list[Task]:
     """The tasks of a dask task stream (``distributed.get_task_stream``'s
-    data; times from ``began``, the run's start in seconds of the epoch),
-    with what the driver recorded of them, in order of start."""
+    data; times from ``began``, the run's start in seconds of the epoch)
+    that this run's driver submitted, with what it recorded of them, in
+    order of start."""
     tasks = []
     for entry in stream:
         computed = [s for s in entry.get("startstops", ()) if s.get("action") == "compute"]
         if not computed:
             continue
         key = str(entry["key"])
+        if key not in recorder.after:  # another client's, on a scheduler shared
+            continue
         tasks.append(
             Task(
                 key,

@@ -181,6 +181,7 @@ def scan_sgf(data, starts, ends, ws, slots, max_value):
             node_has_move = False
             closed = False
             bare = False  # after a '(' and before its first ';'
+            after_child = -1  # the depth a variation last closed back to: no node or property may follow there
             while i < end:
                 ch = data[i]
                 if ch == 40:  # '('
@@ -194,12 +195,15 @@ def scan_sgf(data, starts, ends, ws, slots, max_value):
                         main_open = False
                     in_main_node = False
                     depth -= 1
+                    after_child = depth
                     i += 1
                     if depth == 0:
                         closed = True
                         break
                 elif ch == 59:  # ';'
                     bare = False
+                    if depth == after_child:
+                        status = UNUSUAL  # a node after closed variations: the Python reader rejects it
                     in_main_node = main_open and depth == main_depth
                     if in_main_node:
                         nodes += 1
@@ -207,8 +211,8 @@ def scan_sgf(data, starts, ends, ws, slots, max_value):
                     i += 1
                 elif 65 <= ch <= 90 or 97 <= ch <= 122:
                     # property identifier
-                    if bare:
-                        status = UNUSUAL  # a property outside any node: '(' without ';'
+                    if bare or depth == after_child:
+                        status = UNUSUAL  # a property outside any node: '(' without ';', or after a ')'
                     a = i
                     lower = False
                     while i < end and (65 <= data[i] <= 90 or 97 <= data[i] <= 122):

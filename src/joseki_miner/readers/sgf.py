@@ -196,6 +196,8 @@ class TreeEnds:
             if c == 0x28:  # '('
                 opened.append(a)
             elif c == 0x29:  # ')'
+                if not opened:  # ``start`` was not a '(' (no caller does that)
+                    break
                 self.ends[opened.pop()] = m.end()
                 if not opened:
                     break
@@ -516,11 +518,13 @@ def decoded(data: bytes, *, fallback: bool = True) -> tuple[bytes, list[Piece]]:
     out: list[bytes] = []
     pieces: list[Piece] = []
     offset = 0
+    declared = None  # a game that declares no charset is read in the one declared before it, if any
     for a, b in zip(cuts, cuts[1:]):
         if a == b:
             continue
         chunk = data[a:b]
-        dec = encoding.decode(chunk, _declared(chunk), fallback=fallback)
+        declared = _declared(chunk) or declared
+        dec = encoding.decode(chunk, declared, fallback=fallback)
         if dec.text is None:
             piece = chunk.decode("utf-8", "replace").encode("utf-8")
             detail = f"the text is not valid {dec.encoding} and no other encoding fits"
@@ -571,6 +575,7 @@ def read_sgf_bytes(
         yield Reject(source, location, "undecodable text", f"internal decoding error: {exc!r}")
         return
     raw = encoding.strip_bom(data)[0]
+    starts = [p.start for p in pieces]
     trees = split_trees(buf, field_bytes)
     first = next(trees, None)
     if first is None:
@@ -579,17 +584,21 @@ def read_sgf_bytes(
         return
     second = next(trees, None)
     if second is None:
-        yield _one(buf, first, pieces, raw, source, location)
+        yield _one(buf, first, pieces, starts, raw, source, location)
         return
-    yield _one(buf, first, pieces, raw, source, game_location(location, 1))
-    yield _one(buf, second, pieces, raw, source, game_location(location, 2))
+    yield _one(buf, first, pieces, starts, raw, source, game_location(location, 1))
+    yield _one(buf, second, pieces, starts, raw, source, game_location(location, 2))
     for index, item in enumerate(trees, start=3):
-        yield _one(buf, item, pieces, raw, source, game_location(location, index))
+        yield _one(buf, item, pieces, starts, raw, source, game_location(location, index))
 
 
-def _one(buf: bytes, item, pieces: list[Piece], raw: bytes, source: str, location: str) -> GameRecord | Reject:
+def _one(
+    buf: bytes, item, pieces: list[Piece], starts: list[int], raw: bytes, source: str, location: str
+) -> GameRecord | Reject:
+    """One tree's record or reject; ``starts``: the pieces' starts (the piece
+    that holds the tree is found by bisection: a collection has a piece a game)."""
     start, end, tree, error = item
-    piece = next((p for p in pieces if p.start <= start < p.end), pieces[-1])
+    piece = pieces[max(0, bisect.bisect_right(starts, start) - 1)]
     if piece.undecodable:
         return Reject(source, location, "undecodable text", piece.undecodable)
     if isinstance(error, FieldTooLong):
