@@ -31,6 +31,7 @@ from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -225,3 +226,21 @@ def test_fuzz_read_paths_on_disk(files):
         check_items(items)
         seen |= {i.source for i in items}
         assert seen == set(paths)
+
+
+@pytest.mark.parametrize(
+    "unit",
+    [b"(;A[", b"(;GM[1]", b"(;GM[1]C[", b"(;GM[1]C[\\]", b"(", b"[", b"\xff(;GM[1]"],
+    ids=["unclosed-values", "unclosed-trees", "game-in-value", "escaped-bracket", "parentheses", "brackets", "legacy"],
+)
+def test_a_megabyte_of_one_hostile_pattern_is_read_without_a_hang(unit):
+    """Patterns that made a step of the SGF reader quadratic (a lookahead
+    running to the text's end from every '(', a tree walked from every
+    start, a piece looked for from the first): a megabyte of one is read
+    well within the alarm (hours, were any step quadratic), every item a
+    record or a documented reject."""
+    data = unit * ((1 << 20) // len(unit))
+    with time_limit(120):
+        items = list(read_bytes(data, "hostile.sgf"))
+    check_items(items)
+    assert items

@@ -144,9 +144,10 @@ def normalise_identifiers(data: bytes) -> bytes:
 
 # a game tree's start: "(;", or "(" then a property (a root node written without its ';', as Sabaki reads it)
 _START_RE = re.compile(rb"\(\s*(?:;|(?=[A-Za-z]+\s*\[))")
-# the start of what looks like a new game: "(;" then a game-info property
-# (a lookahead, so that a broken "(;B[..." cannot hide a game start inside it)
-_ROOT_CANDIDATE_RE = re.compile(rb"\((?=\s*;\s*([A-Za-z]+)\s*\[[^\\\]]*\])")
+# the start of what looks like a new game: "(;" then a game-info property and
+# its value's '[' (the value must close before any escape: ``root_candidates``)
+_CANDIDATE_HEAD_RE = re.compile(rb"\(\s*;\s*([A-Za-z]+)\s*\[")
+_VALUE_STOP_RE = re.compile(rb"[\\\]]")
 _ROOT_PROPERTIES = frozenset(
     "GM FF CA SZ AP ST PB PW BR WR BT WT DT EV RE KM HA RU GN PC SO US CP ON OT TM GC RO AN".split()
 )
@@ -154,11 +155,20 @@ _ROOT_PROPERTIES = frozenset(
 
 def root_candidates(data: bytes, start: int, end: int) -> Iterator[int]:
     """Where a game might start in data[start:end]: each "(;" followed by a
-    game-information property.  A game start, or a variation whose node
-    holds game information (as the SGF specification allows)."""
-    for m in _ROOT_CANDIDATE_RE.finditer(data, start, end):
-        ident = m.group(1).decode("ascii")
-        if canonical_identifier(ident) in _ROOT_PROPERTIES:
+    game-information property whose first value closes before any escape.
+    A game start, or a variation whose node holds game information (as the
+    SGF specification allows).  The first '\\' or ']' after a value's '['
+    is looked for once and kept while later values start before it, so a
+    text of unclosed values is read once, not once a '('."""
+    stop = -1  # the first '\\' or ']' at or after the last value's start (``end``: none before it)
+    for m in _CANDIDATE_HEAD_RE.finditer(data, start, end):
+        value = m.end()
+        if stop < value:
+            found = _VALUE_STOP_RE.search(data, value, end)
+            stop = found.start() if found is not None else end
+        if stop == end or data[stop] != 0x5D:  # unclosed, or an escape first
+            continue
+        if canonical_identifier(m.group(1).decode("ascii")) in _ROOT_PROPERTIES:
             yield m.start()
 
 
