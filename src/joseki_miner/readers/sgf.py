@@ -144,6 +144,7 @@ def normalise_identifiers(data: bytes) -> bytes:
 
 # a game tree's start: "(;", or "(" then a property (a root node written without its ';', as Sabaki reads it)
 _START_RE = re.compile(rb"\(\s*(?:;|(?=[A-Za-z]+\s*\[))")
+_FULL_START_RE = re.compile(rb"\(\s*;")  # one written with its ';'
 # the start of what looks like a new game: "(;" then a game-info property and
 # its value's '[' (the value must close before any escape: ``root_candidates``)
 _CANDIDATE_HEAD_RE = re.compile(rb"\(\s*;\s*([A-Za-z]+)\s*\[")
@@ -226,19 +227,17 @@ def game_starts(data: bytes) -> list[int]:
     ``split_trees`` cuts it, without parsing): a game's variations, game
     information in them or not, are inside it."""
     ends = TreeEnds(data)
-    if len(ends.candidates) <= 1:  # one game (nearly every file): nothing to walk
-        m = _START_RE.search(data)
-        return [] if m is None else sorted({m.start(), *ends.candidates})
     starts = []
     pos = 0
     while (m := _START_RE.search(data, pos)) is not None:
         start = m.start()
         starts.append(start)
         end = ends.end(start)
-        if end is None:
-            end = _next_root(data, start + 1, len(data))
-            if end is None:
+        if end is None:  # cut at the next game start (the candidates TreeEnds has found)
+            k = bisect.bisect_right(ends.candidates, start)
+            if k == len(ends.candidates):
                 break
+            end = ends.candidates[k]
         pos = end
     return starts
 
@@ -336,9 +335,6 @@ def _parse_between(data: bytes, start: int, stop: int, field_bytes: int) -> tupl
     if tree is None:
         return None, stop, "no game tree"
     return tree, start + end - bare, ""
-
-
-_FULL_START_RE = re.compile(rb"\(\s*;")
 
 
 # -- from a coarse tree to a record ------------------------------------------
