@@ -168,7 +168,14 @@ def mine(
     )
 
 
-def _cluster(engine: str, scheduler: Optional[str], workers: int, partition_mb: float, jobs: Optional[int], trace=None):
+def _cluster(
+    engine: str,
+    scheduler: Optional[str],
+    workers: int,
+    partition_mb: float,
+    jobs: Optional[int],
+    trace: Optional[Path] = None,
+):
     """The dask options, checked: only with --engine dask, and each with
     what it can mean there."""
     if engine != "dask" and (scheduler or workers or partition_mb != PARTITION_MB or trace):

@@ -449,9 +449,8 @@ class _Run:
         if self.inputs is None:
             assert self.scanned is not None  # the inputs were walked: ingest ran on them
             self.scanned.learn(self.collected)
-            self.scanned.hash_missing(
-                self.options.jobs, False
-            )  # a file the readers did not read whole, or never opened
+            # a file the readers did not read whole, or never opened
+            self.scanned.hash_missing(self.options.jobs, False)
             self.scanned.save(self.catalog.digests)
             self.inputs = self.scanned.key()
         return self.scanned.figures() if self.scanned is not None else {}

@@ -469,6 +469,7 @@ class InProcess:
     only the new games; the files are the same bytes."""
 
     local = None
+    recorder = None  # traces nothing: its tasks are no dask tasks
 
     def __init__(self, options: Options, log: Callable[[str], None] = lambda line: None) -> None:
         self.log = log

@@ -64,7 +64,7 @@ class DaskRunner:
                     self.log(self._cluster.cpu_line())
                 stream = self._cluster.traced()
             finally:
-                recorder = getattr(self._cluster, "recorder", None)  # InProcess traces nothing
+                recorder = self._cluster.recorder
                 self._cluster.close()
                 self._cluster = None
         if self.options.trace:  # a run whose stages were all up to date ran no task: its trace says so
