@@ -412,7 +412,7 @@ def _ff4_ex() -> bytes:
         f"(;PW[T. Suji]{info.format(wr='7d', ro=1, re='W+Resign')}W[cp]C[Game-info: Round 1])\n"
         "(;W[ep];B[pp]\n"
         f"(;PW[S. Abaki]{info.format(wr='1d', ro=3, re='B+63.5')}W[ed]C[Game-info: Round 3])\n"
-        f"(;PW[A. Tari]WR[12k]KM[-59.5]{info.format(wr='12k', ro=4, re='B+R')[8:]}W[cd]C[Game-info: Round 4])\n"
+        f"(;PW[A. Tari]{info.format(wr='12k', ro=4, re='B+R')}KM[-59.5]W[cd]C[Game-info: Round 4])\n"
         "))\n"
     )
     return (tree1 + "\n" + tree2).encode("ascii")
