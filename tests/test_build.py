@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from test_fasttrie import arrays_of, assert_same, seq_st
 
 from joseki_miner.cluster import partitions
+from joseki_miner.method.points import PREFIX
 from joseki_miner.stages import build
 from joseki_miner.fast.fasttrie import count_sequences, plain_payload, sort_sequences
 
@@ -125,8 +126,9 @@ def test_the_sorted_sequences_are_the_same_bytes_streamed_or_built_alone(real_su
 
 @pytest.mark.shared_data
 def test_subtrees_counted_apart_give_the_files_of_one_build(real_subset, tmp_path):
-    """Real games' sequences counted in 1, 3 and 7 ranges of first keys
-    (the dask engine's build, a task a range), then joined: trie.parquet,
+    """Real games' sequences counted in 1, 3, 7 and 64 ranges of openings
+    (the dask engine's build, a task a range; at 64 the common first moves
+    cut between their children), then joined: trie.parquet,
     trie_years.parquet, trie_sources.parquet, sorted_sequences.parquet and
     the position index are the bytes `build` writes, and no range held
     every sequence."""
@@ -147,11 +149,13 @@ def test_subtrees_counted_apart_give_the_files_of_one_build(real_subset, tmp_pat
     files = [catalog.trie, catalog.trie_years, catalog.trie_sources, catalog.sorted_sequences]
     floor = json.loads(catalog.manifest("build").read_text())["figures"]["floor"]
     stored = build.Stored(catalog.sequences, catalog.games)
-    counts = build.first_keys(stored)
-    for parts in (1, 3, 7):
+    counts = build.prefix_counts(stored)
+    for parts in (1, 3, 7, 64):
         ranges = partitions.subtrees(counts, parts)
         if parts > 1:
             assert max(sum(n for k, n in counts.items() if lo <= k < hi) for lo, hi in ranges) < sum(counts.values())
+        if parts == 64:  # the common first moves' subtrees cut between their children
+            assert len({lo // PREFIX for lo, _ in ranges}) < len(ranges)
         folders = [
             build.count_subtrees(
                 r, stored, tmp_path / f"part-{i}", neutral=load(None, []).influence_neutral, floor=floor, budget=1 << 16
@@ -165,5 +169,5 @@ def test_subtrees_counted_apart_give_the_files_of_one_build(real_subset, tmp_pat
             assert mine.read_bytes() == theirs.read_bytes(), (parts, theirs.name)
     with pytest.raises(RuntimeError, match="kept the nodes counted"):  # counted with another floor
         build.join_subtrees(folders, stored, *out[:3], floor=floor + 1)
-    with pytest.raises(RuntimeError, match="counted the first keys"):  # a folder another count wrote
+    with pytest.raises(RuntimeError, match="counted the prefixes"):  # a folder another count wrote
         build.join_subtrees(folders[::-1], stored, *out[:3], floor=floor, key_ranges=ranges)

@@ -267,3 +267,40 @@ def test_subtrees_counted_apart_join_into_the_trie_of_one_count(data, cuts, min_
     joined, joined_total = join_tries(parts)
     assert joined_total == total
     assert_same(joined, whole)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    data=games_st(),
+    cuts=st.sets(st.tuples(st.sampled_from(KEYS), st.sampled_from([-1, *KEYS]))),
+    min_count=st.integers(1, 4),
+)
+def test_subtrees_cut_below_their_first_move_join_into_the_trie_of_one_count(data, cuts, min_count):
+    """Cut by the first two keys (a first move's children in several parts,
+    each keeping the first move whatever its count), counted apart and
+    joined: the very arrays of counting them all, the first moves' counts,
+    influence counters, games, wins and years added up, those counted
+    fewer than ``min_count`` times in all dropped, and the nodes seen
+    counted once."""
+    seqs, games = data
+    whole, total = count_sequences(
+        *arrays_of(seqs, games), min_count=min_count, years=(FIRST_YEAR, YEARS), sources=SOURCES
+    )
+    offsets, keys, classes, payload = arrays_of(seqs, games)
+    lengths = np.diff(offsets)
+    first = keys[offsets[:-1]].astype(np.int64) if len(seqs) else np.zeros(0, np.int64)
+    second = np.where(lengths > 1, keys[np.minimum(offsets[:-1] + 1, max(len(keys) - 1, 0))], -1) if len(seqs) else first
+    code = first * 1024 + second + 1  # the trie's order of the first two keys
+    bounds = sorted({0, (max(KEYS) + 1) * 1024, *[a * 1024 + b + 1 for a, b in cuts]})
+    parts = []
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        chosen = [i for i in range(len(seqs)) if lo <= code[i] < hi]
+        o, k, c, _ = arrays_of([seqs[i] for i in chosen])
+        parts.append(
+            count_sequences(
+                o, k, c, payload[chosen], min_count=min_count, years=(FIRST_YEAR, YEARS), sources=SOURCES, keep_first=True
+            )
+        )
+    joined, joined_total = join_tries(parts, floor=min_count)
+    assert joined_total == total
+    assert_same(joined, whole)

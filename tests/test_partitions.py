@@ -116,6 +116,7 @@ settings, parts, skipped = run.dask.plan(run.context("ingest"), run.digests())
 assert len(parts) > 1, parts
 from joseki_miner.cluster import partitions
 assert partitions.subtrees({{1: 5, 40: 3, 361: 2}}, 2) == [(1, 40), (40, 362)]
+assert partitions.ranges_for(10**6, 2) == 50
 run.figures.update(ingest={{}}, prune={{}})  # as the stages before left them
 import joseki_miner.stages.emit, joseki_miner.stages.report  # the work of the stages the driver sends as one task
 from joseki_miner.book import files
@@ -559,14 +560,14 @@ def test_the_partitions_joined_are_the_rows_the_joins_write(tmp_path, monkeypatc
     assert joined.games(columns).equals(pq.read_table(catalog.games, columns=columns))
     assert pa.Table.from_batches(list(joined.sequences(None, 3))).equals(pq.read_table(catalog.sequences))
     stored = build.Stored(catalog.sequences, catalog.games)
-    assert build.first_keys(joined) == build.first_keys(stored)
+    assert build.prefix_counts(joined) == build.prefix_counts(stored)
     recorded = sum(
         (
             Counter(
                 {
                     int(k): n
                     for k, n in json.loads((catalog.partitions / k / partitions.DONE).read_text())["figures"][
-                        "first_keys"
+                        "prefixes"
                     ].items()
                 }
             )
@@ -574,10 +575,12 @@ def test_the_partitions_joined_are_the_rows_the_joins_write(tmp_path, monkeypatc
         ),
         Counter(),
     )
-    assert recorded != build.first_keys(stored) and all(recorded[k] >= n for k, n in build.first_keys(stored).items())
+    assert recorded != build.prefix_counts(stored) and all(
+        recorded[k] >= n for k, n in build.prefix_counts(stored).items()
+    )
     # each partition's sorted run: its sequences of the games kept, in trie order, numbered as joined
     from joseki_miner.fast.fasttrie import PAYLOAD, trie_order
-    from joseki_miner.method.points import TENUKI
+    from joseki_miner.method.points import PREFIX, TENUKI
 
     def rows(part) -> list:
         offsets, keys, scores, a = part[:4]
@@ -595,24 +598,32 @@ def test_the_partitions_joined_are_the_rows_the_joins_write(tmp_path, monkeypatc
             for i in range(len(offsets) - 1)
         ]
 
-    runs = list(joined.parts((0, TENUKI + 1)))
+    whole = (0, (TENUKI + 1) * PREFIX)
+    runs = list(joined.parts(whole))
     assert len(runs) == 3 and all(ordered for *_, ordered in runs)
     for offsets, keys, _, a, _ in runs:
         payload = np.zeros(len(a["game"]), PAYLOAD)
         payload["game"], payload["sequence"] = a["game"], a["sequence"]
         assert trie_order(offsets, keys, payload).tolist() == list(range(len(a["game"])))
     assert sorted(r for run in runs for r in rows(run)) == sorted(
-        r for part in stored.parts((0, TENUKI + 1)) for r in rows(part)
+        r for part in stored.parts(whole) for r in rows(part)
     )
-    for key, n in build.first_keys(stored).items():  # a range of first keys: its sequences alone
+    for key, n in build.prefix_counts(stored).items():  # a range of openings: its sequences alone
         one = list(joined.parts((key, key + 1)))
-        assert all((keys[offsets[:-1]] == key).all() for offsets, keys, *_ in one)
+        assert all((build.prefixes(offsets, keys) == key).all() for offsets, keys, *_ in one)
         assert sum(len(offsets) - 1 for offsets, *_ in one) == n
+    firsts = sorted({k // PREFIX for k in build.prefix_counts(stored)})
+    for key in firsts:  # a first move's subtree cut below it, in the partitions as in the stage files
+        cut = key * PREFIX + PREFIX // 2
+        for lo, hi in ((key * PREFIX, cut), (cut, (key + 1) * PREFIX)):
+            assert sorted(r for part in joined.parts((lo, hi)) for r in rows(part)) == sorted(
+                r for part in stored.parts((lo, hi)) for r in rows(part)
+            )
     # written and read a sequence a batch (a first key's sequences over many batches), the same runs
     monkeypatch.setattr(build, "RUN_ROWS", 1)
     for k in joined.keys:
         build.write_run(catalog.partitions / k / "sequences.parquet", catalog.partitions / k / "sorted.arrow")
-    assert [rows(run) for run in joined.parts((0, TENUKI + 1))] == [rows(run) for run in runs]
+    assert [rows(run) for run in joined.parts(whole)] == [rows(run) for run in runs]
 
 
 @pytest.mark.shared_data

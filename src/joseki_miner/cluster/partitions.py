@@ -47,7 +47,7 @@ from joseki_miner.runs.store import remove_unfinished, sync_file, sync_folder
 from joseki_miner.cluster.client import PARTITION_MB
 from joseki_miner.runs.errors import StrictError
 from joseki_miner.fast.parquet import TableSink
-from joseki_miner.method.points import TENUKI
+from joseki_miner.method.points import PREFIX, TENUKI
 
 # The compiled engine (build, extract, ingest) is imported by the functions
 # that run on the workers: the driver plans the partitions and the subtrees
@@ -65,7 +65,7 @@ FILES = (
 # what a partition's folder holds, in its key: a partition mined by a
 # version that wrote other files (or read its indexes in another order) is
 # mined again, never half trusted
-FORMAT = 3
+FORMAT = 4
 KEPT = "kept"  # in what ``mine`` returns of a partition kept from an earlier run
 # a partition's sequences are read by every count of the build and by the
 # join: lz4 decodes in half zstd's time (all data: 0.48 s against 0.89 s a
@@ -221,15 +221,29 @@ def plan(
     return partitions
 
 
+# The build's counts: at least RANGES, so a cluster's workers share them
+# (cut below the first move where the sequences crowd), but none of fewer
+# than RANGE_LEAST sequences (such a count costs more to start than to do),
+# and none of more than RANGE_MOST (more games, more counts).
+RANGES = 64
+RANGE_LEAST = 20_000
+RANGE_MOST = 2_000_000
+
+
+def ranges_for(sequences: int, workers: int) -> int:
+    """How many ranges the build counts apart, for ``sequences``."""
+    return max(workers, min(RANGES, -(-sequences // RANGE_LEAST)), -(-sequences // RANGE_MOST))
+
+
 def subtrees(counts: dict[int, int], parts: int) -> list[tuple[int, int]]:
-    """At most ``parts`` ranges (lo, hi) of first keys, in key order, the
-    largest as small as can be (``counts``: sequences by first key): a
-    range is the root's subtrees of its keys, counted apart from the
-    others'.  A key is never split, so the largest range holds at least
-    the most common first move's subtree."""
+    """At most ``parts`` ranges (lo, hi) of keys, in key order, the largest
+    as small as can be (``counts``: sequences by key, ``build.prefixes``:
+    their first two moves): a range is the subtrees of its keys, counted
+    apart from the others'.  A key is never split, so the largest range
+    holds at least the most common opening's (two moves) subtree."""
     keys = sorted(counts)
     if not keys:
-        return [(0, TENUKI + 1)]
+        return [(0, (TENUKI + 1) * PREFIX)]
 
     def packed(most: int) -> list[list[int]]:  # greedy: each range as full as ``most`` lets it
         groups, held = [[]], 0
@@ -298,8 +312,8 @@ def mine(partition: Partition, settings: Settings, folder: str) -> dict:
             stream.abort()
             raise
         figures["sequences"] = stream.close()["sequences"]
-        # the sequences in trie order too: each count of the build reads its first keys' alone
-        figures["first_keys"] = {
+        # the sequences in trie order too: each count of the build reads its range's alone
+        figures["prefixes"] = {
             str(k): n for k, n in build.write_run(tmp / "sequences.parquet", tmp / "sorted.arrow").items()
         }
         for name, table in zip(("trace.parquet", "filtered.parquet", "reject-trace.parquet"), trace.tables()):
@@ -441,8 +455,8 @@ class Joined:
         return pa.concat_tables(tables) if tables else GAMES_SCHEMA.empty_table().select(columns)
 
     def parts(self, key_range: tuple[int, int]):
-        """Per partition, its sequences whose first key is in ``key_range``
-        of the games kept, numbered as joined, in trie order (the
+        """Per partition, its sequences whose ``build.prefixes`` are in
+        ``key_range`` of the games kept, numbered as joined, in trie order (the
         partitions' sorted runs, ``build.write_run``): offsets, keys,
         scores, fields, True (in trie order)."""
         from joseki_miner.stages import build

@@ -11,6 +11,8 @@ never taken for this run's."""
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import os
 import shutil
 import time
@@ -202,7 +204,7 @@ class DaskRunner:
         if build:  # the build counts the partitions' sequences while the joins write them
             counts: Counter[int] = Counter()
             for found_ in found:
-                counts.update({int(k): n for k, n in found_["first_keys"].items()})
+                counts.update({int(k): n for k, n in found_["prefixes"].items()})
             ranges, sizes, folders, count = self.subtrees(dict(counts), context)
             floor = partial(floor_for, config=config)
             joined_ = partial(partitions.Joined, folder, tuple(names))
@@ -315,11 +317,11 @@ class DaskRunner:
         return done
 
     def _build(self, context: Context, name: str) -> dict:
-        """The build from the stage files: the first keys counted, then
+        """The build from the stage files: the openings counted, then
         the subtrees (a task each), then joined."""
         catalog, config, cluster = context.catalog, context.config, self.cluster()
         stored = (os.path.abspath(catalog.sequences), os.path.abspath(catalog.games))
-        counts = cluster.call(_first_keys, stored, name=f"{name}-first-keys")
+        counts = cluster.call(_prefix_counts, stored, name=f"{name}-prefixes")
         ranges, sizes, folders, count = self.subtrees(counts, context)
         floor = context.floor
         try:
@@ -343,14 +345,17 @@ class DaskRunner:
     def subtrees(
         self, counts: dict[int, int], context: Context
     ) -> tuple[list[tuple[int, int]], list[int], list[Path], Callable]:
-        """The build on the dask engine: the ranges of first keys (one a
-        worker, ``counts``: sequences by first key) whose subtrees are
-        counted apart, their sequences, a scratch folder for each, and the
-        count of one (``_count`` but for its range, its folder, the floor
-        of the games kept and what it counts)."""
+        """The build on the dask engine: the ranges of openings whose
+        subtrees are counted apart (``partitions.ranges_for``; ``counts``:
+        sequences by their first two keys, ``build.prefixes``), their
+        sequences, a scratch folder for each, and the count of one
+        (``_count`` but for its range, its folder, the floor of the games
+        kept and what it counts)."""
         workers = self.cluster().workers()
-        ranges = partitions.subtrees(counts, workers)
-        sizes = [sum(n for k, n in counts.items() if lo <= k < hi) for lo, hi in ranges]
+        ranges = partitions.subtrees(counts, partitions.ranges_for(sum(counts.values()), workers))
+        keys = sorted(counts)
+        held = list(itertools.accumulate((counts[k] for k in keys), initial=0))
+        sizes = [held[bisect.bisect_left(keys, hi)] - held[bisect.bisect_left(keys, lo)] for lo, hi in ranges]
         scratch = Path(os.path.abspath(context.catalog.runs))
         folders = [scratch / f"subtrees-{self.token}-{lo}-{hi}" for lo, hi in ranges]
         return (
@@ -393,11 +398,11 @@ def _source(source, resolution=None):
     return build.Stored(*map(Path, source))
 
 
-def _first_keys(stored: tuple[str, str]) -> dict[int, int]:
-    """How many sequences of the stage files start with each key (a task)."""
+def _prefix_counts(stored: tuple[str, str]) -> dict[int, int]:
+    """How many sequences of the stage files start with each two keys (a task)."""
     from joseki_miner.stages import build
 
-    return build.first_keys(_source(stored))
+    return build.prefix_counts(_source(stored))
 
 
 def _count(

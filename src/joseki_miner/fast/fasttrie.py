@@ -226,6 +226,7 @@ def count_sequences(
     min_count: int = 1,
     years: tuple[int, int] = (0, 0),
     sources: int = 1,
+    keep_first: bool = False,
 ) -> tuple[dict[str, np.ndarray], int]:
     """The trie of sequences keys[offsets[i]:offsets[i+1]] (``classes``: per
     key, the packed influence classes of ``classes_of``; ``payload``: their
@@ -233,12 +234,12 @@ def count_sequences(
     gives it: the root and the nodes counted at least ``min_count`` times,
     in canonical order, with their statistics.  Also returns the number of
     nodes of the whole trie.  One sort, then ``StreamCounter`` (``years``,
-    ``sources`` as there); the build merges sorted runs into the counter
-    instead."""
+    ``sources``, ``keep_first`` as there); the build merges sorted runs
+    into the counter instead."""
     if payload is None:
         payload = plain_payload(len(offsets) - 1)
     block = sort_sequences(offsets, keys, classes, payload)
-    counter = StreamCounter(_max_depth(block[0]), min_count, years=years, sources=sources)
+    counter = StreamCounter(_max_depth(block[0]), min_count, years=years, sources=sources, keep_first=keep_first)
     counter.add(*block)
     return counter.finish()
 
@@ -377,6 +378,7 @@ def _count_block(
     year,
     source,
     min_count,
+    keep_first,
     rank,
     final,
     start_r,
@@ -466,8 +468,14 @@ def _count_block(
             start = segments[g, 0]
             low = max(start, common + 1)
             c = rank + r - segments[g, 1]
-            if c >= min_count:
+            if c >= min_count or (keep_first and low == 1):
                 for d in range(top, low - 1, -1):
+                    if c < min_count and d > 1:  # below a first move kept whatever its count: cleared
+                        counters[d] = 0
+                        stats[d] = 0
+                        years[d] = 0
+                        sources[d] = 0
+                        continue
                     i = segments[g, 2] + d
                     if d > start:
                         parent[i] = i - 1
@@ -703,13 +711,20 @@ class StreamCounter:
         most: int | None = None,
         years: tuple[int, int] = (0, 0),
         sources: int = 1,
+        keep_first: bool = False,
     ) -> None:
         """``room``: nodes the arrays start with, at most; ``most``: the most
         nodes the stream can keep, if known (its keys over ``min_count``),
         so the arrays need not grow past it.  ``years``: the first year and
         the number of years the payloads' year indices count from;
-        ``sources``: the number of collections."""
+        ``sources``: the number of collections.  ``keep_first``: the root's
+        children are kept whatever their count (a part of the sequences
+        counted apart: ``join_tries`` adds up a first move's parts and
+        applies ``min_count`` to the sum)."""
         self.min_count = max(1, min_count)
+        self.keep_first = keep_first
+        if keep_first and most is not None:
+            most += 1 << _KEY_BITS  # a root's child a key at most, kept below the floor
         self.levels = max_depth + 1
         self.spare = 2 * self.levels + 1  # room past the kept nodes: a block's path, twice over
         self.most = most
@@ -789,6 +804,7 @@ class StreamCounter:
                 order,
                 *fields,
                 self.min_count,
+                self.keep_first,
                 self.sequences,
                 final,
                 r,
@@ -887,13 +903,18 @@ def _node_arrays(room: int) -> dict[str, np.ndarray]:
     }
 
 
-def join_tries(parts: list[tuple[dict[str, np.ndarray], int]]) -> tuple[dict[str, np.ndarray], int]:
+def join_tries(
+    parts: list[tuple[dict[str, np.ndarray], int]], floor: int = 1
+) -> tuple[dict[str, np.ndarray], int]:
     """One trie from tries counted apart (``StreamCounter.finish`` of each,
-    and its number of nodes) whose sequences share no first key, in key
-    order: the root's subtrees of the first part, then of the next, as one
-    counter over all the sequences gives them.  A node's figures are its
-    part's; the root's are the parts' roots' added up (a game counts at the
-    root by its first sequence, which is in one part only)."""
+    and its number of nodes), in key order, as one counter over all the
+    sequences gives them: the root's subtrees of the first part, then of
+    the next.  A node's figures are its part's; the root's are the parts'
+    added up (a game counts at the root by its first sequence, which is in
+    one part only).  Parts may share a first move, each holding some of its
+    children (cut below it, ``keep_first``): its figures are the parts'
+    added up, and a first move counted fewer than ``floor`` times in all is
+    dropped (it has no child counted more)."""
     parts = [(arrays, nodes) for arrays, nodes in parts if arrays["count"][0] > 0] or parts[:1]
     names = [name for name in parts[0][0] if name not in ("years", "sources")]
     joined: dict[str, list[np.ndarray]] = {name: [] for name in names}
@@ -938,4 +959,56 @@ def join_tries(parts: list[tuple[dict[str, np.ndarray], int]]) -> tuple[dict[str
         if what == "years":
             out["first_year"][0] = years[0] if len(years) else 0
             out["last_year"][0] = years[-1] if len(years) else 0
-    return out, 1 + sum(nodes - 1 for _, nodes in parts)
+    nodes = 1 + sum(nodes - 1 for _, nodes in parts)
+    return _first_moves_merged(out, nodes, floor)
+
+
+def _first_moves_merged(out: dict, nodes: int, floor: int) -> tuple[dict[str, np.ndarray], int]:
+    """``join_tries``'s trie with each first move that several parts hold
+    made one node (its figures added up, under the first part's number) and
+    the first moves counted fewer than ``floor`` times dropped."""
+    firsts = np.flatnonzero(out["depth"] == 1)
+    same = np.zeros(len(out["depth"]), bool)  # a first move that repeats the one before it
+    same[firsts[1:]] = out["key"][firsts[1:]] == out["key"][firsts[:-1]]
+    if not same.any() and (out["count"][firsts] >= floor).all():
+        return out, nodes
+    rep = np.arange(len(same))  # each node's node in the joined trie: a repeat's is the first of its move
+    for i in firsts[same[firsts]]:
+        rep[i] = rep[firsts[np.searchsorted(firsts, i) - 1]]
+    repeats = np.flatnonzero(same)
+    merged = np.unique(rep[repeats])
+    for name in ("count", "counters", "games", "black_wins", "white_wins"):
+        np.add.at(out[name], rep[repeats], out[name][repeats])
+    keep = ~same
+    keep[firsts] &= out["count"][firsts] >= floor
+    keep[0] = True
+    number = np.cumsum(keep) - 1  # a kept node's number
+    new = number[rep]
+    for name in out:
+        if name not in ("years", "sources"):
+            out[name] = out[name][keep]
+    out["node"] = np.arange(int(keep.sum()), dtype=np.int64)
+    out["parent"] = np.where(out["parent"] < 0, out["parent"], new[np.maximum(out["parent"], 0)])
+    for what in ("years", "sources"):
+        table = out[what]
+        node = table["node"]
+        kept = keep[rep[node]]
+        moved = np.isin(rep[node], merged) & kept  # a merged first move's rows, from every part
+        stay = kept & ~moved
+        staying = {c: table[c][stay] for c in table}
+        staying["node"] = new[node[stay]]
+        pairs = new[node[moved]].astype(np.int64) * (1 << 16) + (table["index"][moved].astype(np.int64) + (1 << 15))
+        pair, where = np.unique(pairs, return_inverse=True)
+        games = np.bincount(where, weights=table["games"][moved], minlength=len(pair)).astype(table["games"].dtype)
+        added = {
+            "node": (pair >> 16).astype(node.dtype),
+            "index": ((pair & 0xFFFF) - (1 << 15)).astype(table["index"].dtype),
+            "games": games,
+        }
+        at = np.searchsorted(staying["node"], added["node"], side="left")
+        out[what] = {c: np.insert(staying[c], at, added[c]) for c in ("node", "index", "games")}
+        if what == "years":  # a merged first move's years: those of its rows
+            for m in new[merged[keep[merged]]]:
+                mine = added["index"][added["node"] == m]
+                out["first_year"][m], out["last_year"][m] = (mine.min(), mine.max()) if len(mine) else (0, 0)
+    return out, nodes - len(repeats)

@@ -11,6 +11,10 @@ SIZE = 19
 NPOINTS = SIZE * SIZE
 PASS = -1
 TENUKI = NPOINTS  # trie key of a tenuki; never a board point
+# A sequence's first two trie keys as one number, in the trie's order:
+# first * PREFIX + second + 1 (0 for a sequence of one key, which comes
+# before its extensions); ``stages.build.prefixes``.
+PREFIX = 1024
 
 BLACK = -1
 WHITE = 1

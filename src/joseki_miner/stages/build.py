@@ -46,7 +46,7 @@ from joseki_miner.fast.fasttrie import (
 )
 from joseki_miner.method.influence import classify
 from joseki_miner.method.kinds import KindRules, of_arrays
-from joseki_miner.method.points import TENUKI, sgf_bytes_to_points
+from joseki_miner.method.points import PREFIX, TENUKI, sgf_bytes_to_points
 from joseki_miner.runs.stop import check as check_stop
 from joseki_miner.fast.tables import node_table
 from joseki_miner.method.trie import COUNTER_COLUMNS, GameStats, Trie, node_arrays
@@ -260,14 +260,19 @@ class SortedRuns:
         sources: int = 1,
         sorted_path: Path | None = None,
         sink=None,
+        keep_first: bool = False,
     ) -> tuple[dict, int]:
         """The trie's node arrays (the nodes counted at least ``floor`` times,
         and their statistics: ``StreamCounter``, with ``years`` and
         ``sources``) and its number of nodes; given ``sorted_path``, the
         sequences in trie order go there (``SORTED_SCHEMA``), or to ``sink``
-        (a ``TableSink``'s add, close and abort).  The runs are then gone."""
+        (a ``TableSink``'s add, close and abort); ``keep_first``: the
+        root's children whatever their count (``StreamCounter``).  The runs
+        are then gone."""
         most = self.keys // max(1, floor)  # a node kept is counted at least floor times, a key a count
-        counter = StreamCounter(self.max_depth, floor, room=ROOM, most=most, years=years, sources=sources)
+        counter = StreamCounter(
+            self.max_depth, floor, room=ROOM, most=most, years=years, sources=sources, keep_first=keep_first
+        )
         held, self.held, self.held_bytes = self.held, [], 0
         runs = [_read(f) for f in self.files] + [_blocks(p) for p in held]
         del held
@@ -375,7 +380,7 @@ class Stored:
         return pq.ParquetFile(self.sequences_path).iter_batches(batch_size=batch_size, columns=columns)
 
     def parts(self, key_range: tuple[int, int]):
-        """The sequences whose first key is in ``key_range``, by batch of
+        """The sequences whose ``prefixes`` are in ``key_range``, by batch of
         sequences.parquet, each (offsets, keys, scores, fields, False: not
         in trie order)."""
         for _, *part in _decoded(self.sequences(SEQUENCE_COLUMNS, 200_000), key_range):
@@ -406,17 +411,28 @@ def select(part: tuple, rows: np.ndarray) -> tuple:
     return np.r_[0, np.cumsum(lengths)], keys[flat], scores[flat], {name: v[rows] for name, v in a.items()}
 
 
+def prefixes(offsets: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """Each sequence's first two keys as one number (``points.PREFIX``):
+    the build counts ranges of them apart, a first move's subtree cut
+    between its children where it is large."""
+    at = np.asarray(offsets[:-1], np.int64)
+    code = keys[at].astype(np.int64) * PREFIX
+    longer = np.flatnonzero(np.diff(offsets) > 1)
+    code[longer] += keys[at[longer] + 1].astype(np.int64) + 1
+    return code
+
+
 def _decoded(batches, key_range: tuple[int, int] | None = None):
     """Per batch of sequences (sequences.parquet's columns): its rows and
     its sequences' offsets, keys, scores and fields; given ``key_range`` =
-    (lo, hi), only the sequences whose first key is in lo..hi-1."""
+    (lo, hi), only the sequences whose ``prefixes`` are in lo..hi-1."""
     for batch in batches:
         check_stop()
         offsets, keys, scores = _columns(batch)
         part = (offsets, keys, scores, _fields(batch))
         if key_range is not None:
-            first = keys[offsets[:-1]]
-            part = select(part, np.flatnonzero((first >= key_range[0]) & (first < key_range[1])))
+            code = prefixes(offsets, keys)
+            part = select(part, np.flatnonzero((code >= key_range[0]) & (code < key_range[1])))
         yield (batch.num_rows, *part)
 
 
@@ -462,19 +478,23 @@ def run(context: Context) -> dict:
 # -- by subtree: the count split over tasks (the dask engine) -------------------------
 
 
-def first_keys(source) -> dict[int, int]:
+def prefix_counts(source) -> dict[int, int]:
     """How many sequences of ``source`` (``Stored``, ``partitions.Joined``)
-    start with each key."""
+    start with each two keys (``prefixes``)."""
     counts: Counter[int] = Counter()
     for batch in source.sequences(["moves"], 500_000):
         offsets, data = string_bytes(batch.column("moves"))
-        keys, n = np.unique(decode_keys(data[(offsets[:-1, None] + [0, 1]).ravel()]), return_counts=True)
-        counts.update(dict(zip(keys.tolist(), n.tolist())))
+        counts.update(_tally(prefixes(offsets // 2, decode_keys(data))))
     return dict(counts)
 
 
+def _tally(codes: np.ndarray) -> dict[int, int]:
+    values, n = np.unique(codes, return_counts=True)
+    return dict(zip(values.tolist(), n.tolist()))
+
+
 # A partition's sequences in trie order (the dask engine), so that the count
-# of a range of first keys reads that range alone, sorted already, and merges
+# of a range of ``prefixes`` reads that range alone, sorted already, and merges
 # it with the other partitions': an Arrow file (lz4) of one record batch per
 # first key (and at most RUN_ROWS sequences), its first keys in the schema's
 # metadata; keys as 2-byte numbers, and the scores, not the classes (the
@@ -521,7 +541,8 @@ def _concat(parts: list[tuple]) -> tuple:
 
 def write_run(sequences_path: Path, run_path: Path) -> dict[int, int]:
     """The sequences of a partition's sequences.parquet, in trie order, into
-    ``run_path`` (``RUN_SCHEMA``); how many start with each first key.  It
+    ``run_path`` (``RUN_SCHEMA``); how many start with each two keys
+    (``prefixes``).  It
     holds the partition's sequences at once: its memory is the partition's."""
     parts = [
         (*_columns(batch), _fields(batch))
@@ -554,10 +575,7 @@ def write_run(sequences_path: Path, run_path: Path) -> dict[int, int]:
     with pa.ipc.new_file(str(run_path), schema, options=pa.ipc.IpcWriteOptions(compression="lz4")) as writer:
         for batch in batches:
             writer.write_batch(batch)
-    counts: Counter[int] = Counter()
-    for key, batch in zip(firsts, batches):
-        counts[key] += batch.num_rows
-    return dict(sorted(counts.items()))
+    return dict(sorted(_tally(prefixes(offsets, keys)).items())) if batches else {}
 
 
 def _run_part(batch) -> tuple:
@@ -568,12 +586,24 @@ def _run_part(batch) -> tuple:
 
 
 def read_run(run_path: Path, key_range: tuple[int, int]) -> tuple | None:
-    """The sequences of a run (``write_run``) whose first key is in
+    """The sequences of a run (``write_run``) whose ``prefixes`` are in
     ``key_range``, in trie order: offsets, keys, scores, fields; None if
     there are none."""
+    lo, hi = key_range
+    parts = []
     with pa.ipc.open_file(pa.memory_map(str(run_path))) as reader:
         firsts = json.loads(reader.schema.metadata[b"first_keys"])
-        parts = [_run_part(reader.get_batch(i)) for i, key in enumerate(firsts) if key_range[0] <= key < key_range[1]]
+        for i, key in enumerate(firsts):
+            if key * PREFIX >= hi or (key + 1) * PREFIX <= lo:
+                continue
+            part = _run_part(reader.get_batch(i))
+            if lo > key * PREFIX or hi < (key + 1) * PREFIX:  # a batch in trie order: the range's rows are a slice
+                code = prefixes(part[0], part[1])
+                a, b = np.searchsorted(code, lo), np.searchsorted(code, hi)
+                if a == b:
+                    continue
+                part = select(part, np.arange(a, b)) if b - a < len(code) else part
+            parts.append(part)
     return _concat(parts) if parts else None
 
 
@@ -581,11 +611,11 @@ def count_subtrees(
     key_range: tuple[int, int], source, folder: Path, *, neutral: int, floor: int, budget: int = SORT_MEMORY << 20
 ) -> Path:
     """Count the sequences of ``source`` (``Stored``, ``partitions.Joined``)
-    whose first key is in ``key_range`` (lo, hi) as
-    ``run`` counts them all, into ``folder`` (made anew): the node arrays
-    (``StreamCounter.finish``), with the range, and the sequences in trie
-    order; returns ``folder``.  Its memory is its sequences' (``budget``,
-    then spilled)."""
+    whose ``prefixes`` are in ``key_range`` (lo, hi) as ``run`` counts them
+    all, into ``folder`` (made anew): the node arrays (``StreamCounter.finish``,
+    every first move kept: another range may hold more of its children),
+    with the range, and the sequences in trie order; returns ``folder``.
+    Its memory is its sequences' (``budget``, then spilled)."""
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
     collections, games = _games(source)
@@ -596,7 +626,11 @@ def count_subtrees(
                 part = (offsets, keys, classes_of(scores, neutral), payload_of(a, *games))
                 runs.add(*(part if ordered else sort_sequences(*part)))
         arrays, nodes = runs.count(
-            floor, collections.years(), max(1, len(collections.names)), sink=_ArrowSink(folder / "sorted.arrow")
+            floor,
+            collections.years(),
+            max(1, len(collections.names)),
+            sink=_ArrowSink(folder / "sorted.arrow"),
+            keep_first=True,
         )
     finally:
         runs.close()
@@ -627,7 +661,7 @@ def join_subtrees(
         with np.load(folder / "trie.npz") as saved:
             counted = tuple(int(k) for k in saved["key_range"])
             if key_ranges is not None and counted != tuple(key_ranges[i]):
-                raise RuntimeError(f"{folder} counted the first keys {counted}, not {tuple(key_ranges[i])}")
+                raise RuntimeError(f"{folder} counted the prefixes {counted}, not {tuple(key_ranges[i])}")
             if int(saved["floor"]) != floor:  # its nodes counted fewer times than the floor were dropped
                 raise RuntimeError(f"{folder} kept the nodes counted {int(saved['floor'])} times or more, not {floor}")
             parts.append(
@@ -636,7 +670,7 @@ def join_subtrees(
                     int(saved["nodes"]),
                 )
             )
-    arrays, nodes = join_tries(parts)
+    arrays, nodes = join_tries(parts, floor)
     return write(trie_path, years_path, sources_path, arrays, nodes, floor, collections.names, kinds)
 
 
