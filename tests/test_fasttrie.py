@@ -14,6 +14,8 @@ from joseki_miner.fast.fasttrie import (
     cut,
     in_order,
     join_tries,
+    prefix_path,
+    prefixes,
     merge_sorted,
     pack_classes,
     plain_payload,
@@ -22,7 +24,7 @@ from joseki_miner.fast.fasttrie import (
     width_of,
 )
 from joseki_miner.method.influence import INF_BLACK, INF_NEUTRAL, INF_WHITE
-from joseki_miner.method.points import TENUKI
+from joseki_miner.method.points import PREFIX_END, PREFIX_KEYS, TENUKI
 from joseki_miner.method.trie import GameStats, Trie, _slot
 
 CLASSES = [INF_BLACK, INF_WHITE, INF_NEUTRAL]
@@ -270,37 +272,46 @@ def test_subtrees_counted_apart_join_into_the_trie_of_one_count(data, cuts, min_
 
 
 @settings(max_examples=300, deadline=None)
-@given(
-    data=games_st(),
-    cuts=st.sets(st.tuples(st.sampled_from(KEYS), st.sampled_from([-1, *KEYS]))),
-    min_count=st.integers(1, 4),
-)
-def test_subtrees_cut_below_their_first_move_join_into_the_trie_of_one_count(data, cuts, min_count):
-    """Cut by the first two keys (a first move's children in several parts,
-    each keeping the first move whatever its count), counted apart and
-    joined: the very arrays of counting them all, the first moves' counts,
-    influence counters, games, wins and years added up, those counted
-    fewer than ``min_count`` times in all dropped, and the nodes seen
-    counted once."""
+@given(data=games_st(), cuts=st.sets(st.integers(0, 10**6)), min_count=st.integers(1, 4))
+def test_subtrees_cut_anywhere_join_into_the_trie_of_one_count(data, cuts, min_count):
+    """Cut by their first keys (``prefixes``) between any two sequences, so
+    that ranges share the nodes on the paths between them (each kept in
+    its range whatever its count: ``edges``), counted apart and joined: the
+    very arrays of counting them all, a shared node's count, influence
+    counters, games, wins, years and collections added up, the nodes
+    counted fewer than ``min_count`` times in all dropped, and the nodes
+    seen counted once."""
     seqs, games = data
     whole, total = count_sequences(
         *arrays_of(seqs, games), min_count=min_count, years=(FIRST_YEAR, YEARS), sources=SOURCES
     )
     offsets, keys, classes, payload = arrays_of(seqs, games)
-    lengths = np.diff(offsets)
-    first = keys[offsets[:-1]].astype(np.int64) if len(seqs) else np.zeros(0, np.int64)
-    second = np.where(lengths > 1, keys[np.minimum(offsets[:-1] + 1, max(len(keys) - 1, 0))], -1) if len(seqs) else first
-    code = first * 1024 + second + 1  # the trie's order of the first two keys
-    bounds = sorted({0, (max(KEYS) + 1) * 1024, *[a * 1024 + b + 1 for a, b in cuts]})
+    code = prefixes(offsets, keys)
+    known = sorted(set(code.tolist()))
+    bounds = sorted({0, PREFIX_END, *[known[c % len(known)] for c in cuts if known]})
     parts = []
     for lo, hi in zip(bounds[:-1], bounds[1:]):
         chosen = [i for i in range(len(seqs)) if lo <= code[i] < hi]
         o, k, c, _ = arrays_of([seqs[i] for i in chosen])
+        edges = (prefix_path(lo), prefix_path(hi))
         parts.append(
             count_sequences(
-                o, k, c, payload[chosen], min_count=min_count, years=(FIRST_YEAR, YEARS), sources=SOURCES, keep_first=True
+                o, k, c, payload[chosen], min_count=min_count, years=(FIRST_YEAR, YEARS), sources=SOURCES, edges=edges
             )
         )
     joined, joined_total = join_tries(parts, floor=min_count)
     assert joined_total == total
     assert_same(joined, whole)
+
+
+@given(st.lists(st.lists(st.sampled_from(KEYS), min_size=1, max_size=9), min_size=2, max_size=20))
+def test_prefixes_keep_the_trie_order_and_name_their_paths(seqs):
+    """Numbers in the sorted order of the sequences (a sequence before its
+    extensions), equal where the first PREFIX_KEYS keys are; each names
+    those keys."""
+    offsets = np.r_[0, np.cumsum([len(s) for s in seqs])].astype(np.int64)
+    code = prefixes(offsets, np.array([k for s in seqs for k in s], np.int16)).tolist()
+    for a, b, x, y in zip(seqs, seqs[1:], code, code[1:]):
+        head = (a[:PREFIX_KEYS], b[:PREFIX_KEYS])
+        assert (x < y) == (head[0] < head[1]) and (x == y) == (head[0] == head[1])
+    assert [prefix_path(c) for c in code] == [s[:PREFIX_KEYS] for s in seqs]

@@ -580,7 +580,7 @@ def test_the_partitions_joined_are_the_rows_the_joins_write(tmp_path, monkeypatc
     )
     # each partition's sorted run: its sequences of the games kept, in trie order, numbered as joined
     from joseki_miner.fast.fasttrie import PAYLOAD, trie_order
-    from joseki_miner.method.points import PREFIX, TENUKI
+    from joseki_miner.method.points import PREFIX, PREFIX_END
 
     def rows(part) -> list:
         offsets, keys, scores, a = part[:4]
@@ -598,24 +598,22 @@ def test_the_partitions_joined_are_the_rows_the_joins_write(tmp_path, monkeypatc
             for i in range(len(offsets) - 1)
         ]
 
-    whole = (0, (TENUKI + 1) * PREFIX)
+    whole = (0, PREFIX_END)
     runs = list(joined.parts(whole))
     assert len(runs) == 3 and all(ordered for *_, ordered in runs)
     for offsets, keys, _, a, _ in runs:
         payload = np.zeros(len(a["game"]), PAYLOAD)
         payload["game"], payload["sequence"] = a["game"], a["sequence"]
         assert trie_order(offsets, keys, payload).tolist() == list(range(len(a["game"])))
-    assert sorted(r for run in runs for r in rows(run)) == sorted(
-        r for part in stored.parts(whole) for r in rows(part)
-    )
+    assert sorted(r for run in runs for r in rows(run)) == sorted(r for part in stored.parts(whole) for r in rows(part))
     for key, n in build.prefix_counts(stored).items():  # a range of openings: its sequences alone
         one = list(joined.parts((key, key + 1)))
         assert all((build.prefixes(offsets, keys) == key).all() for offsets, keys, *_ in one)
         assert sum(len(offsets) - 1 for offsets, *_ in one) == n
-    firsts = sorted({k // PREFIX for k in build.prefix_counts(stored)})
-    for key in firsts:  # a first move's subtree cut below it, in the partitions as in the stage files
-        cut = key * PREFIX + PREFIX // 2
-        for lo, hi in ((key * PREFIX, cut), (cut, (key + 1) * PREFIX)):
+    firsts = sorted({k // PREFIX for k in build.prefix_counts(stored)})  # each first key + 1
+    for first in firsts:  # a first move's subtree cut below it, in the partitions as in the stage files
+        cut = first * PREFIX + PREFIX // 2
+        for lo, hi in ((first * PREFIX, cut), (cut, (first + 1) * PREFIX)):
             assert sorted(r for part in joined.parts((lo, hi)) for r in rows(part)) == sorted(
                 r for part in stored.parts((lo, hi)) for r in rows(part)
             )

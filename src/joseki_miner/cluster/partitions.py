@@ -19,7 +19,9 @@ bytes, whatever the partitions and workers."""
 
 from __future__ import annotations
 
+import bisect
 import hashlib
+import itertools
 import json
 import os
 import shutil
@@ -47,7 +49,7 @@ from joseki_miner.runs.store import remove_unfinished, sync_file, sync_folder
 from joseki_miner.cluster.client import PARTITION_MB
 from joseki_miner.runs.errors import StrictError
 from joseki_miner.fast.parquet import TableSink
-from joseki_miner.method.points import PREFIX, TENUKI
+from joseki_miner.method.points import PREFIX_END
 
 # The compiled engine (build, extract, ingest) is imported by the functions
 # that run on the workers: the driver plans the partitions and the subtrees
@@ -237,30 +239,32 @@ def ranges_for(sequences: int, workers: int) -> int:
 
 def subtrees(counts: dict[int, int], parts: int) -> list[tuple[int, int]]:
     """At most ``parts`` ranges (lo, hi) of keys, in key order, the largest
-    as small as can be (``counts``: sequences by key, ``build.prefixes``:
-    their first two moves): a range is the subtrees of its keys, counted
-    apart from the others'.  A key is never split, so the largest range
-    holds at least the most common opening's (two moves) subtree."""
+    as small as can be (``counts``: sequences by key, ``fasttrie.prefixes``:
+    their openings): a range is the subtrees of its keys, counted apart
+    from the others'.  A key is never split, so the largest range holds at
+    least the most common opening's subtree."""
     keys = sorted(counts)
     if not keys:
-        return [(0, (TENUKI + 1) * PREFIX)]
+        return [(0, PREFIX_END)]
+    held = list(itertools.accumulate((counts[k] for k in keys), initial=0))  # before each key
 
-    def packed(most: int) -> list[list[int]]:  # greedy: each range as full as ``most`` lets it
-        groups, held = [[]], 0
-        for key in keys:
-            if groups[-1] and held + counts[key] > most:
-                groups.append([])
-                held = 0
-            groups[-1].append(key)
-            held += counts[key]
-        return groups
+    def packed(most: int) -> list[int]:
+        """Where the ranges start (greedy: each as full as ``most`` lets
+        it), stopping past ``parts``."""
+        starts = [0]
+        while len(starts) <= parts:
+            end = max(starts[-1] + 1, bisect.bisect_right(held, held[starts[-1]] + most) - 1)
+            if end >= len(keys):
+                break
+            starts.append(end)
+        return starts
 
-    low, high = max(counts.values()), sum(counts.values())
+    low, high = max(counts.values()), held[-1]
     while low < high:  # the smallest largest range that ``parts`` ranges allow
         middle = (low + high) // 2
         low, high = (low, middle) if len(packed(middle)) <= parts else (middle + 1, high)
-    groups = packed(low)
-    return [(group[0], (groups[i + 1][0] if i + 1 < len(groups) else group[-1] + 1)) for i, group in enumerate(groups)]
+    starts = packed(low)
+    return [(keys[a], keys[b] if b < len(keys) else keys[-1] + 1) for a, b in zip(starts, [*starts[1:], len(keys)])]
 
 
 # -- mining one partition ----------------------------------------------------------
@@ -430,6 +434,10 @@ def resolve(folder: str, keys: list[str], dedupe: bool) -> Resolution:
     )
 
 
+# The games a worker's last count read (``Joined.games``).
+_READ: dict[tuple, tuple[Resolution, pa.Table]] = {}
+
+
 @dataclass(frozen=True)
 class Joined:
     """The partitions as the joined files will hold them: the games kept,
@@ -449,13 +457,23 @@ class Joined:
             yield table if keep.all() else table.filter(column(keep))
 
     def games(self, columns: list[str]) -> pa.Table:
+        """The games kept (``columns`` of games.parquet), in order: read
+        once a worker for the build's counts, which read the same ones one
+        after another (a worker keeps the last run's, by its resolution)."""
         from joseki_miner.stages.ingest import GAMES_SCHEMA
 
+        key = (self.folder, self.keys, tuple(columns))
+        held = _READ.get(key)
+        if held is not None and held[0] is self.resolution:
+            return held[1]
         tables = list(self.game_tables(columns))
-        return pa.concat_tables(tables) if tables else GAMES_SCHEMA.empty_table().select(columns)
+        table = pa.concat_tables(tables) if tables else GAMES_SCHEMA.empty_table().select(columns)
+        _READ.clear()
+        _READ[key] = (self.resolution, table)
+        return table
 
     def parts(self, key_range: tuple[int, int]):
-        """Per partition, its sequences whose ``build.prefixes`` are in
+        """Per partition, its sequences whose ``fasttrie.prefixes`` are in
         ``key_range`` of the games kept, numbered as joined, in trie order (the
         partitions' sorted runs, ``build.write_run``): offsets, keys,
         scores, fields, True (in trie order)."""

@@ -28,6 +28,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from joseki_miner.method.points import PREFIX_BITS, PREFIX_KEYS
+
 _KEY_BITS = 9  # keys 0..361 stored as key + 1; 0 marks "sequence ended"
 _PER_WORD = 64 // _KEY_BITS
 
@@ -226,7 +228,7 @@ def count_sequences(
     min_count: int = 1,
     years: tuple[int, int] = (0, 0),
     sources: int = 1,
-    keep_first: bool = False,
+    edges: tuple[list[int], list[int]] | None = None,
 ) -> tuple[dict[str, np.ndarray], int]:
     """The trie of sequences keys[offsets[i]:offsets[i+1]] (``classes``: per
     key, the packed influence classes of ``classes_of``; ``payload``: their
@@ -234,12 +236,12 @@ def count_sequences(
     gives it: the root and the nodes counted at least ``min_count`` times,
     in canonical order, with their statistics.  Also returns the number of
     nodes of the whole trie.  One sort, then ``StreamCounter`` (``years``,
-    ``sources``, ``keep_first`` as there); the build merges sorted runs
+    ``sources``, ``edges`` as there); the build merges sorted runs
     into the counter instead."""
     if payload is None:
         payload = plain_payload(len(offsets) - 1)
     block = sort_sequences(offsets, keys, classes, payload)
-    counter = StreamCounter(_max_depth(block[0]), min_count, years=years, sources=sources, keep_first=keep_first)
+    counter = StreamCounter(_max_depth(block[0]), min_count, years=years, sources=sources, edges=edges)
     counter.add(*block)
     return counter.finish()
 
@@ -378,7 +380,8 @@ def _count_block(
     year,
     source,
     min_count,
-    keep_first,
+    bounds,
+    on,
     rank,
     final,
     start_r,
@@ -468,9 +471,9 @@ def _count_block(
             start = segments[g, 0]
             low = max(start, common + 1)
             c = rank + r - segments[g, 1]
-            if c >= min_count or (keep_first and low == 1):
+            if c >= min_count or on[low] != 0:
                 for d in range(top, low - 1, -1):
-                    if c < min_count and d > 1:  # below a first move kept whatever its count: cleared
+                    if c < min_count and on[d] == 0:  # below a node kept on an edge, whatever its count: cleared
                         counters[d] = 0
                         stats[d] = 0
                         years[d] = 0
@@ -546,6 +549,12 @@ def _count_block(
             for d in range(common + 1, length + 1):
                 path_keys[d] = keys[base + d - 1]
                 path_first[d] = classes[base + d - 1]
+                edge = 0
+                if bounds[0, d] == path_keys[d]:
+                    edge |= 1
+                if bounds[1, d] == path_keys[d]:
+                    edge |= 2
+                on[d] = on[d - 1] & edge
         state[2] += length - common
         state[0] = length
     return n
@@ -711,21 +720,28 @@ class StreamCounter:
         most: int | None = None,
         years: tuple[int, int] = (0, 0),
         sources: int = 1,
-        keep_first: bool = False,
+        edges: tuple[list[int], list[int]] | None = None,
     ) -> None:
         """``room``: nodes the arrays start with, at most; ``most``: the most
         nodes the stream can keep, if known (its keys over ``min_count``),
         so the arrays need not grow past it.  ``years``: the first year and
         the number of years the payloads' year indices count from;
-        ``sources``: the number of collections.  ``keep_first``: the root's
-        children are kept whatever their count (a part of the sequences
-        counted apart: ``join_tries`` adds up a first move's parts and
-        applies ``min_count`` to the sum)."""
+        ``sources``: the number of collections.  ``edges``: two paths of
+        keys whose nodes are kept whatever their count (a range of the
+        sequences counted apart, ``prefixes``: the paths of its ends, whose
+        nodes the ranges beside it may hold too; ``join_tries`` adds them
+        up and applies ``min_count`` to the sum)."""
         self.min_count = max(1, min_count)
-        self.keep_first = keep_first
-        if keep_first and most is not None:
-            most += 1 << _KEY_BITS  # a root's child a key at most, kept below the floor
         self.levels = max_depth + 1
+        self.bounds = np.full((2, self.levels), -2, np.int16)  # the edges' keys by depth
+        self.on = np.zeros(self.levels, np.uint8)  # the path's depths on each edge (bits 1, 2)
+        if edges is not None:
+            self.on[0] = 3
+            for j, path in enumerate(edges):
+                n = min(len(path), self.levels - 1)
+                self.bounds[j, 1 : n + 1] = path[:n]
+            if most is not None:
+                most += 2 * self.levels  # the edges' nodes, kept below the floor
         self.spare = 2 * self.levels + 1  # room past the kept nodes: a block's path, twice over
         self.most = most
         self.first_year, self.n_years = years
@@ -804,7 +820,8 @@ class StreamCounter:
                 order,
                 *fields,
                 self.min_count,
-                self.keep_first,
+                self.bounds,
+                self.on,
                 self.sequences,
                 final,
                 r,
@@ -903,18 +920,40 @@ def _node_arrays(room: int) -> dict[str, np.ndarray]:
     }
 
 
-def join_tries(
-    parts: list[tuple[dict[str, np.ndarray], int]], floor: int = 1
-) -> tuple[dict[str, np.ndarray], int]:
+def prefixes(offsets: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """Each sequence's first ``PREFIX_KEYS`` keys as one number, in trie
+    order (``points.PREFIX``): the build counts ranges of them apart."""
+    at = np.asarray(offsets[:-1], np.int64)
+    lengths = np.diff(offsets)
+    code = np.zeros(len(at), np.int64)
+    for d in range(PREFIX_KEYS):
+        longer = np.flatnonzero(lengths > d)
+        code <<= PREFIX_BITS
+        code[longer] |= keys[at[longer] + d].astype(np.int64) + 1
+    return code
+
+
+def prefix_path(code: int) -> list[int]:
+    """The keys a ``prefixes`` number stands for (up to its first 0)."""
+    path = []
+    for d in range(PREFIX_KEYS - 1, -1, -1):
+        digit = (code >> (PREFIX_BITS * d)) & ((1 << PREFIX_BITS) - 1)
+        if digit == 0:
+            break
+        path.append(digit - 1)
+    return path
+
+
+def join_tries(parts: list[tuple[dict[str, np.ndarray], int]], floor: int = 1) -> tuple[dict[str, np.ndarray], int]:
     """One trie from tries counted apart (``StreamCounter.finish`` of each,
     and its number of nodes), in key order, as one counter over all the
     sequences gives them: the root's subtrees of the first part, then of
     the next.  A node's figures are its part's; the root's are the parts'
     added up (a game counts at the root by its first sequence, which is in
-    one part only).  Parts may share a first move, each holding some of its
-    children (cut below it, ``keep_first``): its figures are the parts'
-    added up, and a first move counted fewer than ``floor`` times in all is
-    dropped (it has no child counted more)."""
+    one part only).  Parts cut by ``prefixes`` share the nodes on the paths
+    between them (each counted with ``edges``): such a node's figures are
+    its parts' added up, and a node counted fewer than ``floor`` times in
+    all is dropped."""
     parts = [(arrays, nodes) for arrays, nodes in parts if arrays["count"][0] > 0] or parts[:1]
     names = [name for name in parts[0][0] if name not in ("years", "sources")]
     joined: dict[str, list[np.ndarray]] = {name: [] for name in names}
@@ -960,27 +999,31 @@ def join_tries(
             out["first_year"][0] = years[0] if len(years) else 0
             out["last_year"][0] = years[-1] if len(years) else 0
     nodes = 1 + sum(nodes - 1 for _, nodes in parts)
-    return _first_moves_merged(out, nodes, floor)
+    return _edges_merged(out, nodes, floor)
 
 
-def _first_moves_merged(out: dict, nodes: int, floor: int) -> tuple[dict[str, np.ndarray], int]:
-    """``join_tries``'s trie with each first move that several parts hold
-    made one node (its figures added up, under the first part's number) and
-    the first moves counted fewer than ``floor`` times dropped."""
-    firsts = np.flatnonzero(out["depth"] == 1)
-    same = np.zeros(len(out["depth"]), bool)  # a first move that repeats the one before it
-    same[firsts[1:]] = out["key"][firsts[1:]] == out["key"][firsts[:-1]]
-    if not same.any() and (out["count"][firsts] >= floor).all():
+def _edges_merged(out: dict, nodes: int, floor: int) -> tuple[dict[str, np.ndarray], int]:
+    """``join_tries``'s trie with each node that several parts hold made
+    one (its figures added up, under the first part's number) and the
+    nodes counted fewer than ``floor`` times dropped."""
+    depth, count = out["depth"], out["count"]
+    shallow = np.flatnonzero((depth >= 1) & (depth <= PREFIX_KEYS))  # where parts may share a node
+    code = np.zeros(len(depth), np.int64)
+    for d in range(1, PREFIX_KEYS + 1):  # a node's path as ``prefixes`` numbers it
+        at = shallow[depth[shallow] == d]
+        digit = out["key"][at].astype(np.int64) + 1
+        code[at] = code[out["parent"][at]] | (digit << (PREFIX_BITS * (PREFIX_KEYS - d)))
+    rep = np.arange(len(depth))  # each node's node in the joined trie: a repeat's is its first
+    _, first, where = np.unique(code[shallow], return_index=True, return_inverse=True)
+    rep[shallow] = shallow[first[where]]
+    same = rep != np.arange(len(depth))
+    if not same.any() and (count >= floor).all():
         return out, nodes
-    rep = np.arange(len(same))  # each node's node in the joined trie: a repeat's is the first of its move
-    for i in firsts[same[firsts]]:
-        rep[i] = rep[firsts[np.searchsorted(firsts, i) - 1]]
     repeats = np.flatnonzero(same)
     merged = np.unique(rep[repeats])
     for name in ("count", "counters", "games", "black_wins", "white_wins"):
         np.add.at(out[name], rep[repeats], out[name][repeats])
-    keep = ~same
-    keep[firsts] &= out["count"][firsts] >= floor
+    keep = ~same & (out["count"] >= floor)
     keep[0] = True
     number = np.cumsum(keep) - 1  # a kept node's number
     new = number[rep]

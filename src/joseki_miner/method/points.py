@@ -11,10 +11,14 @@ SIZE = 19
 NPOINTS = SIZE * SIZE
 PASS = -1
 TENUKI = NPOINTS  # trie key of a tenuki; never a board point
-# A sequence's first two trie keys as one number, in the trie's order:
-# first * PREFIX + second + 1 (0 for a sequence of one key, which comes
-# before its extensions); ``stages.build.prefixes``.
-PREFIX = 1024
+# A sequence's first PREFIX_KEYS trie keys as one number, in the trie's
+# order (``fast.fasttrie.prefixes``): each key + 1 in PREFIX_BITS bits, the
+# first the most significant, 0 past the sequence's end (a sequence comes
+# before its extensions).  PREFIX: how many numbers one first key spans
+# (key k: (k + 1) * PREFIX up to (k + 2) * PREFIX); PREFIX_END: more than any.
+PREFIX_KEYS, PREFIX_BITS = 7, 9
+PREFIX = 1 << (PREFIX_BITS * (PREFIX_KEYS - 1))
+PREFIX_END = (TENUKI + 2) * PREFIX
 
 BLACK = -1
 WHITE = 1

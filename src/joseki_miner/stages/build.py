@@ -22,6 +22,7 @@ from threading import Event, Thread
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from joseki_miner.runs.context import Context
@@ -39,6 +40,8 @@ from joseki_miner.fast.fasttrie import (
     gather,
     in_order,
     join_tries,
+    prefix_path,
+    prefixes,
     merge_sorted,
     sort_sequences,
     trie_order,
@@ -46,7 +49,7 @@ from joseki_miner.fast.fasttrie import (
 )
 from joseki_miner.method.influence import classify
 from joseki_miner.method.kinds import KindRules, of_arrays
-from joseki_miner.method.points import PREFIX, TENUKI, sgf_bytes_to_points
+from joseki_miner.method.points import TENUKI, sgf_bytes_to_points
 from joseki_miner.runs.stop import check as check_stop
 from joseki_miner.fast.tables import node_table
 from joseki_miner.method.trie import COUNTER_COLUMNS, GameStats, Trie, node_arrays
@@ -139,14 +142,18 @@ class Collections:
         self.index: dict[str, int] = {}
         self.first_year = self.last_year = 0
 
-    def numbers(self, names: list[str], year: np.ndarray) -> np.ndarray:
-        """The collections' numbers of games named ``names`` (of ``year``)."""
+    def numbers(self, names: pa.Array | pa.ChunkedArray, year: np.ndarray) -> np.ndarray:
+        """The collections' numbers of games named ``names`` (of ``year``),
+        numbered as they first come."""
         known = year[year > 0]
         if len(known):
             low, high = int(known.min()), int(known.max())
             self.first_year = min(self.first_year or low, low)
             self.last_year = max(self.last_year, high)
-        return np.array([self.index.setdefault(name, len(self.index)) for name in names], np.int16)
+        names = names.combine_chunks() if isinstance(names, pa.ChunkedArray) else names
+        encoded = pc.dictionary_encode(names, null_encoding="encode")  # its values in the order they first come
+        number = np.array([self.index.setdefault(n, len(self.index)) for n in encoded.dictionary.to_pylist()], np.int16)
+        return number[numpy(encoded.indices).astype(np.int64)] if len(names) else np.zeros(0, np.int16)
 
     @property
     def names(self) -> list[str]:
@@ -160,7 +167,7 @@ class Collections:
 def game_columns(games: pa.Table | pa.RecordBatch, collections: Collections) -> tuple[np.ndarray, ...]:
     """Winner, year and collection number of rows of games.parquet."""
     year = numpy(games.column("year"))
-    return numpy(games.column("winner")), year, collections.numbers(games.column("collection").to_pylist(), year)
+    return numpy(games.column("winner")), year, collections.numbers(games.column("collection"), year)
 
 
 def payload_of(a: dict, winner: np.ndarray, year: np.ndarray, source: np.ndarray, first_game: int = 0) -> np.ndarray:
@@ -260,19 +267,17 @@ class SortedRuns:
         sources: int = 1,
         sorted_path: Path | None = None,
         sink=None,
-        keep_first: bool = False,
+        edges: tuple[list[int], list[int]] | None = None,
     ) -> tuple[dict, int]:
         """The trie's node arrays (the nodes counted at least ``floor`` times,
         and their statistics: ``StreamCounter``, with ``years`` and
         ``sources``) and its number of nodes; given ``sorted_path``, the
         sequences in trie order go there (``SORTED_SCHEMA``), or to ``sink``
-        (a ``TableSink``'s add, close and abort); ``keep_first``: the
-        root's children whatever their count (``StreamCounter``).  The runs
+        (a ``TableSink``'s add, close and abort); ``edges``: the paths whose
+        nodes are kept whatever their count (``StreamCounter``).  The runs
         are then gone."""
         most = self.keys // max(1, floor)  # a node kept is counted at least floor times, a key a count
-        counter = StreamCounter(
-            self.max_depth, floor, room=ROOM, most=most, years=years, sources=sources, keep_first=keep_first
-        )
+        counter = StreamCounter(self.max_depth, floor, room=ROOM, most=most, years=years, sources=sources, edges=edges)
         held, self.held, self.held_bytes = self.held, [], 0
         runs = [_read(f) for f in self.files] + [_blocks(p) for p in held]
         del held
@@ -411,17 +416,6 @@ def select(part: tuple, rows: np.ndarray) -> tuple:
     return np.r_[0, np.cumsum(lengths)], keys[flat], scores[flat], {name: v[rows] for name, v in a.items()}
 
 
-def prefixes(offsets: np.ndarray, keys: np.ndarray) -> np.ndarray:
-    """Each sequence's first two keys as one number (``points.PREFIX``):
-    the build counts ranges of them apart, a first move's subtree cut
-    between its children where it is large."""
-    at = np.asarray(offsets[:-1], np.int64)
-    code = keys[at].astype(np.int64) * PREFIX
-    longer = np.flatnonzero(np.diff(offsets) > 1)
-    code[longer] += keys[at[longer] + 1].astype(np.int64) + 1
-    return code
-
-
 def _decoded(batches, key_range: tuple[int, int] | None = None):
     """Per batch of sequences (sequences.parquet's columns): its rows and
     its sequences' offsets, keys, scores and fields; given ``key_range`` =
@@ -480,7 +474,7 @@ def run(context: Context) -> dict:
 
 def prefix_counts(source) -> dict[int, int]:
     """How many sequences of ``source`` (``Stored``, ``partitions.Joined``)
-    start with each two keys (``prefixes``)."""
+    start with each opening (``prefixes``: its first keys)."""
     counts: Counter[int] = Counter()
     for batch in source.sequences(["moves"], 500_000):
         offsets, data = string_bytes(batch.column("moves"))
@@ -495,10 +489,11 @@ def _tally(codes: np.ndarray) -> dict[int, int]:
 
 # A partition's sequences in trie order (the dask engine), so that the count
 # of a range of ``prefixes`` reads that range alone, sorted already, and merges
-# it with the other partitions': an Arrow file (lz4) of one record batch per
-# first key (and at most RUN_ROWS sequences), its first keys in the schema's
-# metadata; keys as 2-byte numbers, and the scores, not the classes (the
-# neutral band is the build's parameter, not the partition's)
+# it with the other partitions': an Arrow file (lz4) of record batches of
+# RUN_ROWS sequences (a count reads the batches its range meets, not the
+# others of their first move), each batch's first and last ``prefixes`` in
+# the schema's metadata; keys as 2-byte numbers, and the scores, not the
+# classes (the neutral band is the build's parameter, not the partition's)
 RUN_SCHEMA = pa.schema(
     [
         ("keys", pa.binary()),
@@ -512,7 +507,7 @@ RUN_SCHEMA = pa.schema(
     ]
 )
 RUN_FIELDS = RUN_SCHEMA.names[2:]
-RUN_ROWS = 1 << 17
+RUN_ROWS = 1 << 12
 
 
 def _binary(offsets: np.ndarray, values: np.ndarray) -> pa.Array:
@@ -541,14 +536,14 @@ def _concat(parts: list[tuple]) -> tuple:
 
 def write_run(sequences_path: Path, run_path: Path) -> dict[int, int]:
     """The sequences of a partition's sequences.parquet, in trie order, into
-    ``run_path`` (``RUN_SCHEMA``); how many start with each two keys
+    ``run_path`` (``RUN_SCHEMA``); how many start with each opening
     (``prefixes``).  It
     holds the partition's sequences at once: its memory is the partition's."""
     parts = [
         (*_columns(batch), _fields(batch))
-        for batch in pq.ParquetFile(sequences_path).iter_batches(RUN_ROWS, columns=SEQUENCE_COLUMNS)
+        for batch in pq.ParquetFile(sequences_path).iter_batches(1 << 17, columns=SEQUENCE_COLUMNS)
     ]
-    batches, firsts = [], []
+    batches, spans = [], []
     if parts:
         offsets, keys, scores, a = _concat(parts)
         del parts
@@ -557,25 +552,23 @@ def write_run(sequences_path: Path, run_path: Path) -> dict[int, int]:
         order = trie_order(offsets, keys, payload)
         offsets, keys, scores = gather(order, offsets, keys, np.ascontiguousarray(scores).view("<u8").ravel())
         fields = [column(a[name][order]) for name in RUN_FIELDS]
-        first = keys[offsets[:-1]]
-        starts = np.flatnonzero(np.r_[True, first[1:] != first[:-1]]).tolist() + [len(first)]
-        for lo_, hi_ in zip(starts, starts[1:]):
-            for lo in range(lo_, hi_, RUN_ROWS):  # a batch's offsets fit int32: RUN_ROWS of at most 500 moves
-                hi = min(hi_, lo + RUN_ROWS)
-                run = offsets[lo : hi + 1] - offsets[lo]
-                a_, b = offsets[lo], offsets[hi]
-                batches.append(
-                    pa.record_batch(
-                        [_binary(run, keys[a_:b]), _binary(run, scores[a_:b]), *(f.slice(lo, hi - lo) for f in fields)],
-                        schema=RUN_SCHEMA,
-                    )
+        code = prefixes(offsets, keys)
+        for lo in range(0, len(code), RUN_ROWS):  # a batch's offsets fit int32: RUN_ROWS of at most 500 moves
+            hi = min(len(code), lo + RUN_ROWS)
+            run = offsets[lo : hi + 1] - offsets[lo]
+            a_, b = offsets[lo], offsets[hi]
+            batches.append(
+                pa.record_batch(
+                    [_binary(run, keys[a_:b]), _binary(run, scores[a_:b]), *(f.slice(lo, hi - lo) for f in fields)],
+                    schema=RUN_SCHEMA,
                 )
-                firsts.append(int(first[lo]))
-    schema = RUN_SCHEMA.with_metadata({"first_keys": json.dumps(firsts)})
+            )
+            spans.append((int(code[lo]), int(code[hi - 1])))
+    schema = RUN_SCHEMA.with_metadata({"prefixes": json.dumps(spans)})
     with pa.ipc.new_file(str(run_path), schema, options=pa.ipc.IpcWriteOptions(compression="lz4")) as writer:
         for batch in batches:
             writer.write_batch(batch)
-    return dict(sorted(_tally(prefixes(offsets, keys)).items())) if batches else {}
+    return dict(sorted(_tally(code).items())) if batches else {}
 
 
 def _run_part(batch) -> tuple:
@@ -585,6 +578,13 @@ def _run_part(batch) -> tuple:
     return key_offsets // 2, data.view("<i2"), raw.view("<i2").reshape(-1, 4), _fields(batch)
 
 
+def _sliced(part: tuple, a: int, b: int) -> tuple:
+    """Sequences a..b-1 of ``part`` (offsets, keys, scores, fields)."""
+    offsets, keys, scores, fields = part
+    lo, hi = offsets[a], offsets[b]
+    return offsets[a : b + 1] - lo, keys[lo:hi], scores[lo:hi], {name: v[a:b] for name, v in fields.items()}
+
+
 def read_run(run_path: Path, key_range: tuple[int, int]) -> tuple | None:
     """The sequences of a run (``write_run``) whose ``prefixes`` are in
     ``key_range``, in trie order: offsets, keys, scores, fields; None if
@@ -592,17 +592,17 @@ def read_run(run_path: Path, key_range: tuple[int, int]) -> tuple | None:
     lo, hi = key_range
     parts = []
     with pa.ipc.open_file(pa.memory_map(str(run_path))) as reader:
-        firsts = json.loads(reader.schema.metadata[b"first_keys"])
-        for i, key in enumerate(firsts):
-            if key * PREFIX >= hi or (key + 1) * PREFIX <= lo:
+        spans = json.loads(reader.schema.metadata[b"prefixes"])
+        for i, (first, last) in enumerate(spans):
+            if first >= hi or last < lo:
                 continue
             part = _run_part(reader.get_batch(i))
-            if lo > key * PREFIX or hi < (key + 1) * PREFIX:  # a batch in trie order: the range's rows are a slice
+            if first < lo or last >= hi:  # in trie order: the range's rows, a slice
                 code = prefixes(part[0], part[1])
                 a, b = np.searchsorted(code, lo), np.searchsorted(code, hi)
                 if a == b:
                     continue
-                part = select(part, np.arange(a, b)) if b - a < len(code) else part
+                part = _sliced(part, a, b) if b - a < len(code) else part
             parts.append(part)
     return _concat(parts) if parts else None
 
@@ -613,7 +613,8 @@ def count_subtrees(
     """Count the sequences of ``source`` (``Stored``, ``partitions.Joined``)
     whose ``prefixes`` are in ``key_range`` (lo, hi) as ``run`` counts them
     all, into ``folder`` (made anew): the node arrays (``StreamCounter.finish``,
-    every first move kept: another range may hold more of its children),
+    the nodes on the paths of its ends kept: the ranges beside it may hold
+    more of their sequences),
     with the range, and the sequences in trie order; returns ``folder``.
     Its memory is its sequences' (``budget``, then spilled)."""
     shutil.rmtree(folder, ignore_errors=True)
@@ -630,7 +631,7 @@ def count_subtrees(
             collections.years(),
             max(1, len(collections.names)),
             sink=_ArrowSink(folder / "sorted.arrow"),
-            keep_first=True,
+            edges=(prefix_path(key_range[0]), prefix_path(key_range[1])),
         )
     finally:
         runs.close()
