@@ -8,11 +8,15 @@ For each trace: the work T1 (every task's seconds), the critical path T_inf
 serial time S (no task running: imports, the cluster's start and close,
 the driver between phases), Brent's bound on the wall time with P workers,
 max(T1 / P, T_inf) + S, and its speed-up over one worker, for P = 1 to 256,
-and the critical path's tasks.  Written to benchmarks/SCALE.md too.
+and the critical path's tasks.  Given two traces or more, the first (the
+data once) and the last (several times over) fit how each kind of task
+grows, and model a run on 100 million games.  With --run, written to
+benchmarks/SCALE.md too.
 """
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import tempfile
@@ -23,14 +27,9 @@ from joseki_miner.cluster import trace
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 WORKERS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
+TARGET = 100_000_000  # the games of the model (OGS's server holds about 40 million)
 # the run traced: two workers of this machine, 2 MB partitions, every copy kept (as the issue measures it)
 RUN = ("--engine", "dask", "--workers", "2", "--partition-mb", "2", "--set", "dedupe=false", "--quiet")
-
-
-def kind(key: str) -> str:
-    """A task's kind: its key without the run's token and its numbers."""
-    parts = [p for p in key.split("-") if not any(c.isdigit() for c in p) or p.isalpha()]
-    return "-".join(parts[:3]) or key
 
 
 def figures(path: Path) -> str:
@@ -39,7 +38,7 @@ def figures(path: Path) -> str:
     s = trace.scale(wall, tasks)
     kinds: dict[str, list[float]] = {}
     for t in tasks:
-        kinds.setdefault(kind(t.key), []).append(t.seconds)
+        kinds.setdefault(trace.kind(t.key), []).append(t.seconds)
     lines = [
         f"### {path.name}\n",
         f"{len(tasks)} tasks; wall {s.wall:.1f} s; T1 {s.t1:.1f} s; T_inf {s.t_inf:.1f} s; S {s.s:.1f} s "
@@ -76,12 +75,52 @@ def traced_runs(counts: list[int], into: Path) -> list[Path]:
             path = into / f"trace-{n}x.json"
             command = [sys.executable, "-m", "pipeline.cli", "mine", str(data), "--out", str(Path(tmp) / "out")]
             subprocess.run([*command, *RUN, "--trace", str(path)], check=True, cwd=ROOT)
+            body = json.loads(path.read_text())  # the games read, for the model
+            body["games"] = json.loads((Path(tmp) / "out" / "summary.json").read_text())["games_read"]
+            path.write_text(json.dumps(body))
             out.append(path)
     return out
 
 
+def modelled(one: Path, more: Path) -> str:
+    """The markdown of the model at ``TARGET`` games from traces of the
+    data once and several times over (``trace.model``)."""
+    a, b = json.loads(one.read_text()), json.loads(more.read_text())
+    if not a.get("games") or not b.get("games"):
+        return ""
+    times, factor = b["games"] / a["games"], TARGET / a["games"]
+    s = trace.model(trace.load(one), trace.load(more), times, factor)
+    kinds = trace.growth(trace.load(one)[1], trace.load(more)[1], times)
+    lines = [
+        f"### The model at {TARGET:,} games ({factor:.0f} times {a['games']:,})\n",
+        f"From {one.name} and {more.name} ({times:.0f} times the games): each kind's tasks and a task's seconds "
+        "grow as a power of the games (fitted on the two traces, between 0 and 1).\n",
+        "| kind | tasks once | a task once s | tasks grow as games^ | a task grows as games^ "
+        f"| tasks at {TARGET:,} | a task s |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+        *(
+            f"| {k} | {g.tasks} | {g.seconds:.2f} | {g.more_tasks:.2f} | {g.longer:.2f} "
+            f"| {g.at(factor)[0]:,.0f} | {g.at(factor)[1]:,.1f} |"
+            for k, g in sorted(kinds.items(), key=lambda kv: -kv[1].tasks * kv[1].seconds)
+        ),
+        "",
+        f"T1 {s.t1:,.0f} s; T_inf {s.t_inf:,.0f} s; S {s.s:,.0f} s\n",
+        "| workers P | bound on wall s | speed-up |",
+        "| ---: | ---: | ---: |",
+        *(f"| {p} | {s.bound(p):,.0f} | {s.speedup(p):.2f}x |" for p in WORKERS),
+        "",
+        "The critical path:\n",
+        "| task | seconds |",
+        "| --- | ---: |",
+        *(f"| {t.key} | {t.seconds:,.1f} |" for t in s.path),
+        "",
+    ]
+    return "\n".join(lines)
+
+
 def main(argv: list[str]) -> int:
-    if argv and argv[0] == "--run":
+    run = bool(argv) and argv[0] == "--run"
+    if run:
         into = ROOT / "data" / "scale"
         into.mkdir(parents=True, exist_ok=True)
         paths = traced_runs([int(n) for n in argv[1:]] or [1, 3], into)
@@ -91,8 +130,11 @@ def main(argv: list[str]) -> int:
         print(__doc__)
         return 2
     text = "# Scale: the dask engine's task graph\n\n" + "\n".join(figures(p) for p in paths)
+    if len(paths) > 1:
+        text += "\n" + modelled(paths[0], paths[-1])
     print(text)
-    (ROOT / "benchmarks" / "SCALE.md").write_text(text)
+    if run:
+        (ROOT / "benchmarks" / "SCALE.md").write_text(text)
     return 0
 
 

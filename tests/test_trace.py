@@ -7,7 +7,20 @@ import json
 import pytest
 
 from helpers import joseki_cli
-from joseki_miner.cluster.trace import Recorder, Task, critical_path, load, record, scale, serial, work, write
+from joseki_miner.cluster.trace import (
+    Recorder,
+    Task,
+    critical_path,
+    growth,
+    kind,
+    load,
+    model,
+    record,
+    scale,
+    serial,
+    work,
+    write,
+)
 
 
 def _tasks() -> list[Task]:
@@ -33,6 +46,34 @@ def test_work_serial_time_and_critical_path_of_a_trace():
     assert (s.t1, s.t_inf, s.s) == pytest.approx((8.0, 6.5, 3.5))
     assert s.bound(1) == pytest.approx(8.0 + 3.5) and s.bound(2) == pytest.approx(6.5 + 3.5)
     assert s.bound(256) == s.bound(2) and s.speedup(2) == pytest.approx(11.5 / 10.0)
+
+
+def test_the_model_grows_each_kind_of_task_as_two_traces_show_it():
+    """Mines that grow in number (a task each as long), a join that grows
+    in length (one task): at 9 times the games, 18 mines of 1 s and a join
+    of 9 s, so T1 27 s and T_inf 10 s; S as it grew; a task faster in the
+    larger trace (noise) does not shrink, and none grows past its share."""
+    once = [
+        Task("mine-1-9f3e", 1, 2, "w1"),
+        Task("mine-2-9f3e", 1, 2, "w2"),
+        Task("join-games-9f3e", 2, 3, "w1", ("mine-1-9f3e", "mine-2-9f3e")),
+        Task("emit-9f3e", 3, 4, "w1", ("join-games-9f3e",)),
+    ]
+    thrice = [Task(f"mine-{i}-9f3e", 1 + i // 2, 2 + i // 2, f"w{i % 2}") for i in range(6)]
+    thrice += [
+        Task("join-games-9f3e", 4, 7, "w1", ("mine-5-9f3e",)),
+        Task("emit-9f3e", 7, 7.5, "w1", ("join-games-9f3e",)),
+    ]
+    assert kind("build-count-12-40-c80b-1f2e") == "build-count" and kind("mine-3bc3cd4e292b-e429832d") == "mine"
+    kinds = growth(once, thrice, 3)
+    assert kinds["mine"].more_tasks == pytest.approx(1) and kinds["mine"].longer == pytest.approx(0)
+    assert kinds["join-games"].more_tasks == pytest.approx(0) and kinds["join-games"].longer == pytest.approx(1)
+    assert kinds["emit"].longer == 0  # half as long: noise, not a task that shrinks with the games
+    m = model((5.0, once), (8.0, thrice), 3, 9)
+    assert (m.t1, m.t_inf) == pytest.approx((18 * 1 + 9 + 1, 1 + 9 + 1))
+    assert [t.key for t in m.path][1:] == ["join-games-9f3e", "emit-9f3e"] and m.path[0].key.startswith("mine")
+    assert m.s == pytest.approx(2)  # 2 s with no task once, 1.5 s thrice: not shrunk
+    assert m.bound(64) == pytest.approx(m.t_inf + m.s)
 
 
 def test_a_task_waited_for_that_never_computed_is_passed_by():

@@ -18,6 +18,7 @@ max(T1 / P, T_inf) + S.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -165,3 +166,86 @@ class Scale:
 def scale(wall: float, tasks: list[Task]) -> Scale:
     path = critical_path(tasks)
     return Scale(wall, work(tasks), sum(t.seconds for t in path), serial(tasks, wall), tuple(path))
+
+
+def kind(key: str) -> str:
+    """A task's kind: its key without the run's token and its numbers."""
+    parts = [p for p in key.split("-") if not any(c.isdigit() for c in p) or p.isalpha()]
+    return "-".join(parts[:3]) or key
+
+
+@dataclass(frozen=True)
+class Growth:
+    """How a kind of task grows with the games, fitted on two traces of
+    the data once and ``times`` over: its number of tasks and a task's
+    seconds each as a power of the games (exponents between 0 and 1: no
+    task does more than its share of the games, none less than nothing)."""
+
+    tasks: int  # in the trace of the data once
+    seconds: float  # a task's mean, in that trace
+    more_tasks: float
+    longer: float
+
+    def at(self, factor: float) -> tuple[float, float]:
+        """Its tasks and a task's seconds at ``factor`` times the games."""
+        return self.tasks * factor**self.more_tasks, self.seconds * factor**self.longer
+
+
+def _exponent(one: float, more: float, times: float) -> float:
+    if one <= 0 or more <= 0:
+        return 0.0
+    return min(1.0, max(0.0, math.log(more / one) / math.log(times)))
+
+
+def growth(one: list[Task], more: list[Task], times: float) -> dict[str, Growth]:
+    """Each kind's ``Growth`` from the tasks of a run on the games once
+    (``one``) and ``times`` over (``more``)."""
+
+    def by_kind(tasks: list[Task]) -> dict[str, list[float]]:
+        kinds: dict[str, list[float]] = {}
+        for t in tasks:
+            kinds.setdefault(kind(t.key), []).append(t.seconds)
+        return kinds
+
+    a, b = by_kind(one), by_kind(more)
+    out = {}
+    for k, seconds in a.items():
+        mean = sum(seconds) / len(seconds)
+        other = b.get(k, seconds)
+        out[k] = Growth(
+            len(seconds),
+            mean,
+            _exponent(len(seconds), len(other), times),
+            _exponent(mean, sum(other) / len(other), times),
+        )
+    return out
+
+
+def model(one: tuple[float, list[Task]], more: tuple[float, list[Task]], times: float, factor: float) -> Scale:
+    """The figures of a run on ``factor`` times the games, from traces of
+    the games once and ``times`` over: T1 of each kind's tasks grown
+    (``growth``), T_inf the critical path of the run once with each task
+    grown by its kind, S grown as the two traces' S grew."""
+    kinds = growth(one[1], more[1], times)
+    grown = []
+    for t in sorted(one[1], key=lambda t: (t.stop, t.key)):  # each after what it waited for
+        seconds = t.seconds * factor ** kinds[kind(t.key)].longer
+        grown.append(Task(t.key, t.start, t.start + seconds, t.worker, t.after))
+    t1 = sum(n * s for n, s in (g.at(factor) for g in kinds.values()))
+    s1, s3 = serial(one[1], one[0]), serial(more[1], more[0])
+    s = s1 * factor ** _exponent(s1, s3, times)
+    path = critical_path(_reordered(grown))
+    return Scale(s + t1, t1, sum(t.seconds for t in path), s, tuple(path))
+
+
+def _reordered(tasks: list[Task]) -> list[Task]:
+    """Tasks whose seconds changed (each given after the tasks it waits
+    for), each started when the last of those stops: ``critical_path``
+    reads them in order of their stops."""
+    stop: dict[str, float] = {}
+    out = []
+    for t in tasks:
+        start = max((stop[a] for a in t.after if a in stop), default=0.0)
+        stop[t.key] = start + t.seconds
+        out.append(Task(t.key, start, stop[t.key], t.worker, t.after))
+    return out

@@ -950,43 +950,57 @@ def join_tries(parts: list[tuple[dict[str, np.ndarray], int]], floor: int = 1) -
     sequences gives them: the root's subtrees of the first part, then of
     the next.  A node's figures are its part's; the root's are the parts'
     added up (a game counts at the root by its first sequence, which is in
-    one part only).  Parts cut by ``prefixes`` share the nodes on the paths
-    between them (each counted with ``edges``): such a node's figures are
-    its parts' added up, and a node counted fewer than ``floor`` times in
-    all is dropped."""
+    one part only).  Parts cut by ``prefixes`` share the nodes on the path
+    between them (each kept them, ``edges``): such a node's figures are its
+    parts' added up, and an edge's node counted fewer than ``floor`` times
+    in all is dropped (every other node was counted at least that often)."""
     parts = [(arrays, nodes) for arrays, nodes in parts if arrays["count"][0] > 0] or parts[:1]
-    names = [name for name in parts[0][0] if name not in ("years", "sources")]
+    tries = [arrays for arrays, _ in parts]
+    names = [name for name in tries[0] if name not in ("years", "sources")]
+    same, drop, rows = _edges(tries, floor)
     joined: dict[str, list[np.ndarray]] = {name: [] for name in names}
-    rows: dict[str, dict[str, list[np.ndarray]]] = {
-        what: {"node": [], "index": [], "games": []} for what in ("years", "sources")
-    }
+    table: dict[str, dict[str, list[np.ndarray]]] = {what: {"node": [], "index": [], "games": []} for what in rows}
+    numbers = []  # per part: a row's node number in the joined trie (0: the root; -1: dropped)
     start, ranked = 1, 0  # the part's first node and its first sequence, in the whole trie
-    for arrays, _ in parts:
-        shift = start - 1
+    for j, arrays in enumerate(tries):
+        n = len(arrays["node"])
+        gone = np.array(drop[j], np.int64)
+        bounds = [0, *gone.tolist(), n]  # the kept rows: runs between the root and the rows dropped
+        runs = [(a + 1, b) for a, b in zip(bounds[:-1], bounds[1:]) if b > a + 1]
+        number = np.arange(n, dtype=np.int64) + (start - 1)
+        number -= np.searchsorted(gone, np.arange(n), side="right") if len(gone) else 0
+        number[0] = 0
+        number[gone] = -1
+        for row, (i, other) in same[j].items():
+            number[row] = numbers[i][other]
+        numbers.append(number)
         for name in names:
-            a = arrays[name][1:]
-            if name == "node":
-                a = a + shift
-            elif name == "parent":
-                a = np.where(a == 0, 0, a + shift)
-            elif name == "first":
-                a = a + ranked
-            joined[name].append(a)
-        for what, table in rows.items():
-            node = arrays[what]["node"]
-            for column in table:
-                table[column].append(arrays[what][column] if column != "node" else np.where(node == 0, 0, node + shift))
-        start += len(arrays["node"]) - 1
+            for a, b in runs:
+                if name == "node":
+                    joined[name].append(number[a:b])
+                elif name == "parent":
+                    joined[name].append(number[arrays[name][a:b]])
+                elif name == "first":
+                    joined[name].append(arrays[name][a:b] + ranked)
+                else:
+                    joined[name].append(arrays[name][a:b])
+        start += n - 1 - len(gone)
         ranked += int(arrays["count"][0])
     out: dict[str, np.ndarray] = {}
-    first = parts[0][0]
+    first = tries[0]
     for name in names:
         root = first[name][:1].copy()
         if name in ("count", "games", "black_wins", "white_wins"):
-            root[0] = sum(arrays[name][0] for arrays, _ in parts)
+            root[0] = sum(arrays[name][0] for arrays in tries)
         out[name] = np.concatenate([root, *joined[name]])
-    for what, table in rows.items():
-        node, index, games = (np.concatenate(table[c]) for c in ("node", "index", "games"))
+    for what, by_part in rows.items():
+        for j, (node, index, games) in enumerate(by_part):
+            new = numbers[j][node]
+            keep = new >= 0
+            whole = bool(keep.all())
+            for column, a in zip(("node", "index", "games"), (new, index, games)):
+                table[what][column].append(a if whole else a[keep])
+        node, index, games = (np.concatenate(table[what][c]) for c in ("node", "index", "games"))
         at_root = node == 0
         years, where = np.unique(index[at_root], return_inverse=True)
         total = np.bincount(where, weights=games[at_root], minlength=len(years)).astype(games.dtype)
@@ -998,60 +1012,82 @@ def join_tries(parts: list[tuple[dict[str, np.ndarray], int]], floor: int = 1) -
         if what == "years":
             out["first_year"][0] = years[0] if len(years) else 0
             out["last_year"][0] = years[-1] if len(years) else 0
-    nodes = 1 + sum(nodes - 1 for _, nodes in parts)
-    return _edges_merged(out, nodes, floor)
+    return out, 1 + sum(nodes - 1 for _, nodes in parts) - sum(len(s) for s in same)
 
 
-def _edges_merged(out: dict, nodes: int, floor: int) -> tuple[dict[str, np.ndarray], int]:
-    """``join_tries``'s trie with each node that several parts hold made
-    one (its figures added up, under the first part's number) and the
-    nodes counted fewer than ``floor`` times dropped."""
-    depth, count = out["depth"], out["count"]
-    shallow = np.flatnonzero((depth >= 1) & (depth <= PREFIX_KEYS))  # where parts may share a node
-    code = np.zeros(len(depth), np.int64)
-    for d in range(1, PREFIX_KEYS + 1):  # a node's path as ``prefixes`` numbers it
-        at = shallow[depth[shallow] == d]
-        digit = out["key"][at].astype(np.int64) + 1
-        code[at] = code[out["parent"][at]] | (digit << (PREFIX_BITS * (PREFIX_KEYS - d)))
-    rep = np.arange(len(depth))  # each node's node in the joined trie: a repeat's is its first
-    _, first, where = np.unique(code[shallow], return_index=True, return_inverse=True)
-    rep[shallow] = shallow[first[where]]
-    same = rep != np.arange(len(depth))
-    if not same.any() and (count >= floor).all():
-        return out, nodes
-    repeats = np.flatnonzero(same)
-    merged = np.unique(rep[repeats])
-    for name in ("count", "counters", "games", "black_wins", "white_wins"):
-        np.add.at(out[name], rep[repeats], out[name][repeats])
-    keep = ~same & (out["count"] >= floor)
-    keep[0] = True
-    number = np.cumsum(keep) - 1  # a kept node's number
-    new = number[rep]
-    for name in out:
-        if name not in ("years", "sources"):
-            out[name] = out[name][keep]
-    out["node"] = np.arange(int(keep.sum()), dtype=np.int64)
-    out["parent"] = np.where(out["parent"] < 0, out["parent"], new[np.maximum(out["parent"], 0)])
-    for what in ("years", "sources"):
-        table = out[what]
-        node = table["node"]
-        kept = keep[rep[node]]
-        moved = np.isin(rep[node], merged) & kept  # a merged first move's rows, from every part
-        stay = kept & ~moved
-        staying = {c: table[c][stay] for c in table}
-        staying["node"] = new[node[stay]]
-        pairs = new[node[moved]].astype(np.int64) * (1 << 16) + (table["index"][moved].astype(np.int64) + (1 << 15))
-        pair, where = np.unique(pairs, return_inverse=True)
-        games = np.bincount(where, weights=table["games"][moved], minlength=len(pair)).astype(table["games"].dtype)
-        added = {
-            "node": (pair >> 16).astype(node.dtype),
-            "index": ((pair & 0xFFFF) - (1 << 15)).astype(table["index"].dtype),
-            "games": games,
-        }
-        at = np.searchsorted(staying["node"], added["node"], side="left")
-        out[what] = {c: np.insert(staying[c], at, added[c]) for c in ("node", "index", "games")}
-        if what == "years":  # a merged first move's years: those of its rows
-            for m in new[merged[keep[merged]]]:
-                mine = added["index"][added["node"] == m]
-                out["first_year"][m], out["last_year"][m] = (mine.min(), mine.max()) if len(mine) else (0, 0)
-    return out, nodes - len(repeats)
+def _down(arrays: dict) -> list[int]:
+    """The rows of a part's first sequence's path, by depth: its first rows."""
+    depth, rows = arrays["depth"], []
+    while len(rows) + 1 < len(depth) and depth[len(rows) + 1] == len(rows) + 1:
+        rows.append(len(rows) + 1)
+    return rows
+
+
+def _up(arrays: dict) -> list[int]:
+    """The rows of a part's last sequence's path, by depth: its last row's
+    ancestors and itself."""
+    rows, row = [], len(arrays["node"]) - 1
+    while row > 0:
+        rows.append(row)
+        row = int(arrays["parent"][row])
+    return rows[::-1]
+
+
+def _edges(tries: list[dict], floor: int) -> tuple[list[dict], list[list[int]], dict]:
+    """Where parts cut by ``prefixes`` meet: per part, its rows that repeat
+    a node of a part before it (row: (part, row) of the first), with their
+    figures added to that node's; per part, the rows to drop (the repeats,
+    and the edges' nodes counted fewer than ``floor`` times in all); and per
+    part, its rows of years and collections (node, index, games), a repeated
+    node's merged into the first's."""
+    same: list[dict[int, tuple[int, int]]] = [{} for _ in tries]
+    ups = [_up(t) for t in tries]
+    for j in range(1, len(tries)):
+        a, b = ups[j - 1], _down(tries[j])
+        for d in range(min(len(a), len(b))):
+            if tries[j - 1]["key"][a[d]] != tries[j]["key"][b[d]]:
+                break
+            same[j][b[d]] = same[j - 1].get(a[d], (j - 1, a[d]))
+    rows = {
+        what: [(t[what]["node"], t[what]["index"], t[what]["games"]) for t in tries] for what in ("years", "sources")
+    }
+    merged: dict[tuple[int, int], list[tuple[int, int]]] = {}
+    for j, repeats in enumerate(same):
+        for row, (i, other) in repeats.items():
+            merged.setdefault((i, other), []).append((j, row))
+            for name in ("count", "counters", "games", "black_wins", "white_wins"):
+                tries[i][name][other] += tries[j][name][row]
+    for what in rows:
+        for (i, other), repeats in merged.items():
+            _rows_merged(rows[what], i, other, repeats, tries[i] if what == "years" else None)
+    drop = [sorted(s) for s in same]
+    for j, t in enumerate(tries):
+        for row in {*_down(t), *ups[j]} - set(same[j]):
+            if t["count"][row] < floor:
+                drop[j].append(row)
+    return same, [sorted(d) for d in drop], rows
+
+
+def _rows_merged(rows: list, i: int, row: int, repeats: list, years: dict | None) -> None:
+    """Part ``i``'s rows of node ``row`` with its ``repeats``' (part, row)
+    added, in its place, and the repeats' gone; ``years``: part ``i``'s
+    arrays, whose first and last year of the node follow its rows."""
+    every = [(i, row), *repeats]
+    index, games = [], []
+    for j, r in every:
+        node, idx, g = rows[j]
+        lo, hi = np.searchsorted(node, r), np.searchsorted(node, r, side="right")
+        index.append(idx[lo:hi])
+        games.append(g[lo:hi])
+    idx, where = np.unique(np.concatenate(index), return_inverse=True)
+    total = np.bincount(where, weights=np.concatenate(games), minlength=len(idx)).astype(rows[i][2].dtype)
+    for j, r in every:
+        node, index_, g = rows[j]
+        lo, hi = np.searchsorted(node, r), np.searchsorted(node, r, side="right")
+        if (j, r) == (i, row):
+            add = (np.full(len(idx), r, node.dtype), idx.astype(index_.dtype), total)
+        else:
+            add = (node[:0], index_[:0], g[:0])
+        rows[j] = tuple(np.concatenate([a[:lo], b, a[hi:]]) for a, b in zip(rows[j], add))
+    if years is not None:
+        years["first_year"][row], years["last_year"][row] = (idx[0], idx[-1]) if len(idx) else (0, 0)
