@@ -93,15 +93,16 @@ def modelled(one: Path, more: Path) -> str:
     kinds = trace.growth(trace.load(one)[1], trace.load(more)[1], times)
     lines = [
         f"### The model at {TARGET:,} games ({factor:.0f} times {a['games']:,})\n",
-        f"From {one.name} and {more.name} ({times:.0f} times the games): each kind's tasks and a task's seconds "
-        "grow as a power of the games (fitted on the two traces, between 0 and 1).\n",
-        "| kind | tasks once | a task once s | tasks grow as games^ | a task grows as games^ "
-        f"| tasks at {TARGET:,} | a task s |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+        f"From {one.name} and {more.name} ({times:.0f} times the games): each kind's work (its tasks' seconds "
+        "in all) and its largest task grow as a power of the games, fitted on the two traces between 0 and 1; "
+        "T_inf is the critical path of the run once, each task grown as its kind's largest.\n",
+        f"| kind | tasks once | work once s | largest once s | work grows as games^ | largest grows as games^ "
+        f"| work at {TARGET:,} s | largest s |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
         *(
-            f"| {k} | {g.tasks} | {g.seconds:.2f} | {g.more_tasks:.2f} | {g.longer:.2f} "
+            f"| {k} | {g.tasks} | {g.seconds:.2f} | {g.largest:.2f} | {g.work:.2f} | {g.longest:.2f} "
             f"| {g.at(factor)[0]:,.0f} | {g.at(factor)[1]:,.1f} |"
-            for k, g in sorted(kinds.items(), key=lambda kv: -kv[1].tasks * kv[1].seconds)
+            for k, g in sorted(kinds.items(), key=lambda kv: -kv[1].at(factor)[0])
         ),
         "",
         f"T1 {s.t1:,.0f} s; T_inf {s.t_inf:,.0f} s; S {s.s:,.0f} s\n",

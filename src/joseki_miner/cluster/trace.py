@@ -177,18 +177,20 @@ def kind(key: str) -> str:
 @dataclass(frozen=True)
 class Growth:
     """How a kind of task grows with the games, fitted on two traces of
-    the data once and ``times`` over: its number of tasks and a task's
-    seconds each as a power of the games (exponents between 0 and 1: no
-    task does more than its share of the games, none less than nothing)."""
+    the data once and ``times`` over: its seconds in all (the work) and
+    its largest task's (the longest it makes a chain), each as a power of
+    the games between 0 and 1 (no kind does more than its share of the
+    games, none less than nothing)."""
 
     tasks: int  # in the trace of the data once
-    seconds: float  # a task's mean, in that trace
-    more_tasks: float
-    longer: float
+    seconds: float  # all its tasks', in that trace
+    largest: float  # its largest task's, in that trace
+    work: float  # the exponent of its seconds in all
+    longest: float  # the exponent of its largest task's
 
     def at(self, factor: float) -> tuple[float, float]:
-        """Its tasks and a task's seconds at ``factor`` times the games."""
-        return self.tasks * factor**self.more_tasks, self.seconds * factor**self.longer
+        """Its seconds in all and its largest task's at ``factor`` times the games."""
+        return self.seconds * factor**self.work, self.largest * factor**self.longest
 
 
 def _exponent(one: float, more: float, times: float) -> float:
@@ -210,28 +212,28 @@ def growth(one: list[Task], more: list[Task], times: float) -> dict[str, Growth]
     a, b = by_kind(one), by_kind(more)
     out = {}
     for k, seconds in a.items():
-        mean = sum(seconds) / len(seconds)
         other = b.get(k, seconds)
         out[k] = Growth(
             len(seconds),
-            mean,
-            _exponent(len(seconds), len(other), times),
-            _exponent(mean, sum(other) / len(other), times),
+            sum(seconds),
+            max(seconds),
+            _exponent(sum(seconds), sum(other), times),
+            _exponent(max(seconds), max(other), times),
         )
     return out
 
 
 def model(one: tuple[float, list[Task]], more: tuple[float, list[Task]], times: float, factor: float) -> Scale:
     """The figures of a run on ``factor`` times the games, from traces of
-    the games once and ``times`` over: T1 of each kind's tasks grown
+    the games once and ``times`` over: T1 each kind's work grown
     (``growth``), T_inf the critical path of the run once with each task
-    grown by its kind, S grown as the two traces' S grew."""
+    grown as its kind's largest, S grown as the two traces' S grew."""
     kinds = growth(one[1], more[1], times)
     grown = []
     for t in sorted(one[1], key=lambda t: (t.stop, t.key)):  # each after what it waited for
-        seconds = t.seconds * factor ** kinds[kind(t.key)].longer
+        seconds = t.seconds * factor ** kinds[kind(t.key)].longest
         grown.append(Task(t.key, t.start, t.start + seconds, t.worker, t.after))
-    t1 = sum(n * s for n, s in (g.at(factor) for g in kinds.values()))
+    t1 = sum(g.at(factor)[0] for g in kinds.values())
     s1, s3 = serial(one[1], one[0]), serial(more[1], more[0])
     s = s1 * factor ** _exponent(s1, s3, times)
     path = critical_path(_reordered(grown))
