@@ -124,6 +124,21 @@ def test_the_sorted_sequences_are_the_same_bytes_streamed_or_built_alone(real_su
     assert catalog.sorted_sequences.read_bytes() == streamed
 
 
+@settings(max_examples=200, deadline=None)
+@given(codes=st.lists(st.integers(0, 2**62), max_size=300), most=st.integers(1, 40))
+def test_openings_sampled_keep_every_sequence_and_their_order(codes, most):
+    """At most ``most`` openings, each one of the sequences', the
+    sequences from one to the next counted with it: every sequence once,
+    and a range cut at a sample holds what its samples say, but for
+    sequences of the cut's own opening before it was sampled."""
+    codes = np.sort(np.array(codes, np.int64))
+    sample = build.sampled(codes, most)
+    assert len(sample) <= most and sum(sample.values()) == len(codes) and set(sample) <= set(codes.tolist())
+    for cut in sample:
+        assert int((codes < cut).sum()) <= sum(n for k, n in sample.items() if k < cut) <= int((codes <= cut).sum())
+    assert build.sampled(codes, None) == {int(k): int(n) for k, n in zip(*np.unique(codes, return_counts=True))}
+
+
 @pytest.mark.shared_data
 def test_subtrees_counted_apart_give_the_files_of_one_build(real_subset, tmp_path):
     """Real games' sequences counted in 1, 3, 7 and 64 ranges of openings

@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 from joseki_miner.cluster.client import Options
 from joseki_miner.runs.config import load
 from joseki_miner.cluster.partitions import Settings, plan, subtrees
+from joseki_miner.method.points import PREFIX_END
 from joseki_miner.stages.params import Reading
 from joseki_miner.runs.catalog import Catalog
 from joseki_miner.runs.catalog import STAGES
@@ -70,13 +71,15 @@ def _game(folder: Path, name: str, tail: str, d: int = 1) -> None:
 @settings(max_examples=200, deadline=None)
 @given(counts=st.dictionaries(st.integers(0, 362), st.integers(1, 50), max_size=12), parts=st.integers(1, 6))
 def test_subtree_ranges_cover_every_first_key_in_order_with_the_smallest_largest_range(counts, parts):
-    """At most ``parts`` ranges, in key order, each key in one of them; no
-    way to cut the keys into ``parts`` runs has a smaller largest run."""
+    """At most ``parts`` ranges, in key order, one after the other from 0
+    to PREFIX_END (every key, sampled or not, in one of them); no way to
+    cut the keys into ``parts`` runs has a smaller largest run."""
     import itertools
 
     ranges = subtrees(counts, parts)
     assert 1 <= len(ranges) <= parts
-    assert all(lo < hi for lo, hi in ranges) and all(a[1] <= b[0] for a, b in zip(ranges, ranges[1:]))
+    assert all(lo < hi for lo, hi in ranges) and all(a[1] == b[0] for a, b in zip(ranges, ranges[1:]))
+    assert ranges[0][0] == 0 and ranges[-1][1] == PREFIX_END
     keys = sorted(counts)
     assert [k for k in keys if any(lo <= k < hi for lo, hi in ranges)] == keys
     largest = max((sum(n for k, n in counts.items() if lo <= k < hi) for lo, hi in ranges), default=0)
@@ -115,7 +118,7 @@ run.inputs_known(None)  # the inputs walked and hashed, as a dask run does befor
 settings, parts, skipped = run.dask.plan(run.context("ingest"), run.digests())
 assert len(parts) > 1, parts
 from joseki_miner.cluster import partitions
-assert partitions.subtrees({{1: 5, 40: 3, 361: 2}}, 2) == [(1, 40), (40, 362)]
+assert partitions.subtrees({{1: 5, 40: 3, 361: 2}}, 2) == [(0, 40), (40, partitions.PREFIX_END)]
 assert partitions.ranges_for(10**6, 2) == 50
 run.figures.update(ingest={{}}, prune={{}})  # as the stages before left them
 import joseki_miner.stages.emit, joseki_miner.stages.report  # the work of the stages the driver sends as one task
@@ -560,6 +563,7 @@ def test_the_partitions_joined_are_the_rows_the_joins_write(tmp_path, monkeypatc
     assert joined.games(columns).equals(pq.read_table(catalog.games, columns=columns))
     assert pa.Table.from_batches(list(joined.sequences(None, 3))).equals(pq.read_table(catalog.sequences))
     stored = build.Stored(catalog.sequences, catalog.games)
+    assert build.prefix_counts(joined, None) == build.prefix_counts(stored, None)
     assert build.prefix_counts(joined) == build.prefix_counts(stored)
     recorded = sum(
         (
@@ -575,9 +579,8 @@ def test_the_partitions_joined_are_the_rows_the_joins_write(tmp_path, monkeypatc
         ),
         Counter(),
     )
-    assert recorded != build.prefix_counts(stored) and all(
-        recorded[k] >= n for k, n in build.prefix_counts(stored).items()
-    )
+    every = build.prefix_counts(stored, None)  # the games kept: b/3's sequences are a/1's
+    assert sum(recorded.values()) > sum(every.values()) and set(recorded) <= set(every)
     # each partition's sorted run: its sequences of the games kept, in trie order, numbered as joined
     from joseki_miner.fast.fasttrie import PAYLOAD, trie_order
     from joseki_miner.method.points import PREFIX, PREFIX_END
@@ -606,11 +609,11 @@ def test_the_partitions_joined_are_the_rows_the_joins_write(tmp_path, monkeypatc
         payload["game"], payload["sequence"] = a["game"], a["sequence"]
         assert trie_order(offsets, keys, payload).tolist() == list(range(len(a["game"])))
     assert sorted(r for run in runs for r in rows(run)) == sorted(r for part in stored.parts(whole) for r in rows(part))
-    for key, n in build.prefix_counts(stored).items():  # a range of openings: its sequences alone
+    for key, n in every.items():  # a range of openings: its sequences alone
         one = list(joined.parts((key, key + 1)))
         assert all((build.prefixes(offsets, keys) == key).all() for offsets, keys, *_ in one)
         assert sum(len(offsets) - 1 for offsets, *_ in one) == n
-    firsts = sorted({k // PREFIX for k in build.prefix_counts(stored)})  # each first key + 1
+    firsts = sorted({k // PREFIX for k in every})  # each first key + 1
     for first in firsts:  # a first move's subtree cut below it, in the partitions as in the stage files
         cut = first * PREFIX + PREFIX // 2
         for lo, hi in ((first * PREFIX, cut), (cut, (first + 1) * PREFIX)):

@@ -242,7 +242,8 @@ def subtrees(counts: dict[int, int], parts: int) -> list[tuple[int, int]]:
     as small as can be (``counts``: sequences by key, ``fasttrie.prefixes``:
     their openings): a range is the subtrees of its keys, counted apart
     from the others'.  A key is never split, so the largest range holds at
-    least the most common opening's subtree."""
+    least the most common opening's subtree.  The ranges cover every key
+    (0 to ``PREFIX_END``): ``counts`` may be a sample (``build.sampled``)."""
     keys = sorted(counts)
     if not keys:
         return [(0, PREFIX_END)]
@@ -264,7 +265,8 @@ def subtrees(counts: dict[int, int], parts: int) -> list[tuple[int, int]]:
         middle = (low + high) // 2
         low, high = (low, middle) if len(packed(middle)) <= parts else (middle + 1, high)
     starts = packed(low)
-    return [(keys[a], keys[b] if b < len(keys) else keys[-1] + 1) for a, b in zip(starts, [*starts[1:], len(keys)])]
+    cuts = [0, *(keys[a] for a in starts[1:]), PREFIX_END]  # every opening in a range, sampled or not
+    return list(zip(cuts[:-1], cuts[1:]))
 
 
 # -- mining one partition ----------------------------------------------------------

@@ -472,19 +472,33 @@ def run(context: Context) -> dict:
 # -- by subtree: the count split over tasks (the dask engine) -------------------------
 
 
-def prefix_counts(source) -> dict[int, int]:
-    """How many sequences of ``source`` (``Stored``, ``partitions.Joined``)
-    start with each opening (``prefixes``: its first keys)."""
+# The openings a partition's sequences (or the stage files') are described
+# by, at most: the build's ranges are planned from them, and the driver
+# that plans holds every partition's.
+OPENINGS = 256
+
+
+def prefix_counts(source, most: int | None = OPENINGS) -> dict[int, int]:
+    """The openings (``prefixes``: their first keys) of the sequences of
+    ``source`` (``Stored``, ``partitions.Joined``), as ``sampled`` gives
+    them (``most``; None: every opening, with its sequences)."""
+    codes = [
+        prefixes(offsets // 2, decode_keys(data))
+        for offsets, data in (string_bytes(b.column("moves")) for b in source.sequences(["moves"], 500_000))
+    ]
+    return sampled(np.sort(np.concatenate(codes)) if codes else np.zeros(0, np.int64), most)
+
+
+def sampled(codes: np.ndarray, most: int | None = OPENINGS) -> dict[int, int]:
+    """Sorted openings as at most ``most`` of them (evenly spaced), each
+    with the sequences from it to the next one kept: enough to cut them
+    into ranges of about as many sequences (None: each with its own)."""
+    step = 1 if most is None else max(1, -(-len(codes) // most))
+    at = np.arange(0, len(codes), step)
     counts: Counter[int] = Counter()
-    for batch in source.sequences(["moves"], 500_000):
-        offsets, data = string_bytes(batch.column("moves"))
-        counts.update(_tally(prefixes(offsets // 2, decode_keys(data))))
+    for code, n in zip(codes[at].tolist(), np.diff(np.r_[at, len(codes)]).tolist()):
+        counts[code] += n
     return dict(counts)
-
-
-def _tally(codes: np.ndarray) -> dict[int, int]:
-    values, n = np.unique(codes, return_counts=True)
-    return dict(zip(values.tolist(), n.tolist()))
 
 
 # A partition's sequences in trie order (the dask engine), so that the count
@@ -536,8 +550,7 @@ def _concat(parts: list[tuple]) -> tuple:
 
 def write_run(sequences_path: Path, run_path: Path) -> dict[int, int]:
     """The sequences of a partition's sequences.parquet, in trie order, into
-    ``run_path`` (``RUN_SCHEMA``); how many start with each opening
-    (``prefixes``).  It
+    ``run_path`` (``RUN_SCHEMA``); its openings (``sampled``).  It
     holds the partition's sequences at once: its memory is the partition's."""
     parts = [
         (*_columns(batch), _fields(batch))
@@ -568,7 +581,7 @@ def write_run(sequences_path: Path, run_path: Path) -> dict[int, int]:
     with pa.ipc.new_file(str(run_path), schema, options=pa.ipc.IpcWriteOptions(compression="lz4")) as writer:
         for batch in batches:
             writer.write_batch(batch)
-    return dict(sorted(_tally(code).items())) if batches else {}
+    return sampled(code) if batches else {}
 
 
 def _run_part(batch) -> tuple:
