@@ -318,11 +318,12 @@ class DaskRunner:
 
     def _build(self, context: Context, name: str) -> dict:
         """The build from the stage files: the openings counted, then
-        the subtrees (a task each), then joined."""
+        the subtrees (a task each; one a worker, as each reads every
+        sequence of sequences.parquet), then joined."""
         catalog, config, cluster = context.catalog, context.config, self.cluster()
         stored = (os.path.abspath(catalog.sequences), os.path.abspath(catalog.games))
         counts = cluster.call(_prefix_counts, stored, name=f"{name}-prefixes")
-        ranges, sizes, folders, count = self.subtrees(counts, context)
+        ranges, sizes, folders, count = self.subtrees(counts, context, fine=False)
         floor = context.floor
         try:
             cluster.map(
@@ -343,16 +344,18 @@ class DaskRunner:
                 shutil.rmtree(folder, ignore_errors=True)
 
     def subtrees(
-        self, counts: dict[int, int], context: Context
+        self, counts: dict[int, int], context: Context, fine: bool = True
     ) -> tuple[list[tuple[int, int]], list[int], list[Path], Callable]:
         """The build on the dask engine: the ranges of openings whose
-        subtrees are counted apart (``partitions.ranges_for``; ``counts``:
-        sequences by their first two keys, ``build.prefixes``), their
+        subtrees are counted apart (``partitions.ranges_for`` where
+        ``fine``, the counts reading their range alone; else one a worker;
+        ``counts``: the openings sampled, ``build.sampled``), their
         sequences, a scratch folder for each, and the count of one
         (``_count`` but for its range, its folder, the floor of the games
         kept and what it counts)."""
         workers = self.cluster().workers()
-        ranges = partitions.subtrees(counts, partitions.ranges_for(sum(counts.values()), workers))
+        total = sum(counts.values())
+        ranges = partitions.subtrees(counts, partitions.ranges_for(total, workers) if fine else workers)
         keys = sorted(counts)
         held = list(itertools.accumulate((counts[k] for k in keys), initial=0))
         sizes = [held[bisect.bisect_left(keys, hi)] - held[bisect.bisect_left(keys, lo)] for lo, hi in ranges]
@@ -399,7 +402,7 @@ def _source(source, resolution=None):
 
 
 def _prefix_counts(stored: tuple[str, str]) -> dict[int, int]:
-    """How many sequences of the stage files start with each two keys (a task)."""
+    """The openings of the stage files' sequences, sampled (a task)."""
     from joseki_miner.stages import build
 
     return build.prefix_counts(_source(stored))

@@ -179,8 +179,11 @@ class Growth:
     """How a kind of task grows with the games, fitted on two traces of
     the data once and ``times`` over: its seconds in all (the work) and
     its largest task's (the longest it makes a chain), each as a power of
-    the games between 0 and 1 (no kind does more than its share of the
-    games, none less than nothing)."""
+    the games between 0 and 1, the largest's no faster than the work's.
+    Above 1 would be a task whose work grows faster than what it reads:
+    in traces of copies of the same games that is the trie, whose every
+    node is stored once each is counted more than once (the floor), not
+    what new games do; below 0 is noise."""
 
     tasks: int  # in the trace of the data once
     seconds: float  # all its tasks', in that trace
@@ -217,8 +220,8 @@ def growth(one: list[Task], more: list[Task], times: float) -> dict[str, Growth]
             len(seconds),
             sum(seconds),
             max(seconds),
-            _exponent(sum(seconds), sum(other), times),
-            _exponent(max(seconds), max(other), times),
+            work := _exponent(sum(seconds), sum(other), times),
+            min(work, _exponent(max(seconds), max(other), times)),
         )
     return out
 

@@ -953,7 +953,9 @@ def join_tries(parts: list[tuple[dict[str, np.ndarray], int]], floor: int = 1) -
     one part only).  Parts cut by ``prefixes`` share the nodes on the path
     between them (each kept them, ``edges``): such a node's figures are its
     parts' added up, and an edge's node counted fewer than ``floor`` times
-    in all is dropped (every other node was counted at least that often)."""
+    in all is dropped (every other node was counted at least that often).
+    The parts' arrays are changed: a shared node's figures are added up
+    in its first part's."""
     parts = [(arrays, nodes) for arrays, nodes in parts if arrays["count"][0] > 0] or parts[:1]
     tries = [arrays for arrays, _ in parts]
     names = [name for name in tries[0] if name not in ("years", "sources")]

@@ -481,12 +481,13 @@ OPENINGS = 256
 def prefix_counts(source, most: int | None = OPENINGS) -> dict[int, int]:
     """The openings (``prefixes``: their first keys) of the sequences of
     ``source`` (``Stored``, ``partitions.Joined``), as ``sampled`` gives
-    them (``most``; None: every opening, with its sequences)."""
-    codes = [
-        prefixes(offsets // 2, decode_keys(data))
-        for offsets, data in (string_bytes(b.column("moves")) for b in source.sequences(["moves"], 500_000))
-    ]
-    return sampled(np.sort(np.concatenate(codes)) if codes else np.zeros(0, np.int64), most)
+    them, a batch of 500,000 sequences at a time (``most`` a batch; None:
+    every opening, with its sequences)."""
+    counts: Counter[int] = Counter()
+    for batch in source.sequences(["moves"], 500_000):
+        offsets, data = string_bytes(batch.column("moves"))
+        counts.update(sampled(np.sort(prefixes(offsets // 2, decode_keys(data))), most))
+    return dict(counts)
 
 
 def sampled(codes: np.ndarray, most: int | None = OPENINGS) -> dict[int, int]:
