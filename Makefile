@@ -73,7 +73,7 @@ DICTIONARY ?=
 quality: setup ## is what the tree calls joseki joseki? named shapes, each collection, each option -> benchmarks/QUALITY.md
 	$(BIN)/python benchmarks/quality.py $(foreach d,$(DICTIONARY),--dictionary $(d))
 
-scale: setup ## trace the dask engine on ../shared/data once and copied 3 times: T1, T_inf, S, Brent's bounds -> benchmarks/SCALE.md
+scale: setup ## trace the dask engine on ../shared/data once and copied 3 times: T1, T_inf, S, Brent's bounds, a model of 100 million games -> benchmarks/SCALE.md
 	$(BIN)/python benchmarks/scale.py --run 1 3
 
 crashtest: setup ## stop runs at 100+ moments (kill, Ctrl-C, --strict, full disk); the next run must equal a clean one
