@@ -36,22 +36,12 @@ def figures(path: Path) -> str:
     """The markdown of one trace's figures."""
     wall, tasks = trace.load(path)
     s = trace.scale(wall, tasks)
-    kinds: dict[str, list[float]] = {}
-    for t in tasks:
-        kinds.setdefault(trace.kind(t.key), []).append(t.seconds)
+    kinds = trace.seconds_by_kind(tasks)
     lines = [
         f"### {path.name}\n",
         f"{len(tasks)} tasks; wall {s.wall:.1f} s; T1 {s.t1:.1f} s; T_inf {s.t_inf:.1f} s; S {s.s:.1f} s "
         f"(the bound's wall with 1 worker: {s.bound(1):.1f} s)\n",
-        "| workers P | bound on wall s | speed-up |",
-        "| ---: | ---: | ---: |",
-        *(f"| {p} | {s.bound(p):.1f} | {s.speedup(p):.2f}x |" for p in WORKERS),
-        "",
-        "The critical path:\n",
-        "| task | seconds |",
-        "| --- | ---: |",
-        *(f"| {t.key} | {t.seconds:.2f} |" for t in s.path),
-        "",
+        *bounds_and_path(s, wall=".1f", task=".2f"),
         "Tasks by kind:\n",
         "| kind | tasks | seconds | largest |",
         "| --- | ---: | ---: | ---: |",
@@ -62,6 +52,22 @@ def figures(path: Path) -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def bounds_and_path(s: trace.Scale, wall: str, task: str) -> list[str]:
+    """The markdown of the bound at each number of workers and of the
+    critical path (``wall`` and ``task``: their seconds' formats)."""
+    return [
+        "| workers P | bound on wall s | speed-up |",
+        "| ---: | ---: | ---: |",
+        *(f"| {p} | {s.bound(p):{wall}} | {s.speedup(p):.2f}x |" for p in WORKERS),
+        "",
+        "The critical path:\n",
+        "| task | seconds |",
+        "| --- | ---: |",
+        *(f"| {t.key} | {t.seconds:{task}} |" for t in s.path),
+        "",
+    ]
 
 
 def traced_runs(counts: list[int], into: Path) -> list[Path]:
@@ -106,15 +112,7 @@ def modelled(one: Path, more: Path) -> str:
         ),
         "",
         f"T1 {s.t1:,.0f} s; T_inf {s.t_inf:,.0f} s; S {s.s:,.0f} s\n",
-        "| workers P | bound on wall s | speed-up |",
-        "| ---: | ---: | ---: |",
-        *(f"| {p} | {s.bound(p):,.0f} | {s.speedup(p):.2f}x |" for p in WORKERS),
-        "",
-        "The critical path:\n",
-        "| task | seconds |",
-        "| --- | ---: |",
-        *(f"| {t.key} | {t.seconds:,.1f} |" for t in s.path),
-        "",
+        *bounds_and_path(s, wall=",.0f", task=",.1f"),
     ]
     return "\n".join(lines)
 

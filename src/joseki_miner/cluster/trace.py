@@ -202,17 +202,19 @@ def _exponent(one: float, more: float, times: float) -> float:
     return min(1.0, max(0.0, math.log(more / one) / math.log(times)))
 
 
+def seconds_by_kind(tasks: list[Task]) -> dict[str, list[float]]:
+    """Each kind's tasks' seconds."""
+    kinds: dict[str, list[float]] = {}
+    for t in tasks:
+        kinds.setdefault(kind(t.key), []).append(t.seconds)
+    return kinds
+
+
 def growth(one: list[Task], more: list[Task], times: float) -> dict[str, Growth]:
     """Each kind's ``Growth`` from the tasks of a run on the games once
     (``one``) and ``times`` over (``more``)."""
 
-    def by_kind(tasks: list[Task]) -> dict[str, list[float]]:
-        kinds: dict[str, list[float]] = {}
-        for t in tasks:
-            kinds.setdefault(kind(t.key), []).append(t.seconds)
-        return kinds
-
-    a, b = by_kind(one), by_kind(more)
+    a, b = seconds_by_kind(one), seconds_by_kind(more)
     out = {}
     for k, seconds in a.items():
         other = b.get(k, seconds)
