@@ -406,13 +406,13 @@ import sys, time
 import numpy as np, pyarrow.parquet as pq
 started = time.perf_counter()
 from joseki_miner.book.explore import move_keys
-from joseki_miner.stages.build import POSITIONS_FILE, positions_table
+from joseki_miner.stages.build import POSITIONS_FILE, position_index, positions_table
 from joseki_miner.fast.arrow import numpy
 trie = pq.ParquetFile(sys.argv[1], read_dictionary=["move"]).read(columns=["node", "parent", "depth", "move"])
 nodes = {c: numpy(trie.column(c)) for c in ("node", "parent", "depth")}
 nodes["key"] = move_keys(trie.column("move"))
 read = time.perf_counter()
-pq.write_table(positions_table(nodes), sys.argv[2], **POSITIONS_FILE)
+pq.write_table(positions_table(position_index(nodes)), sys.argv[2], **POSITIONS_FILE)
 print(time.perf_counter() - read, read - started)
 """
 SEARCH_SCRIPT = """

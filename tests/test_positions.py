@@ -127,6 +127,53 @@ def test_same_position_names_every_other_node_on_a_nodes_position(paths, data):
         assert found.get(r, []) == others
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(-3, 3), st.integers(-3, 3)), max_size=60))
+def test_the_position_order_is_that_of_both_keys_then_the_row(keys):
+    """``position_order`` sorts by the first hash alone where it can: rows
+    sharing it share the second too, save a collision of first hashes
+    (drawn here often), which it sorts by both, as lexsort does."""
+    from joseki_miner.method.positions import position_order
+
+    hi = np.array([h for h, _ in keys], np.int64)
+    lo = np.array([x for _, x in keys], np.int64)
+    assert position_order(hi, lo).tolist() == np.lexsort((np.arange(len(hi)), lo, hi)).tolist()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(lines(), min_size=1, max_size=25), st.data())
+def test_the_other_orders_read_from_the_position_index_are_those_found_again(paths, data):
+    """Prune names each node's other move orders from the build's position
+    index (trie_positions.parquet) as it would by finding every node's
+    position again, whether the trie's nodes are numbered 0 to n - 1 or
+    not; an index of other nodes is refused."""
+    import pytest
+
+    from joseki_miner.stages.build import position_index
+    from joseki_miner.stages.prune import transpositions_table
+
+    parent, depth, key, nodes = _table(paths)
+    gap = data.draw(st.integers(0, 3))  # node numbers with gaps where gap > 0
+    node = np.arange(len(nodes), dtype=np.int64) * (gap + 1)
+    arrays = {
+        "node": node,
+        "parent": np.where(depth > 0, node[parent], -1),
+        "depth": depth,
+        "key": key,
+        "games": np.array(data.draw(st.lists(st.integers(1, 9), min_size=len(nodes), max_size=len(nodes))), np.int64),
+        "count": np.ones(len(nodes), np.int64),
+    }
+    keep = np.array(data.draw(st.lists(st.booleans(), min_size=len(nodes), max_size=len(nodes))))
+    keep[0] = True
+    new_id = np.where(keep, np.cumsum(keep) - 1, -1)
+    index = position_index(arrays)
+    assert transpositions_table(arrays, keep, new_id, index).equals(transpositions_table(arrays, keep, new_id))
+    if len(nodes) > 1:
+        other = {name: column[1:] for name, column in index.items()}
+        with pytest.raises(ValueError, match="position index"):
+            transpositions_table(arrays, keep, new_id, other)
+
+
 def _stones(line: tuple[int, ...]) -> tuple[list[int], list[int]]:
     b = Board()
     for i, k in enumerate(line):

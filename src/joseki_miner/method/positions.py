@@ -17,6 +17,8 @@ corner and orientation each was played in.
   gives them one position (a collision of both 64-bit hashes aside);
 * ``key_of``: the key of stones given, as a node standing on them first
   would have it (``joseki position``);
+* ``position_order``: nodes in the order of their keys (the position
+  index's order);
 * ``same_position``: the other nodes on a node's position (the book's
   "also reached by").
 
@@ -192,12 +194,31 @@ def position_keys(
     return hi, lo, transform
 
 
-def same_position(hi: np.ndarray, lo: np.ndarray, rows: Sequence[int]) -> dict[int, list[int]]:
+def position_order(hi: np.ndarray, lo: np.ndarray) -> np.ndarray:
+    """The rows in the order of their keys (``hi``, then ``lo``), the rows
+    of one key in row order.  A stable sort by ``hi`` alone gives it (a
+    third of three keys' lexsort): rows share ``hi`` only where they share
+    the position, unless two positions' first hashes collide, which a
+    sort by both keys then orders."""
+    hi, lo = np.asarray(hi, np.int64), np.asarray(lo, np.int64)
+    order = np.argsort(hi, kind="stable")
+    by_hi, by_lo = hi[order], lo[order]
+    tie = np.flatnonzero(by_hi[1:] == by_hi[:-1])
+    if len(tie) and bool((by_lo[tie + 1] < by_lo[tie]).any()):
+        order = np.lexsort((lo, hi))  # stable too: one key's rows stay in row order
+    return order
+
+
+def same_position(
+    hi: np.ndarray, lo: np.ndarray, rows: Sequence[int], order: np.ndarray | None = None
+) -> dict[int, list[int]]:
     """For each of ``rows``, the other rows standing on its position (the
     same key: the other move orders that reach it), in row order; rows
-    alone on theirs are left out."""
+    alone on theirs are left out.  ``order``: ``position_order`` of the
+    keys, where it is known (the position index holds it)."""
     hi, lo = np.asarray(hi, np.int64), np.asarray(lo, np.int64)
-    order = np.lexsort((np.arange(len(hi)), lo, hi))
+    if order is None:
+        order = position_order(hi, lo)
     new = np.r_[True, (hi[order][1:] != hi[order][:-1]) | (lo[order][1:] != lo[order][:-1])] if len(hi) else []
     starts = np.flatnonzero(new)
     group = np.empty(len(hi), np.int64)
@@ -232,4 +253,4 @@ def key_of(black: Sequence[int], white: Sequence[int], to_move: int) -> tuple[in
     return hi, lo, best
 
 
-__all__ = ["position_of", "position_keys", "key_of", "same_position", "SEED"]
+__all__ = ["position_of", "position_keys", "key_of", "position_order", "same_position", "SEED"]

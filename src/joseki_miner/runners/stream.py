@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 from joseki_miner.runs.context import Context, CountedTrie, Done
@@ -76,7 +76,15 @@ def ingest_to_build(context: Context, pool: ThreadPoolExecutor) -> Streamed:
     finally:
         spilled.close()
 
+    indexed: Future = Future()  # the position index, computed once: for trie_positions.parquet and prune
+
     def write_trie() -> tuple[dict, float]:
+        try:
+            index = build.position_index(arrays)
+        except BaseException as exc:
+            indexed.set_exception(exc)
+            raise
+        indexed.set_result(index)
         return build.write(
             staged(catalog.trie),
             staged(catalog.trie_years),
@@ -86,6 +94,7 @@ def ingest_to_build(context: Context, pool: ThreadPoolExecutor) -> Streamed:
             floor,
             names,
             kind_rules(config),
+            index,
         ), time.perf_counter()
 
     writing = pool.submit(write_trie)
@@ -105,7 +114,7 @@ def ingest_to_build(context: Context, pool: ThreadPoolExecutor) -> Streamed:
     return Streamed(
         Done("ingest", figures, read - t0),
         Done("extract", sequences, extracted - read, {"streamed": True, **rss}),
-        CountedTrie(arrays, tuple(names), floor),
+        CountedTrie(arrays, tuple(names), floor, indexed.result),
         time.perf_counter() - extracted,
         built,
     )

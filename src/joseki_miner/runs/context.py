@@ -6,7 +6,7 @@ run (pipeline/run.py) keys and commits what they give back."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -39,6 +39,7 @@ class CountedTrie:
     arrays: Mapping[str, Any]
     names: tuple[str, ...]
     floor: int
+    positions: Callable[[], dict] | None = None  # its position index (``build.position_index``), once computed
 
 
 @dataclass(frozen=True)

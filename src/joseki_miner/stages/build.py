@@ -649,10 +649,25 @@ def count_subtrees(
         )
     finally:
         runs.close()
-    with open(folder / "trie.tmp.npz", "wb") as f:  # whole once renamed: its range says what it counted
-        np.savez(f, nodes=nodes, key_range=np.array(key_range), floor=np.array(floor), **_flat(arrays))
-    os.replace(folder / "trie.tmp.npz", folder / "trie.npz")
+    arrays["hi"], arrays["lo"], arrays["transform"] = _positions(arrays)  # here, in parallel: not in the join
+    saved = {"nodes": np.array(nodes), "key_range": np.array(key_range), "floor": np.array(floor), **_flat(arrays)}
+    _save(folder / "trie", saved)
     return folder
+
+
+def _save(folder: Path, arrays: dict[str, np.ndarray]) -> None:
+    """Arrays as NAME.npy files of ``folder``, whole once renamed (a
+    zip of them, ``np.savez``, costs a CRC of every byte at each load)."""
+    shutil.rmtree(folder.with_name(folder.name + ".tmp"), ignore_errors=True)
+    folder.with_name(folder.name + ".tmp").mkdir()
+    for name, a in arrays.items():
+        np.save(folder.with_name(folder.name + ".tmp") / f"{name}.npy", a, allow_pickle=False)
+    os.replace(folder.with_name(folder.name + ".tmp"), folder)
+
+
+def _load(folder: Path) -> dict[str, np.ndarray]:
+    """The arrays ``_save`` wrote, by name."""
+    return {path.name[: -len(".npy")]: np.load(path, allow_pickle=False) for path in sorted(folder.glob("*.npy"))}
 
 
 def join_subtrees(
@@ -673,20 +688,18 @@ def join_subtrees(
     collections, _ = _games(source)
     parts = []
     for i, folder in enumerate(folders):
-        with np.load(folder / "trie.npz") as saved:
-            counted = tuple(int(k) for k in saved["key_range"])
-            if key_ranges is not None and counted != tuple(key_ranges[i]):
-                raise RuntimeError(f"{folder} counted the prefixes {counted}, not {tuple(key_ranges[i])}")
-            if int(saved["floor"]) != floor:  # its nodes counted fewer times than the floor were dropped
-                raise RuntimeError(f"{folder} kept the nodes counted {int(saved['floor'])} times or more, not {floor}")
-            parts.append(
-                (
-                    _nested({name: saved[name] for name in saved.files if name not in ("nodes", "key_range", "floor")}),
-                    int(saved["nodes"]),
-                )
-            )
+        saved = _load(folder / "trie")
+        counted = tuple(int(k) for k in saved.pop("key_range"))
+        if key_ranges is not None and counted != tuple(key_ranges[i]):
+            raise RuntimeError(f"{folder} counted the prefixes {counted}, not {tuple(key_ranges[i])}")
+        kept = int(saved.pop("floor"))
+        if kept != floor:  # its nodes counted fewer times than the floor were dropped
+            raise RuntimeError(f"{folder} kept the nodes counted {kept} times or more, not {floor}")
+        nodes = int(saved.pop("nodes"))
+        parts.append((_nested(saved), nodes))
     arrays, nodes = join_tries(parts, floor)
-    return write(trie_path, years_path, sources_path, arrays, nodes, floor, collections.names, kinds)
+    index = position_index(arrays)  # of the positions the counts found
+    return write(trie_path, years_path, sources_path, arrays, nodes, floor, collections.names, kinds, index)
 
 
 def join_sorted(folders: list[Path], sorted_path: Path) -> None:
@@ -777,11 +790,13 @@ def write(
     floor: int,
     names: list[str],
     kinds: KindRules | None = None,
+    index: dict[str, np.ndarray] | None = None,
 ) -> dict:
     """Store the nodes counted at least ``floor`` times (no pruning threshold
     above ``floor`` - 1 can keep the others), with each node's kind when
     ``kinds`` gives the rules, and their games by year and by collection
-    (``names``: the collections by number); the stage's figures."""
+    (``names``: the collections by number), and their position index
+    (``index``, where it is known: ``position_index``); the stage's figures."""
     trie_path.parent.mkdir(parents=True, exist_ok=True)
     nodes_only = node_arrays(arrays)
     if kinds is not None:
@@ -795,7 +810,8 @@ def write(
             writer.write_table(node_table(_rows(nodes_only, lo, lo + NODE_ROWS)), row_group_size=NODE_ROWS)
     pq.write_table(years_table(arrays["years"]), years_path, **ROWS_FILE)
     pq.write_table(sources_table(arrays["sources"], names), sources_path, **ROWS_FILE)
-    pq.write_table(positions_table(nodes_only), positions_of(trie_path), **POSITIONS_FILE)
+    index = index if index is not None else position_index(nodes_only)
+    pq.write_table(positions_table(index), positions_of(trie_path), **POSITIONS_FILE)
     return {"nodes_before_prune": nodes, "nodes_stored": int(len(arrays["node"])), "floor": floor}
 
 
@@ -810,24 +826,39 @@ POSITIONS_FILE = {
 }
 
 
-def positions_table(nodes: dict) -> pa.Table:
-    """trie_positions.parquet: every stored node's position
-    (``positions.position_keys``: hi, lo) with its node and the transform
-    to the position's least image, sorted by (hi, lo, node): the index
-    ``joseki position`` searches, whatever order reached a position."""
+def position_index(nodes: dict) -> dict[str, np.ndarray]:
+    """Every stored node's position (``positions.position_keys``: hi, lo)
+    with its node and the transform to the position's least image, sorted
+    by (hi, lo, node): the index ``joseki position`` searches and prune
+    reads for each node's other move orders, whatever order reached a
+    position.  ``nodes``: node arrays in node order, the root first, with
+    their positions (hi, lo, transform) where the counts found them."""
+    from joseki_miner.method.positions import position_order
+
+    node = np.asarray(nodes["node"], np.int64)
+    hi, lo, transform = (nodes["hi"], nodes["lo"], nodes["transform"]) if "hi" in nodes else _positions(nodes)
+    order = position_order(hi, lo)  # rows in node order: a position's nodes in node order
+    return {"hi": hi[order], "lo": lo[order], "node": node[order], "transform": transform[order]}
+
+
+def _positions(nodes: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The nodes' positions: hi, lo and transform (``positions.position_keys``)."""
     from joseki_miner.method.positions import position_keys
     from joseki_miner.method.prune import parent_rows
 
     node, depth = np.asarray(nodes["node"], np.int64), np.asarray(nodes["depth"], np.int64)
     parent = np.where(depth > 0, parent_rows(node, np.asarray(nodes["parent"], np.int64)), -1)
-    hi, lo, transform = position_keys(parent, depth, np.asarray(nodes["key"], np.int64))
-    order = np.lexsort((node, lo, hi))
+    return position_keys(parent, depth, np.asarray(nodes["key"], np.int64))
+
+
+def positions_table(index: dict[str, np.ndarray]) -> pa.Table:
+    """trie_positions.parquet of a ``position_index``."""
     return pa.table(
         {
-            "hi": column(hi[order]),
-            "lo": column(lo[order]),
-            "node": column(node[order]),
-            "transform": column(transform[order], np.int8),
+            "hi": column(index["hi"]),
+            "lo": column(index["lo"]),
+            "node": column(index["node"]),
+            "transform": column(index["transform"], np.int8),
         }
     )
 

@@ -4,13 +4,16 @@ by collection and their example games."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from joseki_miner.runs.catalog import positions_of
 from joseki_miner.runs.context import Context
 from joseki_miner.runs.errors import UsageError
 from joseki_miner.runs.stages import transpositions
@@ -60,13 +63,16 @@ class Pruning:
 @dataclass(frozen=True)
 class PruneFiles:
     """The files prune reads besides the trie (the sequences in trie
-    order, the games) and those it writes (``outputs``: the paths of
-    "joseki", "years", "sources", "examples", and "orders" where orders are
-    merged, "transpositions" where asked)."""
+    order, the games; the trie's position index, where the build wrote or
+    computed it: ``positions`` gives it, ``build.position_index``) and those
+    it writes (``outputs``: the paths of "joseki", "years", "sources",
+    "examples", and "orders" where orders are merged, "transpositions"
+    where asked)."""
 
     sorted_sequences: Path
     games: Path
     outputs: dict[str, Path]
+    positions: Callable[[], dict[str, np.ndarray]] | None = None
 
 
 def prune_files(trie: Path, years: Path, sources: Path, files: PruneFiles, pruning: Pruning) -> dict:
@@ -231,7 +237,8 @@ def _write(
         pq.write_table(_renumbered(rows[name], new_id), outputs[name], compression="zstd")  # a few rows: small
     pq.write_table(examples_table(segments, sorted_path, games_path, examples), outputs["examples"], compression="zstd")
     if "transpositions" in outputs:
-        pq.write_table(transpositions_table(arrays, keep, new_id), outputs["transpositions"], compression="zstd")
+        index = files.positions() if files.positions is not None else None
+        pq.write_table(transpositions_table(arrays, keep, new_id, index), outputs["transpositions"], compression="zstd")
     kept_depth = arrays["depth"][keep]
     new_parent = numpy(pruned.column("parent"))
     is_leaf = np.ones(len(new_parent), dtype=bool)
@@ -284,19 +291,27 @@ TRANSPOSITIONS_SCHEMA = pa.schema(
 TRANSPOSITIONS = 5  # the other orders named at a node, the most played first
 
 
-def transpositions_table(arrays: dict, keep: np.ndarray, new_id: np.ndarray) -> pa.Table:
+def transpositions_table(
+    arrays: dict, keep: np.ndarray, new_id: np.ndarray, index: dict[str, np.ndarray] | None = None
+) -> pa.Table:
     """node_transpositions.parquet: for each kept node, the other stored
     nodes on its position (``positions.same_position``: other move orders),
     the ``TRANSPOSITIONS`` most played, each with its moves as SGF points
     ("--" a tenuki) turned to the node's own orientation, its games and
-    sequences, and its node in the pruned tree (``at``; -1: pruned)."""
+    sequences, and its node in the pruned tree (``at``; -1: pruned).  The
+    positions are the build's index where it is given (``build.position_index``
+    of the same nodes), else found again."""
     from joseki_miner.method.positions import position_keys, same_position
     from joseki_miner.method.symmetry import POINT_MAP, inverse
 
     depth, key, games = arrays["depth"], np.asarray(arrays["key"], np.int64), arrays["games"]
     parent = phase2.parent_rows(arrays["node"], arrays["parent"])
-    hi, lo, transform = position_keys(np.where(depth > 0, parent, -1), depth, key)
-    found = same_position(hi, lo, np.flatnonzero(keep & (depth > 0)).tolist())
+    if index is None:
+        hi, lo, transform = position_keys(np.where(depth > 0, parent, -1), depth, key)
+        order = None
+    else:
+        order, hi, lo, transform = _indexed(np.asarray(arrays["node"], np.int64), index)
+    found = same_position(hi, lo, np.flatnonzero(keep & (depth > 0)).tolist(), order)
     rows: dict[str, list] = {name: [] for name in TRANSPOSITIONS_SCHEMA.names}
     for r, others in found.items():
         back = POINT_MAP[inverse(int(transform[r]))]
@@ -319,6 +334,37 @@ def transpositions_table(arrays: dict, keep: np.ndarray, new_id: np.ndarray) -> 
         ],
         schema=TRANSPOSITIONS_SCHEMA,
     )
+
+
+def _indexed(node: np.ndarray, index: dict[str, np.ndarray]) -> tuple[np.ndarray, ...]:
+    """The position index's rows as rows of ``node`` (the trie's nodes, in
+    order): their order, and each row's hi, lo and transform."""
+    n, wrong = len(node), "the position index does not hold the trie's nodes: run `joseki build` again"
+    if len(index["node"]) != n:
+        raise ValueError(wrong)
+    if n == 0 or (node[0] == 0 and node[-1] == n - 1):  # numbered 0 to n - 1, as the build numbers them
+        rows = np.asarray(index["node"], np.int64)
+        if n and (rows.min() < 0 or rows.max() >= n):
+            raise ValueError(wrong)
+    else:
+        by_node = np.argsort(index["node"], kind="stable")
+        if not np.array_equal(index["node"][by_node], node):
+            raise ValueError(wrong)
+        rows = np.empty(n, np.int64)
+        rows[by_node] = np.arange(n)
+    seen = np.zeros(n, bool)
+    seen[rows] = True
+    if not seen.all():
+        raise ValueError(wrong)
+    hi, lo, transform = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int8)
+    hi[rows], lo[rows], transform[rows] = index["hi"], index["lo"], index["transform"]
+    return rows, hi, lo, transform
+
+
+def read_index(path: Path) -> dict[str, np.ndarray]:
+    """trie_positions.parquet's columns (``build.position_index``)."""
+    table = pq.ParquetFile(path).read()
+    return {name: numpy(table.column(name)) for name in ("hi", "lo", "node", "transform")}
 
 
 def _renumbered(table: pa.Table, new_id: np.ndarray) -> pa.Table:
@@ -434,13 +480,13 @@ def run(context: Context) -> dict:
         return prune_arrays(
             dict(context.trie.arrays),
             list(context.trie.names),
-            PruneFiles(staged(catalog.sorted_sequences), catalog.games, outputs),
+            PruneFiles(staged(catalog.sorted_sequences), catalog.games, outputs, context.trie.positions),
             pruning,
         )
     return prune_files(
         catalog.trie,
         catalog.trie_years,
         catalog.trie_sources,
-        PruneFiles(catalog.sorted_sequences, catalog.games, outputs),
+        PruneFiles(catalog.sorted_sequences, catalog.games, outputs, partial(read_index, positions_of(catalog.trie))),
         pruning,
     )
