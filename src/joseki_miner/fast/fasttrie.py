@@ -1060,8 +1060,7 @@ def _edges(tries: list[dict], floor: int) -> tuple[list[dict], list[list[int]], 
             for name in ("count", "counters", "games", "black_wins", "white_wins"):
                 tries[i][name][other] += tries[j][name][row]
     for what in rows:
-        for (i, other), repeats in merged.items():
-            _rows_merged(rows[what], i, other, repeats, tries[i] if what == "years" else None)
+        rows[what] = _rows_merged(rows[what], merged, tries if what == "years" else None)
     drop = [sorted(s) for s in same]
     for j, t in enumerate(tries):
         for row in {*_down(t), *ups[j]} - set(same[j]):
@@ -1070,26 +1069,41 @@ def _edges(tries: list[dict], floor: int) -> tuple[list[dict], list[list[int]], 
     return same, [sorted(d) for d in drop], rows
 
 
-def _rows_merged(rows: list, i: int, row: int, repeats: list, years: dict | None) -> None:
-    """Part ``i``'s rows of node ``row`` with its ``repeats``' (part, row)
-    added, in its place, and the repeats' gone; ``years``: part ``i``'s
-    arrays, whose first and last year of the node follow its rows."""
-    every = [(i, row), *repeats]
-    index, games = [], []
-    for j, r in every:
-        node, idx, g = rows[j]
-        lo, hi = np.searchsorted(node, r), np.searchsorted(node, r, side="right")
-        index.append(idx[lo:hi])
-        games.append(g[lo:hi])
-    idx, where = np.unique(np.concatenate(index), return_inverse=True)
-    total = np.bincount(where, weights=np.concatenate(games), minlength=len(idx)).astype(rows[i][2].dtype)
-    for j, r in every:
-        node, index_, g = rows[j]
-        lo, hi = np.searchsorted(node, r), np.searchsorted(node, r, side="right")
-        if (j, r) == (i, row):
-            add = (np.full(len(idx), r, node.dtype), idx.astype(index_.dtype), total)
-        else:
-            add = (node[:0], index_[:0], g[:0])
-        rows[j] = tuple(np.concatenate([a[:lo], b, a[hi:]]) for a, b in zip(rows[j], add))
-    if years is not None:
-        years["first_year"][row], years["last_year"][row] = (idx[0], idx[-1]) if len(idx) else (0, 0)
+def _rows_merged(rows: list, merged: dict, tries: list[dict] | None) -> list:
+    """The parts' rows (node, index, games) with each shared node's added
+    up in its first part's (``merged``: (part, row) of the first: the
+    (part, row) of its repeats), in its place, and the repeats' gone: each
+    part's arrays copied once.  ``tries``: the parts' arrays, whose first
+    and last year of a merged node follow its rows (rows of years)."""
+    gone: list[list[tuple[int, int]]] = [[] for _ in rows]  # per part: the row ranges taken out
+    added: list[list[tuple[int, np.ndarray, np.ndarray]]] = [[] for _ in rows]  # per part: (node, index, games)
+    for (i, row), repeats in merged.items():
+        index, games = [], []
+        for j, r in [(i, row), *repeats]:
+            node, idx, g = rows[j]
+            lo, hi = np.searchsorted(node, r), np.searchsorted(node, r, side="right")
+            index.append(idx[lo:hi])
+            games.append(g[lo:hi])
+            gone[j].append((lo, hi))
+        idx, where = np.unique(np.concatenate(index), return_inverse=True)
+        total = np.bincount(where, weights=np.concatenate(games), minlength=len(idx)).astype(rows[i][2].dtype)
+        added[i].append((row, idx.astype(rows[i][1].dtype), total))
+        if tries is not None:
+            tries[i]["first_year"][row], tries[i]["last_year"][row] = (idx[0], idx[-1]) if len(idx) else (0, 0)
+    out = []
+    for j, (node, idx, g) in enumerate(rows):
+        if not gone[j]:
+            out.append((node, idx, g))
+            continue
+        keep = np.ones(len(node), bool)
+        for lo, hi in gone[j]:
+            keep[lo:hi] = False
+        node, idx, g = node[keep], idx[keep], g[keep]
+        if added[j]:
+            added[j].sort(key=lambda a: a[0])  # nodes inserted at one place go in node order
+            at = np.concatenate([np.full(len(i_), np.searchsorted(node, r), np.int64) for r, i_, _ in added[j]])
+            node = np.insert(node, at, np.concatenate([np.full(len(i_), r, node.dtype) for r, i_, _ in added[j]]))
+            idx = np.insert(idx, at, np.concatenate([i_ for _, i_, _ in added[j]]))
+            g = np.insert(g, at, np.concatenate([t for _, _, t in added[j]]))
+        out.append((node, idx, g))
+    return out
