@@ -154,7 +154,7 @@ STAGES: tuple[Stage, ...] = (
     Stage(
         "prune",
         "phase 2, prune by threshold and length -> joseki.parquet",
-        ("trie", "trie_years", "trie_sources", "sorted_sequences", "games"),
+        ("trie", "trie_years", "trie_sources", "trie_positions", "sorted_sequences", "games"),
         ("joseki", "node_years", "node_sources", "node_examples", "node_orders", "node_transpositions"),
         work="joseki_miner.stages.prune",
         after="build",
