@@ -149,6 +149,7 @@ def test_the_other_orders_read_from_the_position_index_are_those_found_again(pat
     not; an index of other nodes is refused."""
     import pytest
 
+    from joseki_miner.runs.errors import UsageError
     from joseki_miner.stages.build import position_index
     from joseki_miner.stages.prune import transpositions_table
 
@@ -169,9 +170,12 @@ def test_the_other_orders_read_from_the_position_index_are_those_found_again(pat
     index = position_index(arrays)
     assert transpositions_table(arrays, keep, new_id, index).equals(transpositions_table(arrays, keep, new_id))
     if len(nodes) > 1:
-        other = {name: column[1:] for name, column in index.items()}
-        with pytest.raises(ValueError, match="position index"):
-            transpositions_table(arrays, keep, new_id, other)
+        short = {name: column[1:] for name, column in index.items()}
+        twice = {**index, "node": np.r_[index["node"][:-1], index["node"][0]]}  # one node twice, one left out
+        beyond = {**index, "node": np.where(index["node"] == node[-1], node[-1] + 1, index["node"])}
+        for wrong in (short, twice, beyond):
+            with pytest.raises(UsageError, match="position index"):
+                transpositions_table(arrays, keep, new_id, wrong)
 
 
 def _stones(line: tuple[int, ...]) -> tuple[list[int], list[int]]:

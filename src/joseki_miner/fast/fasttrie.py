@@ -1100,10 +1100,10 @@ def _rows_merged(rows: list, merged: dict, tries: list[dict] | None) -> list:
             keep[lo:hi] = False
         node, idx, g = node[keep], idx[keep], g[keep]
         if added[j]:
-            added[j].sort(key=lambda a: a[0])  # nodes inserted at one place go in node order
-            at = np.concatenate([np.full(len(i_), np.searchsorted(node, r), np.int64) for r, i_, _ in added[j]])
-            node = np.insert(node, at, np.concatenate([np.full(len(i_), r, node.dtype) for r, i_, _ in added[j]]))
-            idx = np.insert(idx, at, np.concatenate([i_ for _, i_, _ in added[j]]))
-            g = np.insert(g, at, np.concatenate([t for _, _, t in added[j]]))
+            new = sorted(added[j], key=lambda rows_of: rows_of[0])  # nodes inserted at one place go in node order
+            at = np.concatenate([np.full(len(index), np.searchsorted(node, r), np.int64) for r, index, _ in new])
+            node = np.insert(node, at, np.concatenate([np.full(len(index), r, node.dtype) for r, index, _ in new]))
+            idx = np.insert(idx, at, np.concatenate([index for _, index, _ in new]))
+            g = np.insert(g, at, np.concatenate([games for _, _, games in new]))
         out.append((node, idx, g))
     return out

@@ -657,16 +657,26 @@ def count_subtrees(
 
 def _save(folder: Path, arrays: dict[str, np.ndarray]) -> None:
     """Arrays as NAME.npy files of ``folder``, whole once renamed (a
-    zip of them, ``np.savez``, costs a CRC of every byte at each load)."""
-    shutil.rmtree(folder.with_name(folder.name + ".tmp"), ignore_errors=True)
-    folder.with_name(folder.name + ".tmp").mkdir()
+    zip of them, ``np.savez``, costs a CRC of every byte at each load).
+    A copy of the same count that renamed its folder first is kept: its
+    arrays are these."""
+    writing = folder.with_name(folder.name + ".tmp")
+    shutil.rmtree(writing, ignore_errors=True)
+    writing.mkdir()
     for name, a in arrays.items():
-        np.save(folder.with_name(folder.name + ".tmp") / f"{name}.npy", a, allow_pickle=False)
-    os.replace(folder.with_name(folder.name + ".tmp"), folder)
+        np.save(writing / f"{name}.npy", a, allow_pickle=False)
+    try:
+        os.replace(writing, folder)
+    except OSError:
+        if not folder.is_dir():
+            raise
+        shutil.rmtree(writing, ignore_errors=True)
 
 
 def _load(folder: Path) -> dict[str, np.ndarray]:
     """The arrays ``_save`` wrote, by name."""
+    if not folder.is_dir():
+        raise RuntimeError(f"{folder.parent} holds no counted subtrees")
     return {path.name[: -len(".npy")]: np.load(path, allow_pickle=False) for path in sorted(folder.glob("*.npy"))}
 
 

@@ -341,21 +341,21 @@ def _indexed(node: np.ndarray, index: dict[str, np.ndarray]) -> tuple[np.ndarray
     order): their order, and each row's hi, lo and transform."""
     n, wrong = len(node), "the position index does not hold the trie's nodes: run `joseki build` again"
     if len(index["node"]) != n:
-        raise ValueError(wrong)
+        raise UsageError(wrong)
     if n == 0 or (node[0] == 0 and node[-1] == n - 1):  # numbered 0 to n - 1, as the build numbers them
         rows = np.asarray(index["node"], np.int64)
         if n and (rows.min() < 0 or rows.max() >= n):
-            raise ValueError(wrong)
+            raise UsageError(wrong)
     else:
         by_node = np.argsort(index["node"], kind="stable")
         if not np.array_equal(index["node"][by_node], node):
-            raise ValueError(wrong)
+            raise UsageError(wrong)
         rows = np.empty(n, np.int64)
         rows[by_node] = np.arange(n)
     seen = np.zeros(n, bool)
     seen[rows] = True
     if not seen.all():
-        raise ValueError(wrong)
+        raise UsageError(wrong)
     hi, lo, transform = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int8)
     hi[rows], lo[rows], transform[rows] = index["hi"], index["lo"], index["transform"]
     return rows, hi, lo, transform
@@ -363,6 +363,8 @@ def _indexed(node: np.ndarray, index: dict[str, np.ndarray]) -> tuple[np.ndarray
 
 def read_index(path: Path) -> dict[str, np.ndarray]:
     """trie_positions.parquet's columns (``build.position_index``)."""
+    if not path.is_file():
+        raise UsageError(f"{path} is missing: run `joseki build` again")
     table = pq.ParquetFile(path).read()
     return {name: numpy(table.column(name)) for name in ("hi", "lo", "node", "transform")}
 
