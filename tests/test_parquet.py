@@ -88,9 +88,7 @@ def test_the_trie_written_a_row_group_at_a_time_is_one_write(tmp_path, monkeypat
     monkeypatch.setattr(build, "NODE_ROWS", 16)
     assert len(arrays["node"]) > 3 * build.NODE_ROWS  # several row groups
     build.write(
-        tmp_path / "trie.parquet",
-        tmp_path / "years.parquet",
-        tmp_path / "sources.parquet",
+        (tmp_path / "trie.parquet", tmp_path / "years.parquet", tmp_path / "sources.parquet"),
         arrays,
         nodes,
         floor=1,
@@ -139,9 +137,7 @@ def test_prune_from_the_node_arrays_writes_the_files_prune_from_the_build_files_
     arrays, nodes = runs.count(1, (2000, 4), 2, work / "sorted.parquet")
     monkeypatch.setattr(build, "NODE_ROWS", 32)
     build.write(
-        work / "trie.parquet",
-        work / "years.parquet",
-        work / "sources.parquet",
+        (work / "trie.parquet", work / "years.parquet", work / "sources.parquet"),
         arrays,
         nodes,
         floor=1,

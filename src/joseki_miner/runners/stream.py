@@ -86,9 +86,7 @@ def ingest_to_build(context: Context, pool: ThreadPoolExecutor) -> Streamed:
             raise
         indexed.set_result(index)
         return build.write(
-            staged(catalog.trie),
-            staged(catalog.trie_years),
-            staged(catalog.trie_sources),
+            (staged(catalog.trie), staged(catalog.trie_years), staged(catalog.trie_sources)),
             arrays,
             nodes,
             floor,

@@ -461,10 +461,10 @@ def run(context: Context) -> dict:
         if reference:
             _write_sorted(given, sorted_path)
             return write(
-                trie_path, years_path, sources_path, trie.to_arrays(floor), len(trie), floor, collections.names, kinds
+                (trie_path, years_path, sources_path), trie.to_arrays(floor), len(trie), floor, collections.names, kinds
             )
         arrays, nodes = runs.count(floor, collections.years(), max(1, len(collections.names)), sorted_path)
-        return write(trie_path, years_path, sources_path, arrays, nodes, floor, collections.names, kinds)
+        return write((trie_path, years_path, sources_path), arrays, nodes, floor, collections.names, kinds)
     finally:
         runs.close()
 
@@ -709,7 +709,7 @@ def join_subtrees(
         parts.append((_nested(saved), nodes))
     arrays, nodes = join_tries(parts, floor)
     index = position_index(arrays)  # of the positions the counts found
-    return write(trie_path, years_path, sources_path, arrays, nodes, floor, collections.names, kinds, index)
+    return write((trie_path, years_path, sources_path), arrays, nodes, floor, collections.names, kinds, index)
 
 
 def join_sorted(folders: list[Path], sorted_path: Path) -> None:
@@ -792,9 +792,7 @@ def _write_sorted(given: list, sorted_path: Path) -> None:
 
 
 def write(
-    trie_path: Path,
-    years_path: Path,
-    sources_path: Path,
+    paths: tuple[Path, Path, Path],
     arrays: dict,
     nodes: int,
     floor: int,
@@ -806,7 +804,10 @@ def write(
     above ``floor`` - 1 can keep the others), with each node's kind when
     ``kinds`` gives the rules, and their games by year and by collection
     (``names``: the collections by number), and their position index
-    (``index``, where it is known: ``position_index``); the stage's figures."""
+    (``index``, where it is known: ``position_index``), in ``paths``:
+    trie.parquet, trie_years.parquet and trie_sources.parquet (the index
+    beside the first); the stage's figures."""
+    trie_path, years_path, sources_path = paths
     trie_path.parent.mkdir(parents=True, exist_ok=True)
     nodes_only = node_arrays(arrays)
     if kinds is not None:
