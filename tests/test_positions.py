@@ -140,6 +140,23 @@ def test_the_position_order_is_that_of_both_keys_then_the_row(keys):
     assert position_order(hi, lo).tolist() == np.lexsort((np.arange(len(hi)), lo, hi)).tolist()
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(-3, 3), st.integers(-3, 3)), max_size=60), st.data())
+def test_the_rows_on_a_position_are_those_of_both_keys(keys, data):
+    """``same_position`` (and ``sorted_alike`` in the index's order, which it
+    searches) names the other rows whose two keys are a row's own, in row
+    order, where first hashes collide too (drawn here often)."""
+    from joseki_miner.method.positions import same_position
+
+    hi = np.array([h for h, _ in keys], np.int64)
+    lo = np.array([x for _, x in keys], np.int64)
+    asked = data.draw(st.lists(st.integers(0, max(0, len(keys) - 1)), unique=True)) if keys else []
+    found = same_position(hi, lo, asked)
+    for r in asked:
+        others = [o for o in range(len(keys)) if o != r and keys[o] == keys[r]]
+        assert found.get(r, []) == others
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.lists(lines(), min_size=1, max_size=25), st.data())
 def test_the_other_orders_read_from_the_position_index_are_those_found_again(paths, data):

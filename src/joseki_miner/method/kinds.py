@@ -46,6 +46,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from joseki_miner.method.points import SIZE, TENUKI
+from joseki_miner.method.prune import parent_rows
 
 JOSEKI, FOLLOW_UP, APPROACH, ENCLOSURE, EXTENSION = 0, 1, 2, 3, 4
 KINDS = ("joseki", "follow-up", "approach", "enclosure", "extension")  # by code, in the order a line can turn
@@ -151,11 +152,8 @@ def of_arrays(arrays: dict, rules: KindRules) -> np.ndarray:
     """The kind codes of node arrays (``node``, ``parent``: -1 at the root,
     ``depth``, ``key``, ``count``; parents before children, the root
     first)."""
-    node, parent = np.asarray(arrays["node"], np.int64), np.asarray(arrays["parent"], np.int64)
-    row_of = np.zeros(int(node.max()) + 1 if len(node) else 0, np.int64)
-    row_of[node] = np.arange(len(node))
     return codes(
-        np.where(parent < 0, 0, row_of[np.maximum(parent, 0)]),
+        parent_rows(np.asarray(arrays["node"], np.int64), np.asarray(arrays["parent"], np.int64)),
         arrays["depth"],
         arrays["key"],
         rules,

@@ -20,7 +20,7 @@ corner and orientation each was played in.
 * ``position_order``: nodes in the order of their keys (the position
   index's order);
 * ``same_position``: the other nodes on a node's position (the book's
-  "also reached by").
+  "also reached by"); ``sorted_alike`` finds them in the index itself.
 
 Colours are the tree's (its Black starts the corner): a position and its
 colours swapped are two positions here.  Knows trie keys, the board and
@@ -215,20 +215,31 @@ def same_position(
     """For each of ``rows``, the other rows standing on its position (the
     same key: the other move orders that reach it), in row order; rows
     alone on theirs are left out.  ``order``: ``position_order`` of the
-    keys, where it is known (the position index holds it)."""
+    keys, where it is known."""
     hi, lo = np.asarray(hi, np.int64), np.asarray(lo, np.int64)
     if order is None:
         order = position_order(hi, lo)
-    new = np.r_[True, (hi[order][1:] != hi[order][:-1]) | (lo[order][1:] != lo[order][:-1])] if len(hi) else []
-    starts = np.flatnonzero(new)
-    group = np.empty(len(hi), np.int64)
-    group[order] = np.cumsum(new) - 1
-    bounds = np.r_[starts, len(hi)]
+    at = np.empty(len(hi), np.int64)
+    at[order] = np.arange(len(hi))
+    rows = list(rows)
+    found = sorted_alike(hi[order], lo[order], at[np.asarray(rows, np.int64)])
+    return {r: order[found[a]].tolist() for r, a in zip(rows, at[rows].tolist()) if a in found}
+
+
+def sorted_alike(hi: np.ndarray, lo: np.ndarray, at: np.ndarray) -> dict[int, np.ndarray]:
+    """For each of rows ``at`` of keys in ``position_order`` (the position
+    index's order), the other rows with its key, in order; rows alone on
+    theirs are left out.  It searches the asked rows' keys alone, so it
+    costs the rows asked, not the index."""
+    at = np.asarray(at, np.int64)
+    first = np.searchsorted(hi, hi[at], "left")
+    last = np.searchsorted(hi, hi[at], "right")
     found = {}
-    for r in rows:
-        g = group[r]
-        if bounds[g + 1] - bounds[g] > 1:
-            found[int(r)] = [int(o) for o in order[bounds[g] : bounds[g + 1]] if o != r]
+    for a, x, y in zip(at.tolist(), first.tolist(), last.tolist()):
+        if y - x > 1:
+            same = x + np.flatnonzero(lo[x:y] == lo[a])  # a collision of first hashes is told apart here
+            if len(same) > 1:
+                found[a] = same[same != a]
     return found
 
 
@@ -253,4 +264,4 @@ def key_of(black: Sequence[int], white: Sequence[int], to_move: int) -> tuple[in
     return hi, lo, best
 
 
-__all__ = ["position_of", "position_keys", "key_of", "position_order", "same_position", "SEED"]
+__all__ = ["position_of", "position_keys", "key_of", "position_order", "same_position", "sorted_alike", "SEED"]

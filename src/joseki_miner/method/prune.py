@@ -187,9 +187,20 @@ def renumber(node: np.ndarray, parent: np.ndarray, keep: np.ndarray) -> tuple[np
 
 def parent_rows(node: np.ndarray, parent: np.ndarray) -> np.ndarray:
     """Each row's parent as a row index (the root's is 0)."""
-    row_of = np.zeros(int(node.max()) + 1 if len(node) else 0, dtype=np.int64)
-    row_of[node] = np.arange(len(node))
-    return np.where(parent < 0, 0, row_of[np.maximum(parent, 0)])
+    return np.where(parent < 0, 0, rows_of(node, np.maximum(parent, 0)))
+
+
+def rows_of(node: np.ndarray, asked: np.ndarray) -> np.ndarray:
+    """The rows of the nodes ``asked`` (numbers in ``node``, the trie's
+    nodes by row).  Nodes numbered 0 to n - 1 in row order, as the build
+    numbers them, are their own rows: no map is made."""
+    node, asked = np.asarray(node, np.int64), np.asarray(asked, np.int64)
+    n = len(node)
+    if n == 0 or (node[0] == 0 and node[-1] == n - 1 and bool((node[1:] > node[:-1]).all())):
+        return asked
+    row_of = np.zeros(int(node.max()) + 1, dtype=np.int64)
+    row_of[node] = np.arange(n)
+    return row_of[asked]
 
 
 def survivors(

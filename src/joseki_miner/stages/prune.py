@@ -295,32 +295,42 @@ def transpositions_table(
     arrays: dict, keep: np.ndarray, new_id: np.ndarray, index: dict[str, np.ndarray] | None = None
 ) -> pa.Table:
     """node_transpositions.parquet: for each kept node, the other stored
-    nodes on its position (``positions.same_position``: other move orders),
+    nodes on its position (``positions.sorted_alike``: other move orders),
     the ``TRANSPOSITIONS`` most played, each with its moves as SGF points
     ("--" a tenuki) turned to the node's own orientation, its games and
     sequences, and its node in the pruned tree (``at``; -1: pruned).  The
     positions are the build's index where it is given (``build.position_index``
     of the same nodes), else found again."""
-    from joseki_miner.method.positions import position_keys, same_position
+    from joseki_miner.method.positions import position_keys, position_order, sorted_alike
     from joseki_miner.method.symmetry import POINT_MAP, inverse
 
     depth, key, games = arrays["depth"], np.asarray(arrays["key"], np.int64), arrays["games"]
-    parent = phase2.parent_rows(arrays["node"], arrays["parent"])
+    node = np.asarray(arrays["node"], np.int64)
+    parent = phase2.parent_rows(node, arrays["parent"])
     if index is None:
         hi, lo, transform = position_keys(np.where(depth > 0, parent, -1), depth, key)
-        order = None
+        order = position_order(hi, lo)
+        row, hi, lo, transform = order, hi[order], lo[order], transform[order]
     else:
-        order, hi, lo, transform = _indexed(np.asarray(arrays["node"], np.int64), index)
-    found = same_position(hi, lo, np.flatnonzero(keep & (depth > 0)).tolist(), order)
+        row = _indexed(node, index)
+        hi, lo, transform = index["hi"], index["lo"], index["transform"]
+    at = np.flatnonzero((keep & (depth > 0))[row])  # the kept nodes' places in the index
+    at = at[np.argsort(row[at], kind="stable")]  # in the trie's order
+    found = sorted_alike(hi, lo, at)
     rows: dict[str, list] = {name: [] for name in TRANSPOSITIONS_SCHEMA.names}
-    for r, others in found.items():
-        back = POINT_MAP[inverse(int(transform[r]))]
-        for o in sorted(others, key=lambda o: (-int(games[o]), o))[:TRANSPOSITIONS]:
+    for a in at.tolist():
+        if a not in found:
+            continue
+        r, back = int(row[a]), POINT_MAP[inverse(int(transform[a]))]
+        others = sorted(
+            zip(row[found[a]].tolist(), transform[found[a]].tolist()), key=lambda o: (-int(games[o[0]]), o[0])
+        )
+        for o, turned in others[:TRANSPOSITIONS]:
             line, n = [], o
             while depth[n] > 0:
                 line.append(int(key[n]))
                 n = parent[n]
-            turn = POINT_MAP[int(transform[o])]
+            turn = POINT_MAP[int(turned)]
             rows["moves"].append("".join("--" if k == TENUKI else to_sgf(back[turn[k]]) for k in reversed(line)))
             rows["node"].append(int(new_id[r]))
             rows["games"].append(int(games[o]))
@@ -336,29 +346,21 @@ def transpositions_table(
     )
 
 
-def _indexed(node: np.ndarray, index: dict[str, np.ndarray]) -> tuple[np.ndarray, ...]:
-    """The position index's rows as rows of ``node`` (the trie's nodes, in
-    order): their order, and each row's hi, lo and transform."""
+def _indexed(node: np.ndarray, index: dict[str, np.ndarray]) -> np.ndarray:
+    """The trie's row (``node``: its nodes by row) of each row of the
+    position index, which must name each of them once."""
     n, wrong = len(node), "the position index does not hold the trie's nodes: run `joseki build` again"
-    if len(index["node"]) != n:
+    named = np.asarray(index["node"], np.int64)
+    if len(named) != n:
         raise UsageError(wrong)
-    if n == 0 or (node[0] == 0 and node[-1] == n - 1):  # numbered 0 to n - 1, as the build numbers them
-        rows = np.asarray(index["node"], np.int64)
-        if n and (rows.min() < 0 or rows.max() >= n):
-            raise UsageError(wrong)
-    else:
-        by_node = np.argsort(index["node"], kind="stable")
-        if not np.array_equal(index["node"][by_node], node):
-            raise UsageError(wrong)
-        rows = np.empty(n, np.int64)
-        rows[by_node] = np.arange(n)
+    if n and (named.min() < node.min() or named.max() > node.max()):
+        raise UsageError(wrong)
+    row = phase2.rows_of(node, named)
     seen = np.zeros(n, bool)
-    seen[rows] = True
-    if not seen.all():
+    seen[row] = True
+    if not seen.all() or (row is not named and not np.array_equal(node[row], named)):  # not numbered 0 to n - 1
         raise UsageError(wrong)
-    hi, lo, transform = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int8)
-    hi[rows], lo[rows], transform[rows] = index["hi"], index["lo"], index["transform"]
-    return rows, hi, lo, transform
+    return row
 
 
 def read_index(path: Path) -> dict[str, np.ndarray]:
