@@ -7,12 +7,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from helpers import build
+from joseki_miner.stages.build import _merged_positions, _sorted_positions, position_index
 from joseki_miner.fast.fasttrie import (
     StreamCounter,
     classes_of,
     count_sequences,
     cut,
     in_order,
+    join_numbered,
     join_tries,
     prefix_path,
     prefixes,
@@ -280,7 +282,8 @@ def test_subtrees_cut_anywhere_join_into_the_trie_of_one_count(data, cuts, min_c
     very arrays of counting them all, a shared node's count, influence
     counters, games, wins, years and collections added up, the nodes
     counted fewer than ``min_count`` times in all dropped, and the nodes
-    seen counted once."""
+    seen counted once; the counts' position indexes, merged, are the
+    whole trie's."""
     seqs, games = data
     whole, total = count_sequences(
         *arrays_of(seqs, games), min_count=min_count, years=(FIRST_YEAR, YEARS), sources=SOURCES
@@ -299,9 +302,12 @@ def test_subtrees_cut_anywhere_join_into_the_trie_of_one_count(data, cuts, min_c
                 o, k, c, payload[chosen], min_count=min_count, years=(FIRST_YEAR, YEARS), sources=SOURCES, edges=edges
             )
         )
-    joined, joined_total = join_tries(parts, floor=min_count)
+    runs = [_sorted_positions(part) for part, _ in parts]  # each count's position index, sorted apart
+    joined, joined_total, numbers = join_numbered(parts, floor=min_count)
     assert joined_total == total
     assert_same(joined, whole)
+    merged, whole_index = _merged_positions(runs, numbers), position_index(whole)
+    assert all(np.array_equal(merged[name], whole_index[name]) for name in ("hi", "lo", "node", "transform"))
 
 
 @given(st.lists(st.lists(st.sampled_from(KEYS), min_size=1, max_size=9), min_size=2, max_size=20))

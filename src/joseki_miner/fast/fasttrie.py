@@ -945,6 +945,14 @@ def prefix_path(code: int) -> list[int]:
 
 
 def join_tries(parts: list[tuple[dict[str, np.ndarray], int]], floor: int = 1) -> tuple[dict[str, np.ndarray], int]:
+    """``join_numbered`` without the parts' node numbers."""
+    arrays, nodes, _ = join_numbered(parts, floor)
+    return arrays, nodes
+
+
+def join_numbered(
+    parts: list[tuple[dict[str, np.ndarray], int]], floor: int = 1
+) -> tuple[dict[str, np.ndarray], int, list[np.ndarray]]:
     """One trie from tries counted apart (``StreamCounter.finish`` of each,
     and its number of nodes), in key order, as one counter over all the
     sequences gives them: the root's subtrees of the first part, then of
@@ -955,7 +963,10 @@ def join_tries(parts: list[tuple[dict[str, np.ndarray], int]], floor: int = 1) -
     parts' added up, and an edge's node counted fewer than ``floor`` times
     in all is dropped (every other node was counted at least that often).
     The parts' arrays are changed: a shared node's figures are added up
-    in its first part's."""
+    in its first part's.  With the node arrays and the number of nodes
+    counted, per part given, each row's node in the joined trie (-1:
+    dropped, or the part was empty)."""
+    given = parts
     parts = [(arrays, nodes) for arrays, nodes in parts if arrays["count"][0] > 0] or parts[:1]
     tries = [arrays for arrays, _ in parts]
     names = [name for name in tries[0] if name not in ("years", "sources")]
@@ -1014,7 +1025,9 @@ def join_tries(parts: list[tuple[dict[str, np.ndarray], int]], floor: int = 1) -
         if what == "years":
             out["first_year"][0] = years[0] if len(years) else 0
             out["last_year"][0] = years[-1] if len(years) else 0
-    return out, 1 + sum(nodes - 1 for _, nodes in parts) - sum(len(s) for s in same)
+    by_part = {id(arrays): number for arrays, number in zip(tries, numbers)}
+    numbered = [by_part.get(id(arrays), np.full(len(arrays["node"]), -1, np.int64)) for arrays, _ in given]
+    return out, 1 + sum(nodes - 1 for _, nodes in parts) - sum(len(s) for s in same), numbered
 
 
 def _down(arrays: dict) -> list[int]:

@@ -39,7 +39,7 @@ from joseki_miner.fast.fasttrie import (
     cut,
     gather,
     in_order,
-    join_tries,
+    join_numbered,
     prefix_path,
     prefixes,
     merge_sorted,
@@ -649,7 +649,7 @@ def count_subtrees(
         )
     finally:
         runs.close()
-    arrays["hi"], arrays["lo"], arrays["transform"] = _positions(arrays)  # here, in parallel: not in the join
+    arrays["positions"] = _sorted_positions(arrays)  # here, in parallel: the join merges them
     saved = {"nodes": np.array(nodes), "key_range": np.array(key_range), "floor": np.array(floor), **_flat(arrays)}
     _save(folder / "trie", saved)
     return folder
@@ -707,8 +707,9 @@ def join_subtrees(
             raise RuntimeError(f"{folder} kept the nodes counted {kept} times or more, not {floor}")
         nodes = int(saved.pop("nodes"))
         parts.append((_nested(saved), nodes))
-    arrays, nodes = join_tries(parts, floor)
-    index = position_index(arrays)  # of the positions the counts found
+    runs = [arrays.pop("positions") for arrays, _ in parts]
+    arrays, nodes, numbers = join_numbered(parts, floor)
+    index = _merged_positions(runs, numbers)
     return write((trie_path, years_path, sources_path), arrays, nodes, floor, collections.names, kinds, index)
 
 
@@ -847,8 +848,40 @@ def position_index(nodes: dict) -> dict[str, np.ndarray]:
     from joseki_miner.method.positions import position_order
 
     node = np.asarray(nodes["node"], np.int64)
-    hi, lo, transform = (nodes["hi"], nodes["lo"], nodes["transform"]) if "hi" in nodes else _positions(nodes)
+    hi, lo, transform = _positions(nodes)
     order = position_order(hi, lo)  # rows in node order: a position's nodes in node order
+    return {"hi": hi[order], "lo": lo[order], "node": node[order], "transform": transform[order]}
+
+
+def _sorted_positions(nodes: dict) -> dict[str, np.ndarray]:
+    """A count's ``position_index``, its rows ("row") for nodes."""
+    from joseki_miner.method.positions import position_order
+
+    hi, lo, transform = _positions(nodes)
+    order = position_order(hi, lo)
+    return {"hi": hi[order], "lo": lo[order], "row": order, "transform": transform[order]}
+
+
+def _merged_positions(runs: list[dict[str, np.ndarray]], numbers: list[np.ndarray]) -> dict[str, np.ndarray]:
+    """The joined trie's ``position_index`` from its counts' (``runs``, in
+    key order; ``numbers``: each count's rows' nodes in the joined trie,
+    ``fasttrie.join_numbered``).  A node the counts share is taken from the
+    first; the others' nodes are numbered after every earlier count's, so
+    the runs laid end to end hold a position's nodes in node order, and a
+    stable sort merges them (it finds the runs: a fraction of one sort)."""
+    from joseki_miner.method.positions import position_order
+
+    taken: dict[str, list[np.ndarray]] = {name: [] for name in ("hi", "lo", "node", "transform")}
+    last = -1  # the highest node of the counts before
+    for run, number in zip(runs, numbers):
+        node = number[run["row"]]
+        mine = node > last  # neither dropped (-1) nor another count's (the root, the nodes on their edge)
+        if len(number):
+            last = max(last, int(number.max()))
+        for name, a in (("hi", run["hi"]), ("lo", run["lo"]), ("node", node), ("transform", run["transform"])):
+            taken[name].append(a[mine])
+    hi, lo, node, transform = (np.concatenate(taken[name]) for name in ("hi", "lo", "node", "transform"))
+    order = position_order(hi, lo)
     return {"hi": hi[order], "lo": lo[order], "node": node[order], "transform": transform[order]}
 
 
