@@ -664,13 +664,26 @@ def _save(folder: Path, arrays: dict[str, np.ndarray]) -> None:
     shutil.rmtree(writing, ignore_errors=True)
     writing.mkdir()
     for name, a in arrays.items():
-        np.save(writing / f"{name}.npy", a, allow_pickle=False)
+        write_array(writing / f"{name}.npy", a)
     try:
         os.replace(writing, folder)
     except OSError:
         if not folder.is_dir():
             raise
         shutil.rmtree(writing, ignore_errors=True)
+
+
+def write_array(path: Path | str, a: np.ndarray) -> None:
+    """``np.save``'s bytes, written through Python's file: a full disk then
+    raises ENOSPC, which the run reports in one line (numpy's own writing
+    says only "N requested and M written")."""
+    from numpy.lib import format as npy
+
+    a = np.asarray(a)
+    a = a if a.flags.c_contiguous else a.copy(order="C")  # (ascontiguousarray makes a 0-d array 1-d)
+    with open(path, "wb") as f:
+        npy.write_array_header_1_0(f, npy.header_data_from_array_1_0(a))
+        f.write(memoryview(a.reshape(-1)).cast("B"))
 
 
 def _load(folder: Path) -> dict[str, np.ndarray]:
