@@ -353,6 +353,7 @@ class _Run:
                             partial(self.commit, inputs=inputs, say=False),
                             ingest=stage == "ingest",
                             build="build" in self.stages,
+                            prune={"build", "prune"} <= set(self.stages),
                         )
                         ran.add("extract")
                         continue

@@ -1,6 +1,7 @@
 """The dask runner: ingest and extract a partition of the inputs a task,
-joined into the stage files; the build by subtrees (one a worker); emit and
-the report's parts at once; every other stage as one task.  The files are
+joined into the stage files; the build by subtrees (one a worker), pruned
+by the task that joins them; emit and the report's parts at once; every
+other stage as one task.  The files are
 those of the fast engine, byte for byte.
 
 It is handed a run's ``Context`` and gives back each stage ``Done`` (to
@@ -20,6 +21,7 @@ import uuid
 from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,9 +34,10 @@ from joseki_miner.runs.keys import partition_key
 from joseki_miner.runs.progress import bar as progress_bar
 from joseki_miner.runs.stages import Stage
 from joseki_miner.runs.store import staged
-from joseki_miner.stages.params import Reading, floor_for, kind_rules, phase1_params
+from joseki_miner.stages.params import Reading, floor_for, kind_rules, phase1_params, prune_outputs
 
 if TYPE_CHECKING:
+    from joseki_miner.runs.config import Config
     from joseki_miner.method.kinds import KindRules
 
 # the compiled engine (build) loads where a task runs: the driver plans and names the work without numba
@@ -52,6 +55,7 @@ class DaskRunner:
         self._cluster: cluster_.Cluster | cluster_.InProcess | None = None
         self._starting: Future | None = None
         self._built: tuple[dict, float] | None = None  # the build counted beside the joins, and when it began
+        self._pruned: dict | None = None  # prune, done by the task that joined the trie
         self.token = uuid.uuid4().hex[:8]  # names this run's dask tasks and scratch folders
 
     def close(self) -> None:
@@ -154,6 +158,7 @@ class DaskRunner:
         *,
         ingest: bool = True,
         build: bool = False,
+        prune: bool = False,
     ) -> None:
         """Ingest and extract on the dask cluster: every partition of the
         inputs mined on a worker (or kept from an earlier run), then joined
@@ -162,7 +167,9 @@ class DaskRunner:
         not ``ingest``; ``key``: extract's, in the tasks' names).  Ingest
         and extract go to ``commit`` as soon as
         the joins end; with ``build``, the trie is counted beside them and
-        kept for ``stage``."""
+        kept for ``stage``, and with ``prune`` pruned by the task that joins
+        it, on its arrays, while a thread writes trie.parquet (as the fast
+        engine's one pass does), once the joins have committed the games."""
         catalog, config = context.catalog, context.config
         t0 = time.perf_counter()
         settings, parts, skipped = self.plan(context, digests)
@@ -215,17 +222,34 @@ class DaskRunner:
             counts_at = list(range(len(joins), len(jobs)))
             trie_at = len(jobs)
             trie_paths = [os.path.abspath(staged(p)) for p in (catalog.trie, catalog.trie_years, catalog.trie_sources)]
-            jobs += [
-                partial(_join_subtrees, folders, ranges, floor, trie_paths, kind_rules(config), joined_),
-                partial(_join_sorted, folders, os.path.abspath(staged(catalog.sorted_sequences))),
-            ]
-            tasks += [f"build-join-{what}-{key}-{self.token}" for what in ("trie", "sorted")]
-            first += [0, -1]  # after the joins of the partitions: ingest and extract commit first
+            sorted_path = os.path.abspath(staged(catalog.sorted_sequences))
+            beside = (
+                _Prune(
+                    config,
+                    {k: os.path.abspath(v) for k, v in prune_outputs(catalog, config).items()},
+                    sorted_path,
+                    os.path.abspath(catalog.games),
+                    tuple(folders),
+                )
+                if prune
+                else None
+            )
+            jobs.append(
+                partial(_join_subtrees, folders, ranges, floor, trie_paths, kind_rules(config), joined_, prune=beside)
+            )
+            tasks.append(f"build-join-{'prune' if prune else 'trie'}-{key}-{self.token}")
+            first.append(0)  # after the joins of the partitions: ingest and extract commit first
+            if not prune:  # else the task that prunes joins them first, while trie.parquet is written
+                jobs.append(partial(_join_sorted, folders, sorted_path))
+                tasks.append(f"build-join-sorted-{key}-{self.token}")
+                first.append(-1)
             counted = (ranges, folders)
         kept = sum(1 for f in found if f.get(partitions.KEPT))
         joined: dict[int, Any] = {}
         built: dict[str, dict] = {}
         after = [counts_at if counted and i >= trie_at else [] for i in range(len(jobs))]
+        if prune:  # prune reads games.parquet, which the joins' end commits
+            after[trie_at] = [*counts_at, *range(len(joins))]
 
         def on_done(i: int, result) -> None:
             """Ingest and extract commit as soon as the joins end: a count
@@ -264,7 +288,10 @@ class DaskRunner:
             for f in counted[1] if counted else []:
                 shutil.rmtree(f, ignore_errors=True)
         if counted:
-            self._built = (built["figures"], read)
+            figures = built["figures"]
+            if prune:
+                self._pruned = figures.pop("beside")
+            self._built = (figures, read)
 
     def stage(self, stage: Stage, context: Context, key: str, beside: Stage | None = None) -> list[Done]:
         """A stage on the dask cluster: the build by subtrees (one a
@@ -284,6 +311,11 @@ class DaskRunner:
                     )
                 return [Done("build", figures, time.perf_counter() - begun)]
             return [Done("build", self._build(context, name), time.perf_counter() - t0)]
+        if stage.name == "prune" and self._pruned is not None:  # done where the trie was joined
+            pruned, self._pruned = self._pruned, None
+            if pruned["games"] != context.found("ingest")["games_accepted"]:
+                raise RuntimeError(f"prune ran on {pruned['games']} games, ingest accepted another number")
+            return [Done("prune", pruned["figures"], pruned["seconds"])]
         if stage.name not in ("emit", "report"):
             return [Done(stage.name, cluster.call(partial(_work, stage, context), name=name), time.perf_counter() - t0)]
         # emit and the report's parts (one a worker: each loads the book) at once: neither reads the other's files
@@ -442,18 +474,55 @@ def _join_subtrees(
     kinds: KindRules | None,
     source,
     resolution: partitions.Resolution | None = None,
+    *,
+    prune: _Prune | None = None,
 ) -> dict:
-    """The build's files of the subtrees counted (a task, once they all are)."""
+    """The build's files of the subtrees counted (a task, once they all
+    are); with ``prune``, prune's files too (its result the figures'
+    "beside")."""
     from joseki_miner.stages import build
 
+    games = resolution.accepted if resolution is not None else 0
+    floor = floor_of(games)
     return build.join_subtrees(
         folders,
         _source(source, resolution),
         *map(Path, paths),
-        floor=floor_of(resolution.accepted if resolution is not None else 0),
+        floor=floor,
         key_ranges=ranges,
         kinds=kinds,
+        beside=partial(prune, games, floor) if prune is not None else None,
     )
+
+
+@dataclass(frozen=True)
+class _Prune:
+    """Prune on the trie just joined, in the task that joined it: the
+    sorted sequences joined first (from the counts' ``folders``), then
+    phase 2 on the arrays (``prune.prune_arrays``), into ``outputs`` (prune's
+    staged files, by name).  Gives prune's figures, its seconds and the
+    games it pruned for."""
+
+    config: Config
+    outputs: dict[str, str]
+    sorted_sequences: str
+    games: str
+    folders: tuple[Path, ...]
+
+    def __call__(self, games: int, floor: int, arrays: dict, names: list[str], index: dict) -> dict:
+        from joseki_miner.stages import build
+        from joseki_miner.stages import prune
+
+        build.join_sorted(list(self.folders), Path(self.sorted_sequences))
+        t0 = time.perf_counter()
+        files = prune.PruneFiles(
+            Path(self.sorted_sequences),
+            Path(self.games),
+            {name: Path(path) for name, path in self.outputs.items()},
+            lambda: index,
+        )
+        figures = prune.prune_arrays(dict(arrays), list(names), files, prune.pruning_for(self.config, games, floor))
+        return {"figures": figures, "seconds": time.perf_counter() - t0, "games": games}
 
 
 def _join_sorted(folders: list[Path], path: str, resolution: partitions.Resolution | None = None) -> None:

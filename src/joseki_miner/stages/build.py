@@ -15,8 +15,11 @@ import json
 import os
 import shutil
 from collections import Counter
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
+from typing import Any
 from queue import Full, Queue
 from threading import Event, Thread
 
@@ -50,7 +53,7 @@ from joseki_miner.fast.fasttrie import (
 from joseki_miner.method.influence import classify
 from joseki_miner.method.kinds import KindRules, of_arrays
 from joseki_miner.method.points import TENUKI, sgf_bytes_to_points
-from joseki_miner.runs.stop import check as check_stop
+from joseki_miner.runs.stop import carried, check as check_stop
 from joseki_miner.fast.tables import node_table
 from joseki_miner.method.trie import COUNTER_COLUMNS, GameStats, Trie, node_arrays
 
@@ -705,11 +708,15 @@ def join_subtrees(
     floor: int,
     key_ranges: list[tuple[int, int]] | None = None,
     kinds: KindRules | None = None,
+    beside: Callable[[dict, list[str], dict[str, np.ndarray]], Any] | None = None,
 ) -> dict:
     """trie.parquet, trie_years.parquet and trie_sources.parquet as ``run``
     writes them (the same bytes), from the subtrees of ``source`` counted apart
     (``count_subtrees``, ``folders`` in key order; given ``key_ranges``,
-    each must have counted its own); the stage's figures."""
+    each must have counted its own); the stage's figures.  ``beside``
+    (prune) is handed the joined trie's arrays, the collections' names and
+    the position index while a thread writes the files; its result is
+    the figures' "beside"."""
     collections, _ = _games(source)
     parts = []
     for i, folder in enumerate(folders):
@@ -725,7 +732,19 @@ def join_subtrees(
     runs = [arrays.pop("positions") for arrays, _ in parts]
     arrays, nodes, numbers = join_numbered(parts, floor)
     index = _merged_positions(runs, numbers)
-    return write((trie_path, years_path, sources_path), arrays, nodes, floor, collections.names, kinds, index)
+    files = (trie_path, years_path, sources_path)
+    if beside is None:
+        return write(files, arrays, nodes, floor, collections.names, kinds, index)
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="trie") as pool:
+        # the trie's files are written beside prune even in a dask task: the build's last step, which
+        # the other workers wait for
+        writing = pool.submit(carried(write), files, arrays, nodes, floor, collections.names, kinds, index)
+        try:
+            besides = beside(arrays, collections.names, index)
+        except BaseException:
+            writing.exception()  # the thread ends before its files are removed; the error is beside's
+            raise
+        return {**writing.result(), "beside": besides}
 
 
 def join_sorted(folders: list[Path], sorted_path: Path) -> None:

@@ -10,9 +10,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from joseki_miner.runs.catalog import Catalog
 from joseki_miner.runs.config import TABLE_MEMORY_MB, Config
 from joseki_miner.runs.context import RunOptions
 from joseki_miner.runs.inputs import Filters
+from joseki_miner.runs.stages import transpositions
+from joseki_miner.runs.store import staged
 
 if TYPE_CHECKING:
     from joseki_miner.method import prune
@@ -127,3 +130,17 @@ class Reading:
             filters=Filters.of(c),
             symmetric=c.dedupe_symmetric,
         )
+
+
+def prune_outputs(catalog: Catalog, config: Config) -> dict[str, Path]:
+    """The files prune writes, staged until the stage commits."""
+    outputs = {
+        "joseki": staged(catalog.joseki),
+        "years": staged(catalog.node_years),
+        "sources": staged(catalog.node_sources),
+        "examples": staged(catalog.node_examples),
+        "orders": staged(catalog.node_orders),
+    }
+    if transpositions(config):
+        outputs["transpositions"] = staged(catalog.node_transpositions)
+    return outputs

@@ -14,11 +14,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from joseki_miner.runs.catalog import positions_of
+from joseki_miner.runs.config import Config
 from joseki_miner.runs.context import Context
 from joseki_miner.runs.errors import UsageError
-from joseki_miner.runs.stages import transpositions
 from joseki_miner.runs.store import staged
-from joseki_miner.stages.params import kind_rules, prune_rules, threshold_for
+from joseki_miner.stages.params import kind_rules, prune_outputs, prune_rules, threshold_for
 from joseki_miner.method import prune as phase2
 from joseki_miner.fast.arrow import column, numpy, strings
 from joseki_miner.method.kinds import APPROACH, FOLLOW_UP, KINDS, KindRules, ends, of_arrays
@@ -458,28 +458,9 @@ def run(context: Context) -> dict:
     """The prune stage: phase 2 on the trie (the one just counted, while
     trie.parquet is still being written, or trie.parquet)."""
     catalog, config = context.catalog, context.config
-    threshold = threshold_for(context.found("ingest")["games_accepted"], config)
     floor = context.trie.floor if context.trie is not None else context.found("build").get("floor", 1)
-    if floor > max(threshold, config.prune_min_games):
-        raise UsageError(f"a threshold of {threshold} needs every trie node: run `joseki build` again first")
-    outputs = {
-        "joseki": staged(catalog.joseki),
-        "years": staged(catalog.node_years),
-        "sources": staged(catalog.node_sources),
-        "examples": staged(catalog.node_examples),
-        "orders": staged(catalog.node_orders),
-    }
-    if transpositions(config):
-        outputs["transpositions"] = staged(catalog.node_transpositions)
-    pruning = Pruning(
-        threshold,
-        config.min_length,
-        config.examples,
-        prune_rules(config),
-        kind_rules(config),
-        config.prune_merge_orders,
-        context.options.progress,
-    )
+    pruning = pruning_for(config, context.found("ingest")["games_accepted"], floor, context.options.progress)
+    outputs = prune_outputs(catalog, config)
     if context.trie is not None:
         return prune_arrays(
             dict(context.trie.arrays),
@@ -493,4 +474,22 @@ def run(context: Context) -> dict:
         catalog.trie_sources,
         PruneFiles(catalog.sorted_sequences, catalog.games, outputs, partial(read_index, positions_of(catalog.trie))),
         pruning,
+    )
+
+
+def pruning_for(config: Config, games: int, floor: int, progress: bool = False) -> Pruning:
+    """What phase 2 keeps of a trie of ``games`` accepted, stored from
+    ``floor`` sequences a node (a run whose floor drops nodes the
+    threshold would keep is asked to build again)."""
+    threshold = threshold_for(games, config)
+    if floor > max(threshold, config.prune_min_games):
+        raise UsageError(f"a threshold of {threshold} needs every trie node: run `joseki build` again first")
+    return Pruning(
+        threshold,
+        config.min_length,
+        config.examples,
+        prune_rules(config),
+        kind_rules(config),
+        config.prune_merge_orders,
+        progress,
     )
