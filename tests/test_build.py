@@ -188,6 +188,24 @@ def test_subtrees_counted_apart_give_the_files_of_one_build(real_subset, tmp_pat
         build.join_subtrees(folders[::-1], stored, *out[:3], floor=floor, key_ranges=ranges)
 
 
+def test_a_spill_to_a_full_disk_says_so(tmp_path, monkeypatch):
+    """A sorted run spilled to a full disk raises ENOSPC (the run's one
+    line), not numpy's bare "requested and written" (a traceback)."""
+    import builtins
+    import errno
+    import os
+
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full here to fill a disk")
+    runs = build.SortedRuns(tmp_path, budget=1)  # every part is spilled as it comes
+    monkeypatch.setattr(build, "open", lambda path, mode: builtins.open("/dev/full", mode), raising=False)
+    offsets = np.arange(0, 2 * 4096 + 1, 2)
+    part = (offsets, np.ones(offsets[-1], np.int16), np.zeros(offsets[-1], np.uint8), plain_payload(4096))
+    with pytest.raises(OSError) as raised:
+        runs.add(*sort_sequences(*part))
+    assert raised.value.errno == errno.ENOSPC
+
+
 @pytest.mark.parametrize("array", [np.array(7), np.zeros(0, np.int64), np.arange(24, dtype=np.int8).reshape(2, 12)])
 def test_a_counts_arrays_are_npy_files_and_a_full_disk_says_so(tmp_path, array):
     """A count's arrays are the bytes ``np.save`` writes, and a full disk

@@ -254,11 +254,10 @@ class SortedRuns:
         with open(path, "wb") as f:
             for merged in merge_sorted(runs, width_of(self.max_depth)):
                 for offsets, keys, classes, payload in _blocks(in_order(*merged)):
-                    np.array([len(offsets) - 1, len(keys)], np.int64).tofile(f)
-                    np.diff(offsets).astype(np.int16).tofile(f)
-                    keys.tofile(f)
-                    classes.tofile(f)
-                    payload.tofile(f)
+                    _put(f, np.array([len(offsets) - 1, len(keys)], np.int64))
+                    _put(f, np.diff(offsets).astype(np.int16))
+                    for a in (keys, classes, payload):
+                        _put(f, a)
         self.files.append(path)
         self.figures["runs_spilled"] += 1
         self.figures["spilled_bytes"] += path.stat().st_size
@@ -307,6 +306,12 @@ class SortedRuns:
             f.unlink(missing_ok=True)
         self.files = []
         self.held = []
+
+
+def _put(f, a: np.ndarray) -> None:
+    """An array's bytes through Python's file (``tofile``'s bytes): a full
+    disk raises ENOSPC, which the run reports in one line."""
+    f.write(memoryview(np.ascontiguousarray(a)).cast("B"))
 
 
 def _blocks(part):
