@@ -228,7 +228,7 @@ class DaskRunner:
                     config,
                     {k: os.path.abspath(v) for k, v in prune_outputs(catalog, config).items()},
                     sorted_path,
-                    os.path.abspath(catalog.games),
+                    os.path.abspath(catalog.games) if config.prune_merge_orders else None,
                     tuple(folders),
                 )
                 if prune
@@ -248,7 +248,7 @@ class DaskRunner:
         joined: dict[int, Any] = {}
         built: dict[str, dict] = {}
         after = [counts_at if counted and i >= trie_at else [] for i in range(len(jobs))]
-        if prune:  # prune reads games.parquet, which the joins' end commits
+        if prune and config.prune_merge_orders:  # merging orders reads games.parquet, which the joins commit
             after[trie_at] = [*counts_at, *range(len(joins))]
 
         def on_done(i: int, result) -> None:
@@ -315,7 +315,20 @@ class DaskRunner:
             pruned, self._pruned = self._pruned, None
             if pruned["games"] != context.found("ingest")["games_accepted"]:
                 raise RuntimeError(f"prune ran on {pruned['games']} games, ingest accepted another number")
-            return [Done("prune", pruned["figures"], pruned["seconds"])]
+            figures = pruned["figures"]
+            if "segments" in figures:  # the example games, from games.parquet now committed
+                cluster.call(
+                    partial(
+                        _examples,
+                        figures.pop("segments"),
+                        os.path.abspath(catalog.sorted_sequences),
+                        os.path.abspath(catalog.games),
+                        os.path.abspath(staged(catalog.node_examples)),
+                        config.examples,
+                    ),
+                    name=f"{name}-examples",
+                )
+            return [Done("prune", figures, pruned["seconds"] + time.perf_counter() - t0)]
         if stage.name not in ("emit", "report"):
             return [Done(stage.name, cluster.call(partial(_work, stage, context), name=name), time.perf_counter() - t0)]
         # emit and the report's parts (one a worker: each loads the book) at once: neither reads the other's files
@@ -495,18 +508,26 @@ def _join_subtrees(
     )
 
 
+def _examples(segments, sorted_path: str, games_path: str, path: str, per_node: int) -> None:
+    """node_examples.parquet of the nodes the trie's join kept (a task)."""
+    from joseki_miner.stages import prune
+
+    prune.write_examples(segments, Path(sorted_path), Path(games_path), Path(path), per_node)
+
+
 @dataclass(frozen=True)
 class _Prune:
     """Prune on the trie just joined, in the task that joined it: the
     sorted sequences joined first (from the counts' ``folders``), then
     phase 2 on the arrays (``prune.prune_arrays``), into ``outputs`` (prune's
-    staged files, by name).  Gives prune's figures, its seconds and the
-    games it pruned for."""
+    staged files, by name; the example games later, from ``games``, where
+    not given: it is written beside this task).  Gives prune's figures,
+    its seconds and the games it pruned for."""
 
     config: Config
     outputs: dict[str, str]
     sorted_sequences: str
-    games: str
+    games: str | None
     folders: tuple[Path, ...]
 
     def __call__(self, games: int, floor: int, arrays: dict, names: list[str], index: dict) -> dict:
@@ -517,7 +538,7 @@ class _Prune:
         t0 = time.perf_counter()
         files = prune.PruneFiles(
             Path(self.sorted_sequences),
-            Path(self.games),
+            Path(self.games) if self.games is not None else None,
             {name: Path(path) for name, path in self.outputs.items()},
             lambda: index,
         )

@@ -67,10 +67,12 @@ class PruneFiles:
     computed it: ``positions`` gives it, ``build.position_index``) and those
     it writes (``outputs``: the paths of "joseki", "years", "sources",
     "examples", and "orders" where orders are merged, "transpositions"
-    where asked)."""
+    where asked).  Without ``games`` (orders not merged), the example
+    games are left for ``write_examples``: the figures then hold the kept
+    nodes' "segments" for it."""
 
     sorted_sequences: Path
-    games: Path
+    games: Path | None
     outputs: dict[str, Path]
     positions: Callable[[], dict[str, np.ndarray]] | None = None
 
@@ -124,6 +126,7 @@ def prune_arrays(arrays: dict[str, np.ndarray], names: list[str], files: PruneFi
         with bar(
             pruning.progress, total=len(arrays["node"]), desc="prune: merge orders", unit=" nodes", leave=False
         ) as shown:
+            assert files.games is not None, "merging the orders reads the games"
             arrays, segments = merged(arrays, files.sorted_sequences, files.games)
             shown.update(len(segments.node))
     node, parent, depth = arrays["node"], arrays["parent"], arrays["depth"]
@@ -235,7 +238,9 @@ def _write(
     pq.write_table(pruned, joseki_path, compression="zstd")
     for name in ("years", "sources"):
         pq.write_table(_renumbered(rows[name], new_id), outputs[name], compression="zstd")  # a few rows: small
-    pq.write_table(examples_table(segments, sorted_path, games_path, examples), outputs["examples"], compression="zstd")
+    later = games_path is None
+    if not later:
+        write_examples(segments, sorted_path, games_path, outputs["examples"], examples)
     if "transpositions" in outputs:
         index = files.positions() if files.positions is not None else None
         pq.write_table(transpositions_table(arrays, keep, new_id, index), outputs["transpositions"], compression="zstd")
@@ -258,7 +263,14 @@ def _write(
         figures["joseki"] = int(ends(parent_row, kept_depth, _keys(pruned), code, min_length).sum())
         figures["follow_ups"] = int((is_leaf & (code == FOLLOW_UP)).sum())
         figures["fuseki_shapes"] = int((is_leaf & (code >= APPROACH)).sum())
+    if later:
+        figures["segments"] = segments
     return figures
+
+
+def write_examples(segments: Segments, sorted_path: Path, games_path: Path, path: Path, per_node: int) -> None:
+    """node_examples.parquet of the kept nodes' ``segments``."""
+    pq.write_table(examples_table(segments, sorted_path, games_path, per_node), path, compression="zstd")
 
 
 def handicap_counts(segments: Segments, sorted_path: Path, nodes: int) -> np.ndarray | None:
