@@ -963,7 +963,10 @@ def join_numbered(
     parts' added up, and an edge's node counted fewer than ``floor`` times
     in all is dropped (every other node was counted at least that often).
     The parts' arrays are changed: a shared node's figures are added up
-    in its first part's.  With the node arrays and the number of nodes
+    in its first part's.  A part's column may be an array or a column of a
+    file (``len``, ``shape``, ``dtype``, a row by index, ``read_into`` a
+    run of rows, and its rows ``changed`` by index): the joined trie's
+    columns are made once, each part's rows put in place.  With the node arrays and the number of nodes
     counted, per part given, each row's node in the joined trie (-1:
     dropped, or the part was empty)."""
     given = parts
@@ -971,10 +974,10 @@ def join_numbered(
     tries = [arrays for arrays, _ in parts]
     names = [name for name in tries[0] if name not in ("years", "sources")]
     same, drop, rows = _edges(tries, floor)
-    joined: dict[str, list[np.ndarray]] = {name: [] for name in names}
     table: dict[str, dict[str, list[np.ndarray]]] = {what: {"node": [], "index": [], "games": []} for what in rows}
     numbers = []  # per part: a row's node number in the joined trie (0: the root; -1: dropped)
-    start, ranked = 1, 0  # the part's first node and its first sequence, in the whole trie
+    kept = []  # per part: its runs of rows kept, each (first row, end, its first node)
+    start = 1  # the part's first node in the whole trie
     for j, arrays in enumerate(tries):
         n = len(arrays["node"])
         gone = np.array(drop[j], np.int64)
@@ -987,25 +990,36 @@ def join_numbered(
         for row, (i, other) in same[j].items():
             number[row] = numbers[i][other]
         numbers.append(number)
-        for name in names:
-            for a, b in runs:
-                if name == "node":
-                    joined[name].append(number[a:b])
-                elif name == "parent":
-                    joined[name].append(number[arrays[name][a:b]])
-                elif name == "first":
-                    joined[name].append(arrays[name][a:b] + ranked)
-                else:
-                    joined[name].append(arrays[name][a:b])
+        kept.append([(a, b, int(number[a])) for a, b in runs])
         start += n - 1 - len(gone)
-        ranked += int(arrays["count"][0])
     out: dict[str, np.ndarray] = {}
     first = tries[0]
-    for name in names:
-        root = first[name][:1].copy()
+    for name in names:  # each column made once, the parts' runs put in their places
+        shape, dtype = _column_shape(first[name])
+        column = out[name] = np.empty((start, *shape), dtype)
+        column[0] = first[name][0]
         if name in ("count", "games", "black_wins", "white_wins"):
-            root[0] = sum(arrays[name][0] for arrays in tries)
-        out[name] = np.concatenate([root, *joined[name]])
+            column[0] = sum(arrays[name][0] for arrays in tries)
+        ranked = 0  # the part's first sequence, in the whole trie
+        for arrays, number, runs in zip(tries, numbers, kept):
+            source = arrays[name]
+            for a, b, at in runs:
+                into = column[at : at + b - a]
+                if name == "node":
+                    into[:] = number[a:b]
+                    continue
+                if hasattr(source, "read_into"):  # a column of a file, read into its place
+                    source.read_into(into, a)
+                else:
+                    into[:] = source[a:b]
+                if name == "parent":
+                    into[:] = number[into]
+                elif name == "first":
+                    into += ranked
+            for row, value in getattr(source, "changed", {}).items():  # a file's rows that _edges added to
+                if number[row] > 0:
+                    column[number[row]] = value
+            ranked += int(arrays["count"][0])
     for what, by_part in rows.items():
         for j, (node, index, games) in enumerate(by_part):
             new = numbers[j][node]
@@ -1028,6 +1042,12 @@ def join_numbered(
     by_part = {id(arrays): number for arrays, number in zip(tries, numbers)}
     numbered = [by_part.get(id(arrays), np.full(len(arrays["node"]), -1, np.int64)) for arrays, _ in given]
     return out, 1 + sum(nodes - 1 for _, nodes in parts) - sum(len(s) for s in same), numbered
+
+
+def _column_shape(column) -> tuple[tuple[int, ...], np.dtype]:
+    """The shape of a row and the dtype of a part's column (an array, or a
+    column of a file: ``shape`` and ``dtype``)."""
+    return tuple(column.shape[1:]), column.dtype
 
 
 def _down(arrays: dict) -> list[int]:

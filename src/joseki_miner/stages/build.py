@@ -694,13 +694,67 @@ def write_array(path: Path | str, a: np.ndarray) -> None:
         f.write(memoryview(a.reshape(-1)).cast("B"))
 
 
-def _load(folder: Path) -> dict[str, np.ndarray]:
+def _load(folder: Path, lazily: bool = False) -> dict:
     """The arrays ``_save`` wrote, by name (read, not mapped: a map holds
     its file open, and 64 counts of 25 arrays pass the usual limit of
-    1,024 open files)."""
+    1,024 open files); ``lazily``, the node columns as ``_FileColumn``s,
+    which the trie's join reads into their place."""
     if not folder.is_dir():
         raise RuntimeError(f"{folder.parent} holds no counted subtrees")
-    return {path.name[: -len(".npy")]: np.load(path, allow_pickle=False) for path in sorted(folder.glob("*.npy"))}
+    out: dict = {}
+    for path in sorted(folder.glob("*.npy")):
+        name = path.name[: -len(".npy")]
+        node_column = lazily and "." not in name and name not in ("nodes", "key_range", "floor")
+        out[name] = _FileColumn(path) if node_column else np.load(path, allow_pickle=False)
+    return out
+
+
+class _FileColumn:
+    """A node column of a count's .npy file, read where the join wants it:
+    a run of rows into its place in the joined trie (``read_into``), a row
+    by index (the paths where two counts meet), and the rows the join
+    changes (``changed``: their figures added up) held in memory.  It opens
+    its file for each read: 64 counts of 12 columns stay under the limit
+    of open files."""
+
+    def __init__(self, path: Path) -> None:
+        from numpy.lib import format as npy
+
+        with open(path, "rb") as f:
+            version = npy.read_magic(f)
+            read_header = npy.read_array_header_1_0 if version == (1, 0) else npy.read_array_header_2_0
+            shape, fortran, dtype = read_header(f)
+            self.offset = f.tell()
+        if fortran or not shape:
+            raise RuntimeError(f"{path} holds no column of rows")
+        self.path, self.shape, self.dtype = path, tuple(shape), np.dtype(dtype)
+        self.row_bytes = self.dtype.itemsize * int(np.prod(self.shape[1:], dtype=np.int64))
+        self.changed: dict[int, Any] = {}
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def __getitem__(self, row: int):
+        row = int(row)
+        if row in self.changed:
+            return self.changed[row]
+        if not 0 <= row < self.shape[0]:
+            raise IndexError(f"row {row} of {self.shape[0]} in {self.path}")
+        a = np.empty(self.shape[1:], self.dtype)
+        self.read_into(a.reshape(1, *self.shape[1:]), row)
+        return a[()] if not self.shape[1:] else a
+
+    def __setitem__(self, row: int, value) -> None:
+        self.changed[int(row)] = value
+
+    def read_into(self, into: np.ndarray, row: int) -> None:
+        """Rows ``row`` .. ``row + len(into)`` into ``into`` (C order)."""
+        view = memoryview(into).cast("B")
+        with open(self.path, "rb") as f:
+            f.seek(self.offset + row * self.row_bytes)
+            got = f.readinto(view)
+        if got != len(view):
+            raise OSError(f"{self.path} ends before row {row + len(into)}")
 
 
 def join_subtrees(
@@ -725,7 +779,7 @@ def join_subtrees(
     collections, _ = _games(source)
     parts = []
     for i, folder in enumerate(folders):
-        saved = _load(folder / "trie")
+        saved = _load(folder / "trie", lazily=True)
         counted = tuple(int(k) for k in saved.pop("key_range"))
         if key_ranges is not None and counted != tuple(key_ranges[i]):
             raise RuntimeError(f"{folder} counted the prefixes {counted}, not {tuple(key_ranges[i])}")
