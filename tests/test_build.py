@@ -182,6 +182,37 @@ def test_subtrees_counted_apart_give_the_files_of_one_build(real_subset, tmp_pat
         build.join_sorted(folders, out[3])
         for mine, theirs in zip([*out, positions_of(out[0])], [*files, catalog.trie_positions]):
             assert mine.read_bytes() == theirs.read_bytes(), (parts, theirs.name)
+    # prune beside the files' writing (the dask engine's join): handed the trie a build counts in one
+    # piece; its error is the task's, and the thread that writes the files has ended before it is raised
+    import threading
+
+    import pyarrow.parquet as pq
+
+    from joseki_miner.stages.prune import _arrays_of
+
+    whole, _ = _arrays_of(
+        pq.read_table(catalog.trie), pq.read_table(catalog.trie_years), pq.read_table(catalog.trie_sources)
+    )
+    seen = {}
+
+    def beside(arrays, names, index):
+        seen["nodes"] = all(np.array_equal(arrays[k], whole[k]) for k in ("count", "parent", "depth", "games"))
+        seen["names"], seen["index"] = names, len(index["node"]) == len(whole["node"])
+        return "pruned"
+
+    figures = build.join_subtrees(
+        folders, stored, *out[:3], floor=floor, kinds=kind_rules(load(None, [])), beside=beside
+    )
+    assert figures["beside"] == "pruned" and figures["after_trie"] >= 0, figures
+    assert seen["nodes"] and seen["index"], seen
+    assert out[0].read_bytes() == files[0].read_bytes()
+
+    def failing(arrays, names, index):
+        raise ValueError("prune failed")
+
+    with pytest.raises(ValueError, match="prune failed"):
+        build.join_subtrees(folders, stored, *out[:3], floor=floor, beside=failing)
+    assert not [t for t in threading.enumerate() if t.name.startswith("trie")]
     with pytest.raises(RuntimeError, match="kept the nodes counted"):  # counted with another floor
         build.join_subtrees(folders, stored, *out[:3], floor=floor + 1)
     with pytest.raises(RuntimeError, match="counted the prefixes"):  # a folder another count wrote

@@ -525,6 +525,18 @@ def test_dask_engine_gives_the_fast_engines_files_with_the_future_works_rules(re
     assert files_of(tmp_path / "dask") == files_of(tmp_path / "fast")
 
 
+@pytest.mark.shared_data
+def test_dask_engine_gives_the_fast_engines_files_with_move_orders_merged(real_subset, tmp_path):
+    """One node a position: the trie's join prunes after games.parquet is
+    committed (merging reads the games) and writes the example games
+    itself: the same bytes again, prune's manifest and figures among them."""
+    sets = ("prune.merge_orders=true",)
+    fast = mine([real_subset], tmp_path / "fast", sets=sets)
+    dask = mine([real_subset], tmp_path / "dask", "dask", sets=sets)
+    assert dask["games_accepted"] == fast["games_accepted"] > 2500 and fast["joseki"] > 0
+    assert files_of(tmp_path / "dask") == files_of(tmp_path / "fast")
+
+
 def test_the_partitions_joined_are_the_rows_the_joins_write(tmp_path, monkeypatch):
     """What the build counts before the joins end (``Joined``): the games
     kept and their sequences, numbered as games.parquet and

@@ -169,7 +169,8 @@ class DaskRunner:
         the joins end; with ``build``, the trie is counted beside them and
         kept for ``stage``, and with ``prune`` pruned by the task that joins
         it, on its arrays, while a thread writes trie.parquet (as the fast
-        engine's one pass does), once the joins have committed the games."""
+        engine's one pass does; where move orders are merged, which reads
+        the games, once the joins have committed games.parquet)."""
         catalog, config = context.catalog, context.config
         t0 = time.perf_counter()
         settings, parts, skipped = self.plan(context, digests)
@@ -248,7 +249,7 @@ class DaskRunner:
         joined: dict[int, Any] = {}
         built: dict[str, dict] = {}
         after = [counts_at if counted and i >= trie_at else [] for i in range(len(jobs))]
-        if prune and config.prune_merge_orders:  # merging orders reads games.parquet, which the joins commit
+        if prune and config.prune_merge_orders and ingest:  # merging orders reads games.parquet: the joins commit it
             after[trie_at] = [*counts_at, *range(len(joins))]
 
         def on_done(i: int, result) -> None:
@@ -291,12 +292,13 @@ class DaskRunner:
             figures = built["figures"]
             if prune:
                 self._pruned = figures.pop("beside")
-            self._built = (figures, read)
+            self._built = (figures, read + figures.pop("after_trie", 0.0))
 
     def stage(self, stage: Stage, context: Context, key: str, beside: Stage | None = None) -> list[Done]:
         """A stage on the dask cluster: the build by subtrees (one a
         worker) and the report in parts (one a worker: each loads the book),
-        a task each; the other stages as one task.  Emit with the report
+        a task each; prune, where the build's join did it, its example
+        games alone; the other stages as one task.  Emit with the report
         ``beside`` it: both at once (neither reads the other's files)."""
         catalog, config, cluster = context.catalog, context.config, self.cluster()
         t0 = time.perf_counter()
@@ -520,9 +522,10 @@ class _Prune:
     """Prune on the trie just joined, in the task that joined it: the
     sorted sequences joined first (from the counts' ``folders``), then
     phase 2 on the arrays (``prune.prune_arrays``), into ``outputs`` (prune's
-    staged files, by name; the example games later, from ``games``, where
-    not given: it is written beside this task).  Gives prune's figures,
-    its seconds and the games it pruned for."""
+    staged files, by name).  Without ``games`` (orders not merged) the
+    example games are left for a task of the prune stage (``_examples``),
+    once games.parquet is committed.  Gives prune's figures, its seconds
+    and the games it pruned for."""
 
     config: Config
     outputs: dict[str, str]

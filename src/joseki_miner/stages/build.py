@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import time
 from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -775,7 +776,9 @@ def join_subtrees(
     each must have counted its own); the stage's figures.  ``beside``
     (prune) is handed the joined trie's arrays, the collections' names and
     the position index while a thread writes the files; its result is
-    the figures' "beside"."""
+    the figures' "beside", and the seconds the task ran on after the files
+    were written their "after_trie" (the build's time ends with them).
+    Either one's error stops the task once both have ended."""
     collections, _ = _games(source)
     parts = []
     for i, folder in enumerate(folders):
@@ -794,16 +797,24 @@ def join_subtrees(
     files = (trie_path, years_path, sources_path)
     if beside is None:
         return write(files, arrays, nodes, floor, collections.names, kinds, index)
+    written: list[float] = []
+
+    def write_trie() -> dict:
+        figures = write(files, arrays, nodes, floor, collections.names, kinds, index)
+        written.append(time.perf_counter())
+        return figures
+
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="trie") as pool:
         # the trie's files are written beside prune even in a dask task: the build's last step, which
         # the other workers wait for
-        writing = pool.submit(carried(write), files, arrays, nodes, floor, collections.names, kinds, index)
+        writing = pool.submit(carried(write_trie))
         try:
             besides = beside(arrays, collections.names, index)
         except BaseException:
             writing.exception()  # the thread ends before its files are removed; the error is beside's
             raise
-        return {**writing.result(), "beside": besides}
+        figures = writing.result()
+    return {**figures, "beside": besides, "after_trie": time.perf_counter() - written[0]}
 
 
 def join_sorted(folders: list[Path], sorted_path: Path) -> None:

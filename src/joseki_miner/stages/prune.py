@@ -17,6 +17,7 @@ from joseki_miner.runs.catalog import positions_of
 from joseki_miner.runs.config import Config
 from joseki_miner.runs.context import Context
 from joseki_miner.runs.errors import UsageError
+from joseki_miner.runs.stop import check as check_stop
 from joseki_miner.runs.store import staged
 from joseki_miner.stages.params import kind_rules, prune_outputs, prune_rules, threshold_for
 from joseki_miner.method import prune as phase2
@@ -129,6 +130,7 @@ def prune_arrays(arrays: dict[str, np.ndarray], names: list[str], files: PruneFi
             assert files.games is not None, "merging the orders reads the games"
             arrays, segments = merged(arrays, files.sorted_sequences, files.games)
             shown.update(len(segments.node))
+    check_stop()  # a stopped run's prune (on a dask worker, the trie's join) writes nothing
     node, parent, depth = arrays["node"], arrays["parent"], arrays["depth"]
     keep, new_node, new_parent = phase2.survivors(
         node,
@@ -140,6 +142,7 @@ def prune_arrays(arrays: dict[str, np.ndarray], names: list[str], files: PruneFi
         arrays["games"],
         arrays.get("through"),
     )
+    check_stop()
     kept = {name: arrays[name][keep] for name in (*NODE_ARRAYS, "through") if name in arrays}
     kept.update(node=new_node, parent=new_parent)
     if kinds is not None:  # read on the whole trie (an approach's kind weighs all its replies), as the build does
@@ -232,6 +235,7 @@ def _write(
             outputs["orders"],
             compression="zstd",
         )
+    check_stop()
     handicap = handicap_counts(segments, sorted_path, len(kept))
     if handicap is not None:  # a tree that mixes handicap joseki with even games' says which are which
         pruned = pruned.add_column(pruned.column_names.index("games") + 1, "handicap", column(handicap))
@@ -242,6 +246,7 @@ def _write(
     if not later:
         write_examples(segments, sorted_path, games_path, outputs["examples"], examples)
     if "transpositions" in outputs:
+        check_stop()
         index = files.positions() if files.positions is not None else None
         pq.write_table(transpositions_table(arrays, keep, new_id, index), outputs["transpositions"], compression="zstd")
     kept_depth = arrays["depth"][keep]
