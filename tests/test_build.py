@@ -178,7 +178,7 @@ def test_subtrees_counted_apart_give_the_files_of_one_build(real_subset, tmp_pat
             for i, r in enumerate(ranges)
         ]
         out = [tmp_path / f"{parts}-{f.name}" for f in files]
-        build.join_subtrees(folders, stored, *out[:3], floor=floor, kinds=kind_rules(load(None, [])))
+        build.join_subtrees(folders, stored, tuple(out[:3]), floor=floor, kinds=kind_rules(load(None, [])))
         build.join_sorted(folders, out[3])
         for mine, theirs in zip([*out, positions_of(out[0])], [*files, catalog.trie_positions]):
             assert mine.read_bytes() == theirs.read_bytes(), (parts, theirs.name)
@@ -201,7 +201,7 @@ def test_subtrees_counted_apart_give_the_files_of_one_build(real_subset, tmp_pat
         return "pruned"
 
     figures = build.join_subtrees(
-        folders, stored, *out[:3], floor=floor, kinds=kind_rules(load(None, [])), beside=beside
+        folders, stored, tuple(out[:3]), floor=floor, kinds=kind_rules(load(None, [])), beside=beside
     )
     assert figures["beside"] == "pruned" and figures["after_trie"] >= 0, figures
     assert seen["nodes"] and seen["index"], seen
@@ -211,12 +211,12 @@ def test_subtrees_counted_apart_give_the_files_of_one_build(real_subset, tmp_pat
         raise ValueError("prune failed")
 
     with pytest.raises(ValueError, match="prune failed"):
-        build.join_subtrees(folders, stored, *out[:3], floor=floor, beside=failing)
+        build.join_subtrees(folders, stored, tuple(out[:3]), floor=floor, beside=failing)
     assert not [t for t in threading.enumerate() if t.name.startswith("trie")]
     with pytest.raises(RuntimeError, match="kept the nodes counted"):  # counted with another floor
-        build.join_subtrees(folders, stored, *out[:3], floor=floor + 1)
+        build.join_subtrees(folders, stored, tuple(out[:3]), floor=floor + 1)
     with pytest.raises(RuntimeError, match="counted the prefixes"):  # a folder another count wrote
-        build.join_subtrees(folders[::-1], stored, *out[:3], floor=floor, key_ranges=ranges)
+        build.join_subtrees(folders[::-1], stored, tuple(out[:3]), floor=floor, key_ranges=ranges)
 
 
 def test_a_spill_to_a_full_disk_says_so(tmp_path, monkeypatch):

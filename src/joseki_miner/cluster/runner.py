@@ -502,7 +502,7 @@ def _join_subtrees(
     return build.join_subtrees(
         folders,
         _source(source, resolution),
-        *map(Path, paths),
+        (Path(paths[0]), Path(paths[1]), Path(paths[2])),
         floor=floor,
         key_ranges=ranges,
         kinds=kinds,

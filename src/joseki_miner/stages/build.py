@@ -761,17 +761,15 @@ class _FileColumn:
 def join_subtrees(
     folders: list[Path],
     source,
-    trie_path: Path,
-    years_path: Path,
-    sources_path: Path,
+    files: tuple[Path, Path, Path],
     *,
     floor: int,
     key_ranges: list[tuple[int, int]] | None = None,
     kinds: KindRules | None = None,
     beside: Callable[[dict, list[str], dict[str, np.ndarray]], Any] | None = None,
 ) -> dict:
-    """trie.parquet, trie_years.parquet and trie_sources.parquet as ``run``
-    writes them (the same bytes), from the subtrees of ``source`` counted apart
+    """trie.parquet, trie_years.parquet and trie_sources.parquet (``files``)
+    as ``run`` writes them (the same bytes), from the subtrees of ``source`` counted apart
     (``count_subtrees``, ``folders`` in key order; given ``key_ranges``,
     each must have counted its own); the stage's figures.  ``beside``
     (prune) is handed the joined trie's arrays, the collections' names and
@@ -794,7 +792,6 @@ def join_subtrees(
     runs = [arrays.pop("positions") for arrays, _ in parts]
     arrays, nodes, numbers = join_numbered(parts, floor)
     index = _merged_positions(runs, numbers)
-    files = (trie_path, years_path, sources_path)
     if beside is None:
         return write(files, arrays, nodes, floor, collections.names, kinds, index)
     written: list[float] = []
