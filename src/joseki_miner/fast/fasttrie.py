@@ -995,8 +995,7 @@ def join_numbered(
     out: dict[str, np.ndarray] = {}
     first = tries[0]
     for name in names:  # each column made once, the parts' runs put in their places
-        shape, dtype = _column_shape(first[name])
-        column = out[name] = np.empty((start, *shape), dtype)
+        column = out[name] = np.empty((start, *first[name].shape[1:]), first[name].dtype)
         column[0] = first[name][0]
         if name in ("count", "games", "black_wins", "white_wins"):
             column[0] = sum(arrays[name][0] for arrays in tries)
@@ -1042,12 +1041,6 @@ def join_numbered(
     by_part = {id(arrays): number for arrays, number in zip(tries, numbers)}
     numbered = [by_part.get(id(arrays), np.full(len(arrays["node"]), -1, np.int64)) for arrays, _ in given]
     return out, 1 + sum(nodes - 1 for _, nodes in parts) - sum(len(s) for s in same), numbered
-
-
-def _column_shape(column) -> tuple[tuple[int, ...], np.dtype]:
-    """The shape of a row and the dtype of a part's column (an array, or a
-    column of a file: ``shape`` and ``dtype``)."""
-    return tuple(column.shape[1:]), column.dtype
 
 
 def _down(arrays: dict) -> list[int]:

@@ -692,7 +692,7 @@ def write_array(path: Path | str, a: np.ndarray) -> None:
     a = a if a.flags.c_contiguous else a.copy(order="C")  # (ascontiguousarray makes a 0-d array 1-d)
     with open(path, "wb") as f:
         npy.write_array_header_1_0(f, npy.header_data_from_array_1_0(a))
-        f.write(memoryview(a.reshape(-1)).cast("B"))
+        _put(f, a)
 
 
 def _load(folder: Path, lazily: bool = False) -> dict:
