@@ -162,3 +162,19 @@ def test_prune_from_the_node_arrays_writes_the_files_prune_from_the_build_files_
     for name in files:
         assert files[name].read_bytes() == memory[name].read_bytes(), name
     assert pq.read_table(files["examples"]).num_rows > 0
+    # the dask engine's trie join prunes without games.parquet: the examples later, from the segments
+    later = {name: tmp_path / f"{name}-later.parquet" for name in files}
+    figures = prune.prune_arrays(arrays, ["a", "b"], prune.PruneFiles(work / "sorted.parquet", None, later), pruning)
+    assert not later["examples"].exists()
+    prune.write_examples(figures.pop("segments"), work / "sorted.parquet", work / "games.parquet", later["examples"], 3)
+    assert figures == from_files
+    for name in files:
+        assert later[name].read_bytes() == files[name].read_bytes(), name
+    # a task of a run that has ended writes nothing
+    from joseki_miner.runs import stop
+
+    ended = {name: tmp_path / f"{name}-ended.parquet" for name in files}
+    stop.end("ended-run")
+    with stop.task_of("ended-run"), pytest.raises(stop.Stopped):
+        prune.prune_arrays(arrays, ["a", "b"], prune.PruneFiles(work / "sorted.parquet", None, ended), pruning)
+    assert not any(path.exists() for path in ended.values())
