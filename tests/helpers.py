@@ -168,3 +168,19 @@ def joseki_cli(*args):
         text=True,
         cwd=Path(__file__).resolve().parents[1],
     )
+
+
+def as_parts(path, cuts: Sequence[int], rows: int = 500) -> None:
+    """Turn the Parquet file ``path`` into a folder of parts, as the dask
+    engine writes sequences.parquet: its rows cut before each of ``cuts``
+    (an empty part where two cuts meet), in row groups of ``rows``."""
+    import pyarrow.parquet as pq
+
+    from joseki_miner.fast.parquet import part_name
+
+    table = pq.read_table(path)
+    path.unlink()
+    path.mkdir()
+    bounds = [0, *cuts, table.num_rows]
+    for i, (lo, hi) in enumerate(zip(bounds[:-1], bounds[1:])):
+        pq.write_table(table.slice(lo, hi - lo), path / part_name(i), row_group_size=rows)

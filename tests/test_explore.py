@@ -217,6 +217,31 @@ def test_games_of_lines_played_once_past_the_stored_nodes(mined):
         assert game in want and set(rows.column("game").to_pylist()) == want and total == len(want)
 
 
+@pytest.mark.shared_data
+def test_games_read_a_folder_of_parts_as_the_file(mined, tmp_path):
+    """The dask engine's sequences.parquet is a folder of a part a
+    partition: the games of lines past the stored nodes (found by their
+    sequences' moves) are those the one file gives."""
+    import shutil
+
+    from helpers import as_parts
+
+    copy = Catalog(work=tmp_path / "copy" / "interim", out=tmp_path / "copy")
+    shutil.copytree(mined.out, copy.out)
+    rows = pq.read_metadata(mined.sequences).num_rows
+    as_parts(copy.sequences, [rows // 3, rows // 3, rows - 7])
+    assert copy.sequences.is_dir() and len(list(copy.sequences.iterdir())) == 4
+    sequences = pq.read_table(mined.sequences, columns=["moves"]).to_pandas()
+    for moves in sequences[sequences["moves"].str.len() >= 24].sample(6, random_state=2)["moves"]:
+        keys = tuple(
+            TENUKI if moves[i : i + 2] == "--" else from_sgf(moves[i : i + 2]) for i in range(0, len(moves), 2)
+        )
+        text = _written(keys, 5, False, "sgf")
+        _, rows_here, total_here = explore.games_of(mined, text)
+        _, rows_there, total_there = explore.games_of(copy, text)
+        assert total_here == total_there > 0 and rows_here.equals(rows_there)
+
+
 def test_lookup_says_the_year_most_popular_as_the_report_does(mined):
     """lookup named the year of most games ("most in 2011", the year with
     the most games mined); the report's "most popular" is the year of the

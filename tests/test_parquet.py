@@ -1,5 +1,6 @@
 """The stages' Parquet sink: files that do not depend on how rows arrive,
-nor on whether a background thread writes them."""
+nor on whether a background thread writes them; a folder of parts read
+as the file of their rows."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from joseki_miner.fast.parquet import TableSink
+from joseki_miner.fast.parquet import TableSink, count_rows, groups_where, iter_batches, part_name, parts_of
 
 SCHEMA = pa.schema([("n", pa.int64()), ("text", pa.string())])
 
@@ -23,6 +24,36 @@ def _write(path, cuts, background: bool) -> bytes:
         sink.add(_table(lo, hi))
     sink.close()
     return path.read_bytes()
+
+
+def test_a_folder_of_parts_reads_as_the_file_of_their_rows_end_to_end(tmp_path):
+    """The dask engine's sequences.parquet (a part a partition, some empty)
+    and the others' one file: the same rows in the same order, by batch
+    and by the row groups a query picks by their first column."""
+    whole, folder = tmp_path / "whole.parquet", tmp_path / "parts.parquet"
+    pq.write_table(_table(0, 1000), whole, row_group_size=100)
+    folder.mkdir()
+    bounds = [0, 0, 130, 130, *range(200, 1000, 70), 1000]  # 16 parts: named to sort past part 9
+    for i, (lo, hi) in enumerate(zip(bounds[:-1], bounds[1:])):
+        pq.write_table(_table(lo, hi), folder / part_name(i), row_group_size=30)
+    assert [p.name for p in parts_of(folder)] == [part_name(i) for i in range(len(bounds) - 1)]
+    assert parts_of(whole) == [whole]
+    for path in (whole, folder):
+        assert count_rows(path) == 1000
+        batches = list(iter_batches(path, 64, ["n"]))
+        assert max(b.num_rows for b in batches) <= 64
+        assert pa.Table.from_batches(batches).column("n").to_pylist() == list(range(1000))
+        picked = groups_where(path, lambda least, most: least <= 412 and most >= 405, ["n", "text"])
+        n = picked.column("n").to_pylist()
+        assert set(range(405, 413)) <= set(n) and len(n) < 200 and n == sorted(n)
+        assert picked.column("text").to_pylist() == [f"row {i}" for i in n]
+        assert groups_where(path, lambda least, most: False, ["n"]).num_rows == 0
+
+
+def test_a_folder_without_parts_is_no_file(tmp_path):
+    (tmp_path / "sequences.parquet").mkdir()
+    with pytest.raises(FileNotFoundError, match="holds no part"):
+        parts_of(tmp_path / "sequences.parquet")
 
 
 @pytest.mark.parametrize("background", [False, True])

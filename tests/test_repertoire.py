@@ -62,6 +62,20 @@ def test_a_repertoire_counts_every_sequence_of_the_players_games_once(demo):
     assert {x["role"] for x in found["lines"]} == {"first", "second"}
 
 
+def test_a_repertoire_reads_a_folder_of_parts_as_the_file(demo, tmp_path):
+    """The dask engine's sequences.parquet is a folder of a part a
+    partition: a player's repertoire is the one the file gives."""
+    import shutil
+
+    from helpers import as_parts
+
+    copy = Catalog(work=tmp_path / "copy" / "interim", out=tmp_path / "copy")
+    shutil.copytree(demo.out, copy.out)
+    rows = pq.read_metadata(demo.sequences).num_rows
+    as_parts(copy.sequences, [1, rows // 2], rows=50)
+    assert check(copy, "Demo Black") == check(demo, "Demo Black")
+
+
 def test_the_cli_prints_or_says_why_not(demo):
     done = joseki("repertoire", "demo black", "--json", "--limit", "0", "--out", demo.out)
     assert done.returncode == 0, done.stderr

@@ -16,6 +16,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from joseki_miner.fast.arrow import column, numpy, strings
+from joseki_miner.fast.parquet import groups_where
 from joseki_miner.method.gameinfo import date_text, wilson
 from joseki_miner.book.lookup import Query, board_name, check_playable, corner_of, query, sorted_range
 from joseki_miner.book.words import peak_year, share_of, start_text
@@ -48,7 +49,7 @@ class NotInTree(JosekiError):
 
 
 def _need(path: Path) -> Path:
-    if not path.is_file():
+    if not path.exists():  # a file, or a folder of parts (the dask engine's sequences.parquet)
         raise NotMined(f"no {path.name} in {path.parent}: mine some games first (joseki mine GAMES --out ...)")
     return path
 
@@ -257,15 +258,11 @@ def _moves_of(catalog: Catalog, game: np.ndarray, sequence: np.ndarray) -> pa.St
     """The moves of some sequences (by game and number), from
     sequences.parquet (in game order): only the row groups whose games they
     are in are read."""
-    f = pq.ParquetFile(_need(catalog.sequences))
-    groups = []
     low, high = (int(game.min()), int(game.max())) if len(game) else (0, -1)
-    for i in range(f.metadata.num_row_groups):
-        stats = f.metadata.row_group(i).column(0).statistics
-        if stats is None or not stats.has_min_max or (stats.min <= high and stats.max >= low):
-            groups.append(i)
-    table = f.read_row_groups(groups, columns=["game", "sequence", "moves"]) if groups else None
-    if table is None or not len(game):
+    table = groups_where(
+        _need(catalog.sequences), lambda least, most: least <= high and most >= low, ["game", "sequence", "moves"]
+    )
+    if not len(table) or not len(game):
         return strings([])
     key = numpy(table.column("game")) * 1024 + numpy(table.column("sequence"))  # the file's order
     rows = np.searchsorted(key, game.astype(np.int64) * 1024 + sequence)

@@ -21,6 +21,7 @@ import pyarrow.parquet as pq
 
 from joseki_miner.book.words import board_line, point_text, share_of
 from joseki_miner.fast.arrow import numpy
+from joseki_miner.fast.parquet import groups_where
 from joseki_miner.method.points import TENUKI, from_sgf, to_sgf
 
 
@@ -63,17 +64,11 @@ def _rate(wins: int, losses: int) -> float | None:
 def _sequences_of(sequences: Path, games: np.ndarray) -> pa.Table:
     """The sequences of some games (sorted numbers) from sequences.parquet
     (in game order): only the row groups that hold one of them are read."""
-    f = pq.ParquetFile(sequences)
-    groups = []
-    for i in range(f.metadata.num_row_groups):
-        stats = f.metadata.row_group(i).column(0).statistics
-        if (
-            stats is None
-            or not stats.has_min_max
-            or np.searchsorted(games, stats.min) < np.searchsorted(games, stats.max, side="right")
-        ):
-            groups.append(i)
-    table = f.read_row_groups(groups, columns=["game", "swapped", "moves"])
+    table = groups_where(
+        sequences,
+        lambda least, most: np.searchsorted(games, least) < np.searchsorted(games, most, side="right"),
+        ["game", "swapped", "moves"],
+    )
     return table.filter(pc.is_in(table.column("game"), value_set=pa.array(games, pa.int64())))
 
 

@@ -1,5 +1,7 @@
 """Parquet helpers shared by the stages' work: a sink that writes row
-groups in the background, row counts, string columns as bytes."""
+groups in the background, row counts, string columns as bytes, and a
+file read alike whether it is one file or a folder of parts (the dask
+engine writes sequences.parquet as a part a partition)."""
 
 from __future__ import annotations
 
@@ -19,8 +21,48 @@ from joseki_miner.runs import threads
 ROW_GROUP = 50_000
 
 
+def part_name(number: int) -> str:
+    """The name of a folder's part ``number``: they sort in order."""
+    return f"part-{number:05d}.parquet"
+
+
+def parts_of(path: Path) -> list[Path]:
+    """What a reader reads in turn: a Parquet file, or the parts of a
+    folder of them (``part_name``), in order: their rows laid end to end
+    are the file's."""
+    if path.is_dir():
+        parts = sorted(path.glob("part-*.parquet"))
+        if not parts:
+            raise FileNotFoundError(f"{path} holds no part-*.parquet")
+        return parts
+    return [path]
+
+
 def count_rows(path: Path) -> int:
-    return pq.ParquetFile(path).metadata.num_rows
+    return sum(pq.ParquetFile(p).metadata.num_rows for p in parts_of(path))
+
+
+def iter_batches(path: Path, batch_size: int, columns: list[str] | None = None):
+    """The rows of a file or of a folder of parts, in batches of at most
+    ``batch_size`` (a batch ends with its part)."""
+    for part in parts_of(path):
+        yield from pq.ParquetFile(part).iter_batches(batch_size=batch_size, columns=columns)
+
+
+def groups_where(path: Path, wanted: Callable[[int, int], bool], columns: list[str]) -> pa.Table:
+    """The row groups of a file or a folder of parts whose first column's
+    least and greatest values ``wanted`` accepts (a group without
+    statistics is read), in order: ``columns`` of them."""
+    tables = []
+    for part in parts_of(path):
+        f = pq.ParquetFile(part)
+        groups = []
+        for i in range(f.metadata.num_row_groups):
+            stats = f.metadata.row_group(i).column(0).statistics
+            if stats is None or not stats.has_min_max or wanted(stats.min, stats.max):
+                groups.append(i)
+        tables.append(f.read_row_groups(groups, columns=columns))
+    return pa.concat_tables(tables)
 
 
 def string_bytes(column: pa.StringArray) -> tuple[np.ndarray, np.ndarray]:

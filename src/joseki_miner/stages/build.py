@@ -58,7 +58,7 @@ from joseki_miner.runs.stop import carried, check as check_stop
 from joseki_miner.fast.tables import node_table
 from joseki_miner.method.trie import COUNTER_COLUMNS, GameStats, Trie, node_arrays
 
-from joseki_miner.fast.parquet import TableSink, count_rows, string_bytes
+from joseki_miner.fast.parquet import TableSink, count_rows, iter_batches, string_bytes
 from joseki_miner.runs.progress import bar as progress_bar
 
 # rows a trie.parquet row group: small enough that a lookup reads the few
@@ -391,7 +391,7 @@ class Stored:
         return pq.ParquetFile(self.games_path).read(columns=columns)
 
     def sequences(self, columns: list[str], batch_size: int):
-        return pq.ParquetFile(self.sequences_path).iter_batches(batch_size=batch_size, columns=columns)
+        return iter_batches(self.sequences_path, batch_size, columns)
 
     def parts(self, key_range: tuple[int, int]):
         """The sequences whose ``prefixes`` are in ``key_range``, by batch of
