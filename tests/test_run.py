@@ -125,6 +125,29 @@ def test_the_work_folder_is_locked_too(games, tmp_path):
         lock.release()
 
 
+@pytest.mark.parametrize("before, after", [("file", "folder"), ("folder", "file"), ("folder", "folder")])
+def test_a_commit_puts_a_folder_of_parts_where_a_file_was_and_back(tmp_path, before, after):
+    """sequences.parquet is a folder of parts with the dask engine and a
+    file with the others: a stage run again by the other engine replaces
+    the one by the other, and its manifest trusts what it wrote."""
+
+    def make(path: Path, kind: str, text: str) -> None:
+        if kind == "file":
+            path.write_text(text)
+        else:
+            path.mkdir()
+            (path / "part-00000.parquet").write_text(text)
+
+    out = tmp_path / "sequences.parquet"
+    make(out, before, "old")
+    make(store.staged(out), after, "new")
+    manifest = tmp_path / "extract.manifest.json"
+    store.commit([store.StageRecord(manifest, {"stage": "extract"}, [out])])
+    assert (out if after == "file" else out / "part-00000.parquet").read_text() == "new"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["extract.manifest.json", "sequences.parquet"]
+    assert store.intact(store.read_manifest(manifest), tmp_path)
+
+
 def test_two_runs_started_together_do_not_collide(games, clean_run, tmp_path):
     """Before the lock: FileNotFoundError on rejects.parquet.tmp or
     graphviz's joseki.gv, or manifests of the other run's files."""

@@ -160,6 +160,11 @@ class Catalog:
         """The outputs that are folders, not files."""
         return [self.report]
 
+    def datasets(self) -> list[Path]:
+        """The outputs that are a file or a folder of its parts (the dask
+        engine writes sequences.parquet as a part a partition)."""
+        return [self.sequences]
+
     def scratch(self) -> list[Path]:
         """What a run keeps only while it runs (a stopped run may leave them;
         the next one removes them): the spilled runs, the log of where

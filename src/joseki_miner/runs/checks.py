@@ -64,12 +64,14 @@ def check_writable(*folders: Path) -> None:
 
 def check_outputs(catalog: Catalog) -> None:
     """No output of the run's is in the way as something else: a folder
-    where a file goes, a file where the report's folder goes."""
+    where a file goes, a file where the report's folder goes (a dataset
+    may be either)."""
     paths = [p for stage in catalog.names for p in catalog.outputs(stage)]
     paths += [catalog.manifest(stage) for stage in catalog.names] + [catalog.summary, catalog.digests]
     for path in paths:
         folder = path in catalog.folders()
+        either = path in catalog.datasets()
         for candidate in (path, store.staged(path)):
-            if candidate.exists() and (candidate.is_dir() != folder or candidate.is_symlink()):
+            if candidate.exists() and ((candidate.is_dir() != folder and not either) or candidate.is_symlink()):
                 what = "not a folder" if folder else "not a file (a folder?)"
                 raise UsageError(f"cannot write {candidate}: something that is {what} is in the way")

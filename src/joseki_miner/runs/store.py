@@ -209,7 +209,7 @@ def commit(stages: list[StageRecord]) -> None:
     for s in stages:
         for path in s.outputs:
             new = staged(path)
-            if new.is_dir() and path.exists():
+            if path.exists() and (new.is_dir() or path.is_dir()):  # a folder replaced, or replacing a file
                 aside = path.with_name(path.name + OLD)
                 remove(aside)
                 os.replace(path, aside)
