@@ -16,6 +16,8 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from crashtest import outputs
 from hypothesis import given, settings
@@ -35,8 +37,26 @@ pytest.importorskip("distributed", reason="the dask engine needs dask's distribu
 
 def files_of(folder: Path) -> dict[str, bytes]:
     """What a run leaves (as the crash harness compares it), without the
-    dask engine's own partitions."""
-    return {k: v for k, v in outputs(folder).items() if "partitions/" not in k}
+    dask engine's own partitions, and sequences.parquet by its rows (the
+    dask engine's is a folder of a part a partition: how many parts
+    depends on the partitions, its rows do not)."""
+    found = {k: v for k, v in outputs(folder).items() if "partitions/" not in k}
+    for path in folder.rglob("sequences.parquet"):
+        name = str(path.relative_to(folder))
+        if "partitions" in path.parts:
+            continue
+        for part in [k for k in found if k.startswith(name + "/")]:
+            del found[part]
+        found[name] = rows_of(path)
+    return found
+
+
+def rows_of(path: Path) -> bytes:
+    """A Parquet file's (or folder of parts') schema and rows, as bytes."""
+    from joseki_miner.fast.parquet import parts_of
+
+    table = pa.concat_tables([pq.read_table(p) for p in parts_of(path)])
+    return f"{table.schema}\n{table.to_pydict()}".encode()
 
 
 def mine(
@@ -499,7 +519,11 @@ def test_dask_engine_gives_the_fast_engines_files_on_real_games(real_subset, tmp
     assert dask["games_accepted"] == fast["games_accepted"] > 2500
     assert manifest_run(tmp_path / "dask")["partitions"] >= 4
     assert files_of(tmp_path / "dask") == files_of(tmp_path / "fast")
-    # the build counted the partitions while they were joined; counted from the joined files alone, the same
+    # sequences.parquet: a part a partition, each written by a task of its own
+    parts = sorted(p.name for p in (tmp_path / "dask" / "work" / "sequences.parquet").iterdir())
+    assert parts == [f"part-{i:05d}.parquet" for i in range(manifest_run(tmp_path / "dask")["partitions"])]
+    # the build counted the partitions while they were joined; counted from the joined files alone (the
+    # parts read in turn), the same
     catalog = Catalog(work=tmp_path / "dask" / "work", out=tmp_path / "dask" / "out")
     run_stages(
         catalog,
@@ -765,10 +789,10 @@ def test_games_read_over_http_through_fsspec_give_the_same_tree(real_subset, tmp
         "out/joseki.parquet",
         "out/node_years.parquet",
         "work/trie.parquet",
-        "work/sequences.parquet",
         "work/sorted_sequences.parquet",
     ):
         assert (here / name).read_bytes() == (there / name).read_bytes(), name
+    assert rows_of(here / "work" / "sequences.parquet") == rows_of(there / "work" / "sequences.parquet")
     games = [pq.read_table(f / "work" / "games.parquet").drop_columns(["source", "collection"]) for f in (here, there)]
     assert games[0].num_rows > 2500 and games[0].equals(games[1])
 

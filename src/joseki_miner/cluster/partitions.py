@@ -12,10 +12,12 @@ temporary name and renamed whole, so a partition done is kept (a later run,
 
 Joining is deterministic: a game is a duplicate of the first game with the
 same moves in the reading order, wherever its partition (``resolve``, once
-a run), the games kept are numbered in that order, and ``write_games``,
-``write_rejects`` and ``write_sequences`` each stream the partitions in
-order into one file, in the row groups the other engines write: the same
-bytes, whatever the partitions and workers."""
+a run), and the games kept are numbered in that order.  ``write_games`` and
+``write_rejects`` each stream the partitions in order into one file, in the
+row groups the other engines write: the same bytes, whatever the partitions
+and workers.  sequences.parquet is a folder of a part a partition
+(``write_sequences``, a task each): its parts' rows, end to end, are the
+other engines' file's."""
 
 from __future__ import annotations
 
@@ -48,7 +50,7 @@ from joseki_miner.runs.store import remove_unfinished, sync_file, sync_folder
 
 from joseki_miner.cluster.client import PARTITION_MB
 from joseki_miner.runs.errors import StrictError
-from joseki_miner.fast.parquet import TableSink
+from joseki_miner.fast.parquet import TableSink, part_name
 from joseki_miner.method.points import PREFIX_END
 
 # The compiled engine (build, extract, ingest) is imported by the functions
@@ -496,24 +498,28 @@ class Joined:
     def sequences(self, columns: list[str] | None, batch_size: int):
         """The sequences of the games kept, in batches of at most
         ``batch_size``, numbered by their games' joined numbers."""
+        for p in range(len(self.keys)):
+            yield from self.sequences_of(p, columns, batch_size)
+
+    def sequences_of(self, p: int, columns: list[str] | None, batch_size: int):
+        """``sequences`` of partition ``p``'s games alone."""
         res = self.resolution
         read = columns if columns is None or "game" in columns else ["game", *columns]
-        for p, key in enumerate(self.keys):
-            number = res.joined_numbers(p)
-            for batch in pq.ParquetFile(Path(self.folder) / key / "sequences.parquet").iter_batches(
-                batch_size, columns=read
-            ):
-                game = numpy(batch.column("game"))
-                kept = res.keep[p][game]
-                if not kept.all():
-                    batch = batch.filter(column(kept))
-                    game = game[kept]
-                if read is not columns:
-                    yield pa.RecordBatch.from_arrays([batch.column(c) for c in columns], names=list(columns))
-                    continue
-                arrays = list(batch.columns)
-                arrays[batch.schema.get_field_index("game")] = column(number[game].astype(np.int64))
-                yield pa.RecordBatch.from_arrays(arrays, schema=batch.schema)
+        number = res.joined_numbers(p)
+        for batch in pq.ParquetFile(Path(self.folder) / self.keys[p] / "sequences.parquet").iter_batches(
+            batch_size, columns=read
+        ):
+            game = numpy(batch.column("game"))
+            kept = res.keep[p][game]
+            if not kept.all():
+                batch = batch.filter(column(kept))
+                game = game[kept]
+            if read is not columns:
+                yield pa.RecordBatch.from_arrays([batch.column(c) for c in columns], names=list(columns))
+                continue
+            arrays = list(batch.columns)
+            arrays[batch.schema.get_field_index("game")] = column(number[game].astype(np.int64))
+            yield pa.RecordBatch.from_arrays(arrays, schema=batch.schema)
 
 
 def write_games(folder: str, keys: list[str], res: Resolution, path: str) -> dict:
@@ -625,15 +631,18 @@ def write_rejects(folder: str, keys: list[str], res: Resolution, path: str, stri
     return {"games_rejected": dict(sorted(reasons.items()))}
 
 
-def write_sequences(folder: str, keys: list[str], res: Resolution, path: str) -> dict:
-    """sequences.parquet of the partitions joined: the sequences of the
-    games kept, numbered as the joined games.parquet numbers them."""
+def write_sequences(folder: str, keys: list[str], res: Resolution, p: int, into: str) -> dict:
+    """Partition ``p``'s part of sequences.parquet (a folder of parts,
+    ``into``): the sequences of its games kept, numbered as the joined
+    games.parquet numbers them, each part in the row groups a file of
+    its own would hold.  A task of its own for each partition: no task
+    reads or writes every sequence."""
     from joseki_miner.stages.extract import SEQUENCE_ROWS, SEQUENCES_SCHEMA
 
-    sink = TableSink(Path(path), SEQUENCES_SCHEMA, SEQUENCE_ROWS, background=True, use_dictionary=False)
+    sink = TableSink(Path(into) / part_name(p), SEQUENCES_SCHEMA, SEQUENCE_ROWS, use_dictionary=False)
     count = 0
     try:
-        for batch in Joined(folder, tuple(keys), res).sequences(None, SEQUENCE_ROWS):
+        for batch in Joined(folder, tuple(keys), res).sequences_of(p, None, SEQUENCE_ROWS):
             count += batch.num_rows
             sink.add(pa.Table.from_batches([batch]))
         sink.close()
@@ -641,6 +650,13 @@ def write_sequences(folder: str, keys: list[str], res: Resolution, path: str) ->
         sink.abort()
         raise
     return {"sequences": count}
+
+
+def no_sequences(into: str) -> None:
+    """sequences.parquet of no partitions: one part, of no rows."""
+    from joseki_miner.stages.extract import SEQUENCES_SCHEMA
+
+    TableSink(Path(into) / part_name(0), SEQUENCES_SCHEMA, use_dictionary=False).close()
 
 
 def ingest_figures(parts: list[dict], games: dict, rejects: dict, skipped: Counter) -> dict:

@@ -33,7 +33,7 @@ from joseki_miner.runs.context import Context, Done, RunOptions
 from joseki_miner.runs.keys import partition_key
 from joseki_miner.runs.progress import bar as progress_bar
 from joseki_miner.runs.stages import Stage
-from joseki_miner.runs.store import staged
+from joseki_miner.runs.store import remove, staged
 from joseki_miner.stages.params import Reading, floor_for, kind_rules, phase1_params, prune_outputs
 
 if TYPE_CHECKING:
@@ -201,13 +201,20 @@ class DaskRunner:
             "rejects": os.path.abspath(staged(catalog.rejects)),
             "sequences": os.path.abspath(staged(catalog.sequences)),
         }
-        joins = ["games", "rejects", "sequences"] if ingest else ["sequences"]
+        remove(Path(paths["sequences"]))  # a part a partition: the folder holds this run's alone
+        Path(paths["sequences"]).mkdir(parents=True)
+        if not names:
+            partitions.no_sequences(paths["sequences"])
+        joins = ["games", "rejects"] if ingest else []
         jobs: list[Callable] = [
             partial(_join, what, folder, names, strict=context.options.strict, paths=paths) for what in joins
         ]
+        jobs += [partial(_join_sequences, folder, names, p, paths["sequences"]) for p in range(len(names))]
         tasks = [f"join-{what}-{key}-{self.token}" for what in joins]
+        tasks += [f"join-sequences-{name}-{key}-{self.token}" for name in names]
         # after the counts, the longest first
-        first = [{"sequences": 3, "games": 2, "rejects": 1}[what] for what in joins]
+        first = [{"games": 2, "rejects": 1}[what] for what in joins] + [3] * len(names)
+        joins += ["sequences"] * len(names)
         counted, trie_at, counts_at = None, len(jobs), []
         if build:  # the build counts the partitions' sequences while the joins write them
             counts: Counter[int] = Counter()
@@ -273,7 +280,8 @@ class DaskRunner:
                         {"partitions": len(parts), "partitions_read": len(parts) - kept, "workers": cluster.workers()},
                     )
                 )
-            commit(Done("extract", joined[len(joins) - 1], seconds))
+            sequences = sum(joined[i]["sequences"] for i in range(len(joins)) if joins[i] == "sequences")
+            commit(Done("extract", {"sequences": sequences}, seconds))
             partitions.clean(Path(folder), keep=set(names))
             self.log(
                 f"{'ingest and ' * ingest}extract: {len(parts)} partition{'s' * (len(parts) != 1)} "
@@ -428,12 +436,15 @@ def _work(stage: Stage, context: Context) -> dict:
 def _join(
     what: str, folder: str, keys: list[str], resolution: partitions.Resolution, *, strict: bool, paths: dict
 ) -> dict:
-    """One of the three files the partitions are joined into (a task)."""
+    """games.parquet or rejects.parquet of the partitions joined (a task)."""
     if what == "games":
         return partitions.write_games(folder, keys, resolution, paths["games"])
-    if what == "rejects":
-        return partitions.write_rejects(folder, keys, resolution, paths["rejects"], strict)
-    return partitions.write_sequences(folder, keys, resolution, paths["sequences"])
+    return partitions.write_rejects(folder, keys, resolution, paths["rejects"], strict)
+
+
+def _join_sequences(folder: str, keys: list[str], p: int, into: str, resolution: partitions.Resolution) -> dict:
+    """Partition ``p``'s part of sequences.parquet (a task)."""
+    return partitions.write_sequences(folder, keys, resolution, p, into)
 
 
 def _source(source, resolution=None):
