@@ -188,6 +188,7 @@ def test_subtrees_counted_apart_give_the_files_of_one_build(real_subset, tmp_pat
 
     import pyarrow.parquet as pq
 
+    from joseki_miner.method.kinds import of_arrays
     from joseki_miner.stages.prune import _arrays_of
 
     whole, _ = _arrays_of(
@@ -195,19 +196,20 @@ def test_subtrees_counted_apart_give_the_files_of_one_build(real_subset, tmp_pat
     )
     seen = {}
 
-    def beside(arrays, names, index):
+    def beside(arrays, names, index, kinds):
         seen["nodes"] = all(np.array_equal(arrays[k], whole[k]) for k in ("count", "parent", "depth", "games"))
         seen["names"], seen["index"] = names, len(index["node"]) == len(whole["node"])
+        seen["kinds"] = np.array_equal(kinds(), of_arrays(whole, kind_rules(load(None, []))))  # trie.parquet's
         return "pruned"
 
     figures = build.join_subtrees(
         folders, stored, tuple(out[:3]), floor=floor, kinds=kind_rules(load(None, [])), beside=beside
     )
     assert figures["beside"] == "pruned" and figures["after_trie"] >= 0, figures
-    assert seen["nodes"] and seen["index"], seen
+    assert seen["nodes"] and seen["index"] and seen["kinds"], seen
     assert out[0].read_bytes() == files[0].read_bytes()
 
-    def failing(arrays, names, index):
+    def failing(arrays, names, index, kinds):
         raise ValueError("prune failed")
 
     with pytest.raises(ValueError, match="prune failed"):

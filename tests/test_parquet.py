@@ -201,6 +201,24 @@ def test_prune_from_the_node_arrays_writes_the_files_prune_from_the_build_files_
     assert figures == from_files
     for name in files:
         assert later[name].read_bytes() == files[name].read_bytes(), name
+    # with kinds: the codes the build computed once (build.kinds_of, for trie.parquet) are those prune writes
+    from joseki_miner.method.kinds import KINDS, KindRules
+
+    kinded = prune.Pruning(threshold, min_length, examples=3, kinds=KindRules())
+    own, given, marked = (
+        {name: tmp_path / f"{name}-{kind}.parquet" for name in files} for kind in ("own", "given", "marked")
+    )
+    codes = build.kinds_of(arrays, KindRules())
+    for out, kinds in ((own, None), (given, lambda: codes), (marked, lambda: np.full(len(codes), 3, np.int8))):
+        prune.prune_arrays(
+            arrays,
+            ["a", "b"],
+            prune.PruneFiles(work / "sorted.parquet", work / "games.parquet", out, kinds=kinds),
+            kinded,
+        )
+    for name in files:
+        assert own[name].read_bytes() == given[name].read_bytes(), name
+    assert set(pq.read_table(marked["joseki"]).column("kind").to_pylist()) == {KINDS[3]}  # given: not computed again
     # a task of a run that has ended writes nothing
     from joseki_miner.runs import stop
 

@@ -544,7 +544,7 @@ class _Prune:
     games: str | None
     folders: tuple[Path, ...]
 
-    def __call__(self, games: int, floor: int, arrays: dict, names: list[str], index: dict) -> dict:
+    def __call__(self, games: int, floor: int, arrays: dict, names: list[str], index: dict, kinds: Callable) -> dict:
         from joseki_miner.stages import build
         from joseki_miner.stages import prune
 
@@ -555,6 +555,7 @@ class _Prune:
             Path(self.games) if self.games is not None else None,
             {name: Path(path) for name, path in self.outputs.items()},
             lambda: index,
+            kinds,
         )
         figures = prune.prune_arrays(dict(arrays), list(names), files, prune.pruning_for(self.config, games, floor))
         return {"figures": figures, "seconds": time.perf_counter() - t0, "games": games}

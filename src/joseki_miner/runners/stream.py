@@ -77,14 +77,22 @@ def ingest_to_build(context: Context, pool: ThreadPoolExecutor) -> Streamed:
         spilled.close()
 
     indexed: Future = Future()  # the position index, computed once: for trie_positions.parquet and prune
+    coded: Future = Future()  # the nodes' kinds, computed once: for trie.parquet and prune
 
     def write_trie() -> tuple[dict, float]:
         try:
             index = build.position_index(arrays)
         except BaseException as exc:
             indexed.set_exception(exc)
+            coded.set_exception(exc)
             raise
         indexed.set_result(index)
+        try:
+            codes = build.kinds_of(arrays, kind_rules(config))
+        except BaseException as exc:
+            coded.set_exception(exc)
+            raise
+        coded.set_result(codes)
         return build.write(
             (staged(catalog.trie), staged(catalog.trie_years), staged(catalog.trie_sources)),
             arrays,
@@ -93,6 +101,7 @@ def ingest_to_build(context: Context, pool: ThreadPoolExecutor) -> Streamed:
             names,
             kind_rules(config),
             index,
+            codes,
         ), time.perf_counter()
 
     writing = pool.submit(write_trie)
@@ -112,7 +121,7 @@ def ingest_to_build(context: Context, pool: ThreadPoolExecutor) -> Streamed:
     return Streamed(
         Done("ingest", figures, read - t0),
         Done("extract", sequences, extracted - read, {"streamed": True, **rss}),
-        CountedTrie(arrays, tuple(names), floor, indexed.result),
+        CountedTrie(arrays, tuple(names), floor, indexed.result, coded.result),
         time.perf_counter() - extracted,
         built,
     )

@@ -40,6 +40,7 @@ class CountedTrie:
     names: tuple[str, ...]
     floor: int
     positions: Callable[[], dict] | None = None  # its position index (``build.position_index``), once computed
+    kinds: Callable[[], Any] | None = None  # its nodes' kind codes (``build.kinds_of``), once computed
 
 
 @dataclass(frozen=True)

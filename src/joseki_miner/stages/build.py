@@ -17,7 +17,7 @@ import shutil
 import time
 from collections import Counter
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -766,14 +766,15 @@ def join_subtrees(
     floor: int,
     key_ranges: list[tuple[int, int]] | None = None,
     kinds: KindRules | None = None,
-    beside: Callable[[dict, list[str], dict[str, np.ndarray]], Any] | None = None,
+    beside: Callable[[dict, list[str], dict[str, np.ndarray], Callable[[], Any]], Any] | None = None,
 ) -> dict:
     """trie.parquet, trie_years.parquet and trie_sources.parquet (``files``)
     as ``run`` writes them (the same bytes), from the subtrees of ``source`` counted apart
     (``count_subtrees``, ``folders`` in key order; given ``key_ranges``,
     each must have counted its own); the stage's figures.  ``beside``
-    (prune) is handed the joined trie's arrays, the collections' names and
-    the position index while a thread writes the files; its result is
+    (prune) is handed the joined trie's arrays, the collections' names,
+    the position index and what gives the nodes' kind codes (``kinds_of``,
+    computed once, by the thread) while a thread writes the files; its result is
     the figures' "beside", and the seconds the task ran on after the files
     were written their "after_trie" (the build's time ends with them).
     Either one's error stops the task once both have ended."""
@@ -795,9 +796,16 @@ def join_subtrees(
     if beside is None:
         return write(files, arrays, nodes, floor, collections.names, kinds, index)
     written: list[float] = []
+    coded: Future = Future()
 
     def write_trie() -> dict:
-        figures = write(files, arrays, nodes, floor, collections.names, kinds, index)
+        try:
+            codes = kinds_of(arrays, kinds)
+        except BaseException as exc:
+            coded.set_exception(exc)
+            raise
+        coded.set_result(codes)
+        figures = write(files, arrays, nodes, floor, collections.names, kinds, index, codes)
         written.append(time.perf_counter())
         return figures
 
@@ -806,7 +814,7 @@ def join_subtrees(
         # the other workers wait for
         writing = pool.submit(carried(write_trie))
         try:
-            besides = beside(arrays, collections.names, index)
+            besides = beside(arrays, collections.names, index, coded.result)
         except BaseException:
             writing.exception()  # the thread ends before its files are removed; the error is beside's
             raise
@@ -893,6 +901,13 @@ def _write_sorted(given: list, sorted_path: Path) -> None:
     sink.close()
 
 
+def kinds_of(arrays: dict, kinds: KindRules | None) -> np.ndarray | None:
+    """The kind codes of the trie's nodes (``kinds.of_arrays``: an
+    approach's weighs all its replies), None without ``kinds``: computed
+    once, for trie.parquet and for prune."""
+    return of_arrays(node_arrays(arrays), kinds) if kinds is not None else None
+
+
 def write(
     paths: tuple[Path, Path, Path],
     arrays: dict,
@@ -901,19 +916,21 @@ def write(
     names: list[str],
     kinds: KindRules | None = None,
     index: dict[str, np.ndarray] | None = None,
+    codes: np.ndarray | None = None,
 ) -> dict:
     """Store the nodes counted at least ``floor`` times (no pruning threshold
     above ``floor`` - 1 can keep the others), with each node's kind when
     ``kinds`` gives the rules, and their games by year and by collection
     (``names``: the collections by number), and their position index
-    (``index``, where it is known: ``position_index``), in ``paths``:
+    (``index``, where it is known: ``position_index``; the kinds' ``codes``
+    where they are: ``kinds_of``), in ``paths``:
     trie.parquet, trie_years.parquet and trie_sources.parquet (the index
     beside the first); the stage's figures."""
     trie_path, years_path, sources_path = paths
     trie_path.parent.mkdir(parents=True, exist_ok=True)
     nodes_only = node_arrays(arrays)
     if kinds is not None:
-        nodes_only["kind"] = of_arrays(nodes_only, kinds)
+        nodes_only["kind"] = codes if codes is not None else of_arrays(nodes_only, kinds)
     # a row group at a time: the same file as one write_table, without the
     # whole table's columns in memory at once (a large trie's are gigabytes)
     n = len(arrays["node"])

@@ -76,6 +76,9 @@ class PruneFiles:
     games: Path | None
     outputs: dict[str, Path]
     positions: Callable[[], dict[str, np.ndarray]] | None = None
+    kinds: Callable[[], np.ndarray | None] | None = (
+        None  # the build's kind codes of the trie's nodes, where it has them
+    )
 
 
 def prune_files(trie: Path, years: Path, sources: Path, files: PruneFiles, pruning: Pruning) -> dict:
@@ -146,7 +149,8 @@ def prune_arrays(arrays: dict[str, np.ndarray], names: list[str], files: PruneFi
     kept = {name: arrays[name][keep] for name in (*NODE_ARRAYS, "through") if name in arrays}
     kept.update(node=new_node, parent=new_parent)
     if kinds is not None:  # read on the whole trie (an approach's kind weighs all its replies), as the build does
-        kept["kind"] = of_arrays(arrays, kinds)[keep]
+        codes = files.kinds() if files.kinds is not None and segments is None else None  # merged: other nodes
+        kept["kind"] = (codes if codes is not None else of_arrays(arrays, kinds))[keep]
     if rules.fold_tenuki:
         kept["tenuki"] = _tenuki_counts(arrays)[keep]
     pruned = node_table(kept)
@@ -482,7 +486,9 @@ def run(context: Context) -> dict:
         return prune_arrays(
             dict(context.trie.arrays),
             list(context.trie.names),
-            PruneFiles(staged(catalog.sorted_sequences), catalog.games, outputs, context.trie.positions),
+            PruneFiles(
+                staged(catalog.sorted_sequences), catalog.games, outputs, context.trie.positions, context.trie.kinds
+            ),
             pruning,
         )
     return prune_files(
