@@ -176,7 +176,7 @@ def as_parts(path, cuts: Sequence[int], rows: int = 500) -> None:
     (an empty part where two cuts meet), in row groups of ``rows``."""
     import pyarrow.parquet as pq
 
-    from joseki_miner.fast.parquet import part_name
+    from joseki_miner.runs.catalog import part_name
 
     table = pq.read_table(path)
     path.unlink()

@@ -218,10 +218,11 @@ def test_games_of_lines_played_once_past_the_stored_nodes(mined):
 
 
 @pytest.mark.shared_data
-def test_games_read_a_folder_of_parts_as_the_file(mined, tmp_path):
-    """The dask engine's sequences.parquet is a folder of a part a
-    partition: the games of lines past the stored nodes (found by their
-    sequences' moves) are those the one file gives."""
+def test_games_read_folders_of_parts_as_the_files(mined, tmp_path):
+    """The dask engine's games.parquet and sequences.parquet are folders of
+    a part a partition: the games of lines past the stored nodes (found by
+    their sequences' moves), with their information, are those the files
+    give, and so are the trends."""
     import shutil
 
     from helpers import as_parts
@@ -230,16 +231,19 @@ def test_games_read_a_folder_of_parts_as_the_file(mined, tmp_path):
     shutil.copytree(mined.out, copy.out)
     rows = pq.read_metadata(mined.sequences).num_rows
     as_parts(copy.sequences, [rows // 3, rows // 3, rows - 7])
-    assert copy.sequences.is_dir() and len(list(copy.sequences.iterdir())) == 4
+    games = pq.read_metadata(mined.games).num_rows
+    as_parts(copy.games, [games // 4, games // 2, games // 2 + 1], rows=100)
+    assert copy.sequences.is_dir() and len(list(copy.sequences.iterdir())) == 4 and copy.games.is_dir()
     sequences = pq.read_table(mined.sequences, columns=["moves"]).to_pandas()
     for moves in sequences[sequences["moves"].str.len() >= 24].sample(6, random_state=2)["moves"]:
         keys = tuple(
             TENUKI if moves[i : i + 2] == "--" else from_sgf(moves[i : i + 2]) for i in range(0, len(moves), 2)
         )
         text = _written(keys, 5, False, "sgf")
-        _, rows_here, total_here = explore.games_of(mined, text)
-        _, rows_there, total_there = explore.games_of(copy, text)
+        _, rows_here, total_here = explore.games_of(mined, text, records=True)
+        _, rows_there, total_there = explore.games_of(copy, text, records=True)
         assert total_here == total_there > 0 and rows_here.equals(rows_there)
+        assert explore.trend(mined, text) == explore.trend(copy, text)
 
 
 def test_lookup_says_the_year_most_popular_as_the_report_does(mined):

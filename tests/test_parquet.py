@@ -9,7 +9,16 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from joseki_miner.fast.parquet import TableSink, count_rows, groups_where, iter_batches, part_name, parts_of
+from joseki_miner.fast.parquet import (
+    TableSink,
+    count_rows,
+    groups_where,
+    iter_batches,
+    read_columns,
+    row_range,
+    rows_at,
+)
+from joseki_miner.runs.catalog import part_name, parts_of
 
 SCHEMA = pa.schema([("n", pa.int64()), ("text", pa.string())])
 
@@ -48,6 +57,13 @@ def test_a_folder_of_parts_reads_as_the_file_of_their_rows_end_to_end(tmp_path):
         assert set(range(405, 413)) <= set(n) and len(n) < 200 and n == sorted(n)
         assert picked.column("text").to_pylist() == [f"row {i}" for i in n]
         assert groups_where(path, lambda least, most: False, ["n"]).num_rows == 0
+        assert read_columns(path, ["n"]).column("n").to_pylist() == list(range(1000))
+        # rows by number (a game's is its row), in the order asked, across parts and row groups
+        asked = np.array([999, 0, 131, 130, 129, 500, 131, 200])
+        assert rows_at(path, asked, ["text", "n"]).column("n").to_pylist() == asked.tolist()
+        assert rows_at(path, np.zeros(0, np.int64), ["n"]).schema.names == ["n"]
+        assert row_range(path, 125, 275, ["n"]).column("n").to_pylist() == list(range(125, 275))
+        assert row_range(path, 5, 5, ["n"]).num_rows == 0
 
 
 def test_a_folder_without_parts_is_no_file(tmp_path):

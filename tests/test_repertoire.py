@@ -62,9 +62,9 @@ def test_a_repertoire_counts_every_sequence_of_the_players_games_once(demo):
     assert {x["role"] for x in found["lines"]} == {"first", "second"}
 
 
-def test_a_repertoire_reads_a_folder_of_parts_as_the_file(demo, tmp_path):
-    """The dask engine's sequences.parquet is a folder of a part a
-    partition: a player's repertoire is the one the file gives."""
+def test_a_repertoire_reads_folders_of_parts_as_the_files(demo, tmp_path):
+    """The dask engine's games.parquet and sequences.parquet are folders of
+    a part a partition: a player's repertoire is the one the files give."""
     import shutil
 
     from helpers import as_parts
@@ -73,6 +73,7 @@ def test_a_repertoire_reads_a_folder_of_parts_as_the_file(demo, tmp_path):
     shutil.copytree(demo.out, copy.out)
     rows = pq.read_metadata(demo.sequences).num_rows
     as_parts(copy.sequences, [1, rows // 2], rows=50)
+    as_parts(copy.games, [pq.read_metadata(demo.games).num_rows // 3], rows=20)
     assert check(copy, "Demo Black") == check(demo, "Demo Black")
 
 

@@ -24,6 +24,7 @@ import pyarrow.parquet as pq
 
 from joseki_miner.book.words import board_line, share_of
 from joseki_miner.fast.arrow import numpy
+from joseki_miner.fast.parquet import read_columns
 from joseki_miner.method.gameinfo import wilson
 from joseki_miner.runs.catalog import Catalog
 from joseki_miner.runs.inputs import Collections, Filters
@@ -35,9 +36,7 @@ def side_games(games: Path, *sides: Filters) -> list[np.ndarray]:
     """Which games of games.parquet (by number) each side holds: the
     columns the filters read, read once for all the sides."""
     people = any(side.by_people for side in sides)
-    table = pq.ParquetFile(games).read(
-        columns=["year", "winner", "collection", "handicap", *(Filters.PEOPLE if people else ())]
-    )
+    table = read_columns(games, ["year", "winner", "collection", "handicap", *(Filters.PEOPLE if people else ())])
     year, winner = numpy(table.column("year")), numpy(table.column("winner"))
     handicap = numpy(table.column("handicap"))
     collection = table.column("collection").to_pylist()
@@ -77,7 +76,7 @@ def eras(games: Path, since: int | None = None) -> tuple[Filters, Filters, str, 
     """Two eras of the games mined, the games before ``since`` and from it
     on (None: the year that splits the dated games in half), as sides and
     their names; None where the games hold fewer than two years."""
-    year = numpy(pq.ParquetFile(games).read(columns=["year"]).column("year"))
+    year = numpy(read_columns(games, ["year"]).column("year"))
     year = np.sort(year[year > 0])
     if not len(year) or year[0] == year[-1]:
         return None

@@ -16,7 +16,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from joseki_miner.fast.arrow import column, numpy, strings
-from joseki_miner.fast.parquet import groups_where
+from joseki_miner.fast.parquet import groups_where, read_columns, row_range, rows_at
 from joseki_miner.method.gameinfo import date_text, wilson
 from joseki_miner.book.lookup import Query, board_name, check_playable, corner_of, query, sorted_range
 from joseki_miner.book.words import peak_year, share_of, start_text
@@ -52,38 +52,6 @@ def _need(path: Path) -> Path:
     if not path.exists():  # a file, or a folder of parts (the dask engine's sequences.parquet)
         raise NotMined(f"no {path.name} in {path.parent}: mine some games first (joseki mine GAMES --out ...)")
     return path
-
-
-def row_range(path: Path, lo: int, hi: int, columns: list[str]) -> pa.Table:
-    """Rows lo..hi-1 of a Parquet file, reading only the row groups that
-    hold them."""
-    f = pq.ParquetFile(path)
-    sizes = [f.metadata.row_group(i).num_rows for i in range(f.metadata.num_row_groups)]
-    starts = np.r_[0, np.cumsum(sizes)].astype(np.int64)
-    first = int(np.searchsorted(starts, lo, side="right")) - 1
-    last = int(np.searchsorted(starts, hi - 1, side="right")) - 1
-    if hi <= lo or first < 0:
-        return pa.Table.from_batches([], pa.schema([f.schema_arrow.field(c) for c in columns]))
-    table = f.read_row_groups(list(range(first, last + 1)), columns=columns)
-    return table.slice(lo - int(starts[first]), hi - lo)
-
-
-def rows_at(path: Path, rows: np.ndarray, columns: list[str]) -> pa.Table:
-    """Some rows of a Parquet file, in the order asked, reading only the
-    row groups that hold them."""
-    f = pq.ParquetFile(path)
-    sizes = [f.metadata.row_group(i).num_rows for i in range(f.metadata.num_row_groups)]
-    starts = np.r_[0, np.cumsum(sizes)].astype(np.int64)
-    rows = np.asarray(rows, np.int64)
-    group = np.searchsorted(starts, rows, side="right") - 1
-    wanted = sorted(set(group.tolist()))
-    if not wanted:
-        schema = pa.schema([f.schema_arrow.field(c) for c in columns])
-        return pa.Table.from_batches([], schema)  # not empty_table(): that imports pandas
-    table = f.read_row_groups(wanted, columns=columns)
-    base = np.zeros(len(sizes), np.int64)
-    base[wanted] = np.r_[0, np.cumsum([sizes[g] for g in wanted])][:-1] - starts[wanted]
-    return table.take(column(rows + base[group]))
 
 
 def move_keys(moves: pa.ChunkedArray) -> np.ndarray:
@@ -226,7 +194,7 @@ def lookup(catalog: Catalog, text: str) -> dict:
 
 def _games_by_year(catalog: Catalog) -> dict[int, int]:
     """The games mined, by year (0, unknown, left out)."""
-    year = numpy(pq.ParquetFile(_need(catalog.games)).read(columns=["year"]).column("year"))
+    year = numpy(read_columns(_need(catalog.games), ["year"]).column("year"))
     counts = np.bincount(year[year > 0]) if (year > 0).any() else np.zeros(0, np.int64)
     return {y: int(c) for y, c in enumerate(counts.tolist()) if c}
 
@@ -331,7 +299,7 @@ def trend(catalog: Catalog, text: str, by_collection: bool = False) -> tuple[Que
     if held < len(q.keys):
         playable(catalog, q)
         raise NotInTree(q, held, tree.node(n))
-    mined = pq.ParquetFile(_need(catalog.games)).read(columns=["year", "collection"] if by_collection else ["year"])
+    mined = read_columns(_need(catalog.games), ["year", "collection"] if by_collection else ["year"])
     year = numpy(mined.column("year"))
     known = year > 0
     if not known.any():

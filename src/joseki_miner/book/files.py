@@ -19,6 +19,7 @@ from joseki_miner.book.compare import compare_files, eras
 from joseki_miner.book.repertoire import repertoire
 from joseki_miner.book.words import About, Book, make_book
 from joseki_miner.fast.arrow import numpy
+from joseki_miner.fast.parquet import read_columns
 from joseki_miner.runs import store
 from joseki_miner.runs.context import Context
 from joseki_miner.runs.progress import bar
@@ -77,7 +78,7 @@ def _date(day: int) -> str:
 def date_range(games: Path) -> tuple[str, str]:
     """The first and last date of the games mined ("" when none is known)."""
     try:
-        day = numpy(pq.ParquetFile(games).read(columns=["day"]).column("day"))
+        day = numpy(read_columns(games, ["day"]).column("day"))
     except (OSError, KeyError, ValueError):
         return "", ""
     day = day[day > 0]

@@ -25,7 +25,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pyarrow.parquet as pq
 
-from joseki_miner.book.explore import GAME_COLUMNS, row_range, rows_at, move_keys
+from joseki_miner.book.explore import GAME_COLUMNS, move_keys
+from joseki_miner.fast.parquet import row_range, rows_at
 from joseki_miner.book.lookup import SequenceError, board_point, board_name, corner_of
 from joseki_miner.book.words import share_of
 from joseki_miner.fast.arrow import numpy

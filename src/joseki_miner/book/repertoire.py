@@ -21,7 +21,7 @@ import pyarrow.parquet as pq
 
 from joseki_miner.book.words import board_line, point_text, share_of
 from joseki_miner.fast.arrow import numpy
-from joseki_miner.fast.parquet import groups_where
+from joseki_miner.fast.parquet import groups_where, read_columns
 from joseki_miner.method.points import TENUKI, from_sgf, to_sgf
 
 
@@ -30,7 +30,7 @@ def players_games(games: Path, name: str) -> tuple[np.ndarray, np.ndarray, np.nd
     player was Black, the winner (-1 Black, +1 White, 0 none); and how many
     games the player played against themself (a program's self-play: both
     colours theirs, left out)."""
-    table = pq.ParquetFile(games).read(columns=["PB", "PW", "winner"])
+    table = read_columns(games, ["PB", "PW", "winner"])
     wanted = name.strip().casefold()
     black = np.array([(v or "").strip().casefold() == wanted for v in table.column("PB").to_pylist()], dtype=bool)
     white = np.array([(v or "").strip().casefold() == wanted for v in table.column("PW").to_pylist()], dtype=bool)

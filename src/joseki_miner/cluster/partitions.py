@@ -50,7 +50,8 @@ from joseki_miner.runs.store import remove_unfinished, sync_file, sync_folder
 
 from joseki_miner.cluster.client import PARTITION_MB
 from joseki_miner.runs.errors import StrictError
-from joseki_miner.fast.parquet import TableSink, part_name
+from joseki_miner.fast.parquet import TableSink
+from joseki_miner.runs.catalog import part_name
 from joseki_miner.method.points import PREFIX_END
 
 # The compiled engine (build, extract, ingest) is imported by the functions

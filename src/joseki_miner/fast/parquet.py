@@ -5,6 +5,7 @@ engine writes sequences.parquet as a part a partition)."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import threading
 from collections import deque
@@ -17,25 +18,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from joseki_miner.runs import threads
+from joseki_miner.runs.catalog import parts_of
 
 ROW_GROUP = 50_000
-
-
-def part_name(number: int) -> str:
-    """The name of a folder's part ``number``: they sort in order."""
-    return f"part-{number:05d}.parquet"
-
-
-def parts_of(path: Path) -> list[Path]:
-    """What a reader reads in turn: a Parquet file, or the parts of a
-    folder of them (``part_name``), in order: their rows laid end to end
-    are the file's."""
-    if path.is_dir():
-        parts = sorted(path.glob("part-*.parquet"))
-        if not parts:
-            raise FileNotFoundError(f"{path} holds no part-*.parquet")
-        return parts
-    return [path]
 
 
 def count_rows(path: Path) -> int:
@@ -47,6 +32,67 @@ def iter_batches(path: Path, batch_size: int, columns: list[str] | None = None):
     ``batch_size`` (a batch ends with its part)."""
     for part in parts_of(path):
         yield from pq.ParquetFile(part).iter_batches(batch_size=batch_size, columns=columns)
+
+
+def read_columns(path: Path, columns: list[str] | None = None) -> pa.Table:
+    """``columns`` of every row of a file or a folder of parts."""
+    return pa.concat_tables([pq.ParquetFile(part).read(columns=columns) for part in parts_of(path)])
+
+
+class RowGroups:
+    """The row groups of a file or a folder of parts, in order, each with
+    its first row: rows read by their numbers (a game's number is its row
+    of games.parquet), only the groups that hold them read."""
+
+    def __init__(self, path: Path) -> None:
+        files = [pq.ParquetFile(part) for part in parts_of(path)]
+        self.groups = [(f, i) for f in files for i in range(f.metadata.num_row_groups)]
+        sizes = [f.metadata.row_group(i).num_rows for f, i in self.groups]
+        self.sizes = np.array(sizes, np.int64)
+        self.starts = np.r_[0, np.cumsum(sizes)].astype(np.int64)
+        self.schema = files[0].schema_arrow
+
+    def read(self, wanted: list[int], columns: list[str]) -> pa.Table:
+        """``columns`` of the groups ``wanted`` (ascending), in order."""
+        tables = []
+        for _, group in itertools.groupby(wanted, key=lambda g: id(self.groups[g][0])):
+            numbers = list(group)
+            tables.append(self.groups[numbers[0]][0].read_row_groups([self.groups[g][1] for g in numbers], columns))
+        if not tables:  # (not empty_table(): that imports pandas)
+            return pa.Table.from_batches([], pa.schema([self.schema.field(c) for c in columns]))
+        return pa.concat_tables(tables)
+
+    def rows_at(self, rows: np.ndarray, columns: list[str]) -> pa.Table:
+        """Some rows, in the order asked."""
+        rows = np.asarray(rows, np.int64)
+        group = np.searchsorted(self.starts, rows, side="right") - 1
+        wanted = sorted(set(group.tolist()))
+        table = self.read(wanted, columns)
+        if not wanted:
+            return table
+        base = np.zeros(len(self.sizes), np.int64)
+        base[wanted] = np.r_[0, np.cumsum(self.sizes[wanted])][:-1] - self.starts[wanted]
+        return table.take(pa.array(rows + base[group], pa.int64()))
+
+    def row_range(self, lo: int, hi: int, columns: list[str]) -> pa.Table:
+        """Rows lo..hi-1."""
+        first = int(np.searchsorted(self.starts, lo, side="right")) - 1
+        last = int(np.searchsorted(self.starts, hi - 1, side="right")) - 1
+        if hi <= lo or first < 0:
+            return self.read([], columns)
+        return self.read(list(range(first, last + 1)), columns).slice(lo - int(self.starts[first]), hi - lo)
+
+
+def rows_at(path: Path, rows: np.ndarray, columns: list[str]) -> pa.Table:
+    """Some rows of a file or a folder of parts, in the order asked,
+    reading only the row groups that hold them."""
+    return RowGroups(path).rows_at(rows, columns)
+
+
+def row_range(path: Path, lo: int, hi: int, columns: list[str]) -> pa.Table:
+    """Rows lo..hi-1 of a file or a folder of parts, reading only the row
+    groups that hold them."""
+    return RowGroups(path).row_range(lo, hi, columns)
 
 
 def groups_where(path: Path, wanted: Callable[[int, int], bool], columns: list[str]) -> pa.Table:

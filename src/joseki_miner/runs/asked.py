@@ -91,9 +91,14 @@ class Known:
 
     @classmethod
     def of_games(cls, games: Path) -> Known:
+        import pyarrow as pa
         import pyarrow.parquet as pq
 
-        table = pq.ParquetFile(games).read(columns=["collection", "PB", "PW", "EV"])
+        from joseki_miner.runs.catalog import parts_of
+
+        table = pa.concat_tables(
+            [pq.ParquetFile(part).read(columns=["collection", "PB", "PW", "EV"]) for part in parts_of(games)]
+        )
 
         def distinct(*names: str) -> list[str]:
             values: set[str] = set()

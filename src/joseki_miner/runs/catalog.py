@@ -10,6 +10,23 @@ from joseki_miner.runs import stages as declared
 from joseki_miner.runs.stages import NAMES as STAGES, PUBLISHED, WORK_STAGES, Stage  # noqa: F401 - the stages' names
 
 
+def part_name(number: int) -> str:
+    """The name of a folder's part ``number``: they sort in order."""
+    return f"part-{number:05d}.parquet"
+
+
+def parts_of(path: Path) -> list[Path]:
+    """What a reader reads in turn: a Parquet file, or the parts of a
+    folder of them (``part_name``), in order: their rows laid end to end
+    are the file's."""
+    if path.is_dir():
+        parts = sorted(path.glob("part-*.parquet"))
+        if not parts:
+            raise FileNotFoundError(f"{path} holds no part-*.parquet")
+        return parts
+    return [path]
+
+
 def positions_of(trie: Path) -> Path:
     """The position index written beside a trie file, staged or committed
     alike (trie.parquet: trie_positions.parquet)."""
@@ -162,8 +179,9 @@ class Catalog:
 
     def datasets(self) -> list[Path]:
         """The outputs that are a file or a folder of its parts (the dask
-        engine writes sequences.parquet as a part a partition)."""
-        return [self.sequences]
+        engine writes games.parquet and sequences.parquet a part a
+        partition)."""
+        return [self.games, self.sequences]
 
     def scratch(self) -> list[Path]:
         """What a run keeps only while it runs (a stopped run may leave them;

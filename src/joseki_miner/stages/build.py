@@ -58,7 +58,7 @@ from joseki_miner.runs.stop import carried, check as check_stop
 from joseki_miner.fast.tables import node_table
 from joseki_miner.method.trie import COUNTER_COLUMNS, GameStats, Trie, node_arrays
 
-from joseki_miner.fast.parquet import TableSink, count_rows, iter_batches, string_bytes
+from joseki_miner.fast.parquet import TableSink, count_rows, iter_batches, read_columns, string_bytes
 from joseki_miner.runs.progress import bar as progress_bar
 
 # rows a trie.parquet row group: small enough that a lookup reads the few
@@ -388,7 +388,7 @@ class Stored:
         self.sequences_path, self.games_path = sequences_path, games_path
 
     def games(self, columns: list[str]) -> pa.Table:
-        return pq.ParquetFile(self.games_path).read(columns=columns)
+        return read_columns(self.games_path, columns)
 
     def sequences(self, columns: list[str], batch_size: int):
         return iter_batches(self.sequences_path, batch_size, columns)

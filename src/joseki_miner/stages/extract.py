@@ -16,7 +16,6 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from joseki_miner.runs.context import Context
 from joseki_miner.runs.store import staged
@@ -31,7 +30,7 @@ from joseki_miner.method.sequences import Phase1Params, extract
 from joseki_miner.runs.stop import check as check_stop
 
 from joseki_miner.stages.build import Collections, SortedRuns, game_columns, payload_of
-from joseki_miner.fast.parquet import TableSink, count_rows, string_bytes, yield_to_reader
+from joseki_miner.fast.parquet import TableSink, count_rows, iter_batches, string_bytes, yield_to_reader
 from joseki_miner.runs.progress import bar as progress_bar
 
 SEQUENCES_SCHEMA = pa.schema(
@@ -383,7 +382,7 @@ def from_games(
     stream = Phase1Stream(sequences_path, params, engine=engine, jobs=jobs)
     try:
         with progress_bar(progress, total=count_rows(games_path), desc="extract", unit=" games") as bar:
-            for batch in pq.ParquetFile(games_path).iter_batches(batch_size=BATCH, columns=GAME_COLUMNS):
+            for batch in iter_batches(games_path, BATCH, GAME_COLUMNS):
                 check_stop()
                 stream.add(batch)
                 bar.update(batch.num_rows)

@@ -23,6 +23,7 @@ import pyarrow.parquet as pq
 
 from joseki_miner.stages.build import Collections, game_columns
 from joseki_miner.fast.arrow import numpy
+from joseki_miner.fast.parquet import read_columns
 from joseki_miner.method import orders
 from joseki_miner.method.positions import position_keys
 from joseki_miner.method.prune import first_keys, parent_rows
@@ -145,9 +146,7 @@ def _counted_again(
     game = numpy(order.column("game"))[at]
     sequence = numpy(order.column("sequence"))[at]
     swapped = numpy(order.column("orientation"))[at] >= 8
-    winner, year, source = game_columns(
-        pq.ParquetFile(games_path).read(columns=["winner", "year", "collection"]), Collections()
-    )
+    winner, year, source = game_columns(read_columns(games_path, ["winner", "year", "collection"]), Collections())
     # a game counts once at a node, by its first sequence there (its colours: the tree's Black after a swap)
     pick = np.lexsort((sequence, game, who))
     head = np.r_[True, (who[pick][1:] != who[pick][:-1]) | (game[pick][1:] != game[pick][:-1])]

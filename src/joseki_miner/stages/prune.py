@@ -25,6 +25,7 @@ from joseki_miner.fast.arrow import column, numpy, strings
 from joseki_miner.method.kinds import APPROACH, FOLLOW_UP, KINDS, KindRules, ends, of_arrays
 from joseki_miner.book.lookup import corner_of
 from joseki_miner.method.points import TENUKI, from_sgf, to_sgf
+from joseki_miner.fast.parquet import read_columns, rows_at
 from joseki_miner.fast.tables import node_table
 from joseki_miner.stages.orders import Segments
 from joseki_miner.method.trie import COUNTER_COLUMNS, NODE_ARRAYS, STAT_COLUMNS
@@ -401,24 +402,6 @@ def _renumbered(table: pa.Table, new_id: np.ndarray) -> pa.Table:
     return out.set_column(0, "node", column(new_id[node[mine]]))
 
 
-def _rows_of_games(games_file: pq.ParquetFile, games: np.ndarray, columns: list[str]) -> pa.Table:
-    """Columns of some rows of games.parquet (a game's number is its row),
-    reading only the row groups that hold them."""
-    meta = games_file.metadata
-    sizes = [meta.row_group(i).num_rows for i in range(meta.num_row_groups)]
-    starts = np.r_[0, np.cumsum(sizes)].astype(np.int64)
-    group = np.searchsorted(starts, games, side="right") - 1
-    wanted = sorted(set(group.tolist()))
-    if not wanted:
-        return pa.Table.from_batches([], pa.schema([games_file.schema_arrow.field(c) for c in columns]))
-    read = games_file.read_row_groups(wanted, columns=columns)
-    base = {g: int(starts[g]) for g in wanted}
-    offset = np.cumsum([0] + [sizes[g] for g in wanted])
-    at = {g: int(offset[i]) for i, g in enumerate(wanted)}
-    rows = np.array([at[g] + int(n) - base[g] for g, n in zip(group.tolist(), games.tolist())], np.int64)
-    return read.select(columns).take(column(rows))
-
-
 def _keys(table: pa.Table) -> np.ndarray:
     """The trie keys of a node table's moves ("": the root's and a tenuki's)."""
     moves = table.column("move").combine_chunks().dictionary_encode()
@@ -434,8 +417,7 @@ def examples_table(segments: Segments, sorted_path: Path, games_path: Path, per_
     node (its move number and corner)."""
     order = pq.ParquetFile(sorted_path).read(columns=["game", "sequence", "start", "orientation"])
     game = numpy(order.column("game"))
-    games_file = pq.ParquetFile(games_path)
-    day = numpy(games_file.read(columns=["day"]).column("day"))
+    day = numpy(read_columns(games_path, ["day"]).column("day"))
     # a game's rank: the most recent first, ties by game number (games without a date last)
     by_recency = np.lexsort((np.arange(len(day)), -day.astype(np.int64)))
     rank = np.empty(len(day), np.int64)
@@ -449,7 +431,7 @@ def examples_table(segments: Segments, sorted_path: Path, games_path: Path, per_
         np.asarray(segments.node, np.int64),
     )
     games = game[picks]
-    info = _rows_of_games(games_file, games, ["source", "location", "collection", *EXAMPLE_INFO])
+    info = rows_at(games_path, games, ["source", "location", "collection", *EXAMPLE_INFO])
     first_key = np.asarray(segments.opening)[segment].tolist()
     orientation = numpy(order.column("orientation"))[picks]
     example = np.zeros(len(picks), np.int16)
