@@ -37,11 +37,11 @@ pytest.importorskip("distributed", reason="the dask engine needs dask's distribu
 
 def files_of(folder: Path) -> dict[str, bytes]:
     """What a run leaves (as the crash harness compares it), without the
-    dask engine's own partitions, and sequences.parquet by its rows (the
-    dask engine's is a folder of a part a partition: how many parts
-    depends on the partitions, its rows do not)."""
+    dask engine's own partitions, and games.parquet and sequences.parquet
+    by their rows (the dask engine's are folders of a part a partition:
+    how many parts depends on the partitions, their rows do not)."""
     found = {k: v for k, v in outputs(folder).items() if "partitions/" not in k}
-    for path in folder.rglob("sequences.parquet"):
+    for path in [*folder.rglob("games.parquet"), *folder.rglob("sequences.parquet")]:
         name = str(path.relative_to(folder))
         if "partitions" in path.parts:
             continue
@@ -53,7 +53,7 @@ def files_of(folder: Path) -> dict[str, bytes]:
 
 def rows_of(path: Path) -> bytes:
     """A Parquet file's (or folder of parts') schema and rows, as bytes."""
-    from joseki_miner.fast.parquet import parts_of
+    from joseki_miner.runs.catalog import parts_of
 
     table = pa.concat_tables([pq.read_table(p) for p in parts_of(path)])
     return f"{table.schema}\n{table.to_pydict()}".encode()
@@ -519,9 +519,10 @@ def test_dask_engine_gives_the_fast_engines_files_on_real_games(real_subset, tmp
     assert dask["games_accepted"] == fast["games_accepted"] > 2500
     assert manifest_run(tmp_path / "dask")["partitions"] >= 4
     assert files_of(tmp_path / "dask") == files_of(tmp_path / "fast")
-    # sequences.parquet: a part a partition, each written by a task of its own
-    parts = sorted(p.name for p in (tmp_path / "dask" / "work" / "sequences.parquet").iterdir())
-    assert parts == [f"part-{i:05d}.parquet" for i in range(manifest_run(tmp_path / "dask")["partitions"])]
+    # games.parquet and sequences.parquet: a part a partition, each written by a task of its own
+    for name in ("games.parquet", "sequences.parquet"):
+        parts = sorted(p.name for p in (tmp_path / "dask" / "work" / name).iterdir())
+        assert parts == [f"part-{i:05d}.parquet" for i in range(manifest_run(tmp_path / "dask")["partitions"])]
     # the build counted the partitions while they were joined; counted from the joined files alone (the
     # parts read in turn), the same
     catalog = Catalog(work=tmp_path / "dask" / "work", out=tmp_path / "dask" / "out")

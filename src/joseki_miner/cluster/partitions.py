@@ -12,12 +12,12 @@ temporary name and renamed whole, so a partition done is kept (a later run,
 
 Joining is deterministic: a game is a duplicate of the first game with the
 same moves in the reading order, wherever its partition (``resolve``, once
-a run), and the games kept are numbered in that order.  ``write_games`` and
-``write_rejects`` each stream the partitions in order into one file, in the
-row groups the other engines write: the same bytes, whatever the partitions
-and workers.  sequences.parquet is a folder of a part a partition
-(``write_sequences``, a task each): its parts' rows, end to end, are the
-other engines' file's."""
+a run), and the games kept are numbered in that order.  ``write_rejects``
+streams the partitions in order into one file, in the row groups the other
+engines write: the same bytes, whatever the partitions and workers.
+games.parquet and sequences.parquet are folders of a part a partition
+(``write_games``, ``write_sequences``: a task each): their parts' rows,
+end to end, are the other engines' files'."""
 
 from __future__ import annotations
 
@@ -380,15 +380,12 @@ class Resolution:
         kept game's; a dropped game's is not used)."""
         return np.cumsum(self.keep[p]) - 1 + self.first[p]
 
-    def unfiltered(self) -> Counter:
-        """The games a partition's filters left out that repeat an earlier
-        partition's game: duplicates, not filtered, by the filter's reason."""
-        found: Counter[str] = Counter()
-        for p in range(len(self.keep)):
-            left = [g for g in sorted(self.repeats[p]) if not self.kept[p][g]]
-            if left:
-                found.update(self.left_out(p, left).column("reason").to_pylist())
-        return found
+    def unfiltered(self, p: int) -> Counter:
+        """The games partition ``p``'s filters left out that repeat an
+        earlier partition's game: duplicates, not filtered, by the filter's
+        reason."""
+        left = [g for g in sorted(self.repeats[p]) if not self.kept[p][g]]
+        return Counter(self.left_out(p, left).column("reason").to_pylist() if left else [])
 
     def left_out(self, p: int, firsts: list[int]) -> pa.Table:
         """The rows of partition ``p``'s filtered.parquet of its first games
@@ -454,12 +451,16 @@ class Joined:
     resolution: Resolution
 
     def game_tables(self, columns: list[str] | None = None):
-        """Per partition, the table of its games kept (``columns`` of
-        games.parquet), game numbers as in the partition."""
-        for p, key in enumerate(self.keys):
-            table = pq.ParquetFile(Path(self.folder) / key / "games.parquet").read(columns=columns)
-            keep = self.resolution.keep[p]
-            yield table if keep.all() else table.filter(column(keep))
+        """Per partition, the table of its games kept (``games_of``)."""
+        for p in range(len(self.keys)):
+            yield self.games_of(p, columns)
+
+    def games_of(self, p: int, columns: list[str] | None = None) -> pa.Table:
+        """Partition ``p``'s games kept (``columns`` of games.parquet), game
+        numbers as in the partition."""
+        table = pq.ParquetFile(Path(self.folder) / self.keys[p] / "games.parquet").read(columns=columns)
+        keep = self.resolution.keep[p]
+        return table if keep.all() else table.filter(column(keep))
 
     def games(self, columns: list[str]) -> pa.Table:
         """The games kept (``columns`` of games.parquet), in order: read
@@ -523,31 +524,48 @@ class Joined:
             yield pa.RecordBatch.from_arrays(arrays, schema=batch.schema)
 
 
-def write_games(folder: str, keys: list[str], res: Resolution, path: str) -> dict:
-    """games.parquet of the partitions joined (``res``: ``resolve``'s); the
-    figures that count the games kept (accepted, by year, by collection)."""
+def write_games(folder: str, keys: list[str], res: Resolution, p: int, into: str) -> dict:
+    """Partition ``p``'s part of games.parquet (a folder of parts, ``into``):
+    its games kept, numbered as joined (``res``: ``resolve``'s), in the
+    row groups a file of its own would hold; what ``games_figures`` adds
+    up.  A task of its own for each partition: no task reads or writes
+    every game."""
     from joseki_miner.stages.ingest import GAMES_SCHEMA
 
-    sink = TableSink(Path(path), GAMES_SCHEMA, background=True)
-    by_year: Counter[int] = Counter()
-    by_collection: Counter[str] = Counter()
+    table = Joined(folder, tuple(keys), res).games_of(p)
+    table = table.set_column(0, "game", column(np.arange(res.first[p], res.first[p] + table.num_rows, dtype=np.int64)))
+    sink = TableSink(Path(into) / part_name(p), GAMES_SCHEMA)
     try:
-        for p, table in enumerate(Joined(folder, tuple(keys), res).game_tables()):
-            ids = np.arange(res.first[p], res.first[p] + table.num_rows, dtype=np.int64)
-            table = table.set_column(0, "game", column(ids))
-            year = numpy(table.column("year"))
-            by_year.update(dict(zip(*[a.tolist() for a in np.unique(year, return_counts=True)])))
-            by_collection.update(table.column("collection").to_pylist())
-            sink.add(table)
+        sink.add(table)
         sink.close()
     except BaseException:
         sink.abort()
         raise
+    year, count = np.unique(numpy(table.column("year")), return_counts=True)
     return {
-        "games_accepted": res.accepted,
+        "accepted": table.num_rows,
+        "by_year": dict(zip(year.tolist(), count.tolist())),
+        "by_collection": dict(Counter(table.column("collection").to_pylist())),
+        "repeats_filtered": dict(res.unfiltered(p)),
+    }
+
+
+def games_figures(parts: list[dict]) -> dict:
+    """The figures that count the games kept (accepted, by year, by
+    collection, and the repeats the filters left out), of the parts of
+    games.parquet (``write_games``' of each, in order)."""
+    by_year: Counter[int] = Counter()
+    by_collection: Counter[str] = Counter()
+    repeats: Counter[str] = Counter()
+    for part in parts:
+        by_year.update(part["by_year"])
+        by_collection.update(part["by_collection"])
+        repeats.update(part["repeats_filtered"])
+    return {
+        "games_accepted": sum(part["accepted"] for part in parts),
         "games_by_year": {str(y): n for y, n in sorted(by_year.items()) if y},
         "games_by_collection": dict(sorted(by_collection.items())),
-        "repeats_filtered": dict(res.unfiltered()),
+        "repeats_filtered": dict(repeats),
     }
 
 
@@ -653,11 +671,15 @@ def write_sequences(folder: str, keys: list[str], res: Resolution, p: int, into:
     return {"sequences": count}
 
 
-def no_sequences(into: str) -> None:
-    """sequences.parquet of no partitions: one part, of no rows."""
+def no_partitions(games: str | None, sequences: str) -> None:
+    """games.parquet (where given) and sequences.parquet of no partitions:
+    a part each, of no rows."""
     from joseki_miner.stages.extract import SEQUENCES_SCHEMA
+    from joseki_miner.stages.ingest import GAMES_SCHEMA
 
-    TableSink(Path(into) / part_name(0), SEQUENCES_SCHEMA, use_dictionary=False).close()
+    if games is not None:
+        TableSink(Path(games) / part_name(0), GAMES_SCHEMA).close()
+    TableSink(Path(sequences) / part_name(0), SEQUENCES_SCHEMA, use_dictionary=False).close()
 
 
 def ingest_figures(parts: list[dict], games: dict, rejects: dict, skipped: Counter) -> dict:

@@ -201,20 +201,23 @@ class DaskRunner:
             "rejects": os.path.abspath(staged(catalog.rejects)),
             "sequences": os.path.abspath(staged(catalog.sequences)),
         }
-        remove(Path(paths["sequences"]))  # a part a partition: the folder holds this run's alone
-        Path(paths["sequences"]).mkdir(parents=True)
+        parted = ["games", "sequences"] if ingest else ["sequences"]  # folders of a part a partition
+        for what in parted:
+            remove(Path(paths[what]))  # the folder holds this run's parts alone
+            Path(paths[what]).mkdir(parents=True)
         if not names:
-            partitions.no_sequences(paths["sequences"])
-        joins = ["games", "rejects"] if ingest else []
+            partitions.no_partitions(paths["games"] if ingest else None, paths["sequences"])
+        joins = ["rejects"] if ingest else []  # what each job writes
         jobs: list[Callable] = [
-            partial(_join, what, folder, names, strict=context.options.strict, paths=paths) for what in joins
-        ]
-        jobs += [partial(_join_sequences, folder, names, p, paths["sequences"]) for p in range(len(names))]
-        tasks = [f"join-{what}-{key}-{self.token}" for what in joins]
-        tasks += [f"join-sequences-{name}-{key}-{self.token}" for name in names]
-        # after the counts, the longest first
-        first = [{"games": 2, "rejects": 1}[what] for what in joins] + [3] * len(names)
-        joins += ["sequences"] * len(names)
+            partial(partitions.write_rejects, folder, names, path=paths["rejects"], strict=context.options.strict)
+        ] * ingest
+        tasks = [f"join-rejects-{key}-{self.token}"] * ingest
+        first = [1] * ingest  # after the counts, the longest first
+        for what in parted:
+            jobs += [partial(_join_part, what, folder, names, p, paths[what]) for p in range(len(names))]
+            tasks += [f"join-{what}-{name}-{key}-{self.token}" for name in names]
+            first += [{"games": 2, "sequences": 3}[what]] * len(names)
+            joins += [what] * len(names)
         counted, trie_at, counts_at = None, len(jobs), []
         if build:  # the build counts the partitions' sequences while the joins write them
             counts: Counter[int] = Counter()
@@ -267,11 +270,15 @@ class DaskRunner:
                     built["figures"] = result
                 return
             joined[i] = result
-            if len(joined) < len(joins):
-                return
+            if len(joined) == len(joins):
+                joins_done()
+
+        def joins_done() -> None:
             seconds = time.perf_counter() - read
+            of = {what: [joined[j] for j in range(len(joins)) if joins[j] == what] for what in set(joins)}
             if ingest:
-                figures = partitions.ingest_figures(found, joined[0], joined[1], skipped)
+                games = partitions.games_figures(of.get("games", []))
+                figures = partitions.ingest_figures(found, games, of["rejects"][0], skipped)
                 commit(
                     Done(
                         "ingest",
@@ -280,8 +287,7 @@ class DaskRunner:
                         {"partitions": len(parts), "partitions_read": len(parts) - kept, "workers": cluster.workers()},
                     )
                 )
-            sequences = sum(joined[i]["sequences"] for i in range(len(joins)) if joins[i] == "sequences")
-            commit(Done("extract", {"sequences": sequences}, seconds))
+            commit(Done("extract", {"sequences": sum(part["sequences"] for part in of.get("sequences", []))}, seconds))
             partitions.clean(Path(folder), keep=set(names))
             self.log(
                 f"{'ingest and ' * ingest}extract: {len(parts)} partition{'s' * (len(parts) != 1)} "
@@ -289,6 +295,8 @@ class DaskRunner:
                 f"kept from an earlier run) in {read - t0:.1f} s, joined in {seconds:.1f} s"
             )
 
+        if not joins:  # extract of no partitions: its empty part is written
+            joins_done()
         try:
             cluster.map(
                 lambda job, res: job(res), jobs, resolution, names=tasks, sizes=first, after=after, on_done=on_done
@@ -433,18 +441,10 @@ def _work(stage: Stage, context: Context) -> dict:
     return stage.run(context)
 
 
-def _join(
-    what: str, folder: str, keys: list[str], resolution: partitions.Resolution, *, strict: bool, paths: dict
-) -> dict:
-    """games.parquet or rejects.parquet of the partitions joined (a task)."""
-    if what == "games":
-        return partitions.write_games(folder, keys, resolution, paths["games"])
-    return partitions.write_rejects(folder, keys, resolution, paths["rejects"], strict)
-
-
-def _join_sequences(folder: str, keys: list[str], p: int, into: str, resolution: partitions.Resolution) -> dict:
-    """Partition ``p``'s part of sequences.parquet (a task)."""
-    return partitions.write_sequences(folder, keys, resolution, p, into)
+def _join_part(what: str, folder: str, keys: list[str], p: int, into: str, resolution: partitions.Resolution) -> dict:
+    """Partition ``p``'s part of games.parquet or sequences.parquet (a task)."""
+    write = partitions.write_games if what == "games" else partitions.write_sequences
+    return write(folder, keys, resolution, p, into)
 
 
 def _source(source, resolution=None):
