@@ -184,3 +184,32 @@ def as_parts(path, cuts: Sequence[int], rows: int = 500) -> None:
     bounds = [0, *cuts, table.num_rows]
     for i, (lo, hi) in enumerate(zip(bounds[:-1], bounds[1:])):
         pq.write_table(table.slice(lo, hi - lo), path / part_name(i), row_group_size=rows)
+
+
+def files_of(folder) -> dict[str, bytes]:
+    """What a run leaves (as the crash harness compares it), without the
+    dask engine's own partitions, and games.parquet and sequences.parquet
+    by their rows (the dask engine's are folders of a part a partition:
+    how many parts depends on the partitions, their rows do not)."""
+    from crashtest import outputs
+
+    found = {k: v for k, v in outputs(folder).items() if "partitions/" not in k}
+    for path in [*folder.rglob("games.parquet"), *folder.rglob("sequences.parquet")]:
+        name = str(path.relative_to(folder))
+        if "partitions" in path.parts:
+            continue
+        for part in [k for k in found if k.startswith(name + "/")]:
+            del found[part]
+        found[name] = rows_of(path)
+    return found
+
+
+def rows_of(path) -> bytes:
+    """A Parquet file's (or folder of parts') schema and rows, as bytes."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from joseki_miner.runs.catalog import parts_of
+
+    table = pa.concat_tables([pq.read_table(p) for p in parts_of(path)])
+    return f"{table.schema}\n{table.to_pydict()}".encode()

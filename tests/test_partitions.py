@@ -16,10 +16,8 @@ import time
 from pathlib import Path
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.parquet as pq
 import pytest
-from crashtest import outputs
+from helpers import files_of, rows_of
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -33,30 +31,6 @@ from joseki_miner.runs.catalog import STAGES
 from pipeline.run import Request, run_stages
 
 pytest.importorskip("distributed", reason="the dask engine needs dask's distributed (make setup installs it)")
-
-
-def files_of(folder: Path) -> dict[str, bytes]:
-    """What a run leaves (as the crash harness compares it), without the
-    dask engine's own partitions, and games.parquet and sequences.parquet
-    by their rows (the dask engine's are folders of a part a partition:
-    how many parts depends on the partitions, their rows do not)."""
-    found = {k: v for k, v in outputs(folder).items() if "partitions/" not in k}
-    for path in [*folder.rglob("games.parquet"), *folder.rglob("sequences.parquet")]:
-        name = str(path.relative_to(folder))
-        if "partitions" in path.parts:
-            continue
-        for part in [k for k in found if k.startswith(name + "/")]:
-            del found[part]
-        found[name] = rows_of(path)
-    return found
-
-
-def rows_of(path: Path) -> bytes:
-    """A Parquet file's (or folder of parts') schema and rows, as bytes."""
-    from joseki_miner.runs.catalog import parts_of
-
-    table = pa.concat_tables([pq.read_table(p) for p in parts_of(path)])
-    return f"{table.schema}\n{table.to_pydict()}".encode()
 
 
 def mine(

@@ -17,6 +17,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from joseki_miner.fast.arrow import column
 from joseki_miner.runs import threads
 from joseki_miner.runs.catalog import parts_of
 
@@ -72,7 +73,7 @@ class RowGroups:
             return table
         base = np.zeros(len(self.sizes), np.int64)
         base[wanted] = np.r_[0, np.cumsum(self.sizes[wanted])][:-1] - self.starts[wanted]
-        return table.take(pa.array(rows + base[group], pa.int64()))
+        return table.take(column(rows + base[group], np.int64))  # (pa.array would import pandas)
 
     def row_range(self, lo: int, hi: int, columns: list[str]) -> pa.Table:
         """Rows lo..hi-1."""
