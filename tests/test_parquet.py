@@ -10,6 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from joseki_miner.fast.parquet import (
+    RowGroups,
     TableSink,
     count_rows,
     groups_where,
@@ -64,6 +65,23 @@ def test_a_folder_of_parts_reads_as_the_file_of_their_rows_end_to_end(tmp_path):
         assert rows_at(path, np.zeros(0, np.int64), ["n"]).schema.names == ["n"]
         assert row_range(path, 125, 275, ["n"]).column("n").to_pylist() == list(range(125, 275))
         assert row_range(path, 5, 5, ["n"]).num_rows == 0
+
+
+def test_rows_by_number_keep_no_part_open(tmp_path):
+    """A query of a folder of thousands of parts opens a part only to read
+    its groups: the limit of open files (often 1,024) is never reached."""
+    import os
+
+    folder = tmp_path / "games.parquet"
+    folder.mkdir()
+    for i in range(60):
+        pq.write_table(_table(10 * i, 10 * i + 10), folder / part_name(i))
+    before = len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else None
+    groups = RowGroups(folder)
+    assert groups.rows_at(np.array([599, 0, 305]), ["n"]).column("n").to_pylist() == [599, 0, 305]
+    if before is None:
+        pytest.skip("no /proc/self/fd here to count open files")
+    assert len(os.listdir("/proc/self/fd")) - before < 5
 
 
 def test_a_folder_without_parts_is_no_file(tmp_path):
@@ -175,6 +193,8 @@ def test_prune_from_the_node_arrays_writes_the_files_prune_from_the_build_files_
             "location": [f"g{i}" for i in range(100)],
             "collection": ["a" if i % 2 else "b" for i in range(100)],
             "day": pa.array([20000101 + (i * 7919) % 500 for i in range(100)], pa.int32()),
+            "winner": pa.array([(i % 3) - 1 for i in range(100)], pa.int8()),  # (what merging move orders reads)
+            "year": pa.array([2000 + i % 4 for i in range(100)], pa.int16()),
             **{name: [f"{name}{i}" for i in range(100)] for name in prune.EXAMPLE_INFO},
         }
     )
@@ -235,6 +255,18 @@ def test_prune_from_the_node_arrays_writes_the_files_prune_from_the_build_files_
     for name in files:
         assert own[name].read_bytes() == given[name].read_bytes(), name
     assert set(pq.read_table(marked["joseki"]).column("kind").to_pylist()) == {KINDS[3]}  # given: not computed again
+    # where move orders are merged prune's nodes are others: it computes their kinds, whatever it is given
+    merging = prune.Pruning(threshold, min_length, examples=3, kinds=KindRules(), merge_orders=True)
+    own, marked = ({name: tmp_path / f"{name}-merged-{kind}.parquet" for name in files} for kind in ("own", "marked"))
+    for out, kinds in ((own, None), (marked, lambda: np.full(len(codes), 3, np.int8))):
+        out["orders"] = tmp_path / f"orders-{id(out)}.parquet"
+        prune.prune_arrays(
+            arrays,
+            ["a", "b"],
+            prune.PruneFiles(work / "sorted.parquet", work / "games.parquet", out, kinds=kinds),
+            merging,
+        )
+    assert own["joseki"].read_bytes() == marked["joseki"].read_bytes()
     # a task of a run that has ended writes nothing
     from joseki_miner.runs import stop
 

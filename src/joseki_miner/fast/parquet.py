@@ -43,22 +43,25 @@ def read_columns(path: Path, columns: list[str] | None = None) -> pa.Table:
 class RowGroups:
     """The row groups of a file or a folder of parts, in order, each with
     its first row: rows read by their numbers (a game's number is its row
-    of games.parquet), only the groups that hold them read."""
+    of games.parquet), only the groups that hold them read.  A part is
+    opened only to read its groups: a folder of thousands stays within
+    the limit of open files."""
 
     def __init__(self, path: Path) -> None:
-        files = [pq.ParquetFile(part) for part in parts_of(path)]
-        self.groups = [(f, i) for f in files for i in range(f.metadata.num_row_groups)]
-        sizes = [f.metadata.row_group(i).num_rows for f, i in self.groups]
+        parts = parts_of(path)
+        footers = [pq.read_metadata(part) for part in parts]
+        self.groups = [(part, i) for part, meta in zip(parts, footers) for i in range(meta.num_row_groups)]
+        sizes = [meta.row_group(i).num_rows for meta in footers for i in range(meta.num_row_groups)]
         self.sizes = np.array(sizes, np.int64)
         self.starts = np.r_[0, np.cumsum(sizes)].astype(np.int64)
-        self.schema = files[0].schema_arrow
+        self.schema = pq.read_schema(parts[0])
 
     def read(self, wanted: list[int], columns: list[str]) -> pa.Table:
         """``columns`` of the groups ``wanted`` (ascending), in order."""
         tables = []
-        for _, group in itertools.groupby(wanted, key=lambda g: id(self.groups[g][0])):
-            numbers = list(group)
-            tables.append(self.groups[numbers[0]][0].read_row_groups([self.groups[g][1] for g in numbers], columns))
+        for part, group in itertools.groupby(wanted, key=lambda g: self.groups[g][0]):
+            with pq.ParquetFile(part) as f:
+                tables.append(f.read_row_groups([self.groups[g][1] for g in group], columns))
         if not tables:  # (not empty_table(): that imports pandas)
             return pa.Table.from_batches([], pa.schema([self.schema.field(c) for c in columns]))
         return pa.concat_tables(tables)
