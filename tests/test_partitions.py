@@ -639,6 +639,37 @@ def test_the_partitions_joined_are_the_rows_the_joins_write(tmp_path, monkeypatc
 
 
 @pytest.mark.shared_data
+def test_a_folder_of_parts_commits_only_whole_with_this_runs_parts(tmp_path):
+    """A part is written under a temporary name and renamed once whole,
+    never by a task of a run that has ended (a stopped run's task left
+    running), and the stage commits only a folder of exactly its run's
+    parts: one missing or left over would renumber every row after it."""
+    import pyarrow as pa
+
+    from joseki_miner.cluster.partitions import _write_part, check_parts
+    from joseki_miner.runs import stop
+    from joseki_miner.runs.catalog import part_name
+
+    schema = pa.schema([("n", pa.int64())])
+    into = tmp_path / "games.parquet.tmp"
+    into.mkdir()
+    assert _write_part(str(into), 0, schema, [pa.table({"n": [1, 2]}, schema), pa.table({"n": [3]}, schema)]) == 3
+    check_parts(str(into), 1)
+    stop.end("ended-run")
+    with stop.task_of("ended-run"), pytest.raises(stop.Stopped):
+        _write_part(str(into), 1, schema, [pa.table({"n": [4]}, schema)])
+    assert sorted(p.name for p in into.iterdir()) == [part_name(0)]  # nor its temporary name left
+    with pytest.raises(RuntimeError, match="holds 1 files, not the 2 parts"):
+        check_parts(str(into), 2)
+    (into / "part-00007.parquet").write_text("a stale part")
+    with pytest.raises(RuntimeError, match="do the workers share"):
+        check_parts(str(into), 1)
+    empty = tmp_path / "sequences.parquet.tmp"
+    empty.mkdir()
+    with pytest.raises(RuntimeError):  # no partitions: still one part, of no rows
+        check_parts(str(empty), 0)
+
+
 def test_add_reads_only_the_new_games_and_gives_what_mining_all_at_once_gives(real_subset, tmp_path):
     folders = sorted(p for p in real_subset.iterdir())
     old, new = folders[:2], folders[2:]

@@ -50,7 +50,7 @@ from joseki_miner.runs.store import remove_unfinished, sync_file, sync_folder
 
 from joseki_miner.cluster.client import PARTITION_MB
 from joseki_miner.runs.errors import StrictError
-from joseki_miner.fast.parquet import TableSink
+from joseki_miner.fast.parquet import ROW_GROUP, TableSink
 from joseki_miner.runs.catalog import part_name
 from joseki_miner.method.points import PREFIX_END
 
@@ -534,13 +534,7 @@ def write_games(folder: str, keys: list[str], res: Resolution, p: int, into: str
 
     table = Joined(folder, tuple(keys), res).games_of(p)
     table = table.set_column(0, "game", column(np.arange(res.first[p], res.first[p] + table.num_rows, dtype=np.int64)))
-    sink = TableSink(Path(into) / part_name(p), GAMES_SCHEMA)
-    try:
-        sink.add(table)
-        sink.close()
-    except BaseException:
-        sink.abort()
-        raise
+    _write_part(into, p, GAMES_SCHEMA, [table])
     year, count = np.unique(numpy(table.column("year")), return_counts=True)
     return {
         "accepted": table.num_rows,
@@ -658,17 +652,43 @@ def write_sequences(folder: str, keys: list[str], res: Resolution, p: int, into:
     reads or writes every sequence."""
     from joseki_miner.stages.extract import SEQUENCE_ROWS, SEQUENCES_SCHEMA
 
-    sink = TableSink(Path(into) / part_name(p), SEQUENCES_SCHEMA, SEQUENCE_ROWS, use_dictionary=False)
+    batches = Joined(folder, tuple(keys), res).sequences_of(p, None, SEQUENCE_ROWS)
+    tables = (pa.Table.from_batches([batch]) for batch in batches)
+    return {"sequences": _write_part(into, p, SEQUENCES_SCHEMA, tables, SEQUENCE_ROWS, use_dictionary=False)}
+
+
+def _write_part(into: str, p: int, schema: pa.Schema, tables, rows: int = ROW_GROUP, **options) -> int:
+    """Part ``p`` of a folder of parts, of ``tables``: written under a
+    temporary name, renamed once whole unless the run has stopped (a task
+    of a stopped run puts no part in the next run's folder); its rows."""
+    path = Path(into) / part_name(p)
+    writing = path.with_name(path.name + ".tmp")
+    sink = TableSink(writing, schema, rows, **options)
     count = 0
     try:
-        for batch in Joined(folder, tuple(keys), res).sequences_of(p, None, SEQUENCE_ROWS):
-            count += batch.num_rows
-            sink.add(pa.Table.from_batches([batch]))
+        for table in tables:
+            check_stop()
+            count += table.num_rows
+            sink.add(table)
         sink.close()
+        check_stop()
+        os.replace(writing, path)
     except BaseException:
         sink.abort()
         raise
-    return {"sequences": count}
+    return count
+
+
+def check_parts(into: str, count: int) -> None:
+    """That a folder of parts holds a part for each of ``count`` partitions (at
+    least one) and nothing else, before its stage commits: a part missing
+    or left over would renumber every row after it."""
+    found = sorted(os.listdir(into))
+    if found != [part_name(p) for p in range(max(1, count))]:
+        raise RuntimeError(
+            f"{into} holds {len(found)} files, not the {max(1, count)} parts this run wrote "
+            "(do the workers share the driver's work folder?)"
+        )
 
 
 def no_partitions(games: str | None, sequences: str) -> None:

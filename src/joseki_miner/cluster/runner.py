@@ -203,8 +203,8 @@ class DaskRunner:
         }
         parted = ["games", "sequences"] if ingest else ["sequences"]  # folders of a part a partition
         for what in parted:
-            remove(Path(paths[what]))  # the folder holds this run's parts alone
-            Path(paths[what]).mkdir(parents=True)
+            remove(Path(paths[what]))  # the folder holds this run's parts alone (``check_parts``)
+            Path(paths[what]).mkdir(parents=True, exist_ok=True)
         if not names:
             partitions.no_partitions(paths["games"] if ingest else None, paths["sequences"])
         joins = ["rejects"] if ingest else []  # what each job writes
@@ -274,6 +274,8 @@ class DaskRunner:
                 joins_done()
 
         def joins_done() -> None:
+            for what in parted:
+                partitions.check_parts(paths[what], len(names))
             seconds = time.perf_counter() - read
             of = {what: [joined[j] for j in range(len(joins)) if joins[j] == what] for what in set(joins)}
             if ingest:
