@@ -190,7 +190,8 @@ def files_of(folder) -> dict[str, bytes]:
     """What a run leaves (as the crash harness compares it), without the
     dask engine's own partitions, and games.parquet and sequences.parquet
     by their rows (the dask engine's are folders of a part a partition:
-    how many parts depends on the partitions, their rows do not)."""
+    how many parts depends on the partitions, their rows do not; the crash
+    harness compares the parts' bytes, run against run of one engine)."""
     from crashtest import outputs
 
     found = {k: v for k, v in outputs(folder).items() if "partitions/" not in k}

@@ -49,7 +49,9 @@ class NotInTree(JosekiError):
 
 
 def _need(path: Path) -> Path:
-    if not path.exists():  # a file, or a folder of parts (the dask engine's sequences.parquet)
+    """``path``, a file or a folder of parts (the dask engine's games.parquet
+    and sequences.parquet), or why the run has nothing to answer from."""
+    if not (path.is_file() or (path.is_dir() and any(path.glob("part-*.parquet")))):
         raise NotMined(f"no {path.name} in {path.parent}: mine some games first (joseki mine GAMES --out ...)")
     return path
 
