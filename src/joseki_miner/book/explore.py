@@ -16,7 +16,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from joseki_miner.fast.arrow import column, numpy, strings
-from joseki_miner.fast.parquet import groups_where, read_columns, row_range, rows_at
+from joseki_miner.fast.parquet import RowGroups, groups_where, read_columns, row_range, rows_at
 from joseki_miner.method.gameinfo import date_text, wilson
 from joseki_miner.book.lookup import Query, board_name, check_playable, corner_of, query, sorted_range
 from joseki_miner.book.words import peak_year, share_of, start_text
@@ -259,22 +259,23 @@ def games_of(
     q = asked(catalog, text)
     tree = Tree.read(catalog)
     n, held = tree.find(q.keys)
-    path = _need(catalog.sorted_sequences)
+    in_order = RowGroups(_need(catalog.sorted_sequences))
     node = tree.node(n)
     lo, hi = node["first"], node["first"] + node["count"]
     if held < len(q.keys):  # within the deepest node stored: a binary search of its sequences' moves
-        within = row_range(path, lo, hi, ["game", "sequence"])
+        within = in_order.row_range(lo, hi, ["game", "sequence"])
         moves = _moves_of(catalog, numpy(within.column("game")), numpy(within.column("sequence")))
         offsets = np.frombuffer(moves.buffers()[1], np.int32, len(moves) + 1, moves.offset * 4).astype(np.int64)
         data = np.frombuffer(moves.buffers()[2], np.uint8) if len(moves) else np.zeros(0, np.uint8)
         a, b = sorted_range(offsets, data, q.keys)
         lo, hi = lo + a, lo + b
-    part = row_range(path, lo, hi, ["game", "sequence", "start", "orientation"])
+    part = in_order.row_range(lo, hi, ["game", "sequence", "start", "orientation"])
     game = numpy(part.column("game")) if len(part) else np.zeros(0, np.int64)
     sequence = numpy(part.column("sequence")) if len(part) else np.zeros(0, np.int32)
     earliest = np.lexsort((sequence, game))  # each game at its earliest-started sequence
     first = earliest[np.r_[True, np.diff(game[earliest]) != 0]] if len(game) else earliest
-    day = numpy(rows_at(catalog.games, game[first], ["day"]).column("day")) if len(first) else np.zeros(0, np.int32)
+    games = RowGroups(_need(catalog.games))  # its parts' footers read once for both reads
+    day = numpy(games.rows_at(game[first], ["day"]).column("day")) if len(first) else np.zeros(0, np.int32)
     recent = np.lexsort((game[first], -day.astype(np.int64)))
     total = len(recent)
     if not total:
@@ -282,7 +283,7 @@ def games_of(
     if limit is not None:
         recent = recent[:limit]
     chosen = first[recent]
-    rows = rows_at(_need(catalog.games), game[chosen], ["game", *GAME_COLUMNS, *(RECORD_COLUMNS if records else [])])
+    rows = games.rows_at(game[chosen], ["game", *GAME_COLUMNS, *(RECORD_COLUMNS if records else [])])
     start = numpy(part.column("start"))[chosen] if total else np.zeros(0, np.int32)
     orientation = numpy(part.column("orientation"))[chosen] if total else np.zeros(0, np.int8)
     corner = [corner_of(int(o), q.keys[0]) for o in orientation.tolist()]

@@ -26,7 +26,7 @@ import numpy as np
 import pyarrow.parquet as pq
 
 from joseki_miner.book.explore import GAME_COLUMNS, move_keys
-from joseki_miner.fast.parquet import row_range, rows_at
+from joseki_miner.fast.parquet import RowGroups, row_range
 from joseki_miner.book.lookup import SequenceError, board_point, board_name, corner_of
 from joseki_miner.book.words import share_of
 from joseki_miner.fast.arrow import numpy
@@ -274,9 +274,10 @@ def position(catalog: Catalog, asked: Position, examples: int = EXAMPLES) -> dic
         m["share"] = share_of(m["count"], total)
     recent = []
     if len(game_ids) and examples:
-        day = numpy(rows_at(catalog.games, game_ids, ["day"]).column("day")).astype(np.int64)
+        games = RowGroups(catalog.games)  # its parts' footers read once for both reads
+        day = numpy(games.rows_at(game_ids, ["day"]).column("day")).astype(np.int64)
         chosen = game_ids[np.lexsort((game_ids, -day))[:examples]]  # the most recent first, ties by game
-        recent = rows_at(catalog.games, chosen, ["game", "day", *GAME_COLUMNS]).to_pylist()
+        recent = games.rows_at(chosen, ["game", "day", *GAME_COLUMNS]).to_pylist()
         # each chosen game's sequence that reaches the position first (the least move, then the first node)
         game = np.concatenate([numpy(p.column("game")) for p in played])
         start = np.concatenate([numpy(p.column("start")) for p in played])

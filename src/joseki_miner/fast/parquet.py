@@ -25,7 +25,7 @@ ROW_GROUP = 50_000
 
 
 def count_rows(path: Path) -> int:
-    return sum(pq.ParquetFile(p).metadata.num_rows for p in parts_of(path))
+    return sum(pq.read_metadata(p).num_rows for p in parts_of(path))
 
 
 def iter_batches(path: Path, batch_size: int, columns: list[str] | None = None):
@@ -52,6 +52,7 @@ class RowGroups:
         footers = [pq.read_metadata(part) for part in parts]
         self.groups = [(part, i) for part, meta in zip(parts, footers) for i in range(meta.num_row_groups)]
         sizes = [meta.row_group(i).num_rows for meta in footers for i in range(meta.num_row_groups)]
+        self.stats = [meta.row_group(i).column(0).statistics for meta in footers for i in range(meta.num_row_groups)]
         self.sizes = np.array(sizes, np.int64)
         self.starts = np.r_[0, np.cumsum(sizes)].astype(np.int64)
         self.schema = pq.read_schema(parts[0])
@@ -78,6 +79,13 @@ class RowGroups:
         base[wanted] = np.r_[0, np.cumsum(self.sizes[wanted])][:-1] - self.starts[wanted]
         return table.take(column(rows + base[group], np.int64))  # (pa.array would import pandas)
 
+    def where(self, wanted: Callable[[int, int], bool], columns: list[str]) -> pa.Table:
+        """The groups whose first column's least and greatest values
+        ``wanted`` accepts (a group without statistics is read), in order."""
+        return self.read(
+            [g for g, s in enumerate(self.stats) if s is None or not s.has_min_max or wanted(s.min, s.max)], columns
+        )
+
     def row_range(self, lo: int, hi: int, columns: list[str]) -> pa.Table:
         """Rows lo..hi-1."""
         first = int(np.searchsorted(self.starts, lo, side="right")) - 1
@@ -103,16 +111,7 @@ def groups_where(path: Path, wanted: Callable[[int, int], bool], columns: list[s
     """The row groups of a file or a folder of parts whose first column's
     least and greatest values ``wanted`` accepts (a group without
     statistics is read), in order: ``columns`` of them."""
-    tables = []
-    for part in parts_of(path):
-        f = pq.ParquetFile(part)
-        groups = []
-        for i in range(f.metadata.num_row_groups):
-            stats = f.metadata.row_group(i).column(0).statistics
-            if stats is None or not stats.has_min_max or wanted(stats.min, stats.max):
-                groups.append(i)
-        tables.append(f.read_row_groups(groups, columns=columns))
-    return pa.concat_tables(tables)
+    return RowGroups(path).where(wanted, columns)
 
 
 def string_bytes(column: pa.StringArray) -> tuple[np.ndarray, np.ndarray]:

@@ -77,9 +77,8 @@ class PruneFiles:
     games: Path | None
     outputs: dict[str, Path]
     positions: Callable[[], dict[str, np.ndarray]] | None = None
-    kinds: Callable[[], np.ndarray | None] | None = (
-        None  # the build's kind codes of the trie's nodes, where it has them
-    )
+    # the build's kind codes of the trie's nodes, where it has them
+    kinds: Callable[[], np.ndarray | None] | None = None
 
 
 def prune_files(trie: Path, years: Path, sources: Path, files: PruneFiles, pruning: Pruning) -> dict:
