@@ -69,3 +69,19 @@ def test_a_partition_mined_in_one_thread_gives_the_files_of_one_mined_with_threa
         assert (tmp_path / "alone" / part.key / name).read_bytes() == (
             tmp_path / "threads" / part.key / name
         ).read_bytes(), name
+
+
+def test_a_value_settled_for_another_thread_is_its_result_or_its_error():
+    """``settled``: the thread that computes a value hands it, or its error,
+    to the one that waits (the trie's writing thread and prune)."""
+    from concurrent.futures import Future
+
+    from joseki_miner.runs.threads import settled
+
+    given: Future = Future()
+    assert settled(given, lambda: 42) == 42 and given.result() == 42
+    failed: Future = Future()
+    with pytest.raises(ZeroDivisionError):
+        settled(failed, lambda: 1 // 0)
+    with pytest.raises(ZeroDivisionError):
+        failed.result(timeout=0)

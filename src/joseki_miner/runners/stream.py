@@ -11,6 +11,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
+from joseki_miner.runs import threads
 from joseki_miner.runs.context import Context, CountedTrie, Done
 from joseki_miner.runs.memory import peak_rss_mib, rss_mib
 from joseki_miner.runs.store import staged
@@ -76,23 +77,13 @@ def ingest_to_build(context: Context, pool: ThreadPoolExecutor) -> Streamed:
     finally:
         spilled.close()
 
-    indexed: Future = Future()  # the position index, computed once: for trie_positions.parquet and prune
-    coded: Future = Future()  # the nodes' kinds, computed once: for trie.parquet and prune
+    # the position index and the nodes' kinds, computed once: for the trie's files and prune
+    found: Future = Future()
 
     def write_trie() -> tuple[dict, float]:
-        try:
-            index = build.position_index(arrays)
-        except BaseException as exc:
-            indexed.set_exception(exc)
-            coded.set_exception(exc)
-            raise
-        indexed.set_result(index)
-        try:
-            codes = build.kinds_of(arrays, kind_rules(config))
-        except BaseException as exc:
-            coded.set_exception(exc)
-            raise
-        coded.set_result(codes)
+        index, codes = threads.settled(
+            found, lambda: (build.position_index(arrays), build.kinds_of(arrays, kind_rules(config)))
+        )
         return build.write(
             (staged(catalog.trie), staged(catalog.trie_years), staged(catalog.trie_sources)),
             arrays,
@@ -121,7 +112,7 @@ def ingest_to_build(context: Context, pool: ThreadPoolExecutor) -> Streamed:
     return Streamed(
         Done("ingest", figures, read - t0),
         Done("extract", sequences, extracted - read, {"streamed": True, **rss}),
-        CountedTrie(arrays, tuple(names), floor, indexed.result, coded.result),
+        CountedTrie(arrays, tuple(names), floor, lambda: found.result()[0], lambda: found.result()[1]),
         time.perf_counter() - extracted,
         built,
     )

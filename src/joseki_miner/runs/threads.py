@@ -16,6 +16,9 @@ import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from contextlib import contextmanager
+from typing import TypeVar
+
+T = TypeVar("T")
 
 _state = threading.local()  # per thread: a worker of several threads runs tasks side by side
 
@@ -54,3 +57,15 @@ def one_thread() -> Iterator[None]:
         yield
     finally:
         _state.alone = before
+
+
+def settled(future: Future, make: Callable[[], T]) -> T:
+    """``make()``, whose result another thread awaits in ``future``: set
+    there, or its error, which is then raised here too."""
+    try:
+        value = make()
+    except BaseException as exc:
+        future.set_exception(exc)
+        raise
+    future.set_result(value)
+    return value

@@ -799,12 +799,7 @@ def join_subtrees(
     coded: Future = Future()
 
     def write_trie() -> dict:
-        try:
-            codes = kinds_of(arrays, kinds)
-        except BaseException as exc:
-            coded.set_exception(exc)
-            raise
-        coded.set_result(codes)
+        codes = threads.settled(coded, lambda: kinds_of(arrays, kinds))
         figures = write(files, arrays, nodes, floor, collections.names, kinds, index, codes)
         written.append(time.perf_counter())
         return figures
