@@ -188,14 +188,15 @@ def as_parts(path, cuts: Sequence[int], rows: int = 500) -> None:
 
 def files_of(folder) -> dict[str, bytes]:
     """What a run leaves (as the crash harness compares it), without the
-    dask engine's own partitions, and games.parquet and sequences.parquet
-    by their rows (the dask engine's are folders of a part a partition:
-    how many parts depends on the partitions, their rows do not; the crash
-    harness compares the parts' bytes, run against run of one engine)."""
+    dask engine's own partitions, and the stage files the dask engine
+    writes as folders of parts (``Catalog.datasets``) by their rows: how
+    many parts depends on the partitions and counts, their rows do not
+    (the crash harness compares the parts' bytes, run against run of one
+    engine)."""
     from crashtest import outputs
 
     found = {k: v for k, v in outputs(folder).items() if "partitions/" not in k}
-    for path in [*folder.rglob("games.parquet"), *folder.rglob("sequences.parquet")]:
+    for path in [p for name in DATASETS for p in folder.rglob(name)]:
         name = str(path.relative_to(folder))
         if "partitions" in path.parts:
             continue
@@ -213,4 +214,20 @@ def rows_of(path) -> bytes:
     from joseki_miner.runs.catalog import parts_of
 
     table = pa.concat_tables([pq.read_table(p) for p in parts_of(path)])
+    if path.name == "trie_positions.parquet":  # each part sorted by position: the rows by position, then node
+        import numpy as np
+
+        hi, lo, node = (table.column(c).to_numpy() for c in ("hi", "lo", "node"))
+        table = table.take(np.lexsort((node, lo, hi)))
     return f"{table.schema}\n{table.to_pydict()}".encode()
+
+
+DATASETS = (
+    "games.parquet",
+    "sequences.parquet",
+    "trie.parquet",
+    "trie_years.parquet",
+    "trie_sources.parquet",
+    "trie_positions.parquet",
+    "sorted_sequences.parquet",
+)

@@ -143,26 +143,42 @@ def test_openings_sampled_keep_every_sequence_and_their_order(codes, most):
 def test_subtrees_counted_apart_give_the_files_of_one_build(real_subset, tmp_path):
     """Real games' sequences counted in 1, 3, 7 and 64 ranges of openings
     (the dask engine's build, a task a range; at 64 the common first moves
-    cut between their children), then joined: trie.parquet,
-    trie_years.parquet, trie_sources.parquet, sorted_sequences.parquet and
-    the position index are the bytes `build` writes, and no range held
-    every sequence."""
+    cut between their children), then planned and written as shards: the
+    parts of trie.parquet, trie_years.parquet, trie_sources.parquet and
+    sorted_sequences.parquet, laid end to end, are the rows `build`
+    writes, and those of the position index, sorted by position; no range
+    held every sequence.  Pruned on the shards' candidates, with each
+    shard's nodes on the kept positions: the bytes of every file prune
+    writes of the whole trie."""
+    import pyarrow.parquet as pq
+
+    from joseki_miner.fast.parquet import read_columns
     from joseki_miner.runs.config import load
-    from joseki_miner.runs.catalog import Catalog, positions_of
-    from joseki_miner.stages.params import kind_rules
+    from joseki_miner.method.prune import Cut
+    from joseki_miner.runs.catalog import Catalog
+    from joseki_miner.stages import prune
+    from joseki_miner.runs.store import TMP
+    from joseki_miner.stages.params import kind_rules, prune_outputs
     from pipeline.run import Request, run_stages
 
     catalog = Catalog(work=tmp_path / "w", out=tmp_path / "o")
     run_stages(
         catalog,
         load(None, []),
-        ["ingest", "extract", "build"],
+        ["ingest", "extract", "build", "prune"],
         [real_subset],
         Request(progress=False),
         log=lambda s: None,
     )
-    files = [catalog.trie, catalog.trie_years, catalog.trie_sources, catalog.sorted_sequences]
-    floor = json.loads(catalog.manifest("build").read_text())["figures"]["floor"]
+    files = catalog.shards()
+    config = load(None, [])
+    games = json.loads(catalog.manifest("ingest").read_text())["figures"]["games_accepted"]
+    outputs = {
+        name: path.with_name(path.name.removesuffix(TMP)) for name, path in prune_outputs(catalog, config).items()
+    }
+    assert outputs["joseki"] == catalog.joseki and "transpositions" in outputs
+    figures = json.loads(catalog.manifest("build").read_text())["figures"]
+    floor = figures["floor"]
     stored = build.Stored(catalog.sequences, catalog.games)
     counts = build.prefix_counts(stored)
     for parts in (1, 3, 7, 64):
@@ -178,47 +194,32 @@ def test_subtrees_counted_apart_give_the_files_of_one_build(real_subset, tmp_pat
             for i, r in enumerate(ranges)
         ]
         out = [tmp_path / f"{parts}-{f.name}" for f in files]
-        build.join_subtrees(folders, stored, tuple(out[:3]), floor=floor, kinds=kind_rules(load(None, [])))
-        build.join_sorted(folders, out[3])
-        for mine, theirs in zip([*out, positions_of(out[0])], [*files, catalog.trie_positions]):
-            assert mine.read_bytes() == theirs.read_bytes(), (parts, theirs.name)
-    # prune beside the files' writing (the dask engine's join): handed the trie a build counts in one
-    # piece; its error is the task's, and the thread that writes the files has ended before it is raised
-    import threading
-
-    import pyarrow.parquet as pq
-
-    from joseki_miner.method.kinds import of_arrays
-    from joseki_miner.stages.prune import _arrays_of
-
-    whole, _ = _arrays_of(
-        pq.read_table(catalog.trie), pq.read_table(catalog.trie_years), pq.read_table(catalog.trie_sources)
-    )
-    seen = {}
-
-    def beside(arrays, names, index, kinds):
-        seen["nodes"] = all(np.array_equal(arrays[k], whole[k]) for k in ("count", "parent", "depth", "games"))
-        seen["names"], seen["index"] = names, len(index["node"]) == len(whole["node"])
-        seen["kinds"] = np.array_equal(kinds(), of_arrays(whole, kind_rules(load(None, []))))  # trie.parquet's
-        return "pruned"
-
-    figures = build.join_subtrees(
-        folders, stored, tuple(out[:3]), floor=floor, kinds=kind_rules(load(None, [])), beside=beside
-    )
-    assert figures["beside"] == "pruned" and figures["after_trie"] >= 0, figures
-    assert seen["nodes"] and seen["index"] and seen["kinds"], seen
-    assert out[0].read_bytes() == files[0].read_bytes()
-
-    def failing(arrays, names, index, kinds):
-        raise ValueError("prune failed")
-
-    with pytest.raises(ValueError, match="prune failed"):
-        build.join_subtrees(folders, stored, tuple(out[:3]), floor=floor, beside=failing)
-    assert not [t for t in threading.enumerate() if t.name.startswith("trie")]
+        for folder in out:
+            folder.mkdir()
+        shards = build.plan_shards(folders, floor=floor, key_ranges=ranges)
+        assert shards.figures() == {k: figures[k] for k in ("nodes_before_prune", "nodes_stored", "floor")}
+        pruning = prune.pruning_for(config, games, floor)
+        for j, folder in enumerate(folders):
+            cut = Cut(pruning.threshold, pruning.min_length, pruning.rules)
+            build.write_shard(folder, shards, j, tuple(out), kind_rules(config), cut)
+        for mine, theirs in zip(out[:3] + out[4:], files[:3] + files[4:]):
+            assert len(list(mine.iterdir())) == len(ranges)
+            assert read_columns(mine).equals(pq.read_table(theirs)), (parts, theirs.name)
+        whole, sharded = prune.read_index(files[3]), prune.read_index(out[3])
+        assert all(np.array_equal(whole[k], sharded[k]) for k in whole), parts
+        pruned = {name: tmp_path / f"{parts}-{path.name}" for name, path in outputs.items()}
+        wanted = tmp_path / f"{parts}-kept"
+        prune.prune_shards(folders, shards.names, prune.PruneFiles(out[4], catalog.games, pruned), pruning, wanted)
+        for j, folder in enumerate(folders):
+            build.transposed_of_shard(folder, shards, j, wanted)
+        prune.write_transpositions(folders, wanted, pruned["transpositions"])
+        for name, path in outputs.items():
+            if path.exists():
+                assert pruned[name].read_bytes() == path.read_bytes(), (parts, name)
     with pytest.raises(RuntimeError, match="kept the nodes counted"):  # counted with another floor
-        build.join_subtrees(folders, stored, tuple(out[:3]), floor=floor + 1)
+        build.plan_shards(folders, floor=floor + 1)
     with pytest.raises(RuntimeError, match="counted the prefixes"):  # a folder another count wrote
-        build.join_subtrees(folders[::-1], stored, tuple(out[:3]), floor=floor, key_ranges=ranges)
+        build.plan_shards(folders[::-1], floor=floor, key_ranges=ranges)
 
 
 def test_a_spill_to_a_full_disk_says_so(tmp_path, monkeypatch):

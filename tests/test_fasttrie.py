@@ -7,15 +7,24 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from helpers import build
-from joseki_miner.stages.build import _merged_positions, _sorted_positions, position_index
+from joseki_miner.method.positions import position_order
+from joseki_miner.stages.build import _sorted_positions, position_index, shard_positions
+from joseki_miner.fast.joining import (
+    edge_replies,
+    join_plan,
+    kept_for_plan,
+    planned_from,
+    place,
+    shard_codes,
+    shard_replies,
+)
+from joseki_miner.method.kinds import KindRules, of_arrays
 from joseki_miner.fast.fasttrie import (
     StreamCounter,
     classes_of,
     count_sequences,
     cut,
     in_order,
-    join_numbered,
-    join_tries,
     prefix_path,
     prefixes,
     merge_sorted,
@@ -75,6 +84,16 @@ seq_st = st.integers(1, 20).flatmap(
         st.lists(st.tuples(*[st.sampled_from(CLASSES)] * 4), min_size=n, max_size=n),
     )
 )
+# one first move, a second on the 7th line (116) or in the corner, replies on the side (117, 152) or
+# not: approaches from the side, whose replies ranges cut anywhere share
+approach_st = st.tuples(
+    st.sampled_from([116, 0]), st.lists(st.sampled_from([117, 152, 0, TENUKI]), max_size=3)
+).flatmap(
+    lambda keys: st.tuples(
+        st.just([60, keys[0], *keys[1]]),
+        st.lists(st.tuples(*[st.sampled_from(CLASSES)] * 4), min_size=2 + len(keys[1]), max_size=2 + len(keys[1])),
+    )
+)
 
 
 # per game: winner in the tree's colours, year (0: unknown), source
@@ -86,9 +105,9 @@ game_st = st.tuples(
 
 
 @st.composite
-def games_st(draw, max_size=40):
+def games_st(draw, max_size=40, sequences=seq_st):
     """Sequences grouped into games: (seqs, per sequence (game, winner, year, source))."""
-    seqs = draw(st.lists(seq_st, max_size=max_size))
+    seqs = draw(st.lists(sequences, max_size=max_size))
     sizes, left = [], len(seqs)
     while left:
         sizes.append(draw(st.integers(1, min(left, 5))))
@@ -268,22 +287,30 @@ def test_subtrees_counted_apart_join_into_the_trie_of_one_count(data, cuts, min_
         parts.append(
             count_sequences(o, k, c, payload[chosen], min_count=min_count, years=(FIRST_YEAR, YEARS), sources=SOURCES)
         )
-    joined, joined_total = join_tries(parts)
+    joined, joined_total, _ = _joined(parts)
     assert joined_total == total
     assert_same(joined, whole)
 
 
-@settings(max_examples=300, deadline=None)
-@given(data=games_st(), cuts=st.sets(st.integers(0, 10**6)), min_count=st.integers(1, 4))
-def test_subtrees_cut_anywhere_join_into_the_trie_of_one_count(data, cuts, min_count):
-    """Cut by their first keys (``prefixes``) between any two sequences, so
-    that ranges share the nodes on the paths between them (each kept in
-    its range whatever its count: ``edges``), counted apart and joined: the
-    very arrays of counting them all, a shared node's count, influence
-    counters, games, wins, years and collections added up, the nodes
-    counted fewer than ``min_count`` times in all dropped, and the nodes
-    seen counted once; the counts' position indexes, merged, are the
-    whole trie's."""
+def _joined(parts, floor=1):
+    """The counts ``parts`` joined: each placed as the shard of its node
+    range (``place``), laid end to end, by the plan of what each kept of
+    its edges alone (``kept_for_plan``, as the build saves it); the nodes
+    counted, and the plan."""
+    plan = join_plan([(planned_from(kept_for_plan(part))[0], nodes) for part, nodes in parts], floor)
+    shards = [place(part, plan, j) for j, (part, _) in enumerate(parts)]
+    out: dict = {}
+    for name, column in shards[0].items():
+        if isinstance(column, dict):
+            out[name] = {sub: np.concatenate([shard[name][sub] for shard in shards]) for sub in column}
+        else:
+            out[name] = np.concatenate([shard[name] for shard in shards])
+    return out, plan.nodes, plan
+
+
+def _counted_apart(data, cuts, min_count):
+    """The trie of counting ``data``'s sequences at once, its number of
+    nodes, and the counts of its ranges cut (``prefixes``) at ``cuts``."""
     seqs, games = data
     whole, total = count_sequences(
         *arrays_of(seqs, games), min_count=min_count, years=(FIRST_YEAR, YEARS), sources=SOURCES
@@ -302,12 +329,54 @@ def test_subtrees_cut_anywhere_join_into_the_trie_of_one_count(data, cuts, min_c
                 o, k, c, payload[chosen], min_count=min_count, years=(FIRST_YEAR, YEARS), sources=SOURCES, edges=edges
             )
         )
-    runs = [_sorted_positions(part) for part, _ in parts]  # each count's position index, sorted apart
-    joined, joined_total, numbers = join_numbered(parts, floor=min_count)
+    return whole, total, parts
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=games_st(), cuts=st.sets(st.integers(0, 10**6)), min_count=st.integers(1, 4))
+def test_subtrees_cut_anywhere_join_into_the_trie_of_one_count(data, cuts, min_count):
+    """Cut by their first keys (``prefixes``) between any two sequences, so
+    that ranges share the nodes on the paths between them (each kept in
+    its range whatever its count: ``edges``), counted apart and joined: the
+    very arrays of counting them all, a shared node's count, influence
+    counters, games, wins, years and collections added up, the nodes
+    counted fewer than ``min_count`` times in all dropped, and the nodes
+    seen counted once; the shards' position indexes, laid end to end and
+    sorted by position, are the whole trie's."""
+    whole, total, parts = _counted_apart(data, cuts, min_count)
+    joined, joined_total, plan = _joined(parts, min_count)
     assert joined_total == total
     assert_same(joined, whole)
-    merged, whole_index = _merged_positions(runs, numbers), position_index(whole)
-    assert all(np.array_equal(merged[name], whole_index[name]) for name in ("hi", "lo", "node", "transform"))
+    assert [plan.shard(j)[0] for j in range(len(parts))] == sorted(plan.shard(j)[0] for j in range(len(parts)))
+    shards = [shard_positions(_sorted_positions(part), plan, j, len(part["node"])) for j, (part, _) in enumerate(parts)]
+    index = {name: np.concatenate([shard[name] for shard in shards]) for name in ("hi", "lo", "node", "transform")}
+    order, whole_index = position_order(index["hi"], index["lo"]), position_index(whole)
+    assert all(np.array_equal(index[name][order], whole_index[name]) for name in ("hi", "lo", "node", "transform"))
+    # each shard's kinds read on its own count: the whole trie's (an approach's weighs all its replies)
+    rules = KindRules(follow_up=True, approach=0.4)
+    replies = shard_replies(parts, [edge_replies(part) for part, _ in parts], plan)
+    codes = [shard_codes(part, plan, j, rules, replies[j]) for j, (part, _) in enumerate(parts)]
+    assert np.array_equal(np.concatenate(codes), of_arrays(whole, rules))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    data=games_st(sequences=approach_st),
+    cuts=st.sets(st.integers(0, 10**6)),
+    min_count=st.integers(1, 3),
+    share=st.sampled_from([0.3, 0.5, 0.7]),
+)
+def test_shards_read_kinds_as_the_whole_trie(data, cuts, min_count, share):
+    """Each shard's kinds, read on its own count, are the joined trie's
+    where an approach from the side has replies in several ranges, some
+    of them counted too few times in all to be kept."""
+    whole, _, parts = _counted_apart(data, cuts, min_count)
+    kept = [(planned_from(kept_for_plan(part)), nodes) for part, nodes in parts]  # as the build plans from them
+    plan = join_plan([(edges, nodes) for (edges, _), nodes in kept], floor=min_count)
+    replies = shard_replies([(edges, nodes) for (edges, _), nodes in kept], [r for (_, r), _ in kept], plan)
+    rules = KindRules(follow_up=True, approach=share)
+    codes = [shard_codes(part, plan, j, rules, replies[j]) for j, (part, _) in enumerate(parts)]
+    assert np.array_equal(np.concatenate(codes), of_arrays(whole, rules))
 
 
 @given(st.lists(st.lists(st.sampled_from(KEYS), min_size=1, max_size=9), min_size=2, max_size=20))
@@ -321,3 +390,41 @@ def test_prefixes_keep_the_trie_order_and_name_their_paths(seqs):
         head = (a[:PREFIX_KEYS], b[:PREFIX_KEYS])
         assert (x < y) == (head[0] < head[1]) and (x == y) == (head[0] == head[1])
     assert [prefix_path(c) for c in code] == [s[:PREFIX_KEYS] for s in seqs]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    data=games_st(),
+    cuts=st.sets(st.integers(0, 10**6)),
+    min_count=st.integers(1, 3),
+    threshold=st.integers(1, 6),
+    follow=st.sampled_from([None, 0.3, 0.8]),
+    min_share=st.sampled_from([0.0, 0.2]),
+)
+def test_shards_find_the_candidates_of_the_whole_trie(data, cuts, min_count, threshold, follow, min_share):
+    """Each shard's candidates for phase 2, read on its own count (whose
+    paths it holds whole, the shared nodes' and the root's figures added
+    up), laid end to end, are the whole trie's; with their tenuki
+    children's counts, a shared node's the greatest its shards give."""
+    from joseki_miner.fast.joining import shard_candidates
+    from joseki_miner.method.points import TENUKI
+    from joseki_miner.method.prune import Cut, PruneRules, candidates, parent_rows, tenuki_counts
+
+    whole, _, parts = _counted_apart(data, cuts, min_count)
+    plan = join_plan(parts, floor=min_count)
+    cut = Cut(max(threshold, min_count), 0, PruneRules(follow, min_share, True, 1, False))
+    nodes, tenuki, shared = [], [], {}
+    for j, (part, _) in enumerate(parts):
+        found = shard_candidates(part, plan, j, cut)
+        nodes.append(place(part, plan, j)["node"][found["rows"]])
+        tenuki.append(found["tenuki"])
+        for node, t in zip(found["shared"].tolist(), found["shared_tenuki"].tolist()):
+            shared[node] = max(shared.get(node, 0), t)
+    node, tenuki = np.concatenate(nodes), np.concatenate(tenuki)
+    for i, n in enumerate(node.tolist()):
+        tenuki[i] = max(tenuki[i], shared.get(n, 0))
+    row = parent_rows(whole["node"], whole["parent"])
+    depth, key = whole["depth"], whole["key"].astype(np.int64)
+    some = candidates(row, depth, whole["count"], cut, (key == TENUKI) & (depth > 0), whole["games"])
+    assert np.array_equal(node, np.flatnonzero(some))
+    assert np.array_equal(tenuki, tenuki_counts(row, key, whole["count"])[some])

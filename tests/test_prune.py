@@ -342,3 +342,39 @@ def test_the_subtree_law_holds_with_the_evidence_rules(table, a, gap, min_length
             if path and not any(q[: len(path)] == path and q != path for q in low):
                 replies = [full[q][0] for q in full if len(q) == len(path) + 1 and q[:-1] == path and q[-1] != "--"]
                 assert all(r < follow * full[path][0] for r in replies), path
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    table=tables(),
+    a=st.integers(1, 60),
+    min_length=st.integers(0, 5),
+    follow=st.one_of(st.none(), st.floats(0.05, 1.0)),
+    min_share=st.floats(0, 0.6),
+    min_games=st.integers(1, 30),
+    on_games=st.booleans(),
+    fold=st.booleans(),
+)
+def test_pruning_the_candidates_alone_keeps_what_pruning_all_keeps(
+    table, a, min_length, follow, min_share, min_games, on_games, fold
+):
+    """A trie kept as shards is pruned on its candidates alone (the rows
+    let through, and the replies that would end no line before them): the
+    same rows kept as pruning every row."""
+    import numpy as np
+
+    from joseki_miner.method.prune import Cut, candidates, keep_mask, parent_rows
+
+    node, parent = table["node"].to_numpy(np.int64), table["parent"].to_numpy(np.int64)
+    row = parent_rows(node, parent)
+    depth, count, games = (table[c].to_numpy(np.int64) for c in ("depth", "count", "games"))
+    tenuki = (table["move"] == "").to_numpy() & (parent >= 0)
+    cut = Cut(a, min_length, PruneRules(follow, min_share, fold, min_games, on_games))
+    whole = keep_mask(row, depth, count, cut, tenuki, games)
+    some = candidates(row, depth, count, cut, tenuki, games)
+    assert not (whole & ~some).any()
+    at = np.flatnonzero(some)
+    new_row = np.full(len(node), -1, np.int64)
+    new_row[at] = np.arange(len(at))
+    alone = keep_mask(new_row[row[at]], depth[at], count[at], cut, tenuki[at], games[at])
+    assert np.array_equal(alone, whole[at])

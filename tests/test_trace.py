@@ -135,14 +135,24 @@ def test_a_dask_run_traces_every_task_and_its_outputs_are_those_of_a_run_without
     assert all(set(t["after"]) <= keys for t in tasks)  # every task waited for is in the trace
     mines = [t for t in tasks if t["key"].startswith("mine-")]
     assert len(mines) > 1 and all(t["after"] == [] for t in mines)
-    # the trie pruned by the task that joins it, once its counts are done; the example games after, once
-    # games.parquet is committed
-    assert not [t for t in tasks if t["key"].startswith("prune-") and not t["key"].endswith("-examples")]
-    (prune,) = [t for t in tasks if t["key"].startswith("build-join-prune")]
-    assert any(a.startswith("build-count") for a in prune["after"])
-    assert not any(a.startswith("join-") for a in prune["after"])
-    (examples,) = [t for t in tasks if t["key"].endswith("-examples")]
-    assert {a.split("-")[0] + "-" + a.split("-")[1] for a in examples["after"]} >= {"build-join", "join-games"}
+
+    # the trie planned once its counts are done, a shard a count after; pruned on the shards' candidates
+    # once they are written and games.parquet is committed; the shards searched for the kept positions after
+    def waits(task: dict) -> set[str]:  # the tasks it waited for, but resolve (every one after it takes its result)
+        return {a for a in task["after"] if not a.startswith("resolve-")}
+
+    (plan,) = [t for t in tasks if t["key"].startswith("build-plan-")]
+    shards = [t for t in tasks if t["key"].startswith("build-shard-")]
+    assert waits(plan) == {t["key"] for t in tasks if t["key"].startswith("build-count-")}
+    assert len(shards) > 1 and all(waits(t) == {plan["key"]} for t in shards)
+    (prune,) = [t for t in tasks if t["key"].startswith("prune-shards-")]
+    assert {t["key"] for t in shards} <= waits(prune)
+    assert any(a.startswith("join-games-") for a in waits(prune))
+    assert not [t for t in tasks if t["key"].startswith("build-join")]  # no task joins the trie
+    transposed = [t for t in tasks if t["key"].startswith("prune-transposed-")]
+    assert len(transposed) == len(shards) and all(waits(t) == {prune["key"]} for t in transposed)
+    (written,) = [t for t in tasks if t["key"].startswith("prune-transpositions-")]
+    assert waits(written) == {t["key"] for t in transposed}
     s = scale(*load(tmp_path / "trace.json"))
     assert s.path[0].key.startswith("mine-") and 0 < s.t_inf <= s.t1 and 0 < s.s < wall
     assert joseki_cli("mine", demo_games, "--out", tmp_path / "x", "--trace", tmp_path / "t").returncode == 2

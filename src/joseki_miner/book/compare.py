@@ -105,7 +105,7 @@ def compare_files(
     first, count = numpy(tree.column("first")), numpy(tree.column("count"))
     moves = tree.column("move").to_pylist()
     kinds = tree.column("kind").to_pylist() if "kind" in tree.column_names else [None] * len(node)
-    game = numpy(pq.ParquetFile(sorted_sequences).read(columns=["game"]).column("game"))
+    game = numpy(read_columns(sorted_sequences, ["game"]).column("game"))
     # each side's sequences before each row of the sequences in trie order: a range's count is a difference
     before = [np.r_[0, np.cumsum(side[game], dtype=np.int64)] for side in (in_a, in_b)]
     ranges: dict[int, list[tuple[int, int]]] = {

@@ -13,10 +13,9 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from joseki_miner.fast.arrow import column, numpy, strings
-from joseki_miner.fast.parquet import RowGroups, groups_where, read_columns, row_range, rows_at
+from joseki_miner.fast.parquet import RowGroups, groups_where, read_columns, row_range
 from joseki_miner.method.gameinfo import date_text, wilson
 from joseki_miner.book.lookup import Query, board_name, check_playable, corner_of, query, sorted_range
 from joseki_miner.book.words import peak_year, share_of, start_text
@@ -59,11 +58,11 @@ def _need(path: Path) -> Path:
 def move_keys(moves: pa.ChunkedArray) -> np.ndarray:
     """A trie table's ``move`` column (read as a dictionary) as trie keys,
     each distinct move decoded once."""
-    moves = moves.combine_chunks()
-    if not len(moves):
-        return np.zeros(0, np.int64)
-    table_keys = np.array([TENUKI if m == "" else from_sgf(m) for m in moves.dictionary.to_pylist()], np.int64)
-    return table_keys[numpy(moves.indices)]
+    keys = [np.zeros(0, np.int64)]
+    for chunk in moves.chunks:  # a part's dictionary each (a folder of parts)
+        table_keys = np.array([TENUKI if m == "" else from_sgf(m) for m in chunk.dictionary.to_pylist()], np.int64)
+        keys.append(table_keys[numpy(chunk.indices)])
+    return np.concatenate(keys)
 
 
 @dataclass
@@ -77,8 +76,7 @@ class Tree:
 
     @classmethod
     def read(cls, catalog: Catalog) -> Tree:
-        f = pq.ParquetFile(_need(catalog.trie), read_dictionary=["move"])
-        table = f.read(columns=["parent", "move"])
+        table = read_columns(_need(catalog.trie), ["parent", "move"], dictionary=["move"])
         if not len(table):
             return cls(catalog.trie, np.zeros(0, np.int64), np.zeros(0, np.int64))
         return cls(catalog.trie, numpy(table.column("parent")), move_keys(table.column("move")))
@@ -97,9 +95,10 @@ class Tree:
         """The statistics of some nodes (``TRIE_COLUMNS``, and the kind
         where the tree was mined with kinds), as dicts."""
         columns = [c for c in TRIE_COLUMNS if c not in ("parent", "move")] + ["first"]
-        if "kind" in pq.ParquetFile(self.path).schema_arrow.names:
+        groups = RowGroups(self.path)
+        if "kind" in groups.schema.names:
             columns.append("kind")
-        return rows_at(self.path, np.asarray(nodes, np.int64), columns).to_pylist()
+        return groups.rows_at(np.asarray(nodes, np.int64), columns).to_pylist()
 
     def node(self, n: int) -> dict:
         return self.rows(np.array([n]))[0]
@@ -115,15 +114,8 @@ class Tree:
 def _rows_of(path: Path, node: int) -> list[tuple]:
     """A node's rows of trie_years or trie_sources (sorted by node): only
     the row groups whose node range holds it are read."""
-    f = pq.ParquetFile(_need(path))
-    groups = []
-    for i in range(f.metadata.num_row_groups):
-        stats = f.metadata.row_group(i).column(0).statistics
-        if stats is None or not stats.has_min_max or stats.min <= node <= stats.max:
-            groups.append(i)
-    if not groups:
-        return []
-    table = f.read_row_groups(groups)
+    groups = RowGroups(_need(path))
+    table = groups.read(groups.picked(lambda least, most: least <= node <= most), groups.schema.names)
     nodes = numpy(table.column("node"))
     lo, hi = np.searchsorted(nodes, node), np.searchsorted(nodes, node, side="right")
     part = table.slice(lo, hi - lo)

@@ -23,10 +23,9 @@ import re
 from dataclasses import dataclass, replace
 
 import numpy as np
-import pyarrow.parquet as pq
 
 from joseki_miner.book.explore import GAME_COLUMNS, move_keys
-from joseki_miner.fast.parquet import RowGroups, row_range
+from joseki_miner.fast.parquet import RowGroups, groups_where, read_columns, row_range
 from joseki_miner.book.lookup import SequenceError, board_point, board_name, corner_of
 from joseki_miner.book.words import share_of
 from joseki_miner.fast.arrow import numpy
@@ -180,9 +179,9 @@ def read_game(path: str, game: int = 1):
 
 
 def _trie(catalog: Catalog):
-    f = pq.ParquetFile(catalog.trie, read_dictionary=["move"])
-    table = f.read(
-        columns=[
+    table = read_columns(
+        catalog.trie,
+        [
             "parent",
             "depth",
             "move",
@@ -193,7 +192,8 @@ def _trie(catalog: Catalog):
             "white_wins",
             "first_year",
             "last_year",
-        ]
+        ],
+        dictionary=["move"],
     )
     key = move_keys(table.column("move"))
     return table, np.where(numpy(table.column("depth")) == 0, -1, key) if len(table) else key
@@ -312,14 +312,12 @@ def _indexed(
         hi, lo, transform = position_keys(np.where(parent < 0, -1, parent), depth, key)
         nodes = [np.flatnonzero((hi == h) & (lo == low)).tolist() for h, low, _, _ in keys]
         return nodes, {n: int(transform[n]) for found in nodes for n in found}
-    index = pq.ParquetFile(catalog.trie_positions)
-    hi_at = index.schema_arrow.get_field_index("hi")
-    groups = []
-    for g in range(index.metadata.num_row_groups):
-        stats = index.metadata.row_group(g).column(hi_at).statistics
-        if stats is None or not stats.has_min_max or any(stats.min <= h <= stats.max for h, _, _, _ in keys):
-            groups.append(g)
-    rows = index.read_row_groups(groups, columns=["hi", "lo", "node", "transform"])
+    # each part (a shard's, on the dask engine) sorted alike, and the parts in node order
+    rows = groups_where(
+        catalog.trie_positions,
+        lambda least, most: any(least <= h <= most for h, _, _, _ in keys),
+        ["hi", "lo", "node", "transform"],
+    )
     hi, lo, node, transform = (numpy(rows.column(c)) for c in ("hi", "lo", "node", "transform"))
     on = [(hi == h) & (lo == low) for h, low, _, _ in keys]
     held = np.logical_or.reduce(on) if on else np.zeros(len(node), bool)

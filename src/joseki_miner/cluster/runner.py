@@ -15,13 +15,13 @@ from __future__ import annotations
 import bisect
 import itertools
 import os
+import pickle
 import shutil
 import time
 import uuid
 from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -55,7 +55,7 @@ class DaskRunner:
         self._cluster: cluster_.Cluster | cluster_.InProcess | None = None
         self._starting: Future | None = None
         self._built: tuple[dict, float] | None = None  # the build counted beside the joins, and when it began
-        self._pruned: dict | None = None  # prune, done by the task that joined the trie
+        self._pruned: dict | None = None  # prune, done on the shards of the build beside the joins
         self.token = uuid.uuid4().hex[:8]  # names this run's dask tasks and scratch folders
 
     def close(self) -> None:
@@ -166,11 +166,10 @@ class DaskRunner:
         tasks at once (sequences.parquet alone when ingest is up to date:
         not ``ingest``; ``key``: extract's, in the tasks' names).  Ingest
         and extract go to ``commit`` as soon as
-        the joins end; with ``build``, the trie is counted beside them and
-        kept for ``stage``, and with ``prune`` pruned by the task that joins
-        it, on its arrays, while a thread writes trie.parquet (as the fast
-        engine's one pass does; where move orders are merged, which reads
-        the games, once the joins have committed games.parquet)."""
+        the joins end; with ``build``, the trie is counted beside them,
+        planned and written as shards (a task a count), and kept for
+        ``stage``; with ``prune`` (where move orders are not merged)
+        pruned on the shards' candidates (``prune.prune_shards``)."""
         catalog, config = context.catalog, context.config
         t0 = time.perf_counter()
         settings, parts, skipped = self.plan(context, digests)
@@ -218,7 +217,7 @@ class DaskRunner:
             tasks += [f"join-{what}-{name}-{key}-{self.token}" for name in names]
             first += [{"games": 2, "sequences": 3}[what]] * len(names)
             joins += [what] * len(names)
-        counted, trie_at, counts_at = None, len(jobs), []
+        counted, shards_at, counts_at = None, len(jobs), []
         if build:  # the build counts the partitions' sequences while the joins write them
             counts: Counter[int] = Counter()
             for found_ in found:
@@ -229,45 +228,43 @@ class DaskRunner:
             jobs += [partial(count, r, f, floor, joined_) for r, f in zip(ranges, folders)]
             tasks += [f"build-count-{lo}-{hi}-{key}-{self.token}" for lo, hi in ranges]
             first += [2**40 + size for size in sizes]
-            # the subtrees joined once they are counted, on the first worker free, beside the joins still writing
             counts_at = list(range(len(joins), len(jobs)))
-            trie_at = len(jobs)
-            trie_paths = [os.path.abspath(staged(p)) for p in (catalog.trie, catalog.trie_years, catalog.trie_sources)]
-            sorted_path = os.path.abspath(staged(catalog.sorted_sequences))
-            beside = (
-                _Prune(
-                    config,
-                    {k: os.path.abspath(v) for k, v in prune_outputs(catalog, config).items()},
-                    sorted_path,
-                    os.path.abspath(catalog.games) if config.prune_merge_orders else None,
-                    tuple(folders),
-                )
-                if prune
-                else None
-            )
-            jobs.append(
-                partial(_join_subtrees, folders, ranges, floor, trie_paths, kind_rules(config), joined_, prune=beside)
-            )
-            tasks.append(f"build-join-{'prune' if prune else 'trie'}-{key}-{self.token}")
-            first.append(0)  # after the joins of the partitions: ingest and extract commit first
-            if not prune:  # else the task that prunes joins them first, while trie.parquet is written
-                jobs.append(partial(_join_sorted, folders, sorted_path))
-                tasks.append(f"build-join-sorted-{key}-{self.token}")
-                first.append(-1)
+            shards_at = len(jobs)
+            pruned = config if prune and not config.prune_merge_orders else None  # merged orders: the whole trie's
+            built_jobs, built_tasks, built_first = self._shards(context, ranges, sizes, folders, floor, key, pruned)
+            jobs += built_jobs
+            tasks += built_tasks
+            first += built_first
             counted = (ranges, folders)
+            ended_at = len(jobs)
+            if pruned is not None:  # phase 2 on the shards' candidates, then the transpositions' round
+                prune_jobs, prune_tasks, prune_after = self._prune_shards(context, folders, key)
+                jobs += prune_jobs
+                tasks += prune_tasks
+                first += [-1] * len(prune_jobs)
         kept = sum(1 for f in found if f.get(partitions.KEPT))
         joined: dict[int, Any] = {}
-        built: dict[str, dict] = {}
-        after = [counts_at if counted and i >= trie_at else [] for i in range(len(jobs))]
-        if prune and config.prune_merge_orders and ingest:  # merging orders reads games.parquet: the joins commit it
-            after[trie_at] = [*counts_at, *range(len(joins))]
+        built: dict[str, Any] = {}
+        after: list[list[int]] = [[] for _ in jobs]
+        if counted:  # the plan once the counts end, the shards once it does; prune once they and the joins do
+            after[shards_at : shards_at + 1] = [counts_at]
+            after[shards_at + 1 : ended_at] = [[shards_at]] * (ended_at - shards_at - 1)
+            if pruned is not None:
+                shards = list(range(shards_at + 1, ended_at))
+                after[ended_at:] = [[*range(len(joins)), *shards]] + [
+                    [ended_at + a for a in w] for w in prune_after[1:]
+                ]
 
         def on_done(i: int, result) -> None:
             """Ingest and extract commit as soon as the joins end: a count
             that fails or is stopped after leaves them done."""
             if i >= len(joins):
-                if counted and i == trie_at:
+                if counted and i == shards_at:
                     built["figures"] = result
+                elif counted and i < ended_at:
+                    built["ended"] = time.perf_counter()
+                elif counted and i == ended_at:
+                    built["pruned"] = result
                 return
             joined[i] = result
             if len(joined) == len(joins):
@@ -307,16 +304,15 @@ class DaskRunner:
             for f in counted[1] if counted else []:
                 shutil.rmtree(f, ignore_errors=True)
         if counted:
-            figures = built["figures"]
-            if prune:
-                self._pruned = figures.pop("beside")
-            self._built = (figures, read + figures.pop("after_trie", 0.0))
+            self._shards_done(context, len(counted[0]))
+            self._built = (built["figures"], read + time.perf_counter() - built["ended"])
+            if pruned is not None:
+                self._pruned = {**built["pruned"], "seconds": time.perf_counter() - built["ended"]}
 
     def stage(self, stage: Stage, context: Context, key: str, beside: Stage | None = None) -> list[Done]:
         """A stage on the dask cluster: the build by subtrees (one a
         worker) and the report in parts (one a worker: each loads the book),
-        a task each; prune, where the build's join did it, its example
-        games alone; the other stages as one task.  Emit with the report
+        a task each; the other stages as one task.  Emit with the report
         ``beside`` it: both at once (neither reads the other's files)."""
         catalog, config, cluster = context.catalog, context.config, self.cluster()
         t0 = time.perf_counter()
@@ -331,24 +327,11 @@ class DaskRunner:
                     )
                 return [Done("build", figures, time.perf_counter() - begun)]
             return [Done("build", self._build(context, name), time.perf_counter() - t0)]
-        if stage.name == "prune" and self._pruned is not None:  # done where the trie was joined
+        if stage.name == "prune" and self._pruned is not None:  # done on the shards of the build
             pruned, self._pruned = self._pruned, None
             if pruned["games"] != context.found("ingest")["games_accepted"]:
                 raise RuntimeError(f"prune ran on {pruned['games']} games, ingest accepted another number")
-            figures = pruned["figures"]
-            if "segments" in figures:  # the example games, from games.parquet now committed
-                cluster.call(
-                    partial(
-                        _examples,
-                        figures.pop("segments"),
-                        os.path.abspath(catalog.sorted_sequences),
-                        os.path.abspath(catalog.games),
-                        os.path.abspath(staged(catalog.node_examples)),
-                        config.examples,
-                    ),
-                    name=f"{name}-examples",
-                )
-            return [Done("prune", figures, pruned["seconds"] + time.perf_counter() - t0)]
+            return [Done("prune", pruned["figures"], pruned["seconds"])]
         if stage.name not in ("emit", "report"):
             return [Done(stage.name, cluster.call(partial(_work, stage, context), name=name), time.perf_counter() - t0)]
         # emit and the report's parts (one a worker: each loads the book) at once: neither reads the other's files
@@ -384,8 +367,9 @@ class DaskRunner:
     def _build(self, context: Context, name: str) -> dict:
         """The build from the stage files: the openings counted, then
         the subtrees (a task each; one a worker, as each reads every
-        sequence of sequences.parquet), then joined."""
-        catalog, config, cluster = context.catalog, context.config, self.cluster()
+        sequence of sequences.parquet), then planned and written as
+        shards."""
+        catalog, cluster = context.catalog, self.cluster()
         stored = (os.path.abspath(catalog.sequences), os.path.abspath(catalog.games))
         counts = cluster.call(_prefix_counts, stored, name=f"{name}-prefixes")
         ranges, sizes, folders, count = self.subtrees(counts, context, fine=False)
@@ -397,16 +381,78 @@ class DaskRunner:
                 names=[f"{name}-count-{lo}-{hi}" for lo, hi in ranges],
                 sizes=sizes,
             )
-            trie_paths = [os.path.abspath(staged(p)) for p in (catalog.trie, catalog.trie_years, catalog.trie_sources)]
-            trie = partial(_join_subtrees, folders, ranges, lambda games: floor, trie_paths, kind_rules(config), stored)
-            in_order = partial(_join_sorted, folders, os.path.abspath(staged(catalog.sorted_sequences)))
-            figures, _ = cluster.map(
-                lambda join: join(), [trie, in_order], names=[f"{name}-join-trie", f"{name}-join-sorted"]
-            )
+            jobs, names, first = self._shards(context, ranges, sizes, folders, lambda games: floor, name)
+            figures = cluster.map(
+                lambda job: job(None), jobs, names=names, sizes=first, after=[[]] + [[0]] * (len(jobs) - 1)
+            )[0]
+            self._shards_done(context, len(ranges))
             return figures
         finally:
             for folder in folders:
                 shutil.rmtree(folder, ignore_errors=True)
+
+    def _shards(
+        self,
+        context: Context,
+        ranges: list[tuple[int, int]],
+        sizes: list[int],
+        folders: list[Path],
+        floor_of: Callable[[int], int],
+        key: str,
+        pruned: Config | None = None,
+    ) -> tuple[list[Callable], list[str], list[int]]:
+        """The tasks that make the trie of the subtrees counted in
+        ``folders``: its plan (``build.plan_shards``, whose result is the
+        build's figures), then a shard a count, each writing its part of
+        the build's files (folders of parts, made empty here); each task
+        takes the resolution (None: from the stage files).  Given the
+        ``pruned`` run's config, each shard keeps what phase 2 may keep of
+        it for ``_prune_shards``."""
+        catalog = context.catalog
+        paths = [os.path.abspath(staged(p)) for p in catalog.shards()]
+        for path in paths:
+            remove(Path(path))  # the folder holds this run's parts alone (``check_parts``)
+            Path(path).mkdir(parents=True, exist_ok=True)
+        plan = os.path.abspath(Path(folders[0]).with_name(f"shards-{self.token}.pkl"))
+        jobs: list[Callable] = [partial(_plan_shards, folders, ranges, floor_of, plan)]
+        kinds = kind_rules(context.config)
+        jobs += [partial(_write_shard, f, j, plan, paths, kinds, pruned) for j, f in enumerate(folders)]
+        names = [f"build-plan-{key}-{self.token}"]
+        names += [f"build-shard-{lo}-{hi}-{key}-{self.token}" for lo, hi in ranges]
+        return jobs, names, [2**41, *sizes]  # the plan before any count left, the shards largest first
+
+    def _prune_shards(
+        self, context: Context, folders: list[Path], key: str
+    ) -> tuple[list[Callable], list[str], list[list[int]]]:
+        """Prune's tasks on the trie's shards: phase 2 on their candidates
+        (``prune.prune_shards``), then, where node_transpositions.parquet
+        is asked, each shard's nodes on the kept nodes' positions and the
+        file of them; the tasks each waits for, by index among them."""
+        catalog, config = context.catalog, context.config
+        outputs = {name: os.path.abspath(path) for name, path in prune_outputs(catalog, config).items()}
+        plan = os.path.abspath(Path(folders[0]).with_name(f"shards-{self.token}.pkl"))
+        wanted = os.path.abspath(Path(folders[0]).with_name(f"kept-{self.token}"))
+        sorted_path = os.path.abspath(staged(catalog.sorted_sequences))
+        files = (sorted_path, os.path.abspath(catalog.games), outputs)
+        jobs: list[Callable] = [partial(_prune_shards, folders, plan, files, config, wanted)]
+        names = [f"prune-shards-{key}-{self.token}"]
+        after: list[list[int]] = [[]]
+        if "transpositions" in outputs:
+            jobs += [partial(_transposed, f, j, plan, wanted) for j, f in enumerate(folders)]
+            names += [f"prune-transposed-{j}-{key}-{self.token}" for j in range(len(folders))]
+            after += [[0]] * len(folders)
+            jobs.append(partial(_write_transpositions, folders, wanted, outputs["transpositions"]))
+            names.append(f"prune-transpositions-{key}-{self.token}")
+            after.append(list(range(1, len(folders) + 1)))
+        return jobs, names, after
+
+    def _shards_done(self, context: Context, count: int) -> None:
+        """That each of the build's folders holds a part a shard, before it commits."""
+        for path in context.catalog.shards():
+            partitions.check_parts(os.path.abspath(staged(path)), count)
+        scratch = Path(os.path.abspath(context.catalog.runs))
+        scratch.joinpath(f"shards-{self.token}.pkl").unlink(missing_ok=True)
+        shutil.rmtree(scratch / f"kept-{self.token}", ignore_errors=True)
 
     def subtrees(
         self, counts: dict[int, int], context: Context, fine: bool = True
@@ -494,77 +540,85 @@ def _count(
     )
 
 
-def _join_subtrees(
+def _plan_shards(
     folders: list[Path],
     ranges: list[tuple[int, int]],
     floor_of: Callable[[int], int],
+    path: str,
+    resolution: partitions.Resolution | None = None,
+) -> dict:
+    """The plan of the trie's shards (a task, once the counts end), kept
+    in ``path`` for the shards' tasks; the build's figures."""
+    from joseki_miner.stages import build
+
+    shards = build.plan_shards(
+        folders, floor=floor_of(resolution.accepted if resolution is not None else 0), key_ranges=ranges
+    )
+    writing = Path(path + ".tmp")
+    writing.write_bytes(pickle.dumps(shards))
+    os.replace(writing, path)
+    return shards.figures()
+
+
+def _write_shard(
+    folder: Path,
+    j: int,
+    plan: str,
     paths: list[str],
     kinds: KindRules | None,
-    source,
+    pruned: Config | None,
     resolution: partitions.Resolution | None = None,
-    *,
-    prune: _Prune | None = None,
-) -> dict:
-    """The build's files of the subtrees counted (a task, once they all
-    are); with ``prune``, prune's files too (its result the figures'
-    "beside")."""
+) -> int:
+    """Shard ``j`` of the trie (a task, once the plan is made); given the
+    run's config where it prunes, with what phase 2 may keep of it."""
+    from joseki_miner.method.prune import Cut
     from joseki_miner.stages import build
+    from joseki_miner.stages.prune import pruning_for
 
-    games = resolution.accepted if resolution is not None else 0
-    floor = floor_of(games)
-    return build.join_subtrees(
-        folders,
-        _source(source, resolution),
-        (Path(paths[0]), Path(paths[1]), Path(paths[2])),
-        floor=floor,
-        key_ranges=ranges,
-        kinds=kinds,
-        beside=partial(prune, games, floor) if prune is not None else None,
-    )
+    shards = pickle.loads(Path(plan).read_bytes())
+    cut = None
+    if pruned is not None:
+        pruning = pruning_for(pruned, resolution.accepted if resolution is not None else 0, shards.floor)
+        cut = Cut(pruning.threshold, pruning.min_length, pruning.rules)
+    return build.write_shard(folder, shards, j, tuple(Path(p) for p in paths), kinds, cut)
 
 
-def _examples(segments, sorted_path: str, games_path: str, path: str, per_node: int) -> None:
-    """node_examples.parquet of the nodes the trie's join kept (a task)."""
+def _prune_shards(
+    folders: list[Path],
+    plan: str,
+    files: tuple[str, str, dict[str, str]],
+    config: Config,
+    wanted: str,
+    resolution: partitions.Resolution | None = None,
+) -> dict:
+    """Phase 2 on the trie's shards' candidates (a task, once the shards
+    and the joins end: the example games are read from games.parquet)."""
     from joseki_miner.stages import prune
 
-    prune.write_examples(segments, Path(sorted_path), Path(games_path), Path(path), per_node)
+    shards = pickle.loads(Path(plan).read_bytes())
+    games = resolution.accepted if resolution is not None else 0
+    sorted_path, games_path, outputs = files
+    figures = prune.prune_shards(
+        folders,
+        shards.names,
+        prune.PruneFiles(Path(sorted_path), Path(games_path), {k: Path(v) for k, v in outputs.items()}),
+        prune.pruning_for(config, games, shards.floor),
+        Path(wanted),
+    )
+    return {"figures": figures, "games": games}
 
 
-@dataclass(frozen=True)
-class _Prune:
-    """Prune on the trie just joined, in the task that joined it: the
-    sorted sequences joined first (from the counts' ``folders``), then
-    phase 2 on the arrays (``prune.prune_arrays``), into ``outputs`` (prune's
-    staged files, by name).  Without ``games`` (orders not merged) the
-    example games are left for a task of the prune stage (``_examples``),
-    once games.parquet is committed.  Gives prune's figures, its seconds
-    and the games it pruned for."""
-
-    config: Config
-    outputs: dict[str, str]
-    sorted_sequences: str
-    games: str | None
-    folders: tuple[Path, ...]
-
-    def __call__(self, games: int, floor: int, arrays: dict, names: list[str], index: dict, kinds: Callable) -> dict:
-        from joseki_miner.stages import build
-        from joseki_miner.stages import prune
-
-        build.join_sorted(list(self.folders), Path(self.sorted_sequences))
-        t0 = time.perf_counter()
-        files = prune.PruneFiles(
-            Path(self.sorted_sequences),
-            Path(self.games) if self.games is not None else None,
-            {name: Path(path) for name, path in self.outputs.items()},
-            lambda: index,
-            kinds,
-        )
-        figures = prune.prune_arrays(dict(arrays), list(names), files, prune.pruning_for(self.config, games, floor))
-        return {"figures": figures, "seconds": time.perf_counter() - t0, "games": games}
-
-
-def _join_sorted(folders: list[Path], path: str, resolution: partitions.Resolution | None = None) -> None:
-    """sorted_sequences.parquet of the subtrees counted (a task)."""
+def _transposed(folder: Path, j: int, plan: str, wanted: str, resolution: partitions.Resolution | None = None) -> None:
+    """Shard ``j``'s nodes on the kept nodes' positions (a task)."""
     from joseki_miner.stages import build
 
-    build.join_sorted(folders, Path(path))
+    build.transposed_of_shard(folder, pickle.loads(Path(plan).read_bytes()), j, Path(wanted))
+
+
+def _write_transpositions(
+    folders: list[Path], wanted: str, path: str, resolution: partitions.Resolution | None = None
+) -> None:
+    """node_transpositions.parquet of what the shards found (a task)."""
+    from joseki_miner.stages import prune
+
+    prune.write_transpositions(folders, Path(wanted), Path(path))

@@ -35,9 +35,12 @@ def iter_batches(path: Path, batch_size: int, columns: list[str] | None = None):
         yield from pq.ParquetFile(part).iter_batches(batch_size=batch_size, columns=columns)
 
 
-def read_columns(path: Path, columns: list[str] | None = None) -> pa.Table:
-    """``columns`` of every row of a file or a folder of parts."""
-    return pa.concat_tables([pq.ParquetFile(part).read(columns=columns) for part in parts_of(path)])
+def read_columns(path: Path, columns: list[str] | None = None, dictionary: list[str] | None = None) -> pa.Table:
+    """``columns`` of every row of a file or a folder of parts (those of
+    ``dictionary`` read as dictionaries: a part's each)."""
+    return pa.concat_tables(
+        [pq.ParquetFile(part, read_dictionary=dictionary).read(columns=columns) for part in parts_of(path)]
+    )
 
 
 class RowGroups:
@@ -51,8 +54,8 @@ class RowGroups:
         parts = parts_of(path)
         footers = [pq.read_metadata(part) for part in parts]
         self.groups = [(part, i) for part, meta in zip(parts, footers) for i in range(meta.num_row_groups)]
-        sizes = [meta.row_group(i).num_rows for meta in footers for i in range(meta.num_row_groups)]
-        self.stats = [meta.row_group(i).column(0).statistics for meta in footers for i in range(meta.num_row_groups)]
+        self.footers = [meta.row_group(i) for meta in footers for i in range(meta.num_row_groups)]
+        sizes = [group.num_rows for group in self.footers]
         self.sizes = np.array(sizes, np.int64)
         self.starts = np.r_[0, np.cumsum(sizes)].astype(np.int64)
         self.schema = pq.read_schema(parts[0])
@@ -79,12 +82,18 @@ class RowGroups:
         base[wanted] = np.r_[0, np.cumsum(self.sizes[wanted])][:-1] - self.starts[wanted]
         return table.take(column(rows + base[group], np.int64))  # (pa.array would import pandas)
 
+    def picked(self, wanted: Callable[[int, int], bool], on: str | None = None) -> list[int]:
+        """The groups whose column ``on``'s (the first's) least and
+        greatest values ``wanted`` accepts (a group without statistics
+        too), in order."""
+        at = self.schema.get_field_index(on) if on is not None else 0
+        stats = [group.column(at).statistics for group in self.footers]
+        return [g for g, s in enumerate(stats) if s is None or not s.has_min_max or wanted(s.min, s.max)]
+
     def where(self, wanted: Callable[[int, int], bool], columns: list[str]) -> pa.Table:
         """The groups whose first column's least and greatest values
         ``wanted`` accepts (a group without statistics is read), in order."""
-        return self.read(
-            [g for g, s in enumerate(self.stats) if s is None or not s.has_min_max or wanted(s.min, s.max)], columns
-        )
+        return self.read(self.picked(wanted), columns)
 
     def row_range(self, lo: int, hi: int, columns: list[str]) -> pa.Table:
         """Rows lo..hi-1."""

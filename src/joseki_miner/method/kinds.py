@@ -105,21 +105,43 @@ def own_codes(key: np.ndarray, depth: np.ndarray, parent_key: np.ndarray, rules:
     return out
 
 
+def on_side(key: np.ndarray, depth: np.ndarray) -> np.ndarray:
+    """Which nodes are moves on the ``SIDE``-th line or beyond."""
+    key, depth = np.asarray(key, np.int64), np.asarray(depth, np.int64)
+    return (key != TENUKI) & (np.maximum(key // SIZE, key % SIZE) + 1 >= SIDE) & (depth > 0)
+
+
+def side_replies(parent_row: np.ndarray, depth: np.ndarray, key: np.ndarray, count: np.ndarray) -> np.ndarray:
+    """Per node, the count of its children that are side moves (on the
+    ``SIDE``-th line or beyond) below the second entry: what an approach
+    from the side weighs."""
+    key, depth = np.asarray(key, np.int64), np.asarray(depth, np.int64)
+    replies = np.zeros(len(key), np.int64)
+    at = np.flatnonzero(on_side(key, depth) & (depth >= 3))
+    np.add.at(replies, np.asarray(parent_row, np.int64)[at], np.asarray(count, np.int64)[at])
+    return replies
+
+
 def side_approaches(
-    parent_row: np.ndarray, depth: np.ndarray, key: np.ndarray, count: np.ndarray, share: float
+    parent_row: np.ndarray,
+    depth: np.ndarray,
+    key: np.ndarray,
+    count: np.ndarray,
+    share: float,
+    replies: dict[int, int] | None = None,
 ) -> np.ndarray:
     """Which nodes are an approach from the side (module docstring): the
     second entry, a move on the ``SIDE``-th line or beyond, at least
     ``share`` of whose count goes on with moves there too (its children as
-    the node table holds them)."""
+    the node table holds them; ``replies``, by row: the side replies of
+    nodes whose children the table holds only some of, all counted)."""
     key = np.asarray(key, np.int64)
     count = np.asarray(count, np.int64)
     depth = np.asarray(depth, np.int64)
-    side = (key != TENUKI) & (np.maximum(key // SIZE, key % SIZE) + 1 >= SIDE) & (depth > 0)
-    replies = np.zeros(len(key), np.int64)
-    at = np.flatnonzero(side & (depth >= 3))
-    np.add.at(replies, np.asarray(parent_row, np.int64)[at], count[at])
-    return side & (depth == 2) & (replies >= share * count) & (count > 0)
+    weighed = side_replies(parent_row, depth, key, count)
+    for row, total in (replies or {}).items():
+        weighed[row] = total
+    return on_side(key, depth) & (depth == 2) & (weighed >= share * count) & (count > 0)
 
 
 def codes(
@@ -128,17 +150,18 @@ def codes(
     key: np.ndarray,
     rules: KindRules = KindRules(),
     count: np.ndarray | None = None,
+    replies: dict[int, int] | None = None,
 ) -> np.ndarray:
     """The kind code of every node of a node table (rows parents first,
     the root first; ``parent_row``: each row's parent row, the root's its
     own), a pass a depth; ``count``, the nodes' counts, where ``rules``
-    name approaches from the side."""
+    name approaches from the side (``replies``: ``side_approaches``')."""
     parent_row = np.asarray(parent_row, np.int64)
     depth = np.asarray(depth, np.int64)
     key = np.asarray(key, np.int64)
     out = own_codes(key, depth, key[parent_row], rules)
     if rules.approach is not None and count is not None:
-        approach = side_approaches(parent_row, depth, key, count, rules.approach)
+        approach = side_approaches(parent_row, depth, key, count, rules.approach, replies)
         out[approach] = np.maximum(out[approach], APPROACH)
     if len(out):
         out[depth == 0] = JOSEKI
@@ -148,16 +171,17 @@ def codes(
     return out
 
 
-def of_arrays(arrays: dict, rules: KindRules) -> np.ndarray:
+def of_arrays(arrays: dict, rules: KindRules, replies: dict[int, int] | None = None) -> np.ndarray:
     """The kind codes of node arrays (``node``, ``parent``: -1 at the root,
     ``depth``, ``key``, ``count``; parents before children, the root
-    first)."""
+    first; ``replies``: ``side_approaches``')."""
     return codes(
         parent_rows(np.asarray(arrays["node"], np.int64), np.asarray(arrays["parent"], np.int64)),
         arrays["depth"],
         arrays["key"],
         rules,
         arrays.get("count"),
+        replies,
     )
 
 
@@ -197,6 +221,8 @@ __all__ = [
     "lines",
     "kind_of",
     "own_codes",
+    "on_side",
+    "side_replies",
     "side_approaches",
     "codes",
     "of_arrays",

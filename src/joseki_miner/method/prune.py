@@ -79,6 +79,7 @@ def _keep_loop(
     fold,
     min_games,
     on_games,
+    only_able,
 ):
     n = len(parent_row)
     keep = np.zeros(n, dtype=np.bool_)
@@ -92,6 +93,8 @@ def _keep_loop(
         share = through[i] / count[p] if count[p] > 0 else 0.0
         enough = (games[i] if on_games else count[i]) >= threshold
         able[i] = share >= min_share and (enough or (follow > 0 and share >= follow))
+    if only_able:
+        return able
     if follow > 0:  # no line ends one move before a reply that ``follow`` of its sequences play
         kids = np.zeros(n, dtype=np.int64)
         forced = np.zeros(n, dtype=np.bool_)
@@ -135,6 +138,7 @@ def keep_mask(
     tenuki: np.ndarray | None = None,
     games: np.ndarray | None = None,
     through: np.ndarray | None = None,
+    only_able: bool = False,
 ) -> np.ndarray:
     """Which nodes survive: count (or, ``rules.on_games``, games) at least
     the ``cut``'s threshold (or the pruning function's ``rules``), on a
@@ -165,7 +169,35 @@ def keep_mask(
         bool(rules.fold_tenuki),
         int(rules.min_games),
         bool(rules.on_games),
+        only_able,
     )
+
+
+def candidates(
+    parent_row: np.ndarray,
+    depth: np.ndarray,
+    count: np.ndarray,
+    cut: Cut,
+    tenuki: np.ndarray | None = None,
+    games: np.ndarray | None = None,
+) -> np.ndarray:
+    """The rows ``keep_mask`` may keep and those its choice reads: the rows
+    let through (on a path of such rows from the root), and with
+    ``rules.follow`` the replies that follow them often enough to end no
+    line before them.  ``keep_mask`` of these rows alone (in their order)
+    is ``keep_mask``'s of all rows, restricted to them: a trie kept as
+    shards is pruned on its shards' candidates alone."""
+    parent_row = np.asarray(parent_row, np.int64)
+    able = keep_mask(parent_row, depth, count, cut, tenuki, games, only_able=True)
+    follow = float(cut.rules.follow or 0.0)
+    if follow > 0 and len(able):
+        count = np.asarray(count, np.int64)
+        tenuki = np.zeros(len(able), np.bool_) if tenuki is None else np.asarray(tenuki, np.bool_)
+        parent_count = count[parent_row]
+        able |= able[parent_row] & ~tenuki & (parent_count > 0) & (count >= follow * parent_count)
+    if len(able):
+        able[0] = True
+    return able
 
 
 def tenuki_counts(parent_row: np.ndarray, key: np.ndarray, count: np.ndarray) -> np.ndarray:

@@ -177,11 +177,17 @@ class Catalog:
         """The outputs that are folders, not files."""
         return [self.report]
 
+    def shards(self) -> list[Path]:
+        """The build's files the dask engine writes a part a shard of the
+        trie (a count's node range), in the order ``build.write_shard``
+        takes them."""
+        return [self.trie, self.trie_years, self.trie_sources, self.trie_positions, self.sorted_sequences]
+
     def datasets(self) -> list[Path]:
         """The outputs that are a file or a folder of its parts (the dask
         engine writes games.parquet and sequences.parquet a part a
-        partition)."""
-        return [self.games, self.sequences]
+        partition, the build's files a part a shard)."""
+        return [self.games, self.sequences, *self.shards()]
 
     def scratch(self) -> list[Path]:
         """What a run keeps only while it runs (a stopped run may leave them;

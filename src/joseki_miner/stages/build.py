@@ -14,13 +14,10 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import time
 from collections import Counter
-from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any
 from queue import Full, Queue
 from threading import Event, Thread
 
@@ -34,8 +31,19 @@ from joseki_miner.runs.store import staged
 from joseki_miner.stages.params import kind_rules
 from joseki_miner.runs import threads
 from joseki_miner.fast.arrow import booleans, column, numpy, strings
-from joseki_miner.runs.catalog import positions_of
+from joseki_miner.runs.catalog import part_name, positions_of
 from joseki_miner.runs.config import SORT_MEMORY_MB
+from joseki_miner.fast.joining import (
+    JoinPlan,
+    kept_for_plan,
+    join_plan,
+    place,
+    planned_from,
+    shard_codes,
+    shard_candidates,
+    shard_replies,
+    shard_transposed,
+)
 from joseki_miner.fast.fasttrie import (
     PAYLOAD,
     StreamCounter,
@@ -43,7 +51,6 @@ from joseki_miner.fast.fasttrie import (
     cut,
     gather,
     in_order,
-    join_numbered,
     prefix_path,
     prefixes,
     merge_sorted,
@@ -53,8 +60,9 @@ from joseki_miner.fast.fasttrie import (
 )
 from joseki_miner.method.influence import classify
 from joseki_miner.method.kinds import KindRules, of_arrays
+from joseki_miner.method.prune import Cut
 from joseki_miner.method.points import TENUKI, sgf_bytes_to_points
-from joseki_miner.runs.stop import carried, check as check_stop
+from joseki_miner.runs.stop import check as check_stop
 from joseki_miner.fast.tables import node_table
 from joseki_miner.method.trie import COUNTER_COLUMNS, GameStats, Trie, node_arrays
 
@@ -312,7 +320,8 @@ class SortedRuns:
 def _put(f, a: np.ndarray) -> None:
     """An array's bytes through Python's file (``tofile``'s bytes): a full
     disk raises ENOSPC, which the run reports in one line."""
-    f.write(memoryview(np.ascontiguousarray(a)).cast("B"))
+    if a.size:  # (a view of no bytes cannot be cast)
+        f.write(memoryview(np.ascontiguousarray(a)).cast("B"))
 
 
 def _blocks(part):
@@ -659,7 +668,14 @@ def count_subtrees(
     finally:
         runs.close()
     arrays["positions"] = _sorted_positions(arrays)  # here, in parallel: the join merges them
-    saved = {"nodes": np.array(nodes), "key_range": np.array(key_range), "floor": np.array(floor), **_flat(arrays)}
+    arrays.update(kept_for_plan(arrays))  # what the plan of the shards reads (``plan_shards``)
+    saved = {
+        "nodes": np.array(nodes),
+        "key_range": np.array(key_range),
+        "floor": np.array(floor),
+        "names": np.array(collections.names, dtype=str),
+        **_flat(arrays),
+    }
     _save(folder / "trie", saved)
     return folder
 
@@ -695,126 +711,162 @@ def write_array(path: Path | str, a: np.ndarray) -> None:
         _put(f, a)
 
 
-def _load(folder: Path, lazily: bool = False) -> dict:
+def _load(folder: Path, without: tuple[str, ...] = (), only: tuple[str, ...] | None = None) -> dict:
     """The arrays ``_save`` wrote, by name (read, not mapped: a map holds
     its file open, and 64 counts of 25 arrays pass the usual limit of
-    1,024 open files); ``lazily``, the node columns as ``_FileColumn``s,
-    which the trie's join reads into their place."""
+    1,024 open files), but those of the groups ``without`` ("years" for
+    "years.node" ...), and given ``only``, those of these groups and the
+    count's figures alone."""
     if not folder.is_dir():
         raise RuntimeError(f"{folder.parent} holds no counted subtrees")
     out: dict = {}
     for path in sorted(folder.glob("*.npy")):
         name = path.name[: -len(".npy")]
-        node_column = lazily and "." not in name and name not in ("nodes", "key_range", "floor")
-        out[name] = _FileColumn(path) if node_column else np.load(path, allow_pickle=False)
+        group = name.partition(".")[0]
+        if group in without or (only is not None and group not in (*only, *FIGURES)):
+            continue
+        out[name] = np.load(path, allow_pickle=False)
     return out
 
 
-class _FileColumn:
-    """A node column of a count's .npy file, read where the join wants it:
-    a run of rows into its place in the joined trie (``read_into``), a row
-    by index (the paths where two counts meet), and the rows the join
-    changes (``changed``: their figures added up) held in memory.  It opens
-    its file for each read: 64 counts of 12 columns stay under the limit
-    of open files."""
-
-    def __init__(self, path: Path) -> None:
-        from numpy.lib import format as npy
-
-        with open(path, "rb") as f:
-            version = npy.read_magic(f)
-            read_header = npy.read_array_header_1_0 if version == (1, 0) else npy.read_array_header_2_0
-            shape, fortran, dtype = read_header(f)
-            self.offset = f.tell()
-        if fortran or not shape:
-            raise RuntimeError(f"{path} holds no column of rows")
-        self.path, self.shape, self.dtype = path, tuple(shape), np.dtype(dtype)
-        self.row_bytes = self.dtype.itemsize * int(np.prod(self.shape[1:], dtype=np.int64))
-        self.changed: dict[int, Any] = {}
-
-    def __len__(self) -> int:
-        return self.shape[0]
-
-    def __getitem__(self, row: int):
-        row = int(row)
-        if row in self.changed:
-            return self.changed[row]
-        if not 0 <= row < self.shape[0]:
-            raise IndexError(f"row {row} of {self.shape[0]} in {self.path}")
-        a = np.empty(self.shape[1:], self.dtype)
-        self.read_into(a.reshape(1, *self.shape[1:]), row)
-        return a[()] if not self.shape[1:] else a
-
-    def __setitem__(self, row: int, value) -> None:
-        self.changed[int(row)] = value
-
-    def read_into(self, into: np.ndarray, row: int) -> None:
-        """Rows ``row`` .. ``row + len(into)`` into ``into`` (C order)."""
-        view = memoryview(into).cast("B")
-        with open(self.path, "rb") as f:
-            f.seek(self.offset + row * self.row_bytes)
-            got = f.readinto(view)
-        if got != len(view):
-            raise OSError(f"{self.path} ends before row {row + len(into)}")
+FIGURES = ("nodes", "key_range", "floor", "names")  # a count's, beside its arrays
 
 
-def join_subtrees(
-    folders: list[Path],
-    source,
-    files: tuple[Path, Path, Path],
-    *,
-    floor: int,
-    key_ranges: list[tuple[int, int]] | None = None,
-    kinds: KindRules | None = None,
-    beside: Callable[[dict, list[str], dict[str, np.ndarray], Callable[[], Any]], Any] | None = None,
-) -> dict:
-    """trie.parquet, trie_years.parquet and trie_sources.parquet (``files``)
-    as ``run`` writes them (the same bytes), from the subtrees of ``source`` counted apart
-    (``count_subtrees``, ``folders`` in key order; given ``key_ranges``,
-    each must have counted its own); the stage's figures.  ``beside``
-    (prune) is handed the joined trie's arrays, the collections' names,
-    the position index and what gives the nodes' kind codes (``kinds_of``,
-    computed once, by the thread) while a thread writes the files; its result is
-    the figures' "beside", and the seconds the task ran on after the files
-    were written their "after_trie" (the build's time ends with them).
-    Either one's error stops the task once both have ended."""
-    collections, _ = _games(source)
-    parts = []
+def _count_of(folder: Path, floor: int, key_range: tuple[int, int] | None, **load) -> tuple[dict, int, list[str]]:
+    """A count's arrays (nested, ``_nested``), its nodes and the
+    collections' names, checked to be of ``key_range`` and ``floor``."""
+    saved = _load(folder / "trie", **load)
+    counted = tuple(int(k) for k in saved.pop("key_range"))
+    if key_range is not None and counted != tuple(key_range):
+        raise RuntimeError(f"{folder} counted the prefixes {counted}, not {tuple(key_range)}")
+    kept = int(saved.pop("floor"))
+    if kept != floor:  # its nodes counted fewer times than the floor were dropped
+        raise RuntimeError(f"{folder} kept the nodes counted {kept} times or more, not {floor}")
+    nodes, names = int(saved.pop("nodes")), [str(n) for n in saved.pop("names").tolist()]
+    return _nested(saved), nodes, names
+
+
+EDGES = ("edge_nodes", "edge_years", "edge_sources", "edge_replies")  # what a count keeps for the plan
+
+
+@dataclass(frozen=True)
+class Shards:
+    """The trie as shards, a count's node range each (``joining.place``):
+    the plan of the join, each count's side replies of its shared nodes
+    (``joining.shard_replies``), the collections' names and the floor."""
+
+    plan: JoinPlan
+    replies: list[dict[int, int]]
+    names: list[str]
+    floor: int
+
+    def figures(self) -> dict:
+        """The build's figures, as ``write`` gives them for the joined trie."""
+        return {"nodes_before_prune": self.plan.nodes, "nodes_stored": self.plan.stored, "floor": self.floor}
+
+
+def plan_shards(folders: list[Path], *, floor: int, key_ranges: list[tuple[int, int]] | None = None) -> Shards:
+    """The shards of the subtrees counted apart (``count_subtrees``,
+    ``folders`` in key order), planned from what each count kept of its
+    edges (and a few rows of its node columns, read from their files)."""
+    counts, replies, names = [], [], []
     for i, folder in enumerate(folders):
-        saved = _load(folder / "trie", lazily=True)
-        counted = tuple(int(k) for k in saved.pop("key_range"))
-        if key_ranges is not None and counted != tuple(key_ranges[i]):
-            raise RuntimeError(f"{folder} counted the prefixes {counted}, not {tuple(key_ranges[i])}")
-        kept = int(saved.pop("floor"))
-        if kept != floor:  # its nodes counted fewer times than the floor were dropped
-            raise RuntimeError(f"{folder} kept the nodes counted {kept} times or more, not {floor}")
-        nodes = int(saved.pop("nodes"))
-        parts.append((_nested(saved), nodes))
-    runs = [arrays.pop("positions") for arrays, _ in parts]
-    arrays, nodes, numbers = join_numbered(parts, floor)
-    index = _merged_positions(runs, numbers)
-    if beside is None:
-        return write(files, arrays, nodes, floor, collections.names, kinds, index)
-    written: list[float] = []
-    coded: Future = Future()
+        key_range = key_ranges[i] if key_ranges is not None else None
+        arrays, nodes, names = _count_of(folder, floor, key_range, only=EDGES)
+        edges, replied = planned_from(arrays)
+        counts.append((edges, nodes))
+        replies.append(replied)
+    plan = join_plan(counts, floor)
+    return Shards(plan, shard_replies(counts, replies, plan), names, floor)
 
-    def write_trie() -> dict:
-        codes = threads.settled(coded, lambda: kinds_of(arrays, kinds))
-        figures = write(files, arrays, nodes, floor, collections.names, kinds, index, codes)
-        written.append(time.perf_counter())
-        return figures
 
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="trie") as pool:
-        # the trie's files are written beside prune even in a dask task: the build's last step, which
-        # the other workers wait for
-        writing = pool.submit(carried(write_trie))
-        try:
-            besides = beside(arrays, collections.names, index, coded.result)
-        except BaseException:
-            writing.exception()  # the thread ends before its files are removed; the error is beside's
-            raise
-        figures = writing.result()
-    return {**figures, "beside": besides, "after_trie": time.perf_counter() - written[0]}
+def shard_positions(positions: dict[str, np.ndarray], plan: JoinPlan, j: int, rows: int) -> dict[str, np.ndarray]:
+    """Shard ``j``'s ``position_index``, of the count's (``_sorted_positions``,
+    of its ``rows`` rows): its own nodes' rows, sorted alike.  The shards'
+    laid end to end hold a position's nodes in node order: a stable sort
+    by position (``positions.position_order``) gives the joined trie's."""
+    lo, hi = plan.shard(j)
+    node = plan.parts[j].numbers(rows)[positions["row"]]
+    mine = (node >= lo) & (node < hi)
+    return {
+        "hi": positions["hi"][mine],
+        "lo": positions["lo"][mine],
+        "node": node[mine],
+        "transform": positions["transform"][mine],
+    }
+
+
+def write_shard(
+    folder: Path, shards: Shards, j: int, paths: tuple[Path, ...], kinds: KindRules | None, cut: Cut | None = None
+) -> int:
+    """Shard ``j`` of the trie, of the count in ``folder``: its part of
+    trie.parquet, trie_years.parquet, trie_sources.parquet,
+    trie_positions.parquet and sorted_sequences.parquet (``paths``: the
+    five folders of parts), the parts' rows laid end to end the files
+    ``write`` and ``join_sorted`` give the joined trie (each part of the
+    positions sorted alike, of its nodes alone).  Written under temporary
+    names, renamed once whole unless the run has stopped; gives the
+    shard's nodes.  Given phase 2's ``cut``, the nodes it may keep are
+    kept in ``folder`` for prune (``prune.prune_shards``)."""
+    arrays, _, _ = _count_of(folder, shards.floor, None, without=EDGES)
+    positions = arrays.pop("positions")
+    plan = shards.plan
+    placed = place(arrays, plan, j)
+    codes = shard_codes(arrays, plan, j, kinds, shards.replies[j]) if kinds is not None else None
+    index = shard_positions(positions, plan, j, len(arrays["node"]))
+    final = [Path(path) / part_name(j) for path in paths]
+    writing = [path.with_name(path.name + ".tmp") for path in final]
+    write(tuple(writing[:4]), placed, 0, shards.floor, shards.names, kinds, index, codes)
+    join_sorted([folder], writing[4])
+    if cut is not None:
+        _save(folder / "candidates", _flat(_candidates(arrays, positions, placed, codes, shards, j, cut)))
+    check_stop()  # a task of a stopped run puts no part in the next run's folder
+    for a, b in zip(writing, final):
+        os.replace(a, b)
+    return len(placed["node"])
+
+
+def _candidates(arrays: dict, positions: dict, placed: dict, codes, shards: Shards, j: int, cut: Cut) -> dict:
+    """What prune reads of a shard: the node arrays of the nodes it may
+    keep (``joining.shard_candidates``), their games by year and by
+    collection, kinds, tenuki children's counts and positions; the tenuki
+    children's counts of the shared nodes others own."""
+    found = shard_candidates(arrays, shards.plan, j, cut)
+    rows = found["rows"]
+    out: dict = {name: a[rows] for name, a in placed.items() if not isinstance(a, dict)}
+    for what in ("years", "sources"):
+        kept = np.isin(placed[what]["node"], out["node"])
+        out[what] = {name: a[kept] for name, a in placed[what].items()}
+    if codes is not None:
+        out["kind"] = codes[rows]
+    out["tenuki"] = found["tenuki"]
+    at = np.empty(len(arrays["node"]), np.int64)
+    at[positions["row"]] = np.arange(len(positions["row"]))
+    lo, hi = shards.plan.shard(j)
+    number = shards.plan.parts[j].numbers(len(arrays["node"]))
+    where = at[np.flatnonzero((number >= lo) & (number < hi))[rows]]
+    out["position"] = {name: positions[name][where] for name in ("hi", "lo", "transform")}
+    out["shared"] = {"node": found["shared"], "tenuki": found["shared_tenuki"]}
+    return out
+
+
+def read_saved(folder: Path) -> dict:
+    """Arrays ``_save`` wrote (a shard's candidates, what it found), nested."""
+    return _nested(_load(folder))
+
+
+def write_saved(folder: Path, arrays: dict) -> None:
+    """Arrays (nested) for ``read_saved``, whole once renamed."""
+    _save(folder, _flat(arrays))
+
+
+def transposed_of_shard(folder: Path, shards: Shards, j: int, wanted: Path) -> None:
+    """Shard ``j``'s nodes on the positions of the nodes prune kept
+    (``wanted``: their hi and lo, ``prune.prune_shards``), into ``folder``
+    for ``prune.write_transpositions`` (``joining.shard_transposed``)."""
+    arrays, _, _ = _count_of(folder, shards.floor, None, without=(*EDGES, "years", "sources"))
+    found = shard_transposed(arrays, shards.plan, j, arrays.pop("positions"), read_saved(wanted))
+    write_saved(folder / "transposed", found)
 
 
 def join_sorted(folders: list[Path], sorted_path: Path) -> None:
@@ -904,7 +956,7 @@ def kinds_of(arrays: dict, kinds: KindRules | None) -> np.ndarray | None:
 
 
 def write(
-    paths: tuple[Path, Path, Path],
+    paths: tuple[Path, ...],
     arrays: dict,
     nodes: int,
     floor: int,
@@ -920,8 +972,8 @@ def write(
     (``index``, where it is known: ``position_index``; the kinds' ``codes``
     where they are: ``kinds_of``), in ``paths``:
     trie.parquet, trie_years.parquet and trie_sources.parquet (the index
-    beside the first); the stage's figures."""
-    trie_path, years_path, sources_path = paths
+    beside the first, or the fourth of ``paths``); the stage's figures."""
+    trie_path, years_path, sources_path = paths[:3]
     trie_path.parent.mkdir(parents=True, exist_ok=True)
     nodes_only = node_arrays(arrays)
     if kinds is not None:
@@ -936,7 +988,7 @@ def write(
     pq.write_table(years_table(arrays["years"]), years_path, **ROWS_FILE)
     pq.write_table(sources_table(arrays["sources"], names), sources_path, **ROWS_FILE)
     index = index if index is not None else position_index(nodes_only)
-    pq.write_table(positions_table(index), positions_of(trie_path), **POSITIONS_FILE)
+    pq.write_table(positions_table(index), paths[3] if len(paths) > 3 else positions_of(trie_path), **POSITIONS_FILE)
     return {"nodes_before_prune": nodes, "nodes_stored": int(len(arrays["node"])), "floor": floor}
 
 
@@ -973,29 +1025,6 @@ def _sorted_positions(nodes: dict) -> dict[str, np.ndarray]:
     hi, lo, transform = _positions(nodes)
     order = position_order(hi, lo)
     return {"hi": hi[order], "lo": lo[order], "row": order, "transform": transform[order]}
-
-
-def _merged_positions(runs: list[dict[str, np.ndarray]], numbers: list[np.ndarray]) -> dict[str, np.ndarray]:
-    """The joined trie's ``position_index`` from its counts' (``runs``, in
-    key order; ``numbers``: each count's rows' nodes in the joined trie,
-    ``fasttrie.join_numbered``).  A node the counts share is taken from the
-    first; the others' nodes are numbered after every earlier count's, so
-    the runs laid end to end hold a position's nodes in node order, and a
-    stable sort merges them (it finds the runs: a fraction of one sort)."""
-    from joseki_miner.method.positions import position_order
-
-    taken: dict[str, list[np.ndarray]] = {name: [] for name in ("hi", "lo", "node", "transform")}
-    last = -1  # the highest node of the counts before
-    for run, number in zip(runs, numbers):
-        node = number[run["row"]]
-        mine = node > last  # neither dropped (-1) nor another count's (the root, the nodes on their edge)
-        if len(number):
-            last = max(last, int(number.max()))
-        for name, a in (("hi", run["hi"]), ("lo", run["lo"]), ("node", node), ("transform", run["transform"])):
-            taken[name].append(a[mine])
-    hi, lo, node, transform = (np.concatenate(taken[name]) for name in ("hi", "lo", "node", "transform"))
-    order = position_order(hi, lo)
-    return {"hi": hi[order], "lo": lo[order], "node": node[order], "transform": transform[order]}
 
 
 def _positions(nodes: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

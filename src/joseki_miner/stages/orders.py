@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import pyarrow.parquet as pq
 
 from joseki_miner.stages.build import Collections, game_columns
 from joseki_miner.fast.arrow import numpy
@@ -142,7 +141,7 @@ def _counted_again(
     lengths = count[member]
     at = np.repeat(first[member] - np.r_[0, np.cumsum(lengths)[:-1]], lengths) + np.arange(int(lengths.sum()))
     who = np.repeat(owner, lengths)
-    order = pq.ParquetFile(sorted_path).read(columns=["game", "sequence", "orientation"])
+    order = read_columns(sorted_path, ["game", "sequence", "orientation"])
     game = numpy(order.column("game"))[at]
     sequence = numpy(order.column("sequence"))[at]
     swapped = numpy(order.column("orientation"))[at] >= 8

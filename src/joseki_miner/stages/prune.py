@@ -25,7 +25,7 @@ from joseki_miner.fast.arrow import column, numpy, strings
 from joseki_miner.method.kinds import APPROACH, FOLLOW_UP, KINDS, KindRules, ends, of_arrays
 from joseki_miner.book.lookup import corner_of
 from joseki_miner.method.points import TENUKI, from_sgf, to_sgf
-from joseki_miner.fast.parquet import read_columns, rows_at
+from joseki_miner.fast.parquet import RowGroups, read_columns, rows_at
 from joseki_miner.fast.tables import node_table
 from joseki_miner.stages.orders import Segments
 from joseki_miner.method.trie import COUNTER_COLUMNS, NODE_ARRAYS, STAT_COLUMNS
@@ -84,7 +84,7 @@ class PruneFiles:
 def prune_files(trie: Path, years: Path, sources: Path, files: PruneFiles, pruning: Pruning) -> dict:
     """Prune trie.parquet (with its games by year and by collection)."""
     threshold, min_length, rules, kinds = pruning.threshold, pruning.min_length, pruning.rules, pruning.kinds
-    table = pq.ParquetFile(trie).read()
+    table = read_columns(trie).combine_chunks()  # a file, or the dask engine's parts: one table
     if pruning.merge_orders:
         arrays, names = _arrays_of(table, _rows(years), _rows(sources))
         return prune_arrays(arrays, names, files, pruning)
@@ -121,6 +121,78 @@ def prune_arrays(arrays: dict[str, np.ndarray], names: list[str], files: PruneFi
     """``prune_files`` on the trie's arrays in memory (``build.SortedRuns.count``;
     ``names``: the collections by number), while trie.parquet is still being
     written: the same files."""
+    return _pruned(arrays, names, files, pruning)[0]
+
+
+def prune_shards(folders: list[Path], names: list[str], files: PruneFiles, pruning: Pruning, wanted: Path) -> dict:
+    """``prune_arrays`` on a trie kept as shards (``build.write_shard``, a
+    count's ``folders`` each, in order), on their candidates alone (the
+    nodes phase 2 may keep, ``method.prune.candidates``: the same nodes
+    kept, numbered alike), but for node_transpositions.parquet: the kept
+    nodes' positions go to ``wanted``, which each shard searches
+    (``build.transposed_of_shard``) before ``write_transpositions``."""
+    from joseki_miner.stages.build import read_saved, write_saved
+
+    parts = [read_saved(folder / "candidates") for folder in folders]
+    arrays: dict = {}
+    for name, value in parts[0].items():
+        if isinstance(value, dict):
+            arrays[name] = {sub: np.concatenate([p[name][sub] for p in parts]) for sub in value}
+        else:
+            arrays[name] = np.concatenate([p[name] for p in parts])
+    node, shared = arrays.pop("node"), arrays.pop("shared")
+    at = np.minimum(np.searchsorted(node, shared["node"]), max(len(node) - 1, 0))
+    held = node[at] == shared["node"] if len(node) else np.zeros(0, bool)
+    np.maximum.at(arrays["tenuki"], at[held], shared["tenuki"][held])  # a shared node's tenuki child is in one shard
+    arrays["node"] = np.arange(len(node))  # its rows, in node order: the parents, the years' and collections' too
+    arrays["parent"] = np.where(arrays["parent"] < 0, -1, np.searchsorted(node, arrays["parent"]))
+    for what in ("years", "sources"):
+        arrays[what]["node"] = np.searchsorted(node, arrays[what]["node"])
+    position, codes = arrays.pop("position"), arrays.pop("kind", None)
+    outputs = {name: path for name, path in files.outputs.items() if name != "transpositions"}
+    shard_files = PruneFiles(files.sorted_sequences, files.games, outputs, None, lambda: codes)
+    figures, keep, new_id = _pruned(arrays, names, shard_files, pruning)
+    kept = np.flatnonzero(keep & (arrays["depth"] > 0))
+    found = {name: position[name][kept] for name in ("hi", "lo", "transform")}
+    write_saved(wanted, {**found, "node": node[kept], "new": new_id[kept]})
+    return figures
+
+
+def write_transpositions(folders: list[Path], wanted: Path, path: Path) -> None:
+    """node_transpositions.parquet as ``transpositions_table`` writes it,
+    of what each shard found on the kept nodes' positions (``wanted``)."""
+    from joseki_miner.stages.build import read_saved
+
+    kept = read_saved(wanted)
+    parts = [read_saved(folder / "transposed") for folder in folders]
+    names = ("node", "hi", "lo", "transform", "games", "count")
+    found = {name: np.concatenate([p[name] for p in parts]) for name in names}
+    lines: list[np.ndarray] = []
+    for p in parts:
+        lines += np.split(p["keys"], p["ends"][:-1]) if len(p["ends"]) else []
+    by_position: dict[tuple[int, int], list[int]] = {}
+    for i, key in enumerate(zip(found["hi"].tolist(), found["lo"].tolist())):
+        by_position.setdefault(key, []).append(i)
+    new_of = dict(zip(kept["node"].tolist(), kept["new"].tolist()))
+    rows: dict[str, list] = {name: [] for name in TRANSPOSITIONS_SCHEMA.names}
+    for a, new, h, low, turned in zip(*(kept[k].tolist() for k in ("node", "new", "hi", "lo", "transform"))):
+        others = sorted(
+            (i for i in by_position.get((h, low), []) if found["node"][i] != a),
+            key=lambda i: (-int(found["games"][i]), int(found["node"][i])),
+        )
+        for i in others[:TRANSPOSITIONS]:
+            rows["moves"].append(_moves(lines[i].tolist(), turned, int(found["transform"][i])))
+            rows["node"].append(new)
+            rows["games"].append(int(found["games"][i]))
+            rows["count"].append(int(found["count"][i]))
+            rows["at"].append(new_of.get(int(found["node"][i]), -1))
+    pq.write_table(_transpositions(rows), path, compression="zstd")
+
+
+def _pruned(
+    arrays: dict[str, np.ndarray], names: list[str], files: PruneFiles, pruning: Pruning
+) -> tuple[dict, np.ndarray, np.ndarray]:
+    """``prune_arrays``' figures, and which rows it kept and their new numbers."""
     threshold, min_length, rules, kinds = pruning.threshold, pruning.min_length, pruning.rules, pruning.kinds
     segments = None
     if pruning.merge_orders:
@@ -133,7 +205,7 @@ def prune_arrays(arrays: dict[str, np.ndarray], names: list[str], files: PruneFi
             assert files.games is not None, "merging the orders reads the games"
             arrays, segments = merged(arrays, files.sorted_sequences, files.games)
             shown.update(len(segments.node))
-    check_stop()  # a stopped run's prune (on a dask worker, the trie's join) writes nothing
+    check_stop()  # a stopped run's prune (on a dask worker) writes nothing
     node, parent, depth = arrays["node"], arrays["parent"], arrays["depth"]
     keep, new_node, new_parent = phase2.survivors(
         node,
@@ -157,7 +229,10 @@ def prune_arrays(arrays: dict[str, np.ndarray], names: list[str], files: PruneFi
     from joseki_miner.stages.build import sources_table, years_table
 
     rows = {"years": years_table(arrays["years"]), "sources": sources_table(arrays["sources"], names)}
-    return _write(pruned, keep, arrays, rows, files, pruning, segments)
+    figures = _write(pruned, keep, arrays, rows, files, pruning, segments)
+    new_id = np.full(len(keep), -1, np.int64)
+    new_id[keep] = np.arange(int(keep.sum()))
+    return figures, keep, new_id
 
 
 def _shown(threshold: int, rules: phase2.PruneRules) -> int:
@@ -197,12 +272,15 @@ def _tenuki(arrays: dict) -> np.ndarray:
 
 
 def _tenuki_counts(arrays: dict) -> np.ndarray:
-    """Per node of the trie's arrays, its tenuki child's count."""
+    """Per node of the trie's arrays, its tenuki child's count (given as
+    "tenuki" where the arrays are a trie's candidates alone)."""
+    if "tenuki" in arrays:
+        return arrays["tenuki"]
     return phase2.tenuki_counts(phase2.parent_rows(arrays["node"], arrays["parent"]), arrays["key"], arrays["count"])
 
 
 def _rows(path: Path) -> pa.Table:
-    return pq.ParquetFile(path).read()
+    return read_columns(path).combine_chunks()
 
 
 def _write(
@@ -288,16 +366,11 @@ def handicap_counts(segments: Segments, sorted_path: Path, nodes: int) -> np.nda
     sequence did, so an even games' tree is as it was.  Reads the row
     groups whose statistics allow a start at 0: none, in a tree of even
     games."""
-    f = pq.ParquetFile(sorted_path)
-    at = f.schema_arrow.get_field_index("start")
-    zeros, offset = [], 0
-    for g in range(f.metadata.num_row_groups):  # only the row groups whose statistics allow a start at 0
-        group = f.metadata.row_group(g)
-        stats = group.column(at).statistics
-        if stats is None or not stats.has_min_max or stats.min <= 0:
-            start = numpy(f.read_row_group(g, columns=["start"]).column(0))
-            zeros.append(np.flatnonzero(start == 0) + offset)
-        offset += group.num_rows
+    groups = RowGroups(sorted_path)
+    zeros = []
+    for g in groups.picked(lambda least, _: least <= 0, on="start"):  # the groups that may hold a start at 0
+        start = numpy(groups.read([g], ["start"]).column(0))
+        zeros.append(np.flatnonzero(start == 0) + groups.starts[g])
     opened = np.concatenate(zeros) if zeros else np.zeros(0, np.int64)
     if not len(opened):
         return None
@@ -323,7 +396,6 @@ def transpositions_table(
     positions are the build's index where it is given (``build.position_index``
     of the same nodes), else found again."""
     from joseki_miner.method.positions import position_keys, position_order, sorted_alike
-    from joseki_miner.method.symmetry import POINT_MAP, inverse
 
     depth, key, games = arrays["depth"], np.asarray(arrays["key"], np.int64), arrays["games"]
     node = np.asarray(arrays["node"], np.int64)
@@ -342,7 +414,7 @@ def transpositions_table(
     for a in at.tolist():
         if a not in found:
             continue
-        r, back = int(row[a]), POINT_MAP[inverse(int(transform[a]))]
+        r = int(row[a])
         others = sorted(
             zip(row[found[a]].tolist(), transform[found[a]].tolist()), key=lambda o: (-int(games[o[0]]), o[0])
         )
@@ -351,12 +423,25 @@ def transpositions_table(
             while depth[n] > 0:
                 line.append(int(key[n]))
                 n = parent[n]
-            turn = POINT_MAP[int(turned)]
-            rows["moves"].append("".join("--" if k == TENUKI else to_sgf(back[turn[k]]) for k in reversed(line)))
+            rows["moves"].append(_moves(line[::-1], int(transform[a]), int(turned)))
             rows["node"].append(int(new_id[r]))
             rows["games"].append(int(games[o]))
             rows["count"].append(int(arrays["count"][o]))
             rows["at"].append(int(new_id[o]))
+    return _transpositions(rows)
+
+
+def _moves(line: list[int], own: int, turned: int) -> str:
+    """Another order's moves (trie keys from the root, on its position's
+    transform ``turned``) as SGF points in the node's own orientation
+    (its transform ``own``); "--" a tenuki."""
+    from joseki_miner.method.symmetry import POINT_MAP, inverse
+
+    back, turn = POINT_MAP[inverse(own)], POINT_MAP[turned]
+    return "".join("--" if k == TENUKI else to_sgf(back[turn[k]]) for k in line)
+
+
+def _transpositions(rows: dict[str, list]) -> pa.Table:
     return pa.Table.from_arrays(
         [
             column(np.array(rows["node"], np.int64)),
@@ -386,10 +471,16 @@ def _indexed(node: np.ndarray, index: dict[str, np.ndarray]) -> np.ndarray:
 
 def read_index(path: Path) -> dict[str, np.ndarray]:
     """trie_positions.parquet's columns (``build.position_index``)."""
-    if not path.is_file():
+    if not path.exists():
         raise UsageError(f"{path} is missing: run `joseki build` again")
-    table = pq.ParquetFile(path).read()
-    return {name: numpy(table.column(name)) for name in ("hi", "lo", "node", "transform")}
+    table = read_columns(path)
+    index = {name: numpy(table.column(name)) for name in ("hi", "lo", "node", "transform")}
+    if path.is_dir():  # a part a shard, each sorted: a position's nodes, in node order, are in several
+        from joseki_miner.method.positions import position_order
+
+        order = position_order(index["hi"], index["lo"])
+        index = {name: a[order] for name, a in index.items()}
+    return index
 
 
 def _renumbered(table: pa.Table, new_id: np.ndarray) -> pa.Table:
@@ -414,7 +505,7 @@ def examples_table(segments: Segments, sorted_path: Path, games_path: Path, per_
     ``segments``, with their lines' first key), the most recent first, ties
     by game number, each with its sequence that started first through the
     node (its move number and corner)."""
-    order = pq.ParquetFile(sorted_path).read(columns=["game", "sequence", "start", "orientation"])
+    order = read_columns(sorted_path, ["game", "sequence", "start", "orientation"])
     game = numpy(order.column("game"))
     day = numpy(read_columns(games_path, ["day"]).column("day"))
     # a game's rank: the most recent first, ties by game number (games without a date last)

@@ -1,0 +1,489 @@
+"""Tries counted apart, by ranges of sequences in trie order, joined into
+the trie one count of them all gives: planned from the counts' edges
+alone (``join_plan``), then each count's rows put in their place
+(``place``), each count apart as a shard of its node range (the dask
+engine's build): the shards laid end to end are the one count's trie.
+
+Ranges cut by ``fasttrie.prefixes`` share the nodes on the path between
+them (each count kept them, ``edges``): the root, one range's last row and
+its ancestors, the next one's first rows.  A shared node's figures are
+its counts' added up in the first count that holds it (its owner); the
+others' copies (repeats) are not placed.  The rest of a count's nodes are
+its own: their subtrees lie wholly in its range.  So a shard's kinds
+(``shard_codes``), the nodes phase 2 may keep of it (``shard_candidates``)
+and its nodes on given positions (``shard_transposed``) are read on its
+own count, which holds its nodes' whole paths, with the few figures of
+the shared nodes the plan adds up.
+
+Knows node arrays; nothing of files or tasks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+ADDED = ("count", "counters", "games", "black_wins", "white_wins")  # a shared node's figures, added up
+ROWS = ("years", "sources")
+
+
+@dataclass
+class PartPlan:
+    """Where one count's rows go in the joined trie: its first own node
+    (``start``), the rows not placed (``gone``: repeats, and edge nodes
+    counted fewer than the floor times in all), each repeat's node
+    (``same``), its sequences' first rank (``ranked``), its edge rows'
+    figures added up (``changed``: row: {column: value}, repeats' too, so
+    a shard sees its whole path), the rows of years and collections of
+    the shared nodes it owns (``rows``: what: row: (index, games)), and
+    whether it holds the root (the first count with sequences)."""
+
+    start: int
+    gone: np.ndarray
+    same: dict[int, int]
+    ranked: int
+    changed: dict[int, dict[str, np.ndarray]]
+    rows: dict[str, dict[int, tuple[np.ndarray, np.ndarray]]]
+    root: bool
+    placed: bool = True  # False: a count of no sequences, beside counts of some
+
+    def numbers(self, n: int) -> np.ndarray:
+        """Each of the count's ``n`` rows' node in the joined trie (0: the
+        root; -1: not kept)."""
+        number = np.arange(n, dtype=np.int64) + (self.start - 1)
+        if not self.placed:
+            return np.full(n, -1, np.int64)
+        if len(self.gone):
+            number -= np.searchsorted(self.gone, np.arange(n), side="right")
+            number[self.gone] = -1
+        number[0] = 0
+        for row, node in self.same.items():
+            number[row] = node
+        return number
+
+    def node_of(self, row: int) -> int:
+        """An edge row's node in the joined trie (-1: not kept)."""
+        if not self.placed:
+            return -1
+        if row in self.same:
+            return self.same[row]
+        if row == 0:
+            return 0
+        at = int(np.searchsorted(self.gone, row))
+        return -1 if at < len(self.gone) and self.gone[at] == row else row + self.start - 1 - at
+
+    def runs(self, n: int) -> list[tuple[int, int]]:
+        """The count's runs of rows placed (first row, end), below the root."""
+        if not self.placed:
+            return []
+        bounds = [0, *self.gone.tolist(), n]
+        return [(a + 1, b) for a, b in zip(bounds[:-1], bounds[1:]) if b > a + 1]
+
+
+@dataclass
+class JoinPlan:
+    """The plan of a join: a ``PartPlan`` a count given (in key order), the
+    root's row (``root``: column: value) and rows of years and collections
+    (``root_rows``), the joined trie's nodes stored (``stored``) and counted
+    (``nodes``)."""
+
+    parts: list[PartPlan]
+    root: dict[str, np.ndarray]
+    root_rows: dict[str, tuple[np.ndarray, np.ndarray]]
+    stored: int
+    nodes: int
+
+    def shard(self, j: int) -> tuple[int, int]:
+        """Count ``j``'s node range in the joined trie (lo, hi): its own
+        nodes, and the root where it holds it."""
+        part = self.parts[j]
+        hi = next((p.start for p in self.parts[j + 1 :] if p.placed), self.stored)
+        if not part.placed:  # no nodes, where they would be
+            at = part.start if any(p.placed for p in self.parts[:j]) else 0
+            return (at, at)
+        return (0 if part.root else part.start, hi)
+
+
+def _down(arrays: dict) -> list[int]:
+    """The rows of a count's first sequence's path, by depth: its first rows."""
+    depth, rows = arrays["depth"], []
+    while len(rows) + 1 < len(depth) and depth[len(rows) + 1] == len(rows) + 1:
+        rows.append(len(rows) + 1)
+    return rows
+
+
+def _up(arrays: dict) -> list[int]:
+    """The rows of a count's last sequence's path, by depth: its last row's
+    ancestors and itself."""
+    rows, row = [], len(arrays["node"]) - 1
+    while row > 0:
+        rows.append(row)
+        row = int(arrays["parent"][row])
+    return rows[::-1]
+
+
+def edge_rows(arrays: dict) -> list[int]:
+    """A count's rows that other counts may share: the root and the paths
+    of its first and last sequences."""
+    return sorted({0, *_down(arrays), *_up(arrays)})
+
+
+def plan_rows(arrays: dict) -> list[int]:
+    """The rows of a count ``join_plan`` reads: its ``edge_rows`` and the
+    row after its first sequence's path (which ends that path)."""
+    down = _down(arrays)
+    return sorted({*edge_rows(arrays), *([len(down) + 1] if len(down) + 1 < len(arrays["depth"]) else [])})
+
+
+class EdgeColumn:
+    """A count's node column read only at some rows (``plan_rows``): what
+    a count keeps for the plan, of its ``rows`` rows in all."""
+
+    def __init__(self, at: np.ndarray, values: np.ndarray, rows: int) -> None:
+        self.at, self.values, self.rows = np.asarray(at, np.int64), values, rows
+
+    def __len__(self) -> int:
+        return self.rows
+
+    def __getitem__(self, row: int):
+        i = int(np.searchsorted(self.at, row))
+        if i == len(self.at) or self.at[i] != row:
+            raise IndexError(f"row {row} is not kept for the plan")
+        return self.values[i]
+
+
+def kept_for_plan(arrays: dict) -> dict[str, dict[str, np.ndarray]]:
+    """What a count keeps for ``join_plan`` and ``shard_replies`` (a few
+    dozen rows): its node columns at its ``plan_rows`` ("edge_nodes", with
+    "row"), the rows of years and collections of its ``edge_rows``, and
+    its ``edge_replies`` ("row", "count")."""
+    edges, replies = np.array(edge_rows(arrays), np.int64), edge_replies(arrays)
+    planned = np.array(plan_rows(arrays), np.int64)
+    kept = {"edge_nodes": {"row": planned}}
+    kept["edge_nodes"].update((name, a[planned]) for name, a in arrays.items() if not isinstance(a, dict))
+    for what in ROWS:
+        at = np.isin(arrays[what]["node"], edges)
+        kept[f"edge_{what}"] = {name: a[at] for name, a in arrays[what].items()}
+    kept["edge_replies"] = {
+        "row": np.array(list(replies), np.int64),
+        "count": np.array(list(replies.values()), np.int64),
+    }
+    return kept
+
+
+def planned_from(kept: dict[str, dict[str, np.ndarray]]) -> tuple[dict, dict[int, int]]:
+    """A count as ``join_plan`` reads it, of what it kept (``kept_for_plan``):
+    its columns as ``EdgeColumn``s and its rows of years and collections;
+    and its edge replies for ``shard_replies``."""
+    nodes = kept["edge_nodes"]
+    rows = int(nodes["row"][-1]) + 1  # its last row ends its last sequence's path
+    arrays: dict = {name: EdgeColumn(nodes["row"], a, rows) for name, a in nodes.items() if name != "row"}
+    arrays.update(years=kept["edge_years"], sources=kept["edge_sources"])
+    replies = kept["edge_replies"]
+    return arrays, dict(zip(replies["row"].tolist(), replies["count"].tolist()))
+
+
+def _rows_of(rows: dict[str, np.ndarray], row: int) -> tuple[np.ndarray, np.ndarray]:
+    """A row's rows of years or collections (index, games): rows by node."""
+    node = rows["node"]
+    lo, hi = int(np.searchsorted(node, row)), int(np.searchsorted(node, row, side="right"))
+    return np.asarray(rows["index"][lo:hi]), np.asarray(rows["games"][lo:hi])
+
+
+def _summed(pieces: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    """Rows of years or collections of one node from several counts, added up by index."""
+    dtypes = (pieces[0][0].dtype, pieces[0][1].dtype)
+    idx, where = np.unique(np.concatenate([p[0] for p in pieces]), return_inverse=True)
+    total = np.bincount(where, weights=np.concatenate([p[1] for p in pieces]), minlength=len(idx))
+    return idx.astype(dtypes[0]), total.astype(dtypes[1])
+
+
+def join_plan(counts: list[tuple[dict, int]], floor: int = 1) -> JoinPlan:
+    """The plan of joining ``counts`` (``StreamCounter.finish`` of each and
+    its number of nodes, in key order): reads each count's root and edge
+    rows only (a column may be a column of a file: ``len``, a row by
+    index), and its rows of years and collections of those rows.  A
+    count of no sequences is not placed (but where every count is empty:
+    the first holds the root)."""
+    tries = [arrays for arrays, _ in counts]
+    placed = [j for j, t in enumerate(tries) if t["count"][0] > 0] or [0]
+    downs = {j: _down(tries[j]) for j in placed}
+    ups = {j: _up(tries[j]) for j in placed}
+    edge = {j: sorted({*downs[j], *ups[j]}) for j in placed}
+    values = {j: {row: {name: np.array(tries[j][name][row]) for name in ADDED} for row in edge[j]} for j in placed}
+    same: dict[int, dict[int, tuple[int, int]]] = {j: {} for j in placed}
+    for before, j in zip(placed, placed[1:]):
+        a, b = ups[before], downs[j]
+        for d in range(min(len(a), len(b))):
+            if tries[before]["key"][a[d]] != tries[j]["key"][b[d]]:
+                break
+            same[j][b[d]] = same[before].get(a[d], (before, a[d]))
+    merged: dict[tuple[int, int], list[tuple[int, int]]] = {}
+    for j in placed:
+        for row, owner in same[j].items():
+            merged.setdefault(owner, []).append((j, row))
+    owned: dict[int, dict[str, dict[int, tuple[np.ndarray, np.ndarray]]]] = {j: {w: {} for w in ROWS} for j in placed}
+    for (i, row), repeats in merged.items():
+        for name in ADDED:
+            values[i][row][name] = sum((values[j][r][name] for j, r in repeats), values[i][row][name])
+        for what in ROWS:
+            pieces = [_rows_of(tries[j][what], r) for j, r in [(i, row), *repeats]]
+            owned[i][what][row] = _summed(pieces)
+        years = owned[i]["years"][row][0]
+        values[i][row]["first_year"], values[i][row]["last_year"] = (
+            (np.array(years[0]), np.array(years[-1])) if len(years) else (np.array(0), np.array(0))
+        )
+    for j in placed:  # a repeat sees its owner's figures
+        for row, (i, other) in same[j].items():
+            values[j][row] = values[i][other]
+    parts: list[PartPlan] = []
+    start, ranked, numbers = 1, 0, {}
+    for j, (arrays, nodes) in enumerate(counts):
+        if j not in placed:
+            parts.append(PartPlan(start, np.zeros(0, np.int64), {}, ranked, {}, {w: {} for w in ROWS}, False, False))
+            continue
+        gone = sorted({*same[j], *(row for row in edge[j] if row not in same[j] and values[j][row]["count"] < floor)})
+        part = PartPlan(
+            start,
+            np.array(gone, np.int64),
+            {},
+            ranked,
+            values[j],
+            owned[j],
+            j == placed[0],
+        )
+        for row, (i, other) in same[j].items():
+            part.same[row] = numbers[(i, other)]
+        for row in edge[j]:
+            if row not in same[j]:
+                numbers[(j, row)] = part.node_of(row)
+        parts.append(part)
+        start += len(arrays["node"]) - 1 - len(gone)
+        ranked += int(arrays["count"][0])
+    first = tries[placed[0]]
+    root = {name: np.array(first[name][0]) for name in first if name not in ROWS}
+    for name in ("count", "games", "black_wins", "white_wins"):
+        root[name] = sum((np.array(tries[j][name][0]) for j in placed[1:]), root[name])
+    root_rows = {what: _summed([_rows_of(tries[j][what], 0) for j in placed]) for what in ROWS}
+    years = root_rows["years"][0]
+    root["first_year"], root["last_year"] = (
+        (np.array(years[0]), np.array(years[-1])) if len(years) else (np.array(0), np.array(0))
+    )
+    nodes = 1 + sum(counts[j][1] - 1 for j in placed) - sum(len(same[j]) for j in placed)
+    return JoinPlan(parts, root, root_rows, start, nodes)
+
+
+def _fill(out: dict[str, np.ndarray], lo: int, arrays: dict, part: PartPlan, root: dict) -> np.ndarray:
+    """Put a count's rows into ``out``: columns of the joined trie's nodes
+    from ``lo``; gives its rows' nodes (``PartPlan.numbers``)."""
+    n = len(arrays["node"])
+    number, runs = part.numbers(n), part.runs(n)
+    for name, column in out.items():
+        if part.root:
+            column[0 - lo] = root[name]
+        source = arrays[name]
+        for a, b in runs:
+            at = int(number[a]) - lo
+            into = column[at : at + b - a]
+            if name == "node":
+                into[:] = number[a:b]
+                continue
+            into[:] = source[a:b]
+            if name == "parent":
+                into[:] = number[into]
+            elif name == "first":
+                into += part.ranked
+        for row, values in part.changed.items():
+            at = int(number[row]) - lo
+            if name in values and number[row] > 0 and 0 <= at < len(column):
+                column[at] = values[name]
+    return number
+
+
+def _part_rows(rows: dict, number: np.ndarray, part: PartPlan, what: str, root_rows: dict) -> dict[str, np.ndarray]:
+    """A count's rows of years or collections in the joined trie: its own
+    nodes', renumbered, a shared node's added up where it owns it, the
+    root's where it holds it (``root_rows``)."""
+    node, index, games = (np.asarray(rows[c]) for c in ("node", "index", "games"))
+    new = number[node] if part.placed else np.full(len(node), -1, np.int64)
+    keep = new > 0
+    special = np.array([*part.same, *part.rows[what]], np.int64)
+    if len(special):
+        keep &= ~np.isin(node, special)
+    node, index, games = new[keep], index[keep], games[keep]
+    owned = sorted((int(number[row]), idx, g) for row, (idx, g) in part.rows[what].items() if number[row] > 0)
+    if owned:  # a node inserted at one place goes in node order
+        at = np.concatenate([np.full(len(idx), np.searchsorted(node, r), np.int64) for r, idx, _ in owned])
+        node = np.insert(node, at, np.concatenate([np.full(len(idx), r, node.dtype) for r, idx, _ in owned]))
+        index = np.insert(index, at, np.concatenate([idx for _, idx, _ in owned]))
+        games = np.insert(games, at, np.concatenate([g for _, _, g in owned]))
+    if part.root:
+        idx, g = root_rows[what]
+        node = np.concatenate([np.zeros(len(idx), node.dtype), node])
+        index, games = np.concatenate([idx.astype(index.dtype), index]), np.concatenate([g.astype(games.dtype), games])
+    return {"node": node, "index": index, "games": games}
+
+
+def place(arrays: dict, plan: JoinPlan, j: int) -> dict:
+    """Count ``j``'s shard of the joined trie (``plan.shard``): the node
+    arrays of its own nodes (and the root, where it holds it), with its
+    rows of years and collections, as the joined trie holds them."""
+    lo, hi = plan.shard(j)
+    names = [name for name in arrays if name not in ROWS and name != "positions"]
+    out = {name: np.empty((hi - lo, *arrays[name].shape[1:]), arrays[name].dtype) for name in names}
+    number = _fill(out, lo, arrays, plan.parts[j], plan.root)
+    for what in ROWS:
+        out[what] = _part_rows(arrays[what], number, plan.parts[j], what, plan.root_rows)
+    return out
+
+
+def edge_replies(arrays: dict) -> dict[int, int]:
+    """A count's side replies (``kinds.side_replies``) of its edge rows at
+    the second entry, counted in its range alone: the plan adds them up
+    (``shard_replies``)."""
+    from joseki_miner.method.kinds import side_replies
+    from joseki_miner.method.prune import parent_rows
+
+    rows = [row for row in edge_rows(arrays) if arrays["depth"][row] == 2]
+    if not rows:
+        return {}
+    node = np.asarray(arrays["node"], np.int64)
+    replies = side_replies(
+        parent_rows(node, np.asarray(arrays["parent"], np.int64)), arrays["depth"], arrays["key"], arrays["count"]
+    )
+    return {row: int(replies[row]) for row in rows}
+
+
+def shard_replies(
+    counts: list[tuple[dict, int]], replies: list[dict[int, int]], plan: JoinPlan
+) -> list[dict[int, int]]:
+    """Per count, the side replies of its edge rows at the second entry in
+    the joined trie (``edge_replies`` of each, ``replies``, added up by
+    node), less those of edge nodes the join drops (counted fewer than the
+    floor times in all): what ``shard_codes`` weighs them by."""
+    from joseki_miner.method.kinds import on_side
+
+    total: dict[int, int] = {}
+    for j, part in enumerate(plan.parts):
+        for row, n in replies[j].items():
+            node = part.node_of(row)
+            if node >= 0:
+                total[node] = total.get(node, 0) + n
+    for j, (part, (arrays, _)) in enumerate(zip(plan.parts, counts)):
+        for row in (int(r) for r in part.gone):
+            if row in part.same or arrays["depth"][row] != 3:
+                continue
+            parent = int(arrays["parent"][row])
+            node = part.node_of(parent)
+            if node >= 0 and on_side(np.array([arrays["key"][row]]), np.array([3]))[0]:  # a side reply the join drops
+                total[node] -= int(part.changed[row]["count"])
+    return [
+        {row: total[part.node_of(row)] for row in replies[j] if part.node_of(row) >= 0}
+        for j, part in enumerate(plan.parts)
+    ]
+
+
+def shard_codes(arrays: dict, plan: JoinPlan, j: int, rules, replies: dict[int, int]) -> np.ndarray:
+    """The kind codes (``kinds.of_arrays``) of count ``j``'s shard's nodes
+    (``place``), as the joined trie's: read on the count's own rows, whose
+    paths it holds whole, with the shared nodes' counts added up and the
+    side replies of its edge nodes at the second entry counted in every
+    range (``shard_replies``)."""
+    from joseki_miner.method.kinds import of_arrays
+
+    part = plan.parts[j]
+    n = len(arrays["node"])
+    number = part.numbers(n)
+    count = np.array(arrays["count"], np.int64)
+    for row, values in part.changed.items():
+        count[row] = values["count"]
+    code = of_arrays({**{k: arrays[k] for k in ("node", "parent", "depth", "key")}, "count": count}, rules, replies)
+    lo, hi = plan.shard(j)
+    return code[(number >= lo) & (number < hi)]
+
+
+def _local(arrays: dict, part: PartPlan, plan_root: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A count's rows as the joined trie sees them: each row's parent row,
+    its node there (``PartPlan.numbers``), and its count and games with a
+    shared node's added up (0 where the join drops it)."""
+    from joseki_miner.method.prune import parent_rows
+
+    number = part.numbers(len(arrays["node"]))
+    count = np.array(arrays["count"], np.int64)
+    games = np.array(arrays["games"], np.int64)
+    for row, values in part.changed.items():
+        count[row], games[row] = values["count"], values["games"]
+    count[number < 0] = games[number < 0] = 0
+    count[0], games[0] = plan_root["count"], plan_root["games"]  # every range's sequences
+    return (
+        parent_rows(np.asarray(arrays["node"], np.int64), np.asarray(arrays["parent"], np.int64)),
+        number,
+        count,
+        games,
+    )
+
+
+def shard_candidates(arrays: dict, plan: JoinPlan, j: int, cut) -> dict[str, np.ndarray]:
+    """Which of count ``j``'s shard's nodes phase 2 may keep
+    (``prune.candidates``, read on the count's rows, whose paths it holds
+    whole): "rows", their places in the shard (``place``), and each one's
+    tenuki child's count ("tenuki"); and those of the shared nodes it does
+    not own, the root too ("shared": nodes, "shared_tenuki"), whose tenuki
+    child may be here."""
+    from joseki_miner.method.points import TENUKI
+    from joseki_miner.method.prune import candidates, tenuki_counts
+
+    part = plan.parts[j]
+    row, number, count, games = _local(arrays, part, plan.root)
+    depth, key = np.asarray(arrays["depth"], np.int64), np.asarray(arrays["key"], np.int64)
+    some = candidates(row, depth, count, cut, (key == TENUKI) & (depth > 0), games)
+    tenuki = tenuki_counts(row, key, count)
+    lo, hi = plan.shard(j)
+    own = (number >= lo) & (number < hi)
+    repeats = np.array(
+        [*([0] if part.placed and not part.root else []), *(r for r, node in part.same.items() if node >= 0)], np.int64
+    )
+    return {
+        "rows": np.flatnonzero(some[own]),
+        "tenuki": tenuki[own][some[own]],
+        "shared": number[repeats],
+        "shared_tenuki": tenuki[repeats],
+    }
+
+
+def shard_transposed(arrays: dict, plan: JoinPlan, j: int, positions: dict, wanted: dict) -> dict[str, np.ndarray]:
+    """Count ``j``'s shard's nodes on the positions ``wanted`` (hi, lo:
+    the kept nodes'): from the count's position index (``positions``,
+    sorted by position), each one's node, position and transform, games
+    and count in the joined trie, and its line of keys from the root
+    ("keys", "ends": where each node's ends)."""
+    part = plan.parts[j]
+    row, number, count, games = _local(arrays, part, plan.root)
+    lo, hi = plan.shard(j)
+    at = np.flatnonzero(np.isin(positions["hi"], wanted["hi"]))
+    pairs = set(zip(np.asarray(wanted["hi"]).tolist(), np.asarray(wanted["lo"]).tolist()))
+    at = at[[(h, low) in pairs for h, low in zip(positions["hi"][at].tolist(), positions["lo"][at].tolist())]]
+    local = np.asarray(positions["row"], np.int64)[at]
+    node = number[local]
+    mine = (node >= lo) & (node < hi)
+    at, local = at[mine], local[mine]
+    depth, key = np.asarray(arrays["depth"]), np.asarray(arrays["key"], np.int64)
+    keys, ends = [], []
+    for r in local.tolist():
+        line = []
+        while depth[r] > 0:
+            line.append(int(key[r]))
+            r = int(row[r])
+        keys += line[::-1]
+        ends.append(len(keys))
+    return {
+        "node": number[local],
+        "hi": positions["hi"][at],
+        "lo": positions["lo"][at],
+        "transform": positions["transform"][at],
+        "games": games[local],
+        "count": count[local],
+        "keys": np.array(keys, np.int64),
+        "ends": np.array(ends, np.int64),
+    }
