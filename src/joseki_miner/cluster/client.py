@@ -315,14 +315,14 @@ class Cluster:
         waits = [set(a) for a in after] if after is not None else [set() for _ in items]
         barrier = self.recorder.barrier() if self.recorder is not None else ()
         _check_waits(waits)
-        ended: set[int] = set()
         futures: dict[int, object] = {}
+        results: dict[int, object] = {}
         where: dict[str, int] = {}
         pending: set = set()
         try:
             while order or pending:
                 free = self.workers() - len(pending) if order else 0  # workers that join later take tasks too
-                ready = list(itertools.islice((i for i in order if waits[i] <= ended), max(0, free)))
+                ready = list(itertools.islice((i for i in order if waits[i] <= results.keys()), max(0, free)))
                 for i in ready:  # the first that can start, no more than the workers free
                     order.remove(i)
                     futures[i] = self.client.submit(
@@ -343,11 +343,15 @@ class Cluster:
                         self.recorder.submitted(names[i], barrier, (*(names[j] for j in sorted(waits[i])), *data))
                 done, pending = _some_done(pending)
                 for f in done:
-                    on_done(where[f.key], f.result())  # raises the task's error (or its cancellation)
-                    ended.add(where[f.key])
+                    i = where[f.key]
+                    results[i] = f.result()  # raises the task's error (or its cancellation)
+                    on_done(i, results[i])
+                    # its result taken, dask may forget it: a worker lost later is not asked to compute it
+                    # again (a count rewritten while the shards read it)
+                    del futures[i]
                     if self.recorder is not None:
                         self.recorder.ended(str(f.key))
-            return [futures[i].result() for i in range(len(items))]
+            return [results[i] for i in range(len(items))]
         except BaseException:
             for f in futures.values():
                 f.cancel()
