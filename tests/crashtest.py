@@ -55,13 +55,22 @@ COMMIT_POINTS = ("commit-synced", "commit-unrecorded", "commit-renamed", "commit
 BAD_GAME = "(;FF[4]GM[1]SZ[9];B[ee];W[cc])\n"
 
 
+# The dask engine's folders of parts of the trie: a part a range of the build's counts, which a build
+# from the stage files (a run that starts at the build) cuts otherwise than one beside the partitions
+SHARDED = ("trie.parquet", "trie_years.parquet", "trie_sources.parquet", "trie_positions.parquet")
+SHARDED += ("sorted_sequences.parquet",)
+
+
 def outputs(folder: Path) -> dict[str, bytes]:
     """Every file a run leaves in its folders, as a clean run must give it:
     manifests without "run" and "outputs", summary.json without its
-    seconds; the lock files and the digest cache (bookkeeping) left out."""
+    seconds; the lock files and the digest cache (bookkeeping) left out;
+    the folders of parts of the trie (``SHARDED``) by their rows."""
     found = {}
     for path in sorted(folder.rglob("*")):
-        if not path.is_file() or path.name in (LOCK, "input-digests.bin"):
+        if path.is_dir() and path.name in SHARDED:
+            found[str(path.relative_to(folder))] = dataset_rows(path)
+        if not path.is_file() or path.name in (LOCK, "input-digests.bin") or path.parent.name in SHARDED:
             continue
         data = path.read_bytes()
         if path.name.endswith(".manifest.json") or path.name == "summary.json":
@@ -69,6 +78,22 @@ def outputs(folder: Path) -> dict[str, bytes]:
             data = json.dumps({k: v for k, v in record.items() if k not in BOOKKEEPING}, sort_keys=True).encode()
         found[str(path.relative_to(folder))] = data
     return found
+
+
+def dataset_rows(path: Path) -> bytes:
+    """A Parquet file's (or folder of parts') schema and rows, as bytes
+    (trie_positions.parquet's by position, then node: each part of it is
+    sorted alike)."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    parts = sorted(path.glob("part-*.parquet")) if path.is_dir() else [path]
+    table = pa.concat_tables([pq.read_table(p) for p in parts])
+    if path.name == "trie_positions.parquet":
+        hi, lo, node = (table.column(c).to_numpy() for c in ("hi", "lo", "node"))
+        table = table.take(np.lexsort((node, lo, hi)))
+    return f"{table.schema}\n{table.to_pydict()}".encode()
 
 
 def leftovers(folder: Path) -> list[str]:

@@ -191,8 +191,9 @@ def files_of(folder) -> dict[str, bytes]:
     dask engine's own partitions, and the stage files the dask engine
     writes as folders of parts (``Catalog.datasets``) by their rows: how
     many parts depends on the partitions and counts, their rows do not
-    (the crash harness compares the parts' bytes, run against run of one
-    engine)."""
+    (the crash harness compares games.parquet's and sequences.parquet's
+    parts by their bytes, run against run of one engine, and the trie's
+    folders by their rows: their cut follows the build's counts)."""
     from crashtest import outputs
 
     found = {k: v for k, v in outputs(folder).items() if "partitions/" not in k}
@@ -208,18 +209,9 @@ def files_of(folder) -> dict[str, bytes]:
 
 def rows_of(path) -> bytes:
     """A Parquet file's (or folder of parts') schema and rows, as bytes."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
+    from crashtest import dataset_rows
 
-    from joseki_miner.runs.catalog import parts_of
-
-    table = pa.concat_tables([pq.read_table(p) for p in parts_of(path)])
-    if path.name == "trie_positions.parquet":  # each part sorted by position: the rows by position, then node
-        import numpy as np
-
-        hi, lo, node = (table.column(c).to_numpy() for c in ("hi", "lo", "node"))
-        table = table.take(np.lexsort((node, lo, hi)))
-    return f"{table.schema}\n{table.to_pydict()}".encode()
+    return dataset_rows(path)
 
 
 DATASETS = (
