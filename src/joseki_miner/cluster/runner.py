@@ -1,8 +1,10 @@
 """The dask runner: ingest and extract a partition of the inputs a task,
-joined into the stage files; the build by subtrees (one a worker), pruned
-by the task that joins them; emit and the report's parts at once; every
-other stage as one task.  The files are
-those of the fast engine, byte for byte.
+their parts of the stage files a task each; the build by ranges of
+openings, a count each, written as shards of the trie (a task a count)
+and pruned on the shards' candidates; emit and the report's parts at
+once; every other stage as one task.  The published files are those of
+the fast engine, byte for byte; the stage files hold its rows (folders of
+parts, their cut the partitions' and the counts').
 
 It is handed a run's ``Context`` and gives back each stage ``Done`` (to
 ``commit``, as soon as it is, where a later task may still fail); the run
@@ -261,7 +263,7 @@ class DaskRunner:
             if i >= len(joins):
                 if counted and i == shards_at:
                     built["figures"] = result
-                elif counted and i < ended_at:
+                elif counted and shards_at < i < ended_at:
                     built["ended"] = time.perf_counter()
                 elif counted and i == ended_at:
                     built["pruned"] = result

@@ -202,8 +202,9 @@ def _summed(pieces: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np
 def join_plan(counts: list[tuple[dict, int]], floor: int = 1) -> JoinPlan:
     """The plan of joining ``counts`` (``StreamCounter.finish`` of each and
     its number of nodes, in key order): reads each count's root and edge
-    rows only (a column may be a column of a file: ``len``, a row by
-    index), and its rows of years and collections of those rows.  A
+    rows only (a column may be one of those rows alone, ``EdgeColumn``:
+    ``len``, a row by index), and its rows of years and collections of
+    those rows.  A
     count of no sequences is not placed (but where every count is empty:
     the first holds the root)."""
     tries = [arrays for arrays, _ in counts]

@@ -149,7 +149,8 @@ def keep_mask(
     given); ``through``, what of its count came from its parent's position
     (where move orders are merged; its count where not given): the share a
     move has of the moves played at its parent is ``through`` over the
-    parent's count."""
+    parent's count.  ``only_able``: the rows let through alone, before
+    the rules that end lines there (``candidates``)."""
     tenuki = np.zeros(len(parent_row), np.bool_) if tenuki is None else np.asarray(tenuki, np.bool_)
     count = np.asarray(count, dtype=np.int64)
     games = count if games is None else np.asarray(games, dtype=np.int64)

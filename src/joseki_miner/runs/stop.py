@@ -14,7 +14,7 @@ Knows nothing of games or files.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 
 
@@ -50,21 +50,6 @@ def check() -> None:
     run = getattr(_task, "run", None)
     if run is not None and run in _ended:
         raise Stopped("the end of its run")
-
-
-def carried(function: Callable) -> Callable:
-    """``function`` for another thread: run there as a task of this
-    thread's run (``task_of``), if this thread runs one, so that its checks
-    stop once that run has ended."""
-    run = getattr(_task, "run", None)
-    if run is None:
-        return function
-
-    def in_task(*args, **kwargs):
-        with task_of(run):
-            return function(*args, **kwargs)
-
-    return in_task
 
 
 @contextmanager

@@ -667,7 +667,7 @@ def count_subtrees(
         )
     finally:
         runs.close()
-    arrays["positions"] = _sorted_positions(arrays)  # here, in parallel: the join merges them
+    arrays["positions"] = _sorted_positions(arrays)  # here, in parallel: its shard keeps its own nodes' rows
     arrays.update(kept_for_plan(arrays))  # what the plan of the shards reads (``plan_shards``)
     saved = {
         "nodes": np.array(nodes),
@@ -768,7 +768,7 @@ class Shards:
 def plan_shards(folders: list[Path], *, floor: int, key_ranges: list[tuple[int, int]] | None = None) -> Shards:
     """The shards of the subtrees counted apart (``count_subtrees``,
     ``folders`` in key order), planned from what each count kept of its
-    edges (and a few rows of its node columns, read from their files)."""
+    edges alone (``joining.kept_for_plan``: a few dozen rows a count)."""
     counts, replies, names = [], [], []
     for i, folder in enumerate(folders):
         key_range = key_ranges[i] if key_ranges is not None else None
