@@ -34,6 +34,7 @@ from joseki_miner.cluster import partitions, trace
 from joseki_miner.runs.context import Context, Done, RunOptions
 from joseki_miner.runs.keys import partition_key
 from joseki_miner.runs.progress import bar as progress_bar
+from joseki_miner.runs.stop import check as check_stop
 from joseki_miner.runs.stages import Stage
 from joseki_miner.runs.store import remove, staged
 from joseki_miner.stages.params import Reading, floor_for, kind_rules, phase1_params, prune_outputs
@@ -101,11 +102,15 @@ class DaskRunner:
 
     def cluster(self) -> cluster_.Cluster | cluster_.InProcess:
         """The dask cluster of this run, connected (or started) once."""
-        if self._starting is not None:
-            starting, self._starting = self._starting, None
-            starting.result()  # its error, if it failed
-        if self._cluster is None:
-            self._start()
+        try:
+            if self._starting is not None:
+                starting, self._starting = self._starting, None
+                starting.result()  # its error, if it failed
+            if self._cluster is None:
+                self._start()
+        except Exception:
+            check_stop()  # Ctrl-C reaches the processes it starts too: the stop, not their failure to start
+            raise
         assert self._cluster is not None
         return self._cluster
 
