@@ -11,6 +11,7 @@ from joseki_miner.method.positions import position_order
 from joseki_miner.stages.build import _sorted_positions, position_index, shard_positions
 from joseki_miner.fast.joining import (
     edge_replies,
+    end_to_end,
     join_plan,
     kept_for_plan,
     planned_from,
@@ -298,14 +299,7 @@ def _joined(parts, floor=1):
     its edges alone (``kept_for_plan``, as the build saves it); the nodes
     counted, and the plan."""
     plan = join_plan([(planned_from(kept_for_plan(part))[0], nodes) for part, nodes in parts], floor)
-    shards = [place(part, plan, j) for j, (part, _) in enumerate(parts)]
-    out: dict = {}
-    for name, column in shards[0].items():
-        if isinstance(column, dict):
-            out[name] = {sub: np.concatenate([shard[name][sub] for shard in shards]) for sub in column}
-        else:
-            out[name] = np.concatenate([shard[name] for shard in shards])
-    return out, plan.nodes, plan
+    return end_to_end([place(part, plan, j) for j, (part, _) in enumerate(parts)]), plan.nodes, plan
 
 
 def _counted_apart(data, cuts, min_count):

@@ -326,6 +326,18 @@ def _part_rows(rows: dict, number: np.ndarray, part: PartPlan, what: str, root_r
     return {"node": node, "index": index, "games": games}
 
 
+def end_to_end(shards: list[dict]) -> dict:
+    """Shards' arrays (``place``'s, or what each keeps of them) laid end to
+    end, their rows of years and collections too: the joined trie's."""
+    out: dict = {}
+    for name, value in shards[0].items():
+        if isinstance(value, dict):
+            out[name] = {sub: np.concatenate([shard[name][sub] for shard in shards]) for sub in value}
+        else:
+            out[name] = np.concatenate([shard[name] for shard in shards])
+    return out
+
+
 def place(arrays: dict, plan: JoinPlan, j: int) -> dict:
     """Count ``j``'s shard of the joined trie (``plan.shard``): the node
     arrays of its own nodes (and the root, where it holds it), with its

@@ -22,6 +22,7 @@ from joseki_miner.runs.store import staged
 from joseki_miner.stages.params import kind_rules, prune_outputs, prune_rules, threshold_for
 from joseki_miner.method import prune as phase2
 from joseki_miner.fast.arrow import column, numpy, strings
+from joseki_miner.fast.joining import end_to_end
 from joseki_miner.method.kinds import APPROACH, FOLLOW_UP, KINDS, KindRules, ends, of_arrays
 from joseki_miner.book.lookup import corner_of
 from joseki_miner.method.points import TENUKI, from_sgf, to_sgf
@@ -114,7 +115,7 @@ def prune_files(trie: Path, years: Path, sources: Path, files: PruneFiles, pruni
             pruned.column_names.index("count") + 1, "tenuki", column(_tenuki_counts(arrays)[keep])
         )
     rows = {name: _rows(path) for name, path in (("years", years), ("sources", sources))}
-    return _write(pruned, keep, arrays, rows, files, pruning)
+    return _write(pruned, _new_ids(keep), arrays, rows, files, pruning)
 
 
 def prune_arrays(arrays: dict[str, np.ndarray], names: list[str], files: PruneFiles, pruning: Pruning) -> dict:
@@ -133,13 +134,7 @@ def prune_shards(folders: list[Path], names: list[str], files: PruneFiles, pruni
     (``build.transposed_of_shard``) before ``write_transpositions``."""
     from joseki_miner.stages.build import read_saved, write_saved
 
-    parts = [read_saved(folder / "candidates") for folder in folders]
-    arrays: dict = {}
-    for name, value in parts[0].items():
-        if isinstance(value, dict):
-            arrays[name] = {sub: np.concatenate([p[name][sub] for p in parts]) for sub in value}
-        else:
-            arrays[name] = np.concatenate([p[name] for p in parts])
+    arrays = end_to_end([read_saved(folder / "candidates") for folder in folders])
     node, shared = arrays.pop("node"), arrays.pop("shared")
     at = np.minimum(np.searchsorted(node, shared["node"]), max(len(node) - 1, 0))
     held = node[at] == shared["node"] if len(node) else np.zeros(0, bool)
@@ -229,10 +224,15 @@ def _pruned(
     from joseki_miner.stages.build import sources_table, years_table
 
     rows = {"years": years_table(arrays["years"]), "sources": sources_table(arrays["sources"], names)}
-    figures = _write(pruned, keep, arrays, rows, files, pruning, segments)
+    new_id = _new_ids(keep)
+    return _write(pruned, new_id, arrays, rows, files, pruning, segments), keep, new_id
+
+
+def _new_ids(keep: np.ndarray) -> np.ndarray:
+    """Each row's number in the pruned tree (-1: pruned); the kept rows keep their order."""
     new_id = np.full(len(keep), -1, np.int64)
     new_id[keep] = np.arange(int(keep.sum()))
-    return figures, keep, new_id
+    return new_id
 
 
 def _shown(threshold: int, rules: phase2.PruneRules) -> int:
@@ -285,7 +285,7 @@ def _rows(path: Path) -> pa.Table:
 
 def _write(
     pruned: pa.Table,
-    keep: np.ndarray,
+    new_id: np.ndarray,
     arrays: dict,
     rows: dict[str, pa.Table],
     files: PruneFiles,
@@ -297,8 +297,7 @@ def _write(
     min_length, on_games = pruning.min_length, pruning.rules.on_games
     joseki_path = outputs["joseki"]
     joseki_path.parent.mkdir(parents=True, exist_ok=True)
-    new_id = np.full(len(keep), -1, np.int64)
-    new_id[keep] = np.arange(int(keep.sum()))
+    keep = new_id >= 0  # (``_new_ids``)
     kept = np.flatnonzero(keep)
     if segments is None:
         opening = phase2.first_keys(numpy(pruned.column("parent")), _keys(pruned))
