@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
 from helpers import joseki_cli as joseki
 from helpers import mine_into as mine
-from joseki_miner.book.compare import compare
+from joseki_miner.book.compare import compare, side_games
 from joseki_miner.runs.catalog import Catalog
 from joseki_miner.runs.inputs import Filters
 
@@ -41,6 +43,24 @@ def test_sides_that_split_the_games_split_each_count(demo):
         assert (c["low"] > 0) == (c in found["risers"]) and (c["high"] < 0) == (c in found["fallers"])
     weighed = [c["low"] * c["reach"] for c in found["risers"]]
     assert weighed == sorted(weighed, reverse=True)
+
+
+def test_eras_read_from_the_years_alone_select_as_the_filters_do(tmp_path):
+    """Sides that are eras (years alone, as the report's page of what
+    changed splits the games) select the games the filters' reasons do,
+    the undated games on neither side."""
+    games = tmp_path / "games.parquet"
+    year = [2004, 0, 1990, 2011, 2005, 0, 2030, 2010, 2012]
+    pq.write_table(pa.table({"year": pa.array(year, pa.int16())}), games)
+    for a, b in [((1990, 2004), (2005, 2030)), ((0, 2010), (2011, 2011)), ((2100, 2200), (1, 3000))]:
+        sides = Filters(years=a), Filters(years=b)
+        fast = side_games(games, *sides)
+        assert fast[0].dtype == bool and len(fast[0]) == len(year)
+        assert [list(side) for side in fast] == [
+            [r is None for r in side.reasons(np.array(year), np.zeros(len(year)), [""] * len(year), None)]
+            for side in sides
+        ]
+    assert side_games(games, Filters())[0].all()
 
 
 def test_the_two_sides_together_share_as_lookup_does(demo):

@@ -34,7 +34,14 @@ LEAST_GAMES = 30  # a side whose position has fewer sequences says too little of
 
 def side_games(games: Path, *sides: Filters) -> list[np.ndarray]:
     """Which games of games.parquet (by number) each side holds: the
-    columns the filters read, read once for all the sides."""
+    columns the filters read, read once for all the sides (the years
+    alone where the sides are eras: the report's page of what changed)."""
+    if all(side == Filters(years=side.years) for side in sides):
+        year = numpy(read_columns(games, ["year"]).column("year"))
+        return [
+            np.ones(len(year), dtype=bool) if side.years is None else (year >= side.years[0]) & (year <= side.years[1])
+            for side in sides
+        ]
     people = any(side.by_people for side in sides)
     table = read_columns(games, ["year", "winner", "collection", "handicap", *(Filters.PEOPLE if people else ())])
     year, winner = numpy(table.column("year")), numpy(table.column("winner"))
