@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 import shutil
 from collections import Counter
 from dataclasses import dataclass
@@ -676,26 +677,35 @@ def count_subtrees(
         "names": np.array(collections.names, dtype=str),
         **_flat(arrays),
     }
-    _save(folder / "trie", saved)
+    _save(folder / "trie", saved, together=(*EDGES, *FIGURES))  # what the plan reads, one file a count
     return folder
 
 
-def _save(folder: Path, arrays: dict[str, np.ndarray]) -> None:
+def _save(folder: Path, arrays: dict[str, np.ndarray], together: tuple[str, ...] | None = None) -> None:
     """Arrays as NAME.npy files of ``folder``, whole once renamed (a
-    zip of them, ``np.savez``, costs a CRC of every byte at each load).
-    A copy of the same count that renamed its folder first is kept: its
-    arrays are these."""
+    zip of them, ``np.savez``, costs a CRC of every byte at each load),
+    but those of the groups ``together`` (all where None) in one pickle
+    (``TOGETHER``): small arrays each a file cost their reader more to
+    open and parse than to read.  A copy of the same count that renamed
+    its folder first is kept: its arrays are these."""
     writing = folder.with_name(folder.name + ".tmp")
     shutil.rmtree(writing, ignore_errors=True)
     writing.mkdir()
+    joined = {n: a for n, a in arrays.items() if together is None or n.partition(".")[0] in together}
+    with open(writing / TOGETHER, "wb") as f:
+        f.write(pickle.dumps(joined, protocol=pickle.HIGHEST_PROTOCOL))
     for name, a in arrays.items():
-        write_array(writing / f"{name}.npy", a)
+        if name not in joined:
+            write_array(writing / f"{name}.npy", a)
     try:
         os.replace(writing, folder)
     except OSError:
         if not folder.is_dir():
             raise
         shutil.rmtree(writing, ignore_errors=True)
+
+
+TOGETHER = "together.pkl"  # a saved folder's small arrays, by name
 
 
 def write_array(path: Path | str, a: np.ndarray) -> None:
@@ -719,14 +729,17 @@ def _load(folder: Path, without: tuple[str, ...] = (), only: tuple[str, ...] | N
     count's figures alone."""
     if not folder.is_dir():
         raise RuntimeError(f"{folder.parent} holds no counted subtrees")
-    out: dict = {}
+
+    def wanted(name: str) -> bool:
+        group = name.partition(".")[0]
+        return group not in without and (only is None or group in (*only, *FIGURES))
+
+    out = {name: a for name, a in pickle.loads((folder / TOGETHER).read_bytes()).items() if wanted(name)}
     for path in sorted(folder.glob("*.npy")):
         name = path.name[: -len(".npy")]
-        group = name.partition(".")[0]
-        if group in without or (only is not None and group not in (*only, *FIGURES)):
-            continue
-        out[name] = np.load(path, allow_pickle=False)
-    return out
+        if wanted(name):
+            out[name] = np.load(path, allow_pickle=False)
+    return dict(sorted(out.items()))
 
 
 FIGURES = ("nodes", "key_range", "floor", "names")  # a count's, beside its arrays
