@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from test_fasttrie import arrays_of, assert_same, seq_st
 
 from joseki_miner.cluster import partitions
-from joseki_miner.method.points import PREFIX
+from joseki_miner.method.points import DEEP_SHIFT, PREFIX
 from joseki_miner.stages import build
 from joseki_miner.fast.fasttrie import count_sequences, plain_payload, sort_sequences
 
@@ -185,8 +185,9 @@ def test_subtrees_counted_apart_give_the_files_of_one_build(real_subset, tmp_pat
         ranges = partitions.subtrees(counts, parts)
         if parts > 1:
             assert max(sum(n for k, n in counts.items() if lo <= k < hi) for lo, hi in ranges) < sum(counts.values())
-        if parts == 64:  # the common first moves' subtrees cut between their children
-            assert len({lo // PREFIX for lo, _ in ranges}) < len(ranges)
+        if parts == 64:  # the common first moves' subtrees cut between their children, and below a line's first keys
+            assert len({(lo >> DEEP_SHIFT) // PREFIX for lo, _ in ranges}) < len(ranges)
+            assert any(lo % (1 << DEEP_SHIFT) for lo, _ in ranges)
         folders = [
             build.count_subtrees(
                 r, stored, tmp_path / f"part-{i}", neutral=load(None, []).influence_neutral, floor=floor, budget=1 << 16

@@ -26,6 +26,8 @@ from joseki_miner.fast.fasttrie import (
     count_sequences,
     cut,
     in_order,
+    deep_codes,
+    deep_path,
     prefix_path,
     prefixes,
     merge_sorted,
@@ -36,7 +38,7 @@ from joseki_miner.fast.fasttrie import (
     width_of,
 )
 from joseki_miner.method.influence import INF_BLACK, INF_NEUTRAL, INF_WHITE
-from joseki_miner.method.points import PREFIX_END, PREFIX_KEYS, TENUKI
+from joseki_miner.method.points import DEEP_END, PREFIX_KEYS, TENUKI
 from joseki_miner.method.trie import GameStats, Trie, _slot
 
 CLASSES = [INF_BLACK, INF_WHITE, INF_NEUTRAL]
@@ -304,20 +306,21 @@ def _joined(parts, floor=1):
 
 def _counted_apart(data, cuts, min_count):
     """The trie of counting ``data``'s sequences at once, its number of
-    nodes, and the counts of its ranges cut (``prefixes``) at ``cuts``."""
+    nodes, and the counts of its ranges cut (``deep_codes``: below their
+    first keys too) at ``cuts``."""
     seqs, games = data
     whole, total = count_sequences(
         *arrays_of(seqs, games), min_count=min_count, years=(FIRST_YEAR, YEARS), sources=SOURCES
     )
     offsets, keys, classes, payload = arrays_of(seqs, games)
-    code = prefixes(offsets, keys)
-    known = sorted(set(code.tolist()))
-    bounds = sorted({0, PREFIX_END, *[known[c % len(known)] for c in cuts if known]})
+    code = deep_codes(offsets, keys)
+    known = sorted(set(code))
+    bounds = sorted({0, DEEP_END, *[known[c % len(known)] for c in cuts if known]})
     parts = []
     for lo, hi in zip(bounds[:-1], bounds[1:]):
         chosen = [i for i in range(len(seqs)) if lo <= code[i] < hi]
         o, k, c, _ = arrays_of([seqs[i] for i in chosen])
-        edges = (prefix_path(lo), prefix_path(hi))
+        edges = (deep_path(lo), deep_path(hi))
         parts.append(
             count_sequences(
                 o, k, c, payload[chosen], min_count=min_count, years=(FIRST_YEAR, YEARS), sources=SOURCES, edges=edges
@@ -384,6 +387,47 @@ def test_prefixes_keep_the_trie_order_and_name_their_paths(seqs):
         head = (a[:PREFIX_KEYS], b[:PREFIX_KEYS])
         assert (x < y) == (head[0] < head[1]) and (x == y) == (head[0] == head[1])
     assert [prefix_path(c) for c in code] == [s[:PREFIX_KEYS] for s in seqs]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.lists(st.sampled_from(KEYS[:3]), min_size=1, max_size=18), min_size=1, max_size=40),
+    st.lists(st.integers(0, 10**6), min_size=2, max_size=6),
+    st.integers(1, 8),
+)
+def test_deep_codes_cut_a_crowded_opening_below_its_first_keys(seqs, picks, most):
+    """Deep codes order the sequences by their first 2 * PREFIX_KEYS keys
+    and name them; a range of them (lo..hi-1) is the sequences
+    ``in_deep_range`` finds in any order, and a slice of the sorted ones
+    (``deep_rank``); sampled, every sequence counts once, at a code of its
+    own or an earlier one's, and the sample cuts below the first keys."""
+    from joseki_miner.fast.fasttrie import deep_rank, in_deep_range
+    from joseki_miner.stages.build import sampled
+
+    def arrays(ss):
+        return np.r_[0, np.cumsum([len(s) for s in ss])].astype(np.int64), np.array([k for s in ss for k in s], np.int16)
+
+    deep = 2 * PREFIX_KEYS
+    ordered = sorted(seqs, key=lambda s: s[:deep])
+    offsets, keys = arrays(ordered)
+    code = deep_codes(offsets, keys)
+    assert code == sorted(code)
+    for a, b, x, y in zip(ordered, ordered[1:], code, code[1:]):
+        assert (x == y) == (a[:deep] == b[:deep])
+    assert [deep_path(c) for c in code] == [s[:deep] for s in ordered]
+    cuts = sorted({0, DEEP_END, *(code[p % len(code)] + p % 2 for p in picks)})
+    first = prefixes(offsets, keys)
+    for lo, hi in zip(cuts, cuts[1:]):
+        inside = [lo <= c < hi for c in code]
+        shuffled = list(range(len(seqs)))[::-1]
+        o, k = arrays([ordered[i] for i in shuffled])
+        assert in_deep_range(o, k, prefixes(o, k), lo, hi).tolist() == [inside[i] for i in shuffled]
+        a, b = deep_rank(offsets, keys, first, lo), deep_rank(offsets, keys, first, hi)
+        assert inside == [a <= i < b for i in range(len(code))]
+    sample = sampled(first, most, prefixes(offsets, keys, PREFIX_KEYS))
+    assert sum(sample.values()) == len(code) and set(sample) <= set(code) and len(sample) <= most
+    for cut in sample:
+        assert sum(c < cut for c in code) <= sum(n for s, n in sample.items() if s < cut) <= sum(c <= cut for c in code)
 
 
 @settings(max_examples=200, deadline=None)

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from joseki_miner.cluster.client import Options
 from joseki_miner.runs.config import load
 from joseki_miner.cluster.partitions import Settings, plan, subtrees
-from joseki_miner.method.points import PREFIX_END
+from joseki_miner.method.points import DEEP_END
 from joseki_miner.stages.params import Reading
 from joseki_miner.runs.catalog import Catalog
 from joseki_miner.runs.catalog import STAGES
@@ -66,14 +66,14 @@ def _game(folder: Path, name: str, tail: str, d: int = 1) -> None:
 @given(counts=st.dictionaries(st.integers(0, 362), st.integers(1, 50), max_size=12), parts=st.integers(1, 6))
 def test_subtree_ranges_cover_every_first_key_in_order_with_the_smallest_largest_range(counts, parts):
     """At most ``parts`` ranges, in key order, one after the other from 0
-    to PREFIX_END (every key, sampled or not, in one of them); no way to
+    to DEEP_END (every key, sampled or not, in one of them); no way to
     cut the keys into ``parts`` runs has a smaller largest run."""
     import itertools
 
     ranges = subtrees(counts, parts)
     assert 1 <= len(ranges) <= parts
     assert all(lo < hi for lo, hi in ranges) and all(a[1] == b[0] for a, b in zip(ranges, ranges[1:]))
-    assert ranges[0][0] == 0 and ranges[-1][1] == PREFIX_END
+    assert ranges[0][0] == 0 and ranges[-1][1] == DEEP_END
     keys = sorted(counts)
     assert [k for k in keys if any(lo <= k < hi for lo, hi in ranges)] == keys
     largest = max((sum(n for k, n in counts.items() if lo <= k < hi) for lo, hi in ranges), default=0)
@@ -112,7 +112,7 @@ run.inputs_known(None)  # the inputs walked and hashed, as a dask run does befor
 settings, parts, skipped = run.dask.plan(run.context("ingest"), run.digests())
 assert len(parts) > 1, parts
 from joseki_miner.cluster import partitions
-assert partitions.subtrees({{1: 5, 40: 3, 361: 2}}, 2) == [(0, 40), (40, partitions.PREFIX_END)]
+assert partitions.subtrees({{1: 5, 40: 3, 361: 2}}, 2) == [(0, 40), (40, partitions.DEEP_END)]
 assert partitions.ranges_for(10**6, 2) == 50
 run.figures.update(ingest={{}}, prune={{}})  # as the stages before left them
 import joseki_miner.stages.emit, joseki_miner.stages.report  # the work of the stages the driver sends as one task
@@ -595,7 +595,8 @@ def test_the_partitions_joined_are_the_rows_the_joins_write(tmp_path, monkeypatc
     assert sum(recorded.values()) > sum(every.values()) and set(recorded) <= set(every)
     # each partition's sorted run: its sequences of the games kept, in trie order, numbered as joined
     from joseki_miner.fast.fasttrie import PAYLOAD, trie_order
-    from joseki_miner.method.points import PREFIX, PREFIX_END
+    from joseki_miner.fast.fasttrie import deep_codes
+    from joseki_miner.method.points import DEEP_END, DEEP_SHIFT, PREFIX
 
     def rows(part) -> list:
         offsets, keys, scores, a = part[:4]
@@ -613,7 +614,7 @@ def test_the_partitions_joined_are_the_rows_the_joins_write(tmp_path, monkeypatc
             for i in range(len(offsets) - 1)
         ]
 
-    whole = (0, PREFIX_END)
+    whole = (0, DEEP_END)
     runs = list(joined.parts(whole))
     assert len(runs) == 3 and all(ordered for *_, ordered in runs)
     for offsets, keys, _, a, _ in runs:
@@ -623,12 +624,12 @@ def test_the_partitions_joined_are_the_rows_the_joins_write(tmp_path, monkeypatc
     assert sorted(r for run in runs for r in rows(run)) == sorted(r for part in stored.parts(whole) for r in rows(part))
     for key, n in every.items():  # a range of openings: its sequences alone
         one = list(joined.parts((key, key + 1)))
-        assert all((build.prefixes(offsets, keys) == key).all() for offsets, keys, *_ in one)
+        assert all(set(deep_codes(offsets, keys)) <= {key} for offsets, keys, *_ in one)
         assert sum(len(offsets) - 1 for offsets, *_ in one) == n
-    firsts = sorted({k // PREFIX for k in every})  # each first key + 1
+    firsts = sorted({(k >> DEEP_SHIFT) // PREFIX for k in every})  # each first key + 1
     for first in firsts:  # a first move's subtree cut below it, in the partitions as in the stage files
-        cut = first * PREFIX + PREFIX // 2
-        for lo, hi in ((first * PREFIX, cut), (cut, (first + 1) * PREFIX)):
+        cut = (first * PREFIX + PREFIX // 2) << DEEP_SHIFT
+        for lo, hi in ((first * PREFIX << DEEP_SHIFT, cut), (cut, (first + 1) * PREFIX << DEEP_SHIFT)):
             assert sorted(r for part in joined.parts((lo, hi)) for r in rows(part)) == sorted(
                 r for part in stored.parts((lo, hi)) for r in rows(part)
             )

@@ -52,7 +52,7 @@ from joseki_miner.cluster.client import PARTITION_MB
 from joseki_miner.runs.errors import StrictError
 from joseki_miner.fast.parquet import ROW_GROUP, TableSink
 from joseki_miner.runs.catalog import part_name
-from joseki_miner.method.points import PREFIX_END
+from joseki_miner.method.points import DEEP_END
 
 # The compiled engine (build, extract, ingest) is imported by the functions
 # that run on the workers: the driver plans the partitions and the subtrees
@@ -226,11 +226,12 @@ def plan(
     return partitions
 
 
-# The build's counts: at least RANGES, so a cluster's workers share them
-# (cut below the first move where the sequences crowd), but none of fewer
-# than RANGE_LEAST sequences (such a count costs more to start than to do),
-# and none of more than RANGE_MOST (more games, more counts).
-RANGES = 64
+# The build's counts: one a RANGE_LEAST sequences, so a count holds about as
+# many whatever the games (cut below the first keys where the sequences crowd,
+# ``fasttrie.deep_codes``), and at least one a worker; at most RANGES (each
+# count opens every partition's sorted run: past that, counts grow instead),
+# and none of more than RANGE_MOST.
+RANGES = 4096
 RANGE_LEAST = 20_000
 RANGE_MOST = 2_000_000
 
@@ -242,14 +243,14 @@ def ranges_for(sequences: int, workers: int) -> int:
 
 def subtrees(counts: dict[int, int], parts: int) -> list[tuple[int, int]]:
     """At most ``parts`` ranges (lo, hi) of keys, in key order, the largest
-    as small as can be (``counts``: sequences by key, ``fasttrie.prefixes``:
-    their openings): a range is the subtrees of its keys, counted apart
-    from the others'.  A key is never split, so the largest range holds at
-    least the most common opening's subtree.  The ranges cover every key
-    (0 to ``PREFIX_END``): ``counts`` may be a sample (``build.sampled``)."""
+    as small as can be (``counts``: sequences by key, ``fasttrie.deep_codes``:
+    their first keys and the next ones): a range is the subtrees of its
+    keys, counted apart from the others'.  A key is never split, so the
+    largest range holds at least the most common key's sequences.  The ranges cover every key
+    (0 to ``DEEP_END``): ``counts`` may be a sample (``build.sampled``)."""
     keys = sorted(counts)
     if not keys:
-        return [(0, PREFIX_END)]
+        return [(0, DEEP_END)]
     held = list(itertools.accumulate((counts[k] for k in keys), initial=0))  # before each key
 
     def packed(most: int) -> list[int]:
@@ -268,7 +269,7 @@ def subtrees(counts: dict[int, int], parts: int) -> list[tuple[int, int]]:
         middle = (low + high) // 2
         low, high = (low, middle) if len(packed(middle)) <= parts else (middle + 1, high)
     starts = packed(low)
-    cuts = [0, *(keys[a] for a in starts[1:]), PREFIX_END]  # every opening in a range, sampled or not
+    cuts = [0, *(keys[a] for a in starts[1:]), DEEP_END]  # every opening in a range, sampled or not
     return list(zip(cuts[:-1], cuts[1:]))
 
 

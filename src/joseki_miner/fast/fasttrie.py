@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from joseki_miner.method.points import PREFIX_BITS, PREFIX_KEYS
+from joseki_miner.method.points import DEEP_SHIFT, PREFIX_BITS, PREFIX_KEYS
 
 _KEY_BITS = 9  # keys 0..361 stored as key + 1; 0 marks "sequence ended"
 _PER_WORD = 64 // _KEY_BITS
@@ -920,17 +920,54 @@ def _node_arrays(room: int) -> dict[str, np.ndarray]:
     }
 
 
-def prefixes(offsets: np.ndarray, keys: np.ndarray) -> np.ndarray:
+def prefixes(offsets: np.ndarray, keys: np.ndarray, skip: int = 0) -> np.ndarray:
     """Each sequence's first ``PREFIX_KEYS`` keys as one number, in trie
-    order (``points.PREFIX``): the build counts ranges of them apart."""
-    at = np.asarray(offsets[:-1], np.int64)
-    lengths = np.diff(offsets)
+    order (``points.PREFIX``): the build counts ranges of them apart.
+    ``skip``: of its keys from that one on (``PREFIX_KEYS``: the next ones,
+    a deep code's second part)."""
+    at = np.asarray(offsets[:-1], np.int64) + skip
+    lengths = np.diff(offsets) - skip
     code = np.zeros(len(at), np.int64)
     for d in range(PREFIX_KEYS):
         longer = np.flatnonzero(lengths > d)
         code <<= PREFIX_BITS
         code[longer] |= keys[at[longer] + d].astype(np.int64) + 1
     return code
+
+
+def deep_codes(offsets: np.ndarray, keys: np.ndarray, code: np.ndarray | None = None) -> list[int]:
+    """Each sequence's deep code (``points.DEEP_SHIFT``: its first keys'
+    ``prefixes`` and the next keys'), as Python ints in trie order;
+    ``code``: the first keys', if known."""
+    first = prefixes(offsets, keys) if code is None else code
+    return [a << DEEP_SHIFT | b for a, b in zip(first.tolist(), prefixes(offsets, keys, PREFIX_KEYS).tolist())]
+
+
+def deep_rank(offsets: np.ndarray, keys: np.ndarray, code: np.ndarray, cut: int) -> int:
+    """How many sequences of a part in trie order (``code``: their
+    ``prefixes``) come before the deep code ``cut``: only those of its
+    first keys have their next keys read."""
+    first, rest = cut >> DEEP_SHIFT, cut & ((1 << DEEP_SHIFT) - 1)
+    a = int(np.searchsorted(code, first))
+    if not rest:
+        return a
+    b = int(np.searchsorted(code, first, side="right"))
+    return a + int(np.searchsorted(prefixes(offsets[a : b + 1], keys, PREFIX_KEYS), rest))
+
+
+def in_deep_range(offsets: np.ndarray, keys: np.ndarray, code: np.ndarray, lo: int, hi: int) -> np.ndarray:
+    """Which sequences (in any order; ``code``: their ``prefixes``) have
+    deep codes in lo..hi-1."""
+    (lo_first, lo_rest), (hi_first, hi_rest) = ((c >> DEEP_SHIFT, c & ((1 << DEEP_SHIFT) - 1)) for c in (lo, hi))
+    rest = prefixes(offsets, keys, PREFIX_KEYS)
+    above = (code > lo_first) | ((code == lo_first) & (rest >= lo_rest))
+    return above & ((code < hi_first) | ((code == hi_first) & (rest < hi_rest)))
+
+
+def deep_path(code: int) -> list[int]:
+    """The keys a deep code stands for (``deep_codes``; up to its first 0)."""
+    path = prefix_path(code >> DEEP_SHIFT)
+    return path + prefix_path(code & ((1 << DEEP_SHIFT) - 1)) if len(path) == PREFIX_KEYS else path
 
 
 def prefix_path(code: int) -> list[int]:

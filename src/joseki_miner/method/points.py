@@ -19,6 +19,11 @@ TENUKI = NPOINTS  # trie key of a tenuki; never a board point
 PREFIX_KEYS, PREFIX_BITS = 7, 9
 PREFIX = 1 << (PREFIX_BITS * (PREFIX_KEYS - 1))
 PREFIX_END = (TENUKI + 2) * PREFIX
+# A range of the build's counts is cut on two such numbers, the first keys' and
+# the next PREFIX_KEYS keys' (a "deep" code, a Python int: first << DEEP_SHIFT
+# | next), so a line that crowds past its first keys is cut below them too.
+DEEP_SHIFT = PREFIX_BITS * PREFIX_KEYS
+DEEP_END = PREFIX_END << DEEP_SHIFT
 
 BLACK = -1
 WHITE = 1

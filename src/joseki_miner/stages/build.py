@@ -52,7 +52,9 @@ from joseki_miner.fast.fasttrie import (
     cut,
     gather,
     in_order,
-    prefix_path,
+    deep_path,
+    deep_rank,
+    in_deep_range,
     prefixes,
     merge_sorted,
     sort_sequences,
@@ -62,7 +64,7 @@ from joseki_miner.fast.fasttrie import (
 from joseki_miner.method.influence import classify
 from joseki_miner.method.kinds import KindRules, of_arrays
 from joseki_miner.method.prune import Cut
-from joseki_miner.method.points import TENUKI, sgf_bytes_to_points
+from joseki_miner.method.points import DEEP_SHIFT, PREFIX_KEYS, TENUKI, sgf_bytes_to_points
 from joseki_miner.runs.stop import check as check_stop
 from joseki_miner.fast.tables import node_table
 from joseki_miner.method.trie import COUNTER_COLUMNS, GameStats, Trie, node_arrays
@@ -444,8 +446,7 @@ def _decoded(batches, key_range: tuple[int, int] | None = None):
         offsets, keys, scores = _columns(batch)
         part = (offsets, keys, scores, _fields(batch))
         if key_range is not None:
-            code = prefixes(offsets, keys)
-            part = select(part, np.flatnonzero((code >= key_range[0]) & (code < key_range[1])))
+            part = select(part, np.flatnonzero(in_deep_range(offsets, keys, prefixes(offsets, keys), *key_range)))
         yield (batch.num_rows, *part)
 
 
@@ -505,18 +506,27 @@ def prefix_counts(source, most: int | None = OPENINGS) -> dict[int, int]:
     counts: Counter[int] = Counter()
     for batch in source.sequences(["moves"], 500_000):
         offsets, data = string_bytes(batch.column("moves"))
-        counts.update(sampled(np.sort(prefixes(offsets // 2, decode_keys(data))), most))
+        offsets, keys = offsets // 2, decode_keys(data)
+        code, deeper = prefixes(offsets, keys), prefixes(offsets, keys, PREFIX_KEYS)
+        order = np.lexsort((deeper, code))
+        counts.update(sampled(code[order], most, deeper[order]))
     return dict(counts)
 
 
-def sampled(codes: np.ndarray, most: int | None = OPENINGS) -> dict[int, int]:
+def sampled(codes: np.ndarray, most: int | None = OPENINGS, deeper: np.ndarray | None = None) -> dict[int, int]:
     """Sorted openings as at most ``most`` of them (evenly spaced), each
     with the sequences from it to the next one kept: enough to cut them
-    into ranges of about as many sequences (None: each with its own)."""
+    into ranges of about as many sequences (None: each with its own).
+    Given ``deeper`` (the next keys' ``prefixes``, sorted with them),
+    their deep codes (``fasttrie.deep_codes``): a crowded opening is then
+    cut below its first keys."""
     step = 1 if most is None else max(1, -(-len(codes) // most))
     at = np.arange(0, len(codes), step)
+    picked = codes[at].tolist()
+    if deeper is not None:
+        picked = [a << DEEP_SHIFT | b for a, b in zip(picked, deeper[at].tolist())]
     counts: Counter[int] = Counter()
-    for code, n in zip(codes[at].tolist(), np.diff(np.r_[at, len(codes)]).tolist()):
+    for code, n in zip(picked, np.diff(np.r_[at, len(codes)]).tolist()):
         counts[code] += n
     return dict(counts)
 
@@ -601,7 +611,7 @@ def write_run(sequences_path: Path, run_path: Path) -> dict[int, int]:
     with pa.ipc.new_file(str(run_path), schema, options=pa.ipc.IpcWriteOptions(compression="lz4")) as writer:
         for batch in batches:
             writer.write_batch(batch)
-    return sampled(code) if batches else {}
+    return sampled(code, deeper=prefixes(offsets, keys, PREFIX_KEYS)) if batches else {}
 
 
 def _run_part(batch) -> tuple:
@@ -623,16 +633,17 @@ def read_run(run_path: Path, key_range: tuple[int, int]) -> tuple | None:
     ``key_range``, in trie order: offsets, keys, scores, fields; None if
     there are none."""
     lo, hi = key_range
+    lo_first, hi_first = lo >> DEEP_SHIFT, hi >> DEEP_SHIFT  # a batch's span: its first keys'
     parts = []
     with pa.ipc.open_file(pa.memory_map(str(run_path))) as reader:
         spans = json.loads(reader.schema.metadata[b"prefixes"])
         for i, (first, last) in enumerate(spans):
-            if first >= hi or last < lo:
+            if first > hi_first or last < lo_first:
                 continue
             part = _run_part(reader.get_batch(i))
-            if first < lo or last >= hi:  # in trie order: the range's rows, a slice
+            if first <= lo_first or last >= hi_first:  # in trie order: the range's rows, a slice
                 code = prefixes(part[0], part[1])
-                a, b = np.searchsorted(code, lo), np.searchsorted(code, hi)
+                a, b = deep_rank(part[0], part[1], code, lo), deep_rank(part[0], part[1], code, hi)
                 if a == b:
                     continue
                 part = _sliced(part, a, b) if b - a < len(code) else part
@@ -664,7 +675,7 @@ def count_subtrees(
             collections.years(),
             max(1, len(collections.names)),
             sink=_ArrowSink(folder / "sorted.arrow"),
-            edges=(prefix_path(key_range[0]), prefix_path(key_range[1])),
+            edges=(deep_path(key_range[0]), deep_path(key_range[1])),
         )
     finally:
         runs.close()
