@@ -405,7 +405,9 @@ def test_deep_codes_cut_a_crowded_opening_below_its_first_keys(seqs, picks, most
     from joseki_miner.stages.build import sampled
 
     def arrays(ss):
-        return np.r_[0, np.cumsum([len(s) for s in ss])].astype(np.int64), np.array([k for s in ss for k in s], np.int16)
+        return np.r_[0, np.cumsum([len(s) for s in ss])].astype(np.int64), np.array(
+            [k for s in ss for k in s], np.int16
+        )
 
     deep = 2 * PREFIX_KEYS
     ordered = sorted(seqs, key=lambda s: s[:deep])
@@ -426,8 +428,8 @@ def test_deep_codes_cut_a_crowded_opening_below_its_first_keys(seqs, picks, most
         assert inside == [a <= i < b for i in range(len(code))]
     sample = sampled(first, most, prefixes(offsets, keys, PREFIX_KEYS))
     assert sum(sample.values()) == len(code) and set(sample) <= set(code) and len(sample) <= most
-    for cut in sample:
-        assert sum(c < cut for c in code) <= sum(n for s, n in sample.items() if s < cut) <= sum(c <= cut for c in code)
+    for at in sample:
+        assert sum(c < at for c in code) <= sum(n for s, n in sample.items() if s < at) <= sum(c <= at for c in code)
 
 
 @settings(max_examples=200, deadline=None)

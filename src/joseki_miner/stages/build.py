@@ -537,7 +537,8 @@ def sampled(codes: np.ndarray, most: int | None = OPENINGS, deeper: np.ndarray |
 # RUN_ROWS sequences (a count reads the batches its range meets, not the
 # others of their first move), each batch's first and last ``prefixes`` in
 # the schema's metadata; keys as 2-byte numbers, and the scores, not the
-# classes (the neutral band is the build's parameter, not the partition's)
+# classes (the neutral band is the build's parameter, not the partition's);
+# each sequence's ``prefixes`` too, where a count's range starts or ends
 RUN_SCHEMA = pa.schema(
     [
         ("keys", pa.binary()),
@@ -548,10 +549,11 @@ RUN_SCHEMA = pa.schema(
         ("transform", pa.int8()),
         ("swapped", pa.bool_()),
         ("shared", pa.int16()),
+        ("code", pa.int64()),
     ]
 )
-RUN_FIELDS = RUN_SCHEMA.names[2:]
-RUN_ROWS = 1 << 12
+RUN_FIELDS = RUN_SCHEMA.names[2:-1]
+RUN_ROWS = 1 << 10
 
 
 def _binary(offsets: np.ndarray, values: np.ndarray) -> pa.Array:
@@ -602,7 +604,12 @@ def write_run(sequences_path: Path, run_path: Path) -> dict[int, int]:
             a_, b = offsets[lo], offsets[hi]
             batches.append(
                 pa.record_batch(
-                    [_binary(run, keys[a_:b]), _binary(run, scores[a_:b]), *(f.slice(lo, hi - lo) for f in fields)],
+                    [
+                        _binary(run, keys[a_:b]),
+                        _binary(run, scores[a_:b]),
+                        *(f.slice(lo, hi - lo) for f in fields),
+                        pa.array(code[lo:hi]),
+                    ],
                     schema=RUN_SCHEMA,
                 )
             )
@@ -640,9 +647,10 @@ def read_run(run_path: Path, key_range: tuple[int, int]) -> tuple | None:
         for i, (first, last) in enumerate(spans):
             if first > hi_first or last < lo_first:
                 continue
-            part = _run_part(reader.get_batch(i))
+            batch = reader.get_batch(i)
+            part = _run_part(batch)
             if first <= lo_first or last >= hi_first:  # in trie order: the range's rows, a slice
-                code = prefixes(part[0], part[1])
+                code = numpy(batch.column("code"))
                 a, b = deep_rank(part[0], part[1], code, lo), deep_rank(part[0], part[1], code, hi)
                 if a == b:
                     continue
