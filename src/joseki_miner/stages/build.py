@@ -608,7 +608,7 @@ def write_run(sequences_path: Path, run_path: Path) -> dict[int, int]:
                         _binary(run, keys[a_:b]),
                         _binary(run, scores[a_:b]),
                         *(f.slice(lo, hi - lo) for f in fields),
-                        pa.array(code[lo:hi]),
+                        column(code[lo:hi]),
                     ],
                     schema=RUN_SCHEMA,
                 )
