@@ -223,7 +223,7 @@ def test_subtrees_counted_apart_give_the_files_of_one_build(real_subset, tmp_pat
                 assert pruned[name].read_bytes() == path.read_bytes(), (parts, name)
     with pytest.raises(RuntimeError, match="kept the nodes counted"):  # counted with another floor
         build.plan_shards(folders, floor=floor + 1)
-    with pytest.raises(RuntimeError, match="counted the prefixes"):  # a folder another count wrote
+    with pytest.raises(RuntimeError, match="counted the range"):  # a folder another count wrote
         build.plan_shards(folders[::-1], floor=floor, key_ranges=ranges)
 
 

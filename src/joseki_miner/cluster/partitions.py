@@ -480,7 +480,7 @@ class Joined:
         return table
 
     def parts(self, key_range: tuple[int, int]):
-        """Per partition, its sequences whose ``fasttrie.prefixes`` are in
+        """Per partition, its sequences whose ``fasttrie.deep_codes`` are in
         ``key_range`` of the games kept, numbered as joined, in trie order (the
         partitions' sorted runs, ``build.write_run``): offsets, keys,
         scores, fields, True (in trie order)."""

@@ -64,11 +64,18 @@ class DaskRunner:
         self._removing: list[Thread] = []  # scratch folders being removed (``_remove_later``)
 
     def close(self) -> None:
-        """Wait for a cluster still starting; say the CPU it used and close it."""
+        """Wait for a cluster still starting; say the CPU it used and close
+        it; then wait for the build's scratch folders to be removed."""
         if self._starting is not None:
             self._starting.exception()  # started or failed: either way, nothing is left starting
-        for removing in self._removing:
-            removing.join()
+        try:
+            self._close()
+        finally:
+            for removing in self._removing:  # a stop while they run leaves the rest to the run's clean
+                removing.join()
+
+    def _close(self) -> None:
+        """Say the CPU the cluster used, close it, and write the trace."""
         stream: list[dict] = []
         recorder = None
         if self._cluster is not None:
@@ -467,7 +474,7 @@ class DaskRunner:
         """Remove the build's scratch ``folders`` in a thread, while the
         run goes on (the counts' arrays of three copies of ../shared/data
         took the driver 1.9 s, between prune and emit); ``close`` waits for
-        it.  A run stopped before leaves them to the next run's clean."""
+        it.  A run stopped before leaves them to its clean (``folders.clean``)."""
         if folders:
             removing = Thread(target=_remove_all, args=(list(folders),), name="remove", daemon=True)
             removing.start()

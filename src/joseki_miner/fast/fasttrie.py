@@ -728,7 +728,7 @@ class StreamCounter:
         the number of years the payloads' year indices count from;
         ``sources``: the number of collections.  ``edges``: two paths of
         keys whose nodes are kept whatever their count (a range of the
-        sequences counted apart, ``prefixes``: the paths of its ends, whose
+        sequences counted apart, ``deep_codes``: the paths of its ends, whose
         nodes the ranges beside it may hold too; ``joining.join_plan`` adds them
         up and applies ``min_count`` to the sum)."""
         self.min_count = max(1, min_count)

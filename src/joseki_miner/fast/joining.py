@@ -4,7 +4,7 @@ alone (``join_plan``), then each count's rows put in their place
 (``place``), each count apart as a shard of its node range (the dask
 engine's build): the shards laid end to end are the one count's trie.
 
-Ranges cut by ``fasttrie.prefixes`` share the nodes on the path between
+Ranges cut by ``fasttrie.deep_codes`` share the nodes on the path between
 them (each count kept them, ``edges``): the root, one range's last row and
 its ancestors, the next one's first rows.  A shared node's figures are
 its counts' added up in the first count that holds it (its owner); the

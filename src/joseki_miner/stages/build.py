@@ -406,7 +406,7 @@ class Stored:
         return iter_batches(self.sequences_path, batch_size, columns)
 
     def parts(self, key_range: tuple[int, int]):
-        """The sequences whose ``prefixes`` are in ``key_range``, by batch of
+        """The sequences whose deep codes (``fasttrie.deep_codes``) are in ``key_range``, by batch of
         sequences.parquet, each (offsets, keys, scores, fields, False: not
         in trie order)."""
         for _, *part in _decoded(self.sequences(SEQUENCE_COLUMNS, 200_000), key_range):
@@ -440,7 +440,7 @@ def select(part: tuple, rows: np.ndarray) -> tuple:
 def _decoded(batches, key_range: tuple[int, int] | None = None):
     """Per batch of sequences (sequences.parquet's columns): its rows and
     its sequences' offsets, keys, scores and fields; given ``key_range`` =
-    (lo, hi), only the sequences whose ``prefixes`` are in lo..hi-1."""
+    (lo, hi), only the sequences whose deep codes are in lo..hi-1."""
     for batch in batches:
         check_stop()
         offsets, keys, scores = _columns(batch)
@@ -499,7 +499,7 @@ OPENINGS = 256
 
 
 def prefix_counts(source, most: int | None = OPENINGS) -> dict[int, int]:
-    """The openings (``prefixes``: their first keys) of the sequences of
+    """The openings (``fasttrie.deep_codes``: their first keys) of the sequences of
     ``source`` (``Stored``, ``partitions.Joined``), as ``sampled`` gives
     them, a batch of 500,000 sequences at a time (``most`` a batch; None:
     every opening, with its sequences)."""
@@ -532,7 +532,7 @@ def sampled(codes: np.ndarray, most: int | None = OPENINGS, deeper: np.ndarray |
 
 
 # A partition's sequences in trie order (the dask engine), so that the count
-# of a range of ``prefixes`` reads that range alone, sorted already, and merges
+# of a range of deep codes reads that range alone, sorted already, and merges
 # it with the other partitions': an Arrow file (lz4) of record batches of
 # RUN_ROWS sequences (a count reads the batches its range meets, not the
 # others of their first move), each batch's first and last ``prefixes`` in
@@ -582,7 +582,7 @@ def _concat(parts: list[tuple]) -> tuple:
 
 def write_run(sequences_path: Path, run_path: Path) -> dict[int, int]:
     """The sequences of a partition's sequences.parquet, in trie order, into
-    ``run_path`` (``RUN_SCHEMA``); its openings (``sampled``).  It
+    ``run_path`` (``RUN_SCHEMA``); its openings (``sampled``, deep codes).  It
     holds the partition's sequences at once: its memory is the partition's."""
     parts = [
         (*_columns(batch), _fields(batch))
@@ -636,7 +636,7 @@ def _sliced(part: tuple, a: int, b: int) -> tuple:
 
 
 def read_run(run_path: Path, key_range: tuple[int, int]) -> tuple | None:
-    """The sequences of a run (``write_run``) whose ``prefixes`` are in
+    """The sequences of a run (``write_run``) whose deep codes are in
     ``key_range``, in trie order: offsets, keys, scores, fields; None if
     there are none."""
     lo, hi = key_range
@@ -663,7 +663,7 @@ def count_subtrees(
     key_range: tuple[int, int], source, folder: Path, *, neutral: int, floor: int, budget: int = SORT_MEMORY << 20
 ) -> Path:
     """Count the sequences of ``source`` (``Stored``, ``partitions.Joined``)
-    whose ``prefixes`` are in ``key_range`` (lo, hi) as ``run`` counts them
+    whose deep codes are in ``key_range`` (lo, hi) as ``run`` counts them
     all, into ``folder`` (made anew): the node arrays (``StreamCounter.finish``,
     the nodes on the paths of its ends kept: the ranges beside it may hold
     more of their sequences),
@@ -691,7 +691,7 @@ def count_subtrees(
     arrays.update(kept_for_plan(arrays))  # what the plan of the shards reads (``plan_shards``)
     saved = {
         "nodes": np.array(nodes),
-        "key_range": np.array(key_range),
+        "key_range": np.array([str(k) for k in key_range]),  # deep codes: past int64
         "floor": np.array(floor),
         "names": np.array(collections.names, dtype=str),
         **_flat(arrays),
@@ -703,9 +703,10 @@ def count_subtrees(
 def _save(folder: Path, arrays: dict[str, np.ndarray], together: tuple[str, ...] | None = None) -> None:
     """Arrays as NAME.npy files of ``folder``, whole once renamed (a
     zip of them, ``np.savez``, costs a CRC of every byte at each load),
-    but those of the groups ``together`` (all where None) in one pickle
-    (``TOGETHER``): small arrays each a file cost their reader more to
-    open and parse than to read.  A copy of the same count that renamed
+    but those of the groups ``together`` in one pickle (``TOGETHER``):
+    small arrays each a file cost their reader more to open and parse than
+    to read (None: all of them, for folders of small arrays alone, as a
+    shard's candidates).  A copy of the same count that renamed
     its folder first is kept: its arrays are these."""
     writing = folder.with_name(folder.name + ".tmp")
     shutil.rmtree(writing, ignore_errors=True)
@@ -742,7 +743,7 @@ def write_array(path: Path | str, a: np.ndarray) -> None:
 
 def _load(folder: Path, without: tuple[str, ...] = (), only: tuple[str, ...] | None = None) -> dict:
     """The arrays ``_save`` wrote, by name (read, not mapped: a map holds
-    its file open, and 64 counts of 25 arrays pass the usual limit of
+    its file open, and a few dozen counts of 25 arrays pass the usual limit of
     1,024 open files), but those of the groups ``without`` ("years" for
     "years.node" ...), and given ``only``, those of these groups and the
     count's figures alone."""
@@ -753,7 +754,8 @@ def _load(folder: Path, without: tuple[str, ...] = (), only: tuple[str, ...] | N
         group = name.partition(".")[0]
         return group not in without and (only is None or group in (*only, *FIGURES))
 
-    out = {name: a for name, a in pickle.loads((folder / TOGETHER).read_bytes()).items() if wanted(name)}
+    together = pickle.loads((folder / TOGETHER).read_bytes())
+    out = {name: np.require(a, requirements="W") for name, a in together.items() if wanted(name)}
     for path in sorted(folder.glob("*.npy")):
         name = path.name[: -len(".npy")]
         if wanted(name):
@@ -770,7 +772,7 @@ def _count_of(folder: Path, floor: int, key_range: tuple[int, int] | None, **loa
     saved = _load(folder / "trie", **load)
     counted = tuple(int(k) for k in saved.pop("key_range"))
     if key_range is not None and counted != tuple(key_range):
-        raise RuntimeError(f"{folder} counted the prefixes {counted}, not {tuple(key_range)}")
+        raise RuntimeError(f"{folder} counted the range {counted}, not {tuple(key_range)}")
     kept = int(saved.pop("floor"))
     if kept != floor:  # its nodes counted fewer times than the floor were dropped
         raise RuntimeError(f"{folder} kept the nodes counted {kept} times or more, not {floor}")
