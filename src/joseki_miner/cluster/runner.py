@@ -18,7 +18,6 @@ import bisect
 import itertools
 import os
 import pickle
-import shutil
 import time
 import uuid
 from collections import Counter
@@ -472,11 +471,11 @@ class DaskRunner:
 
     def _remove_later(self, folders: list[Path]) -> None:
         """Remove the build's scratch ``folders`` in a thread, while the
-        run goes on (the counts' arrays of three copies of ../shared/data
-        took the driver 1.9 s, between prune and emit); ``close`` waits for
-        it.  A run stopped before leaves them to its clean (``folders.clean``)."""
+        run goes on (thousands of files: not on the driver's serial path);
+        ``close`` waits for it.  A run stopped before leaves them to its
+        clean (``folders.clean``)."""
         if folders:
-            removing = Thread(target=_remove_all, args=(list(folders),), name="remove", daemon=True)
+            removing = Thread(target=_remove_each, args=(list(folders),), name="remove", daemon=True)
             removing.start()
             self._removing.append(removing)
 
@@ -510,9 +509,9 @@ class DaskRunner:
         )
 
 
-def _remove_all(folders: list[Path]) -> None:
-    for folder in folders:
-        shutil.rmtree(folder, ignore_errors=True)
+def _remove_each(paths: list[Path]) -> None:
+    for path in paths:
+        remove(path)
 
 
 def _work(stage: Stage, context: Context) -> dict:

@@ -947,7 +947,7 @@ def deep_rank(offsets: np.ndarray, keys: np.ndarray, code: np.ndarray, cut: int)
     """How many sequences of a part in trie order (``code``: their
     ``prefixes``) come before the deep code ``cut``: only those of its
     first keys have their next keys read."""
-    first, rest = cut >> DEEP_SHIFT, cut & ((1 << DEEP_SHIFT) - 1)
+    first, rest = _halves(cut)
     a = int(np.searchsorted(code, first))
     if not rest:
         return a
@@ -958,7 +958,7 @@ def deep_rank(offsets: np.ndarray, keys: np.ndarray, code: np.ndarray, cut: int)
 def in_deep_range(offsets: np.ndarray, keys: np.ndarray, code: np.ndarray, lo: int, hi: int) -> np.ndarray:
     """Which sequences (in any order; ``code``: their ``prefixes``) have
     deep codes in lo..hi-1."""
-    (lo_first, lo_rest), (hi_first, hi_rest) = ((c >> DEEP_SHIFT, c & ((1 << DEEP_SHIFT) - 1)) for c in (lo, hi))
+    (lo_first, lo_rest), (hi_first, hi_rest) = _halves(lo), _halves(hi)
     rest = prefixes(offsets, keys, PREFIX_KEYS)
     above = (code > lo_first) | ((code == lo_first) & (rest >= lo_rest))
     return above & ((code < hi_first) | ((code == hi_first) & (rest < hi_rest)))
@@ -966,8 +966,14 @@ def in_deep_range(offsets: np.ndarray, keys: np.ndarray, code: np.ndarray, lo: i
 
 def deep_path(code: int) -> list[int]:
     """The keys a deep code stands for (``deep_codes``; up to its first 0)."""
-    path = prefix_path(code >> DEEP_SHIFT)
-    return path + prefix_path(code & ((1 << DEEP_SHIFT) - 1)) if len(path) == PREFIX_KEYS else path
+    first, rest = _halves(code)
+    path = prefix_path(first)
+    return path + prefix_path(rest) if len(path) == PREFIX_KEYS else path
+
+
+def _halves(code: int) -> tuple[int, int]:
+    """A deep code's two ``prefixes`` numbers: its first keys' and the next ones'."""
+    return code >> DEEP_SHIFT, code & ((1 << DEEP_SHIFT) - 1)
 
 
 def prefix_path(code: int) -> list[int]:
