@@ -215,6 +215,39 @@ def test_the_report_written_in_parts_is_the_report_written_whole(mined, tmp_path
     assert stage.figures(written) == whole
 
 
+def test_the_books_dates_come_from_the_ingest_figures_as_from_the_games(mined):
+    """The report's first and last date, from the ingest stage's figures
+    (``games_dates``), are those read from games.parquet, which a run's
+    manifest from before the figures still reads."""
+    import json
+
+    from joseki_miner.book.files import BookFiles, date_range, load_book
+
+    figures = json.loads(mined.manifest("ingest").read_text())["figures"]
+    assert 0 < figures["games_dates"][0] <= figures["games_dates"][1]
+    files = BookFiles(mined.joseki, mined.node_years, mined.node_sources, mined.node_examples, mined.games, figures)
+    about = load_book(files, share=0.2, min_length=1).about
+    assert (about.first_date, about.last_date) == date_range(mined.games) != ("", "")
+    older = {k: v for k, v in figures.items() if k != "games_dates"}
+    files = BookFiles(mined.joseki, mined.node_years, mined.node_sources, mined.node_examples, mined.games, older)
+    assert load_book(files, share=0.2, min_length=1).about == about
+
+
+def test_the_report_parts_are_bounded_by_pages_not_workers():
+    """Part 0 writes the book's own pages alone; the others share the
+    node pages, none more than ``PAGES_A_PART``, and at least one a
+    worker: a larger book is more parts, not larger ones."""
+    from joseki_miner.book.files import PAGES_A_PART, parts
+
+    for nodes, workers in [(0, 1), (1, 1), (771, 2), (800, 64), (10_000, 2), (100_000, 8)]:
+        k = parts(nodes, workers)
+        shares = [report.part_nodes(list(range(nodes)), (i, k)) for i in range(k)]
+        assert shares[0] == [] and k - 1 >= workers
+        assert sorted(n for share in shares for n in share) == list(range(nodes))
+        assert max(map(len, shares)) <= PAGES_A_PART
+    assert report.part_nodes([5, 6, 7], (0, 1)) == [5, 6, 7]
+
+
 def test_names_from_the_games_are_escaped(mined, tmp_path):
     from joseki_miner.book.words import About, make_book
     from joseki_miner.book.report import node_page

@@ -89,7 +89,10 @@ def load_book(files: BookFiles, *, share: float, min_length: int) -> Book:
     """The book of the pruned tree, with its statistics tables and what was
     mined."""
     figures = files.figures
-    first, last = date_range(files.games)
+    if "games_dates" in figures:  # ingest's figures name them (a run's manifest from before them does not)
+        first, last = (_date(day) if day else "" for day in figures["games_dates"])
+    else:
+        first, last = date_range(files.games)
     about = About(
         games=int(figures.get("games_accepted", 0)),
         games_by_year={int(y): int(g) for y, g in figures.get("games_by_year", {}).items()},
@@ -149,10 +152,10 @@ def write(
     pages are made; the pages that need it come last."""
     book = load_book(files, share=share, min_length=min_length)
     sizes = []
-    nodes = len(book.cols["node"])
+    nodes = len(pages_of.part_nodes(list(range(len(book.cols["node"]))), part))
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="changes") as side:
         changed = side.submit(changes, files) if part[0] == 0 else None
-        with bar(progress, total=-(-nodes // part[1]), desc="report", unit=" pages", leave=False) as shown:
+        with bar(progress, total=nodes, desc="report", unit=" pages", leave=False) as shown:
             for name, text in pages_of.iter_pages(
                 book, plots.year_shares, part, lambda: changed and changed.result(), lambda: _players(files, part)
             ):
@@ -162,6 +165,16 @@ def write(
                 if pages_of.is_node_page(name):
                     shown.update(1)
     return sizes
+
+
+PAGES_A_PART = 200  # a part loads the book (0.05-0.1 s) and makes a node's page in about 1 ms
+
+
+def parts(nodes: int, workers: int) -> int:
+    """How many parts write the report of ``nodes`` nodes (``write``): the
+    book's own pages, and at least a part of node pages a worker, each of
+    at most ``PAGES_A_PART``, so that no part grows with the book."""
+    return 1 + max(workers, -(-nodes // PAGES_A_PART))
 
 
 def _players(files: BookFiles, part: tuple[int, int]) -> list[dict]:

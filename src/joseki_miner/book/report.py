@@ -822,10 +822,18 @@ def pages(
     players: list[dict] | None = None,
 ) -> dict[str, str]:
     """Every file of the report: name -> text; or part ``part`` = (i, k) of
-    them: every k-th node's page from the i-th (the style, the index and
-    the page of what changed, given ``changed``, go with part 0), so that
-    k parts write the report between them."""
+    them, so that k parts write the report between them: part 0 the pages
+    of the whole book (the style, the index, the groups, the page of what
+    changed, given ``changed``, and the repertoires), each other part
+    every (k - 1)-th node's page from the (i - 1)-th.  One part writes
+    every page."""
     return dict(iter_pages(book, plot, part, lambda: changed, lambda: players))
+
+
+def part_nodes(nodes: list[int], part: tuple[int, int]) -> list[int]:
+    """The nodes whose pages part ``part`` = (i, k) writes (``pages``)."""
+    i, k = part
+    return nodes if k == 1 else nodes[i - 1 :: k - 1] if i > 0 else []
 
 
 def iter_pages(
@@ -839,7 +847,7 @@ def iter_pages(
     pages first, then (part 0) those that need what changed and the
     players' repertoires, asked for only then."""
     i, k = part
-    for node in list(book.cols["node"])[i::k]:
+    for node in part_nodes(list(book.cols["node"]), part):
         yield page_name(node), node_page(book, node, plot)
     if i == 0:
         what, who = changed(), players() or []

@@ -43,6 +43,7 @@ from joseki_miner.runs.inputs import Collections
 from joseki_miner.stages.params import Reading
 from joseki_miner.readers import HEAD, KEPT_BYTES, archives, existing_files, index_scope, sniff
 from joseki_miner.readers.dispatch import Share
+from joseki_miner.method.gameinfo import date_span
 from joseki_miner.method.records import where_of
 from joseki_miner.method.sequences import Phase1Params
 from joseki_miner.runs.stop import check as check_stop
@@ -542,17 +543,21 @@ def write_games(folder: str, keys: list[str], res: Resolution, p: int, into: str
         "by_year": dict(zip(year.tolist(), count.tolist())),
         "by_collection": dict(Counter(table.column("collection").to_pylist())),
         "repeats_filtered": dict(res.unfiltered(p)),
+        "dates": date_span(numpy(table.column("day")), [0, 0]),
     }
 
 
 def games_figures(parts: list[dict]) -> dict:
     """The figures that count the games kept (accepted, by year, by
-    collection, and the repeats the filters left out), of the parts of
+    collection, their first and last date, and the repeats the filters
+    left out), of the parts of
     games.parquet (``write_games``' of each, in order)."""
     by_year: Counter[int] = Counter()
     by_collection: Counter[str] = Counter()
     repeats: Counter[str] = Counter()
+    dates = [0, 0]
     for part in parts:
+        dates = date_span(np.array(part["dates"], np.int64), dates)
         by_year.update(part["by_year"])
         by_collection.update(part["by_collection"])
         repeats.update(part["repeats_filtered"])
@@ -560,6 +565,7 @@ def games_figures(parts: list[dict]) -> dict:
         "games_accepted": sum(part["accepted"] for part in parts),
         "games_by_year": {str(y): n for y, n in sorted(by_year.items()) if y},
         "games_by_collection": dict(sorted(by_collection.items())),
+        "games_dates": dates,
         "repeats_filtered": dict(repeats),
     }
 
@@ -726,4 +732,5 @@ def ingest_figures(parts: list[dict], games: dict, rejects: dict, skipped: Count
         "files_skipped": dict(sorted(files_skipped.items())),
         "games_by_year": games["games_by_year"],
         "games_by_collection": games["games_by_collection"],
+        "games_dates": games["games_dates"],
     }

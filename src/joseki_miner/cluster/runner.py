@@ -327,7 +327,7 @@ class DaskRunner:
 
     def stage(self, stage: Stage, context: Context, key: str, beside: Stage | None = None) -> list[Done]:
         """A stage on the dask cluster: the build by subtrees (one a
-        worker) and the report in parts (one a worker: each loads the book),
+        worker) and the report in parts (``book_files.parts``),
         a task each; the other stages as one task.  Emit with the report
         ``beside`` it: both at once (neither reads the other's files)."""
         catalog, config, cluster = context.catalog, context.config, self.cluster()
@@ -350,7 +350,7 @@ class DaskRunner:
             return [Done("prune", pruned["figures"], pruned["seconds"])]
         if stage.name not in ("emit", "report"):
             return [Done(stage.name, cluster.call(partial(_work, stage, context), name=name), time.perf_counter() - t0)]
-        # emit and the report's parts (one a worker: each loads the book) at once: neither reads the other's files
+        # emit and the report's parts at once: neither reads the other's files
         jobs: list[Callable] = [partial(_work, stage, context)] if stage.name == "emit" else []
         names = [name] if stage.name == "emit" else []
         together = stage.name == "report" or beside is not None
@@ -364,11 +364,9 @@ class DaskRunner:
                 share=config.influence_share,
                 min_length=config.min_length,
             )
-            jobs += [partial(write, part=(i, workers)) for i in range(workers)]
-            names += [
-                f"{name}-report-{i}-of-{workers}" if stage.name == "emit" else f"{name}-{i}-of-{workers}"
-                for i in range(workers)
-            ]
+            k = book_files.parts(context.found("prune")["nodes_after_prune"], workers)
+            jobs += [partial(write, part=(i, k)) for i in range(k)]
+            names += [f"{name}-report-{i}-of-{k}" if stage.name == "emit" else f"{name}-{i}-of-{k}" for i in range(k)]
         begun, ended = time.perf_counter(), {}
         results = cluster.map(
             lambda job: job(), jobs, names=names, on_done=lambda i, _: ended.update({i: time.perf_counter()})

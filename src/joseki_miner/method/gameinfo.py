@@ -131,3 +131,14 @@ def wilson(wins: int, games: int, z: float = 1.959964) -> tuple[float, float]:
     spread = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games))
     scale = 1 + z * z / games
     return max(0.0, (centre - spread) / scale), min(1.0, (centre + spread) / scale)
+
+
+def date_span(day: np.ndarray, span: list[int]) -> list[int]:
+    """``span`` (the first and last date, YYYYMMDD; 0: none known) widened
+    to the games of ``day``: the report names the games' dates from the
+    ingest stage's figures, not from every game again."""
+    known = day[day > 0]
+    if not len(known):
+        return list(span)
+    first, last = int(known.min()), int(known.max())
+    return [min(first, span[0]) if span[0] else first, max(last, span[1])]

@@ -27,7 +27,7 @@ from joseki_miner.fast import kernel
 from joseki_miner.runs import threads
 from joseki_miner.fast.arrow import column, numpy, strings
 from joseki_miner.fast.fingerprints import FingerprintTable
-from joseki_miner.method.gameinfo import day_of, days, winner, winners
+from joseki_miner.method.gameinfo import date_span, day_of, days, winner, winners
 from joseki_miner.runs.inputs import Collections, Filters
 from joseki_miner.fast.mapped import Arena
 from joseki_miner.method.points import PASS, SIZE
@@ -257,6 +257,7 @@ class _Ledger:
         self.symmetric = False  # duplicates under the 16 maps too (config dedupe.symmetric)
         self.by_year: Counter[int] = Counter()  # games accepted, by year (0: unknown)
         self.by_collection: Counter[str] = Counter()
+        self.dates = [0, 0]  # the first and last date (YYYYMMDD) of the games accepted; 0: none known
         self.trace: Trace | None = None
 
     def skip(self, source: str, location: str, why: str) -> None:
@@ -296,6 +297,7 @@ class _Ledger:
         sequences, when phase 1 ran with validation)."""
         self.games.add(table)
         self.accepted += table.num_rows
+        self.dates = date_span(numpy(table.column("day")), self.dates)
         year = numpy(table.column("year"))
         self.by_year.update(dict(zip(*[a.tolist() for a in np.unique(year, return_counts=True)])))
         names = table.column("collection").combine_chunks().dictionary_encode()
@@ -331,6 +333,7 @@ class _Ledger:
             "files_skipped": dict(sorted(self.skipped.items())),
             "games_by_year": {str(y): n for y, n in sorted(self.by_year.items()) if y},
             "games_by_collection": dict(sorted(self.by_collection.items())),
+            "games_dates": self.dates,
         }
         # what grows with the games: the fingerprints (where each was read is on disk)
         if self.dedupe and self.accepted:
