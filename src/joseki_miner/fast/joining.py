@@ -140,15 +140,15 @@ class EdgeColumn:
     """A count's node column read only at some rows (``plan_rows``): what
     a count keeps for the plan, of its ``rows`` rows in all."""
 
-    def __init__(self, at: np.ndarray, values: np.ndarray, rows: int) -> None:
-        self.at, self.values, self.rows = np.asarray(at, np.int64), values, rows
+    def __init__(self, at: dict[int, int], values: np.ndarray, rows: int) -> None:
+        self.at, self.values, self.rows = at, values, rows  # at: each row kept -> its index in values
 
     def __len__(self) -> int:
         return self.rows
 
     def __getitem__(self, row: int):
-        i = int(np.searchsorted(self.at, row))
-        if i == len(self.at) or self.at[i] != row:
+        i = self.at.get(int(row))
+        if i is None:
             raise IndexError(f"row {row} is not kept for the plan")
         return self.values[i]
 
@@ -178,7 +178,8 @@ def planned_from(kept: dict[str, dict[str, np.ndarray]]) -> tuple[dict, dict[int
     and its edge replies for ``shard_replies``."""
     nodes = kept["edge_nodes"]
     rows = int(nodes["row"][-1]) + 1  # its last row ends its last sequence's path
-    arrays: dict = {name: EdgeColumn(nodes["row"], a, rows) for name, a in nodes.items() if name != "row"}
+    at = {row: i for i, row in enumerate(nodes["row"].tolist())}
+    arrays: dict = {name: EdgeColumn(at, a, rows) for name, a in nodes.items() if name != "row"}
     arrays.update(years=kept["edge_years"], sources=kept["edge_sources"])
     replies = kept["edge_replies"]
     return arrays, dict(zip(replies["row"].tolist(), replies["count"].tolist()))
