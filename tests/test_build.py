@@ -202,7 +202,7 @@ def test_subtrees_counted_apart_give_the_files_of_one_build(real_subset, tmp_pat
         pruning = prune.pruning_for(config, games, floor)
         for j, folder in enumerate(folders):
             cut = Cut(pruning.threshold, pruning.min_length, pruning.rules)
-            build.write_shard(folder, shards, j, tuple(out), kind_rules(config), cut)
+            build.write_shard(folder, shards.of(j), j, tuple(out), kind_rules(config), cut)  # its plan alone
         for mine, theirs in zip(out[:3] + out[4:], files[:3] + files[4:]):
             assert len(list(mine.iterdir())) == len(ranges)
             assert read_columns(mine).equals(pq.read_table(theirs)), (parts, theirs.name)
@@ -216,7 +216,7 @@ def test_subtrees_counted_apart_give_the_files_of_one_build(real_subset, tmp_pat
         wanted = tmp_path / f"{parts}-kept"
         prune.prune_shards(folders, shards.names, prune.PruneFiles(out[4], catalog.games, pruned), pruning, wanted)
         for j, folder in enumerate(folders):
-            build.transposed_of_shard(folder, shards, j, wanted)
+            build.transposed_of_shard(folder, shards.of(j), j, wanted)
         prune.write_transpositions(folders, wanted, pruned["transpositions"])
         for name, path in outputs.items():
             if name != "orders":  # (move orders merged alone)

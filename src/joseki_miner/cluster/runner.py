@@ -426,7 +426,7 @@ class DaskRunner:
         for path in paths:
             remove(Path(path))  # the folder holds this run's parts alone (``check_parts``)
             Path(path).mkdir(parents=True, exist_ok=True)
-        plan = os.path.abspath(Path(folders[0]).with_name(f"shards-{self.token}.pkl"))
+        plan = os.path.abspath(Path(folders[0]).with_name(f"shards-{self.token}"))
         jobs: list[Callable] = [partial(_plan_shards, folders, ranges, floor_of, plan)]
         kinds = kind_rules(context.config)
         jobs += [partial(_write_shard, f, j, plan, paths, kinds, pruned) for j, f in enumerate(folders)]
@@ -443,7 +443,7 @@ class DaskRunner:
         file of them; the tasks each waits for, by index among them."""
         catalog, config = context.catalog, context.config
         outputs = {name: os.path.abspath(path) for name, path in prune_outputs(catalog, config).items()}
-        plan = os.path.abspath(Path(folders[0]).with_name(f"shards-{self.token}.pkl"))
+        plan = os.path.abspath(Path(folders[0]).with_name(f"shards-{self.token}"))
         wanted = os.path.abspath(Path(folders[0]).with_name(f"kept-{self.token}"))
         sorted_path = os.path.abspath(staged(catalog.sorted_sequences))
         files = (sorted_path, os.path.abspath(catalog.games), outputs)
@@ -464,8 +464,7 @@ class DaskRunner:
         for path in context.catalog.shards():
             partitions.check_parts(os.path.abspath(staged(path)), count)
         scratch = Path(os.path.abspath(context.catalog.runs))
-        scratch.joinpath(f"shards-{self.token}.pkl").unlink(missing_ok=True)
-        self._remove_later([scratch / f"kept-{self.token}"])
+        self._remove_later([scratch / f"kept-{self.token}", scratch / f"shards-{self.token}"])
 
     def _remove_later(self, folders: list[Path]) -> None:
         """Remove the build's scratch ``folders`` in a thread, while the
@@ -576,16 +575,28 @@ def _plan_shards(
     resolution: partitions.Resolution | None = None,
 ) -> dict:
     """The plan of the trie's shards (a task, once the counts end), kept
-    in ``path`` for the shards' tasks; the build's figures."""
+    in the folder ``path`` a shard a file (``Shards.of``: the whole plan
+    grows with the number of counts) for the shards' tasks; the build's
+    figures."""
     from joseki_miner.stages import build
 
     shards = build.plan_shards(
         folders, floor=floor_of(resolution.accepted if resolution is not None else 0), key_ranges=ranges
     )
     writing = Path(path + ".tmp")
-    writing.write_bytes(pickle.dumps(shards))
+    remove(writing)
+    writing.mkdir(parents=True)
+    for j in range(len(folders)):
+        writing.joinpath(f"{j}.pkl").write_bytes(pickle.dumps(shards.of(j)))
+    remove(Path(path))  # a worker's fault ran this task again
     os.replace(writing, path)
     return shards.figures()
+
+
+def _shard_plan(plan: str, j: int):
+    """Shard ``j``'s plan (``_plan_shards``); every shard's names the
+    collections and the floor."""
+    return pickle.loads(Path(plan, f"{j}.pkl").read_bytes())
 
 
 def _write_shard(
@@ -603,7 +614,7 @@ def _write_shard(
     from joseki_miner.stages import build
     from joseki_miner.stages.prune import pruning_for
 
-    shards = pickle.loads(Path(plan).read_bytes())
+    shards = _shard_plan(plan, j)
     cut = None
     if pruned is not None:
         pruning = pruning_for(pruned, resolution.accepted if resolution is not None else 0, shards.floor)
@@ -623,7 +634,7 @@ def _prune_shards(
     and the joins end: the example games are read from games.parquet)."""
     from joseki_miner.stages import prune
 
-    shards = pickle.loads(Path(plan).read_bytes())
+    shards = _shard_plan(plan, 0)
     games = resolution.accepted if resolution is not None else 0
     sorted_path, games_path, outputs = files
     figures = prune.prune_shards(
@@ -640,7 +651,7 @@ def _transposed(folder: Path, j: int, plan: str, wanted: str, resolution: partit
     """Shard ``j``'s nodes on the kept nodes' positions (a task)."""
     from joseki_miner.stages import build
 
-    build.transposed_of_shard(folder, pickle.loads(Path(plan).read_bytes()), j, Path(wanted))
+    build.transposed_of_shard(folder, _shard_plan(plan, j), j, Path(wanted))
 
 
 def _write_transpositions(

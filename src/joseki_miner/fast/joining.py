@@ -83,26 +83,43 @@ class PartPlan:
 
 @dataclass
 class JoinPlan:
-    """The plan of a join: a ``PartPlan`` a count given (in key order), the
-    root's row (``root``: column: value) and rows of years and collections
-    (``root_rows``), the joined trie's nodes stored (``stored``) and counted
-    (``nodes``)."""
+    """The plan of a join: a ``PartPlan`` a count given (by its number, in
+    key order), the root's row (``root``: column: value) and rows of years
+    and collections (``root_rows``), the joined trie's nodes stored
+    (``stored``) and counted (``nodes``), and each count's node range in
+    it (``ranges``: its own nodes, and the root where it holds it)."""
 
-    parts: list[PartPlan]
+    parts: dict[int, PartPlan]
     root: dict[str, np.ndarray]
     root_rows: dict[str, tuple[np.ndarray, np.ndarray]]
     stored: int
     nodes: int
+    ranges: dict[int, tuple[int, int]]
 
     def shard(self, j: int) -> tuple[int, int]:
-        """Count ``j``'s node range in the joined trie (lo, hi): its own
-        nodes, and the root where it holds it."""
-        part = self.parts[j]
-        hi = next((p.start for p in self.parts[j + 1 :] if p.placed), self.stored)
-        if not part.placed:  # no nodes, where they would be
-            at = part.start if any(p.placed for p in self.parts[:j]) else 0
-            return (at, at)
-        return (0 if part.root else part.start, hi)
+        """Count ``j``'s node range in the joined trie (lo, hi)."""
+        return self.ranges[j]
+
+    def only(self, j: int) -> JoinPlan:
+        """The plan of count ``j``'s shard alone: what its tasks read, where
+        the whole plan grows with the number of counts."""
+        return JoinPlan({j: self.parts[j]}, self.root, self.root_rows, self.stored, self.nodes, {j: self.ranges[j]})
+
+
+def _ranges(parts: list[PartPlan], stored: int) -> dict[int, tuple[int, int]]:
+    """Each count's node range in the joined trie (``JoinPlan.ranges``); a
+    count of no nodes, an empty range where they would be."""
+    ranges, hi = {}, stored
+    first = next((j for j, part in enumerate(parts) if part.placed), len(parts))
+    for j in range(len(parts) - 1, -1, -1):
+        part = parts[j]
+        if not part.placed:
+            at = part.start if j > first else 0
+            ranges[j] = (at, at)
+            continue
+        ranges[j] = (0 if part.root else part.start, hi)
+        hi = part.start
+    return dict(sorted(ranges.items()))
 
 
 def _down(arrays: dict) -> list[int]:
@@ -273,7 +290,7 @@ def join_plan(counts: list[tuple[dict, int]], floor: int = 1) -> JoinPlan:
         (np.array(years[0]), np.array(years[-1])) if len(years) else (np.array(0), np.array(0))
     )
     nodes = 1 + sum(counts[j][1] - 1 for j in placed) - sum(len(same[j]) for j in placed)
-    return JoinPlan(parts, root, root_rows, start, nodes)
+    return JoinPlan(dict(enumerate(parts)), root, root_rows, start, nodes, _ranges(parts, start))
 
 
 def _fill(out: dict[str, np.ndarray], lo: int, arrays: dict, part: PartPlan, root: dict) -> np.ndarray:
@@ -379,12 +396,12 @@ def shard_replies(
     from joseki_miner.method.kinds import on_side
 
     total: dict[int, int] = {}
-    for j, part in enumerate(plan.parts):
+    for j, part in plan.parts.items():
         for row, n in replies[j].items():
             node = part.node_of(row)
             if node >= 0:
                 total[node] = total.get(node, 0) + n
-    for j, (part, (arrays, _)) in enumerate(zip(plan.parts, counts)):
+    for j, (part, (arrays, _)) in enumerate(zip(plan.parts.values(), counts)):
         for row in (int(r) for r in part.gone):
             if row in part.same or arrays["depth"][row] != 3:
                 continue
@@ -394,7 +411,7 @@ def shard_replies(
                 total[node] -= int(part.changed[row]["count"])
     return [
         {row: total[part.node_of(row)] for row in replies[j] if part.node_of(row) >= 0}
-        for j, part in enumerate(plan.parts)
+        for j, part in plan.parts.items()
     ]
 
 

@@ -790,13 +790,17 @@ class Shards:
     (``joining.shard_replies``), the collections' names and the floor."""
 
     plan: JoinPlan
-    replies: list[dict[int, int]]
+    replies: dict[int, dict[int, int]]
     names: list[str]
     floor: int
 
     def figures(self) -> dict:
         """The build's figures, as ``write`` gives them for the joined trie."""
         return {"nodes_before_prune": self.plan.nodes, "nodes_stored": self.plan.stored, "floor": self.floor}
+
+    def of(self, j: int) -> Shards:
+        """Count ``j``'s shard alone (``JoinPlan.only``): what its tasks read."""
+        return Shards(self.plan.only(j), {j: self.replies[j]}, self.names, self.floor)
 
 
 def plan_shards(folders: list[Path], *, floor: int, key_ranges: list[tuple[int, int]] | None = None) -> Shards:
@@ -811,7 +815,7 @@ def plan_shards(folders: list[Path], *, floor: int, key_ranges: list[tuple[int, 
         counts.append((edges, nodes))
         replies.append(replied)
     plan = join_plan(counts, floor)
-    return Shards(plan, shard_replies(counts, replies, plan), names, floor)
+    return Shards(plan, dict(enumerate(shard_replies(counts, replies, plan))), names, floor)
 
 
 def shard_positions(positions: dict[str, np.ndarray], plan: JoinPlan, j: int, rows: int) -> dict[str, np.ndarray]:
