@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -361,8 +362,6 @@ def test_pruning_the_candidates_alone_keeps_what_pruning_all_keeps(
     """A trie kept as shards is pruned on its candidates alone (the rows
     let through, and the replies that would end no line before them): the
     same rows kept as pruning every row."""
-    import numpy as np
-
     from joseki_miner.method.prune import Cut, candidates, keep_mask, parent_rows
 
     node, parent = table["node"].to_numpy(np.int64), table["parent"].to_numpy(np.int64)
@@ -378,3 +377,63 @@ def test_pruning_the_candidates_alone_keeps_what_pruning_all_keeps(
     new_row[at] = np.arange(len(at))
     alone = keep_mask(new_row[row[at]], depth[at], count[at], cut, tenuki[at], games[at])
     assert np.array_equal(alone, whole[at])
+
+
+@st.composite
+def example_streams(draw):
+    """Sequences in trie order (their games and numbers in them), the
+    games' dates, and nodes whose sequences are ranges of them (a node's
+    ranges apart, as merged orders give them)."""
+    games = draw(st.integers(1, 8))
+    day = draw(st.lists(st.sampled_from([0, 20040300, 20040301, 20171230]), min_size=games, max_size=games))
+    rows = draw(st.integers(0, 40))
+    game = draw(st.lists(st.integers(0, games - 1), min_size=rows, max_size=rows))
+    sequence = draw(st.permutations(range(rows)))  # a (game, sequence) once
+    node, first, count = [], [], []
+    for n in range(draw(st.integers(0, 6)) if rows else 0):
+        points = sorted(draw(st.sets(st.integers(0, rows), min_size=2, max_size=4)))
+        for lo, hi in zip(points[::2], points[1::2]):
+            node.append(n)
+            first.append(lo)
+            count.append(hi - lo)
+    segments = {
+        "node": np.array(node, np.int64),
+        "first": np.array(first, np.int64),
+        "count": np.array(count, np.int64),
+    }
+    return np.array(day, np.int64), np.array(game, np.int64), np.array(sequence, np.int64), segments
+
+
+@settings(max_examples=300, deadline=None)
+@given(stream=example_streams(), cuts=st.sets(st.integers(0, 40)), per_node=st.integers(0, 4))
+def test_the_shards_example_games_are_those_of_the_whole(stream, cuts, per_node):
+    """The sequences cut anywhere into shards, each shard's candidates
+    (its nodes' most recent games among its rows) merged pick what the
+    whole picks: the same games, at the same sequences and segments, in
+    the same order."""
+    import pyarrow as pa
+
+    from joseki_miner.method.prune import top_games
+    from joseki_miner.stages.prune import best_examples, recency, shard_examples
+
+    day, game, sequence, segments = stream
+    rank = recency(day)
+    node_of, picks, segment = top_games(
+        segments["first"], segments["count"], rank[game], sequence, per_node, segments["node"]
+    )
+    table = pa.table({"game": game, "sequence": sequence, "start": np.arange(len(game)), "orientation": game % 16})
+    bounds = [0, *sorted(c for c in cuts if 0 < c < len(game)), len(game)]
+    found = [shard_examples(table.slice(a, b - a), a, rank, segments, per_node) for a, b in zip(bounds, bounds[1:])]
+    picked = best_examples(found, per_node)
+    assert np.array_equal(picked["node"], node_of)
+    assert np.array_equal(picked["game"], game[picks]) and np.array_equal(picked["sequence"], sequence[picks])
+    assert np.array_equal(picked["start"], picks) and np.array_equal(picked["segment"], segment)
+
+
+def test_recency_ranks_the_most_recent_first_then_by_game():
+    """A game's rank of its own date and number: the later date first,
+    a tie by the game's number, the undated last."""
+    from joseki_miner.stages.prune import recency
+
+    day = np.array([20040301, 0, 20171230, 20040301, 20040300])
+    assert np.argsort(recency(day)).tolist() == [2, 0, 3, 4, 1]

@@ -137,7 +137,7 @@ def test_a_dask_run_traces_every_task_and_its_outputs_are_those_of_a_run_without
     assert len(mines) > 1 and all(t["after"] == [] for t in mines)
 
     # the trie planned once its counts are done, a shard a count after; pruned on the shards' candidates
-    # once they are written and games.parquet is committed; the shards searched for the kept positions after
+    # once they are written and games.parquet is committed; the shards searched for the kept games and positions after
     def waits(task: dict) -> set[str]:  # the tasks it waited for, but resolve (every one after it takes its result)
         return {a for a in task["after"] if not a.startswith("resolve-")}
 
@@ -149,10 +149,10 @@ def test_a_dask_run_traces_every_task_and_its_outputs_are_those_of_a_run_without
     assert {t["key"] for t in shards} <= waits(prune)
     assert any(a.startswith("join-games-") for a in waits(prune))
     assert not [t for t in tasks if t["key"].startswith("build-join")]  # no task joins the trie
-    transposed = [t for t in tasks if t["key"].startswith("prune-transposed-")]
-    assert len(transposed) == len(shards) and all(waits(t) == {prune["key"]} for t in transposed)
-    (written,) = [t for t in tasks if t["key"].startswith("prune-transpositions-")]
-    assert waits(written) == {t["key"] for t in transposed}
+    searched = [t for t in tasks if t["key"].startswith("prune-search-")]
+    assert len(searched) == len(shards) and all(waits(t) == {prune["key"]} for t in searched)
+    (written,) = [t for t in tasks if t["key"].startswith("prune-found-")]
+    assert waits(written) == {t["key"] for t in searched}
     s = scale(*load(tmp_path / "trace.json"))
     assert s.path[0].key.startswith("mine-") and 0 < s.t_inf <= s.t1 and 0 < s.s < wall
     assert joseki_cli("mine", demo_games, "--out", tmp_path / "x", "--trace", tmp_path / "t").returncode == 2

@@ -254,8 +254,8 @@ class DaskRunner:
             first += built_first
             counted = (ranges, folders)
             ended_at = len(jobs)
-            if pruned is not None:  # phase 2 on the shards' candidates, then the transpositions' round
-                prune_jobs, prune_tasks, prune_after = self._prune_shards(context, folders, key)
+            if pruned is not None:  # phase 2 on the shards' candidates, then the shards' search for what it kept
+                prune_jobs, prune_tasks, prune_after = self._prune_shards(context, folders, key, joined_)
                 jobs += prune_jobs
                 tasks += prune_tasks
                 first += [-1] * len(prune_jobs)
@@ -435,12 +435,14 @@ class DaskRunner:
         return jobs, names, [2**41, *sizes]  # the plan before any count left, the shards largest first
 
     def _prune_shards(
-        self, context: Context, folders: list[Path], key: str
+        self, context: Context, folders: list[Path], key: str, source: Callable
     ) -> tuple[list[Callable], list[str], list[list[int]]]:
         """Prune's tasks on the trie's shards: phase 2 on their candidates
-        (``prune.prune_shards``), then, where node_transpositions.parquet
-        is asked, each shard's nodes on the kept nodes' positions and the
-        file of them; the tasks each waits for, by index among them."""
+        (``prune.prune_shards``), then each shard's search for the kept
+        nodes' example games (and, where node_transpositions.parquet is
+        asked, for their positions), and the files of what they found; the
+        tasks each waits for, by index among them.  ``source``: the
+        partitions as joined but for the resolution (the games' dates)."""
         catalog, config = context.catalog, context.config
         outputs = {name: os.path.abspath(path) for name, path in prune_outputs(catalog, config).items()}
         plan = os.path.abspath(Path(folders[0]).with_name(f"shards-{self.token}"))
@@ -449,14 +451,12 @@ class DaskRunner:
         files = (sorted_path, os.path.abspath(catalog.games), outputs)
         jobs: list[Callable] = [partial(_prune_shards, folders, plan, files, config, wanted)]
         names = [f"prune-shards-{key}-{self.token}"]
-        after: list[list[int]] = [[]]
-        if "transpositions" in outputs:
-            jobs += [partial(_transposed, f, j, plan, wanted) for j, f in enumerate(folders)]
-            names += [f"prune-transposed-{j}-{key}-{self.token}" for j in range(len(folders))]
-            after += [[0]] * len(folders)
-            jobs.append(partial(_write_transpositions, folders, wanted, outputs["transpositions"]))
-            names.append(f"prune-transpositions-{key}-{self.token}")
-            after.append(list(range(1, len(folders) + 1)))
+        transposed = "transpositions" in outputs
+        jobs += [partial(_search_shard, f, j, plan, wanted, source, transposed) for j, f in enumerate(folders)]
+        names += [f"prune-search-{j}-{key}-{self.token}" for j in range(len(folders))]
+        jobs.append(partial(_write_found, folders, wanted, files[1], outputs))
+        names.append(f"prune-found-{key}-{self.token}")
+        after = [[], *[[0]] * len(folders), list(range(1, len(folders) + 1))]
         return jobs, names, after
 
     def _shards_done(self, context: Context, count: int) -> None:
@@ -631,7 +631,7 @@ def _prune_shards(
     resolution: partitions.Resolution | None = None,
 ) -> dict:
     """Phase 2 on the trie's shards' candidates (a task, once the shards
-    and the joins end: the example games are read from games.parquet)."""
+    and the joins end)."""
     from joseki_miner.stages import prune
 
     shards = _shard_plan(plan, 0)
@@ -647,17 +647,35 @@ def _prune_shards(
     return {"figures": figures, "games": games}
 
 
-def _transposed(folder: Path, j: int, plan: str, wanted: str, resolution: partitions.Resolution | None = None) -> None:
-    """Shard ``j``'s nodes on the kept nodes' positions (a task)."""
-    from joseki_miner.stages import build
-
-    build.transposed_of_shard(folder, _shard_plan(plan, j), j, Path(wanted))
-
-
-def _write_transpositions(
-    folders: list[Path], wanted: str, path: str, resolution: partitions.Resolution | None = None
+def _search_shard(
+    folder: Path,
+    j: int,
+    plan: str,
+    wanted: str,
+    source: Callable,
+    transposed: bool,
+    resolution: partitions.Resolution | None = None,
 ) -> None:
-    """node_transpositions.parquet of what the shards found (a task)."""
+    """Shard ``j``'s candidates for the kept nodes' example games and,
+    where ``transposed``, its nodes on the kept nodes' positions (a task)."""
+    from joseki_miner.stages import build, prune
+
+    shards = _shard_plan(plan, j)
+    day = build.game_days(_source(source, resolution))
+    prune.examples_of_shard(folder, shards.plan.parts[j].ranked, Path(wanted), day)
+    if transposed:
+        build.transposed_of_shard(folder, shards, j, Path(wanted))
+
+
+def _write_found(
+    folders: list[Path],
+    wanted: str,
+    games: str,
+    outputs: dict[str, str],
+    resolution: partitions.Resolution | None = None,
+) -> None:
+    """node_examples.parquet (and node_transpositions.parquet, where asked)
+    of what the shards found (a task)."""
     from joseki_miner.stages import prune
 
-    prune.write_transpositions(folders, Path(wanted), Path(path))
+    prune.write_found(folders, Path(wanted), Path(games), {k: Path(v) for k, v in outputs.items()})

@@ -413,12 +413,22 @@ class Stored:
             yield (*part, False)
 
 
+# what a count reads of every game; the date too, so that the shards' search of the kept
+# nodes' example games finds the games a worker read for its counts (``partitions.Joined.games``)
+GAME_COLUMNS = ["winner", "year", "collection", "day"]
+
+
 def _games(source) -> tuple[Collections, tuple[np.ndarray, ...]]:
     """The collections of the games of ``source`` (``Stored``, or
     ``partitions.Joined``), and each game's winner, year and collection
     number."""
     collections = Collections()
-    return collections, game_columns(source.games(["winner", "year", "collection"]), collections)
+    return collections, game_columns(source.games(GAME_COLUMNS), collections)
+
+
+def game_days(source) -> np.ndarray:
+    """Each game's date (YYYYMMDD) of ``source``, as a count reads the games."""
+    return numpy(source.games(GAME_COLUMNS).column("day"))
 
 
 def _fields(batch) -> dict[str, np.ndarray]:

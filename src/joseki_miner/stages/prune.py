@@ -129,9 +129,10 @@ def prune_shards(folders: list[Path], names: list[str], files: PruneFiles, pruni
     """``prune_arrays`` on a trie kept as shards (``build.write_shard``, a
     count's ``folders`` each, in order), on their candidates alone (the
     nodes phase 2 may keep, ``method.prune.candidates``: the same nodes
-    kept, numbered alike), but for node_transpositions.parquet: the kept
-    nodes' positions go to ``wanted``, which each shard searches
-    (``build.transposed_of_shard``) before ``write_transpositions``."""
+    kept, numbered alike), but for node_examples.parquet and
+    node_transpositions.parquet: the kept nodes' sequences and positions
+    go to ``wanted``, which each shard searches (``examples_of_shard``,
+    ``build.transposed_of_shard``) before ``write_found``."""
     from joseki_miner.stages.build import read_saved, write_saved
 
     arrays = end_to_end([read_saved(folder / "candidates") for folder in folders])
@@ -145,12 +146,45 @@ def prune_shards(folders: list[Path], names: list[str], files: PruneFiles, pruni
         arrays[what]["node"] = np.searchsorted(node, arrays[what]["node"])
     position, codes = arrays.pop("position"), arrays.pop("kind", None)
     outputs = {name: path for name, path in files.outputs.items() if name != "transpositions"}
-    shard_files = PruneFiles(files.sorted_sequences, files.games, outputs, None, lambda: codes)
+    outputs.pop("examples")
+    shard_files = PruneFiles(files.sorted_sequences, None, outputs, None, lambda: codes)  # the examples: per shard
     figures, keep, new_id = _pruned(arrays, names, shard_files, pruning)
+    segments = figures.pop("segments")
     kept = np.flatnonzero(keep & (arrays["depth"] > 0))
     found = {name: position[name][kept] for name in ("hi", "lo", "transform")}
-    write_saved(wanted, {**found, "node": node[kept], "new": new_id[kept]})
+    sequences = {name: getattr(segments, name) for name in ("node", "first", "count", "opening")}
+    examples = np.array(pruning.examples)
+    write_saved(wanted, {**found, "node": node[kept], "new": new_id[kept], "segments": sequences, "examples": examples})
     return figures
+
+
+def examples_of_shard(folder: Path, offset: int, wanted: Path, day: np.ndarray) -> None:
+    """The candidates for the kept nodes' example games (``wanted``,
+    ``prune_shards``) of a shard's sequences in trie order (its count's, in
+    ``folder``, from row ``offset`` of sorted_sequences.parquet; ``day``:
+    every game's date), into ``folder`` for ``write_found``
+    (``shard_examples``)."""
+    from joseki_miner.stages.build import read_saved, write_saved
+
+    kept = read_saved(wanted)
+    with pa.ipc.open_file(pa.memory_map(str(folder / "sorted.arrow"))) as part:
+        rows = part.read_all()
+    found = shard_examples(rows, offset, recency(day), kept["segments"], int(kept["examples"]))
+    write_saved(folder / "examples", found)
+
+
+def write_found(folders: list[Path], wanted: Path, games_path: Path, outputs: dict[str, Path]) -> None:
+    """node_examples.parquet of the shards' candidates (``examples_of_shard``)
+    and, where asked, node_transpositions.parquet of what they found on the
+    kept nodes' positions (``write_transpositions``)."""
+    from joseki_miner.stages.build import read_saved
+
+    kept = read_saved(wanted)
+    found = [read_saved(folder / "examples") for folder in folders]
+    table = examples_of_shards(found, kept["segments"]["opening"], games_path, int(kept["examples"]))
+    pq.write_table(table, outputs["examples"], compression="zstd")
+    if "transpositions" in outputs:
+        write_transpositions(folders, wanted, outputs["transpositions"])
 
 
 def write_transpositions(folders: list[Path], wanted: Path, path: Path) -> None:
@@ -498,6 +532,18 @@ def _keys(table: pa.Table) -> np.ndarray:
     return keys[numpy(moves.indices)] if len(moves) else np.zeros(0, np.int64)
 
 
+DAY_END = 10**8  # past every date as YYYYMMDD
+
+
+def recency(day: np.ndarray) -> np.ndarray:
+    """Each game's rank among a node's example games, of each game's date
+    (``day``, YYYYMMDD; 0 unknown): the most recent first, ties by game
+    number, games without a date last; a key each game has of its own date
+    and number, so a shard ranks its games as the whole would."""
+    n = len(day)
+    return (DAY_END - np.asarray(day, np.int64)) * max(n, 1) + np.arange(n, dtype=np.int64)
+
+
 def examples_table(segments: Segments, sorted_path: Path, games_path: Path, per_node: int) -> pa.Table:
     """Up to ``per_node`` example games of each node (its sequences: the
     ``count`` rows of sorted_sequences.parquet from ``first`` of each of its
@@ -506,11 +552,7 @@ def examples_table(segments: Segments, sorted_path: Path, games_path: Path, per_
     node (its move number and corner)."""
     order = read_columns(sorted_path, ["game", "sequence", "start", "orientation"])
     game = numpy(order.column("game"))
-    day = numpy(read_columns(games_path, ["day"]).column("day"))
-    # a game's rank: the most recent first, ties by game number (games without a date last)
-    by_recency = np.lexsort((np.arange(len(day)), -day.astype(np.int64)))
-    rank = np.empty(len(day), np.int64)
-    rank[by_recency] = np.arange(len(day))
+    rank = recency(numpy(read_columns(games_path, ["day"]).column("day")))
     node_of, picks, segment = phase2.top_games(
         np.asarray(segments.first, np.int64),
         np.asarray(segments.count, np.int64),
@@ -519,28 +561,86 @@ def examples_table(segments: Segments, sorted_path: Path, games_path: Path, per_
         per_node,
         np.asarray(segments.node, np.int64),
     )
-    games = game[picks]
+    start, orientation = numpy(order.column("start"))[picks], numpy(order.column("orientation"))[picks]
+    return _examples(node_of, game[picks], start, orientation, np.asarray(segments.opening)[segment], games_path)
+
+
+EXAMPLE_PICKS = ("node", "rank", "sequence", "game", "start", "orientation", "segment")
+
+
+def shard_examples(rows: pa.Table, offset: int, rank: np.ndarray, segments: dict, per_node: int) -> dict:
+    """A shard's candidates for ``examples_table``, of its rows of
+    sorted_sequences.parquet (``rows``, from row ``offset``; ``rank``:
+    ``recency`` of every game): each kept node's ``per_node`` games of
+    smallest rank among its sequences in the shard, each at its
+    earliest-started sequence there (``EXAMPLE_PICKS``).  A game among a
+    node's ``per_node`` first is among them in every shard that holds it:
+    ``examples_of_shards`` finds the whole's picks among the shards'."""
+    first = np.asarray(segments["first"], np.int64)
+    lo = np.maximum(first, offset)
+    hi = np.minimum(first + np.asarray(segments["count"], np.int64), offset + rows.num_rows)
+    inside = np.flatnonzero(hi > lo)
+    game = numpy(rows.column("game"))
+    node_of, picks, at = phase2.top_games(
+        lo[inside] - offset,
+        (hi - lo)[inside],
+        rank[game] if len(game) else np.zeros(0, np.int64),
+        numpy(rows.column("sequence")),
+        per_node,
+        np.asarray(segments["node"], np.int64)[inside],
+    )
+    found = {name: numpy(rows.column(name))[picks] for name in ("sequence", "game", "start", "orientation")}
+    return {**found, "node": node_of, "rank": rank[found["game"]], "segment": inside[at]}
+
+
+def best_examples(found: list[dict], per_node: int) -> dict[str, np.ndarray]:
+    """The picks of the shards' candidates (``shard_examples`` of each), as
+    ``examples_table`` picks them of the whole: a node's game once, at its
+    sequence that started first, then its ``per_node`` games of smallest
+    rank; by node, the smallest rank first."""
+    a = {name: np.concatenate([f[name] for f in found]) if found else np.zeros(0, np.int64) for name in EXAMPLE_PICKS}
+    order = np.lexsort((a["sequence"], a["game"], a["node"]))
+    node, game = a["node"][order], a["game"][order]
+    once = order[np.r_[True, (np.diff(node) != 0) | (np.diff(game) != 0)]] if len(order) else order
+    ranked = once[np.lexsort((a["rank"][once], a["node"][once]))]
+    node = a["node"][ranked]
+    starts = np.flatnonzero(np.r_[True, np.diff(node) != 0]) if len(node) else np.zeros(0, np.int64)
+    within = np.arange(len(node)) - np.repeat(starts, np.diff(np.r_[starts, len(node)]))
+    return {name: a[name][ranked[within < per_node]] for name in EXAMPLE_PICKS}
+
+
+def examples_of_shards(found: list[dict], opening: np.ndarray, games_path: Path, per_node: int) -> pa.Table:
+    """``examples_table`` of the shards' candidates (``best_examples``;
+    ``opening``: each segment's first key)."""
+    picked = best_examples(found, per_node)
+    openings = np.asarray(opening)[picked["segment"]]
+    return _examples(picked["node"], picked["game"], picked["start"], picked["orientation"], openings, games_path)
+
+
+def _examples(
+    node_of: np.ndarray, games: np.ndarray, start: np.ndarray, orientation: np.ndarray, first_key, games_path: Path
+) -> pa.Table:
+    """node_examples.parquet of the picks (by node, the most recent first):
+    each game's information from games.parquet, its sequence's move and
+    corner (``first_key``: the first key of the pick's line)."""
     info = rows_at(games_path, games, ["source", "location", "collection", *EXAMPLE_INFO])
-    first_key = np.asarray(segments.opening)[segment].tolist()
-    orientation = numpy(order.column("orientation"))[picks]
-    example = np.zeros(len(picks), np.int16)
+    example = np.zeros(len(node_of), np.int16)
     if len(node_of):
         starts = np.r_[0, np.flatnonzero(np.diff(node_of)) + 1]
         example = np.arange(len(node_of)) - np.repeat(starts, np.diff(np.r_[starts, len(node_of)])) + 1
     columns = [
-        column(node_of, np.int64),
+        column(np.asarray(node_of, np.int64), np.int64),
         column(example, np.int16),
-        column(games),
+        column(np.asarray(games, np.int64)),
         info.column("collection"),
         info.column("source"),
         info.column("location"),
     ]
     columns += [info.column(name) for name in EXAMPLE_INFO]
     columns += [
-        numpy(order.column("start"))[picks].astype(np.int32),
-        strings([corner_of(int(o), k) for o, k in zip(orientation.tolist(), first_key)]),
+        column(np.asarray(start).astype(np.int32), np.int32),
+        strings([corner_of(o, k) for o, k in zip(np.asarray(orientation).tolist(), np.asarray(first_key).tolist())]),
     ]
-    columns[-2] = column(columns[-2], np.int32)
     return pa.Table.from_arrays(
         [c.combine_chunks() if isinstance(c, pa.ChunkedArray) else c for c in columns], schema=EXAMPLES_SCHEMA
     )
