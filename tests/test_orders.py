@@ -161,9 +161,9 @@ def test_merged_orders_on_real_games_count_every_order_and_read_the_same_from_fi
     ):
         assert (again / name).read_bytes() == (tmp_path / "mined" / name).read_bytes(), name
     # joseki compare reads each node's orders as the report's page of what changed does
-    from joseki_miner.book.compare import compare, compare_files, eras
+    from joseki_miner.book.compare import compare, compare_files, eras, game_years
 
-    a, b, _, _ = eras(catalog.games)
+    a, b, _, _ = eras(game_years(catalog.games))
     assert compare(catalog, a, b) == compare_files(
         catalog.joseki, catalog.sorted_sequences, catalog.games, a, b, orders=catalog.node_orders
     )

@@ -400,11 +400,11 @@ def test_the_page_of_what_changed_shows_the_real_changes_between_the_eras(mined_
     half of the games' years to the later, each card a node of the tree
     with both eras' figures as ``compare`` finds them; the index links to
     it; report.changed: false writes no page."""
-    from joseki_miner.book.compare import compare_files, eras
+    from joseki_miner.book.compare import compare_files, eras, game_years
     from joseki_miner.book.words import percent
 
     mined = mined_real
-    a, b, before, after = eras(mined.games)
+    a, b, before, after = eras(game_years(mined.games))
     found = compare_files(mined.joseki, mined.sorted_sequences, mined.games, a, b)
     assert found["risers"] and found["fallers"]
     html = (mined.report / "changed.html").read_text(encoding="utf-8")

@@ -32,12 +32,18 @@ from joseki_miner.runs.inputs import Collections, Filters
 LEAST_GAMES = 30  # a side whose position has fewer sequences says too little of a move's share there
 
 
-def side_games(games: Path, *sides: Filters) -> list[np.ndarray]:
+def game_years(games: Path) -> np.ndarray:
+    """Each game's year (0: unknown), of games.parquet."""
+    return numpy(read_columns(games, ["year"]).column("year"))
+
+
+def side_games(games: Path, *sides: Filters, year: np.ndarray | None = None) -> list[np.ndarray]:
     """Which games of games.parquet (by number) each side holds: the
     columns the filters read, read once for all the sides (the years
-    alone where the sides are eras: the report's page of what changed)."""
+    alone where the sides are eras, ``year`` where read already: the
+    report's page of what changed)."""
     if all(side == Filters(years=side.years) for side in sides):
-        year = numpy(read_columns(games, ["year"]).column("year"))
+        year = game_years(games) if year is None else year
         return [
             np.ones(len(year), dtype=bool) if side.years is None else (year >= side.years[0]) & (year <= side.years[1])
             for side in sides
@@ -79,11 +85,11 @@ def compare(catalog: Catalog, a: Filters, b: Filters, least: int = LEAST_GAMES) 
     return compare_files(catalog.joseki, catalog.sorted_sequences, catalog.games, a, b, least, orders)
 
 
-def eras(games: Path, since: int | None = None) -> tuple[Filters, Filters, str, str] | None:
-    """Two eras of the games mined, the games before ``since`` and from it
-    on (None: the year that splits the dated games in half), as sides and
-    their names; None where the games hold fewer than two years."""
-    year = numpy(read_columns(games, ["year"]).column("year"))
+def eras(year: np.ndarray, since: int | None = None) -> tuple[Filters, Filters, str, str] | None:
+    """Two eras of the games mined (``year``: each game's, ``game_years``),
+    the games before ``since`` and from it on (None: the year that splits
+    the dated games in half), as sides and their names; None where the
+    games hold fewer than two years."""
     year = np.sort(year[year > 0])
     if not len(year) or year[0] == year[-1]:
         return None
@@ -102,11 +108,13 @@ def compare_files(
     b: Filters,
     least: int = LEAST_GAMES,
     orders: Path | None = None,
+    year: np.ndarray | None = None,
 ) -> dict:
     """``compare`` on the files: joseki.parquet, sorted_sequences.parquet
     and games.parquet (and node_orders.parquet where move orders are
-    merged: a node's sequences are then a range a member order)."""
-    in_a, in_b = side_games(games, a, b)
+    merged: a node's sequences are then a range a member order; ``year``:
+    the games' years, where read already)."""
+    in_a, in_b = side_games(games, a, b, year=year)
     tree = pq.ParquetFile(joseki).read()
     node, parent = numpy(tree.column("node")), numpy(tree.column("parent"))
     first, count = numpy(tree.column("first")), numpy(tree.column("count"))

@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 
 from joseki_miner.book import plots
 from joseki_miner.book import report as pages_of
-from joseki_miner.book.compare import compare_files, eras
+from joseki_miner.book.compare import compare_files, eras, game_years
 from joseki_miner.book.repertoire import repertoire
 from joseki_miner.book.words import About, Book, make_book
 from joseki_miner.fast.arrow import numpy
@@ -119,12 +119,13 @@ def changes(files: BookFiles) -> dict | None:
     (``compare``), with the eras' names; None without a page of it."""
     if files.sorted_sequences is None:
         return None
-    sides = eras(files.games, files.since)
+    year = game_years(files.games)
+    sides = eras(year, files.since)
     if sides is None:
         return None
     a, b, before, after = sides
     return {
-        **compare_files(files.joseki, files.sorted_sequences, files.games, a, b, orders=files.orders),
+        **compare_files(files.joseki, files.sorted_sequences, files.games, a, b, orders=files.orders, year=year),
         "before": before,
         "after": after,
     }
