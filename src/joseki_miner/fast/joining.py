@@ -43,7 +43,7 @@ class PartPlan:
     gone: np.ndarray
     same: dict[int, int]
     ranked: int
-    changed: dict[int, dict[str, np.ndarray]]
+    changed: dict[int, dict[str, int | np.ndarray]]
     rows: dict[str, dict[int, tuple[np.ndarray, np.ndarray]]]
     root: bool
     placed: bool = True  # False: a count of no sequences, beside counts of some
@@ -217,6 +217,13 @@ def _summed(pieces: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np
     return idx.astype(dtypes[0]), total.astype(dtypes[1])
 
 
+def _value(a) -> int | np.ndarray:
+    """A figure of an edge row for the plan: a number as a Python int (the
+    shards' plans pickle thousands of them), a row of counters as an array."""
+    a = np.asarray(a)
+    return a.item() if a.ndim == 0 else a.copy()
+
+
 def join_plan(counts: list[tuple[dict, int]], floor: int = 1) -> JoinPlan:
     """The plan of joining ``counts`` (``StreamCounter.finish`` of each and
     its number of nodes, in key order): reads each count's root and edge
@@ -230,7 +237,7 @@ def join_plan(counts: list[tuple[dict, int]], floor: int = 1) -> JoinPlan:
     downs = {j: _down(tries[j]) for j in placed}
     ups = {j: _up(tries[j]) for j in placed}
     edge = {j: sorted({*downs[j], *ups[j]}) for j in placed}
-    values = {j: {row: {name: np.array(tries[j][name][row]) for name in ADDED} for row in edge[j]} for j in placed}
+    values = {j: {row: {name: _value(tries[j][name][row]) for name in ADDED} for row in edge[j]} for j in placed}
     same: dict[int, dict[int, tuple[int, int]]] = {j: {} for j in placed}
     for before, j in zip(placed, placed[1:]):
         a, b = ups[before], downs[j]
@@ -251,7 +258,7 @@ def join_plan(counts: list[tuple[dict, int]], floor: int = 1) -> JoinPlan:
             owned[i][what][row] = _summed(pieces)
         years = owned[i]["years"][row][0]
         values[i][row]["first_year"], values[i][row]["last_year"] = (
-            (np.array(years[0]), np.array(years[-1])) if len(years) else (np.array(0), np.array(0))
+            (int(years[0]), int(years[-1])) if len(years) else (0, 0)
         )
     for j in placed:  # a repeat sees its owner's figures
         for row, (i, other) in same[j].items():
