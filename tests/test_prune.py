@@ -417,13 +417,15 @@ def test_the_shards_example_games_are_those_of_the_whole(stream, cuts, per_node)
     from joseki_miner.stages.prune import best_examples, recency, shard_examples
 
     day, game, sequence, segments = stream
-    rank = recency(day)
+    rank = recency(day[game], game, len(day))
     node_of, picks, segment = top_games(
-        segments["first"], segments["count"], rank[game], sequence, per_node, segments["node"]
+        segments["first"], segments["count"], rank, sequence, per_node, segments["node"]
     )
     table = pa.table({"game": game, "sequence": sequence, "start": np.arange(len(game)), "orientation": game % 16})
     bounds = [0, *sorted(c for c in cuts if 0 < c < len(game)), len(game)]
-    found = [shard_examples(table.slice(a, b - a), a, rank, segments, per_node) for a, b in zip(bounds, bounds[1:])]
+    found = [
+        shard_examples(table.slice(a, b - a), a, rank[a:b], segments, per_node) for a, b in zip(bounds, bounds[1:])
+    ]
     picked = best_examples(found, per_node)
     assert np.array_equal(picked["node"], node_of)
     assert np.array_equal(picked["game"], game[picks]) and np.array_equal(picked["sequence"], sequence[picks])
@@ -436,4 +438,4 @@ def test_recency_ranks_the_most_recent_first_then_by_game():
     from joseki_miner.stages.prune import recency
 
     day = np.array([20040301, 0, 20171230, 20040301, 20040300])
-    assert np.argsort(recency(day)).tolist() == [2, 0, 3, 4, 1]
+    assert np.argsort(recency(day, np.arange(5), 5)).tolist() == [2, 0, 3, 4, 1]

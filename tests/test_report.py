@@ -235,16 +235,19 @@ def test_the_books_dates_come_from_the_ingest_figures_as_from_the_games(mined):
 
 def test_the_report_parts_are_bounded_by_pages_not_workers():
     """Part 0 writes the book's own pages alone; the others share the
-    node pages, none more than ``PAGES_A_PART``, and at least one a
-    worker: a larger book is more parts, not larger ones."""
-    from joseki_miner.book.files import PAGES_A_PART, parts
+    node pages, none more than ``PAGES_A_PART`` (a larger book is more
+    parts, not larger ones) but where a worker would load the book more
+    than ``PARTS_A_WORKER`` times, and at least one a worker where there
+    are nodes enough, none empty."""
+    from joseki_miner.book.files import PAGES_A_PART, PARTS_A_WORKER, parts
 
-    for nodes, workers in [(0, 1), (1, 1), (771, 2), (800, 64), (10_000, 2), (100_000, 8)]:
+    for nodes, workers in [(0, 1), (1, 1), (50, 64), (771, 2), (800, 64), (1_600, 2), (10_000, 2), (100_000, 8)]:
         k = parts(nodes, workers)
         shares = [report.part_nodes(list(range(nodes)), (i, k)) for i in range(k)]
-        assert shares[0] == [] and k - 1 >= workers
+        assert shares[0] == [] and k - 1 <= PARTS_A_WORKER * workers
+        assert k - 1 >= min(workers, nodes) and (nodes == 0 or all(shares[1:]))
         assert sorted(n for share in shares for n in share) == list(range(nodes))
-        assert max(map(len, shares)) <= PAGES_A_PART
+        assert max(map(len, shares)) <= PAGES_A_PART or k - 1 == PARTS_A_WORKER * workers
     assert report.part_nodes([5, 6, 7], (0, 1)) == [5, 6, 7]
 
 

@@ -150,7 +150,8 @@ def write(
     (``report.pages``), with a bar of the pages where ``progress``; the
     sizes of the files written.  What changed between the eras is counted
     in a thread (numpy's counting lets the pages go on) while the nodes'
-    pages are made; the pages that need it come last."""
+    pages (one part: all of them) or the index and the groups' pages are
+    made; the pages that need it come last."""
     book = load_book(files, share=share, min_length=min_length)
     sizes = []
     nodes = len(pages_of.part_nodes(list(range(len(book.cols["node"]))), part))
@@ -168,14 +169,17 @@ def write(
     return sizes
 
 
-PAGES_A_PART = 200  # a part loads the book (0.05-0.1 s) and makes a node's page in about 1 ms
+PAGES_A_PART = 200  # a part loads the book (0.05-0.1 s for 800 nodes) and makes a node's page in about 1 ms
+PARTS_A_WORKER = 4  # each part loads the whole book: a book of many thousand nodes gets larger parts, not more
 
 
 def parts(nodes: int, workers: int) -> int:
     """How many parts write the report of ``nodes`` nodes (``write``): the
-    book's own pages, and at least a part of node pages a worker, each of
-    at most ``PAGES_A_PART``, so that no part grows with the book."""
-    return 1 + max(workers, -(-nodes // PAGES_A_PART))
+    book's own pages, and the node pages cut in parts of at most
+    ``PAGES_A_PART``, a part a worker at least (where there are as many
+    nodes) and ``PARTS_A_WORKER`` a worker at most."""
+    wanted = max(min(workers, nodes), -(-nodes // PAGES_A_PART))
+    return 1 + max(1, min(wanted, PARTS_A_WORKER * workers))
 
 
 def _players(files: BookFiles, part: tuple[int, int]) -> list[dict]:

@@ -843,10 +843,10 @@ def iter_pages(
     changed: Callable[[], dict | None] = lambda: None,
     players: Callable[[], list[dict] | None] = lambda: None,
 ):
-    """``pages`` one (name, text) at a time, as each is made: the nodes'
-    pages first, then (part 0) those that need what changed and the
-    players' repertoires, asked for only then."""
-    i, k = part
+    """``pages`` one (name, text) at a time, as each is made: the part's
+    nodes' pages first, then (part 0) the book's own, those that need what
+    changed and the players' repertoires last, asked for only then."""
+    i = part[0]
     for node in part_nodes(list(book.cols["node"]), part):
         yield page_name(node), node_page(book, node, plot)
     if i == 0:

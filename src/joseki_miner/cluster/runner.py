@@ -583,13 +583,14 @@ def _plan_shards(
     shards = build.plan_shards(
         folders, floor=floor_of(resolution.accepted if resolution is not None else 0), key_ranges=ranges
     )
-    writing = Path(path + ".tmp")
-    remove(writing)
+    writing = Path(f"{path}.{uuid.uuid4().hex}.tmp")  # a copy of this task (a worker's fault) writes its own
     writing.mkdir(parents=True)
     for j in range(len(folders)):
         writing.joinpath(f"{j}.pkl").write_bytes(pickle.dumps(shards.of(j)))
-    remove(Path(path))  # a worker's fault ran this task again
-    os.replace(writing, path)
+    try:
+        os.replace(writing, path)
+    except OSError:  # a copy wrote the same plan first
+        remove(writing)
     return shards.figures()
 
 
@@ -636,11 +637,11 @@ def _prune_shards(
 
     shards = _shard_plan(plan, 0)
     games = resolution.accepted if resolution is not None else 0
-    sorted_path, games_path, outputs = files
+    sorted_path, _, outputs = files
     figures = prune.prune_shards(
         folders,
         shards.names,
-        prune.PruneFiles(Path(sorted_path), Path(games_path), {k: Path(v) for k, v in outputs.items()}),
+        prune.PruneFiles(Path(sorted_path), None, {k: Path(v) for k, v in outputs.items()}),  # games: the shards
         prune.pruning_for(config, games, shards.floor),
         Path(wanted),
     )

@@ -426,9 +426,10 @@ def _games(source) -> tuple[Collections, tuple[np.ndarray, ...]]:
     return collections, game_columns(source.games(GAME_COLUMNS), collections)
 
 
-def game_days(source) -> np.ndarray:
-    """Each game's date (YYYYMMDD) of ``source``, as a count reads the games."""
-    return numpy(source.games(GAME_COLUMNS).column("day"))
+def game_days(source) -> pa.ChunkedArray:
+    """Each game's date (YYYYMMDD) of ``source``, as a count reads the
+    games (not copied into one array)."""
+    return source.games(GAME_COLUMNS).column("day")
 
 
 def _fields(batch) -> dict[str, np.ndarray]:

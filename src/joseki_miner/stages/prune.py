@@ -71,8 +71,8 @@ class PruneFiles:
     it writes (``outputs``: the paths of "joseki", "years", "sources",
     "examples", and "orders" where orders are merged, "transpositions"
     where asked).  Without ``games`` (orders not merged), the example
-    games are left for ``write_examples``: the figures then hold the kept
-    nodes' "segments" for it."""
+    games are left to the caller (``prune_shards``: the shards find them):
+    the figures then hold the kept nodes' "segments"."""
 
     sorted_sequences: Path
     games: Path | None
@@ -158,18 +158,20 @@ def prune_shards(folders: list[Path], names: list[str], files: PruneFiles, pruni
     return figures
 
 
-def examples_of_shard(folder: Path, offset: int, wanted: Path, day: np.ndarray) -> None:
+def examples_of_shard(folder: Path, offset: int, wanted: Path, day: pa.ChunkedArray | pa.Array) -> None:
     """The candidates for the kept nodes' example games (``wanted``,
     ``prune_shards``) of a shard's sequences in trie order (its count's, in
     ``folder``, from row ``offset`` of sorted_sequences.parquet; ``day``:
-    every game's date), into ``folder`` for ``write_found``
-    (``shard_examples``)."""
+    every game's date, of which it takes its rows' games'), into ``folder``
+    for ``write_found`` (``shard_examples``)."""
     from joseki_miner.stages.build import read_saved, write_saved
 
     kept = read_saved(wanted)
     with pa.ipc.open_file(pa.memory_map(str(folder / "sorted.arrow"))) as part:
         rows = part.read_all()
-    found = shard_examples(rows, offset, recency(day), kept["segments"], int(kept["examples"]))
+    game = numpy(rows.column("game"))
+    rank = recency(numpy(day.take(column(game))) if len(game) else np.zeros(0, np.int64), game, len(day))
+    found = shard_examples(rows, offset, rank, kept["segments"], int(kept["examples"]))
     write_saved(folder / "examples", found)
 
 
@@ -535,13 +537,13 @@ def _keys(table: pa.Table) -> np.ndarray:
 DAY_END = 10**8  # past every date as YYYYMMDD
 
 
-def recency(day: np.ndarray) -> np.ndarray:
-    """Each game's rank among a node's example games, of each game's date
-    (``day``, YYYYMMDD; 0 unknown): the most recent first, ties by game
-    number, games without a date last; a key each game has of its own date
-    and number, so a shard ranks its games as the whole would."""
-    n = len(day)
-    return (DAY_END - np.asarray(day, np.int64)) * max(n, 1) + np.arange(n, dtype=np.int64)
+def recency(day: np.ndarray, game: np.ndarray, games: int) -> np.ndarray:
+    """The rank among a node's example games of games ``game`` (of
+    ``games`` in all) played on ``day`` (YYYYMMDD; 0 unknown): the most
+    recent first, ties by game number, games without a date last; a key
+    each game has of its own date and number, so a shard ranks its games
+    as the whole would."""
+    return (DAY_END - np.asarray(day, np.int64)) * max(games, 1) + np.asarray(game, np.int64)
 
 
 def examples_table(segments: Segments, sorted_path: Path, games_path: Path, per_node: int) -> pa.Table:
@@ -552,11 +554,11 @@ def examples_table(segments: Segments, sorted_path: Path, games_path: Path, per_
     node (its move number and corner)."""
     order = read_columns(sorted_path, ["game", "sequence", "start", "orientation"])
     game = numpy(order.column("game"))
-    rank = recency(numpy(read_columns(games_path, ["day"]).column("day")))
+    day = numpy(read_columns(games_path, ["day"]).column("day"))
     node_of, picks, segment = phase2.top_games(
         np.asarray(segments.first, np.int64),
         np.asarray(segments.count, np.int64),
-        rank[game] if len(game) else np.zeros(0, np.int64),
+        recency(day[game], game, len(day)),
         numpy(order.column("sequence")),
         per_node,
         np.asarray(segments.node, np.int64),
@@ -571,7 +573,7 @@ EXAMPLE_PICKS = ("node", "rank", "sequence", "game", "start", "orientation", "se
 def shard_examples(rows: pa.Table, offset: int, rank: np.ndarray, segments: dict, per_node: int) -> dict:
     """A shard's candidates for ``examples_table``, of its rows of
     sorted_sequences.parquet (``rows``, from row ``offset``; ``rank``:
-    ``recency`` of every game): each kept node's ``per_node`` games of
+    each row's game's ``recency``): each kept node's ``per_node`` games of
     smallest rank among its sequences in the shard, each at its
     earliest-started sequence there (``EXAMPLE_PICKS``).  A game among a
     node's ``per_node`` first is among them in every shard that holds it:
@@ -580,17 +582,16 @@ def shard_examples(rows: pa.Table, offset: int, rank: np.ndarray, segments: dict
     lo = np.maximum(first, offset)
     hi = np.minimum(first + np.asarray(segments["count"], np.int64), offset + rows.num_rows)
     inside = np.flatnonzero(hi > lo)
-    game = numpy(rows.column("game"))
     node_of, picks, at = phase2.top_games(
         lo[inside] - offset,
         (hi - lo)[inside],
-        rank[game] if len(game) else np.zeros(0, np.int64),
+        np.asarray(rank, np.int64),
         numpy(rows.column("sequence")),
         per_node,
         np.asarray(segments["node"], np.int64)[inside],
     )
     found = {name: numpy(rows.column(name))[picks] for name in ("sequence", "game", "start", "orientation")}
-    return {**found, "node": node_of, "rank": rank[found["game"]], "segment": inside[at]}
+    return {**found, "node": node_of, "rank": np.asarray(rank, np.int64)[picks], "segment": inside[at]}
 
 
 def best_examples(found: list[dict], per_node: int) -> dict[str, np.ndarray]:
