@@ -322,8 +322,8 @@ class _Run:
                             self.strict_again()
                         continue
                     upstream_ran = True
-                    if stage in WORK_STAGES + ("prune",):  # the stages with kernels: say so if they compile
-                        self.compiling.install()
+                    if stage in WORK_STAGES + ("prune",) and (self.dask is None or self.dask.in_process):
+                        self.compiling.install()  # the stages with kernels, here: say so if they compile
                     check_stop()
                     if stage == "ingest" and streamed:
                         from joseki_miner.runners import stream

@@ -127,6 +127,32 @@ print(sorted(m for m in ("numba", "pandas", "joseki_miner.fast.kernel", "joseki_
     assert done.stdout.strip().splitlines()[-1] == "[]"
 
 
+def test_a_dask_runs_driver_never_loads_numba(demo_games, tmp_path):
+    """A whole dask run leaves numba to the workers: the driver's listener
+    for the compile notice is installed only where kernels run in its own
+    process.  (Importing numba while the cluster's thread imported dask,
+    both reaching importlib.resources, could end the run in CPython's
+    _DeadlockError.)"""
+    import subprocess
+    import sys
+
+    code = f"""
+import sys
+from pathlib import Path
+from pipeline.run import Request, run_stages
+from joseki_miner.cluster.client import Options
+from joseki_miner.runs.catalog import STAGES, Catalog
+from joseki_miner.runs.config import load
+catalog = Catalog(work=Path({str(tmp_path / "w")!r}), out=Path({str(tmp_path / "o")!r}))
+run_stages(catalog, load(None, []), STAGES, [Path({str(demo_games)!r})],
+           Request(progress=False, engine="dask", cluster=Options(workers=1)), log=lambda s: None)
+print("numba" in sys.modules, (catalog.out / "joseki.sgf").exists())
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=Path(__file__).parents[1])
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "False True"
+
+
 def test_duplicates_across_partitions_are_those_of_one_reading(tmp_path):
     """A game repeated in a later partition, and repeated twice there (the
     second names the first partition's game, as one reading names it), a

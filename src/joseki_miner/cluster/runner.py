@@ -106,6 +106,10 @@ class DaskRunner:
         """Start (or connect to) the dask cluster in a thread of its own,
         unless it is started or starting: ``cluster`` waits for it."""
         if self._cluster is None and self._starting is None:
+            # imported before the thread: dask's imports there and numba's here (``compiling``) both import it,
+            # and two threads that import it at once can meet on its module locks (CPython's _DeadlockError)
+            import importlib.resources  # noqa: F401
+
             starter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cluster")
             self._starting = starter.submit(self._start)
             starter.shutdown(wait=False)
