@@ -150,8 +150,8 @@ def write(
     (``report.pages``), with a bar of the pages where ``progress``; the
     sizes of the files written.  What changed between the eras is counted
     in a thread (numpy's counting lets the pages go on) while the nodes'
-    pages (one part: all of them) or the index and the groups' pages are
-    made; the pages that need it come last."""
+    pages (one part: all of them) or the groups' pages are made; the pages
+    that need it come last."""
     book = load_book(files, share=share, min_length=min_length)
     sizes = []
     nodes = len(pages_of.part_nodes(list(range(len(book.cols["node"]))), part))

@@ -845,15 +845,16 @@ def iter_pages(
 ):
     """``pages`` one (name, text) at a time, as each is made: the part's
     nodes' pages first, then (part 0) the book's own, those that need what
-    changed and the players' repertoires last, asked for only then."""
+    changed and the players' repertoires last, asked for only then (what
+    changed may be counted meanwhile)."""
     i = part[0]
     for node in part_nodes(list(book.cols["node"]), part):
         yield page_name(node), node_page(book, node, plot)
     if i == 0:
-        what, who = changed(), players() or []
         yield STYLE, CSS + (KIND_CSS if book.labelled else "")
-        yield INDEX, index_page(book, what, who)
         yield from group_pages(book).items()
+        what, who = changed(), players() or []
+        yield INDEX, index_page(book, what, who)
         if what:
             yield CHANGED, changed_page(book, what)
         for found in who:

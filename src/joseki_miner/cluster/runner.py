@@ -15,6 +15,7 @@ never taken for this run's."""
 from __future__ import annotations
 
 import bisect
+import errno
 import itertools
 import os
 import pickle
@@ -106,8 +107,10 @@ class DaskRunner:
         """Start (or connect to) the dask cluster in a thread of its own,
         unless it is started or starting: ``cluster`` waits for it."""
         if self._cluster is None and self._starting is None:
-            # imported before the thread: dask's imports there and numba's here (``compiling``) both import it,
-            # and two threads that import it at once can meet on its module locks (CPython's _DeadlockError)
+            # imported before the thread: dask's imports there and this thread's (numba's where kernels run here,
+            # tqdm's for the bars) reach them, and two threads that import a package at once can meet on its
+            # module locks (CPython's _DeadlockError)
+            import importlib.metadata  # noqa: F401
             import importlib.resources  # noqa: F401
 
             starter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cluster")
@@ -593,8 +596,10 @@ def _plan_shards(
         writing.joinpath(f"{j}.pkl").write_bytes(pickle.dumps(shards.of(j)))
     try:
         os.replace(writing, path)
-    except OSError:  # a copy wrote the same plan first
-        remove(writing)
+    except OSError as error:
+        if error.errno not in (errno.ENOTEMPTY, errno.EEXIST):
+            raise
+        remove(writing)  # a copy wrote the same plan first
     return shards.figures()
 
 
