@@ -19,6 +19,16 @@ if TYPE_CHECKING:
 _BLOCK = 1 << 16
 
 
+def numbered(ids: np.ndarray) -> np.ndarray:
+    """0, 1, 2... within each run of equal ids: a row's place in its game
+    (the sequences) or its node (the example games)."""
+    if not len(ids):
+        return np.zeros(0, dtype=np.int32)
+    starts = np.r_[0, np.flatnonzero(np.diff(ids)) + 1]
+    run_start = np.repeat(starts, np.diff(np.r_[starts, len(ids)]))
+    return (np.arange(len(ids)) - run_start).astype(np.int32)
+
+
 def node_table(a: dict[str, np.ndarray]) -> pa.Table:
     """The node table (trie.parquet / joseki.parquet layout) of node arrays;
     both the reference and the fast path write through here.  With a

@@ -23,6 +23,7 @@ from joseki_miner.stages.params import phase1_params
 from joseki_miner.fast import kernel
 from joseki_miner.runs import threads
 from joseki_miner.fast.arrow import column
+from joseki_miner.fast.tables import numbered
 from joseki_miner.fast.fasttrie import classes_of, shared_prefixes, sort_sequences
 from joseki_miner.method.points import keys_to_sgf_bytes, sgf_bytes_to_points
 from joseki_miner.method.records import GameRecord, decode_moves, decode_points
@@ -109,15 +110,6 @@ def sequence_table(a: dict) -> pa.Table:
     )
 
 
-def _numbered(game: np.ndarray) -> np.ndarray:
-    """0, 1, 2... within each run of equal game ids."""
-    if not len(game):
-        return np.zeros(0, dtype=np.int32)
-    starts = np.r_[0, np.flatnonzero(np.diff(game)) + 1]
-    run_start = np.repeat(starts, np.diff(np.r_[starts, len(game)]))
-    return (np.arange(len(game)) - run_start).astype(np.int32)
-
-
 def joined_parts(parts: list[tuple[int, dict]]) -> dict:
     """The kernel's sequences of consecutive parts of a batch, each given
     with its first game, as one: games numbered within the batch."""
@@ -143,14 +135,14 @@ def of_games(sequences: dict, n_games: int, games: np.ndarray, first_id: int) ->
     keep = number >= 0
     if keep.all():  # the common case: no game with sequences was rejected
         game = number + first_id
-        return {**sequences, "game": game, "sequence": _numbered(game)}
+        return {**sequences, "game": game, "sequence": numbered(game)}
     lengths = np.diff(sequences["offsets"])[keep]
     key_keep = np.repeat(keep, np.diff(sequences["offsets"]))
     game = number[keep] + first_id
     rows = np.ascontiguousarray(sequences["scores"], dtype=np.int16).view(np.int64).ravel()  # a key's 4 scores as one
     return {
         "game": game,
-        "sequence": _numbered(game),
+        "sequence": numbered(game),
         "transform": sequences["transform"][keep],
         "swapped": sequences["swapped"][keep],
         "start": sequences["start"][keep],
@@ -174,7 +166,7 @@ def _reference_batch(rows: list[dict], params: Phase1Params) -> dict:
     game_arr = np.array(game, dtype=np.int64)
     return {
         "game": game_arr,
-        "sequence": _numbered(game_arr),
+        "sequence": numbered(game_arr),
         "transform": transform,
         "swapped": swapped,
         "start": np.array(start, dtype=np.int32),
@@ -248,7 +240,7 @@ def fast_batch(batch: pa.RecordBatch, params: Phase1Params, pool: Executor | Non
     offsets = np.r_[0, np.cumsum(a["lengths"])].astype(np.int64)
     return {
         "game": a["game"],
-        "sequence": _numbered(a["game"]),
+        "sequence": numbered(a["game"]),
         "transform": a["transform"],
         "swapped": a["swapped"],
         "start": a["start"],

@@ -27,7 +27,7 @@ from joseki_miner.method.kinds import APPROACH, FOLLOW_UP, KINDS, KindRules, end
 from joseki_miner.book.lookup import corner_of
 from joseki_miner.method.points import TENUKI, from_sgf, to_sgf
 from joseki_miner.fast.parquet import RowGroups, read_columns, rows_at
-from joseki_miner.fast.tables import node_table
+from joseki_miner.fast.tables import node_table, numbered
 from joseki_miner.stages.orders import Segments
 from joseki_miner.method.trie import COUNTER_COLUMNS, NODE_ARRAYS, STAT_COLUMNS
 
@@ -581,17 +581,17 @@ def shard_examples(rows: pa.Table, offset: int, rank: np.ndarray, segments: dict
     first = np.asarray(segments["first"], np.int64)
     lo = np.maximum(first, offset)
     hi = np.minimum(first + np.asarray(segments["count"], np.int64), offset + rows.num_rows)
-    inside = np.flatnonzero(hi > lo)
+    inside, rank = np.flatnonzero(hi > lo), np.asarray(rank, np.int64)
     node_of, picks, at = phase2.top_games(
         lo[inside] - offset,
         (hi - lo)[inside],
-        np.asarray(rank, np.int64),
+        rank,
         numpy(rows.column("sequence")),
         per_node,
         np.asarray(segments["node"], np.int64)[inside],
     )
     found = {name: numpy(rows.column(name))[picks] for name in ("sequence", "game", "start", "orientation")}
-    return {**found, "node": node_of, "rank": np.asarray(rank, np.int64)[picks], "segment": inside[at]}
+    return {**found, "node": node_of, "rank": rank[picks], "segment": inside[at]}
 
 
 def best_examples(found: list[dict], per_node: int) -> dict[str, np.ndarray]:
@@ -604,10 +604,7 @@ def best_examples(found: list[dict], per_node: int) -> dict[str, np.ndarray]:
     node, game = a["node"][order], a["game"][order]
     once = order[np.r_[True, (np.diff(node) != 0) | (np.diff(game) != 0)]] if len(order) else order
     ranked = once[np.lexsort((a["rank"][once], a["node"][once]))]
-    node = a["node"][ranked]
-    starts = np.flatnonzero(np.r_[True, np.diff(node) != 0]) if len(node) else np.zeros(0, np.int64)
-    within = np.arange(len(node)) - np.repeat(starts, np.diff(np.r_[starts, len(node)]))
-    return {name: a[name][ranked[within < per_node]] for name in EXAMPLE_PICKS}
+    return {name: a[name][ranked[numbered(a["node"][ranked]) < per_node]] for name in EXAMPLE_PICKS}
 
 
 def examples_of_shards(found: list[dict], opening: np.ndarray, games_path: Path, per_node: int) -> pa.Table:
@@ -625,13 +622,9 @@ def _examples(
     each game's information from games.parquet, its sequence's move and
     corner (``first_key``: the first key of the pick's line)."""
     info = rows_at(games_path, games, ["source", "location", "collection", *EXAMPLE_INFO])
-    example = np.zeros(len(node_of), np.int16)
-    if len(node_of):
-        starts = np.r_[0, np.flatnonzero(np.diff(node_of)) + 1]
-        example = np.arange(len(node_of)) - np.repeat(starts, np.diff(np.r_[starts, len(node_of)])) + 1
     columns = [
         column(np.asarray(node_of, np.int64), np.int64),
-        column(example, np.int16),
+        column(numbered(np.asarray(node_of)) + 1, np.int16),
         column(np.asarray(games, np.int64)),
         info.column("collection"),
         info.column("source"),
