@@ -279,23 +279,58 @@ def test_an_archive_larger_than_a_partition_is_mined_in_parts_of_its_members(rea
     of many members) larger than a partition is cut into parts of its
     members, each a partition of its own, and the files are still those of
     one reading: the ai tarball's index members, read by every part, serve
-    the kifu of whichever part holds them; a zip of one member stays whole."""
+    the kifu of whichever part holds them; a zip of one member (a Tygem
+    month) is cut in runs of its games."""
     settings = Settings((str(real_subset),), Reading(table_memory=0), None, "k")
     target = 50_000
     parts = plan([real_subset], settings, {}, target_bytes=target)
-    split = {}
+    split: dict[str, dict] = {"part": {}, "rows": {}}
     for p in parts:
-        if p.part[1] > 1:
-            split.setdefault(p.files, []).append(p.part)
-    names = {Path(files[0]).name for files in split}
-    assert {"ai.tar.gz", "kifu.tar.gz", "KGS-2017_02.tar.gz"} <= names and "2011-09.zip" not in names
-    for files, cut in split.items():
+        for how in split:
+            if getattr(p, how)[1] > 1:
+                split[how].setdefault(p.files, []).append(getattr(p, how))
+    names = {how: {Path(files[0]).name for files in cut} for how, cut in split.items()}
+    assert {"ai.tar.gz", "kifu.tar.gz", "KGS-2017_02.tar.gz"} <= names["part"] and names["rows"] == {"2011-09.zip"}
+    for files, cut in [*split["part"].items(), *split["rows"].items()]:
         assert len(files) == 1 and cut == [(k, len(cut)) for k in range(len(cut))], (files, cut)
     assert len({p.key for p in parts}) == len(parts)
     fast = mine([real_subset], tmp_path / "fast")
     dask = mine([real_subset], tmp_path / "dask", "dask", cluster=Options(workers=2, partition_mb=target / 2**20))
     assert dask["games_accepted"] == fast["games_accepted"] > 2500
     assert manifest_run(tmp_path / "dask")["partitions"] == len(parts)
+    assert files_of(tmp_path / "dask") == files_of(tmp_path / "fast")
+
+
+@pytest.mark.parametrize("container", ["zip", "plain"])
+def test_a_kifu_month_larger_than_a_partition_is_mined_in_runs_of_its_games(tmp_path, container):
+    """A kifu month (one member of a zip, beside a member that is no game,
+    or a file of its own) larger than a partition is cut in runs of its
+    lines: each part reads the month and replays its own games, and the
+    games, the broken lines and the member skipped are said once, in the
+    order of one reading."""
+    from helpers import make_zip
+    from test_readers_kifu import TOM_INDEX, TOM_KIFU
+
+    lines = TOM_KIFU.splitlines(keepends=True)
+    a = "abcdefghijklmnopqrs"
+    month = "".join(f"{1001 + i}\t;B[{a[i % 19]}d];W[{a[i // 19]}q]\n" for i in range(60))
+    month = (month + "".join(lines[2:])).encode()  # games, then a blank line, broken lines and games of no index
+    games = tmp_path / "games"
+    (games / "kifu").mkdir(parents=True)
+    (games / "Kifu.index").write_text(TOM_INDEX, encoding="utf-8")
+    if container == "zip":
+        (games / "kifu" / "2003-09.zip").write_bytes(make_zip({"2003-09": month, "read me.txt": b"see the games"}))
+    else:
+        (games / "kifu" / "2003-09").write_bytes(month)
+    size = sum(f.stat().st_size for f in (games / "kifu").iterdir())
+    settings = Settings((str(games),), Reading(table_memory=0), None, "k")
+    parts = plan([games], settings, {}, target_bytes=size // 3)
+    assert [p.rows for p in parts if p.files[0].endswith(("2003-09", ".zip"))] == [(k, 3) for k in range(3)]
+    fast = mine([games], tmp_path / "fast")
+    dask = mine([games], tmp_path / "dask", "dask", cluster=Options(workers=2, partition_mb=size / 3 / 2**20))
+    assert fast["games_accepted"] >= 60 and fast["games_rejected"]
+    for figure in ("games_read", "games_rejected", "files_skipped"):
+        assert dask[figure] == fast[figure], figure
     assert files_of(tmp_path / "dask") == files_of(tmp_path / "fast")
 
 

@@ -100,7 +100,9 @@ class Partition:
     their bytes, and ``key``: a digest of the files' contents and names,
     the collections they fall in and the settings.  An archive larger than
     a partition is cut in parts: a partition then holds that one file, and
-    ``part`` (k, K) says it reads the k-th of K runs of its members.
+    ``part`` (k, K) says it reads the k-th of K runs of its members; a zip
+    of fewer members than parts (a kifu month) or a kifu file is cut in
+    runs of its games instead, ``rows`` (k, K).
     ``indexes`` are in the reading order, the first ``indexes_before`` of
     them before the partition's files (within a scope the index read last
     wins: the partition reads them in the order one reading does)."""
@@ -112,6 +114,7 @@ class Partition:
     key: str
     part: tuple[int, int] = (0, 1)
     indexes_before: int = 0
+    rows: tuple[int, int] = (0, 1)
 
 
 def _is_index(path: Path) -> bool:
@@ -123,34 +126,40 @@ def _is_index(path: Path) -> bool:
 MAX_PARTS = 8  # of one archive: a part of a compressed tar inflates it from its start (see ``_parts``)
 
 
-def _parts(path: Path, size: int, target_bytes: int) -> int:
-    """In how many parts an input file is mined: an archive of many members
-    about one a ``target_bytes``, at most ``MAX_PARTS``; any other file
-    whole.  Each part of a tar inflates it (its index pre-pass does
-    already; the tar is then kept in memory and walked again): K parts cost
-    K inflations, a tenth of mining it or less each, hence the cap; a part
-    of a zip inflates its own members but reads the zip's directory.  A tar
-    too large to be kept in memory (``KEPT_BYTES``; of a compressed one,
-    only gzip says its size) would be streamed three times a part: whole."""
+def _parts(path: Path, size: int, target_bytes: int) -> tuple[int, bool]:
+    """In how many parts an input file is mined, and whether by runs of its
+    games rather than of its members: an archive of many members about one
+    a ``target_bytes``, at most ``MAX_PARTS``; a zip of fewer members than
+    that (a kifu month) or a kifu file by its games (each part reads the
+    whole file, a fifth of mining it or less, and replays its own games);
+    any other file whole.  Each part of a tar inflates it (its index
+    pre-pass does already; the tar is then kept in memory and walked
+    again): K parts cost K inflations, a tenth of mining it or less each,
+    hence the cap; a part of a zip inflates its own members but reads the
+    zip's directory.  A tar too large to be kept in memory (``KEPT_BYTES``;
+    of a compressed one, only gzip says its size) would be streamed three
+    times a part: whole."""
     parts = min(MAX_PARTS, round(size / target_bytes)) if target_bytes > 0 else 1
     if parts < 2:
-        return 1
+        return 1, False
     try:
         with open(path, "rb") as fh:
             kind = sniff(path.name, fh.read(HEAD))
             fh.seek(0)
             if kind == "zip":
                 members = sum(1 for info in zipfile.ZipFile(fh).infolist() if not info.is_dir())
-                return max(1, min(parts, members))
+                return (parts, True) if members < parts else (parts, False)
+            if kind == "kifu":
+                return parts, True
             if kind == "tar" and size <= KEPT_BYTES:
-                return parts
+                return parts, False
             if kind == "gzip" and archives.compressed_holds_tar(kind, fh, path.name):
                 fh.seek(-4, os.SEEK_END)
                 inflated = int.from_bytes(fh.read(4), "little")  # ISIZE: the size inflated, modulo 4 GiB
-                return parts if size <= inflated <= KEPT_BYTES else 1
+                return (parts, False) if size <= inflated <= KEPT_BYTES else (1, False)
     except (OSError, *archives.READ_ERRORS):
         pass
-    return 1
+    return 1, False
 
 
 def plan(
@@ -179,17 +188,17 @@ def plan(
         except OSError:
             sizes.append(0)
     groups: list[list[int]] = [[]]
-    cut: dict[int, int] = {}  # the groups that are an archive in parts: its number of parts, by group
+    cut: dict[int, tuple[int, bool]] = {}  # the groups that are a file in parts: ``_parts``, by group
     held = 0
     for i, size in enumerate(sizes):
-        parts = _parts(files[i], size, target_bytes)
+        parts, by_rows = _parts(files[i], size, target_bytes)
         if groups[-1] and (held >= target_bytes or i in starts or parts > 1):
             groups.append([])
             held = 0
         groups[-1].append(i)
         held += size
         if parts > 1:
-            cut[len(groups) - 1] = parts
+            cut[len(groups) - 1] = parts, by_rows
             held = target_bytes  # the next file starts a partition of its own
     indexes = [(i, index_scope(f)) for i, f in enumerate(files) if _is_index(f)]
     names = Collections(settings.named_from, settings.reading.collections_depth)
@@ -207,12 +216,12 @@ def plan(
         identity = [[str(files[i]), digests.get(str(files[i]), ""), names.of(str(files[i]))] for i in group]
         identity += [["index", str(files[i]), digests.get(str(files[i]), "")] for i in needed]
         size = sum(sizes[i] for i in group)
-        parts = cut.get(g, 1)
+        parts, by_rows = cut.get(g, (1, False))
         for k in range(parts):
             whole = [joseki_miner.__version__, FORMAT, settings.key, identity]
-            whole += [["part", k, parts]] if parts > 1 else []
+            whole += [["rows" if by_rows else "part", k, parts]] if parts > 1 else []
             key = hashlib.sha256(json.dumps(whole).encode()).hexdigest()[:20]
-            # the parts of an archive cost about the same: each its share of the members to mine
+            # the parts of a file cost about the same: each its share of the members or games to mine
             partitions.append(
                 Partition(
                     len(partitions),
@@ -220,8 +229,9 @@ def plan(
                     tuple(str(files[i]) for i in needed),
                     size // parts,
                     key,
-                    (k, parts),
+                    (0, 1) if by_rows else (k, parts),
                     sum(1 for i in needed if i < group[0]),
+                    (k, parts) if by_rows else (0, 1),
                 )
             )
     return partitions
@@ -313,7 +323,7 @@ def mine(partition: Partition, settings: Settings, folder: str) -> dict:
                 tmp / "rejects.parquet",
                 settings.reading,
                 partition=ingest.InPartition(
-                    Share(partition.indexes, partition.indexes_before, partition.part),
+                    Share(partition.indexes, partition.indexes_before, partition.part, partition.rows),
                     named_from=settings.named_from,
                     trace=trace,
                 ),

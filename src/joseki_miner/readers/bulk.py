@@ -444,6 +444,25 @@ class _BulkReader(Reader):
         return b
 
 
+def _said_elsewhere(*_) -> None:
+    """A file skipped, in a run of rows after the first (``Share.rows``)."""
+
+
+def _rows_of(batches: Iterable[GameBatch], k: int, parts: int) -> Iterator[GameBatch]:
+    """``batches``, or of all their rows (games and rejects, in order)
+    the k-th of ``parts`` equal runs: a partition's share of a file too
+    large for one and not cut by its members (it reads the whole file,
+    and replays, checks and writes its own run alone)."""
+    if parts == 1:
+        yield from batches
+        return
+    every = [b for b in batches if len(b)]
+    whole = concat(every) if every else GameBatch()
+    rows = len(whole)
+    if rows:
+        yield whole.part(rows * k // parts, rows * (k + 1) // parts)
+
+
 def concat(batches: list[GameBatch]) -> GameBatch:
     """One batch of several, games in the same order."""
     if len(batches) == 1:
@@ -484,6 +503,8 @@ def read_batches(
     ``share``.  Given ``walked`` (``readers.walked`` of the same paths), its
     files are read without walking the paths again."""
     on_skip, indexes, indexes_before = taken.on_skip, share.indexes, share.before
+    if share.rows[0] > 0:  # what is said of the files, their first run of rows says
+        on_skip = _said_elsewhere
     files = walked.replay(on_skip) if walked is not None else existing_files(paths, on_skip, exclude)
     reader = _BulkReader(True, on_skip, taken.arena, member_bytes, field_bytes, share.part, taken.digests)
     others = [Path(i) for i in indexes]
@@ -491,7 +512,7 @@ def read_batches(
     reader.load_found_by_content(others[:indexes_before])
     pending: list[GameBatch] = []
     count = moves = 0
-    for batch in reader.read_files(files):
+    for batch in _rows_of(reader.read_files(files), *share.rows):
         if len(batch) >= games and not pending:
             parts = max(1, round(len(batch) / games))
             bounds = np.linspace(0, len(batch), parts + 1).astype(int).tolist()

@@ -80,13 +80,16 @@ INDEX_TOO_LARGE = "index file too large (limits.member_mb): ignored"
 class Share:
     """A partition's share of its collections (``cluster.partitions``):
     the kifu index files it does not read but needs (``indexes``), read in
-    the reading order (the first ``before`` of them before its files), and
+    the reading order (the first ``before`` of them before its files),
     ``part``: (k, K), the k-th of K parts of the members of each archive
-    (``Reader``)."""
+    (``Reader``), and ``rows``: (k, K), the k-th of K equal runs of the
+    games and rejects read (``bulk.read_batches``: a kifu month, one
+    member, too large for one partition)."""
 
     indexes: tuple[str | os.PathLike, ...] = ()
     before: int = 0
     part: tuple[int, int] = (0, 1)
+    rows: tuple[int, int] = (0, 1)
 
 
 @dataclass(frozen=True)
