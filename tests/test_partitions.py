@@ -618,19 +618,21 @@ def test_the_partitions_joined_are_the_rows_the_joins_write(tmp_path, monkeypatc
         ("b", "3.sgf", ";B[qk];W[qn]", 2),
         ("b", "4.sgf", ";B[kc];W[ic]", 1),
         ("b", "5.sgf", ";B[kc];W[ic]", 2),
+        ("bb", "7.sgf", ";B[ck]", 3),
         ("c", "6.sgf", ";B[cn]", 1),
     ]:
         _game(games / folder, name, tail, d)
-    mine([games / "a", games / "b", games / "c"], tmp_path / "dask", "dask")
+    mine([games / "a", games / "b", games / "bb", games / "c"], tmp_path / "dask", "dask")
     catalog = Catalog(work=tmp_path / "dask" / "work", out=tmp_path / "dask" / "out")
 
     def first_source(key: str) -> str:
         return pq.read_table(catalog.partitions / key / "games.parquet", columns=["source"])["source"][0].as_py()
 
-    keys = sorted((p.name for p in catalog.partitions.iterdir()), key=first_source)  # a, b, c: the reading order
-    assert len(keys) == 3
+    keys = sorted((p.name for p in catalog.partitions.iterdir()), key=first_source)  # a, b, bb, c: the reading order
+    assert len(keys) == 4
     res = partitions.resolve(str(catalog.partitions), keys, True)
-    assert [int((~k).sum()) for k in res.keep] == [0, 1, 0]  # b/3 repeats a/1 (b/5, b/4: gone as b was read)
+    # b/3 repeats a/1 (b/5, b/4: gone as b was read); bb/7, bb's one game, repeats a/2
+    assert [int((~k).sum()) for k in res.keep] == [0, 1, 1, 0]
     joined = partitions.Joined(str(catalog.partitions), tuple(keys), res)
     columns = ["winner", "year", "collection", "source", "location"]
     assert joined.games(columns).equals(pq.read_table(catalog.games, columns=columns))
@@ -677,7 +679,17 @@ def test_the_partitions_joined_are_the_rows_the_joins_write(tmp_path, monkeypatc
 
     whole = (0, DEEP_END)
     runs = list(joined.parts(whole))
-    assert len(runs) == 3 and all(ordered for *_, ordered in runs)
+    assert len(runs) == len(keys) and all(ordered for *_, ordered in runs)
+    # each sequence carries its game's winner, year and collection, numbered as the build numbers them
+    # reading every game kept (bb, whose games are all repeats, is no collection of the tree): no game is read
+    collections, per_game = stored.tallies()
+    tallied, none = joined.tallies()
+    assert none is None and (tallied.names, tallied.years()) == (collections.names, collections.years())
+    assert len(collections.names) == 3 and collections.years()[0] > 0
+    for _, _, _, a, _ in runs:
+        assert [a[name].tolist() for name in ("winner", "year", "source")] == [
+            values[a["game"]].tolist() for values in per_game
+        ]
     for offsets, keys, _, a, _ in runs:
         payload = np.zeros(len(a["game"]), PAYLOAD)
         payload["game"], payload["sequence"] = a["game"], a["sequence"]
@@ -697,8 +709,16 @@ def test_the_partitions_joined_are_the_rows_the_joins_write(tmp_path, monkeypatc
     # written and read a sequence a batch (a first key's sequences over many batches), the same runs
     monkeypatch.setattr(build, "RUN_ROWS", 1)
     for k in joined.keys:
-        build.write_run(catalog.partitions / k / "sequences.parquet", catalog.partitions / k / "sorted.arrow")
+        folder = catalog.partitions / k
+        build.write_run(
+            folder / "sequences.parquet", folder / "sorted.arrow", partitions._game_fields(folder / "games.parquet")[0]
+        )
     assert [rows(run) for run in joined.parts(whole)] == [rows(run) for run in runs]
+    # a count of the partitions reads no game, and counts what a count of the stage files counts
+    for source in (stored, joined):
+        build.count_subtrees(whole, source, tmp_path / type(source).__name__, neutral=5, floor=1)
+        monkeypatch.setattr(partitions.Joined, "games", lambda *_: pytest.fail("a count read the games"))
+    assert len(files_of(tmp_path / "Stored")) > 3 and files_of(tmp_path / "Joined") == files_of(tmp_path / "Stored")
 
 
 @pytest.mark.shared_data

@@ -71,7 +71,7 @@ FILES = (
 # what a partition's folder holds, in its key: a partition mined by a
 # version that wrote other files (or read its indexes in another order) is
 # mined again, never half trusted
-FORMAT = 5
+FORMAT = 6
 KEPT = "kept"  # in what ``mine`` returns of a partition kept from an earlier run
 # a partition's sequences are read by every count of the build and by the
 # join: lz4 decodes in half zstd's time (all data: 0.48 s against 0.89 s a
@@ -334,10 +334,12 @@ def mine(partition: Partition, settings: Settings, folder: str) -> dict:
             raise
         figures["sequences"] = stream.close()["sequences"]
         # the sequences in trie order too: each count of the build reads its range's alone
+        games, names = _game_fields(tmp / "games.parquet")
         figures["prefixes"] = {
-            str(k): n for k, n in build.write_run(tmp / "sequences.parquet", tmp / "sorted.arrow").items()
+            str(k): n for k, n in build.write_run(tmp / "sequences.parquet", tmp / "sorted.arrow", games).items()
         }
-        for name, table in zip(("trace.parquet", "filtered.parquet", "reject-trace.parquet"), trace.tables()):
+        firsts, *others = trace.tables()
+        for name, table in zip(FILES[4:], [_with_games(firsts, games[1:], names), *others]):
             pq.write_table(table, tmp / name)
         for name in FILES:
             sync_file(tmp / name)
@@ -353,6 +355,33 @@ def mine(partition: Partition, settings: Settings, folder: str) -> dict:
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return figures
+
+
+def _game_fields(games_path: Path) -> tuple[tuple[np.ndarray, ...], list[str | None]]:
+    """A partition's games' winner, year and collection (a number of its
+    own: the names' index), and the names of its collections."""
+    import pyarrow.compute as pc
+
+    table = pq.ParquetFile(games_path).read(columns=["winner", "year", "collection"])
+    encoded = pc.dictionary_encode(table.column("collection").combine_chunks(), null_encoding="encode")
+    code = numpy(encoded.indices).astype(np.int16) if table.num_rows else np.zeros(0, np.int16)
+    fields = (numpy(table.column("winner")).astype(np.int8), numpy(table.column("year")).astype(np.int16), code)
+    return fields, encoded.dictionary.to_pylist()
+
+
+def _with_games(firsts: pa.Table, games: tuple[np.ndarray, ...], names: list[str | None]) -> pa.Table:
+    """trace.parquet with each first game's year and collection (of those
+    the filters kept, games.parquet's rows; 0 and -1 for the others), and
+    the collections' names: what ``resolve`` numbers the collections and
+    years by, as the build numbers them reading every game kept."""
+    kept = numpy(firsts.column("kept")).astype(bool)
+    year, collection = np.zeros(len(kept), np.int16), np.full(len(kept), -1, np.int16)
+    year[kept], collection[kept] = games
+    table = firsts.append_column("year", column(year)).append_column("collection", column(collection))
+    return table.replace_schema_metadata({COLLECTIONS: json.dumps(names)})
+
+
+COLLECTIONS = "collections"  # trace.parquet's metadata: the partition's collections, by their numbers in it
 
 
 def clean(folder: Path, keep: set[str] | None = None) -> None:
@@ -381,6 +410,9 @@ class Resolution:
     read: list[np.ndarray]  # per partition, each first game's number in its reading order
     kept: list[np.ndarray]  # per partition, each first game: did the filters keep it?
     filtered: list[pa.Table]  # per partition, its filtered.parquet: the first games the filters left out
+    collections: list[str | None]  # the games kept's collections, numbered as first met (``build.Collections``)
+    numbers: list[np.ndarray]  # per partition, the number of each of its collections among those (-1: none kept)
+    years: tuple[int, int]  # the games kept's first and last known year (0, 0: none known)
 
     @property
     def accepted(self) -> int:
@@ -445,18 +477,46 @@ def resolve(folder: str, keys: list[str], dedupe: bool) -> Resolution:
         [numpy(t.column("read")) for t in traces],
         kept_all,
         [pq.ParquetFile(Path(folder) / k / "filtered.parquet").read() for k in keys],
+        *_tallies(traces, kept_all, keep),
     )
 
 
-# The games a worker's last count read (``Joined.games``).
+def _tallies(
+    traces: list[pa.Table], kept_all: list[np.ndarray], keep: list[np.ndarray]
+) -> tuple[list[str | None], list[np.ndarray], tuple[int, int]]:
+    """The games kept's collections, numbered as first met, each
+    partition's numbers of its own, and their first and last known year:
+    what the build's counter knows of the games (``build.Collections``),
+    from the partitions' traces, so that a count reads no game."""
+    index: dict[str | None, int] = {}
+    low = high = 0
+    for t, filters_kept, stays in zip(traces, kept_all, keep):
+        names = json.loads(t.schema.metadata[COLLECTIONS.encode()])
+        code = numpy(t.column("collection"))[filters_kept][stays]
+        year = numpy(t.column("year"))[filters_kept][stays]
+        firsts, at = np.unique(code, return_index=True)
+        for c in firsts[np.argsort(at)].tolist():
+            index.setdefault(names[c], len(index))
+        known = year[year > 0]
+        if len(known):
+            low, high = min(low or int(known.min()), int(known.min())), max(high, int(known.max()))
+    numbers = [
+        np.array([index.get(n, -1) for n in json.loads(t.schema.metadata[COLLECTIONS.encode()])], np.int16)
+        for t in traces
+    ]
+    return list(index), numbers, (low, high)
+
+
+# The games' dates a worker's last search read (``Joined.games``).
 _READ: dict[tuple, tuple[Resolution, pa.Table]] = {}
 
 
 @dataclass(frozen=True)
 class Joined:
     """The partitions as the joined files will hold them: the games kept,
-    in order, and their sequences, numbered as joined.  The joins write
-    them; the build counts them (as ``build.Stored``) while the joins run."""
+    in order, and their sequences, numbered as joined, each with its game's
+    winner, year and collection.  The joins write them; the build counts
+    them (as ``build.Stored``) while the joins run."""
 
     folder: str
     keys: tuple[str, ...]
@@ -476,8 +536,9 @@ class Joined:
 
     def games(self, columns: list[str]) -> pa.Table:
         """The games kept (``columns`` of games.parquet), in order: read
-        once a worker for the build's counts, which read the same ones one
-        after another (a worker keeps the last run's, by its resolution)."""
+        once a worker for the shards' searches of example games, which read
+        the same ones one after another (a worker keeps the last run's, by
+        its resolution).  A count reads none (``tallies``, ``parts``)."""
         from joseki_miner.stages.ingest import GAMES_SCHEMA
 
         key = (self.folder, self.keys, tuple(columns))
@@ -507,7 +568,19 @@ class Joined:
             if not kept.all():
                 part = build.select(part, np.flatnonzero(kept))
             part[3]["game"] = res.joined_numbers(p)[part[3]["game"]]
+            part[3]["source"] = res.numbers[p][part[3].pop("collection")]
             yield (*part, True)
+
+    def tallies(self) -> tuple:
+        """``build.Stored.tallies``: the games kept's collections and years
+        (``Resolution``), and None: each sequence carries its game's
+        winner, year and collection number (``parts``)."""
+        from joseki_miner.stages import build
+
+        collections = build.Collections()
+        collections.index = {name: i for i, name in enumerate(self.resolution.collections)}
+        collections.first_year, collections.last_year = self.resolution.years
+        return collections, None
 
     def sequences(self, columns: list[str] | None, batch_size: int):
         """The sequences of the games kept, in batches of at most

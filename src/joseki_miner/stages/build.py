@@ -189,19 +189,24 @@ def payload_of(a: dict, winner: np.ndarray, year: np.ndarray, source: np.ndarray
     """The ``PAYLOAD`` rows of sequences (arrays as sequences.parquet holds
     them: game, sequence, start, transform, swapped, shared), their games'
     winner, year and collection number given from game ``first_game`` on."""
-    game = np.asarray(a["game"], np.int64)
+    row = np.asarray(a["game"], np.int64) - first_game
+    return payload_rows(a, np.asarray(winner, np.int8)[row], np.asarray(year)[row], np.asarray(source)[row])
+
+
+def payload_rows(a: dict, winner: np.ndarray, year: np.ndarray, source: np.ndarray) -> np.ndarray:
+    """``payload_of`` with each sequence's game's winner, year and
+    collection number given a sequence each."""
     swapped = np.asarray(a["swapped"], bool)
-    payload = np.empty(len(game), PAYLOAD)
-    payload["game"] = game
+    payload = np.empty(len(swapped), PAYLOAD)
+    payload["game"] = a["game"]
     payload["sequence"] = a["sequence"]
     payload["start"] = a["start"]
     payload["shared"] = a["shared"]
     payload["orientation"] = np.asarray(a["transform"], np.int8) + 8 * swapped
-    row = game - first_game
-    won = np.asarray(winner, np.int8)[row]
+    won = np.asarray(winner, np.int8)
     payload["winner"] = np.where(swapped, -won, won)  # the game's White is the tree's Black after a swap
-    payload["year"] = np.asarray(year)[row]
-    payload["source"] = np.asarray(source)[row]
+    payload["year"] = year
+    payload["source"] = source
     return payload
 
 
@@ -402,6 +407,12 @@ class Stored:
     def games(self, columns: list[str]) -> pa.Table:
         return read_columns(self.games_path, columns)
 
+    def tallies(self) -> tuple[Collections, tuple[np.ndarray, ...] | None]:
+        """The games' collections and years, and each game's winner, year
+        and collection number (None where each sequence carries its game's:
+        ``partitions.Joined``)."""
+        return _games(self)
+
     def sequences(self, columns: list[str], batch_size: int):
         return iter_batches(self.sequences_path, batch_size, columns)
 
@@ -413,9 +424,8 @@ class Stored:
             yield (*part, False)
 
 
-# what a count reads of every game; the date too, so that the shards' search of the kept
-# nodes' example games finds the games a worker read for its counts (``partitions.Joined.games``)
-GAME_COLUMNS = ["winner", "year", "collection", "day"]
+# what a count reads of every game (the partitions' runs carry them: ``write_run``)
+GAME_COLUMNS = ["winner", "year", "collection"]
 
 
 def _games(source) -> tuple[Collections, tuple[np.ndarray, ...]]:
@@ -427,9 +437,9 @@ def _games(source) -> tuple[Collections, tuple[np.ndarray, ...]]:
 
 
 def game_days(source) -> pa.ChunkedArray:
-    """Each game's date (YYYYMMDD) of ``source``, as a count reads the
-    games (not copied into one array)."""
-    return source.games(GAME_COLUMNS).column("day")
+    """Each game's date (YYYYMMDD) of ``source`` (not copied into one
+    array; a worker reads it once, ``partitions.Joined.games``)."""
+    return source.games(["day"]).column("day")
 
 
 def _fields(batch) -> dict[str, np.ndarray]:
@@ -560,10 +570,14 @@ RUN_SCHEMA = pa.schema(
         ("transform", pa.int8()),
         ("swapped", pa.bool_()),
         ("shared", pa.int16()),
+        ("winner", pa.int8()),
+        ("year", pa.int16()),
+        ("collection", pa.int16()),
         ("code", pa.int64()),
     ]
 )
 RUN_FIELDS = RUN_SCHEMA.names[2:-1]
+GAME_FIELDS = ("winner", "year", "collection")  # of its game, a sequence each: a count reads no games
 RUN_ROWS = 1 << 10
 
 
@@ -591,10 +605,12 @@ def _concat(parts: list[tuple]) -> tuple:
     )
 
 
-def write_run(sequences_path: Path, run_path: Path) -> dict[int, int]:
+def write_run(sequences_path: Path, run_path: Path, games: tuple[np.ndarray, ...]) -> dict[int, int]:
     """The sequences of a partition's sequences.parquet, in trie order, into
-    ``run_path`` (``RUN_SCHEMA``); its openings (``sampled``, deep codes).  It
-    holds the partition's sequences at once: its memory is the partition's."""
+    ``run_path`` (``RUN_SCHEMA``), each with its game's ``games`` (winner,
+    year and collection by the partition's game number); its openings
+    (``sampled``, deep codes).  It holds the partition's sequences at once:
+    its memory is the partition's."""
     parts = [
         (*_columns(batch), _fields(batch))
         for batch in pq.ParquetFile(sequences_path).iter_batches(1 << 17, columns=SEQUENCE_COLUMNS)
@@ -603,6 +619,7 @@ def write_run(sequences_path: Path, run_path: Path) -> dict[int, int]:
     if parts:
         offsets, keys, scores, a = _concat(parts)
         del parts
+        a.update((name, values[a["game"]]) for name, values in zip(GAME_FIELDS, games))
         payload = np.zeros(len(offsets) - 1, PAYLOAD)
         payload["game"], payload["sequence"] = a["game"], a["sequence"]
         order = trie_order(offsets, keys, payload)
@@ -636,7 +653,9 @@ def _run_part(batch) -> tuple:
     """A record batch of a run as offsets, keys, scores, fields."""
     key_offsets, data = string_bytes(batch.column("keys"))
     _, raw = string_bytes(batch.column("scores"))
-    return key_offsets // 2, data.view("<i2"), raw.view("<i2").reshape(-1, 4), _fields(batch)
+    fields = _fields(batch)
+    fields.update((name, numpy(batch.column(name))) for name in GAME_FIELDS)
+    return key_offsets // 2, data.view("<i2"), raw.view("<i2").reshape(-1, 4), fields
 
 
 def _sliced(part: tuple, a: int, b: int) -> tuple:
@@ -682,12 +701,13 @@ def count_subtrees(
     Its memory is its sequences' (``budget``, then spilled)."""
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
-    collections, games = _games(source)
+    collections, games = source.tallies()
     runs = SortedRuns(folder / "runs", budget)
     try:
         for offsets, keys, scores, a, ordered in source.parts(key_range):
             if len(offsets) > 1:
-                part = (offsets, keys, classes_of(scores, neutral), payload_of(a, *games))
+                payload = payload_of(a, *games) if games else payload_rows(a, a["winner"], a["year"], a["source"])
+                part = (offsets, keys, classes_of(scores, neutral), payload)
                 runs.add(*(part if ordered else sort_sequences(*part)))
         arrays, nodes = runs.count(
             floor,
