@@ -217,11 +217,18 @@ def _summed(pieces: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np
     return idx.astype(dtypes[0]), total.astype(dtypes[1])
 
 
-def _value(a) -> int | np.ndarray:
-    """A figure of an edge row for the plan: a number as a Python int (the
-    shards' plans pickle thousands of them), a row of counters as an array."""
-    a = np.asarray(a)
-    return a.item() if a.ndim == 0 else a.copy()
+def _edge_values(arrays: dict, rows: list[int]) -> dict[int, dict]:
+    """A count's ``ADDED`` figures at ``rows``, by row: a number as a Python
+    int (the shards' plans pickle thousands of them), a row of counters as
+    an array; each column read at all the rows at once."""
+    values: dict[int, dict] = {row: {} for row in rows}
+    for name in ADDED:
+        a = arrays[name]
+        at = [a.at[row] for row in rows] if isinstance(a, EdgeColumn) else rows
+        picked = np.asarray(a.values if isinstance(a, EdgeColumn) else a)[at]
+        for row, v in zip(rows, picked.tolist() if picked.ndim == 1 else list(picked)):
+            values[row][name] = v
+    return values
 
 
 def join_plan(counts: list[tuple[dict, int]], floor: int = 1) -> JoinPlan:
@@ -237,7 +244,7 @@ def join_plan(counts: list[tuple[dict, int]], floor: int = 1) -> JoinPlan:
     downs = {j: _down(tries[j]) for j in placed}
     ups = {j: _up(tries[j]) for j in placed}
     edge = {j: sorted({*downs[j], *ups[j]}) for j in placed}
-    values = {j: {row: {name: _value(tries[j][name][row]) for name in ADDED} for row in edge[j]} for j in placed}
+    values = {j: _edge_values(tries[j], edge[j]) for j in placed}
     same: dict[int, dict[int, tuple[int, int]]] = {j: {} for j in placed}
     for before, j in zip(placed, placed[1:]):
         a, b = ups[before], downs[j]
