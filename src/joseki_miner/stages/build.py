@@ -15,7 +15,7 @@ import json
 import os
 import pickle
 import shutil
-from collections import Counter, OrderedDict
+from collections import Counter
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -665,30 +665,6 @@ def _sliced(part: tuple, a: int, b: int) -> tuple:
     return offsets[a : b + 1] - lo, keys[lo:hi], scores[lo:hi], {name: v[a:b] for name, v in fields.items()}
 
 
-# A worker's runs kept open between its counts, the last used last: each count
-# reads a slice of every partition's run, and opening one (its footer, its
-# batches' spans) cost a count a third of its reading.  Keyed by the file's
-# identity, so a run mined again is opened again.
-_OPEN: OrderedDict[tuple, tuple] = OrderedDict()
-RUNS_OPEN = 256  # at most (each holds a file descriptor)
-
-
-def _open_run(run_path: Path) -> tuple:
-    """A run's reader and its batches' spans (``write_run``), kept open."""
-    st = os.stat(run_path)
-    key = (str(run_path), st.st_ino, st.st_size, st.st_mtime_ns)
-    held = _OPEN.get(key)
-    if held is not None:
-        _OPEN.move_to_end(key)
-        return held
-    source = pa.memory_map(str(run_path))
-    reader = pa.ipc.open_file(source)
-    held = _OPEN[key] = (reader, json.loads(reader.schema.metadata[b"prefixes"]), source)
-    while len(_OPEN) > RUNS_OPEN:
-        _OPEN.popitem(last=False)[1][2].close()
-    return held
-
-
 def read_run(run_path: Path, key_range: tuple[int, int]) -> tuple | None:
     """The sequences of a run (``write_run``) whose deep codes are in
     ``key_range``, in trie order: offsets, keys, scores, fields; None if
@@ -696,19 +672,20 @@ def read_run(run_path: Path, key_range: tuple[int, int]) -> tuple | None:
     lo, hi = key_range
     lo_first, hi_first = lo >> DEEP_SHIFT, hi >> DEEP_SHIFT  # a batch's span: its first keys'
     parts = []
-    reader, spans, _ = _open_run(run_path)
-    for i, (first, last) in enumerate(spans):
-        if first > hi_first or last < lo_first:
-            continue
-        batch = reader.get_batch(i)
-        part = _run_part(batch)
-        if first <= lo_first or last >= hi_first:  # in trie order: the range's rows, a slice
-            code = numpy(batch.column("code"))
-            a, b = deep_rank(part[0], part[1], code, lo), deep_rank(part[0], part[1], code, hi)
-            if a == b:
+    with pa.ipc.open_file(pa.memory_map(str(run_path))) as reader:
+        spans = json.loads(reader.schema.metadata[b"prefixes"])
+        for i, (first, last) in enumerate(spans):
+            if first > hi_first or last < lo_first:
                 continue
-            part = _sliced(part, a, b) if b - a < len(code) else part
-        parts.append(part)
+            batch = reader.get_batch(i)
+            part = _run_part(batch)
+            if first <= lo_first or last >= hi_first:  # in trie order: the range's rows, a slice
+                code = numpy(batch.column("code"))
+                a, b = deep_rank(part[0], part[1], code, lo), deep_rank(part[0], part[1], code, hi)
+                if a == b:
+                    continue
+                part = _sliced(part, a, b) if b - a < len(code) else part
+            parts.append(part)
     return _concat(parts) if parts else None
 
 
