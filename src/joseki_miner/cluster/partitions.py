@@ -129,16 +129,17 @@ MAX_PARTS = 8  # of one archive: a part of a compressed tar inflates it from its
 def _parts(path: Path, size: int, target_bytes: int) -> tuple[int, bool]:
     """In how many parts an input file is mined, and whether by runs of its
     games rather than of its members: an archive of many members about one
-    a ``target_bytes``, at most ``MAX_PARTS``; a zip of fewer members than
-    that (a kifu month) or a kifu file by its games (each part reads the
-    whole file, a fifth of mining it or less, and replays its own games);
-    any other file whole.  Each part of a tar inflates it (its index
-    pre-pass does already; the tar is then kept in memory and walked
-    again): K parts cost K inflations, a tenth of mining it or less each,
-    hence the cap; a part of a zip inflates its own members but reads the
-    zip's directory.  A tar too large to be kept in memory (``KEPT_BYTES``;
-    of a compressed one, only gzip says its size) would be streamed three
-    times a part: whole."""
+    a ``target_bytes``, at most ``MAX_PARTS``; a zip most of whose bytes
+    are one member (a kifu month, maybe beside an index or a note) or a
+    kifu file by its games (each part reads the whole file, a fifth of
+    mining it or less, and replays its own games); any other file whole.
+    Each part of a tar inflates it (its index pre-pass does already; the
+    tar is then kept in memory and walked again): K parts cost K
+    inflations, a tenth of mining it or less each, hence the cap; a part
+    of a zip inflates its own members but reads the zip's directory.  A
+    tar too large to be kept in memory (``KEPT_BYTES``; of a compressed
+    one, only gzip says its size) would be streamed three times a part:
+    whole."""
     parts = min(MAX_PARTS, round(size / target_bytes)) if target_bytes > 0 else 1
     if parts < 2:
         return 1, False
@@ -147,8 +148,10 @@ def _parts(path: Path, size: int, target_bytes: int) -> tuple[int, bool]:
             kind = sniff(path.name, fh.read(HEAD))
             fh.seek(0)
             if kind == "zip":
-                members = sum(1 for info in zipfile.ZipFile(fh).infolist() if not info.is_dir())
-                return (parts, True) if members < parts else (parts, False)
+                members = [info.compress_size for info in zipfile.ZipFile(fh).infolist() if not info.is_dir()]
+                if 2 * max(members, default=0) > size:
+                    return parts, True
+                return max(1, min(parts, len(members))), False
             if kind == "kifu":
                 return parts, True
             if kind == "tar" and size <= KEPT_BYTES:
