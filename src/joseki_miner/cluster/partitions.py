@@ -367,7 +367,7 @@ def _game_fields(games_path: Path) -> tuple[tuple[np.ndarray, ...], list[str | N
 
     table = pq.ParquetFile(games_path).read(columns=["winner", "year", "collection"])
     encoded = pc.dictionary_encode(table.column("collection").combine_chunks(), null_encoding="encode")
-    code = numpy(encoded.indices).astype(np.int16) if table.num_rows else np.zeros(0, np.int16)
+    code = numpy(encoded.indices).astype(np.int32) if table.num_rows else np.zeros(0, np.int32)
     fields = (numpy(table.column("winner")).astype(np.int8), numpy(table.column("year")).astype(np.int16), code)
     return fields, encoded.dictionary.to_pylist()
 
@@ -378,7 +378,7 @@ def _with_games(firsts: pa.Table, games: tuple[np.ndarray, ...], names: list[str
     the collections' names: what ``resolve`` numbers the collections and
     years by, as the build numbers them reading every game kept."""
     kept = numpy(firsts.column("kept")).astype(bool)
-    year, collection = np.zeros(len(kept), np.int16), np.full(len(kept), -1, np.int16)
+    year, collection = np.zeros(len(kept), np.int16), np.full(len(kept), -1, np.int32)
     year[kept], collection[kept] = games
     table = firsts.append_column("year", column(year)).append_column("collection", column(collection))
     return table.replace_schema_metadata({COLLECTIONS: json.dumps(names)})
@@ -493,8 +493,8 @@ def _tallies(
     from the partitions' traces, so that a count reads no game."""
     index: dict[str | None, int] = {}
     low = high = 0
-    for t, filters_kept, stays in zip(traces, kept_all, keep):
-        names = json.loads(t.schema.metadata[COLLECTIONS.encode()])
+    names_of = [json.loads(t.schema.metadata[COLLECTIONS.encode()]) for t in traces]
+    for t, names, filters_kept, stays in zip(traces, names_of, kept_all, keep):
         code = numpy(t.column("collection"))[filters_kept][stays]
         year = numpy(t.column("year"))[filters_kept][stays]
         firsts, at = np.unique(code, return_index=True)
@@ -503,10 +503,7 @@ def _tallies(
         known = year[year > 0]
         if len(known):
             low, high = min(low or int(known.min()), int(known.min())), max(high, int(known.max()))
-    numbers = [
-        np.array([index.get(n, -1) for n in json.loads(t.schema.metadata[COLLECTIONS.encode()])], np.int16)
-        for t in traces
-    ]
+    numbers = [np.array([index.get(n, -1) for n in names], np.int16) for names in names_of]
     return list(index), numbers, (low, high)
 
 
@@ -580,10 +577,7 @@ class Joined:
         winner, year and collection number (``parts``)."""
         from joseki_miner.stages import build
 
-        collections = build.Collections()
-        collections.index = {name: i for i, name in enumerate(self.resolution.collections)}
-        collections.first_year, collections.last_year = self.resolution.years
-        return collections, None
+        return build.Collections.of(self.resolution.collections, self.resolution.years), None
 
     def sequences(self, columns: list[str] | None, batch_size: int):
         """The sequences of the games kept, in batches of at most

@@ -157,6 +157,15 @@ class Collections:
         self.index: dict[str, int] = {}
         self.first_year = self.last_year = 0
 
+    @classmethod
+    def of(cls, names: list, years: tuple[int, int]) -> Collections:
+        """Collections numbered already (``names`` in order), of games from
+        year to year (0, 0: none known)."""
+        collections = cls()
+        collections.index = {name: i for i, name in enumerate(names)}
+        collections.first_year, collections.last_year = years
+        return collections
+
     def numbers(self, names: pa.Array | pa.ChunkedArray, year: np.ndarray) -> np.ndarray:
         """The collections' numbers of games named ``names`` (of ``year``),
         numbered as they first come."""
@@ -572,7 +581,7 @@ RUN_SCHEMA = pa.schema(
         ("shared", pa.int16()),
         ("winner", pa.int8()),
         ("year", pa.int16()),
-        ("collection", pa.int16()),
+        ("collection", pa.int32()),
         ("code", pa.int64()),
     ]
 )
