@@ -164,10 +164,17 @@ class EdgeColumn:
         return self.rows
 
     def __getitem__(self, row: int):
+        return self.values[self._at(row)]
+
+    def take(self, rows: list[int]) -> np.ndarray:
+        """The column at ``rows`` (each kept for the plan), at once."""
+        return self.values[[self._at(row) for row in rows]]
+
+    def _at(self, row: int) -> int:
         i = self.at.get(int(row))
         if i is None:
             raise IndexError(f"row {row} is not kept for the plan")
-        return self.values[i]
+        return i
 
 
 def kept_for_plan(arrays: dict) -> dict[str, dict[str, np.ndarray]]:
@@ -224,8 +231,7 @@ def _edge_values(arrays: dict, rows: list[int]) -> dict[int, dict]:
     values: dict[int, dict] = {row: {} for row in rows}
     for name in ADDED:
         a = arrays[name]
-        at = [a.at[row] for row in rows] if isinstance(a, EdgeColumn) else rows
-        picked = np.asarray(a.values if isinstance(a, EdgeColumn) else a)[at]
+        picked = a.take(rows) if isinstance(a, EdgeColumn) else np.asarray(a)[rows]
         for row, v in zip(rows, picked.tolist() if picked.ndim == 1 else list(picked)):
             values[row][name] = v
     return values
