@@ -101,8 +101,8 @@ class Partition:
     the collections they fall in and the settings.  An archive larger than
     a partition is cut in parts: a partition then holds that one file, and
     ``part`` (k, K) says it reads the k-th of K runs of its members; a zip
-    of fewer members than parts (a kifu month) or a kifu file is cut in
-    runs of its games instead, ``rows`` (k, K).
+    most of whose bytes are one member (a kifu month) or a kifu file is
+    cut in runs of its games instead, ``rows`` (k, K).
     ``indexes`` are in the reading order, the first ``indexes_before`` of
     them before the partition's files (within a scope the index read last
     wins: the partition reads them in the order one reading does)."""
@@ -363,13 +363,12 @@ def mine(partition: Partition, settings: Settings, folder: str) -> dict:
 def _game_fields(games_path: Path) -> tuple[tuple[np.ndarray, ...], list[str | None]]:
     """A partition's games' winner, year and collection (a number of its
     own: the names' index), and the names of its collections."""
-    import pyarrow.compute as pc
+    from joseki_miner.stages.build import first_met
 
     table = pq.ParquetFile(games_path).read(columns=["winner", "year", "collection"])
-    encoded = pc.dictionary_encode(table.column("collection").combine_chunks(), null_encoding="encode")
-    code = numpy(encoded.indices).astype(np.int32) if table.num_rows else np.zeros(0, np.int32)
-    fields = (numpy(table.column("winner")).astype(np.int8), numpy(table.column("year")).astype(np.int16), code)
-    return fields, encoded.dictionary.to_pylist()
+    code, names = first_met(table.column("collection"))
+    winner, year = numpy(table.column("winner")).astype(np.int8), numpy(table.column("year")).astype(np.int16)
+    return (winner, year, code.astype(np.int32)), names
 
 
 def _with_games(firsts: pa.Table, games: tuple[np.ndarray, ...], names: list[str | None]) -> pa.Table:

@@ -174,10 +174,9 @@ class Collections:
             low, high = int(known.min()), int(known.max())
             self.first_year = min(self.first_year or low, low)
             self.last_year = max(self.last_year, high)
-        names = names.combine_chunks() if isinstance(names, pa.ChunkedArray) else names
-        encoded = pc.dictionary_encode(names, null_encoding="encode")  # its values in the order they first come
-        number = np.array([self.index.setdefault(n, len(self.index)) for n in encoded.dictionary.to_pylist()], np.int16)
-        return number[numpy(encoded.indices).astype(np.int64)] if len(names) else np.zeros(0, np.int16)
+        code, values = first_met(names)
+        number = np.array([self.index.setdefault(n, len(self.index)) for n in values], np.int16)
+        return number[code]
 
     @property
     def names(self) -> list[str]:
@@ -186,6 +185,15 @@ class Collections:
     def years(self) -> tuple[int, int]:
         """The first year and the number of years the counter counts."""
         return (self.first_year, self.last_year - self.first_year + 1) if self.first_year else (0, 0)
+
+
+def first_met(names: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, list]:
+    """Each of ``names``' number among its values in the order they first
+    come (a null one of them too), and those values."""
+    names = names.combine_chunks() if isinstance(names, pa.ChunkedArray) else names
+    encoded = pc.dictionary_encode(names, null_encoding="encode")
+    code = numpy(encoded.indices).astype(np.int64) if len(names) else np.zeros(0, np.int64)
+    return code, encoded.dictionary.to_pylist()
 
 
 def game_columns(games: pa.Table | pa.RecordBatch, collections: Collections) -> tuple[np.ndarray, ...]:
