@@ -457,10 +457,9 @@ def _rows_of(batches: Iterable[GameBatch], k: int, parts: int) -> Iterator[GameB
         yield from batches
         return
     every = [b for b in batches if len(b)]
-    whole = concat(every) if every else GameBatch()
-    rows = len(whole)
-    if rows:
-        yield whole.part(rows * k // parts, rows * (k + 1) // parts)
+    if every:
+        whole = concat(every)
+        yield whole.part(len(whole) * k // parts, len(whole) * (k + 1) // parts)
 
 
 def concat(batches: list[GameBatch]) -> GameBatch:
