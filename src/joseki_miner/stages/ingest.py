@@ -184,9 +184,9 @@ class Trace:
     reject_first: list[np.ndarray] = field(default_factory=list)
 
     def tables(self) -> tuple[pa.Table, pa.Table, pa.Table]:
-        """trace.parquet (per first game: read, h1, h2, kept), filtered.parquet
-        (per first game the filters left out: its number among the first
-        games, reason, source, location) and reject-trace.parquet."""
+        """A partition's trace (per first game: read, h1, h2, kept), the
+        first games its filters left out (each one's number among the first
+        games, reason, source, location) and its rejects' trace (read, first)."""
 
         def joined(parts: list[np.ndarray], kind) -> pa.Array:
             return column(np.concatenate(parts).astype(kind) if parts else np.zeros(0, kind))
