@@ -418,15 +418,15 @@ def test_deep_codes_cut_a_crowded_opening_below_its_first_keys(seqs, picks, most
         assert (x == y) == (a[:deep] == b[:deep])
     assert [deep_path(c) for c in code] == [s[:deep] for s in ordered]
     cuts = sorted({0, DEEP_END, *(code[p % len(code)] + p % 2 for p in picks)})
-    first = prefixes(offsets, keys)
+    first, deeper = prefixes(offsets, keys), prefixes(offsets, keys, PREFIX_KEYS)
     for lo, hi in zip(cuts, cuts[1:]):
         inside = [lo <= c < hi for c in code]
         shuffled = list(range(len(seqs)))[::-1]
         o, k = arrays([ordered[i] for i in shuffled])
         assert in_deep_range(o, k, prefixes(o, k), lo, hi).tolist() == [inside[i] for i in shuffled]
-        a, b = deep_rank(offsets, keys, first, lo), deep_rank(offsets, keys, first, hi)
+        a, b = deep_rank(first, deeper, lo), deep_rank(first, deeper, hi)
         assert inside == [a <= i < b for i in range(len(code))]
-    sample = sampled(first, most, prefixes(offsets, keys, PREFIX_KEYS))
+    sample = sampled(first, most, deeper)
     assert sum(sample.values()) == len(code) and set(sample) <= set(code) and len(sample) <= most
     for at in sample:
         assert sum(c < at for c in code) <= sum(n for s, n in sample.items() if s < at) <= sum(c <= at for c in code)

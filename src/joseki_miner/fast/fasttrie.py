@@ -943,16 +943,16 @@ def deep_codes(offsets: np.ndarray, keys: np.ndarray, code: np.ndarray | None = 
     return [a << DEEP_SHIFT | b for a, b in zip(first.tolist(), prefixes(offsets, keys, PREFIX_KEYS).tolist())]
 
 
-def deep_rank(offsets: np.ndarray, keys: np.ndarray, code: np.ndarray, cut: int) -> int:
-    """How many sequences of a part in trie order (``code``: their
-    ``prefixes``) come before the deep code ``cut``: only those of its
-    first keys have their next keys read."""
+def deep_rank(code: np.ndarray, deep: np.ndarray, cut: int) -> int:
+    """How many sequences of a part in trie order come before the deep code
+    ``cut`` (``code`` and ``deep``: their first keys' ``prefixes`` and the
+    next keys', as a run stores them)."""
     first, rest = _halves(cut)
     a = int(np.searchsorted(code, first))
     if not rest:
         return a
     b = int(np.searchsorted(code, first, side="right"))
-    return a + int(np.searchsorted(prefixes(offsets[a : b + 1], keys, PREFIX_KEYS), rest))
+    return a + int(np.searchsorted(deep[a:b], rest))
 
 
 def in_deep_range(offsets: np.ndarray, keys: np.ndarray, code: np.ndarray, lo: int, hi: int) -> np.ndarray:

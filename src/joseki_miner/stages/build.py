@@ -576,7 +576,9 @@ def sampled(codes: np.ndarray, most: int | None = OPENINGS, deeper: np.ndarray |
 # others of their first move), each batch's first and last ``prefixes`` in
 # the schema's metadata; keys as 2-byte numbers, and the scores, not the
 # classes (the neutral band is the build's parameter, not the partition's);
-# each sequence's ``prefixes`` too, where a count's range starts or ends
+# each sequence's deep code too (its first keys' ``prefixes``, "code", and the
+# next keys', "deep"), where a count's range starts or ends: ranked there
+# without reading the keys again
 RUN_SCHEMA = pa.schema(
     [
         ("keys", pa.binary()),
@@ -591,9 +593,10 @@ RUN_SCHEMA = pa.schema(
         ("year", pa.int16()),
         ("collection", pa.int32()),
         ("code", pa.int64()),
+        ("deep", pa.int64()),
     ]
 )
-RUN_FIELDS = RUN_SCHEMA.names[2:-1]
+RUN_FIELDS = RUN_SCHEMA.names[2:-2]
 GAME_FIELDS = ("winner", "year", "collection")  # of its game, a sequence each: a count reads no games
 RUN_ROWS = 1 << 10
 
@@ -642,7 +645,7 @@ def write_run(sequences_path: Path, run_path: Path, games: tuple[np.ndarray, ...
         order = trie_order(offsets, keys, payload)
         offsets, keys, scores = gather(order, offsets, keys, np.ascontiguousarray(scores).view("<u8").ravel())
         fields = [column(a[name][order]) for name in RUN_FIELDS]
-        code = prefixes(offsets, keys)
+        code, deep = prefixes(offsets, keys), prefixes(offsets, keys, PREFIX_KEYS)
         for lo in range(0, len(code), RUN_ROWS):  # a batch's offsets fit int32: RUN_ROWS of at most 500 moves
             hi = min(len(code), lo + RUN_ROWS)
             run = offsets[lo : hi + 1] - offsets[lo]
@@ -654,6 +657,7 @@ def write_run(sequences_path: Path, run_path: Path, games: tuple[np.ndarray, ...
                         _binary(run, scores[a_:b]),
                         *(f.slice(lo, hi - lo) for f in fields),
                         column(code[lo:hi]),
+                        column(deep[lo:hi]),
                     ],
                     schema=RUN_SCHEMA,
                 )
@@ -663,7 +667,7 @@ def write_run(sequences_path: Path, run_path: Path, games: tuple[np.ndarray, ...
     with pa.ipc.new_file(str(run_path), schema, options=pa.ipc.IpcWriteOptions(compression="lz4")) as writer:
         for batch in batches:
             writer.write_batch(batch)
-    return sampled(code, deeper=prefixes(offsets, keys, PREFIX_KEYS)) if batches else {}
+    return sampled(code, deeper=deep) if batches else {}
 
 
 def _run_part(batch) -> tuple:
@@ -697,8 +701,8 @@ def read_run(run_path: Path, key_range: tuple[int, int]) -> tuple | None:
             batch = reader.get_batch(i)
             part = _run_part(batch)
             if first <= lo_first or last >= hi_first:  # in trie order: the range's rows, a slice
-                code = numpy(batch.column("code"))
-                a, b = deep_rank(part[0], part[1], code, lo), deep_rank(part[0], part[1], code, hi)
+                code, deep = numpy(batch.column("code")), numpy(batch.column("deep"))
+                a, b = deep_rank(code, deep, lo), deep_rank(code, deep, hi)
                 if a == b:
                     continue
                 part = _sliced(part, a, b) if b - a < len(code) else part
