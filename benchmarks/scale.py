@@ -1,7 +1,7 @@
 """`make scale`: how far the dask engine's task graph lets a run scale.
 
     python benchmarks/scale.py TRACE...          the figures of traces written by `joseki mine --trace`
-    python benchmarks/scale.py --run [N...]      trace a run on ../shared/data copied N times (default 1 3), then those
+    python benchmarks/scale.py --run [N...]      trace runs on ../shared/data copied N times (default 1 3), then those
 
 For each trace: the work T1 (every task's seconds), the critical path T_inf
 (the longest chain of tasks, each waiting for the one before it), the
@@ -10,13 +10,16 @@ the driver between phases), Brent's bound on the wall time with P workers,
 max(T1 / P, T_inf) + S, and its speed-up over one worker, for P = 1 to 256,
 and the critical path's tasks.  Given two traces or more, the first (the
 data once) and the last (several times over) fit how each kind of task
-grows, and model a run on 100 million games.  With --run, written to
-benchmarks/SCALE.md too.
+grows, and model a run on 100 million games.  With --run, each size is
+run REPEAT times and the run of the median critical path stands for it;
+written to benchmarks/SCALE.md too.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -29,6 +32,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 WORKERS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 TARGET = 100_000_000  # the games of the model (OGS's server holds about 40 million)
 # the run traced: two workers of this machine, 2 MB partitions, every copy kept (as the issue measures it)
+REPEAT = 3  # runs of each size: the figures are those of the run with the median critical path
 RUN = ("--engine", "dask", "--workers", "2", "--partition-mb", "2", "--set", "dedupe=false", "--quiet")
 
 
@@ -70,22 +74,37 @@ def bounds_and_path(s: trace.Scale, wall: str, task: str) -> list[str]:
     ]
 
 
-def traced_runs(counts: list[int], into: Path) -> list[Path]:
-    """Trace a run on ../shared/data copied ``n`` times, for each ``n``."""
+def traced_runs(counts: list[int], into: Path, repeat: int = REPEAT) -> tuple[list[Path], str]:
+    """Trace runs on ../shared/data copied ``n`` times, for each ``n``,
+    ``repeat`` times, the sizes taken in turn (a machine that slows for a
+    while slows each size alike); for each ``n``, the run whose critical
+    path is the median one, as trace-Nx.json; and the markdown of every
+    run's critical path.  One run's T_inf is its slowest tasks' chain, as
+    noisy as its largest tasks: the issue measured medians of runs too."""
     from bench import DATA, copies
 
-    out = []
-    for n in counts:
-        with tempfile.TemporaryDirectory() as tmp:
-            data = copies(Path(tmp) / "data", n) if n > 1 else DATA
-            path = into / f"trace-{n}x.json"
-            command = [sys.executable, "-m", "pipeline.cli", "mine", str(data), "--out", str(Path(tmp) / "out")]
+    runs: dict[int, list[Path]] = {n: [] for n in counts}
+    with tempfile.TemporaryDirectory() as tmp:
+        data = {n: copies(Path(tmp) / f"data-{n}", n) if n > 1 else DATA for n in counts}
+        for r, n in itertools.product(range(repeat), counts):
+            out = Path(tmp) / "out"
+            path = into / f"trace-{n}x-run{r + 1}.json"
+            command = [sys.executable, "-m", "pipeline.cli", "mine", str(data[n]), "--out", str(out)]
             subprocess.run([*command, *RUN, "--trace", str(path)], check=True, cwd=ROOT)
             body = json.loads(path.read_text())  # the games read, for the model
-            body["games"] = json.loads((Path(tmp) / "out" / "summary.json").read_text())["games_read"]
+            body["games"] = json.loads((out / "summary.json").read_text())["games_read"]
             path.write_text(json.dumps(body))
-            out.append(path)
-    return out
+            shutil.rmtree(out)
+            runs[n].append(path)
+    chosen, lines = [], ["| data | critical path of each run s | median s |", "| --- | --- | ---: |"]
+    for n in counts:
+        paths = sorted(runs[n], key=lambda p: trace.scale(*trace.load(p)).t_inf)
+        median = paths[(len(paths) - 1) // 2]
+        shutil.copyfile(median, into / f"trace-{n}x.json")
+        chosen.append(into / f"trace-{n}x.json")
+        each = ", ".join(f"{trace.scale(*trace.load(p)).t_inf:.2f}" for p in runs[n])
+        lines.append(f"| {n} time{'s' * (n > 1)} | {each} | {trace.scale(*trace.load(median)).t_inf:.2f} |")
+    return chosen, "\n".join(lines) + "\n"
 
 
 def modelled(one: Path, more: Path) -> str:
@@ -119,16 +138,20 @@ def modelled(one: Path, more: Path) -> str:
 
 def main(argv: list[str]) -> int:
     run = bool(argv) and argv[0] == "--run"
+    runs = ""
     if run:
         into = ROOT / "data" / "scale"
         into.mkdir(parents=True, exist_ok=True)
-        paths = traced_runs([int(n) for n in argv[1:]] or [1, 3], into)
+        paths, runs = traced_runs([int(n) for n in argv[1:]] or [1, 3], into)
     else:
         paths = [Path(a) for a in argv]
     if not paths:
         print(__doc__)
         return 2
-    text = "# Scale: the dask engine's task graph\n\n" + "\n".join(figures(p) for p in paths)
+    text = "# Scale: the dask engine's task graph\n\n"
+    if runs:
+        text += f"Each size traced {REPEAT} times, in turn; the figures below are the median run's.\n\n{runs}\n"
+    text += "\n".join(figures(p) for p in paths)
     if len(paths) > 1:
         text += "\n" + modelled(paths[0], paths[-1])
     print(text)
