@@ -307,20 +307,28 @@ def merge_sorted(runs, width: int, step: int = 2048):
     fit in ``width`` words (``width_of``).  Each round takes,
     from the block at the head of every run, the sequences that sort no
     later than the smallest among the sequences ``step`` rows on in each
-    (or their last): nothing still unread can sort before them, and a
-    round is at most about ``step`` sequences a run, so the count can go
-    on with one round while the next is merged."""
-    iters = [iter(r) for r in runs]
-    heads = [_next_head(it, width) for it in iters]  # per run: [block, words, first unread], None when done
+    run with blocks still unread (or their last): nothing still unread can
+    sort before them, and a round is at most about ``step`` sequences a
+    run, so the count can go on with one round while the next is merged.
+    Once every run is at its last block, one round takes them all: a
+    count's many small parts (a partition's each) are merged at once, not
+    a round a part."""
+    iters = [_filled(r) for r in runs]
+    heads = [_next_head(it, width, next(it, None)) for it in iters]  # per run: see _next_head; None when done
     live = [i for i, h in enumerate(heads) if h is not None]
     while live:
-        cutoff_run = min(live, key=lambda i: _step_key(heads[i], step))
-        block, cutoff, at = heads[cutoff_run]
-        row = min(at + step, len(cutoff)) - 1  # the cutoff: this row of that run
+        more = [i for i in live if heads[i][3] is not None]
+        cutoff_run = min(more, key=lambda i: _step_key(heads[i], step)) if more else -1
+        if more:
+            block, cutoff, at, _ = heads[cutoff_run]
+            row = min(at + step, len(cutoff)) - 1  # the cutoff: this row of that run
         pieces, words = [], []
         for i in live:
-            block, w, at = heads[i]
-            take = row + 1 - at if i == cutoff_run else _not_above(w, at, cutoff, row)
+            block, w, at, _ = heads[i]
+            if not more:
+                take = len(w) - at
+            else:
+                take = row + 1 - at if i == cutoff_run else _not_above(w, at, cutoff, row)
             if take:
                 pieces.append(cut(block, at, at + take))
                 words.append(w[at : at + take])
@@ -332,7 +340,7 @@ def merge_sorted(runs, width: int, step: int = 2048):
             yield (*_concat(pieces), _merge_runs(np.concatenate(words), starts))
         for i in live:
             if heads[i][2] == len(heads[i][1]):
-                heads[i] = _next_head(iters[i], width)
+                heads[i] = _next_head(iters[i], width, heads[i][3])
         live = [i for i in live if heads[i] is not None]
 
 
@@ -348,11 +356,18 @@ def _step_key(head, step: int) -> tuple:
     return tuple(head[1][min(head[2] + step, len(head[1])) - 1])
 
 
-def _next_head(it, width: int):
-    for block in it:
-        if len(block[0]) > 1:
-            return [block, _words(block[0], block[1], width, block[3]), 0]
-    return None
+def _filled(run):
+    """A run's blocks that hold sequences."""
+    return (block for block in run if len(block[0]) > 1)
+
+
+def _next_head(it, width: int, block):
+    """A run's head: ``block`` (None: the run is done), its packed words,
+    its first unread row, and the run's next block, read ahead (None: this
+    is its last)."""
+    if block is None:
+        return None
+    return [block, _words(block[0], block[1], width, block[3]), 0, next(it, None)]
 
 
 def _concat(pieces):
