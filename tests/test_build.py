@@ -188,16 +188,17 @@ def test_subtrees_counted_apart_give_the_files_of_one_build(real_subset, tmp_pat
         if parts == 64:  # the common first moves' subtrees cut between their children, and below a line's first keys
             assert len({(lo >> DEEP_SHIFT) // PREFIX for lo, _ in ranges}) < len(ranges)
             assert any(lo % (1 << DEEP_SHIFT) for lo, _ in ranges)
-        folders = [
+        counted = [
             build.count_subtrees(
                 r, stored, tmp_path / f"part-{i}", neutral=load(None, []).influence_neutral, floor=floor, budget=1 << 16
             )  # spills
             for i, r in enumerate(ranges)
         ]
+        folders = [count.folder for count in counted]
         out = [tmp_path / f"{parts}-{f.name}" for f in files]
         for folder in out:
             folder.mkdir()
-        shards = build.plan_shards(folders, floor=floor, key_ranges=ranges)
+        shards = build.plan_shards(counted, floor=floor, key_ranges=ranges)
         assert shards.figures() == {k: figures[k] for k in ("nodes_before_prune", "nodes_stored", "floor")}
         pruning = prune.pruning_for(config, games, floor)
         for j, folder in enumerate(folders):
@@ -224,9 +225,9 @@ def test_subtrees_counted_apart_give_the_files_of_one_build(real_subset, tmp_pat
             if name != "orders":  # (move orders merged alone)
                 assert pruned[name].read_bytes() == path.read_bytes(), (parts, name)
     with pytest.raises(RuntimeError, match="kept the nodes counted"):  # counted with another floor
-        build.plan_shards(folders, floor=floor + 1)
-    with pytest.raises(RuntimeError, match="counted the range"):  # a folder another count wrote
-        build.plan_shards(folders[::-1], floor=floor, key_ranges=ranges)
+        build.plan_shards(counted, floor=floor + 1)
+    with pytest.raises(RuntimeError, match="counted the range"):  # counts handed in another order
+        build.plan_shards(counted[::-1], floor=floor, key_ranges=ranges)
 
 
 def test_a_spill_to_a_full_disk_says_so(tmp_path, monkeypatch):

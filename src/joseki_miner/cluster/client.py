@@ -196,6 +196,12 @@ def _some_done(pending: set) -> tuple[set, set]:
         return set(), pending
 
 
+def _taken(i: int, takes: Sequence[int], waits: list[set[int]], results: dict[int, object]) -> tuple:
+    """What item ``i`` of a map is given of the items it waited for: their
+    results in order, where it ``takes`` them; nothing otherwise."""
+    return ([results[j] for j in sorted(waits[i])],) if i in takes else ()
+
+
 def _check_waits(waits: list[set[int]]) -> None:
     """Every item waited for is an item, and every item can start once
     those before it have ended (no item waits, through others, for itself)."""
@@ -302,13 +308,16 @@ class Cluster:
         sizes: Sequence[int] | None = None,
         after: Sequence[Sequence[int]] | None = None,
         on_done: Callable[[int, object], None] = lambda i, result: None,
+        takes: Sequence[int] = (),
     ) -> list:
         """``function(item, *args)`` for every item, on the workers, the
         largest (``sizes``) first, and no more at once than the workers
         run: each next one goes to the first worker free (dask would send
         them all at once, by where their arguments are, and a worker could
         stand idle while another has several to do); an item starts once
-        the items ``after[i]`` (their indices) have ended; ``on_done(i,
+        the items ``after[i]`` (their indices) have ended, and an item of
+        ``takes`` is given their results too (``function(item, *args,
+        results)``: small ones, through the driver); ``on_done(i,
         result)`` as each ends.  Checks for a stop while it waits; a task's
         error is raised here (a task whose worker died is retried by dask)."""
         order = sorted(range(len(items)), key=lambda i: -sizes[i]) if sizes else list(range(len(items)))
@@ -332,6 +341,7 @@ class Cluster:
                         function,
                         items[i],
                         *args,
+                        *_taken(i, takes, waits, results),
                         key=names[i],
                         priority=sizes[i] if sizes else 0,
                         pure=False,
@@ -487,6 +497,7 @@ class InProcess:
         sizes: Sequence[int] | None = None,
         after: Sequence[Sequence[int]] | None = None,
         on_done: Callable[[int, object], None] = lambda i, result: None,
+        takes: Sequence[int] = (),
     ) -> list:
         order = sorted(range(len(items)), key=lambda i: -sizes[i]) if sizes else list(range(len(items)))
         waits = [set(a) for a in after] if after is not None else [set() for _ in items]
@@ -497,7 +508,7 @@ class InProcess:
             order.remove(i)
             check_stop()
             with threads.one_thread():
-                results[i] = function(items[i], *args)
+                results[i] = function(items[i], *args, *_taken(i, takes, waits, results))
             on_done(i, results[i])
         return [results[i] for i in range(len(items))]
 

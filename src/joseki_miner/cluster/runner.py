@@ -41,6 +41,7 @@ from joseki_miner.runs.store import remove, staged
 from joseki_miner.stages.params import Reading, floor_for, kind_rules, phase1_params, prune_outputs
 
 if TYPE_CHECKING:
+    from joseki_miner.fast.joining import Counted
     from joseki_miner.runs.config import Config
     from joseki_miner.method.kinds import KindRules
 
@@ -322,7 +323,14 @@ class DaskRunner:
             joins_done()
         try:
             cluster.map(
-                lambda job, res: job(res), jobs, resolution, names=tasks, sizes=first, after=after, on_done=on_done
+                lambda job, res, *counted: job(res, *counted),
+                jobs,
+                resolution,
+                names=tasks,
+                sizes=first,
+                after=after,
+                on_done=on_done,
+                takes=[shards_at] if counted else [],  # the plan, given the counts' results
             )
         finally:
             self._remove_later(counted[1] if counted else [])
@@ -396,13 +404,14 @@ class DaskRunner:
         ranges, sizes, folders, count = self.subtrees(counts, context, fine=False)
         floor = context.floor
         try:
-            cluster.map(
+            counted = cluster.map(
                 lambda i: count(ranges[i], folders[i], lambda games: floor, stored),
                 range(len(ranges)),
                 names=[f"{name}-count-{lo}-{hi}" for lo, hi in ranges],
                 sizes=sizes,
             )
             jobs, names, first = self._shards(context, ranges, sizes, folders, lambda games: floor, name)
+            jobs[0] = partial(jobs[0], counted=counted)  # the plan, given the counts
             figures = cluster.map(
                 lambda job: job(None), jobs, names=names, sizes=first, after=[[]] + [[0]] * (len(jobs) - 1)
             )[0]
@@ -422,8 +431,8 @@ class DaskRunner:
         pruned: Config | None = None,
     ) -> tuple[list[Callable], list[str], list[int]]:
         """The tasks that make the trie of the subtrees counted in
-        ``folders``: its plan (``build.plan_shards``, whose result is the
-        build's figures), then a shard a count, each writing its part of
+        ``folders``: its plan (``build.plan_shards``, given the counts'
+        results; its own result is the build's figures), then a shard a count, each writing its part of
         the build's files (folders of parts, made empty here); each task
         takes the resolution (None: from the stage files).  Given the
         ``pruned`` run's config, each shard keeps what phase 2 may keep of
@@ -434,7 +443,7 @@ class DaskRunner:
             remove(Path(path))  # the folder holds this run's parts alone (``check_parts``)
             Path(path).mkdir(parents=True, exist_ok=True)
         plan = os.path.abspath(Path(folders[0]).with_name(f"shards-{self.token}"))
-        jobs: list[Callable] = [partial(_plan_shards, folders, ranges, floor_of, plan)]
+        jobs: list[Callable] = [partial(_plan_shards, ranges, floor_of, plan)]
         kinds = kind_rules(context.config)
         jobs += [partial(_write_shard, f, j, plan, paths, kinds, pruned) for j, f in enumerate(folders)]
         names = [f"build-plan-{key}-{self.token}"]
@@ -557,7 +566,7 @@ def _count(
     *,
     neutral: int,
     budget: int,
-) -> Path:
+) -> Counted:
     """The subtrees of ``key_range`` counted (a task): from the partitions,
     the games kept and their sequences as the joins write them, or from
     the stage files; ``floor_of`` the games kept."""
@@ -575,24 +584,25 @@ def _count(
 
 
 def _plan_shards(
-    folders: list[Path],
     ranges: list[tuple[int, int]],
     floor_of: Callable[[int], int],
     path: str,
     resolution: partitions.Resolution | None = None,
+    counted: list[Counted] | None = None,
 ) -> dict:
-    """The plan of the trie's shards (a task, once the counts end), kept
-    in the folder ``path`` a shard a file (``Shards.of``: the whole plan
-    grows with the number of counts) for the shards' tasks; the build's
-    figures."""
+    """The plan of the trie's shards (a task, once the counts end, given
+    what they ``counted``), kept in the folder ``path`` a shard a file
+    (``Shards.of``: the whole plan grows with the number of counts) for
+    the shards' tasks; the build's figures."""
     from joseki_miner.stages import build
 
+    assert counted is not None, "the plan is given the counts' results"
     shards = build.plan_shards(
-        folders, floor=floor_of(resolution.accepted if resolution is not None else 0), key_ranges=ranges
+        counted, floor=floor_of(resolution.accepted if resolution is not None else 0), key_ranges=ranges
     )
     writing = Path(f"{path}.{uuid.uuid4().hex}.tmp")  # a copy of this task (a worker's fault) writes its own
     writing.mkdir(parents=True)
-    for j in range(len(folders)):
+    for j in range(len(counted)):
         writing.joinpath(f"{j}.pkl").write_bytes(pickle.dumps(shards.of(j)))
     try:
         os.replace(writing, path)

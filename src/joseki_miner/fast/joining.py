@@ -21,6 +21,7 @@ Knows node arrays; nothing of files or tasks.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -194,6 +195,23 @@ def kept_for_plan(arrays: dict) -> dict[str, dict[str, np.ndarray]]:
         "count": np.array(list(replies.values()), np.int64),
     }
     return kept
+
+
+@dataclass(frozen=True)
+class Counted:
+    """A count of subtrees (``build.count_subtrees``) as the plan of the
+    join reads it: where it was counted, its range and floor, its nodes,
+    the collections' names, and what it kept for the plan
+    (``kept_for_plan``: a few dozen rows).  Handed to the plan (on the
+    dask engine, a count task's result, through the driver, which loads no
+    compiled engine), not written: the plan reads no count's file."""
+
+    folder: Path
+    key_range: tuple[int, int]
+    floor: int
+    nodes: int
+    names: list[str]
+    edges: dict[str, dict[str, np.ndarray]]
 
 
 def planned_from(kept: dict[str, dict[str, np.ndarray]]) -> tuple[dict, dict[int, int]]:

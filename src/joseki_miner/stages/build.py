@@ -35,6 +35,7 @@ from joseki_miner.fast.arrow import booleans, column, numpy, strings
 from joseki_miner.runs.catalog import part_name, positions_of
 from joseki_miner.runs.config import SORT_MEMORY_MB
 from joseki_miner.fast.joining import (
+    Counted,
     JoinPlan,
     kept_for_plan,
     join_plan,
@@ -712,13 +713,13 @@ def read_run(run_path: Path, key_range: tuple[int, int]) -> tuple | None:
 
 def count_subtrees(
     key_range: tuple[int, int], source, folder: Path, *, neutral: int, floor: int, budget: int = SORT_MEMORY << 20
-) -> Path:
+) -> Counted:
     """Count the sequences of ``source`` (``Stored``, ``partitions.Joined``)
     whose deep codes are in ``key_range`` (lo, hi) as ``run`` counts them
     all, into ``folder`` (made anew): the node arrays (``StreamCounter.finish``,
     the nodes on the paths of its ends kept: the ranges beside it may hold
     more of their sequences),
-    with the range, and the sequences in trie order; returns ``folder``.
+    with the range, and the sequences in trie order.
     Its memory is its sequences' (``budget``, then spilled)."""
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
@@ -740,7 +741,7 @@ def count_subtrees(
     finally:
         runs.close()
     arrays["positions"] = _sorted_positions(arrays)  # here, in parallel: its shard keeps its own nodes' rows
-    arrays.update(kept_for_plan(arrays))  # what the plan of the shards reads (``plan_shards``)
+    edges = kept_for_plan(arrays)
     saved = {
         "nodes": np.array(nodes),
         "key_range": np.array([str(k) for k in key_range]),  # deep codes: past int64
@@ -748,8 +749,8 @@ def count_subtrees(
         "names": np.array(collections.names, dtype=str),
         **_flat(arrays),
     }
-    _save(folder / "trie", saved, together=(*EDGES, *FIGURES))  # what the plan reads, one file a count
-    return folder
+    _save(folder / "trie", saved, together=FIGURES)
+    return Counted(folder, (int(key_range[0]), int(key_range[1])), floor, nodes, list(collections.names), edges)
 
 
 def _save(folder: Path, arrays: dict[str, np.ndarray], together: tuple[str, ...] | None = None) -> None:
@@ -793,18 +794,16 @@ def write_array(path: Path | str, a: np.ndarray) -> None:
         _put(f, a)
 
 
-def _load(folder: Path, without: tuple[str, ...] = (), only: tuple[str, ...] | None = None) -> dict:
+def _load(folder: Path, without: tuple[str, ...] = ()) -> dict:
     """The arrays ``_save`` wrote, by name (read, not mapped: a map holds
     its file open, and a few dozen counts of 25 arrays pass the usual limit of
     1,024 open files), but those of the groups ``without`` ("years" for
-    "years.node" ...), and given ``only``, those of these groups and the
-    count's figures alone."""
+    "years.node" ...)."""
     if not folder.is_dir():
         raise RuntimeError(f"{folder.parent} holds no counted subtrees")
 
     def wanted(name: str) -> bool:
-        group = name.partition(".")[0]
-        return group not in without and (only is None or group in (*only, *FIGURES))
+        return name.partition(".")[0] not in without
 
     together = pickle.loads((folder / TOGETHER).read_bytes())
     out = {name: np.require(a, requirements="W") for name, a in together.items() if wanted(name)}
@@ -818,21 +817,22 @@ def _load(folder: Path, without: tuple[str, ...] = (), only: tuple[str, ...] | N
 FIGURES = ("nodes", "key_range", "floor", "names")  # a count's, beside its arrays
 
 
-def _count_of(folder: Path, floor: int, key_range: tuple[int, int] | None, **load) -> tuple[dict, int, list[str]]:
-    """A count's arrays (nested, ``_nested``), its nodes and the
-    collections' names, checked to be of ``key_range`` and ``floor``."""
+def _count_of(folder: Path, floor: int, **load) -> dict:
+    """A count's arrays (nested, ``_nested``), checked to be of ``floor``."""
     saved = _load(folder / "trie", **load)
-    counted = tuple(int(k) for k in saved.pop("key_range"))
+    _checked(folder, tuple(int(k) for k in saved.pop("key_range")), int(saved.pop("floor")), None, floor)
+    for name in ("nodes", "names"):
+        saved.pop(name)
+    return _nested(saved)
+
+
+def _checked(folder: Path, counted: tuple[int, int], kept: int, key_range: tuple[int, int] | None, floor: int) -> None:
+    """That the count in ``folder`` (of the range ``counted``, its nodes
+    counted ``kept`` times or more) is of ``key_range`` (None: any) and ``floor``."""
     if key_range is not None and counted != tuple(key_range):
         raise RuntimeError(f"{folder} counted the range {counted}, not {tuple(key_range)}")
-    kept = int(saved.pop("floor"))
     if kept != floor:  # its nodes counted fewer times than the floor were dropped
         raise RuntimeError(f"{folder} kept the nodes counted {kept} times or more, not {floor}")
-    nodes, names = int(saved.pop("nodes")), [str(n) for n in saved.pop("names").tolist()]
-    return _nested(saved), nodes, names
-
-
-EDGES = ("edge_nodes", "edge_years", "edge_sources", "edge_replies")  # what a count keeps for the plan
 
 
 @dataclass(frozen=True)
@@ -855,17 +855,17 @@ class Shards:
         return Shards(self.plan.only(j), {j: self.replies[j]}, self.names, self.floor)
 
 
-def plan_shards(folders: list[Path], *, floor: int, key_ranges: list[tuple[int, int]] | None = None) -> Shards:
-    """The shards of the subtrees counted apart (``count_subtrees``,
-    ``folders`` in key order), planned from what each count kept of its
-    edges alone (``joining.kept_for_plan``: a few dozen rows a count)."""
+def plan_shards(counted: list[Counted], *, floor: int, key_ranges: list[tuple[int, int]] | None = None) -> Shards:
+    """The shards of the subtrees counted apart (``count_subtrees``, in key
+    order), planned from what each count kept of its edges alone
+    (``Counted.edges``)."""
     counts, replies, names = [], [], []
-    for i, folder in enumerate(folders):
-        key_range = key_ranges[i] if key_ranges is not None else None
-        arrays, nodes, names = _count_of(folder, floor, key_range, only=EDGES)
-        edges, replied = planned_from(arrays)
-        counts.append((edges, nodes))
+    for i, count in enumerate(counted):
+        _checked(count.folder, count.key_range, count.floor, key_ranges[i] if key_ranges is not None else None, floor)
+        edges, replied = planned_from(count.edges)
+        counts.append((edges, count.nodes))
         replies.append(replied)
+        names = count.names
     plan = join_plan(counts, floor)
     return Shards(plan, dict(enumerate(shard_replies(counts, replies, plan))), names, floor)
 
@@ -898,7 +898,7 @@ def write_shard(
     names, renamed once whole unless the run has stopped; gives the
     shard's nodes.  Given phase 2's ``cut``, the nodes it may keep are
     kept in ``folder`` for prune (``prune.prune_shards``)."""
-    arrays, _, _ = _count_of(folder, shards.floor, None, without=EDGES)
+    arrays = _count_of(folder, shards.floor)
     positions = arrays.pop("positions")
     plan = shards.plan
     placed = place(arrays, plan, j)
@@ -954,7 +954,7 @@ def transposed_of_shard(folder: Path, shards: Shards, j: int, wanted: Path) -> N
     """Shard ``j``'s nodes on the positions of the nodes prune kept
     (``wanted``: their hi and lo, ``prune.prune_shards``), into ``folder``
     for ``prune.write_transpositions`` (``joining.shard_transposed``)."""
-    arrays, _, _ = _count_of(folder, shards.floor, None, without=(*EDGES, "years", "sources"))
+    arrays = _count_of(folder, shards.floor, without=("years", "sources"))
     found = shard_transposed(arrays, shards.plan, j, arrays.pop("positions"), read_saved(wanted))
     write_saved(folder / "transposed", found)
 
