@@ -207,11 +207,16 @@ def test_classes_pack_two_bits_a_direction():
     min_count=st.integers(1, 3),
     step=st.integers(1, 9),
     bounded=st.booleans(),
+    listed=st.booleans(),
 )
-def test_sorted_runs_merged_a_block_at_a_time_stream_into_the_same_trie(data, cuts, block, min_count, step, bounded):
+def test_sorted_runs_merged_a_block_at_a_time_stream_into_the_same_trie(
+    data, cuts, block, min_count, step, bounded, listed
+):
     """merge_sorted over runs read ``block`` sequences at a time, merging at
     most about ``step`` a run a round, gives every sequence once, in sorted
-    order; StreamCounter counts that stream, a block at a time, into the
+    order, whether each run is a list (its last block known: the runs all
+    at theirs are merged in one round) or an iterator (read as it goes);
+    StreamCounter counts that stream, a block at a time, into the
     trie of one sort, its node arrays grown between blocks (while deep nodes
     kept wait for their ancestors to close), or only up to the most nodes
     the keys can keep.  Equal sequences keep their order (the stream is
@@ -225,6 +230,7 @@ def test_sorted_runs_merged_a_block_at_a_time_stream_into_the_same_trie(data, cu
     bounds = sorted({0, len(seqs), *[c for c in cuts if c <= len(seqs)]})
     parts = [sort_sequences(*cut(everything, a, b)) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
     runs = [[cut(p, lo, min(len(p[0]) - 1, lo + block)) for lo in range(0, len(p[0]) - 1, block)] for p in parts]
+    runs = runs if listed else [iter(run) for run in runs]
     depth = max((len(k) for k, _ in seqs), default=0)
     most = sum(len(k) for k, _ in seqs) // min_count if bounded else None
     counter = StreamCounter(depth, min_count, room=1, most=most, years=(FIRST_YEAR, YEARS), sources=SOURCES)

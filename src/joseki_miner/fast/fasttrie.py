@@ -304,20 +304,22 @@ def merge_sorted(runs, width: int, step: int = 2048):
     offsets, keys, packed classes, payload), merged into sorted blocks:
     offsets, keys, classes, payload and the order of their sequences (None
     when they are in order); equal sequences by game and number.  Keys
-    fit in ``width`` words (``width_of``).  Each round takes,
-    from the block at the head of every run, the sequences that sort no
-    later than the smallest among the sequences ``step`` rows on in each
-    run with blocks still unread (or their last): nothing still unread can
-    sort before them, and a round is at most about ``step`` sequences a
-    run, so the count can go on with one round while the next is merged.
-    Once every run is at its last block, one round takes them all: a
-    count's many small parts (a partition's each) are merged at once, not
-    a round a part."""
-    iters = [_filled(r) for r in runs]
-    heads = [_next_head(it, width, next(it, None)) for it in iters]  # per run: see _next_head; None when done
+    fit in ``width`` words (``width_of``).  Each round takes, from the
+    block at the head of every run, the sequences that sort no later than
+    the smallest among the sequences ``step`` rows on in each run that may
+    have blocks still unread (or their last): nothing still unread can
+    sort before them, and a round is at most about ``step`` sequences of
+    such a run (and the rest of a run's last block, in memory already), so
+    the count can go on with one round while the next is merged.  A run
+    given as a list knows its last block (a run read from a file as it
+    goes is not read ahead): once every run is at its last, one round takes
+    them all, and a count's many small parts (a partition's each) are
+    merged at once, not a round a part."""
+    iters = [_blocks_of(r) for r in runs]
+    heads = [_next_head(it, width) for it in iters]  # per run: see _next_head; None when done
     live = [i for i, h in enumerate(heads) if h is not None]
     while live:
-        more = [i for i in live if heads[i][3] is not None]
+        more = [i for i in live if heads[i][3]]
         cutoff_run = min(more, key=lambda i: _step_key(heads[i], step)) if more else -1
         if more:
             block, cutoff, at, _ = heads[cutoff_run]
@@ -340,7 +342,7 @@ def merge_sorted(runs, width: int, step: int = 2048):
             yield (*_concat(pieces), _merge_runs(np.concatenate(words), starts))
         for i in live:
             if heads[i][2] == len(heads[i][1]):
-                heads[i] = _next_head(iters[i], width, heads[i][3])
+                heads[i] = _next_head(iters[i], width)
         live = [i for i in live if heads[i] is not None]
 
 
@@ -356,18 +358,22 @@ def _step_key(head, step: int) -> tuple:
     return tuple(head[1][min(head[2] + step, len(head[1])) - 1])
 
 
-def _filled(run):
-    """A run's blocks that hold sequences."""
-    return (block for block in run if len(block[0]) > 1)
+def _blocks_of(run):
+    """A run's blocks that hold sequences, each with whether another may
+    follow: a list knows its last; an iterator (a file read as it goes)
+    is not read ahead."""
+    if isinstance(run, list):
+        filled = [block for block in run if len(block[0]) > 1]
+        return ((block, i + 1 < len(filled)) for i, block in enumerate(filled))
+    return ((block, True) for block in run if len(block[0]) > 1)
 
 
-def _next_head(it, width: int, block):
-    """A run's head: ``block`` (None: the run is done), its packed words,
-    its first unread row, and the run's next block, read ahead (None: this
-    is its last)."""
-    if block is None:
-        return None
-    return [block, _words(block[0], block[1], width, block[3]), 0, next(it, None)]
+def _next_head(it, width: int):
+    """A run's next head: its block, its packed words, its first unread
+    row, and whether another block may follow; None once it is done."""
+    for block, more in it:
+        return [block, _words(block[0], block[1], width, block[3]), 0, more]
+    return None
 
 
 def _concat(pieces):

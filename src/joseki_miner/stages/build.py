@@ -243,8 +243,8 @@ class SortedRuns:
     until they pass ``budget`` bytes; then they are merged into one sorted
     run in a file of ``folder``, and so are the files, ``FAN_IN`` at a time.
     ``count`` merges what is held and the files into one stream and counts
-    it: memory is the budget, a block a run and the trie kept, however many
-    the games.  Run files hold blocks: sequence and key numbers (int64),
+    it: memory is the budget, a block a file and the trie kept, however
+    many the games.  Run files hold blocks: sequence and key numbers (int64),
     lengths (int16), keys (int16), packed classes (uint8), payload rows."""
 
     def __init__(self, folder: Path, budget: int = SORT_MEMORY << 20) -> None:
@@ -350,10 +350,10 @@ def _put(f, a: np.ndarray) -> None:
         f.write(memoryview(np.ascontiguousarray(a)).cast("B"))
 
 
-def _blocks(part):
-    """A sorted part (offsets, keys, classes) as blocks of ``SPILL_BLOCK``."""
-    for lo in range(0, len(part[0]) - 1, SPILL_BLOCK):
-        yield cut(part, lo, min(len(part[0]) - 1, lo + SPILL_BLOCK))
+def _blocks(part) -> list:
+    """A sorted part (offsets, keys, classes) as blocks of ``SPILL_BLOCK``
+    (views of it): a list, whose last block ``merge_sorted`` knows."""
+    return [cut(part, lo, min(len(part[0]) - 1, lo + SPILL_BLOCK)) for lo in range(0, len(part[0]) - 1, SPILL_BLOCK)]
 
 
 def _ahead(blocks, depth: int = 2):
