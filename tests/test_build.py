@@ -228,6 +228,8 @@ def test_subtrees_counted_apart_give_the_files_of_one_build(real_subset, tmp_pat
         build.plan_shards(counted, floor=floor + 1)
     with pytest.raises(RuntimeError, match="counted the range"):  # counts handed in another order
         build.plan_shards(counted[::-1], floor=floor, key_ranges=ranges)
+    with pytest.raises(RuntimeError, match="counted the range"):  # a shard's folder another count wrote
+        build.write_shard(folders[1], shards.of(0), 0, tuple(out), kind_rules(config))
 
 
 def test_a_spill_to_a_full_disk_says_so(tmp_path, monkeypatch):

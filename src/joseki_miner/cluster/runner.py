@@ -323,7 +323,7 @@ class DaskRunner:
             joins_done()
         try:
             cluster.map(
-                lambda job, res, *counted: job(res, *counted),
+                lambda job, res, *taken: job(res, *taken),
                 jobs,
                 resolution,
                 names=tasks,
@@ -596,7 +596,8 @@ def _plan_shards(
     the shards' tasks; the build's figures."""
     from joseki_miner.stages import build
 
-    assert counted is not None, "the plan is given the counts' results"
+    if counted is None:
+        raise TypeError("the plan of the shards is given the counts' results")
     shards = build.plan_shards(
         counted, floor=floor_of(resolution.accepted if resolution is not None else 0), key_ranges=ranges
     )

@@ -817,10 +817,10 @@ def _load(folder: Path, without: tuple[str, ...] = ()) -> dict:
 FIGURES = ("nodes", "key_range", "floor", "names")  # a count's, beside its arrays
 
 
-def _count_of(folder: Path, floor: int, **load) -> dict:
-    """A count's arrays (nested, ``_nested``), checked to be of ``floor``."""
+def _count_of(folder: Path, floor: int, key_range: tuple[int, int], **load) -> dict:
+    """A count's arrays (nested, ``_nested``), checked to be of ``key_range`` and ``floor``."""
     saved = _load(folder / "trie", **load)
-    _checked(folder, tuple(int(k) for k in saved.pop("key_range")), int(saved.pop("floor")), None, floor)
+    _checked(folder, tuple(int(k) for k in saved.pop("key_range")), int(saved.pop("floor")), key_range, floor)
     for name in ("nodes", "names"):
         saved.pop(name)
     return _nested(saved)
@@ -845,6 +845,7 @@ class Shards:
     replies: dict[int, dict[int, int]]
     names: list[str]
     floor: int
+    key_ranges: dict[int, tuple[int, int]]  # each count's, by its number: its folder is checked to hold it
 
     def figures(self) -> dict:
         """The build's figures, as ``write`` gives them for the joined trie."""
@@ -852,7 +853,7 @@ class Shards:
 
     def of(self, j: int) -> Shards:
         """Count ``j``'s shard alone (``JoinPlan.only``): what its tasks read."""
-        return Shards(self.plan.only(j), {j: self.replies[j]}, self.names, self.floor)
+        return Shards(self.plan.only(j), {j: self.replies[j]}, self.names, self.floor, {j: self.key_ranges[j]})
 
 
 def plan_shards(counted: list[Counted], *, floor: int, key_ranges: list[tuple[int, int]] | None = None) -> Shards:
@@ -867,7 +868,8 @@ def plan_shards(counted: list[Counted], *, floor: int, key_ranges: list[tuple[in
         replies.append(replied)
         names = count.names
     plan = join_plan(counts, floor)
-    return Shards(plan, dict(enumerate(shard_replies(counts, replies, plan))), names, floor)
+    ranges = {i: count.key_range for i, count in enumerate(counted)}
+    return Shards(plan, dict(enumerate(shard_replies(counts, replies, plan))), names, floor, ranges)
 
 
 def shard_positions(positions: dict[str, np.ndarray], plan: JoinPlan, j: int, rows: int) -> dict[str, np.ndarray]:
@@ -898,7 +900,7 @@ def write_shard(
     names, renamed once whole unless the run has stopped; gives the
     shard's nodes.  Given phase 2's ``cut``, the nodes it may keep are
     kept in ``folder`` for prune (``prune.prune_shards``)."""
-    arrays = _count_of(folder, shards.floor)
+    arrays = _count_of(folder, shards.floor, shards.key_ranges[j])
     positions = arrays.pop("positions")
     plan = shards.plan
     placed = place(arrays, plan, j)
@@ -954,7 +956,7 @@ def transposed_of_shard(folder: Path, shards: Shards, j: int, wanted: Path) -> N
     """Shard ``j``'s nodes on the positions of the nodes prune kept
     (``wanted``: their hi and lo, ``prune.prune_shards``), into ``folder``
     for ``prune.write_transpositions`` (``joining.shard_transposed``)."""
-    arrays = _count_of(folder, shards.floor, without=("years", "sources"))
+    arrays = _count_of(folder, shards.floor, shards.key_ranges[j], without=("years", "sources"))
     found = shard_transposed(arrays, shards.plan, j, arrays.pop("positions"), read_saved(wanted))
     write_saved(folder / "transposed", found)
 
