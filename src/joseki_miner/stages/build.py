@@ -743,10 +743,8 @@ def count_subtrees(
     arrays["positions"] = _sorted_positions(arrays)  # here, in parallel: its shard keeps its own nodes' rows
     edges = kept_for_plan(arrays)
     saved = {
-        "nodes": np.array(nodes),
         "key_range": np.array([str(k) for k in key_range]),  # deep codes: past int64
         "floor": np.array(floor),
-        "names": np.array(collections.names, dtype=str),
         **_flat(arrays),
     }
     _save(folder / "trie", saved, together=FIGURES)
@@ -814,15 +812,13 @@ def _load(folder: Path, without: tuple[str, ...] = ()) -> dict:
     return dict(sorted(out.items()))
 
 
-FIGURES = ("nodes", "key_range", "floor", "names")  # a count's, beside its arrays
+FIGURES = ("key_range", "floor")  # a count's, beside its arrays: what its shard checks
 
 
 def _count_of(folder: Path, floor: int, key_range: tuple[int, int], **load) -> dict:
     """A count's arrays (nested, ``_nested``), checked to be of ``key_range`` and ``floor``."""
     saved = _load(folder / "trie", **load)
     _checked(folder, tuple(int(k) for k in saved.pop("key_range")), int(saved.pop("floor")), key_range, floor)
-    for name in ("nodes", "names"):
-        saved.pop(name)
     return _nested(saved)
 
 
