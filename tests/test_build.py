@@ -216,9 +216,8 @@ def test_subtrees_counted_apart_give_the_files_of_one_build(real_subset, tmp_pat
         pruned = {name: tmp_path / f"{parts}-{path.name}" for name, path in outputs.items()}
         wanted = tmp_path / f"{parts}-kept"
         prune.prune_shards(folders, shards.names, prune.PruneFiles(out[4], None, pruned), pruning, wanted)
-        day = build.game_days(stored)
         for j, folder in enumerate(folders):  # each shard searched for the kept nodes' games and positions
-            prune.examples_of_shard(folder, shards.plan.parts[j].ranked, wanted, day)
+            prune.examples_of_shard(folder, shards.plan.parts[j].ranked, wanted, games)
             build.transposed_of_shard(folder, shards.of(j), j, wanted)
         prune.write_found(folders, wanted, catalog.games, pruned)
         for name, path in outputs.items():

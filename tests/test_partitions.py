@@ -636,7 +636,8 @@ def test_the_partitions_joined_are_the_rows_the_joins_write(tmp_path, monkeypatc
     assert [int((~k).sum()) for k in res.keep] == [0, 1, 1, 0]
     joined = partitions.Joined(str(catalog.partitions), tuple(keys), res)
     columns = ["winner", "year", "collection", "source", "location"]
-    assert joined.games(columns).equals(pq.read_table(catalog.games, columns=columns))
+    games_kept = pa.concat_tables(joined.games_of(p, columns) for p in range(len(keys)))
+    assert games_kept.equals(pq.read_table(catalog.games, columns=columns))
     assert pa.Table.from_batches(list(joined.sequences(None, 3))).equals(pq.read_table(catalog.sequences))
     stored = build.Stored(catalog.sequences, catalog.games)
     assert build.prefix_counts(joined, None) == build.prefix_counts(stored, None)
@@ -674,6 +675,7 @@ def test_the_partitions_joined_are_the_rows_the_joins_write(tmp_path, monkeypatc
                 int(a["transform"][i]),
                 bool(a["swapped"][i]),
                 int(a["shared"][i]),
+                int(a["day"][i]),
             )
             for i in range(len(offsets) - 1)
         ]
@@ -681,15 +683,16 @@ def test_the_partitions_joined_are_the_rows_the_joins_write(tmp_path, monkeypatc
     whole = (0, DEEP_END)
     runs = list(joined.parts(whole))
     assert len(runs) == len(keys) and all(ordered for *_, ordered in runs)
-    # each sequence carries its game's winner, year and collection, numbered as the build numbers them
+    # each sequence carries its game's winner, year, collection and day, numbered as the build numbers them
     # reading every game kept (bb, whose games are all repeats, is no collection of the tree): no game is read
     collections, per_game = stored.tallies()
     tallied, none = joined.tallies()
     assert none is None and (tallied.names, tallied.years()) == (collections.names, collections.years())
     assert len(collections.names) == 3 and collections.years()[0] > 0
+    day = pq.read_table(catalog.games, columns=["day"]).column("day").to_numpy()
     for _, _, _, a, _ in runs:
-        assert [a[name].tolist() for name in ("winner", "year", "source")] == [
-            values[a["game"]].tolist() for values in per_game
+        assert [a[name].tolist() for name in ("winner", "year", "source", "day")] == [
+            values[a["game"]].tolist() for values in (*per_game, day)
         ]
     for offsets, keys, _, a, _ in runs:
         payload = np.zeros(len(a["game"]), PAYLOAD)
@@ -718,7 +721,7 @@ def test_the_partitions_joined_are_the_rows_the_joins_write(tmp_path, monkeypatc
     # a count of the partitions reads no game, and counts what a count of the stage files counts
     for source in (stored, joined):
         build.count_subtrees(whole, source, tmp_path / type(source).__name__, neutral=5, floor=1)
-        monkeypatch.setattr(partitions.Joined, "games", lambda *_: pytest.fail("a count read the games"))
+        monkeypatch.setattr(partitions.Joined, "games_of", lambda *_: pytest.fail("a count read the games"))
     assert len(files_of(tmp_path / "Stored")) > 3 and files_of(tmp_path / "Joined") == files_of(tmp_path / "Stored")
 
 

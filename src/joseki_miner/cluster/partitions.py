@@ -71,7 +71,7 @@ FILES = (
 # what a partition's folder holds, in its key: a partition mined by a
 # version that wrote other files (or read its indexes in another order) is
 # mined again, never half trusted
-FORMAT = 8
+FORMAT = 9
 KEPT = "kept"  # in what ``mine`` returns of a partition kept from an earlier run
 # a partition's sequences are read by every count of the build and by the
 # join: lz4 decodes in half zstd's time (all data: 0.48 s against 0.89 s a
@@ -342,7 +342,7 @@ def mine(partition: Partition, settings: Settings, folder: str) -> dict:
             str(k): n for k, n in build.write_run(tmp / "sequences.parquet", tmp / "sorted.arrow", games).items()
         }
         firsts, *others = trace.tables()
-        for name, table in zip(FILES[4:], [_with_games(firsts, games[1:], names), *others]):
+        for name, table in zip(FILES[4:], [_with_games(firsts, games[1:3], names), *others]):
             write_table(table, tmp / name)
         for name in FILES:
             sync_file(tmp / name)
@@ -361,14 +361,14 @@ def mine(partition: Partition, settings: Settings, folder: str) -> dict:
 
 
 def _game_fields(games_path: Path) -> tuple[tuple[np.ndarray, ...], list[str | None]]:
-    """A partition's games' winner, year and collection (a number of its
-    own: the names' index), and the names of its collections."""
+    """A partition's games' winner, year, collection (a number of its
+    own: the names' index) and day, and the names of its collections."""
     from joseki_miner.stages.build import first_met
 
-    table = pq.ParquetFile(games_path).read(columns=["winner", "year", "collection"])
+    table = pq.ParquetFile(games_path).read(columns=["winner", "year", "collection", "day"])
     code, names = first_met(table.column("collection"))
     winner, year = numpy(table.column("winner")).astype(np.int8), numpy(table.column("year")).astype(np.int16)
-    return (winner, year, code.astype(np.int32)), names
+    return (winner, year, code.astype(np.int32), numpy(table.column("day")).astype(np.int32)), names
 
 
 def _with_games(firsts: pa.Table, games: tuple[np.ndarray, ...], names: list[str | None]) -> pa.Table:
@@ -521,25 +521,16 @@ def _tallies(
     return list(index), numbers, (low, high)
 
 
-# The games' dates a worker's last search read (``Joined.games``).
-_READ: dict[tuple, tuple[Resolution, pa.Table]] = {}
-
-
 @dataclass(frozen=True)
 class Joined:
     """The partitions as the joined files will hold them: the games kept,
     in order, and their sequences, numbered as joined, each with its game's
-    winner, year and collection.  The joins write them; the build counts
+    winner, year, collection and day.  The joins write them; the build counts
     them (as ``build.Stored``) while the joins run."""
 
     folder: str
     keys: tuple[str, ...]
     resolution: Resolution
-
-    def game_tables(self, columns: list[str] | None = None):
-        """Per partition, the table of its games kept (``games_of``)."""
-        for p in range(len(self.keys)):
-            yield self.games_of(p, columns)
 
     def games_of(self, p: int, columns: list[str] | None = None) -> pa.Table:
         """Partition ``p``'s games kept (``columns`` of games.parquet), game
@@ -547,23 +538,6 @@ class Joined:
         table = pq.ParquetFile(Path(self.folder) / self.keys[p] / "games.parquet").read(columns=columns)
         keep = self.resolution.keep[p]
         return table if keep.all() else table.filter(column(keep))
-
-    def games(self, columns: list[str]) -> pa.Table:
-        """The games kept (``columns`` of games.parquet), in order: read
-        once a worker for the shards' searches of example games, which read
-        the same ones one after another (a worker keeps the last run's, by
-        its resolution).  A count reads none (``tallies``, ``parts``)."""
-        from joseki_miner.stages.ingest import GAMES_SCHEMA
-
-        key = (self.folder, self.keys, tuple(columns))
-        held = _READ.get(key)
-        if held is not None and held[0] is self.resolution:
-            return held[1]
-        tables = list(self.game_tables(columns))
-        table = pa.concat_tables(tables) if tables else GAMES_SCHEMA.empty_table().select(columns)
-        _READ.clear()
-        _READ[key] = (self.resolution, table)
-        return table
 
     def parts(self, key_range: tuple[int, int]):
         """Per partition, its sequences whose ``fasttrie.deep_codes`` are in

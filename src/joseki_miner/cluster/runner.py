@@ -263,7 +263,7 @@ class DaskRunner:
             counted = (ranges, folders)
             ended_at = len(jobs)
             if pruned is not None:  # phase 2 on the shards' candidates, then the shards' search for what it kept
-                prune_jobs, prune_tasks, prune_after = self._prune_shards(context, folders, key, joined_)
+                prune_jobs, prune_tasks, prune_after = self._prune_shards(context, folders, key)
                 jobs += prune_jobs
                 tasks += prune_tasks
                 first += [-1] * len(prune_jobs)
@@ -451,14 +451,13 @@ class DaskRunner:
         return jobs, names, [2**41, *sizes]  # the plan before any count left, the shards largest first
 
     def _prune_shards(
-        self, context: Context, folders: list[Path], key: str, source: Callable
+        self, context: Context, folders: list[Path], key: str
     ) -> tuple[list[Callable], list[str], list[list[int]]]:
         """Prune's tasks on the trie's shards: phase 2 on their candidates
         (``prune.prune_shards``), then each shard's search for the kept
         nodes' example games (and, where node_transpositions.parquet is
         asked, for their positions), and the files of what they found; the
-        tasks each waits for, by index among them.  ``source``: the
-        partitions as joined but for the resolution (the games' dates)."""
+        tasks each waits for, by index among them."""
         catalog, config = context.catalog, context.config
         outputs = {name: os.path.abspath(path) for name, path in prune_outputs(catalog, config).items()}
         plan = os.path.abspath(Path(folders[0]).with_name(f"shards-{self.token}"))
@@ -468,7 +467,7 @@ class DaskRunner:
         jobs: list[Callable] = [partial(_prune_shards, folders, plan, files, config, wanted)]
         names = [f"prune-shards-{key}-{self.token}"]
         transposed = "transpositions" in outputs
-        jobs += [partial(_search_shard, f, j, plan, wanted, source, transposed) for j, f in enumerate(folders)]
+        jobs += [partial(_search_shard, f, j, plan, wanted, transposed) for j, f in enumerate(folders)]
         names += [f"prune-search-{j}-{key}-{self.token}" for j in range(len(folders))]
         jobs.append(partial(_write_found, folders, wanted, files[1], outputs))
         names.append(f"prune-found-{key}-{self.token}")
@@ -673,17 +672,19 @@ def _search_shard(
     j: int,
     plan: str,
     wanted: str,
-    source: Callable,
     transposed: bool,
     resolution: partitions.Resolution | None = None,
 ) -> None:
     """Shard ``j``'s candidates for the kept nodes' example games and,
-    where ``transposed``, its nodes on the kept nodes' positions (a task)."""
+    where ``transposed``, its nodes on the kept nodes' positions (a task,
+    given the resolution: how many games are kept)."""
     from joseki_miner.stages import build, prune
 
+    if resolution is None:
+        raise TypeError("a shard's search is given the resolution")
     shards = _shard_plan(plan, j)
-    day = build.game_days(_source(source, resolution))
-    prune.examples_of_shard(folder, shards.plan.parts[j].ranked, Path(wanted), day)
+    games = resolution.accepted
+    prune.examples_of_shard(folder, shards.plan.parts[j].ranked, Path(wanted), games)
     if transposed:
         build.transposed_of_shard(folder, shards, j, Path(wanted))
 

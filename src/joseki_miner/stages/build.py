@@ -437,8 +437,11 @@ class Stored:
     def parts(self, key_range: tuple[int, int]):
         """The sequences whose deep codes (``fasttrie.deep_codes``) are in ``key_range``, by batch of
         sequences.parquet, each (offsets, keys, scores, fields, False: not
-        in trie order)."""
+        in trie order), each sequence with its game's day."""
+        day = None
         for _, *part in _decoded(self.sequences(SEQUENCE_COLUMNS, 200_000), key_range):
+            day = numpy(self.games(["day"]).column("day")) if day is None else day
+            part[3]["day"] = day[part[3]["game"]]
             yield (*part, False)
 
 
@@ -452,12 +455,6 @@ def _games(source) -> tuple[Collections, tuple[np.ndarray, ...]]:
     number."""
     collections = Collections()
     return collections, game_columns(source.games(GAME_COLUMNS), collections)
-
-
-def game_days(source) -> pa.ChunkedArray:
-    """Each game's date (YYYYMMDD) of ``source`` (not copied into one
-    array; a worker reads it once, ``partitions.Joined.games``)."""
-    return source.games(["day"]).column("day")
 
 
 def _fields(batch) -> dict[str, np.ndarray]:
@@ -593,12 +590,13 @@ RUN_SCHEMA = pa.schema(
         ("winner", pa.int8()),
         ("year", pa.int16()),
         ("collection", pa.int32()),
+        ("day", pa.int32()),
         ("code", pa.int64()),
         ("deep", pa.int64()),
     ]
 )
 RUN_FIELDS = RUN_SCHEMA.names[2:-2]
-GAME_FIELDS = ("winner", "year", "collection")  # of its game, a sequence each: a count reads no games
+GAME_FIELDS = ("winner", "year", "collection", "day")  # of its game, a sequence each: a count reads no games
 RUN_ROWS = 1 << 10
 
 
@@ -629,7 +627,7 @@ def _concat(parts: list[tuple]) -> tuple:
 def write_run(sequences_path: Path, run_path: Path, games: tuple[np.ndarray, ...]) -> dict[int, int]:
     """The sequences of a partition's sequences.parquet, in trie order, into
     ``run_path`` (``RUN_SCHEMA``), each with its game's ``games`` (winner,
-    year and collection by the partition's game number); its openings
+    year, collection and day by the partition's game number); its openings
     (``sampled``, deep codes).  It holds the partition's sequences at once:
     its memory is the partition's."""
     parts = [
@@ -719,18 +717,21 @@ def count_subtrees(
     all, into ``folder`` (made anew): the node arrays (``StreamCounter.finish``,
     the nodes on the paths of its ends kept: the ranges beside it may hold
     more of their sequences),
-    with the range, and the sequences in trie order.
+    with the range, the sequences in trie order and their games' days
+    (``days_of``).
     Its memory is its sequences' (``budget``, then spilled)."""
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
     collections, games = source.tallies()
     runs = SortedRuns(folder / "runs", budget)
+    played: list[tuple[np.ndarray, np.ndarray]] = []
     try:
         for offsets, keys, scores, a, ordered in source.parts(key_range):
             if len(offsets) > 1:
                 payload = payload_of(a, *games) if games else payload_rows(a, a["winner"], a["year"], a["source"])
                 part = (offsets, keys, classes_of(scores, neutral), payload)
                 runs.add(*(part if ordered else sort_sequences(*part)))
+                played.append((a["game"], a["day"]))
         arrays, nodes = runs.count(
             floor,
             collections.years(),
@@ -748,7 +749,18 @@ def count_subtrees(
         **_flat(arrays),
     }
     _save(folder / "trie", saved, together=FIGURES)
+    _save(folder / "days", days_of(played))
     return Counted(folder, (int(key_range[0]), int(key_range[1])), floor, nodes, list(collections.names), edges)
+
+
+def days_of(played: list[tuple[np.ndarray, np.ndarray]]) -> dict[str, np.ndarray]:
+    """The games of a count's sequences, each once and in order, with the
+    day it was played (``played``: per part, each sequence's game and
+    day): what its shard's search ranks example games by, reading no games."""
+    game = np.concatenate([g for g, _ in played]) if played else np.zeros(0, np.int64)
+    day = np.concatenate([d for _, d in played]) if played else np.zeros(0, np.int32)
+    game, first = np.unique(game, return_index=True)
+    return {"game": game.astype(np.int64), "day": day[first].astype(np.int32)}
 
 
 def _save(folder: Path, arrays: dict[str, np.ndarray], together: tuple[str, ...] | None = None) -> None:

@@ -158,19 +158,19 @@ def prune_shards(folders: list[Path], names: list[str], files: PruneFiles, pruni
     return figures
 
 
-def examples_of_shard(folder: Path, offset: int, wanted: Path, day: pa.ChunkedArray | pa.Array) -> None:
+def examples_of_shard(folder: Path, offset: int, wanted: Path, games: int) -> None:
     """The candidates for the kept nodes' example games (``wanted``,
     ``prune_shards``) of a shard's sequences in trie order (its count's, in
-    ``folder``, from row ``offset`` of sorted_sequences.parquet; ``day``:
-    every game's date, of which it takes its rows' games'), into ``folder``
-    for ``write_found`` (``shard_examples``)."""
+    ``folder``, from row ``offset`` of sorted_sequences.parquet, with the
+    days of their games: ``build.days_of``; ``games``: the games in all),
+    into ``folder`` for ``write_found`` (``shard_examples``)."""
     from joseki_miner.stages.build import read_saved, write_saved
 
     kept = read_saved(wanted)
     with pa.ipc.open_file(pa.memory_map(str(folder / "sorted.arrow"))) as part:
         rows = part.read_all()
-    game = numpy(rows.column("game"))
-    rank = recency(numpy(day.take(column(game))) if len(game) else np.zeros(0, np.int64), game, len(day))
+    game, played = numpy(rows.column("game")), read_saved(folder / "days")
+    rank = recency(played["day"][np.searchsorted(played["game"], game)], game, games)
     found = shard_examples(rows, offset, rank, kept["segments"], int(kept["examples"]))
     write_saved(folder / "examples", found)
 
