@@ -15,10 +15,10 @@ never taken for this run's."""
 from __future__ import annotations
 
 import bisect
-import errno
 import itertools
 import os
 import pickle
+import struct
 import time
 import uuid
 from collections import Counter
@@ -590,9 +590,10 @@ def _plan_shards(
     counted: list[Counted] | None = None,
 ) -> dict:
     """The plan of the trie's shards (a task, once the counts end, given
-    what they ``counted``), kept in the folder ``path`` a shard a file
-    (``Shards.of``: the whole plan grows with the number of counts) for
-    the shards' tasks; the build's figures."""
+    what they ``counted``), kept in the file ``path`` for the shards'
+    tasks, each shard's apart (``Shards.of``: the whole plan grows with the
+    number of counts): their count and where each ends, then each
+    pickled; the build's figures."""
     from joseki_miner.stages import build
 
     if counted is None:
@@ -600,23 +601,24 @@ def _plan_shards(
     shards = build.plan_shards(
         counted, floor=floor_of(resolution.accepted if resolution is not None else 0), key_ranges=ranges
     )
+    each = [pickle.dumps(shards.of(j)) for j in range(len(counted))]
     writing = Path(f"{path}.{uuid.uuid4().hex}.tmp")  # a copy of this task (a worker's fault) writes its own
-    writing.mkdir(parents=True)
-    for j in range(len(counted)):
-        writing.joinpath(f"{j}.pkl").write_bytes(pickle.dumps(shards.of(j)))
-    try:
-        os.replace(writing, path)
-    except OSError as error:
-        if error.errno not in (errno.ENOTEMPTY, errno.EEXIST):
-            raise
-        remove(writing)  # a copy wrote the same plan first
+    with open(writing, "wb") as out:
+        out.write(struct.pack(f"<{len(each) + 1}q", len(each), *itertools.accumulate(map(len, each))))
+        out.writelines(each)
+    os.replace(writing, path)  # a copy's plan is the same
     return shards.figures()
 
 
 def _shard_plan(plan: str, j: int):
-    """Shard ``j``'s plan (``_plan_shards``); every shard's names the
-    collections and the floor."""
-    return pickle.loads(Path(plan, f"{j}.pkl").read_bytes())
+    """Shard ``j``'s plan (``_plan_shards``), reading its bytes alone;
+    every shard's names the collections and the floor."""
+    with open(plan, "rb") as f:
+        (n,) = struct.unpack("<q", f.read(8))
+        ends = struct.unpack(f"<{n}q", f.read(8 * n))  # of at most RANGES counts: 32 KB
+        lo = ends[j - 1] if j else 0
+        f.seek(8 * (n + 1) + lo)
+        return pickle.loads(f.read(ends[j] - lo))
 
 
 def _write_shard(
