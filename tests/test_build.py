@@ -265,3 +265,17 @@ def test_a_counts_arrays_are_npy_files_and_a_full_disk_says_so(tmp_path, array):
     with pytest.raises(OSError) as raised:
         build.write_array("/dev/full", np.zeros(1 << 16, np.int64))
     assert raised.value.errno == errno.ENOSPC
+
+
+def test_a_count_keeps_each_of_its_games_once_with_the_day_it_was_played():
+    """What a shard's search ranks its example games by (``days_of``): the
+    games of a count's sequences, each once and in order, whatever parts
+    they came in, with their day; none of a count of no sequences."""
+    played = [
+        (np.array([5, 2, 5], np.int64), np.array([20100101, 20090200, 20100101], np.int32)),
+        (np.array([9, 2], np.int64), np.array([0, 20090200], np.int32)),
+    ]
+    days = build.days_of(played)
+    assert days["game"].tolist() == [2, 5, 9] and days["day"].tolist() == [20090200, 20100101, 0]
+    none = build.days_of([])
+    assert len(none["game"]) == len(none["day"]) == 0

@@ -601,13 +601,31 @@ def _plan_shards(
     shards = build.plan_shards(
         counted, floor=floor_of(resolution.accepted if resolution is not None else 0), key_ranges=ranges
     )
-    each = [pickle.dumps(shards.of(j)) for j in range(len(counted))]
+    n = len(counted)
     writing = Path(f"{path}.{uuid.uuid4().hex}.tmp")  # a copy of this task (a worker's fault) writes its own
-    with open(writing, "wb") as out:
-        out.write(struct.pack(f"<{len(each) + 1}q", len(each), *itertools.accumulate(map(len, each))))
-        out.writelines(each)
-    os.replace(writing, path)  # a copy's plan is the same
+    try:
+        with open(writing, "wb") as out:
+            out.write(bytes(8 * (n + 1)))  # the index, once the plans are written
+            ends = list(itertools.accumulate(out.write(pickle.dumps(shards.of(j))) for j in range(n)))
+            out.seek(0)
+            out.write(struct.pack(f"<{n + 1}q", n, *ends))
+        _publish(writing, Path(path))
+    finally:
+        writing.unlink(missing_ok=True)
     return shards.figures()
+
+
+def _publish(writing: Path, path: Path) -> None:
+    """``writing`` as ``path`` unless a copy of its task got there first:
+    a link, which never replaces a file a shard on another host may hold
+    open (a rename would, and shared storage may then fail its reads);
+    a rename where the storage has no links (the copies' files are alike)."""
+    try:
+        os.link(writing, path)
+    except FileExistsError:
+        pass
+    except OSError:
+        os.replace(writing, path)
 
 
 def _shard_plan(plan: str, j: int):

@@ -719,7 +719,8 @@ def count_subtrees(
     more of their sequences),
     with the range, the sequences in trie order and their games' days
     (``days_of``).
-    Its memory is its sequences' (``budget``, then spilled)."""
+    Its memory is its sequences' (``budget``, then spilled), and 12 bytes
+    a sequence for their games' days."""
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
     collections, games = source.tallies()

@@ -170,7 +170,10 @@ def examples_of_shard(folder: Path, offset: int, wanted: Path, games: int) -> No
     with pa.ipc.open_file(pa.memory_map(str(folder / "sorted.arrow"))) as part:
         rows = part.read_all()
     game, played = numpy(rows.column("game")), read_saved(folder / "days")
-    rank = recency(played["day"][np.searchsorted(played["game"], game)], game, games)
+    at = np.searchsorted(played["game"], game)
+    if len(game) and (at.max() >= len(played["game"]) or (played["game"][at] != game).any()):
+        raise RuntimeError(f"{folder} holds sequences of games its count kept no day of")
+    rank = recency(played["day"][at], game, games)
     found = shard_examples(rows, offset, rank, kept["segments"], int(kept["examples"]))
     write_saved(folder / "examples", found)
 
