@@ -438,9 +438,8 @@ class Stored:
         """The sequences whose deep codes (``fasttrie.deep_codes``) are in ``key_range``, by batch of
         sequences.parquet, each (offsets, keys, scores, fields, False: not
         in trie order), each sequence with its game's day."""
-        day = None
+        day = numpy(self.games(["day"]).column("day"))  # as ``tallies``, every game's: a column of them
         for _, *part in _decoded(self.sequences(SEQUENCE_COLUMNS, 200_000), key_range):
-            day = numpy(self.games(["day"]).column("day")) if day is None else day
             part[3]["day"] = day[part[3]["game"]]
             yield (*part, False)
 
