@@ -203,7 +203,8 @@ def test_subtrees_counted_apart_give_the_files_of_one_build(real_subset, tmp_pat
         pruning = prune.pruning_for(config, games, floor)
         for j, folder in enumerate(folders):
             cut = Cut(pruning.threshold, pruning.min_length, pruning.rules)
-            build.write_shard(folder, shards.of(j), j, tuple(out), kind_rules(config), cut)  # its plan alone
+            build.write_shard(folder, shards.of(j), j, tuple(out), kind_rules(config))  # its plan alone
+            build.keep_candidates(folder, shards.of(j), j, kind_rules(config), cut)
         for mine, theirs in zip(out[:3] + out[4:], files[:3] + files[4:]):
             assert len(list(mine.iterdir())) == len(ranges)
             assert read_columns(mine).equals(pq.read_table(theirs)), (parts, theirs.name)

@@ -136,17 +136,20 @@ def test_a_dask_run_traces_every_task_and_its_outputs_are_those_of_a_run_without
     mines = [t for t in tasks if t["key"].startswith("mine-")]
     assert len(mines) > 1 and all(t["after"] == [] for t in mines)
 
-    # the trie planned once its counts are done, a shard a count after; pruned on the shards' candidates
-    # once they are written and games.parquet is committed; the shards searched for the kept games and positions after
+    # the trie planned once its counts are done, a shard a count after, and apart what phase 2 may keep of each;
+    # pruned on those candidates once games.parquet is committed, not waiting for the shards' files; the shards
+    # searched for the kept games and positions after
     def waits(task: dict) -> set[str]:  # the tasks it waited for, but resolve (every one after it takes its result)
         return {a for a in task["after"] if not a.startswith("resolve-")}
 
     (plan,) = [t for t in tasks if t["key"].startswith("build-plan-")]
     shards = [t for t in tasks if t["key"].startswith("build-shard-")]
     assert waits(plan) == {t["key"] for t in tasks if t["key"].startswith("build-count-")}
-    assert len(shards) > 1 and all(waits(t) == {plan["key"]} for t in shards)
+    candidates = [t for t in tasks if t["key"].startswith("build-candidates-")]
+    assert len(shards) > 1 and all(waits(t) == {plan["key"]} for t in shards + candidates)
+    assert len(candidates) == len(shards)
     (prune,) = [t for t in tasks if t["key"].startswith("prune-shards-")]
-    assert {t["key"] for t in shards} <= waits(prune)
+    assert {t["key"] for t in candidates} <= waits(prune) and not {t["key"] for t in shards} & waits(prune)
     assert any(a.startswith("join-games-") for a in waits(prune))
     assert not [t for t in tasks if t["key"].startswith("build-join")]  # no task joins the trie
     searched = [t for t in tasks if t["key"].startswith("prune-search-")]

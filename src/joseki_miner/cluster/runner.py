@@ -274,9 +274,9 @@ class DaskRunner:
         if counted:  # the plan once the counts end, the shards once it does; prune once they and the joins do
             after[shards_at : shards_at + 1] = [counts_at]
             after[shards_at + 1 : ended_at] = [[shards_at]] * (ended_at - shards_at - 1)
-            if pruned is not None:
-                shards = list(range(shards_at + 1, ended_at))
-                after[ended_at:] = [[*range(len(joins)), *shards]] + [
+            if pruned is not None:  # on the shards' candidates, not their files
+                candidates = list(range(ended_at - len(ranges), ended_at))
+                after[ended_at:] = [[*range(len(joins)), *candidates]] + [
                     [ended_at + a for a in w] for w in prune_after[1:]
                 ]
 
@@ -435,8 +435,8 @@ class DaskRunner:
         results; its own result is the build's figures), then a shard a count, each writing its part of
         the build's files (folders of parts, made empty here); each task
         takes the resolution (None: from the stage files).  Given the
-        ``pruned`` run's config, each shard keeps what phase 2 may keep of
-        it for ``_prune_shards``."""
+        ``pruned`` run's config, a task a shard more (after its files'
+        tasks) keeps what phase 2 may keep of it for ``_prune_shards``."""
         catalog = context.catalog
         paths = [os.path.abspath(staged(p)) for p in catalog.shards()]
         for path in paths:
@@ -445,10 +445,15 @@ class DaskRunner:
         plan = os.path.abspath(Path(folders[0]).with_name(f"shards-{self.token}"))
         jobs: list[Callable] = [partial(_plan_shards, ranges, floor_of, plan)]
         kinds = kind_rules(context.config)
-        jobs += [partial(_write_shard, f, j, plan, paths, kinds, pruned) for j, f in enumerate(folders)]
+        jobs += [partial(_write_shard, f, j, plan, paths, kinds) for j, f in enumerate(folders)]
         names = [f"build-plan-{key}-{self.token}"]
         names += [f"build-shard-{lo}-{hi}-{key}-{self.token}" for lo, hi in ranges]
-        return jobs, names, [2**41, *sizes]  # the plan before any count left, the shards largest first
+        first = [2**41, *sizes]  # the plan before any count left, the shards largest first
+        if pruned is not None:  # and before them, what prune waits for
+            jobs += [partial(_keep_candidates, f, j, plan, kinds, pruned) for j, f in enumerate(folders)]
+            names += [f"build-candidates-{lo}-{hi}-{key}-{self.token}" for lo, hi in ranges]
+            first += [2**40 + size for size in sizes]
+        return jobs, names, first
 
     def _prune_shards(
         self, context: Context, folders: list[Path], key: str
@@ -639,27 +644,31 @@ def _shard_plan(plan: str, j: int):
         return pickle.loads(f.read(ends[j] - lo))
 
 
-def _write_shard(
+def _write_shard(folder: Path, j: int, plan: str, paths: list[str], kinds: KindRules | None, resolution=None) -> int:
+    """Shard ``j`` of the trie's files (a task, once the plan is made)."""
+    from joseki_miner.stages import build
+
+    return build.write_shard(folder, _shard_plan(plan, j), j, tuple(Path(p) for p in paths), kinds)
+
+
+def _keep_candidates(
     folder: Path,
     j: int,
     plan: str,
-    paths: list[str],
     kinds: KindRules | None,
-    pruned: Config | None,
+    pruned: Config,
     resolution: partitions.Resolution | None = None,
-) -> int:
-    """Shard ``j`` of the trie (a task, once the plan is made); given the
-    run's config where it prunes, with what phase 2 may keep of it."""
+) -> None:
+    """What phase 2 may keep of shard ``j`` (a task, once the plan is
+    made), given the run's config: prune waits for these, not for the
+    shards' files."""
     from joseki_miner.method.prune import Cut
     from joseki_miner.stages import build
     from joseki_miner.stages.prune import pruning_for
 
     shards = _shard_plan(plan, j)
-    cut = None
-    if pruned is not None:
-        pruning = pruning_for(pruned, resolution.accepted if resolution is not None else 0, shards.floor)
-        cut = Cut(pruning.threshold, pruning.min_length, pruning.rules)
-    return build.write_shard(folder, shards, j, tuple(Path(p) for p in paths), kinds, cut)
+    pruning = pruning_for(pruned, resolution.accepted if resolution is not None else 0, shards.floor)
+    build.keep_candidates(folder, shards, j, kinds, Cut(pruning.threshold, pruning.min_length, pruning.rules))
 
 
 def _prune_shards(
@@ -720,4 +729,5 @@ def _write_found(
     of what the shards found (a task)."""
     from joseki_miner.stages import prune
 
-    prune.write_found(folders, Path(wanted), Path(games), {k: Path(v) for k, v in outputs.items()})
+    part_rows = [int(keep.sum()) for keep in resolution.keep] if resolution is not None else None  # its parts' games
+    prune.write_found(folders, Path(wanted), Path(games), {k: Path(v) for k, v in outputs.items()}, part_rows)

@@ -896,9 +896,17 @@ def shard_positions(positions: dict[str, np.ndarray], plan: JoinPlan, j: int, ro
     }
 
 
-def write_shard(
-    folder: Path, shards: Shards, j: int, paths: tuple[Path, ...], kinds: KindRules | None, cut: Cut | None = None
-) -> int:
+def _shard(folder: Path, shards: Shards, j: int, kinds: KindRules | None) -> tuple[dict, dict, dict, np.ndarray | None]:
+    """Shard ``j``'s count in ``folder`` (its arrays and position index)
+    and its nodes placed in the joined trie, with their kinds."""
+    arrays = _count_of(folder, shards.floor, shards.key_ranges[j])
+    positions = arrays.pop("positions")
+    placed = place(arrays, shards.plan, j)
+    codes = shard_codes(arrays, shards.plan, j, kinds, shards.replies[j]) if kinds is not None else None
+    return arrays, positions, placed, codes
+
+
+def write_shard(folder: Path, shards: Shards, j: int, paths: tuple[Path, ...], kinds: KindRules | None) -> int:
     """Shard ``j`` of the trie, of the count in ``folder``: its part of
     trie.parquet, trie_years.parquet, trie_sources.parquet,
     trie_positions.parquet and sorted_sequences.parquet (``paths``: the
@@ -906,24 +914,30 @@ def write_shard(
     ``write`` and ``join_sorted`` give the joined trie (each part of the
     positions sorted alike, of its nodes alone).  Written under temporary
     names, renamed once whole unless the run has stopped; gives the
-    shard's nodes.  Given phase 2's ``cut``, the nodes it may keep are
-    kept in ``folder`` for prune (``prune.prune_shards``)."""
-    arrays = _count_of(folder, shards.floor, shards.key_ranges[j])
-    positions = arrays.pop("positions")
-    plan = shards.plan
-    placed = place(arrays, plan, j)
-    codes = shard_codes(arrays, plan, j, kinds, shards.replies[j]) if kinds is not None else None
-    index = shard_positions(positions, plan, j, len(arrays["node"]))
+    shard's nodes."""
+    arrays, positions, placed, codes = _shard(folder, shards, j, kinds)
+    index = shard_positions(positions, shards.plan, j, len(arrays["node"]))
     final = [Path(path) / part_name(j) for path in paths]
     writing = [path.with_name(path.name + ".tmp") for path in final]
     write(tuple(writing[:4]), placed, 0, shards.floor, shards.names, kinds, index, codes)
     join_sorted([folder], writing[4])
-    if cut is not None:
-        _save(folder / "candidates", _flat(_candidates(arrays, positions, placed, codes, shards, j, cut)))
     check_stop()  # a task of a stopped run puts no part in the next run's folder
     for a, b in zip(writing, final):
         os.replace(a, b)
     return len(placed["node"])
+
+
+def keep_candidates(folder: Path, shards: Shards, j: int, kinds: KindRules | None, cut: Cut) -> None:
+    """The nodes of shard ``j`` phase 2 may keep (``cut``), kept in
+    ``folder`` for prune (``prune.prune_shards``), with its sequences that
+    a handicap stone opened ("opened", ``prune.handicap_counts``): apart
+    from its files (``write_shard``), so that prune need not wait for them."""
+    arrays, positions, placed, codes = _shard(folder, shards, j, kinds)
+    found = _candidates(arrays, positions, placed, codes, shards, j, cut)
+    with pa.ipc.open_file(pa.memory_map(str(folder / "sorted.arrow"))) as part:
+        start = numpy(part.read_all().column("start"))
+    found["opened"] = np.flatnonzero(start == 0) + shards.plan.parts[j].ranked  # rows of sorted_sequences.parquet
+    _save(folder / "candidates", _flat(found))
 
 
 def _candidates(arrays: dict, positions: dict, placed: dict, codes, shards: Shards, j: int, cut: Cut) -> dict:

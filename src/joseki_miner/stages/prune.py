@@ -80,6 +80,8 @@ class PruneFiles:
     positions: Callable[[], dict[str, np.ndarray]] | None = None
     # the build's kind codes of the trie's nodes, where it has them
     kinds: Callable[[], np.ndarray | None] | None = None
+    # the rows of sorted_sequences.parquet a handicap stone opened, where the build has them
+    opened: Callable[[], np.ndarray] | None = None
 
 
 def prune_files(trie: Path, years: Path, sources: Path, files: PruneFiles, pruning: Pruning) -> dict:
@@ -144,10 +146,12 @@ def prune_shards(folders: list[Path], names: list[str], files: PruneFiles, pruni
     arrays["parent"] = np.where(arrays["parent"] < 0, -1, np.searchsorted(node, arrays["parent"]))
     for what in ("years", "sources"):
         arrays[what]["node"] = np.searchsorted(node, arrays[what]["node"])
-    position, codes = arrays.pop("position"), arrays.pop("kind", None)
+    position, codes, opened = arrays.pop("position"), arrays.pop("kind", None), arrays.pop("opened")
     outputs = {name: path for name, path in files.outputs.items() if name != "transpositions"}
     outputs.pop("examples")
-    shard_files = PruneFiles(files.sorted_sequences, None, outputs, None, lambda: codes)  # the examples: per shard
+    shard_files = PruneFiles(  # the examples: per shard
+        files.sorted_sequences, None, outputs, None, lambda: codes, lambda: opened
+    )
     figures, keep, new_id = _pruned(arrays, names, shard_files, pruning)
     segments = figures.pop("segments")
     kept = np.flatnonzero(keep & (arrays["depth"] > 0))
@@ -178,15 +182,18 @@ def examples_of_shard(folder: Path, offset: int, wanted: Path, games: int) -> No
     write_saved(folder / "examples", found)
 
 
-def write_found(folders: list[Path], wanted: Path, games_path: Path, outputs: dict[str, Path]) -> None:
+def write_found(
+    folders: list[Path], wanted: Path, games_path: Path, outputs: dict[str, Path], part_rows: list[int] | None = None
+) -> None:
     """node_examples.parquet of the shards' candidates (``examples_of_shard``)
     and, where asked, node_transpositions.parquet of what they found on the
-    kept nodes' positions (``write_transpositions``)."""
+    kept nodes' positions (``write_transpositions``); ``part_rows``: the
+    games of each part of games.parquet, where the run knows them."""
     from joseki_miner.stages.build import read_saved
 
     kept = read_saved(wanted)
     found = [read_saved(folder / "examples") for folder in folders]
-    table = examples_of_shards(found, kept["segments"]["opening"], games_path, int(kept["examples"]))
+    table = examples_of_shards(found, kept["segments"]["opening"], games_path, int(kept["examples"]), part_rows)
     pq.write_table(table, outputs["examples"], compression="zstd")
     if "transpositions" in outputs:
         write_transpositions(folders, wanted, outputs["transpositions"])
@@ -356,7 +363,7 @@ def _write(
             compression="zstd",
         )
     check_stop()
-    handicap = handicap_counts(segments, sorted_path, len(kept))
+    handicap = handicap_counts(segments, files.opened() if files.opened else opened_rows(sorted_path), len(kept))
     if handicap is not None:  # a tree that mixes handicap joseki with even games' says which are which
         pruned = pruned.add_column(pruned.column_names.index("games") + 1, "handicap", column(handicap))
     pq.write_table(pruned, joseki_path, compression="zstd")
@@ -398,18 +405,23 @@ def write_examples(segments: Segments, sorted_path: Path, games_path: Path, path
     pq.write_table(examples_table(segments, sorted_path, games_path, per_node), path, compression="zstd")
 
 
-def handicap_counts(segments: Segments, sorted_path: Path, nodes: int) -> np.ndarray | None:
-    """Per kept node, its sequences that a handicap stone opened (those
-    that start at move 0: ``include_handicap.starts``); None where no
-    sequence did, so an even games' tree is as it was.  Reads the row
-    groups whose statistics allow a start at 0: none, in a tree of even
-    games."""
+def opened_rows(sorted_path: Path) -> np.ndarray:
+    """The rows of sorted_sequences.parquet whose sequence a handicap stone
+    opened (those that start at move 0: ``include_handicap.starts``).
+    Reads the row groups whose statistics allow a start at 0: none, in a
+    tree of even games."""
     groups = RowGroups(sorted_path)
     zeros = []
     for g in groups.picked(lambda least, _: least <= 0, on="start"):  # the groups that may hold a start at 0
         start = numpy(groups.read([g], ["start"]).column(0))
         zeros.append(np.flatnonzero(start == 0) + groups.starts[g])
-    opened = np.concatenate(zeros) if zeros else np.zeros(0, np.int64)
+    return np.concatenate(zeros) if zeros else np.zeros(0, np.int64)
+
+
+def handicap_counts(segments: Segments, opened: np.ndarray, nodes: int) -> np.ndarray | None:
+    """Per kept node, its sequences that a handicap stone opened (``opened``:
+    their rows of sorted_sequences.parquet, ascending); None where no
+    sequence did, so an even games' tree is as it was."""
     if not len(opened):
         return None
     first = np.asarray(segments.first, np.int64)
@@ -610,21 +622,30 @@ def best_examples(found: list[dict], per_node: int) -> dict[str, np.ndarray]:
     return {name: a[name][ranked[numbered(a["node"][ranked]) < per_node]] for name in EXAMPLE_PICKS}
 
 
-def examples_of_shards(found: list[dict], opening: np.ndarray, games_path: Path, per_node: int) -> pa.Table:
+def examples_of_shards(
+    found: list[dict], opening: np.ndarray, games_path: Path, per_node: int, part_rows: list[int] | None = None
+) -> pa.Table:
     """``examples_table`` of the shards' candidates (``best_examples``;
-    ``opening``: each segment's first key)."""
+    ``opening``: each segment's first key; ``part_rows``: ``rows_at``'s)."""
     picked = best_examples(found, per_node)
     openings = np.asarray(opening)[picked["segment"]]
-    return _examples(picked["node"], picked["game"], picked["start"], picked["orientation"], openings, games_path)
+    picks = (picked["node"], picked["game"], picked["start"], picked["orientation"], openings)
+    return _examples(*picks, games_path, part_rows)
 
 
 def _examples(
-    node_of: np.ndarray, games: np.ndarray, start: np.ndarray, orientation: np.ndarray, first_key, games_path: Path
+    node_of: np.ndarray,
+    games: np.ndarray,
+    start: np.ndarray,
+    orientation: np.ndarray,
+    first_key,
+    games_path: Path,
+    part_rows: list[int] | None = None,
 ) -> pa.Table:
     """node_examples.parquet of the picks (by node, the most recent first):
     each game's information from games.parquet, its sequence's move and
     corner (``first_key``: the first key of the pick's line)."""
-    info = rows_at(games_path, games, ["source", "location", "collection", *EXAMPLE_INFO])
+    info = rows_at(games_path, games, ["source", "location", "collection", *EXAMPLE_INFO], part_rows)
     columns = [
         column(np.asarray(node_of, np.int64), np.int64),
         column(numbered(np.asarray(node_of)) + 1, np.int16),
