@@ -65,6 +65,18 @@ def test_a_folder_of_parts_reads_as_the_file_of_their_rows_end_to_end(tmp_path):
         assert rows_at(path, np.zeros(0, np.int64), ["n"]).schema.names == ["n"]
         assert row_range(path, 125, 275, ["n"]).column("n").to_pylist() == list(range(125, 275))
         assert row_range(path, 5, 5, ["n"]).num_rows == 0
+    # given each part's rows (the run knows them), only the parts that hold the rows asked are opened
+    sizes = [hi - lo for lo, hi in zip(bounds[:-1], bounds[1:])]
+    assert rows_at(folder, asked, ["text", "n"], sizes).equals(rows_at(folder, asked, ["text", "n"]))
+    assert rows_at(folder, np.zeros(0, np.int64), ["n"], sizes).schema.names == ["n"]
+    (folder / part_name(9)).rename(tmp_path / "aside")  # a part no row asked is in (550 to 619): never opened
+    (folder / part_name(9)).write_bytes(b"not parquet")
+    assert rows_at(folder, np.array([5, 999]), ["n"], sizes).column("n").to_pylist() == [5, 999]
+    (tmp_path / "aside").replace(folder / part_name(9))
+    with pytest.raises(RuntimeError, match="holds 16 parts, not 15"):
+        rows_at(folder, asked, ["n"], sizes[1:])
+    with pytest.raises(RuntimeError, match="holds 30 rows, not 31"):  # a part of other rows than the run's
+        rows_at(folder, np.array([999]), ["n"], sizes[:-1] + [31])
 
 
 def test_rows_by_number_keep_no_part_open(tmp_path):

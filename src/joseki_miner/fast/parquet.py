@@ -64,7 +64,7 @@ class RowGroups:
         """``columns`` of the groups ``wanted`` (ascending), in order."""
         tables = []
         for part, group in itertools.groupby(wanted, key=lambda g: self.groups[g][0]):
-            with pq.ParquetFile(part) as f:
+            with pq.ParquetFile(part, memory_map=True) as f:  # (half the time of its buffered reads)
                 tables.append(f.read_row_groups([self.groups[g][1] for g in group], columns))
         if not tables:  # (not empty_table(): that imports pandas)
             return pa.Table.from_batches([], pa.schema([self.schema.field(c) for c in columns]))
@@ -104,10 +104,31 @@ class RowGroups:
         return self.read(list(range(first, last + 1)), columns).slice(lo - int(self.starts[first]), hi - lo)
 
 
-def rows_at(path: Path, rows: np.ndarray, columns: list[str]) -> pa.Table:
+def rows_at(path: Path, rows: np.ndarray, columns: list[str], part_rows: list[int] | None = None) -> pa.Table:
     """Some rows of a file or a folder of parts, in the order asked,
-    reading only the row groups that hold them."""
-    return RowGroups(path).rows_at(rows, columns)
+    reading only the row groups that hold them.  Given each part's rows
+    (``part_rows``, where the run knows them), only the parts that hold
+    them are opened: of a folder of thousands, the others' footers are
+    not read."""
+    if part_rows is None:
+        return RowGroups(path).rows_at(rows, columns)
+    parts = parts_of(path)
+    if len(parts) != len(part_rows):
+        raise RuntimeError(f"{path} holds {len(parts)} parts, not {len(part_rows)}")
+    rows = np.asarray(rows, np.int64)
+    starts = np.r_[0, np.cumsum(np.asarray(part_rows, np.int64))]
+    part = np.searchsorted(starts, rows, side="right") - 1
+    tables = []
+    for p in np.unique(part).tolist():
+        groups = RowGroups(parts[p])
+        if groups.starts[-1] != part_rows[p]:
+            raise RuntimeError(f"{parts[p]} holds {groups.starts[-1]} rows, not {part_rows[p]}")
+        tables.append(groups.rows_at(rows[part == p] - starts[p], columns))
+    if not tables:
+        return RowGroups(parts[0]).read([], columns)
+    at = np.empty(len(rows), np.int64)
+    at[np.argsort(part, kind="stable")] = np.arange(len(rows))  # the tables hold the rows by part, in order
+    return pa.concat_tables(tables).take(column(at, np.int64))
 
 
 def row_range(path: Path, lo: int, hi: int, columns: list[str]) -> pa.Table:
