@@ -112,10 +112,11 @@ def rows_at(path: Path, rows: np.ndarray, columns: list[str], part_rows: list[in
     not read."""
     if part_rows is None:
         return RowGroups(path).rows_at(rows, columns)
-    parts = parts_of(path)
+    parts, rows = parts_of(path), np.asarray(rows, np.int64)
+    if not len(rows):  # (a run of no partitions holds one part, empty)
+        return RowGroups(parts[0]).read([], columns)
     if len(parts) != len(part_rows):
         raise RuntimeError(f"{path} holds {len(parts)} parts, not {len(part_rows)}")
-    rows = np.asarray(rows, np.int64)
     starts = np.r_[0, np.cumsum(np.asarray(part_rows, np.int64))]
     part = np.searchsorted(starts, rows, side="right") - 1
     tables = []
@@ -124,8 +125,6 @@ def rows_at(path: Path, rows: np.ndarray, columns: list[str], part_rows: list[in
         if groups.starts[-1] != part_rows[p]:
             raise RuntimeError(f"{parts[p]} holds {groups.starts[-1]} rows, not {part_rows[p]}")
         tables.append(groups.rows_at(rows[part == p] - starts[p], columns))
-    if not tables:
-        return RowGroups(parts[0]).read([], columns)
     at = np.empty(len(rows), np.int64)
     at[np.argsort(part, kind="stable")] = np.arange(len(rows))  # the tables hold the rows by part, in order
     return pa.concat_tables(tables).take(column(at, np.int64))
