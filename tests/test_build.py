@@ -149,9 +149,11 @@ def test_subtrees_counted_apart_give_the_files_of_one_build(real_subset, tmp_pat
     writes, and those of the position index, sorted by position; no range
     held every sequence.  Pruned on the shards' candidates, with each
     shard's nodes on the kept positions: the bytes of every file prune
-    writes of the whole trie."""
+    writes of the whole trie, and the report's page of what changed of
+    the eras' sequences each shard counts."""
     import pyarrow.parquet as pq
 
+    from joseki_miner.book.compare import EraCounts, compare_files, era_years, eras
     from joseki_miner.fast.parquet import read_columns
     from joseki_miner.runs.config import load
     from joseki_miner.method.prune import Cut
@@ -179,6 +181,14 @@ def test_subtrees_counted_apart_give_the_files_of_one_build(real_subset, tmp_pat
     assert outputs["joseki"] == catalog.joseki and "transpositions" in outputs
     figures = json.loads(catalog.manifest("build").read_text())["figures"]
     floor = figures["floor"]
+    year = pq.read_table(catalog.games, columns=["year"]).column("year").to_numpy()
+    sides = eras(year)
+    whole_changes = {
+        **compare_files(outputs["joseki"], catalog.sorted_sequences, catalog.games, *sides[:2]),
+        "before": sides[2],
+        "after": sides[3],
+    }
+    assert whole_changes["risers"] or whole_changes["fallers"]
     stored = build.Stored(catalog.sequences, catalog.games)
     counts = build.prefix_counts(stored)
     for parts in (1, 3, 7, 64):
@@ -216,14 +226,19 @@ def test_subtrees_counted_apart_give_the_files_of_one_build(real_subset, tmp_pat
             assert np.array_equal(np.lexsort((node, lo, hi)), np.arange(len(hi))), (parts, part.name)
         pruned = {name: tmp_path / f"{parts}-{path.name}" for name, path in outputs.items()}
         wanted = tmp_path / f"{parts}-kept"
-        prune.prune_shards(folders, shards.names, prune.PruneFiles(out[4], None, pruned), pruning, wanted)
+        eras = era_years(*np.unique(year, return_counts=True))
+        prune.prune_shards(folders, shards.names, prune.PruneFiles(out[4], None, pruned), pruning, wanted, eras)
         for j, folder in enumerate(folders):  # each shard searched for the kept nodes' games and positions
             prune.examples_of_shard(folder, shards.plan.parts[j].ranked, wanted, games)
             build.transposed_of_shard(folder, shards.of(j), j, wanted)
-        prune.write_found(folders, wanted, catalog.games, pruned)
+        in_eras = prune.write_found(folders, wanted, catalog.games, pruned)
         for name, path in outputs.items():
             if name != "orders":  # (move orders merged alone)
                 assert pruned[name].read_bytes() == path.read_bytes(), (parts, name)
+        # and the eras' sequences of each kept node, counted by the shards: the page of what changed of the files
+        games_of = tuple(int(((year >= a) & (year <= b)).sum()) for a, b in eras)
+        by_shards = EraCounts(in_eras, games_of, eras).of(pq.read_table(outputs["joseki"]))
+        assert by_shards == whole_changes
     with pytest.raises(RuntimeError, match="kept the nodes counted"):  # counted with another floor
         build.plan_shards(counted, floor=floor + 1)
     with pytest.raises(RuntimeError, match="counted the range"):  # counts handed in another order
@@ -269,14 +284,20 @@ def test_a_counts_arrays_are_npy_files_and_a_full_disk_says_so(tmp_path, array):
 
 
 def test_a_count_keeps_each_of_its_games_once_with_the_day_it_was_played():
-    """What a shard's search ranks its example games by (``days_of``): the
-    games of a count's sequences, each once and in order, whatever parts
-    they came in, with their day; none of a count of no sequences."""
+    """What a shard's search ranks its example games by and counts the eras
+    of (``days_of``): the games of a count's sequences, each once and in
+    order, whatever parts they came in, with their day and year; none of
+    a count of no sequences."""
     played = [
-        (np.array([5, 2, 5], np.int64), np.array([20100101, 20090200, 20100101], np.int32)),
-        (np.array([9, 2], np.int64), np.array([0, 20090200], np.int32)),
+        (
+            np.array([5, 2, 5], np.int64),
+            np.array([20100101, 20090200, 20100101], np.int32),
+            np.array([2010, 2009, 2010]),
+        ),
+        (np.array([9, 2], np.int64), np.array([0, 20090200], np.int32), np.array([1998, 2009])),
     ]
     days = build.days_of(played)
     assert days["game"].tolist() == [2, 5, 9] and days["day"].tolist() == [20090200, 20100101, 0]
+    assert days["year"].tolist() == [2009, 2010, 1998]
     none = build.days_of([])
-    assert len(none["game"]) == len(none["day"]) == 0
+    assert len(none["game"]) == len(none["day"]) == len(none["year"]) == 0

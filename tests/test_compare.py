@@ -15,7 +15,10 @@ import pytest
 
 from helpers import joseki_cli as joseki
 from helpers import mine_into as mine
-from joseki_miner.book.compare import compare, side_games
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from joseki_miner.book.compare import compare, eras, side_games
 from joseki_miner.runs.catalog import Catalog
 from joseki_miner.runs.inputs import Filters
 
@@ -118,3 +121,24 @@ def test_the_three_three_invasion_rises_with_the_programs(shared_data, tmp_path)
     assert three_three["b"]["share"] > 3 * three_three["a"]["share"] and three_three["p"] < 1e-6
     assert len(found["risers"]) == len(found["fallers"]) == 10
     assert found["a"]["games"] + found["b"]["games"] == pq.read_metadata(catalog.games).num_rows
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(min_value=0, max_value=30), max_size=60), st.none() | st.integers(1990, 2030))
+def test_eras_counted_by_year_are_those_of_every_games_year(offsets, since):
+    """``eras`` (of the games counted by year, ``eras_of``: what a run's
+    partitions know) are those of every game's year in order: the dated
+    games split in half by year, or at ``since`` kept within them; none
+    below two years."""
+    year = np.array([0 if k == 0 else 1999 + k for k in offsets], np.int16)
+    dated = np.sort(year[year > 0])
+    got = eras(year, since)
+    if len(np.unique(dated)) < 2:
+        assert got is None
+        return
+    first, last = int(dated[0]), int(dated[-1])
+    at = min(max(int(dated[len(dated) // 2]) if since is None else since, first + 1), last)
+    a, b, before, after = got
+    assert (a.years, b.years) == ((first, at - 1), (at, last))
+    assert before == (f"{first}-{at - 1}" if at - 1 > first else f"{first}")
+    assert after == (f"{at}-{last}" if last > at else f"{at}")

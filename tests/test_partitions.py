@@ -689,6 +689,9 @@ def test_the_partitions_joined_are_the_rows_the_joins_write(tmp_path, monkeypatc
     tallied, none = joined.tallies()
     assert none is None and (tallied.names, tallied.years()) == (collections.names, collections.years())
     assert len(collections.names) == 3 and collections.years()[0] > 0
+    # and the games kept by year, the eras of the report's page of what changed: those of games.parquet
+    year = pq.read_table(catalog.games, columns=["year"]).column("year").to_numpy()
+    assert res.by_year == dict(zip(*(a.tolist() for a in np.unique(year, return_counts=True))))
     day = pq.read_table(catalog.games, columns=["day"]).column("day").to_numpy()
     for _, _, _, a, _ in runs:
         assert [a[name].tolist() for name in ("winner", "year", "source", "day")] == [

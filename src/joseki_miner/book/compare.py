@@ -17,6 +17,7 @@ reaches comes before one in a rare line, however large."""
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +31,31 @@ from joseki_miner.runs.catalog import Catalog
 from joseki_miner.runs.inputs import Collections, Filters
 
 LEAST_GAMES = 30  # a side whose position has fewer sequences says too little of a move's share there
+
+
+Eras = tuple[tuple[int, int], tuple[int, int]]  # the earlier and the later era's first and last year
+
+
+@dataclass(frozen=True)
+class EraCounts:
+    """What the report's page of what changed counts, counted by the run
+    that pruned the tree (the dask engine's shards, each its own
+    sequences): each node's sequences in the earlier and the later era
+    (``reached``: a row a node of joseki.parquet, in its order; a column
+    an era), each era's games and the eras' years (first, last)."""
+
+    reached: np.ndarray
+    games: tuple[int, int]
+    years: Eras
+
+    def of(self, tree) -> dict:
+        """``compared`` of the pruned tree (joseki.parquet's table), with
+        the eras' names, as ``book.files.changes`` gives it."""
+        if len(self.reached) != tree.num_rows:
+            raise RuntimeError(f"the eras were counted for {len(self.reached)} nodes, the tree holds {tree.num_rows}")
+        (a0, a1), (b0, b1) = self.years
+        changed = compared(tree, self.reached, self.reached, self.games)
+        return {**changed, "before": era_name(a0, a1), "after": era_name(b0, b1)}
 
 
 def game_years(games: Path) -> np.ndarray:
@@ -90,14 +116,35 @@ def eras(year: np.ndarray, since: int | None = None) -> tuple[Filters, Filters, 
     the games before ``since`` and from it on (None: the year that splits
     the dated games in half), as sides and their names; None where the
     games hold fewer than two years."""
-    year = np.sort(year[year > 0])
-    if not len(year) or year[0] == year[-1]:
+    return eras_of(*np.unique(year, return_counts=True), since)
+
+
+def eras_of(years: np.ndarray, games: np.ndarray, since: int | None = None) -> tuple[Filters, Filters, str, str] | None:
+    """``eras`` of the games counted by year (``years`` ascending, each
+    with its ``games``)."""
+    both = era_years(years, games, since)
+    if both is None:
         return None
-    first, last = int(year[0]), int(year[-1])
-    since = min(max(int(year[len(year) // 2]) if since is None else since, first + 1), last)
-    before = f"{first}-{since - 1}" if since - 1 > first else f"{first}"
-    after = f"{since}-{last}" if last > since else f"{since}"
-    return Filters(years=(first, since - 1)), Filters(years=(since, last)), before, after
+    a, b = both
+    return Filters(years=a), Filters(years=b), era_name(*a), era_name(*b)
+
+
+def era_years(years: np.ndarray, games: np.ndarray, since: int | None = None) -> Eras | None:
+    """The years of ``eras_of``'s eras: what a run's partitions know
+    without reading a game."""
+    known = np.asarray(years) > 0
+    years, games = np.asarray(years)[known], np.asarray(games, np.int64)[known]
+    if len(years) < 2:
+        return None
+    first, last = int(years[0]), int(years[-1])
+    middle = int(years[np.searchsorted(np.cumsum(games), int(games.sum()) // 2, side="right")])  # the dated games' half
+    since = min(max(middle if since is None else since, first + 1), last)
+    return (first, since - 1), (since, last)
+
+
+def era_name(first: int, last: int) -> str:
+    """An era's name: its years."""
+    return f"{first}-{last}" if last > first else f"{first}"
 
 
 def compare_files(
@@ -116,10 +163,7 @@ def compare_files(
     the games' years, where read already)."""
     in_a, in_b = side_games(games, a, b, year=year)
     tree = pq.ParquetFile(joseki).read()
-    node, parent = numpy(tree.column("node")), numpy(tree.column("parent"))
-    first, count = numpy(tree.column("first")), numpy(tree.column("count"))
-    moves = tree.column("move").to_pylist()
-    kinds = tree.column("kind").to_pylist() if "kind" in tree.column_names else [None] * len(node)
+    node, first, count = (numpy(tree.column(name)) for name in ("node", "first", "count"))
     game = numpy(read_columns(sorted_sequences, ["game"]).column("game"))
     # each side's sequences before each row of the sequences in trie order: a range's count is a difference
     before = [np.r_[0, np.cumsum(side[game], dtype=np.int64)] for side in (in_a, in_b)]
@@ -135,10 +179,24 @@ def compare_files(
             if through:
                 came[n].append((lo, c))
 
-    def counted(parts: list[tuple[int, int]]) -> tuple[int, int]:
-        return tuple(int(sum(side[lo + c] - side[lo] for lo, c in parts)) for side in before)
+    def counted(parts: list[tuple[int, int]]) -> list[int]:
+        return [int(sum(side[lo + c] - side[lo] for lo, c in parts)) for side in before]
 
-    total = (max(1, int(in_a.sum())), max(1, int(in_b.sum())))
+    reached = np.array([counted(came[n]) for n in node.tolist()], np.int64).reshape(-1, 2)
+    held = np.array([counted(ranges[n]) for n in node.tolist()], np.int64).reshape(-1, 2)
+    return compared(tree, reached, held, (int(in_a.sum()), int(in_b.sum())), least)
+
+
+def compared(tree, reached: np.ndarray, held: np.ndarray, games: tuple[int, int], least: int = LEAST_GAMES) -> dict:
+    """``compare`` of the pruned tree (joseki.parquet's table), given each
+    node's sequences on each side: those that reached it from its parent's
+    position (``reached``: a row a node, a column a side) and those at its
+    position (``held``), and each side's ``games``."""
+    node, parent = numpy(tree.column("node")), numpy(tree.column("parent"))
+    moves = tree.column("move").to_pylist()
+    kinds = tree.column("kind").to_pylist() if "kind" in tree.column_names else [None] * len(node)
+    row_of = {n: i for i, n in enumerate(node.tolist())}
+    total = (max(1, games[0]), max(1, games[1]))
     line: dict[int, list[str]] = {0: []}
     changes = []
     for i, n in enumerate(node.tolist()):
@@ -146,7 +204,7 @@ def compare_files(
         if p < 0:
             continue
         line[n] = line[p] + [moves[i]]
-        (xa, xb), (na, nb) = counted(came[n]), counted(ranges[p])
+        (xa, xb), (na, nb) = reached[i].tolist(), held[row_of[p]].tolist()
         if min(na, nb) < least:
             continue
         sa, sb = _share(xa, na), _share(xb, nb)
@@ -176,8 +234,8 @@ def compare_files(
     risers = sorted((c for c in changes if c["low"] > 0), key=lambda c: (-c["low"] * c["reach"], c["sequence"]))
     fallers = sorted((c for c in changes if c["high"] < 0), key=lambda c: (c["high"] * c["reach"], c["sequence"]))
     return {
-        "a": {"games": int(in_a.sum())},
-        "b": {"games": int(in_b.sum())},
+        "a": {"games": games[0]},
+        "b": {"games": games[1]},
         "moves": len(changes),
         "risers": risers,
         "fallers": fallers,

@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 
 from joseki_miner.book import plots
 from joseki_miner.book import report as pages_of
-from joseki_miner.book.compare import compare_files, eras, game_years
+from joseki_miner.book.compare import EraCounts, compare_files, eras, game_years
 from joseki_miner.book.repertoire import repertoire
 from joseki_miner.book.words import About, Book, make_book
 from joseki_miner.fast.arrow import numpy
@@ -43,6 +43,7 @@ class BookFiles:
     players: tuple[str, ...] = ()  # a page of each one's repertoire
     orders: Path | None = None  # node_orders.parquet, where move orders are merged: each node's sequences
     transpositions: Path | None = None  # node_transpositions.parquet: each node's other orders (kinds.transpositions)
+    eras: EraCounts | None = None  # the page of what changed as the run that pruned counted it (None: from the files)
 
 
 def of_run(context: Context) -> BookFiles:
@@ -119,6 +120,8 @@ def changes(files: BookFiles) -> dict | None:
     (``compare``), with the eras' names; None without a page of it."""
     if files.sorted_sequences is None:
         return None
+    if files.eras is not None and files.orders is None:
+        return files.eras.of(pq.ParquetFile(files.joseki).read())
     year = game_years(files.games)
     sides = eras(year, files.since)
     if sides is None:

@@ -430,6 +430,7 @@ class Resolution:
     collections: list[str | None]  # the games kept's collections, numbered as first met (``build.Collections``)
     numbers: list[np.ndarray]  # per partition, the number of each of its collections among those (-1: none kept)
     years: tuple[int, int]  # the games kept's first and last known year (0, 0: none known)
+    by_year: dict[int, int]  # the games kept, by year (0: not known), in order
 
     @property
     def accepted(self) -> int:
@@ -500,13 +501,14 @@ def resolve(folder: str, keys: list[str], dedupe: bool) -> Resolution:
 
 def _tallies(
     traces: list[pa.Table], kept_all: list[np.ndarray], keep: list[np.ndarray]
-) -> tuple[list[str | None], list[np.ndarray], tuple[int, int]]:
+) -> tuple[list[str | None], list[np.ndarray], tuple[int, int], dict[int, int]]:
     """The games kept's collections, numbered as first met, each
-    partition's numbers of its own, and their first and last known year:
-    what the build's counter knows of the games (``build.Collections``),
-    from the partitions' traces, so that a count reads no game."""
+    partition's numbers of its own, their first and last known year and
+    their number by year: what the build's counter knows of the games
+    (``build.Collections``) and the eras of the report's page of what
+    changed, from the partitions' traces, so that no task reads a game."""
     index: dict[str | None, int] = {}
-    low = high = 0
+    by_year: Counter[int] = Counter()
     names_of = [json.loads(t.schema.metadata[COLLECTIONS.encode()]) for t in traces]
     for t, names, filters_kept, stays in zip(traces, names_of, kept_all, keep):
         code = numpy(t.column("collection"))[filters_kept][stays]
@@ -514,11 +516,10 @@ def _tallies(
         firsts, at = np.unique(code, return_index=True)
         for c in firsts[np.argsort(at)].tolist():
             index.setdefault(names[c], len(index))
-        known = year[year > 0]
-        if len(known):
-            low, high = min(low or int(known.min()), int(known.min())), max(high, int(known.max()))
+        by_year.update(dict(zip(*(a.tolist() for a in np.unique(year, return_counts=True)))))
     numbers = [np.array([index.get(n, -1) for n in names], np.int16) for names in names_of]
-    return list(index), numbers, (low, high)
+    known = sorted(y for y in by_year if y > 0)
+    return list(index), numbers, (known[0], known[-1]) if known else (0, 0), dict(sorted(by_year.items()))
 
 
 @dataclass(frozen=True)

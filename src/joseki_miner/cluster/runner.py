@@ -24,12 +24,16 @@ import uuid
 from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import replace
 from threading import Thread
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from joseki_miner.book import files as book_files
+from joseki_miner.book.compare import EraCounts, Eras, era_years
 from joseki_miner.cluster import client as cluster_
 from joseki_miner.cluster import partitions, trace
 from joseki_miner.runs.context import Context, Done, RunOptions
@@ -61,6 +65,7 @@ class DaskRunner:
         self._starting: Future | None = None
         self._built: tuple[dict, float] | None = None  # the build counted beside the joins, and when it began
         self._pruned: dict | None = None  # prune, done on the shards of the build beside the joins
+        self._eras: EraCounts | None = None  # what the report's page of what changed counts, counted by the shards
         self.token = uuid.uuid4().hex[:8]  # names this run's dask tasks and scratch folders
         self._removing: list[Thread] = []  # scratch folders being removed (``_remove_later``)
 
@@ -290,6 +295,8 @@ class DaskRunner:
                     built["ended"] = time.perf_counter()
                 elif counted and i == ended_at:
                     built["pruned"] = result
+                elif counted and i == len(jobs) - 1 and pruned is not None:  # what the shards found
+                    built["eras"] = result
                 return
             joined[i] = result
             if len(joined) == len(joins):
@@ -338,7 +345,8 @@ class DaskRunner:
             self._shards_done(context, len(counted[0]))
             self._built = (built["figures"], read + time.perf_counter() - built["ended"])
             if pruned is not None:
-                self._pruned = {**built["pruned"], "seconds": time.perf_counter() - built["ended"]}
+                seconds = time.perf_counter() - built["ended"]
+                self._pruned = {**built["pruned"], "seconds": seconds, "eras": built["eras"]}
 
     def stage(self, stage: Stage, context: Context, key: str, beside: Stage | None = None) -> list[Done]:
         """A stage on the dask cluster: the build by subtrees (one a
@@ -360,6 +368,7 @@ class DaskRunner:
             return [Done("build", self._build(context, name), time.perf_counter() - t0)]
         if stage.name == "prune" and self._pruned is not None:  # done on the shards of the build
             pruned, self._pruned = self._pruned, None
+            self._eras = pruned.pop("eras")  # the report of this tree counts its eras no more
             if pruned["games"] != context.found("ingest")["games_accepted"]:
                 raise RuntimeError(f"prune ran on {pruned['games']} games, ingest accepted another number")
             return [Done("prune", pruned["figures"], pruned["seconds"])]
@@ -372,9 +381,10 @@ class DaskRunner:
         if together:
             folder = Path(os.path.abspath(staged(catalog.report)))
             book_files.start(folder)
+            files = book_files.of_run(context)
             write = partial(
                 book_files.write,
-                book_files.of_run(context),
+                replace(files, eras=self._eras) if self._eras is not None else files,
                 folder,
                 share=config.influence_share,
                 min_length=config.min_length,
@@ -474,7 +484,7 @@ class DaskRunner:
         transposed = "transpositions" in outputs
         jobs += [partial(_search_shard, f, j, plan, wanted, transposed) for j, f in enumerate(folders)]
         names += [f"prune-search-{j}-{key}-{self.token}" for j in range(len(folders))]
-        jobs.append(partial(_write_found, folders, wanted, files[1], outputs))
+        jobs.append(partial(_write_found, folders, wanted, files[1], outputs, config))
         names.append(f"prune-found-{key}-{self.token}")
         after = [[], *[[0]] * len(folders), list(range(1, len(folders) + 1))]
         return jobs, names, after
@@ -692,6 +702,7 @@ def _prune_shards(
         prune.PruneFiles(Path(sorted_path), None, {k: Path(v) for k, v in outputs.items()}),  # games: the shards
         prune.pruning_for(config, games, shards.floor),
         Path(wanted),
+        _eras(config, resolution),
     )
     return {"figures": figures, "games": games}
 
@@ -723,11 +734,27 @@ def _write_found(
     wanted: str,
     games: str,
     outputs: dict[str, str],
+    config: Config,
     resolution: partitions.Resolution | None = None,
-) -> None:
+) -> EraCounts | None:
     """node_examples.parquet (and node_transpositions.parquet, where asked)
-    of what the shards found (a task)."""
+    of what the shards found (a task); what the report's page of what
+    changed counts, of the eras the shards counted."""
     from joseki_miner.stages import prune
 
     part_rows = [int(keep.sum()) for keep in resolution.keep] if resolution is not None else None  # its parts' games
-    prune.write_found(folders, Path(wanted), Path(games), {k: Path(v) for k, v in outputs.items()}, part_rows)
+    counted = prune.write_found(folders, Path(wanted), Path(games), {k: Path(v) for k, v in outputs.items()}, part_rows)
+    years = _eras(config, resolution)
+    if years is None or resolution is None:
+        return None
+    games_of = [sum(n for year, n in resolution.by_year.items() if a <= year <= b) for a, b in years]
+    return EraCounts(counted, (games_of[0], games_of[1]), years)
+
+
+def _eras(config: Config, resolution: partitions.Resolution | None) -> Eras | None:
+    """The years of the eras of the report's page of what changed (first,
+    last of each), of the games kept; None where it has no such page."""
+    if not config.report_changed or resolution is None:
+        return None
+    years, games = np.array(list(resolution.by_year)), np.array(list(resolution.by_year.values()))
+    return era_years(years, games, config.report_since)

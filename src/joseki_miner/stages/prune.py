@@ -127,14 +127,23 @@ def prune_arrays(arrays: dict[str, np.ndarray], names: list[str], files: PruneFi
     return _pruned(arrays, names, files, pruning)[0]
 
 
-def prune_shards(folders: list[Path], names: list[str], files: PruneFiles, pruning: Pruning, wanted: Path) -> dict:
+def prune_shards(
+    folders: list[Path],
+    names: list[str],
+    files: PruneFiles,
+    pruning: Pruning,
+    wanted: Path,
+    eras: tuple[tuple[int, int], ...] | None = None,
+) -> dict:
     """``prune_arrays`` on a trie kept as shards (``build.write_shard``, a
     count's ``folders`` each, in order), on their candidates alone (the
     nodes phase 2 may keep, ``method.prune.candidates``: the same nodes
     kept, numbered alike), but for node_examples.parquet and
     node_transpositions.parquet: the kept nodes' sequences and positions
     go to ``wanted``, which each shard searches (``examples_of_shard``,
-    ``build.transposed_of_shard``) before ``write_found``."""
+    ``build.transposed_of_shard``) before ``write_found``; with the
+    ``eras`` (first and last years of each) whose sequences each shard
+    counts for the report's page of what changed."""
     from joseki_miner.stages.build import read_saved, write_saved
 
     arrays = end_to_end([read_saved(folder / "candidates") for folder in folders])
@@ -158,7 +167,9 @@ def prune_shards(folders: list[Path], names: list[str], files: PruneFiles, pruni
     found = {name: position[name][kept] for name in ("hi", "lo", "transform")}
     sequences = {name: getattr(segments, name) for name in ("node", "first", "count", "opening")}
     examples = np.array(pruning.examples)
-    write_saved(wanted, {**found, "node": node[kept], "new": new_id[kept], "segments": sequences, "examples": examples})
+    years = np.array(eras if eras is not None else [], np.int64).reshape(-1, 2)
+    kept_found = {**found, "node": node[kept], "new": new_id[kept], "segments": sequences, "examples": examples}
+    write_saved(wanted, {**kept_found, "eras": years})
     return figures
 
 
@@ -179,16 +190,34 @@ def examples_of_shard(folder: Path, offset: int, wanted: Path, games: int) -> No
         raise RuntimeError(f"{folder} holds sequences of games its count kept no day of")
     rank = recency(played["day"][at], game, games)
     found = shard_examples(rows, offset, rank, kept["segments"], int(kept["examples"]))
+    found["eras"] = shard_eras(played["year"][at], offset, kept["segments"], kept["eras"])
     write_saved(folder / "examples", found)
+
+
+def shard_eras(year: np.ndarray, offset: int, segments: dict, eras: np.ndarray) -> np.ndarray:
+    """Per segment of the kept nodes (``segments``), its sequences among a
+    shard's rows of sorted_sequences.parquet (from row ``offset``; ``year``:
+    each one's game's) played in each of the ``eras`` (a row each: first
+    and last year): a row a segment, a column an era (none without eras)."""
+    first = np.asarray(segments["first"], np.int64)
+    lo = np.clip(first, offset, offset + len(year)) - offset
+    hi = np.clip(first + np.asarray(segments["count"], np.int64), offset, offset + len(year)) - offset
+    counted = np.zeros((len(first), len(eras)), np.int64)
+    for e, (a, b) in enumerate(np.asarray(eras, np.int64).tolist()):
+        before = np.r_[0, np.cumsum((year >= a) & (year <= b), dtype=np.int64)]
+        counted[:, e] = before[hi] - before[lo]
+    return counted
 
 
 def write_found(
     folders: list[Path], wanted: Path, games_path: Path, outputs: dict[str, Path], part_rows: list[int] | None = None
-) -> None:
+) -> np.ndarray:
     """node_examples.parquet of the shards' candidates (``examples_of_shard``)
     and, where asked, node_transpositions.parquet of what they found on the
     kept nodes' positions (``write_transpositions``); ``part_rows``: the
-    games of each part of games.parquet, where the run knows them."""
+    games of each part of games.parquet, where the run knows them.  Gives
+    each kept node's sequences in each era the shards counted
+    (``shard_eras``: a row a node, as joseki.parquet holds them)."""
     from joseki_miner.stages.build import read_saved
 
     kept = read_saved(wanted)
@@ -197,6 +226,7 @@ def write_found(
     pq.write_table(table, outputs["examples"], compression="zstd")
     if "transpositions" in outputs:
         write_transpositions(folders, wanted, outputs["transpositions"])
+    return sum((f["eras"] for f in found), np.zeros((len(kept["segments"]["first"]), len(kept["eras"])), np.int64))
 
 
 def write_transpositions(folders: list[Path], wanted: Path, path: Path) -> None:
