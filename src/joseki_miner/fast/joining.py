@@ -20,6 +20,7 @@ Knows node arrays; nothing of files or tasks.
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -71,7 +72,7 @@ class PartPlan:
             return self.same[row]
         if row == 0:
             return 0
-        at = int(np.searchsorted(self.gone, row))
+        at = bisect.bisect_left(self.gone, row)  # (a few rows: np.searchsorted's call costs more)
         return -1 if at < len(self.gone) and self.gone[at] == row else row + self.start - 1 - at
 
     def runs(self, n: int) -> list[tuple[int, int]]:
@@ -227,19 +228,33 @@ def planned_from(kept: dict[str, dict[str, np.ndarray]]) -> tuple[dict, dict[int
     return arrays, dict(zip(replies["row"].tolist(), replies["count"].tolist()))
 
 
-def _rows_of(rows: dict[str, np.ndarray], row: int) -> tuple[np.ndarray, np.ndarray]:
-    """A row's rows of years or collections (index, games): rows by node."""
-    node = rows["node"]
-    lo, hi = int(np.searchsorted(node, row)), int(np.searchsorted(node, row, side="right"))
-    return np.asarray(rows["index"][lo:hi]), np.asarray(rows["games"][lo:hi])
-
-
-def _summed(pieces: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
-    """Rows of years or collections of one node from several counts, added up by index."""
-    dtypes = (pieces[0][0].dtype, pieces[0][1].dtype)
-    idx, where = np.unique(np.concatenate([p[0] for p in pieces]), return_inverse=True)
-    total = np.bincount(where, weights=np.concatenate([p[1] for p in pieces]), minlength=len(idx))
-    return idx.astype(dtypes[0]), total.astype(dtypes[1])
+def _summed(tries: list[dict], what: str, groups: list[list[tuple[int, int]]]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Per group of (count, row) pairs, the rows of years or collections
+    (``what``: index, games) of those rows of those counts added up by
+    index, in order of index: every node a join shares, at once."""
+    at: dict[int, dict[int, tuple[int, int]]] = {}  # per count read: its rows' slices, by row
+    pieces: list[tuple[int, np.ndarray, np.ndarray]] = []
+    for g, members in enumerate(groups):
+        for j, row in members:
+            if j not in at:
+                rows, first, n = np.unique(np.asarray(tries[j][what]["node"]), return_index=True, return_counts=True)
+                at[j] = dict(zip(rows.tolist(), zip(first.tolist(), (first + n).tolist())))
+            lo, hi = at[j].get(row, (0, 0))
+            pieces.append((g, np.asarray(tries[j][what]["index"][lo:hi]), np.asarray(tries[j][what]["games"][lo:hi])))
+    if not pieces:
+        return [(np.zeros(0, np.int64), np.zeros(0, np.int64)) for _ in groups]
+    index = np.concatenate([p[1] for p in pieces]).astype(np.int64)
+    least = int(index.min()) if len(index) else 0
+    wide = int(index.max()) - least + 1 if len(index) else 1
+    key = np.concatenate([np.full(len(p[1]), p[0], np.int64) for p in pieces]) * wide + (index - least)
+    keys, where = np.unique(key, return_inverse=True)  # by group, then by index
+    total = np.bincount(where, weights=np.concatenate([p[2] for p in pieces]), minlength=len(keys))
+    bounds = np.searchsorted(keys // wide, np.arange(len(groups) + 1))
+    dtypes = (pieces[0][1].dtype, pieces[0][2].dtype)
+    return [
+        ((keys[a:b] % wide + least).astype(dtypes[0]), total[a:b].astype(dtypes[1]))
+        for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist())
+    ]
 
 
 def _edge_values(arrays: dict, rows: list[int]) -> dict[int, dict]:
@@ -281,12 +296,13 @@ def join_plan(counts: list[tuple[dict, int]], floor: int = 1) -> JoinPlan:
         for row, owner in same[j].items():
             merged.setdefault(owner, []).append((j, row))
     owned: dict[int, dict[str, dict[int, tuple[np.ndarray, np.ndarray]]]] = {j: {w: {} for w in ROWS} for j in placed}
+    for what in ROWS:
+        groups = [[owner, *repeats] for owner, repeats in merged.items()]
+        for (i, row), rows in zip(merged, _summed(tries, what, groups)):
+            owned[i][what][row] = rows
     for (i, row), repeats in merged.items():
         for name in ADDED:
             values[i][row][name] = sum((values[j][r][name] for j, r in repeats), values[i][row][name])
-        for what in ROWS:
-            pieces = [_rows_of(tries[j][what], r) for j, r in [(i, row), *repeats]]
-            owned[i][what][row] = _summed(pieces)
         years = owned[i]["years"][row][0]
         values[i][row]["first_year"], values[i][row]["last_year"] = (
             (int(years[0]), int(years[-1])) if len(years) else (0, 0)
@@ -322,7 +338,7 @@ def join_plan(counts: list[tuple[dict, int]], floor: int = 1) -> JoinPlan:
     root = {name: np.array(first[name][0]) for name in first if name not in ROWS}
     for name in ("count", "games", "black_wins", "white_wins"):
         root[name] = sum((np.array(tries[j][name][0]) for j in placed[1:]), root[name])
-    root_rows = {what: _summed([_rows_of(tries[j][what], 0) for j in placed]) for what in ROWS}
+    root_rows = {what: _summed(tries, what, [[(j, 0) for j in placed]])[0] for what in ROWS}
     years = root_rows["years"][0]
     root["first_year"], root["last_year"] = (
         (np.array(years[0]), np.array(years[-1])) if len(years) else (np.array(0), np.array(0))
