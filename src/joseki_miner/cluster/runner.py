@@ -276,7 +276,7 @@ class DaskRunner:
         joined: dict[int, Any] = {}
         built: dict[str, Any] = {}
         after: list[list[int]] = [[] for _ in jobs]
-        if counted:  # the plan once the counts end, the shards once it does; prune once they and the joins do
+        if counted:  # the plan once the counts end, the shards once it does; prune once their candidates and joins do
             after[shards_at : shards_at + 1] = [counts_at]
             after[shards_at + 1 : ended_at] = [[shards_at]] * (ended_at - shards_at - 1)
             if pruned is not None:  # on the shards' candidates, not their files
@@ -368,7 +368,7 @@ class DaskRunner:
             return [Done("build", self._build(context, name), time.perf_counter() - t0)]
         if stage.name == "prune" and self._pruned is not None:  # done on the shards of the build
             pruned, self._pruned = self._pruned, None
-            self._eras = pruned.pop("eras")  # the report of this tree counts its eras no more
+            self._eras = pruned.pop("eras")  # what the report of this tree counts, counted by the shards
             if pruned["games"] != context.found("ingest")["games_accepted"]:
                 raise RuntimeError(f"prune ran on {pruned['games']} games, ingest accepted another number")
             return [Done("prune", pruned["figures"], pruned["seconds"])]
@@ -445,8 +445,9 @@ class DaskRunner:
         results; its own result is the build's figures), then a shard a count, each writing its part of
         the build's files (folders of parts, made empty here); each task
         takes the resolution (None: from the stage files).  Given the
-        ``pruned`` run's config, a task a shard more (after its files'
-        tasks) keeps what phase 2 may keep of it for ``_prune_shards``."""
+        ``pruned`` run's config, a task a shard more keeps what phase 2
+        may keep of it for ``_prune_shards``, apart from its files (prune
+        waits for these alone)."""
         catalog = context.catalog
         paths = [os.path.abspath(staged(p)) for p in catalog.shards()]
         for path in paths:
@@ -654,7 +655,14 @@ def _shard_plan(plan: str, j: int):
         return pickle.loads(f.read(ends[j] - lo))
 
 
-def _write_shard(folder: Path, j: int, plan: str, paths: list[str], kinds: KindRules | None, resolution=None) -> int:
+def _write_shard(
+    folder: Path,
+    j: int,
+    plan: str,
+    paths: list[str],
+    kinds: KindRules | None,
+    resolution: partitions.Resolution | None = None,
+) -> int:
     """Shard ``j`` of the trie's files (a task, once the plan is made)."""
     from joseki_miner.stages import build
 

@@ -166,10 +166,8 @@ def prune_shards(
     kept = np.flatnonzero(keep & (arrays["depth"] > 0))
     found = {name: position[name][kept] for name in ("hi", "lo", "transform")}
     sequences = {name: getattr(segments, name) for name in ("node", "first", "count", "opening")}
-    examples = np.array(pruning.examples)
-    years = np.array(eras if eras is not None else [], np.int64).reshape(-1, 2)
-    kept_found = {**found, "node": node[kept], "new": new_id[kept], "segments": sequences, "examples": examples}
-    write_saved(wanted, {**kept_found, "eras": years})
+    found.update(node=node[kept], new=new_id[kept], segments=sequences, examples=np.array(pruning.examples))
+    write_saved(wanted, {**found, "eras": np.array(eras or [], np.int64).reshape(-1, 2)})  # (first, last) an era
     return figures
 
 
@@ -226,7 +224,10 @@ def write_found(
     pq.write_table(table, outputs["examples"], compression="zstd")
     if "transpositions" in outputs:
         write_transpositions(folders, wanted, outputs["transpositions"])
-    return sum((f["eras"] for f in found), np.zeros((len(kept["segments"]["first"]), len(kept["eras"])), np.int64))
+    in_eras = np.zeros((len(kept["segments"]["first"]), len(kept["eras"])), np.int64)
+    for f in found:
+        in_eras += f["eras"]
+    return in_eras
 
 
 def write_transpositions(folders: list[Path], wanted: Path, path: Path) -> None:
