@@ -236,8 +236,8 @@ def test_subtrees_counted_apart_give_the_files_of_one_build(real_subset, tmp_pat
             if name != "orders":  # (move orders merged alone)
                 assert pruned[name].read_bytes() == path.read_bytes(), (parts, name)
         # and the eras' sequences of each kept node, counted by the shards: the page of what changed of the files
-        games_of = tuple(int(((year >= a) & (year <= b)).sum()) for a, b in eras)
-        by_shards = EraCounts(in_eras, games_of, eras).of(pq.read_table(outputs["joseki"]))
+        by_year = dict(zip(*(a.tolist() for a in np.unique(year, return_counts=True))))
+        by_shards = EraCounts.of_games(in_eras, by_year, eras).of(pq.read_table(outputs["joseki"]))
         assert by_shards == whole_changes
     with pytest.raises(RuntimeError, match="kept the nodes counted"):  # counted with another floor
         build.plan_shards(counted, floor=floor + 1)

@@ -75,6 +75,8 @@ def test_a_folder_of_parts_reads_as_the_file_of_their_rows_end_to_end(tmp_path):
     (tmp_path / "aside").replace(folder / part_name(9))
     with pytest.raises(RuntimeError, match="holds 16 parts, not 15"):
         rows_at(folder, asked, ["n"], sizes[1:])
+    with pytest.raises(RuntimeError, match="past its 1000"):
+        rows_at(folder, np.array([5, 1000]), ["n"], sizes)
     with pytest.raises(RuntimeError, match="holds 30 rows, not 31"):  # a part of other rows than the run's
         rows_at(folder, np.array([999]), ["n"], sizes[:-1] + [31])
 

@@ -1175,3 +1175,18 @@ def test_symmetric_duplicates_across_partitions(demo_games, tmp_path):
     assert summary["games_rejected"].get("duplicate") == len(records)
     mine([folder], tmp_path / "fast", sets=sets)
     assert files_of(tmp_path / "dask") == files_of(tmp_path / "fast")
+
+
+def test_a_dask_run_on_games_another_engine_read_gives_that_engines_files(demo_games, tmp_path):
+    """Ingest up to date from a run of the fast engine (games.parquet one
+    file, not a part a partition), the dask engine mines the rest (another
+    extract): its example games are read from that file, and its files
+    are those the fast engine gives."""
+    sets = ("max_length=25", "prune.min_count=1", "prune.min_games=1")
+    mine([demo_games], tmp_path / "mixed")
+    assert (tmp_path / "mixed" / "work" / "games.parquet").is_file()
+    dask = mine([demo_games], tmp_path / "mixed", "dask", sets=sets, cluster=Options(workers=2, partition_mb=0.001))
+    assert (tmp_path / "mixed" / "work" / "games.parquet").is_file()  # ingest kept: the fast engine's file
+    fast = mine([demo_games], tmp_path / "fast", sets=sets)
+    assert dask["games_accepted"] == fast["games_accepted"] and fast["joseki"] > 0
+    assert files_of(tmp_path / "mixed") == files_of(tmp_path / "fast")

@@ -48,14 +48,29 @@ class EraCounts:
     games: tuple[int, int]
     years: Eras
 
+    @classmethod
+    def of_games(cls, reached: np.ndarray, by_year: dict[int, int], years: Eras) -> EraCounts:
+        """The counts ``reached`` of the eras ``years`` of games counted by
+        year (``by_year``)."""
+        a, b = (sum(n for year, n in by_year.items() if in_era(year, era)) for era in years)
+        return cls(reached, (int(a), int(b)), years)
+
     def of(self, tree) -> dict:
         """``compared`` of the pruned tree (joseki.parquet's table), with
-        the eras' names, as ``book.files.changes`` gives it."""
+        the eras' names, as ``book.files.changes`` gives it: a node's
+        sequences that reached it are those at its position (so only
+        where move orders are not merged)."""
         if len(self.reached) != tree.num_rows:
             raise RuntimeError(f"the eras were counted for {len(self.reached)} nodes, the tree holds {tree.num_rows}")
         (a0, a1), (b0, b1) = self.years
         changed = compared(tree, self.reached, self.reached, self.games)
         return {**changed, "before": era_name(a0, a1), "after": era_name(b0, b1)}
+
+
+def in_era(year, era: tuple[int, int]):
+    """Which of the games of ``year`` (a number or an array) were played
+    in ``era`` (its first and last year)."""
+    return (year >= era[0]) & (year <= era[1])
 
 
 def game_years(games: Path) -> np.ndarray:
@@ -70,10 +85,7 @@ def side_games(games: Path, *sides: Filters, year: np.ndarray | None = None) -> 
     report's page of what changed)."""
     if all(side == Filters(years=side.years) for side in sides):
         year = game_years(games) if year is None else year
-        return [
-            np.ones(len(year), dtype=bool) if side.years is None else (year >= side.years[0]) & (year <= side.years[1])
-            for side in sides
-        ]
+        return [np.ones(len(year), dtype=bool) if side.years is None else in_era(year, side.years) for side in sides]
     people = any(side.by_people for side in sides)
     table = read_columns(games, ["year", "winner", "collection", "handicap", *(Filters.PEOPLE if people else ())])
     year, winner = numpy(table.column("year")), numpy(table.column("winner"))

@@ -429,8 +429,13 @@ class Resolution:
     filtered: list[pa.Table]  # per partition, its filtered.arrow: the first games the filters left out
     collections: list[str | None]  # the games kept's collections, numbered as first met (``build.Collections``)
     numbers: list[np.ndarray]  # per partition, the number of each of its collections among those (-1: none kept)
-    years: tuple[int, int]  # the games kept's first and last known year (0, 0: none known)
     by_year: dict[int, int]  # the games kept, by year (0: not known), in order
+
+    @property
+    def years(self) -> tuple[int, int]:
+        """The games kept's first and last known year (0, 0: none known)."""
+        known = [year for year in self.by_year if year > 0]
+        return (known[0], known[-1]) if known else (0, 0)
 
     @property
     def accepted(self) -> int:
@@ -501,12 +506,12 @@ def resolve(folder: str, keys: list[str], dedupe: bool) -> Resolution:
 
 def _tallies(
     traces: list[pa.Table], kept_all: list[np.ndarray], keep: list[np.ndarray]
-) -> tuple[list[str | None], list[np.ndarray], tuple[int, int], dict[int, int]]:
+) -> tuple[list[str | None], list[np.ndarray], dict[int, int]]:
     """The games kept's collections, numbered as first met, each
-    partition's numbers of its own, their first and last known year and
-    their number by year: what the build's counter knows of the games
-    (``build.Collections``) and the eras of the report's page of what
-    changed, from the partitions' traces, so that no task reads a game."""
+    partition's numbers of its own, and their number by year: what the
+    build's counter knows of the games (``build.Collections``) and the
+    eras of the report's page of what changed, from the partitions'
+    traces, so that no task reads a game."""
     index: dict[str | None, int] = {}
     by_year: Counter[int] = Counter()
     names_of = [json.loads(t.schema.metadata[COLLECTIONS.encode()]) for t in traces]
@@ -518,8 +523,7 @@ def _tallies(
             index.setdefault(names[c], len(index))
         by_year.update(dict(zip(*(a.tolist() for a in np.unique(year, return_counts=True)))))
     numbers = [np.array([index.get(n, -1) for n in names], np.int16) for names in names_of]
-    known = sorted(y for y in by_year if y > 0)
-    return list(index), numbers, (known[0], known[-1]) if known else (0, 0), dict(sorted(by_year.items()))
+    return list(index), numbers, dict(sorted(by_year.items()))
 
 
 @dataclass(frozen=True)

@@ -268,7 +268,7 @@ class DaskRunner:
             counted = (ranges, folders)
             ended_at = len(jobs)
             if pruned is not None:  # phase 2 on the shards' candidates, then the shards' search for what it kept
-                prune_jobs, prune_tasks, prune_after = self._prune_shards(context, folders, key)
+                prune_jobs, prune_tasks, prune_after = self._prune_shards(context, folders, key, ingest)
                 jobs += prune_jobs
                 tasks += prune_tasks
                 first += [-1] * len(prune_jobs)
@@ -291,8 +291,8 @@ class DaskRunner:
             if i >= len(joins):
                 if counted and i == shards_at:
                     built["figures"] = result
-                elif counted and shards_at < i < ended_at:
-                    built["ended"] = time.perf_counter()
+                elif counted and shards_at < i < ended_at:  # a shard's files, or apart its candidates
+                    built["ended" if i <= shards_at + len(ranges) else "kept"] = time.perf_counter()
                 elif counted and i == ended_at:
                     built["pruned"] = result
                 elif counted and i == len(jobs) - 1 and pruned is not None:  # what the shards found
@@ -344,8 +344,8 @@ class DaskRunner:
         if counted:
             self._shards_done(context, len(counted[0]))
             self._built = (built["figures"], read + time.perf_counter() - built["ended"])
-            if pruned is not None:
-                seconds = time.perf_counter() - built["ended"]
+            if pruned is not None:  # from the candidates' end: the shards' files are written beside prune
+                seconds = time.perf_counter() - built["kept"]
                 self._pruned = {**built["pruned"], "seconds": seconds, "eras": built["eras"]}
 
     def stage(self, stage: Stage, context: Context, key: str, beside: Stage | None = None) -> list[Done]:
@@ -381,16 +381,11 @@ class DaskRunner:
         if together:
             folder = Path(os.path.abspath(staged(catalog.report)))
             book_files.start(folder)
-            files = book_files.of_run(context)
-            write = partial(
-                book_files.write,
-                replace(files, eras=self._eras) if self._eras is not None else files,
-                folder,
-                share=config.influence_share,
-                min_length=config.min_length,
-            )
+            files, eras, self._eras = book_files.of_run(context), self._eras, None  # of this run's tree, once
+            write = partial(book_files.write, folder=folder, share=config.influence_share, min_length=config.min_length)
             k = book_files.parts(context.found("prune")["nodes_after_prune"], workers)
-            jobs += [partial(write, part=(i, k)) for i in range(k)]
+            first = replace(files, eras=eras) if eras is not None else files  # the page of what changed: part 0's
+            jobs += [partial(write, first if i == 0 else files, part=(i, k)) for i in range(k)]
             names += [f"{name}-report-{i}-of-{k}" if stage.name == "emit" else f"{name}-{i}-of-{k}" for i in range(k)]
         begun, ended = time.perf_counter(), {}
         results = cluster.map(
@@ -467,7 +462,7 @@ class DaskRunner:
         return jobs, names, first
 
     def _prune_shards(
-        self, context: Context, folders: list[Path], key: str
+        self, context: Context, folders: list[Path], key: str, parted: bool
     ) -> tuple[list[Callable], list[str], list[list[int]]]:
         """Prune's tasks on the trie's shards: phase 2 on their candidates
         (``prune.prune_shards``), then each shard's search for the kept
@@ -485,7 +480,7 @@ class DaskRunner:
         transposed = "transpositions" in outputs
         jobs += [partial(_search_shard, f, j, plan, wanted, transposed) for j, f in enumerate(folders)]
         names += [f"prune-search-{j}-{key}-{self.token}" for j in range(len(folders))]
-        jobs.append(partial(_write_found, folders, wanted, files[1], outputs, config))
+        jobs.append(partial(_write_found, folders, wanted, files[1], outputs, config, parted))
         names.append(f"prune-found-{key}-{self.token}")
         after = [[], *[[0]] * len(folders), list(range(1, len(folders) + 1))]
         return jobs, names, after
@@ -710,7 +705,7 @@ def _prune_shards(
         prune.PruneFiles(Path(sorted_path), None, {k: Path(v) for k, v in outputs.items()}),  # games: the shards
         prune.pruning_for(config, games, shards.floor),
         Path(wanted),
-        _eras(config, resolution),
+        _era_years(config, resolution),
     )
     return {"figures": figures, "games": games}
 
@@ -743,23 +738,24 @@ def _write_found(
     games: str,
     outputs: dict[str, str],
     config: Config,
+    parted: bool,
     resolution: partitions.Resolution | None = None,
 ) -> EraCounts | None:
     """node_examples.parquet (and node_transpositions.parquet, where asked)
-    of what the shards found (a task); what the report's page of what
+    of what the shards found (a task; ``parted``: games.parquet written by
+    this run's joins, a part a partition); what the report's page of what
     changed counts, of the eras the shards counted."""
     from joseki_miner.stages import prune
 
-    part_rows = [int(keep.sum()) for keep in resolution.keep] if resolution is not None else None  # its parts' games
+    part_rows = [int(keep.sum()) for keep in resolution.keep] if parted and resolution is not None else None
     counted = prune.write_found(folders, Path(wanted), Path(games), {k: Path(v) for k, v in outputs.items()}, part_rows)
-    years = _eras(config, resolution)
+    years = _era_years(config, resolution)
     if years is None or resolution is None:
         return None
-    games_of = [sum(n for year, n in resolution.by_year.items() if a <= year <= b) for a, b in years]
-    return EraCounts(counted, (games_of[0], games_of[1]), years)
+    return EraCounts.of_games(counted, resolution.by_year, years)
 
 
-def _eras(config: Config, resolution: partitions.Resolution | None) -> Eras | None:
+def _era_years(config: Config, resolution: partitions.Resolution | None) -> Eras | None:
     """The years of the eras of the report's page of what changed (first,
     last of each), of the games kept; None where it has no such page."""
     if not config.report_changed or resolution is None:

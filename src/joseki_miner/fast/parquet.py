@@ -118,6 +118,8 @@ def rows_at(path: Path, rows: np.ndarray, columns: list[str], part_rows: list[in
     if len(parts) != len(part_rows):
         raise RuntimeError(f"{path} holds {len(parts)} parts, not {len(part_rows)}")
     starts = np.r_[0, np.cumsum(np.asarray(part_rows, np.int64))]
+    if rows.min() < 0 or rows.max() >= starts[-1]:
+        raise RuntimeError(f"rows asked of {path} past its {starts[-1]}")
     part = np.searchsorted(starts, rows, side="right") - 1
     tables = []
     for p in np.unique(part).tolist():

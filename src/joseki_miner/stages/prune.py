@@ -24,6 +24,7 @@ from joseki_miner.method import prune as phase2
 from joseki_miner.fast.arrow import column, numpy, strings
 from joseki_miner.fast.joining import end_to_end
 from joseki_miner.method.kinds import APPROACH, FOLLOW_UP, KINDS, KindRules, ends, of_arrays
+from joseki_miner.book.compare import Eras, in_era
 from joseki_miner.book.lookup import corner_of
 from joseki_miner.method.points import TENUKI, from_sgf, to_sgf
 from joseki_miner.fast.parquet import RowGroups, read_columns, rows_at
@@ -133,7 +134,7 @@ def prune_shards(
     files: PruneFiles,
     pruning: Pruning,
     wanted: Path,
-    eras: tuple[tuple[int, int], ...] | None = None,
+    eras: Eras | None = None,
 ) -> dict:
     """``prune_arrays`` on a trie kept as shards (``build.write_shard``, a
     count's ``folders`` each, in order), on their candidates alone (the
@@ -201,8 +202,8 @@ def shard_eras(year: np.ndarray, offset: int, segments: dict, eras: np.ndarray) 
     lo = np.clip(first, offset, offset + len(year)) - offset
     hi = np.clip(first + np.asarray(segments["count"], np.int64), offset, offset + len(year)) - offset
     counted = np.zeros((len(first), len(eras)), np.int64)
-    for e, (a, b) in enumerate(np.asarray(eras, np.int64).tolist()):
-        before = np.r_[0, np.cumsum((year >= a) & (year <= b), dtype=np.int64)]
+    for e, era in enumerate(np.asarray(eras, np.int64).tolist()):
+        before = np.r_[0, np.cumsum(in_era(year, era), dtype=np.int64)]
         counted[:, e] = before[hi] - before[lo]
     return counted
 
@@ -215,7 +216,8 @@ def write_found(
     kept nodes' positions (``write_transpositions``); ``part_rows``: the
     games of each part of games.parquet, where the run knows them.  Gives
     each kept node's sequences in each era the shards counted
-    (``shard_eras``: a row a node, as joseki.parquet holds them)."""
+    (``shard_eras``: a row a node, as joseki.parquet holds them; no
+    column without eras)."""
     from joseki_miner.stages.build import read_saved
 
     kept = read_saved(wanted)
