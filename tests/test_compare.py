@@ -126,7 +126,7 @@ def test_the_three_three_invasion_rises_with_the_programs(shared_data, tmp_path)
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.integers(min_value=0, max_value=30), max_size=60), st.none() | st.integers(1990, 2030))
 def test_eras_counted_by_year_are_those_of_every_games_year(offsets, since):
-    """``eras`` (of the games counted by year, ``eras_of``: what a run's
+    """``eras`` (of the games counted by year, ``era_years``: what a run's
     partitions know) are those of every game's year in order: the dated
     games split in half by year, or at ``since`` kept within them; none
     below two years."""

@@ -62,9 +62,9 @@ class EraCounts:
         where move orders are not merged)."""
         if len(self.reached) != tree.num_rows:
             raise RuntimeError(f"the eras were counted for {len(self.reached)} nodes, the tree holds {tree.num_rows}")
-        (a0, a1), (b0, b1) = self.years
+        a, b = self.years
         changed = compared(tree, self.reached, self.reached, self.games)
-        return {**changed, "before": era_name(a0, a1), "after": era_name(b0, b1)}
+        return {**changed, "before": era_name(*a), "after": era_name(*b)}
 
 
 def in_era(year, era: tuple[int, int]):
@@ -128,13 +128,7 @@ def eras(year: np.ndarray, since: int | None = None) -> tuple[Filters, Filters, 
     the games before ``since`` and from it on (None: the year that splits
     the dated games in half), as sides and their names; None where the
     games hold fewer than two years."""
-    return eras_of(*np.unique(year, return_counts=True), since)
-
-
-def eras_of(years: np.ndarray, games: np.ndarray, since: int | None = None) -> tuple[Filters, Filters, str, str] | None:
-    """``eras`` of the games counted by year (``years`` ascending, each
-    with its ``games``)."""
-    both = era_years(years, games, since)
+    both = era_years(*np.unique(year, return_counts=True), since)
     if both is None:
         return None
     a, b = both
@@ -142,8 +136,9 @@ def eras_of(years: np.ndarray, games: np.ndarray, since: int | None = None) -> t
 
 
 def era_years(years: np.ndarray, games: np.ndarray, since: int | None = None) -> Eras | None:
-    """The years of ``eras_of``'s eras: what a run's partitions know
-    without reading a game."""
+    """The years of ``eras``' eras (first, last of each), of the games
+    counted by year (``years`` ascending, each with its ``games``): what a
+    run's partitions know without reading a game."""
     known = np.asarray(years) > 0
     years, games = np.asarray(years)[known], np.asarray(games, np.int64)[known]
     if len(years) < 2:

@@ -934,11 +934,12 @@ def keep_candidates(folder: Path, shards: Shards, j: int, kinds: KindRules | Non
     ``folder`` for prune (``prune.prune_shards``), with its sequences that
     a handicap stone opened ("opened", ``prune.handicap_counts``): apart
     from its files (``write_shard``), so that prune need not wait for them."""
+    from joseki_miner.stages.prune import opened_among
+
     arrays, positions, placed, codes = _shard(folder, shards, j, kinds)
     found = _candidates(arrays, positions, placed, codes, shards, j, cut)
     with pa.ipc.open_file(pa.memory_map(str(folder / "sorted.arrow"))) as part:
-        start = numpy(part.read_all().column("start"))
-    found["opened"] = np.flatnonzero(start == 0) + shards.plan.parts[j].ranked  # rows of sorted_sequences.parquet
+        found["opened"] = opened_among(numpy(part.read_all().column("start")), shards.plan.parts[j].ranked)
     _save(folder / "candidates", _flat(found))
 
 

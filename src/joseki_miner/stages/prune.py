@@ -446,9 +446,14 @@ def opened_rows(sorted_path: Path) -> np.ndarray:
     groups = RowGroups(sorted_path)
     zeros = []
     for g in groups.picked(lambda least, _: least <= 0, on="start"):  # the groups that may hold a start at 0
-        start = numpy(groups.read([g], ["start"]).column(0))
-        zeros.append(np.flatnonzero(start == 0) + groups.starts[g])
+        zeros.append(opened_among(numpy(groups.read([g], ["start"]).column(0)), int(groups.starts[g])))
     return np.concatenate(zeros) if zeros else np.zeros(0, np.int64)
+
+
+def opened_among(start: np.ndarray, first_row: int) -> np.ndarray:
+    """The rows (from ``first_row``) of sequences starting at ``start``
+    that a handicap stone opened: those that start at move 0."""
+    return np.flatnonzero(start == 0) + first_row
 
 
 def handicap_counts(segments: Segments, opened: np.ndarray, nodes: int) -> np.ndarray | None:
