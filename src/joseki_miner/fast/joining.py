@@ -159,24 +159,25 @@ class EdgeColumn:
     """A count's node column read only at some rows (``plan_rows``): what
     a count keeps for the plan, of its ``rows`` rows in all."""
 
-    def __init__(self, at: dict[int, int], values: np.ndarray, rows: int) -> None:
-        self.at, self.values, self.rows = at, values, rows  # at: each row kept -> its index in values
+    def __init__(self, kept: np.ndarray, at: dict[int, int], values: np.ndarray, rows: int) -> None:
+        self.kept, self.at, self.values, self.rows = kept, at, values, rows  # the rows kept, in order, and by row
 
     def __len__(self) -> int:
         return self.rows
 
     def __getitem__(self, row: int):
-        return self.values[self._at(row)]
-
-    def take(self, rows: list[int]) -> np.ndarray:
-        """The column at ``rows`` (each kept for the plan), at once."""
-        return self.values[[self._at(row) for row in rows]]
-
-    def _at(self, row: int) -> int:
         i = self.at.get(int(row))
         if i is None:
             raise IndexError(f"row {row} is not kept for the plan")
-        return i
+        return self.values[i]
+
+    def take(self, rows: list[int]) -> np.ndarray:
+        """The column at ``rows`` (each kept for the plan), at once."""
+        at = np.searchsorted(self.kept, rows)
+        wrong = (at >= len(self.kept)) | (self.kept[np.minimum(at, len(self.kept) - 1)] != rows)
+        if wrong.any():
+            raise IndexError(f"row {np.asarray(rows)[wrong][0]} is not kept for the plan")
+        return self.values[at]
 
 
 def kept_for_plan(arrays: dict) -> dict[str, dict[str, np.ndarray]]:
@@ -222,7 +223,7 @@ def planned_from(kept: dict[str, dict[str, np.ndarray]]) -> tuple[dict, dict[int
     nodes = kept["edge_nodes"]
     rows = int(nodes["row"][-1]) + 1  # its last row ends its last sequence's path
     at = {row: i for i, row in enumerate(nodes["row"].tolist())}
-    arrays: dict = {name: EdgeColumn(at, a, rows) for name, a in nodes.items() if name != "row"}
+    arrays: dict = {name: EdgeColumn(nodes["row"], at, a, rows) for name, a in nodes.items() if name != "row"}
     arrays.update(years=kept["edge_years"], sources=kept["edge_sources"])
     replies = kept["edge_replies"]
     return arrays, dict(zip(replies["row"].tolist(), replies["count"].tolist()))
@@ -232,21 +233,23 @@ def _summed(tries: list[dict], what: str, groups: list[list[tuple[int, int]]]) -
     """Per group of (count, row) pairs, the rows of years or collections
     (``what``: index, games) of those rows of those counts added up by
     index, in order of index: every node a join shares, at once."""
-    at: dict[int, dict[int, tuple[int, int]]] = {}  # per count read: its rows' slices, by row
-    pieces: list[tuple[int, np.ndarray, np.ndarray]] = []
+    asked: dict[int, list[tuple[int, int]]] = {}  # per count: (group, row), its rows asked
     for g, members in enumerate(groups):
         for j, row in members:
-            if j not in at:
-                rows, first, n = np.unique(np.asarray(tries[j][what]["node"]), return_index=True, return_counts=True)
-                at[j] = dict(zip(rows.tolist(), zip(first.tolist(), (first + n).tolist())))
-            lo, hi = at[j].get(row, (0, 0))
-            pieces.append((g, np.asarray(tries[j][what]["index"][lo:hi]), np.asarray(tries[j][what]["games"][lo:hi])))
+            asked.setdefault(j, []).append((g, row))
+    pieces: list[tuple[int, np.ndarray, np.ndarray]] = []
+    for j, wanted in asked.items():  # a count's rows by node, each node's together
+        node, index, games = (np.asarray(tries[j][what][name]) for name in ("node", "index", "games"))
+        rows = [row for _, row in wanted]
+        bounds = zip(np.searchsorted(node, rows).tolist(), np.searchsorted(node, rows, side="right").tolist())
+        pieces += [(g, index[lo:hi], games[lo:hi]) for (g, _), (lo, hi) in zip(wanted, bounds)]
     if not pieces:
         return [(np.zeros(0, np.int64), np.zeros(0, np.int64)) for _ in groups]
     index = np.concatenate([p[1] for p in pieces]).astype(np.int64)
     least = int(index.min()) if len(index) else 0
     wide = int(index.max()) - least + 1 if len(index) else 1
-    key = np.concatenate([np.full(len(p[1]), p[0], np.int64) for p in pieces]) * wide + (index - least)
+    group = np.repeat(np.array([p[0] for p in pieces], np.int64), [len(p[1]) for p in pieces])
+    key = group * wide + (index - least)
     keys, where = np.unique(key, return_inverse=True)  # by group, then by index
     total = np.bincount(where, weights=np.concatenate([p[2] for p in pieces]), minlength=len(keys))
     bounds = np.searchsorted(keys // wide, np.arange(len(groups) + 1))
@@ -257,17 +260,23 @@ def _summed(tries: list[dict], what: str, groups: list[list[tuple[int, int]]]) -
     ]
 
 
+def _at(column, rows: list[int]) -> np.ndarray:
+    """A column (``EdgeColumn`` or array) at ``rows``."""
+    return column.take(rows) if isinstance(column, EdgeColumn) else np.asarray(column)[rows]
+
+
 def _edge_values(arrays: dict, rows: list[int]) -> dict[int, dict]:
-    """A count's ``ADDED`` figures at ``rows``, by row: a number as a Python
-    int (the shards' plans pickle thousands of them), a row of counters as
-    an array; each column read at all the rows at once."""
-    values: dict[int, dict] = {row: {} for row in rows}
-    for name in ADDED:
-        a = arrays[name]
-        picked = a.take(rows) if isinstance(a, EdgeColumn) else np.asarray(a)[rows]
-        for row, v in zip(rows, picked.tolist() if picked.ndim == 1 else list(picked)):
-            values[row][name] = v
-    return values
+    """A count's ``ADDED`` figures at ``rows``, by row, as Python numbers (a
+    row of counters, a tuple): the shards' plans pickle thousands of them;
+    each column read at all the rows at once."""
+    picked = {name: _at(arrays[name], rows) for name in ADDED}
+    columns = [(name, v.tolist() if v.ndim == 1 else [tuple(r) for r in v.tolist()]) for name, v in picked.items()]
+    return {row: {name: v[i] for name, v in columns} for i, row in enumerate(rows)}
+
+
+def _added(values: list):
+    """Numbers added up, or rows of them (tuples) by place."""
+    return tuple(map(sum, zip(*values))) if isinstance(values[0], tuple) else sum(values)
 
 
 def join_plan(counts: list[tuple[dict, int]], floor: int = 1) -> JoinPlan:
@@ -285,10 +294,12 @@ def join_plan(counts: list[tuple[dict, int]], floor: int = 1) -> JoinPlan:
     edge = {j: sorted({*downs[j], *ups[j]}) for j in placed}
     values = {j: _edge_values(tries[j], edge[j]) for j in placed}
     same: dict[int, dict[int, tuple[int, int]]] = {j: {} for j in placed}
+    up_keys = {j: _at(tries[j]["key"], ups[j]).tolist() for j in placed}
+    down_keys = {j: _at(tries[j]["key"], downs[j]).tolist() for j in placed}
     for before, j in zip(placed, placed[1:]):
         a, b = ups[before], downs[j]
         for d in range(min(len(a), len(b))):
-            if tries[before]["key"][a[d]] != tries[j]["key"][b[d]]:
+            if up_keys[before][d] != down_keys[j][d]:
                 break
             same[j][b[d]] = same[before].get(a[d], (before, a[d]))
     merged: dict[tuple[int, int], list[tuple[int, int]]] = {}
@@ -302,7 +313,7 @@ def join_plan(counts: list[tuple[dict, int]], floor: int = 1) -> JoinPlan:
             owned[i][what][row] = rows
     for (i, row), repeats in merged.items():
         for name in ADDED:
-            values[i][row][name] = sum((values[j][r][name] for j, r in repeats), values[i][row][name])
+            values[i][row][name] = _added([values[i][row][name], *(values[j][r][name] for j, r in repeats)])
         years = owned[i]["years"][row][0]
         values[i][row]["first_year"], values[i][row]["last_year"] = (
             (int(years[0]), int(years[-1])) if len(years) else (0, 0)
