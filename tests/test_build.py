@@ -228,10 +228,12 @@ def test_subtrees_counted_apart_give_the_files_of_one_build(real_subset, tmp_pat
         wanted = tmp_path / f"{parts}-kept"
         eras = era_years(*np.unique(year, return_counts=True))
         prune.prune_shards(folders, shards.names, prune.PruneFiles(out[4], None, pruned), pruning, wanted, eras)
-        for j, folder in enumerate(folders):  # each shard searched for the kept nodes' games and positions
+        found = [  # each shard searched for the kept nodes' games and positions
             prune.examples_of_shard(folder, shards.plan.parts[j].ranked, wanted, games)
-            build.transposed_of_shard(folder, shards.of(j), j, wanted)
-        in_eras = prune.write_found(folders, wanted, catalog.games, pruned)
+            for j, folder in enumerate(folders)
+        ]
+        transposed = [build.transposed_of_shard(folder, shards.of(j), j, wanted) for j, folder in enumerate(folders)]
+        in_eras = prune.write_found(found, wanted, catalog.games, pruned, transposed=transposed)
         for name, path in outputs.items():
             if name != "orders":  # (move orders merged alone)
                 assert pruned[name].read_bytes() == path.read_bytes(), (parts, name)

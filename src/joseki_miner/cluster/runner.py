@@ -248,6 +248,7 @@ class DaskRunner:
             first += [{"games": 2, "sequences": 3}[what]] * len(names)
             joins += [what] * len(names)
         counted, shards_at, counts_at = None, len(jobs), []
+        takes: list[int] = []  # the jobs given the results of those they wait for
         if build:  # the build counts the partitions' sequences while the joins write them
             counts: Counter[int] = Counter()
             for found_ in found:
@@ -267,11 +268,13 @@ class DaskRunner:
             first += built_first
             counted = (ranges, folders)
             ended_at = len(jobs)
+            takes.append(shards_at)  # the plan, given the counts'
             if pruned is not None:  # phase 2 on the shards' candidates, then the shards' search for what it kept
                 prune_jobs, prune_tasks, prune_after = self._prune_shards(context, folders, key, ingest)
                 jobs += prune_jobs
                 tasks += prune_tasks
                 first += [-1] * len(prune_jobs)
+                takes.append(len(jobs) - 1)  # the files of what the shards found, given their searches'
         kept = sum(1 for f in found if f.get(partitions.KEPT))
         joined: dict[int, Any] = {}
         built: dict[str, Any] = {}
@@ -337,7 +340,7 @@ class DaskRunner:
                 sizes=first,
                 after=after,
                 on_done=on_done,
-                takes=[shards_at] if counted else [],  # the plan, given the counts' results
+                takes=takes,
             )
         finally:
             self._remove_later(counted[1] if counted else [])
@@ -480,7 +483,7 @@ class DaskRunner:
         transposed = "transpositions" in outputs
         jobs += [partial(_search_shard, f, j, plan, wanted, transposed) for j, f in enumerate(folders)]
         names += [f"prune-search-{j}-{key}-{self.token}" for j in range(len(folders))]
-        jobs.append(partial(_write_found, folders, wanted, files[1], outputs, config, parted))
+        jobs.append(partial(_write_found, wanted, files[1], outputs, config, parted))
         names.append(f"prune-found-{key}-{self.token}")
         after = [[], *[[0]] * len(folders), list(range(1, len(folders) + 1))]
         return jobs, names, after
@@ -717,38 +720,51 @@ def _search_shard(
     wanted: str,
     transposed: bool,
     resolution: partitions.Resolution | None = None,
-) -> None:
+) -> dict[str, dict | None]:
     """Shard ``j``'s candidates for the kept nodes' example games and,
     where ``transposed``, its nodes on the kept nodes' positions (a task,
-    given the resolution: how many games are kept)."""
+    given the resolution: how many games are kept): a few hundred rows,
+    handed to ``_write_found`` through the driver, as the counts' are to
+    the plan (no task reads a file a shard)."""
     from joseki_miner.stages import build, prune
 
     if resolution is None:
         raise TypeError("a shard's search is given the resolution")
     shards = _shard_plan(plan, j)
     games = resolution.accepted
-    prune.examples_of_shard(folder, shards.plan.parts[j].ranked, Path(wanted), games)
-    if transposed:
-        build.transposed_of_shard(folder, shards, j, Path(wanted))
+    return {
+        "examples": prune.examples_of_shard(folder, shards.plan.parts[j].ranked, Path(wanted), games),
+        "transposed": build.transposed_of_shard(folder, shards, j, Path(wanted)) if transposed else None,
+    }
 
 
 def _write_found(
-    folders: list[Path],
     wanted: str,
     games: str,
     outputs: dict[str, str],
     config: Config,
     parted: bool,
     resolution: partitions.Resolution | None = None,
+    searched: list[dict] | None = None,
 ) -> EraCounts | None:
     """node_examples.parquet (and node_transpositions.parquet, where asked)
-    of what the shards found (a task; ``parted``: games.parquet written by
+    of what the shards found (a task, given their searches' results,
+    ``_search_shard``'s, in order; ``parted``: games.parquet written by
     this run's joins, a part a partition); what the report's page of what
     changed counts, of the eras the shards counted."""
     from joseki_miner.stages import prune
 
+    if searched is None:
+        raise TypeError("the files of what the shards found are given their searches' results")
     part_rows = [int(keep.sum()) for keep in resolution.keep] if parted and resolution is not None else None
-    counted = prune.write_found(folders, Path(wanted), Path(games), {k: Path(v) for k, v in outputs.items()}, part_rows)
+    counted = prune.write_found(
+        [s["examples"] for s in searched],
+        Path(wanted),
+        Path(games),
+        {k: Path(v) for k, v in outputs.items()},
+        part_rows,
+        [s["transposed"] for s in searched if s["transposed"] is not None],
+    )
     years = _era_years(config, resolution)
     if years is None or resolution is None:
         return None

@@ -977,13 +977,12 @@ def write_saved(folder: Path, arrays: dict) -> None:
     _save(folder, _flat(arrays))
 
 
-def transposed_of_shard(folder: Path, shards: Shards, j: int, wanted: Path) -> None:
+def transposed_of_shard(folder: Path, shards: Shards, j: int, wanted: Path) -> dict[str, np.ndarray]:
     """Shard ``j``'s nodes on the positions of the nodes prune kept
-    (``wanted``: their hi and lo, ``prune.prune_shards``), into ``folder``
-    for ``prune.write_transpositions`` (``joining.shard_transposed``)."""
+    (``wanted``: their hi and lo, ``prune.prune_shards``), of its count in
+    ``folder``, for ``prune.write_transpositions`` (``joining.shard_transposed``)."""
     arrays = _count_of(folder, shards.floor, shards.key_ranges[j], without=("years", "sources"))
-    found = shard_transposed(arrays, shards.plan, j, arrays.pop("positions"), read_saved(wanted))
-    write_saved(folder / "transposed", found)
+    return shard_transposed(arrays, shards.plan, j, arrays.pop("positions"), read_saved(wanted))
 
 
 def join_sorted(folders: list[Path], sorted_path: Path) -> None:

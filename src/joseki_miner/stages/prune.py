@@ -172,13 +172,14 @@ def prune_shards(
     return figures
 
 
-def examples_of_shard(folder: Path, offset: int, wanted: Path, games: int) -> None:
+def examples_of_shard(folder: Path, offset: int, wanted: Path, games: int) -> dict[str, np.ndarray]:
     """The candidates for the kept nodes' example games (``wanted``,
     ``prune_shards``) of a shard's sequences in trie order (its count's, in
     ``folder``, from row ``offset`` of sorted_sequences.parquet, with the
     days of their games: ``build.days_of``; ``games``: the games in all),
-    into ``folder`` for ``write_found`` (``shard_examples``)."""
-    from joseki_miner.stages.build import read_saved, write_saved
+    for ``write_found`` (``shard_examples``), with its sequences of the
+    segments it holds in each era ("era_rows", "eras": ``shard_eras``)."""
+    from joseki_miner.stages.build import read_saved
 
     kept = read_saved(wanted)
     with pa.ipc.open_file(pa.memory_map(str(folder / "sorted.arrow"))) as part:
@@ -189,8 +190,10 @@ def examples_of_shard(folder: Path, offset: int, wanted: Path, games: int) -> No
         raise RuntimeError(f"{folder} holds sequences of games its count kept no day of")
     rank = recency(played["day"][at], game, games)
     found = shard_examples(rows, offset, rank, kept["segments"], int(kept["examples"]))
-    found["eras"] = shard_eras(played["year"][at], offset, kept["segments"], kept["eras"])
-    write_saved(folder / "examples", found)
+    eras = shard_eras(played["year"][at], offset, kept["segments"], kept["eras"])
+    found["era_rows"] = np.flatnonzero(eras.any(axis=1))  # a shard holds few of the segments
+    found["eras"] = eras[found["era_rows"]]
+    return found
 
 
 def shard_eras(year: np.ndarray, offset: int, segments: dict, eras: np.ndarray) -> np.ndarray:
@@ -209,36 +212,38 @@ def shard_eras(year: np.ndarray, offset: int, segments: dict, eras: np.ndarray) 
 
 
 def write_found(
-    folders: list[Path], wanted: Path, games_path: Path, outputs: dict[str, Path], part_rows: list[int] | None = None
+    found: list[dict],
+    wanted: Path,
+    games_path: Path,
+    outputs: dict[str, Path],
+    part_rows: list[int] | None = None,
+    transposed: list[dict] | None = None,
 ) -> np.ndarray:
-    """node_examples.parquet of the shards' candidates (``examples_of_shard``)
-    and, where asked, node_transpositions.parquet of what they found on the
-    kept nodes' positions (``write_transpositions``); ``part_rows``: the
-    games of each part of games.parquet, where the run knows them.  Gives
-    each kept node's sequences in each era the shards counted
-    (``shard_eras``: a row a node, as joseki.parquet holds them; no
+    """node_examples.parquet of the shards' candidates (``found``:
+    ``examples_of_shard`` of each) and, where asked, node_transpositions.parquet
+    of what they found on the kept nodes' positions (``transposed``:
+    ``build.transposed_of_shard`` of each, ``write_transpositions``);
+    ``part_rows``: the games of each part of games.parquet, where the run
+    knows them.  Gives each kept node's sequences in each era the shards
+    counted (``shard_eras``: a row a node, as joseki.parquet holds them; no
     column without eras)."""
     from joseki_miner.stages.build import read_saved
 
     kept = read_saved(wanted)
-    found = [read_saved(folder / "examples") for folder in folders]
     table = examples_of_shards(found, kept["segments"]["opening"], games_path, int(kept["examples"]), part_rows)
     pq.write_table(table, outputs["examples"], compression="zstd")
     if "transpositions" in outputs:
-        write_transpositions(folders, wanted, outputs["transpositions"])
+        write_transpositions(transposed or [], kept, outputs["transpositions"])
     in_eras = np.zeros((len(kept["segments"]["first"]), len(kept["eras"])), np.int64)
     for f in found:
-        in_eras += f["eras"]
+        in_eras[f["era_rows"]] += f["eras"]
     return in_eras
 
 
-def write_transpositions(folders: list[Path], wanted: Path, path: Path) -> None:
+def write_transpositions(parts: list[dict], kept: dict, path: Path) -> None:
     """node_transpositions.parquet as ``transpositions_table`` writes it,
-    of what each shard found on the kept nodes' positions (``wanted``)."""
-    from joseki_miner.stages.build import read_saved
-
-    kept = read_saved(wanted)
-    parts = [read_saved(folder / "transposed") for folder in folders]
+    of what each shard found on the kept nodes' positions (``parts``; the
+    kept nodes, ``prune_shards``'s ``wanted``)."""
     names = ("node", "hi", "lo", "transform", "games", "count")
     found = {name: np.concatenate([p[name] for p in parts]) for name in names}
     lines: list[np.ndarray] = []
