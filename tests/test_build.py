@@ -211,10 +211,11 @@ def test_subtrees_counted_apart_give_the_files_of_one_build(real_subset, tmp_pat
         shards = build.plan_shards(counted, floor=floor, key_ranges=ranges)
         assert shards.figures() == {k: figures[k] for k in ("nodes_before_prune", "nodes_stored", "floor")}
         pruning = prune.pruning_for(config, games, floor)
+        candidates = []
         for j, folder in enumerate(folders):
             cut = Cut(pruning.threshold, pruning.min_length, pruning.rules)
             build.write_shard(folder, shards.of(j), j, tuple(out), kind_rules(config))  # its plan alone
-            build.keep_candidates(folder, shards.of(j), j, kind_rules(config), cut)
+            candidates.append(build.keep_candidates(folder, shards.of(j), j, kind_rules(config), cut))
         for mine, theirs in zip(out[:3] + out[4:], files[:3] + files[4:]):
             assert len(list(mine.iterdir())) == len(ranges)
             assert read_columns(mine).equals(pq.read_table(theirs)), (parts, theirs.name)
@@ -227,7 +228,7 @@ def test_subtrees_counted_apart_give_the_files_of_one_build(real_subset, tmp_pat
         pruned = {name: tmp_path / f"{parts}-{path.name}" for name, path in outputs.items()}
         wanted = tmp_path / f"{parts}-kept"
         eras = era_years(*np.unique(year, return_counts=True))
-        prune.prune_shards(folders, shards.names, prune.PruneFiles(out[4], None, pruned), pruning, wanted, eras)
+        prune.prune_shards(candidates, shards.names, prune.PruneFiles(out[4], None, pruned), pruning, wanted, eras)
         found = [  # each shard searched for the kept nodes' games and positions
             prune.examples_of_shard(folder, shards.plan.parts[j].ranked, wanted, games)
             for j, folder in enumerate(folders)

@@ -274,7 +274,7 @@ class DaskRunner:
                 jobs += prune_jobs
                 tasks += prune_tasks
                 first += [-1] * len(prune_jobs)
-                takes.append(len(jobs) - 1)  # the files of what the shards found, given their searches'
+                takes += [ended_at, len(jobs) - 1]  # prune given the candidates, what the shards found their searches'
         kept = sum(1 for f in found if f.get(partitions.KEPT))
         joined: dict[int, Any] = {}
         built: dict[str, Any] = {}
@@ -478,7 +478,7 @@ class DaskRunner:
         wanted = os.path.abspath(Path(folders[0]).with_name(f"kept-{self.token}"))
         sorted_path = os.path.abspath(staged(catalog.sorted_sequences))
         files = (sorted_path, os.path.abspath(catalog.games), outputs)
-        jobs: list[Callable] = [partial(_prune_shards, folders, plan, files, config, wanted)]
+        jobs: list[Callable] = [partial(_prune_shards, len(folders), plan, files, config, wanted)]
         names = [f"prune-shards-{key}-{self.token}"]
         transposed = "transpositions" in outputs
         jobs += [partial(_search_shard, f, j, plan, wanted, transposed) for j, f in enumerate(folders)]
@@ -674,36 +674,41 @@ def _keep_candidates(
     kinds: KindRules | None,
     pruned: Config,
     resolution: partitions.Resolution | None = None,
-) -> None:
+) -> dict:
     """What phase 2 may keep of shard ``j`` (a task, once the plan is
     made), given the run's config: prune waits for these, not for the
-    shards' files."""
+    shards' files, and is handed them through the driver (a few dozen
+    nodes a shard)."""
     from joseki_miner.method.prune import Cut
     from joseki_miner.stages import build
     from joseki_miner.stages.prune import pruning_for
 
     shards = _shard_plan(plan, j)
     pruning = pruning_for(pruned, resolution.accepted if resolution is not None else 0, shards.floor)
-    build.keep_candidates(folder, shards, j, kinds, Cut(pruning.threshold, pruning.min_length, pruning.rules))
+    return build.keep_candidates(folder, shards, j, kinds, Cut(pruning.threshold, pruning.min_length, pruning.rules))
 
 
 def _prune_shards(
-    folders: list[Path],
+    shards_count: int,
     plan: str,
     files: tuple[str, str, dict[str, str]],
     config: Config,
     wanted: str,
     resolution: partitions.Resolution | None = None,
+    waited: list | None = None,
 ) -> dict:
-    """Phase 2 on the trie's shards' candidates (a task, once the shards
-    and the joins end)."""
+    """Phase 2 on the trie's shards' candidates (a task, once the joins and
+    the shards' candidates end, given their results in order: the
+    candidates, ``_keep_candidates``', are the last ``shards_count``)."""
     from joseki_miner.stages import prune
 
+    if waited is None:
+        raise TypeError("prune on the shards is given their candidates")
     shards = _shard_plan(plan, 0)
     games = resolution.accepted if resolution is not None else 0
     sorted_path, _, outputs = files
     figures = prune.prune_shards(
-        folders,
+        waited[len(waited) - shards_count :],
         shards.names,
         prune.PruneFiles(Path(sorted_path), None, {k: Path(v) for k, v in outputs.items()}),  # games: the shards
         prune.pruning_for(config, games, shards.floor),

@@ -929,18 +929,19 @@ def write_shard(folder: Path, shards: Shards, j: int, paths: tuple[Path, ...], k
     return len(placed["node"])
 
 
-def keep_candidates(folder: Path, shards: Shards, j: int, kinds: KindRules | None, cut: Cut) -> None:
-    """The nodes of shard ``j`` phase 2 may keep (``cut``), kept in
-    ``folder`` for prune (``prune.prune_shards``), with its sequences that
-    a handicap stone opened ("opened", ``prune.handicap_counts``): apart
-    from its files (``write_shard``), so that prune need not wait for them."""
+def keep_candidates(folder: Path, shards: Shards, j: int, kinds: KindRules | None, cut: Cut) -> dict:
+    """The nodes of shard ``j`` (of the count in ``folder``) phase 2 may
+    keep (``cut``), for prune (``prune.prune_shards``), with its sequences
+    that a handicap stone opened ("opened", ``prune.handicap_counts``):
+    apart from its files (``write_shard``), so that prune need not wait
+    for them."""
     from joseki_miner.stages.prune import opened_among
 
     arrays, positions, placed, codes = _shard(folder, shards, j, kinds)
     found = _candidates(arrays, positions, placed, codes, shards, j, cut)
     with pa.ipc.open_file(pa.memory_map(str(folder / "sorted.arrow"))) as part:
         found["opened"] = opened_among(numpy(part.read_all().column("start")), shards.plan.parts[j].ranked)
-    _save(folder / "candidates", _flat(found))
+    return _nested(dict(sorted(_flat(found).items())))  # by name, as a saved folder's (``read_saved``)
 
 
 def _candidates(arrays: dict, positions: dict, placed: dict, codes, shards: Shards, j: int, cut: Cut) -> dict:

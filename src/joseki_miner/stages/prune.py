@@ -129,25 +129,25 @@ def prune_arrays(arrays: dict[str, np.ndarray], names: list[str], files: PruneFi
 
 
 def prune_shards(
-    folders: list[Path],
+    candidates: list[dict],
     names: list[str],
     files: PruneFiles,
     pruning: Pruning,
     wanted: Path,
     eras: Eras | None = None,
 ) -> dict:
-    """``prune_arrays`` on a trie kept as shards (``build.write_shard``, a
-    count's ``folders`` each, in order), on their candidates alone (the
-    nodes phase 2 may keep, ``method.prune.candidates``: the same nodes
+    """``prune_arrays`` on a trie kept as shards (``build.write_shard``),
+    on their candidates alone (``build.keep_candidates`` of each, in order:
+    the nodes phase 2 may keep, ``method.prune.candidates``; the same nodes
     kept, numbered alike), but for node_examples.parquet and
     node_transpositions.parquet: the kept nodes' sequences and positions
     go to ``wanted``, which each shard searches (``examples_of_shard``,
     ``build.transposed_of_shard``) before ``write_found``; with the
     ``eras`` (first and last years of each) whose sequences each shard
     counts for the report's page of what changed."""
-    from joseki_miner.stages.build import read_saved, write_saved
+    from joseki_miner.stages.build import write_saved
 
-    arrays = end_to_end([read_saved(folder / "candidates") for folder in folders])
+    arrays = end_to_end(candidates)
     node, shared = arrays.pop("node"), arrays.pop("shared")
     at = np.minimum(np.searchsorted(node, shared["node"]), max(len(node) - 1, 0))
     held = node[at] == shared["node"] if len(node) else np.zeros(0, bool)
