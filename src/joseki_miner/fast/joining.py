@@ -45,7 +45,7 @@ class PartPlan:
     gone: np.ndarray
     same: dict[int, int]
     ranked: int
-    changed: dict[int, dict[str, int | np.ndarray]]
+    changed: dict[int, dict[str, int | tuple[int, ...]]]
     rows: dict[str, dict[int, tuple[np.ndarray, np.ndarray]]]
     root: bool
     placed: bool = True  # False: a count of no sequences, beside counts of some

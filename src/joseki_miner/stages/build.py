@@ -770,8 +770,8 @@ def _save(folder: Path, arrays: dict[str, np.ndarray], together: tuple[str, ...]
     zip of them, ``np.savez``, costs a CRC of every byte at each load),
     but those of the groups ``together`` in one pickle (``TOGETHER``):
     small arrays each a file cost their reader more to open and parse than
-    to read (None: all of them, for folders of small arrays alone, as a
-    shard's candidates).  A copy of the same count that renamed
+    to read (None: all of them, for folders of small arrays alone, as the
+    nodes prune kept).  A copy of the same count that renamed
     its folder first is kept: its arrays are these."""
     writing = folder.with_name(folder.name + ".tmp")
     shutil.rmtree(writing, ignore_errors=True)
@@ -931,16 +931,20 @@ def write_shard(folder: Path, shards: Shards, j: int, paths: tuple[Path, ...], k
 
 def keep_candidates(folder: Path, shards: Shards, j: int, kinds: KindRules | None, cut: Cut) -> dict:
     """The nodes of shard ``j`` (of the count in ``folder``) phase 2 may
-    keep (``cut``), for prune (``prune.prune_shards``), with its sequences
-    that a handicap stone opened ("opened", ``prune.handicap_counts``):
+    keep (``cut``), for prune (``prune.prune_shards``): a few dozen nodes,
     apart from its files (``write_shard``), so that prune need not wait
-    for them."""
+    for them.  Its sequences that a handicap stone opened
+    (``prune.handicap_counts``), as many as its handicap games' corners,
+    are saved in ``folder`` where it has any ("opened_in" names it)."""
     from joseki_miner.stages.prune import opened_among
 
     arrays, positions, placed, codes = _shard(folder, shards, j, kinds)
     found = _candidates(arrays, positions, placed, codes, shards, j, cut)
     with pa.ipc.open_file(pa.memory_map(str(folder / "sorted.arrow"))) as part:
-        found["opened"] = opened_among(numpy(part.read_all().column("start")), shards.plan.parts[j].ranked)
+        opened = opened_among(numpy(part.read_all().column("start")), shards.plan.parts[j].ranked)
+    if len(opened):
+        write_saved(folder / "opened", {"rows": opened})
+    found["opened_in"] = np.array([str(folder)] if len(opened) else [], str)
     return _nested(dict(sorted(_flat(found).items())))  # by name, as a saved folder's (``read_saved``)
 
 
@@ -969,7 +973,7 @@ def _candidates(arrays: dict, positions: dict, placed: dict, codes, shards: Shar
 
 
 def read_saved(folder: Path) -> dict:
-    """Arrays ``_save`` wrote (a shard's candidates, what it found), nested."""
+    """Arrays ``_save`` wrote (the nodes prune kept, a count's days), nested."""
     return _nested(_load(folder))
 
 

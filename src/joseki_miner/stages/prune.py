@@ -145,9 +145,11 @@ def prune_shards(
     ``build.transposed_of_shard``) before ``write_found``; with the
     ``eras`` (first and last years of each) whose sequences each shard
     counts for the report's page of what changed."""
-    from joseki_miner.stages.build import write_saved
+    from joseki_miner.stages.build import read_saved, write_saved
 
     arrays = end_to_end(candidates)
+    opened_in = arrays.pop("opened_in").tolist()  # the shards with sequences a handicap stone opened, in order
+    opened = np.concatenate([np.zeros(0, np.int64), *(read_saved(Path(f) / "opened")["rows"] for f in opened_in)])
     node, shared = arrays.pop("node"), arrays.pop("shared")
     at = np.minimum(np.searchsorted(node, shared["node"]), max(len(node) - 1, 0))
     held = node[at] == shared["node"] if len(node) else np.zeros(0, bool)
@@ -156,7 +158,7 @@ def prune_shards(
     arrays["parent"] = np.where(arrays["parent"] < 0, -1, np.searchsorted(node, arrays["parent"]))
     for what in ("years", "sources"):
         arrays[what]["node"] = np.searchsorted(node, arrays[what]["node"])
-    position, codes, opened = arrays.pop("position"), arrays.pop("kind", None), arrays.pop("opened")
+    position, codes = arrays.pop("position"), arrays.pop("kind", None)
     outputs = {name: path for name, path in files.outputs.items() if name != "transpositions"}
     outputs.pop("examples")
     shard_files = PruneFiles(  # the examples: per shard
@@ -233,7 +235,9 @@ def write_found(
     table = examples_of_shards(found, kept["segments"]["opening"], games_path, int(kept["examples"]), part_rows)
     pq.write_table(table, outputs["examples"], compression="zstd")
     if "transpositions" in outputs:
-        write_transpositions(transposed or [], kept, outputs["transpositions"])
+        if transposed is None:
+            raise TypeError("node_transpositions.parquet is written of what the shards found on the positions")
+        write_transpositions(transposed, kept, outputs["transpositions"])
     in_eras = np.zeros((len(kept["segments"]["first"]), len(kept["eras"])), np.int64)
     for f in found:
         in_eras[f["era_rows"]] += f["eras"]
