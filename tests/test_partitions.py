@@ -965,6 +965,35 @@ def test_a_task_starts_once_those_it_waits_for_have_ended(tmp_path):
         cluster.close()
 
 
+def test_a_task_that_takes_results_is_given_those_it_waited_for_in_their_order(tmp_path):
+    """``map(takes=...)`` on a cluster and in process: prune is given the
+    joins' results and then the shards' candidates, the found task its
+    searches', each in the order of the items it waited for, whatever
+    order they ended in (the sizes run the last first)."""
+    from joseki_miner.cluster.client import Cluster, InProcess
+
+    def job(item, taken=None):
+        return (item, taken)
+
+    sizes = [1, 2, 3, 9, 0]  # item 3 (its results' taker) waits for 2, 0 and 1; item 4 for 3
+    after = [[], [], [], [2, 0, 1], [3]]
+    for cluster in (Cluster(Options(workers=2)), InProcess(Options())):
+        try:
+            results = cluster.map(
+                job,
+                ["a", "b", "c", "d", "e"],
+                names=[f"k{i}-{type(cluster).__name__}-{tmp_path.name}" for i in range(5)],
+                sizes=sizes,
+                after=after,
+                takes=[3, 4],
+            )
+        finally:
+            cluster.close()
+        assert results[3] == ("d", [("a", None), ("b", None), ("c", None)])
+        assert results[4] == ("e", [results[3]])
+        assert results[:3] == [("a", None), ("b", None), ("c", None)]
+
+
 def test_a_failed_run_stops_its_tasks_on_a_cluster_of_ones_own_before_it_returns(tmp_path):
     """A cancelled future's task runs on to its end on its worker: on a
     cluster that outlives the run it would write into the folders the run
