@@ -730,7 +730,7 @@ def _search_shard(
     where ``transposed``, its nodes on the kept nodes' positions (a task,
     given the resolution: how many games are kept): a few hundred rows,
     handed to ``_write_found`` through the driver, as the counts' are to
-    the plan (no task reads a file a shard)."""
+    the plan (it reads no file a shard)."""
     from joseki_miner.stages import build, prune
 
     if resolution is None:
