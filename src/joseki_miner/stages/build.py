@@ -943,9 +943,18 @@ def keep_candidates(folder: Path, shards: Shards, j: int, kinds: KindRules | Non
     with pa.ipc.open_file(pa.memory_map(str(folder / "sorted.arrow"))) as part:
         opened = opened_among(numpy(part.read_all().column("start")), shards.plan.parts[j].ranked)
     if len(opened):
-        write_saved(folder / "opened", {"rows": opened})
+        write_saved(folder / OPENED, {"rows": opened})
     found["opened_in"] = np.array([str(folder)] if len(opened) else [], str)
     return _nested(dict(sorted(_flat(found).items())))  # by name, as a saved folder's (``read_saved``)
+
+
+OPENED = "opened"  # a count's saved rows that a handicap stone opened, where its shard has any
+
+
+def opened_in(folders: list[str]) -> np.ndarray:
+    """The rows that a handicap stone opened which ``keep_candidates`` saved
+    in ``folders`` (its "opened_in", in shard order), ascending."""
+    return np.concatenate([np.zeros(0, np.int64), *(read_saved(Path(f) / OPENED)["rows"] for f in folders)])
 
 
 def _candidates(arrays: dict, positions: dict, placed: dict, codes, shards: Shards, j: int, cut: Cut) -> dict:

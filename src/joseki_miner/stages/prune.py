@@ -145,11 +145,10 @@ def prune_shards(
     ``build.transposed_of_shard``) before ``write_found``; with the
     ``eras`` (first and last years of each) whose sequences each shard
     counts for the report's page of what changed."""
-    from joseki_miner.stages.build import read_saved, write_saved
+    from joseki_miner.stages.build import opened_in, write_saved
 
     arrays = end_to_end(candidates)
-    opened_in = arrays.pop("opened_in").tolist()  # the shards with sequences a handicap stone opened, in order
-    opened = np.concatenate([np.zeros(0, np.int64), *(read_saved(Path(f) / "opened")["rows"] for f in opened_in)])
+    opened = opened_in(arrays.pop("opened_in").tolist())
     node, shared = arrays.pop("node"), arrays.pop("shared")
     at = np.minimum(np.searchsorted(node, shared["node"]), max(len(node) - 1, 0))
     held = node[at] == shared["node"] if len(node) else np.zeros(0, bool)
