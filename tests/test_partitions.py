@@ -659,6 +659,7 @@ def test_the_partitions_joined_are_the_rows_the_joins_write(tmp_path, monkeypatc
     every = build.prefix_counts(stored, None)  # the games kept: b/3's sequences are a/1's
     assert sum(recorded.values()) > sum(every.values()) and set(recorded) <= set(every)
     # each partition's sorted run: its sequences of the games kept, in trie order, numbered as joined
+    from joseki_miner.fast import sortedrun
     from joseki_miner.fast.fasttrie import PAYLOAD, trie_order
     from joseki_miner.fast.fasttrie import deep_codes
     from joseki_miner.method.points import DEEP_END, DEEP_SHIFT, PREFIX
@@ -713,12 +714,12 @@ def test_the_partitions_joined_are_the_rows_the_joins_write(tmp_path, monkeypatc
             assert sorted(r for part in joined.parts((lo, hi)) for r in rows(part)) == sorted(
                 r for part in stored.parts((lo, hi)) for r in rows(part)
             )
-    # written and read a sequence a batch (a first key's sequences over many batches), the same runs
-    monkeypatch.setattr(build, "RUN_ROWS", 1)
+    # written and read a sequence a block (a first key's sequences over many blocks), the same runs
+    monkeypatch.setattr(sortedrun, "BLOCK_ROWS", 1)
     for k in joined.keys:
         folder = catalog.partitions / k
         build.write_run(
-            folder / "sequences.parquet", folder / "sorted.arrow", partitions._game_fields(folder / "games.parquet")[0]
+            folder / "sequences.parquet", folder / "sorted.run", partitions._game_fields(folder / "games.parquet")[0]
         )
     assert [rows(run) for run in joined.parts(whole)] == [rows(run) for run in runs]
     # a count of the partitions reads no game, and counts what a count of the stage files counts

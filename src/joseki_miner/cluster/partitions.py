@@ -63,7 +63,7 @@ FILES = (
     "games.parquet",
     "rejects.parquet",
     "sequences.parquet",
-    "sorted.arrow",
+    "sorted.run",
     "trace.arrow",
     "filtered.arrow",
     "reject-trace.arrow",
@@ -71,7 +71,7 @@ FILES = (
 # what a partition's folder holds, in its key: a partition mined by a
 # version that wrote other files (or read its indexes in another order) is
 # mined again, never half trusted
-FORMAT = 9
+FORMAT = 10
 KEPT = "kept"  # in what ``mine`` returns of a partition kept from an earlier run
 # a partition's sequences are read by every count of the build and by the
 # join: lz4 decodes in half zstd's time (all data: 0.48 s against 0.89 s a
@@ -339,7 +339,7 @@ def mine(partition: Partition, settings: Settings, folder: str) -> dict:
         # the sequences in trie order too: each count of the build reads its range's alone
         games, names = _game_fields(tmp / "games.parquet")
         figures["prefixes"] = {
-            str(k): n for k, n in build.write_run(tmp / "sequences.parquet", tmp / "sorted.arrow", games).items()
+            str(k): n for k, n in build.write_run(tmp / "sequences.parquet", tmp / "sorted.run", games).items()
         }
         firsts, *others = trace.tables()
         for name, table in zip(FILES[4:], [_with_games(firsts, games[1:3], names), *others]):
@@ -554,7 +554,7 @@ class Joined:
         res = self.resolution
         for p, key in enumerate(self.keys):
             check_stop()
-            part = build.read_run(Path(self.folder) / key / "sorted.arrow", key_range)
+            part = build.read_run(Path(self.folder) / key / "sorted.run", key_range)
             if part is None:
                 continue
             kept = res.keep[p][part[3]["game"]]

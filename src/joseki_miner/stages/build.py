@@ -11,7 +11,6 @@ trie) write identical files."""
 
 from __future__ import annotations
 
-import json
 import os
 import pickle
 import shutil
@@ -31,6 +30,7 @@ from joseki_miner.runs.context import Context
 from joseki_miner.runs.store import staged
 from joseki_miner.stages.params import kind_rules
 from joseki_miner.runs import threads
+from joseki_miner.fast import sortedrun
 from joseki_miner.fast.arrow import booleans, column, numpy, strings
 from joseki_miner.runs.catalog import part_name, positions_of
 from joseki_miner.runs.config import SORT_MEMORY_MB
@@ -54,7 +54,6 @@ from joseki_miner.fast.fasttrie import (
     gather,
     in_order,
     deep_path,
-    deep_rank,
     in_deep_range,
     prefixes,
     merge_sorted,
@@ -568,43 +567,13 @@ def sampled(codes: np.ndarray, most: int | None = OPENINGS, deeper: np.ndarray |
 
 # A partition's sequences in trie order (the dask engine), so that the count
 # of a range of deep codes reads that range alone, sorted already, and merges
-# it with the other partitions': an Arrow file (lz4) of record batches of
-# RUN_ROWS sequences (a count reads the batches its range meets, not the
-# others of their first move), each batch's first and last ``prefixes`` in
-# the schema's metadata; keys as 2-byte numbers, and the scores, not the
-# classes (the neutral band is the build's parameter, not the partition's);
-# each sequence's deep code too (its first keys' ``prefixes``, "code", and the
-# next keys', "deep"), where a count's range starts or ends: ranked there
-# without reading the keys again
-RUN_SCHEMA = pa.schema(
-    [
-        ("keys", pa.binary()),
-        ("scores", pa.binary()),
-        ("game", pa.int64()),
-        ("sequence", pa.int32()),
-        ("start", pa.int32()),
-        ("transform", pa.int8()),
-        ("swapped", pa.bool_()),
-        ("shared", pa.int16()),
-        ("winner", pa.int8()),
-        ("year", pa.int16()),
-        ("collection", pa.int32()),
-        ("day", pa.int32()),
-        ("code", pa.int64()),
-        ("deep", pa.int64()),
-    ]
-)
-RUN_FIELDS = RUN_SCHEMA.names[2:-2]
+# it with the other partitions' (``sortedrun``: a file a count slices in
+# place); keys as 2-byte numbers, and the scores, not the classes (the
+# neutral band is the build's parameter, not the partition's); each
+# sequence's deep code too (its first keys' ``prefixes``, "code", and the next
+# keys', "deep"), where a count's range starts or ends: ranked there without
+# reading the keys again
 GAME_FIELDS = ("winner", "year", "collection", "day")  # of its game, a sequence each: a count reads no games
-RUN_ROWS = 1 << 10
-
-
-def _binary(offsets: np.ndarray, values: np.ndarray) -> pa.Array:
-    """A binary column: row i the bytes of values[offsets[i]:offsets[i + 1]]."""
-    width = values.dtype.itemsize
-    return pa.Array.from_buffers(
-        pa.binary(), len(offsets) - 1, [None, pa.py_buffer((offsets * width).astype(np.int32)), pa.py_buffer(values)]
-    )
 
 
 def _concat(parts: list[tuple]) -> tuple:
@@ -625,7 +594,7 @@ def _concat(parts: list[tuple]) -> tuple:
 
 def write_run(sequences_path: Path, run_path: Path, games: tuple[np.ndarray, ...]) -> dict[int, int]:
     """The sequences of a partition's sequences.parquet, in trie order, into
-    ``run_path`` (``RUN_SCHEMA``), each with its game's ``games`` (winner,
+    ``run_path`` (``sortedrun``), each with its game's ``games`` (winner,
     year, collection and day by the partition's game number); its openings
     (``sampled``, deep codes).  It holds the partition's sequences at once:
     its memory is the partition's."""
@@ -633,79 +602,28 @@ def write_run(sequences_path: Path, run_path: Path, games: tuple[np.ndarray, ...
         (*_columns(batch), _fields(batch))
         for batch in pq.ParquetFile(sequences_path).iter_batches(1 << 17, columns=SEQUENCE_COLUMNS)
     ]
-    batches, spans = [], []
-    if parts:
-        offsets, keys, scores, a = _concat(parts)
-        del parts
-        a.update((name, values[a["game"]]) for name, values in zip(GAME_FIELDS, games))
-        payload = np.zeros(len(offsets) - 1, PAYLOAD)
-        payload["game"], payload["sequence"] = a["game"], a["sequence"]
-        order = trie_order(offsets, keys, payload)
-        offsets, keys, scores = gather(order, offsets, keys, np.ascontiguousarray(scores).view("<u8").ravel())
-        fields = [column(a[name][order]) for name in RUN_FIELDS]
-        code, deep = prefixes(offsets, keys), prefixes(offsets, keys, PREFIX_KEYS)
-        for lo in range(0, len(code), RUN_ROWS):  # a batch's offsets fit int32: RUN_ROWS of at most 500 moves
-            hi = min(len(code), lo + RUN_ROWS)
-            run = offsets[lo : hi + 1] - offsets[lo]
-            a_, b = offsets[lo], offsets[hi]
-            batches.append(
-                pa.record_batch(
-                    [
-                        _binary(run, keys[a_:b]),
-                        _binary(run, scores[a_:b]),
-                        *(f.slice(lo, hi - lo) for f in fields),
-                        column(code[lo:hi]),
-                        column(deep[lo:hi]),
-                    ],
-                    schema=RUN_SCHEMA,
-                )
-            )
-            spans.append((int(code[lo]), int(code[hi - 1])))
-    schema = RUN_SCHEMA.with_metadata({"prefixes": json.dumps(spans)})
-    with pa.ipc.new_file(str(run_path), schema, options=pa.ipc.IpcWriteOptions(compression="lz4")) as writer:
-        for batch in batches:
-            writer.write_batch(batch)
-    return sampled(code, deeper=deep) if batches else {}
-
-
-def _run_part(batch) -> tuple:
-    """A record batch of a run as offsets, keys, scores, fields."""
-    key_offsets, data = string_bytes(batch.column("keys"))
-    _, raw = string_bytes(batch.column("scores"))
-    fields = _fields(batch)
-    fields.update((name, numpy(batch.column(name))) for name in GAME_FIELDS)
-    return key_offsets // 2, data.view("<i2"), raw.view("<i2").reshape(-1, 4), fields
-
-
-def _sliced(part: tuple, a: int, b: int) -> tuple:
-    """Sequences a..b-1 of ``part`` (offsets, keys, scores, fields)."""
-    offsets, keys, scores, fields = part
-    lo, hi = offsets[a], offsets[b]
-    return offsets[a : b + 1] - lo, keys[lo:hi], scores[lo:hi], {name: v[a:b] for name, v in fields.items()}
+    if not parts:
+        empty = {name: np.zeros(0, dtype) for name, dtype in sortedrun.COLUMNS.items()}
+        sortedrun.write(run_path, np.zeros(1, np.int64), np.zeros(0, np.int16), np.zeros(0, np.uint64), empty)
+        return {}
+    offsets, keys, scores, a = _concat(parts)
+    del parts
+    a.update((name, values[a["game"]]) for name, values in zip(GAME_FIELDS, games))
+    payload = np.zeros(len(offsets) - 1, PAYLOAD)
+    payload["game"], payload["sequence"] = a["game"], a["sequence"]
+    order = trie_order(offsets, keys, payload)
+    offsets, keys, scores = gather(order, offsets, keys, np.ascontiguousarray(scores).view("<u8").ravel())
+    code, deep = prefixes(offsets, keys), prefixes(offsets, keys, PREFIX_KEYS)
+    columns = {name: a[name][order] for name in sortedrun.FIELDS}
+    sortedrun.write(run_path, offsets, keys, scores, {**columns, "code": code, "deep": deep})
+    return sampled(code, deeper=deep)
 
 
 def read_run(run_path: Path, key_range: tuple[int, int]) -> tuple | None:
     """The sequences of a run (``write_run``) whose deep codes are in
     ``key_range``, in trie order: offsets, keys, scores, fields; None if
     there are none."""
-    lo, hi = key_range
-    lo_first, hi_first = lo >> DEEP_SHIFT, hi >> DEEP_SHIFT  # a batch's span: its first keys'
-    parts = []
-    with pa.ipc.open_file(pa.memory_map(str(run_path))) as reader:
-        spans = json.loads(reader.schema.metadata[b"prefixes"])
-        for i, (first, last) in enumerate(spans):
-            if first > hi_first or last < lo_first:
-                continue
-            batch = reader.get_batch(i)
-            part = _run_part(batch)
-            if first <= lo_first or last >= hi_first:  # in trie order: the range's rows, a slice
-                code, deep = numpy(batch.column("code")), numpy(batch.column("deep"))
-                a, b = deep_rank(code, deep, lo), deep_rank(code, deep, hi)
-                if a == b:
-                    continue
-                part = _sliced(part, a, b) if b - a < len(code) else part
-            parts.append(part)
-    return _concat(parts) if parts else None
+    return sortedrun.read(run_path, key_range)
 
 
 def count_subtrees(
