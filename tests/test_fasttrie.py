@@ -451,8 +451,9 @@ def test_shards_find_the_candidates_of_the_whole_trie(data, cuts, min_count, thr
     """Each shard's candidates for phase 2, read on its own count (whose
     paths it holds whole, the shared nodes' and the root's figures added
     up), laid end to end, are the whole trie's; with their tenuki
-    children's counts, a shared node's the greatest its shards give."""
-    from joseki_miner.fast.joining import shard_candidates
+    children's counts, a shared node's the greatest its shards give; and
+    placed alone, as the whole shard places them."""
+    from joseki_miner.fast.joining import place_rows, shard_candidates
     from joseki_miner.method.points import TENUKI
     from joseki_miner.method.prune import Cut, PruneRules, candidates, parent_rows, tenuki_counts
 
@@ -462,7 +463,15 @@ def test_shards_find_the_candidates_of_the_whole_trie(data, cuts, min_count, thr
     nodes, tenuki, shared = [], [], {}
     for j, (part, _) in enumerate(parts):
         found = shard_candidates(part, plan.only(j), j, cut)  # a shard's task reads its part of the plan alone
-        nodes.append(place(part, plan.only(j), j)["node"][found["rows"]])
+        placed, rows = place(part, plan.only(j), j), found["rows"]
+        picked = place_rows(part, plan.only(j), j, rows)  # what the candidates' task places: those rows alone
+        for name, column in placed.items():
+            if isinstance(column, dict):
+                kept = np.isin(column["node"], placed["node"][rows])
+                assert all(np.array_equal(picked[name][c], a[kept]) for c, a in column.items()), name
+            else:
+                assert np.array_equal(picked[name], column[rows]) and picked[name].dtype == column.dtype, name
+        nodes.append(placed["node"][rows])
         tenuki.append(found["tenuki"])
         for node, t in zip(found["shared"].tolist(), found["shared_tenuki"].tolist()):
             shared[node] = max(shared.get(node, 0), t)

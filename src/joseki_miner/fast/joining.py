@@ -434,6 +434,41 @@ def place(arrays: dict, plan: JoinPlan, j: int) -> dict:
     return out
 
 
+def place_rows(arrays: dict, plan: JoinPlan, j: int, rows: np.ndarray) -> dict:
+    """``place``'s arrays at the shard's ``rows`` alone (its places, as
+    ``shard_candidates`` gives them), their rows of years and collections
+    too: what the shard's candidates read, without placing every node."""
+    part = plan.parts[j]
+    lo, hi = plan.shard(j)
+    number = part.numbers(len(arrays["node"]))
+    picked = np.flatnonzero((number >= lo) & (number < hi))[rows]  # the count's rows, in node order
+    out: dict = {}
+    for name in (name for name in arrays if name not in ROWS and name != "positions"):
+        source = arrays[name]
+        column = np.empty((len(picked), *source.shape[1:]), source.dtype)
+        if name == "node":
+            column[:] = number[picked]
+        elif name == "parent":
+            column[:] = number[np.asarray(source[picked], np.int64)]
+        else:
+            column[:] = source[picked]
+            if name == "first":
+                column += part.ranked
+        for row, values in part.changed.items():
+            if name in values and number[row] > 0:
+                column[picked == row] = values[name]
+        if part.root:
+            column[picked == 0] = plan.root[name]
+        out[name] = column
+    for what in ROWS:
+        given = {c: np.asarray(arrays[what][c]) for c in ("node", "index", "games")}
+        mine = np.isin(given["node"], picked)
+        placed = _part_rows({c: a[mine] for c, a in given.items()}, number, part, what, plan.root_rows)
+        kept = np.isin(placed["node"], out["node"])
+        out[what] = {c: a[kept] for c, a in placed.items()}
+    return out
+
+
 def edge_replies(arrays: dict) -> dict[int, int]:
     """A count's side replies (``kinds.side_replies``) of its edge rows at
     the second entry, counted in its range alone: the plan adds them up

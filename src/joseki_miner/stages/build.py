@@ -40,6 +40,7 @@ from joseki_miner.fast.joining import (
     kept_for_plan,
     join_plan,
     place,
+    place_rows,
     planned_from,
     shard_codes,
     shard_candidates,
@@ -724,10 +725,11 @@ def write_array(path: Path | str, a: np.ndarray) -> None:
         _put(f, a)
 
 
-def _load(folder: Path, without: tuple[str, ...] = ()) -> dict:
+def _load(folder: Path, without: tuple[str, ...] = (), mapped: bool = False) -> dict:
     """The arrays ``_save`` wrote, by name (read, not mapped: a map holds
     its file open, and a few dozen counts of 25 arrays pass the usual limit of
-    1,024 open files), but those of the groups ``without`` ("years" for
+    1,024 open files; ``mapped`` for a task that reads a few rows of one
+    count's and lets them go), but those of the groups ``without`` ("years" for
     "years.node" ...)."""
     if not folder.is_dir():
         raise RuntimeError(f"{folder.parent} holds no counted subtrees")
@@ -740,7 +742,7 @@ def _load(folder: Path, without: tuple[str, ...] = ()) -> dict:
     for path in sorted(folder.glob("*.npy")):
         name = path.name[: -len(".npy")]
         if wanted(name):
-            out[name] = np.load(path, allow_pickle=False)
+            out[name] = np.load(path, allow_pickle=False, mmap_mode="r" if mapped else None)
     return dict(sorted(out.items()))
 
 
@@ -856,8 +858,10 @@ def keep_candidates(folder: Path, shards: Shards, j: int, kinds: KindRules | Non
     are saved in ``folder`` where it has any ("opened_in" names it)."""
     from joseki_miner.stages.prune import opened_among
 
-    arrays, positions, placed, codes = _shard(folder, shards, j, kinds)
-    found = _candidates(arrays, positions, placed, codes, shards, j, cut)
+    arrays = _count_of(folder, shards.floor, shards.key_ranges[j], mapped=True)
+    positions = arrays.pop("positions")
+    codes = shard_codes(arrays, shards.plan, j, kinds, shards.replies[j]) if kinds is not None else None
+    found = _candidates(arrays, positions, codes, shards, j, cut)
     with pa.ipc.open_file(pa.memory_map(str(folder / "sorted.arrow"))) as part:
         opened = opened_among(numpy(part.read_all().column("start")), shards.plan.parts[j].ranked)
     if len(opened):
@@ -875,26 +879,24 @@ def opened_in(folders: list[str]) -> np.ndarray:
     return np.concatenate([np.zeros(0, np.int64), *(read_saved(Path(f) / OPENED)["rows"] for f in folders)])
 
 
-def _candidates(arrays: dict, positions: dict, placed: dict, codes, shards: Shards, j: int, cut: Cut) -> dict:
+def _candidates(arrays: dict, positions: dict, codes, shards: Shards, j: int, cut: Cut) -> dict:
     """What prune reads of a shard: the node arrays of the nodes it may
     keep (``joining.shard_candidates``), their games by year and by
     collection, kinds, tenuki children's counts and positions; the tenuki
     children's counts of the shared nodes others own."""
     found = shard_candidates(arrays, shards.plan, j, cut)
     rows = found["rows"]
-    out: dict = {name: a[rows] for name, a in placed.items() if not isinstance(a, dict)}
-    for what in ("years", "sources"):
-        kept = np.isin(placed[what]["node"], out["node"])
-        out[what] = {name: a[kept] for name, a in placed[what].items()}
+    out = place_rows(arrays, shards.plan, j, rows)
     if codes is not None:
         out["kind"] = codes[rows]
     out["tenuki"] = found["tenuki"]
-    at = np.empty(len(arrays["node"]), np.int64)
-    at[positions["row"]] = np.arange(len(positions["row"]))
     lo, hi = shards.plan.shard(j)
     number = shards.plan.parts[j].numbers(len(arrays["node"]))
-    where = at[np.flatnonzero((number >= lo) & (number < hi))[rows]]
-    out["position"] = {name: positions[name][where] for name in ("hi", "lo", "transform")}
+    picked = np.flatnonzero((number >= lo) & (number < hi))[rows]
+    order = np.asarray(positions["row"])
+    where = np.flatnonzero(np.isin(order, picked))
+    where = where[np.argsort(order[where], kind="stable")]  # each picked row's, in the order of the rows
+    out["position"] = {name: np.asarray(positions[name][where]) for name in ("hi", "lo", "transform")}
     out["shared"] = {"node": found["shared"], "tenuki": found["shared_tenuki"]}
     return out
 
