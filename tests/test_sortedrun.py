@@ -29,6 +29,15 @@ def _run(lengths: list[int], codes: list[tuple[int, int]], seed: int) -> tuple:
     return offsets, keys, scores, columns
 
 
+def _held_alone(array: np.ndarray) -> bool:
+    """That an array's bytes are its own: no view of the mapped file, nor
+    of the whole blocks inflated (a count holds thousands of these)."""
+    root = array
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    return root.base is None and root.nbytes == array.nbytes
+
+
 @settings(max_examples=60, deadline=None)
 @given(
     rows=st.lists(st.tuples(st.integers(1, 12), st.integers(0, 6), st.integers(0, 6)), min_size=0, max_size=60),
@@ -59,19 +68,46 @@ def test_a_range_reads_back_the_sequences_written_with_their_moves_and_fields(tm
     a, b = wanted[0], wanted[-1] + 1
     assert wanted == list(range(a, b))  # in trie order: a range is a slice
     got_offsets, got_keys, got_scores, fields = got
+    for array, dtype in ((got_offsets, np.int64), (got_keys, np.int16), (got_scores, np.int16)):
+        assert array.dtype == dtype and array.flags.writeable and _held_alone(array)
+    assert got_scores.shape == (offsets[b] - offsets[a], 4)
     assert got_offsets.tolist() == (offsets[a : b + 1] - offsets[a]).tolist()
     assert got_keys.tolist() == keys[offsets[a] : offsets[b]].tolist()
     assert got_scores.tolist() == scores[offsets[a] : offsets[b]].view("<i2").reshape(-1, 4).tolist()
     assert set(fields) == set(sortedrun.FIELDS)
     for name in sortedrun.FIELDS:
         assert fields[name].dtype == np.dtype(sortedrun.COLUMNS[name])
-        assert fields[name].tolist() == columns[name][a:b].tolist()
+        assert fields[name].tolist() == columns[name][a:b].tolist() and _held_alone(fields[name])
 
 
-def test_a_file_of_another_format_is_named_not_misread(tmp_path):
-    """A run written by another version (an Arrow file) stops the count
-    with its path, never read as numbers."""
-    path = tmp_path / "sorted.run"
-    path.write_bytes(b"ARROW1" + bytes(64))
-    with pytest.raises(RuntimeError, match="not a sorted run"):
-        sortedrun.read(path, (0, 1 << DEEP_SHIFT))
+def test_a_file_cut_short_or_of_another_format_is_named_not_misread(tmp_path):
+    """A run written by another version (an Arrow file), an empty one, or
+    one cut short in its header or its moves stops the count with its
+    path, never read as numbers."""
+    whole = tmp_path / "whole.run"
+    offsets, keys, scores, columns = _run([3] * 50, [(i % 5, i % 3) for i in range(50)], 1)
+    sortedrun.write(whole, offsets, keys, scores, columns)
+    every = (0, 9 << DEEP_SHIFT)
+    assert len(sortedrun.read(whole, every)[0]) == 51
+    data = whole.read_bytes()
+    for name, body in (
+        ("arrow", b"ARROW1" + bytes(64)),
+        ("empty", b""),
+        ("header", data[: len(sortedrun.MAGIC) + 20]),
+        ("moves", data[:-5]),
+    ):
+        path = tmp_path / f"{name}.run"
+        path.write_bytes(body)
+        with pytest.raises(RuntimeError, match=f"{name}.run is not a whole sorted run"):
+            sortedrun.read(path, every)
+
+
+def test_a_column_of_another_type_or_length_is_refused_when_written(tmp_path):
+    """A column that would be cast, or is short of a row, is refused: it
+    would misalign every row read after it."""
+    offsets, keys, scores, columns = _run([2] * 4, [(1, i) for i in range(4)], 2)
+    for name, value in (("day", columns["day"].astype(np.int64)), ("year", columns["year"][:3])):
+        with pytest.raises(ValueError, match=name):
+            sortedrun.write(tmp_path / "x.run", offsets, keys, scores, {**columns, name: value})
+    with pytest.raises(ValueError, match="moves"):
+        sortedrun.write(tmp_path / "x.run", offsets, keys[:-1], scores, columns)

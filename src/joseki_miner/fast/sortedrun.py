@@ -5,23 +5,25 @@ from every partition's sorted run, so a run is opened once per count: at
 100 million games, tens of thousands of partitions a count.  An Arrow file
 cost 0.6-0.9 ms to open and slice (its reader, its schema, a batch
 inflated whole for the few hundred rows a count wants); this layout costs
-about 0.2 ms, so a count's reads grow four times slower with the
+about 0.2 ms, so a count's reads grow a quarter as fast with the
 partitions (docs/performance.md).
 
-The file: a magic line, the header's length and the header (JSON: the
-number of sequences, of a block's and where each column lies), then each per-sequence
-column raw, mapped and sliced in place, then the moves (keys, 2 bytes a
-move, and scores, 8) lz4 in blocks of ``BLOCK_ROWS`` sequences, a block's
-keys then its scores: a count inflates the one or two blocks its rows
-meet.  The per-sequence columns are ``COLUMNS``' and "offsets" (where each
-sequence's moves start, from 0, and the last end) and "blocks" (where each
-block of moves ends).  Knows nothing of games beyond these numbers.
+The file: a magic line, the header's length and the header (JSON: how
+many sequences it holds and a block holds, and where each column lies),
+then each per-sequence column raw, mapped and sliced in place, then the
+moves (keys, 2 bytes a move, and scores, 8) lz4 in blocks of
+``BLOCK_ROWS`` sequences, a block's keys then its scores: a count
+inflates the one or two blocks its rows meet.  The per-sequence columns
+are ``COLUMNS``' and "offsets" (where each sequence's moves start, from
+0, and the last end) and "blocks" (where each block of moves ends).
+Knows nothing of games beyond these numbers.
 """
 
 from __future__ import annotations
 
 import json
 import mmap
+import os
 import struct
 from pathlib import Path
 
@@ -56,17 +58,24 @@ def write(
 ) -> None:
     """Sequences in trie order into ``path``: ``offsets`` (n + 1, from 0:
     where each one's moves start in ``keys``, int16 a move, and ``scores``,
-    uint64 a move) and ``columns`` (``COLUMNS``, n each).  Written through Python's
-    file: a full disk raises ENOSPC, which the run reports in one line."""
+    uint64 a move) and ``columns`` (``COLUMNS``, n each, of their types).
+    Written through Python's file: a full disk raises ENOSPC, which the
+    run reports in one line."""
     n = len(offsets) - 1
     offsets = np.asarray(offsets, "<i8")
+    if len(keys) != offsets[-1] or len(scores) != offsets[-1]:
+        raise ValueError(f"{path}: {offsets[-1]} moves, but {len(keys)} keys and {len(scores)} scores")
+    arrays = {"offsets": offsets}
+    for name, dtype in COLUMNS.items():
+        a = np.ascontiguousarray(columns[name])
+        if a.dtype != np.dtype(dtype) or len(a) != n:  # a column misread would misalign every row after
+            raise ValueError(f"{path}: {name} is {len(a)} of {a.dtype}, not {n} of {np.dtype(dtype)}")
+        arrays[name] = a
     moves, block = [], BLOCK_ROWS
     for lo in range(0, n, block):
-        a, b = int(offsets[lo]), int(offsets[min(n, lo + block)])
-        raw = np.ascontiguousarray(keys[a:b], "<i2").tobytes() + np.ascontiguousarray(scores[a:b], "<u8").tobytes()
+        a_, b_ = int(offsets[lo]), int(offsets[min(n, lo + block)])
+        raw = np.ascontiguousarray(keys[a_:b_], "<i2").tobytes() + np.ascontiguousarray(scores[a_:b_], "<u8").tobytes()
         moves.append(_CODEC.compress(raw, asbytes=True))
-    arrays = {"offsets": offsets}
-    arrays.update((name, np.ascontiguousarray(columns[name], dtype)) for name, dtype in COLUMNS.items())
     arrays["blocks"] = np.cumsum([len(m) for m in moves], dtype="<i8")
     where, at = {}, 0
     for name, a in arrays.items():
@@ -77,7 +86,8 @@ def write(
         f.write(MAGIC + struct.pack("<q", len(header)) + header)
         f.write(bytes(-(len(MAGIC) + 8 + len(header)) % 8))
         for a in arrays.values():
-            f.write(a.tobytes())
+            if a.size:  # (a view of no bytes cannot be cast)
+                f.write(memoryview(a).cast("B"))
             f.write(bytes(-a.nbytes % 8))
         for m in moves:
             f.write(m)
@@ -86,16 +96,25 @@ def write(
 def read(path: Path, key_range: tuple[int, int]) -> tuple | None:
     """The sequences of the run in ``path`` whose deep codes are in
     ``key_range`` (lo, hi), in trie order: offsets (from 0), keys (int16),
-    scores (int16, 4 a move) and ``FIELDS``; None if there are none."""
+    scores (int16, 4 a move) and ``FIELDS``, arrays of their own; None if
+    there are none.  A file cut short or of another format is named."""
     with open(path, "rb") as f:
-        mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-    if mapped[: len(MAGIC)] != MAGIC:
-        raise RuntimeError(f"{path} is not a sorted run of this version")
-    (length,) = struct.unpack_from("<q", mapped, len(MAGIC))
-    start = len(MAGIC) + 8 + length
-    header = json.loads(mapped[len(MAGIC) + 8 : start])
-    base = start + (-start % 8)
-    rows, where, block_rows = header["rows"], header["columns"], header["block_rows"]
+        size = os.fstat(f.fileno()).st_size
+        mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if size > len(MAGIC) + 8 else b""
+    try:
+        if mapped[: len(MAGIC)] != MAGIC:
+            raise ValueError("another format")
+        (length,) = struct.unpack_from("<q", mapped, len(MAGIC))
+        start = len(MAGIC) + 8 + length
+        header = json.loads(mapped[len(MAGIC) + 8 : start])
+        base = start + (-start % 8)
+        rows, where, block_rows = header["rows"], header["columns"], header["block_rows"]
+        moves_at = base + header["moves"]
+        ends = np.frombuffer(mapped, "<i8", where["blocks"][2], base + where["blocks"][1])
+        if size < moves_at + (int(ends[-1]) if len(ends) else 0):
+            raise ValueError("cut short")
+    except (ValueError, KeyError, TypeError, IndexError, struct.error) as e:
+        raise RuntimeError(f"{path} is not a whole sorted run of this version ({e})") from None
 
     def column(name: str) -> np.ndarray:
         dtype, at, n = where[name]
@@ -105,20 +124,22 @@ def read(path: Path, key_range: tuple[int, int]) -> tuple | None:
     a, b = deep_rank(code, deep, key_range[0]), deep_rank(code, deep, key_range[1])
     if a >= b:
         return None
-    offsets, ends = column("offsets"), column("blocks")
-    first, last = a // block_rows, (b - 1) // block_rows
-    moves_at = base + header["moves"]
-    pieces = []
-    for block in range(first, last + 1):
+    offsets = column("offsets")
+    start_move, end_move = int(offsets[a]), int(offsets[b])
+    keys, scores = [], []
+    for block in range(a // block_rows, (b - 1) // block_rows + 1):
         lo, hi = int(offsets[block * block_rows]), int(offsets[min(rows, (block + 1) * block_rows)])
         begin = int(ends[block - 1]) if block else 0
         raw = _CODEC.decompress(
             mapped[moves_at + begin : moves_at + int(ends[block])], decompressed_size=10 * (hi - lo), asbytes=True
         )
-        pieces.append((np.frombuffer(raw, "<i2", hi - lo), np.frombuffer(raw, "<u8", hi - lo, 2 * (hi - lo))))
-    skip = int(offsets[a] - offsets[first * block_rows])
-    moves = int(offsets[b] - offsets[a])
-    keys = np.concatenate([k for k, _ in pieces])[skip : skip + moves]
-    scores = np.concatenate([s for _, s in pieces])[skip : skip + moves]
+        wanted = slice(max(lo, start_move) - lo, min(hi, end_move) - lo)  # the range's moves alone are kept
+        keys.append(np.frombuffer(raw, "<i2", hi - lo)[wanted])
+        scores.append(np.frombuffer(raw, "<u8", hi - lo, 2 * (hi - lo))[wanted])
     fields = {name: column(name)[a:b].copy() for name in FIELDS}
-    return offsets[a : b + 1] - offsets[a], keys, scores.view("<i2").reshape(-1, 4), fields
+    return (
+        offsets[a : b + 1] - start_move,
+        np.concatenate(keys),
+        np.concatenate(scores).view("<i2").reshape(-1, 4),
+        fields,
+    )

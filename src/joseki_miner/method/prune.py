@@ -152,13 +152,17 @@ def keep_mask(
     parent's count.  ``only_able``: the rows let through alone, before
     the rules that end lines there (``candidates``)."""
     tenuki = np.zeros(len(parent_row), np.bool_) if tenuki is None else np.asarray(tenuki, np.bool_)
-    count = np.asarray(count, dtype=np.int64)
-    games = count if games is None else np.asarray(games, dtype=np.int64)
-    through = count if through is None else np.asarray(through, dtype=np.int64)
+
+    def given(a: np.ndarray) -> np.ndarray:  # writable and whole: a read-only map would compile the loop again
+        return np.require(a, np.int64, ["C", "W"])
+
+    count = given(count)
+    games = count if games is None else given(games)
+    through = count if through is None else given(through)
     threshold, min_length, rules = cut.threshold, cut.min_length, cut.rules
     return _keep(
-        np.asarray(parent_row, dtype=np.int64),
-        np.asarray(depth, dtype=np.int64),
+        given(parent_row),
+        given(depth),
         count,
         games,
         through,

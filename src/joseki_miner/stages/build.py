@@ -728,9 +728,9 @@ def write_array(path: Path | str, a: np.ndarray) -> None:
 def _load(folder: Path, without: tuple[str, ...] = (), mapped: bool = False) -> dict:
     """The arrays ``_save`` wrote, by name (read, not mapped: a map holds
     its file open, and a few dozen counts of 25 arrays pass the usual limit of
-    1,024 open files; ``mapped`` for a task that reads a few rows of one
-    count's and lets them go), but those of the groups ``without`` ("years" for
-    "years.node" ...)."""
+    1,024 open files; ``mapped`` for a task that reads one count's, most
+    of its arrays at a few rows, and lets them go), but those of the groups
+    ``without`` ("years" for "years.node" ...)."""
     if not folder.is_dir():
         raise RuntimeError(f"{folder.parent} holds no counted subtrees")
 
@@ -893,9 +893,11 @@ def _candidates(arrays: dict, positions: dict, codes, shards: Shards, j: int, cu
     lo, hi = shards.plan.shard(j)
     number = shards.plan.parts[j].numbers(len(arrays["node"]))
     picked = np.flatnonzero((number >= lo) & (number < hi))[rows]
-    order = np.asarray(positions["row"])
-    where = np.flatnonzero(np.isin(order, picked))
-    where = where[np.argsort(order[where], kind="stable")]  # each picked row's, in the order of the rows
+    row = np.asarray(positions["row"])  # each row once (``_sorted_positions``)
+    where = np.flatnonzero(np.isin(row, picked))
+    where = where[np.argsort(row[where], kind="stable")]  # each picked row's, in the order of the rows
+    if len(where) != len(picked):
+        raise RuntimeError(f"{len(picked)} candidates of shard {j} but {len(where)} of their positions")
     out["position"] = {name: np.asarray(positions[name][where]) for name in ("hi", "lo", "transform")}
     out["shared"] = {"node": found["shared"], "tenuki": found["shared_tenuki"]}
     return out
