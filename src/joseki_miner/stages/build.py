@@ -818,14 +818,15 @@ def shard_positions(positions: dict[str, np.ndarray], plan: JoinPlan, j: int, ro
     }
 
 
-def _shard(folder: Path, shards: Shards, j: int, kinds: KindRules | None) -> tuple[dict, dict, dict, np.ndarray | None]:
-    """Shard ``j``'s count in ``folder`` (its arrays and position index)
-    and its nodes placed in the joined trie, with their kinds."""
-    arrays = _count_of(folder, shards.floor, shards.key_ranges[j])
+def _shard(
+    folder: Path, shards: Shards, j: int, kinds: KindRules | None, mapped: bool = False
+) -> tuple[dict, dict, np.ndarray | None]:
+    """Shard ``j``'s count in ``folder`` (its arrays, ``mapped`` or read,
+    and its position index), with its nodes' kinds in the joined trie."""
+    arrays = _count_of(folder, shards.floor, shards.key_ranges[j], mapped=mapped)
     positions = arrays.pop("positions")
-    placed = place(arrays, shards.plan, j)
     codes = shard_codes(arrays, shards.plan, j, kinds, shards.replies[j]) if kinds is not None else None
-    return arrays, positions, placed, codes
+    return arrays, positions, codes
 
 
 def write_shard(folder: Path, shards: Shards, j: int, paths: tuple[Path, ...], kinds: KindRules | None) -> int:
@@ -837,7 +838,8 @@ def write_shard(folder: Path, shards: Shards, j: int, paths: tuple[Path, ...], k
     positions sorted alike, of its nodes alone).  Written under temporary
     names, renamed once whole unless the run has stopped; gives the
     shard's nodes."""
-    arrays, positions, placed, codes = _shard(folder, shards, j, kinds)
+    arrays, positions, codes = _shard(folder, shards, j, kinds)
+    placed = place(arrays, shards.plan, j)
     index = shard_positions(positions, shards.plan, j, len(arrays["node"]))
     final = [Path(path) / part_name(j) for path in paths]
     writing = [path.with_name(path.name + ".tmp") for path in final]
@@ -858,9 +860,7 @@ def keep_candidates(folder: Path, shards: Shards, j: int, kinds: KindRules | Non
     are saved in ``folder`` where it has any ("opened_in" names it)."""
     from joseki_miner.stages.prune import opened_among
 
-    arrays = _count_of(folder, shards.floor, shards.key_ranges[j], mapped=True)
-    positions = arrays.pop("positions")
-    codes = shard_codes(arrays, shards.plan, j, kinds, shards.replies[j]) if kinds is not None else None
+    arrays, positions, codes = _shard(folder, shards, j, kinds, mapped=True)  # its candidates' rows placed alone
     found = _candidates(arrays, positions, codes, shards, j, cut)
     with pa.ipc.open_file(pa.memory_map(str(folder / "sorted.arrow"))) as part:
         opened = opened_among(numpy(part.read_all().column("start")), shards.plan.parts[j].ranked)
