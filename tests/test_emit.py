@@ -6,6 +6,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import time
 
 import pandas as pd
@@ -468,3 +469,30 @@ def test_a_dot_that_fails_says_why_in_one_line(tmp_path):
     with pytest.raises(RuntimeError, match=r"^dot could not render bad\.svg: .+"):
         render_svg("digraph { a -> ", tmp_path / "bad.svg")
     assert not (tmp_path / "bad.svg").exists()
+
+
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
+def test_a_dot_ended_by_the_runs_stop_stops_the_run(tmp_path, monkeypatch, sig):
+    """A Ctrl-C sent to the run's group as ``dot`` starts (before its session
+    is its own) ends ``dot``: that is the run's stop, which the CLI reports in
+    one line, not a drawing that failed.  A ``dot`` killed otherwise still
+    fails the drawing."""
+    from joseki_miner.book.files import render_svg
+    from joseki_miner.runs.stop import Stopped
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    fake = bin_dir / "dot"
+    fake.write_text(
+        f"#!{sys.executable}\nimport os, signal, sys\nsys.stdin.read()\nsig = signal.{sig}\n"
+        "signal.signal(sig, signal.SIG_DFL)\nos.kill(os.getpid(), sig)\n"
+    )
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    with pytest.raises(Stopped) as stopped:
+        render_svg("digraph { a -> b }", tmp_path / "stopped.svg")
+    assert stopped.value.signal == sig
+    assert not (tmp_path / "stopped.svg").exists()
+    fake.write_text(f"#!{sys.executable}\nimport os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n")
+    with pytest.raises(RuntimeError, match=r"^dot could not render killed\.svg: -9$"):
+        render_svg("digraph { a -> b }", tmp_path / "killed.svg")

@@ -6,6 +6,7 @@ SVG where Graphviz is."""
 from __future__ import annotations
 
 import shutil
+import signal
 from concurrent.futures import ThreadPoolExecutor
 import subprocess
 from dataclasses import dataclass
@@ -20,7 +21,7 @@ from joseki_miner.book.repertoire import repertoire
 from joseki_miner.book.words import About, Book, make_book
 from joseki_miner.fast.arrow import numpy
 from joseki_miner.fast.parquet import read_columns
-from joseki_miner.runs import store
+from joseki_miner.runs import stop, store
 from joseki_miner.runs.context import Context
 from joseki_miner.runs.progress import bar
 from joseki_miner.runs.stages import transpositions
@@ -221,11 +222,15 @@ def render_svg(dot_text: str, svg_path: Path) -> bool:
     written.  ``dot`` runs in a session of its own: a Ctrl-C in the terminal
     is the run's to handle (it stops at its next check, in one line), and
     reaching ``dot`` mid-render it made ``dot`` abort with a message of
-    its own."""
+    its own.  A Ctrl-C sent to the run's group just as ``dot`` starts, before
+    its session is its own, still ends it: ``dot`` ended by SIGINT or SIGTERM
+    is the run's stop (``Stopped``), not a drawing that failed."""
     dot = shutil.which("dot")
     if dot is None:
         return False
     done = subprocess.run([dot, "-Tsvg"], input=dot_text.encode("utf-8"), capture_output=True, start_new_session=True)
+    if -done.returncode in (signal.SIGINT, signal.SIGTERM):
+        raise stop.Stopped(signal.Signals(-done.returncode).name)
     if done.returncode != 0:
         said = done.stderr.decode("utf-8", "replace").strip().splitlines()
         raise RuntimeError(f"dot could not render {svg_path.name}: {said[-1] if said else done.returncode}")
