@@ -1220,3 +1220,39 @@ def test_a_dask_run_on_games_another_engine_read_gives_that_engines_files(demo_g
     fast = mine([demo_games], tmp_path / "fast", sets=sets)
     assert dask["games_accepted"] == fast["games_accepted"] and fast["joseki"] > 0
     assert files_of(tmp_path / "mixed") == files_of(tmp_path / "fast")
+
+
+def test_a_partition_is_kept_only_where_its_files_read_back_as_written(demo_games, tmp_path):
+    """A worker does not sync a partition it mined (an fsync stalled both
+    workers' tasks): a later run keeps the partition only where every file
+    reads back with the size and CRC-32 its record holds.  A file a
+    machine's crash left short, or its blocks never written (zeros at the
+    same size), makes the partition mined again, to the same bytes."""
+    from joseki_miner.cluster import partitions
+    from joseki_miner.runs.context import RunOptions
+    from joseki_miner.runs.keys import partition_key
+    from joseki_miner.stages.params import phase1_params
+
+    config = load(None, [])
+    reading = Reading.of(config, RunOptions(table_bytes=64 << 20), exclude=())
+    settings_ = Settings((str(demo_games),), reading, phase1_params(config), partition_key(config))
+    first = plan([demo_games], settings_, {})[0]
+    folder = tmp_path / "partitions"
+    mined = partitions.mine(first, settings_, str(folder))
+    out = folder / first.key
+    written = {name: (out / name).read_bytes() for name in partitions.FILES}
+    assert partitions.mine(first, settings_, str(folder)) == {**mined, partitions.KEPT: True}
+
+    def damaged(name: str, data: bytes) -> None:
+        (out / name).write_bytes(data)
+        again = partitions.mine(first, settings_, str(folder))
+        assert again == mined, name  # mined again, not kept
+        assert {n: (out / n).read_bytes() for n in partitions.FILES} == written
+
+    data = written["sequences.parquet"]
+    damaged("sequences.parquet", data[: len(data) // 2] + bytes(len(data) - len(data) // 2))
+    damaged("sorted.run", written["sorted.run"][:-1])
+    record = json.loads((out / partitions.DONE).read_text())
+    del record["files"]["trace.arrow"]  # a record of another version's files
+    (out / partitions.DONE).write_text(json.dumps(record))
+    assert partitions.mine(first, settings_, str(folder)) == mined
