@@ -32,7 +32,10 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 WORKERS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 TARGET = 100_000_000  # the games of the model (OGS's server holds about 40 million)
 # the run traced: two workers of this machine, 2 MB partitions, every copy kept (as the issue measures it)
-REPEAT = 3  # runs of each size: the figures are those of the run with the median critical path
+# runs of each size: the figures are those of the run with the median critical path (one run's path
+# moves by a third on this machine, as a task stalls on the disk or waits for a core; of three runs
+# the median still did)
+REPEAT = 5
 RUN = ("--engine", "dask", "--workers", "2", "--partition-mb", "2", "--set", "dedupe=false", "--quiet")
 
 
