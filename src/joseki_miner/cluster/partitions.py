@@ -305,10 +305,10 @@ def _checked(path: Path) -> list[int]:
 def _done(folder: Path) -> dict | None:
     """The figures of a partition mined whole into ``folder``, or None.
     Its files are checked against their sizes and CRC-32s, not trusted to
-    have reached the disk: ``mine`` does not wait for them to (an fsync a
-    file stalled a task on this machine's disk by up to 1.6 s), so a
-    machine's crash may leave a folder renamed into place whose files were
-    not all written, and that partition is mined again."""
+    have reached the disk: ``mine`` does not wait for them to (an fsync can
+    hold a task for seconds), so a machine's crash may leave a folder
+    renamed into place whose files were not all written, and that
+    partition is mined again."""
     try:
         record = json.loads((folder / DONE).read_text())
         files = record["files"]
