@@ -1222,10 +1222,10 @@ def test_a_dask_run_on_games_another_engine_read_gives_that_engines_files(demo_g
     assert files_of(tmp_path / "mixed") == files_of(tmp_path / "fast")
 
 
-def test_a_partition_is_kept_only_where_its_files_read_back_as_written(demo_games, tmp_path):
+def test_a_partition_is_kept_only_where_its_files_read_back_as_written(demo_games, tmp_path, monkeypatch):
     """A worker does not sync a partition it mined (an fsync stalled both
     workers' tasks): a later run keeps the partition only where every file
-    reads back with the size and CRC-32 its record holds.  A file a
+    reads back with the size and SHA-256 its record holds.  A file a
     machine's crash left short, or its blocks never written (zeros at the
     same size), makes the partition mined again, to the same bytes."""
     from joseki_miner.cluster import partitions
@@ -1255,4 +1255,13 @@ def test_a_partition_is_kept_only_where_its_files_read_back_as_written(demo_game
     record = json.loads((out / partitions.DONE).read_text())
     del record["files"]["trace.arrow"]  # a record of another version's files
     (out / partitions.DONE).write_text(json.dumps(record))
+    assert partitions.mine(first, settings_, str(folder)) == mined
+
+    # a file that could not be read back when written, nor when checked: its record proves nothing
+    digest = partitions.digest_file
+    monkeypatch.setattr(
+        partitions, "digest_file", lambda p: "unreadable: EIO" if Path(p).name == "games.parquet" else digest(p)
+    )
+    shutil.rmtree(out)
+    assert partitions.mine(first, settings_, str(folder)) == mined
     assert partitions.mine(first, settings_, str(folder)) == mined

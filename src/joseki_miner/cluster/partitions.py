@@ -29,7 +29,6 @@ import os
 import shutil
 import uuid
 import zipfile
-import zlib
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,7 +39,7 @@ import pyarrow.parquet as pq
 
 import joseki_miner
 from joseki_miner.fast.arrow import column, numpy, strings
-from joseki_miner.runs.inputs import Collections
+from joseki_miner.runs.inputs import HEX, Collections, digest_file
 from joseki_miner.stages.params import Reading
 from joseki_miner.readers import HEAD, KEPT_BYTES, archives, existing_files, index_scope, sniff
 from joseki_miner.readers.dispatch import Share
@@ -78,7 +77,7 @@ KEPT = "kept"  # in what ``mine`` returns of a partition kept from an earlier ru
 # join: lz4 decodes in half zstd's time (all data: 0.48 s against 0.89 s a
 # reading, written in 0.54 s against 0.83 s) for 79 MiB against 46 MiB
 SEQUENCES_CODEC = "lz4"
-# written last, with each file's size and CRC-32: a partition's folder is
+# written last, with each file's size and SHA-256: a partition's folder is
 # whole once it holds it and its files read back the same (``_done``)
 DONE = "figures.json"
 
@@ -293,28 +292,20 @@ def subtrees(counts: dict[int, int], parts: int) -> list[tuple[int, int]]:
 # -- mining one partition ----------------------------------------------------------
 
 
-def _checked(path: Path) -> list[int]:
-    """A file's size and CRC-32, read back."""
-    crc = 0
-    with open(path, "rb") as f:
-        while chunk := f.read(1 << 20):
-            crc = zlib.crc32(chunk, crc)
-    return [path.stat().st_size, crc]
-
-
 def _done(folder: Path) -> dict | None:
     """The figures of a partition mined whole into ``folder``, or None.
-    Its files are checked against their sizes and CRC-32s, not trusted to
+    Its files are checked against their sizes and SHA-256s, not trusted to
     have reached the disk: ``mine`` does not wait for them to (an fsync can
     hold a task for seconds), so a machine's crash may leave a folder
     renamed into place whose files were not all written, and that
-    partition is mined again."""
+    partition is mined again.  A file not read back when written
+    (``digest_file``'s "unreadable") proves nothing."""
     try:
         record = json.loads((folder / DONE).read_text())
         files = record["files"]
-        if sorted(files) == sorted(FILES) and all(
-            (folder / name).stat().st_size == size and _checked(folder / name) == [size, crc]
-            for name, (size, crc) in files.items()
+        if set(files) == set(FILES) and all(
+            len(digest) == HEX and (folder / name).stat().st_size == size and digest_file(folder / name) == digest
+            for name, (size, digest) in files.items()
         ):
             return record["figures"]
     except (OSError, ValueError, KeyError, TypeError):
@@ -365,7 +356,7 @@ def mine(partition: Partition, settings: Settings, folder: str) -> dict:
         firsts, *others = trace.tables()
         for name, table in zip(FILES[4:], [_with_games(firsts, games[1:3], names), *others]):
             write_table(table, tmp / name)
-        files = {name: _checked(tmp / name) for name in FILES}
+        files = {name: [(tmp / name).stat().st_size, digest_file(tmp / name)] for name in FILES}
         (tmp / DONE).write_text(json.dumps({"figures": figures, "files": files}))
         try:
             os.rename(tmp, out)
