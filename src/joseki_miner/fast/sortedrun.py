@@ -73,8 +73,11 @@ def write(
         arrays[name] = a
     moves, block = [], BLOCK_ROWS
     for lo in range(0, n, block):
-        a_, b_ = int(offsets[lo]), int(offsets[min(n, lo + block)])
-        raw = np.ascontiguousarray(keys[a_:b_], "<i2").tobytes() + np.ascontiguousarray(scores[a_:b_], "<u8").tobytes()
+        first, end = int(offsets[lo]), int(offsets[min(n, lo + block)])
+        raw = (
+            np.ascontiguousarray(keys[first:end], "<i2").tobytes()
+            + np.ascontiguousarray(scores[first:end], "<u8").tobytes()
+        )
         moves.append(_CODEC.compress(raw, asbytes=True))
     arrays["blocks"] = np.cumsum([len(m) for m in moves], dtype="<i8")
     where, at = {}, 0
