@@ -13,6 +13,7 @@ from joseki_miner.fast.joining import (
     edge_replies,
     end_to_end,
     join_plan,
+    shard_transposed,
     kept_for_plan,
     planned_from,
     place,
@@ -301,6 +302,15 @@ def test_subtrees_counted_apart_join_into_the_trie_of_one_count(data, cuts, min_
     assert_same(joined, whole)
 
 
+def _line(trie, node: int) -> list[int]:
+    """The keys from the root to ``node`` of a trie numbered by row."""
+    line = []
+    while trie["depth"][node] > 0:
+        line.append(int(trie["key"][node]))
+        node = int(trie["parent"][node])
+    return line[::-1]
+
+
 def _joined(parts, floor=1):
     """The counts ``parts`` joined: each placed as the shard of its node
     range (``place``), laid end to end, by the plan of what each kept of
@@ -355,6 +365,24 @@ def test_subtrees_cut_anywhere_join_into_the_trie_of_one_count(data, cuts, min_c
     index = {name: np.concatenate([shard[name] for shard in shards]) for name in ("hi", "lo", "node", "transform")}
     order, whole_index = position_order(index["hi"], index["lo"]), position_index(whole)
     assert all(np.array_equal(index[name][order], whole_index[name]) for name in ("hi", "lo", "node", "transform"))
+    # each shard's nodes on some positions (a run's kept nodes'), searched in its count's index: the whole trie's
+    wanted = {"hi": whole_index["hi"][::3], "lo": whole_index["lo"][::3]}
+    pairs = set(zip(wanted["hi"].tolist(), wanted["lo"].tolist()))
+    on = [(h, lo) in pairs for h, lo in zip(whole_index["hi"].tolist(), whole_index["lo"].tolist())]
+    found = [
+        shard_transposed(part, plan.only(j), j, _sorted_positions(part), wanted) for j, (part, _) in enumerate(parts)
+    ]
+    node = np.concatenate([f["node"] for f in found])
+    assert sorted(node.tolist()) == sorted(whole_index["node"][on].tolist())
+    for f in found:
+        assert np.array_equal(f["count"], whole["count"][f["node"]]) and np.array_equal(
+            f["games"], whole["games"][f["node"]]
+        )
+        for n, line in zip(f["node"].tolist(), np.split(f["keys"], f["ends"][:-1])):
+            assert line.tolist() == _line(whole, n)
+    for j, (part, _) in enumerate(parts):  # a row's node, alone, as all rows' numbers give it
+        rows = np.arange(len(part["node"]))[::2]
+        assert np.array_equal(plan.parts[j].numbers_at(rows), plan.parts[j].numbers(len(part["node"]))[rows])
     # each shard's kinds read on its own count: the whole trie's (an approach's weighs all its replies)
     rules = KindRules(follow_up=True, approach=0.4)
     replies = shard_replies(parts, [edge_replies(part) for part, _ in parts], plan)

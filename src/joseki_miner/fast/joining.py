@@ -64,6 +64,20 @@ class PartPlan:
             number[row] = node
         return number
 
+    def numbers_at(self, rows: np.ndarray) -> np.ndarray:
+        """``numbers`` at ``rows`` alone: a few rows of a count of many."""
+        rows = np.asarray(rows, np.int64)
+        if not self.placed:
+            return np.full(len(rows), -1, np.int64)
+        at = np.searchsorted(self.gone, rows, side="right")
+        number = rows + (self.start - 1) - at
+        if len(self.gone):
+            number[(at > 0) & (self.gone[np.maximum(at - 1, 0)] == rows)] = -1
+        number[rows == 0] = 0
+        for row, node in self.same.items():
+            number[rows == row] = node
+        return number
+
     def node_of(self, row: int) -> int:
         """An edge row's node in the joined trie (-1: not kept)."""
         if not self.placed:
@@ -588,33 +602,45 @@ def shard_transposed(arrays: dict, plan: JoinPlan, j: int, positions: dict, want
     the kept nodes'): from the count's position index (``positions``,
     sorted by position), each one's node, position and transform, games
     and count in the joined trie, and its line of keys from the root
-    ("keys", "ends": where each node's ends)."""
+    ("keys", "ends": where each node's ends).  It reads the count's
+    arrays at those nodes and their paths alone (a search of the index),
+    so a count of more stored nodes costs it no more."""
     part = plan.parts[j]
-    row, number, count, games = _local(arrays, part, plan.root)
-    lo, hi = plan.shard(j)
-    at = np.flatnonzero(np.isin(positions["hi"], wanted["hi"]))
+    by_hi = np.asarray(positions["hi"], np.int64)
+    asked = np.unique(np.asarray(wanted["hi"], np.int64))
+    first, end = np.searchsorted(by_hi, asked), np.searchsorted(by_hi, asked, side="right")
+    at = np.concatenate(
+        [np.zeros(0, np.int64), *(np.arange(a, b) for a, b in zip(first.tolist(), end.tolist()) if b > a)]
+    )
     pairs = set(zip(np.asarray(wanted["hi"]).tolist(), np.asarray(wanted["lo"]).tolist()))
-    at = at[[(h, low) in pairs for h, low in zip(positions["hi"][at].tolist(), positions["lo"][at].tolist())]]
+    found_hi, found_lo = by_hi[at], np.asarray(positions["lo"], np.int64)[at]
+    at = at[np.array([(h, low) in pairs for h, low in zip(found_hi.tolist(), found_lo.tolist())], bool)]
     local = np.asarray(positions["row"], np.int64)[at]
-    node = number[local]
+    node = part.numbers_at(local)
+    lo, hi = plan.shard(j)
     mine = (node >= lo) & (node < hi)
-    at, local = at[mine], local[mine]
-    depth, key = np.asarray(arrays["depth"]), np.asarray(arrays["key"], np.int64)
+    at, local, node = at[mine], local[mine], node[mine]
+    count, games = (np.array(np.asarray(arrays[name])[local], np.int64) for name in ("count", "games"))
+    for row, values in part.changed.items():
+        count[local == row], games[local == row] = values["count"], values["games"]
+    count[local == 0], games[local == 0] = plan.root["count"], plan.root["games"]  # every range's sequences
+    depth, key = np.asarray(arrays["depth"]), np.asarray(arrays["key"])
+    rows, parent = np.asarray(arrays["node"], np.int64), np.asarray(arrays["parent"])
     keys, ends = [], []
     for r in local.tolist():
         line = []
         while depth[r] > 0:
             line.append(int(key[r]))
-            r = int(row[r])
+            r = int(np.searchsorted(rows, parent[r]))  # a count numbers its nodes in row order
         keys += line[::-1]
         ends.append(len(keys))
     return {
-        "node": number[local],
-        "hi": positions["hi"][at],
-        "lo": positions["lo"][at],
-        "transform": positions["transform"][at],
-        "games": games[local],
-        "count": count[local],
+        "node": node,
+        "hi": np.asarray(positions["hi"])[at],
+        "lo": np.asarray(positions["lo"])[at],
+        "transform": np.asarray(positions["transform"])[at],
+        "games": games,
+        "count": count,
         "keys": np.array(keys, np.int64),
         "ends": np.array(ends, np.int64),
     }

@@ -917,7 +917,7 @@ def transposed_of_shard(folder: Path, shards: Shards, j: int, wanted: Path) -> d
     """Shard ``j``'s nodes on the positions of the nodes prune kept
     (``wanted``: their hi and lo, ``prune.prune_shards``), of its count in
     ``folder``, for ``prune.write_transpositions`` (``joining.shard_transposed``)."""
-    arrays = _count_of(folder, shards.floor, shards.key_ranges[j], without=("years", "sources"))
+    arrays = _count_of(folder, shards.floor, shards.key_ranges[j], without=("years", "sources"), mapped=True)
     return shard_transposed(arrays, shards.plan, j, arrays.pop("positions"), read_saved(wanted))
 
 
