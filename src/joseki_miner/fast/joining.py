@@ -35,11 +35,13 @@ class PartPlan:
     """Where one count's rows go in the joined trie: its first own node
     (``start``), the rows not placed (``gone``: repeats, and edge nodes
     counted fewer than the floor times in all), each repeat's node
-    (``same``), its sequences' first rank (``ranked``), its edge rows'
-    figures added up (``changed``: row: {column: value}, repeats' too, so
-    a shard sees its whole path), the rows of years and collections of
-    the shared nodes it owns (``rows``: what: row: (index, games)), and
-    whether it holds the root (the first count with sequences)."""
+    (``same``), its sequences' first rank (``ranked``), the figures of
+    its edge rows that other counts share, added up (``changed``: row:
+    {column: value}, repeats' too, so a shard sees its whole path; an
+    edge row of its own keeps its count's figures), the rows of years
+    and collections of the shared nodes it owns (``rows``: what: row:
+    (index, games)), and whether it holds the root (the first count with
+    sequences)."""
 
     start: int
     gone: np.ndarray
@@ -141,6 +143,11 @@ def _ranges(parts: list[PartPlan], stored: int) -> dict[int, tuple[int, int]]:
 def _down(arrays: dict) -> list[int]:
     """The rows of a count's first sequence's path, by depth: its first rows."""
     depth, rows = arrays["depth"], []
+    if isinstance(depth, EdgeColumn):  # rows 1, 2 ... at depths 1, 2 ...: kept in order, with the row after
+        i = np.arange(len(depth.kept))
+        on = (depth.kept == i) & (depth.values == i) & (i < len(depth))
+        off = np.flatnonzero(~on[1:])
+        return list(range(1, int(off[0]) + 1 if len(off) else len(on)))
     while len(rows) + 1 < len(depth) and depth[len(rows) + 1] == len(rows) + 1:
         rows.append(len(rows) + 1)
     return rows
@@ -187,11 +194,10 @@ class EdgeColumn:
 
     def take(self, rows: list[int]) -> np.ndarray:
         """The column at ``rows`` (each kept for the plan), at once."""
-        at = np.searchsorted(self.kept, rows)
-        wrong = (at >= len(self.kept)) | (self.kept[np.minimum(at, len(self.kept) - 1)] != rows)
-        if wrong.any():
-            raise IndexError(f"row {np.asarray(rows)[wrong][0]} is not kept for the plan")
-        return self.values[at]
+        try:
+            return self.values[[self.at[row] for row in rows]]  # a few dozen rows: a dict beats a search
+        except KeyError as e:
+            raise IndexError(f"row {e.args[0]} is not kept for the plan") from None
 
 
 def kept_for_plan(arrays: dict) -> dict[str, dict[str, np.ndarray]]:
@@ -306,7 +312,6 @@ def join_plan(counts: list[tuple[dict, int]], floor: int = 1) -> JoinPlan:
     downs = {j: _down(tries[j]) for j in placed}
     ups = {j: _up(tries[j]) for j in placed}
     edge = {j: sorted({*downs[j], *ups[j]}) for j in placed}
-    values = {j: _edge_values(tries[j], edge[j]) for j in placed}
     same: dict[int, dict[int, tuple[int, int]]] = {j: {} for j in placed}
     up_keys = {j: _at(tries[j]["key"], ups[j]).tolist() for j in placed}
     down_keys = {j: _at(tries[j]["key"], downs[j]).tolist() for j in placed}
@@ -317,9 +322,12 @@ def join_plan(counts: list[tuple[dict, int]], floor: int = 1) -> JoinPlan:
                 break
             same[j][b[d]] = same[before].get(a[d], (before, a[d]))
     merged: dict[tuple[int, int], list[tuple[int, int]]] = {}
+    shared: dict[int, set[int]] = {j: set(same[j]) for j in placed}  # the rows whose figures the join adds up
     for j in placed:
         for row, owner in same[j].items():
             merged.setdefault(owner, []).append((j, row))
+            shared[owner[0]].add(owner[1])
+    values = {j: _edge_values(tries[j], sorted(shared[j])) for j in placed}
     owned: dict[int, dict[str, dict[int, tuple[np.ndarray, np.ndarray]]]] = {j: {w: {} for w in ROWS} for j in placed}
     for what in ROWS:
         groups = [[owner, *repeats] for owner, repeats in merged.items()]
@@ -341,7 +349,9 @@ def join_plan(counts: list[tuple[dict, int]], floor: int = 1) -> JoinPlan:
         if j not in placed:
             parts.append(PartPlan(start, np.zeros(0, np.int64), {}, ranked, {}, {w: {} for w in ROWS}, False, False))
             continue
-        gone = sorted({*same[j], *(row for row in edge[j] if row not in same[j] and values[j][row]["count"] < floor)})
+        counted = dict(zip(edge[j], _at(arrays["count"], edge[j]).tolist()))
+        counted.update((row, v["count"]) for row, v in values[j].items())
+        gone = sorted({*same[j], *(row for row in edge[j] if row not in same[j] and counted[row] < floor)})
         part = PartPlan(
             start,
             np.array(gone, np.int64),
@@ -353,8 +363,8 @@ def join_plan(counts: list[tuple[dict, int]], floor: int = 1) -> JoinPlan:
         )
         for row, (i, other) in same[j].items():
             part.same[row] = numbers[(i, other)]
-        for row in edge[j]:
-            if row not in same[j]:
+        for row in shared[j]:
+            if row not in same[j]:  # an owner: its repeats are numbered as it is
                 numbers[(j, row)] = part.node_of(row)
         parts.append(part)
         start += len(arrays["node"]) - 1 - len(gone)
@@ -522,7 +532,7 @@ def shard_replies(
             parent = int(arrays["parent"][row])
             node = part.node_of(parent)
             if node >= 0 and on_side(np.array([arrays["key"][row]]), np.array([3]))[0]:  # a side reply the join drops
-                total[node] -= int(part.changed[row]["count"])
+                total[node] -= int(part.changed[row]["count"] if row in part.changed else arrays["count"][row])
     return [
         {row: total[part.node_of(row)] for row in replies[j] if part.node_of(row) >= 0}
         for j, part in plan.parts.items()
