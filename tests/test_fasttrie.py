@@ -374,15 +374,20 @@ def test_subtrees_cut_anywhere_join_into_the_trie_of_one_count(data, cuts, min_c
     ]
     node = np.concatenate([f["node"] for f in found])
     assert sorted(node.tolist()) == sorted(whole_index["node"][on].tolist())
+    at = dict(zip(whole_index["node"].tolist(), range(len(whole_index["node"]))))
     for f in found:
         assert np.array_equal(f["count"], whole["count"][f["node"]]) and np.array_equal(
             f["games"], whole["games"][f["node"]]
         )
+        mine = [at[n] for n in f["node"].tolist()]  # each node's position and transform, in the index's order
+        assert all(np.array_equal(f[k], whole_index[k][mine]) for k in ("hi", "lo", "transform"))
+        assert np.array_equal(f["hi"], np.sort(f["hi"]))
         for n, line in zip(f["node"].tolist(), np.split(f["keys"], f["ends"][:-1])):
             assert line.tolist() == _line(whole, n)
     for j, (part, _) in enumerate(parts):  # a row's node, alone, as all rows' numbers give it
-        rows = np.arange(len(part["node"]))[::2]
-        assert np.array_equal(plan.parts[j].numbers_at(rows), plan.parts[j].numbers(len(part["node"]))[rows])
+        number = plan.parts[j].numbers(len(part["node"]))
+        rows = np.random.default_rng(j).permutation(np.repeat(np.arange(len(number)), 2))  # any order, repeated
+        assert np.array_equal(plan.parts[j].numbers_at(rows), number[rows])
     # each shard's kinds read on its own count: the whole trie's (an approach's weighs all its replies)
     rules = KindRules(follow_up=True, approach=0.4)
     replies = shard_replies(parts, [edge_replies(part) for part, _ in parts], plan)

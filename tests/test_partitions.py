@@ -154,9 +154,10 @@ print("numba" in sys.modules, (catalog.out / "joseki.sgf").exists())
 
 
 def test_a_warmed_worker_leaves_what_it_holds_for_good_out_of_the_collectors_passes():
-    """``warm`` freezes a worker's modules and dask's own objects
-    (``gc.freeze``): a full pass of the cyclic collector walked them all,
-    about 0.1 s on this machine, in whatever task set it off."""
+    """``warm`` freezes the modules and dask's own objects of a worker of
+    the run's own cluster (``gc.freeze``): a full pass of the cyclic
+    collector walked them all, about 0.1 s on this machine, in whatever
+    task set it off."""
     import gc
 
     from distributed import Client, LocalCluster
@@ -168,7 +169,9 @@ def test_a_warmed_worker_leaves_what_it_holds_for_good_out_of_the_collectors_pas
         Client(local) as client,
     ):
         assert list(client.run(gc.get_freeze_count).values()) == [0]
-        client.run(warm)
+        client.run(warm)  # a worker of a cluster of one's own: not the run's to freeze
+        assert list(client.run(gc.get_freeze_count).values()) == [0]
+        client.run(warm, freeze=True)
         assert list(client.run(gc.get_freeze_count).values())[0] > 10_000
 
 

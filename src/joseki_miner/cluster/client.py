@@ -42,14 +42,16 @@ class Options:
     trace: str | None = None  # a file for the run's tasks (``trace``), or None
 
 
-def warm() -> None:
+def warm(freeze: bool = False) -> None:
     """Load the stages and their compiled code in a worker, by mining one
     game: a worker's first partition then costs what the others cost (the
     driver meanwhile hashes and plans the inputs, where there are games to
-    mine).  Then the objects it holds for good (modules, dask's own: about
-    150,000) are left out of the cyclic garbage collector's full passes
-    (``gc.freeze``): each pass walked them all, about 0.1 s, stalling
-    whatever task set it off."""
+    mine).  With ``freeze`` (a worker of the run's own cluster, which ends
+    with it), the objects it then holds for good (modules, dask's own:
+    about 150,000) are left out of the cyclic garbage collector's full
+    passes (``gc.freeze``): each pass walked them all, about 0.1 s,
+    stalling whatever task set it off.  A worker of a cluster of one's own
+    outlives the run: what it holds is not the run's to freeze."""
     import gc
     import tempfile
     from pathlib import Path
@@ -70,8 +72,9 @@ def warm() -> None:
             hooks=ingest.Hooks(on_games=stream.add, phase1=params),
         )
         stream.close()
-    gc.collect()
-    gc.freeze()
+    if freeze:
+        gc.collect()
+        gc.freeze()
 
 
 def _compiled() -> bool:
@@ -295,7 +298,8 @@ class Cluster:
                 "compiling the fast engine's kernels on the workers (once a machine, about half a minute; later "
                 "runs load them)"
             )
-        self.client.run(warm)  # and every worker that joins later warms at its first task
+        # every worker that joins later warms at its first task
+        self.client.run(warm, freeze=self.local is not None)
         self.recorder: trace.Recorder | None = None
         self._stream = None
         if options.trace:

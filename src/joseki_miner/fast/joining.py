@@ -635,7 +635,7 @@ def shard_transposed(arrays: dict, plan: JoinPlan, j: int, positions: dict, want
         count[local == row], games[local == row] = values["count"], values["games"]
     count[local == 0], games[local == 0] = plan.root["count"], plan.root["games"]  # every range's sequences
     depth, key = np.asarray(arrays["depth"]), np.asarray(arrays["key"])
-    rows, parent = np.asarray(arrays["node"], np.int64), np.asarray(arrays["parent"])
+    rows, parent = np.asarray(arrays["node"]), np.asarray(arrays["parent"])
     keys, ends = [], []
     for r in local.tolist():
         line = []
