@@ -55,16 +55,7 @@ class PartPlan:
     def numbers(self, n: int) -> np.ndarray:
         """Each of the count's ``n`` rows' node in the joined trie (0: the
         root; -1: not kept)."""
-        number = np.arange(n, dtype=np.int64) + (self.start - 1)
-        if not self.placed:
-            return np.full(n, -1, np.int64)
-        if len(self.gone):
-            number -= np.searchsorted(self.gone, np.arange(n), side="right")
-            number[self.gone] = -1
-        number[0] = 0
-        for row, node in self.same.items():
-            number[row] = node
-        return number
+        return self.numbers_at(np.arange(n, dtype=np.int64))
 
     def numbers_at(self, rows: np.ndarray) -> np.ndarray:
         """``numbers`` at ``rows`` alone: a few rows of a count of many."""
@@ -76,8 +67,11 @@ class PartPlan:
         if len(self.gone):
             number[(at > 0) & (self.gone[np.maximum(at - 1, 0)] == rows)] = -1
         number[rows == 0] = 0
-        for row, node in self.same.items():
-            number[rows == row] = node
+        if self.same:
+            repeats = np.array(sorted(self.same), np.int64)
+            at = np.minimum(np.searchsorted(repeats, rows), len(repeats) - 1)
+            hit = repeats[at] == rows
+            number[hit] = np.array([self.same[r] for r in repeats.tolist()], np.int64)[at[hit]]
         return number
 
     def node_of(self, row: int) -> int:
@@ -143,11 +137,6 @@ def _ranges(parts: list[PartPlan], stored: int) -> dict[int, tuple[int, int]]:
 def _down(arrays: dict) -> list[int]:
     """The rows of a count's first sequence's path, by depth: its first rows."""
     depth, rows = arrays["depth"], []
-    if isinstance(depth, EdgeColumn):  # rows 1, 2 ... at depths 1, 2 ...: kept in order, with the row after
-        i = np.arange(len(depth.kept))
-        on = (depth.kept == i) & (depth.values == i) & (i < len(depth))
-        off = np.flatnonzero(~on[1:])
-        return list(range(1, int(off[0]) + 1 if len(off) else len(on)))
     while len(rows) + 1 < len(depth) and depth[len(rows) + 1] == len(rows) + 1:
         rows.append(len(rows) + 1)
     return rows
