@@ -44,7 +44,7 @@ from joseki_miner.stages.params import floor_for
 from pipeline.request import Request
 
 if TYPE_CHECKING:
-    from joseki_miner.cluster.runner import DaskRunner
+    from joseki_miner.cluster.runner import Book, DaskRunner
 
 # The compiled engine (the stages' work in joseki_miner.stages) is imported where it runs: the dask engine's
 # driver plans and names the work without loading numba (its CPU is the serial part).  So are pyarrow, numpy
@@ -242,6 +242,26 @@ class _Run:
         else:
             self.published.append(record)
 
+    def book(self) -> Book | None:
+        """Emit (with the report beside it) or the report alone, where the
+        run asks for them after prune: the dask engine makes them as soon
+        as prune's files are written."""
+        from joseki_miner.cluster.runner import Book
+
+        after = self.stages[self.stages.index("prune") + 1 :] if "prune" in self.stages else []
+        if not after or after[0] not in ("emit", "report"):
+            return None
+        beside = self.catalog.stage("report") if after[:2] == ["emit", "report"] else None
+        return Book(self.catalog.stage(after[0]), beside, partial(self.pruned_context, after[0]))
+
+    def pruned_context(self, stage: str, pruned: dict) -> Context:
+        """``stage``'s context where prune's files are written and not yet
+        committed (``pruned``: its figures)."""
+        context = self.context(stage)
+        found = {k: v for k, v in pruned.items() if k not in RUN_FIGURES}
+        written = frozenset(p for p in self.catalog.outputs("prune") if store.staged(p).exists())
+        return replace(context, figures={**context.figures, "prune": found}, staged=context.staged | written)
+
     def keys(self, inputs: str) -> dict[str, str]:
         """Every stage's key for these inputs; the build's (and those after
         it) with the floor of the games ingested, where they are known."""
@@ -354,6 +374,7 @@ class _Run:
                             ingest=stage == "ingest",
                             build="build" in self.stages,
                             prune={"build", "prune"} <= set(self.stages),
+                            book=self.book(),
                         )
                         ran.add("extract")
                         continue

@@ -1017,6 +1017,46 @@ def test_a_task_that_takes_results_is_given_those_it_waited_for_in_their_order(t
         assert results[:3] == [("a", None), ("b", None), ("c", None)]
 
 
+def test_a_map_takes_on_items_as_its_tasks_end(tmp_path):
+    """``map(more=...)`` on a cluster and in process: the book's tasks join
+    the map of the partitions once what the shards found is written, each
+    starting once the items it waits for have ended (not before the item
+    that added it), their results after the others'; an item added that
+    waits for one the map lacks is an error."""
+    from joseki_miner.cluster.client import Cluster, InProcess, More
+
+    def timed(item: tuple[str, float]) -> tuple[str, float, float]:
+        begun = time.time()
+        time.sleep(item[1])
+        return item[0], begun, time.time()
+
+    def more(i: int, result) -> list:  # once b ends: x after b and c, y after b alone
+        return [More(("x", 0.0), f"x-{i}-{tmp_path.name}", 5, (i, 2)), More(("y", 0.0), f"y-{tmp_path.name}", 1, (i,))]
+
+    for cluster in (Cluster(Options(workers=2)), InProcess(Options())):
+        kind = type(cluster).__name__
+        try:
+            results = cluster.map(
+                timed,
+                [("a", 0.6), ("b", 0.1), ("c", 0.4)],
+                names=[f"m{i}-{kind}-{tmp_path.name}" for i in range(3)],
+                sizes=[3, 2, 1],
+                more=lambda i, result: more(i, result) if result[0] == "b" else [],
+            )
+            with pytest.raises(ValueError, match="does not have"):
+                cluster.map(
+                    timed,
+                    [("a", 0.0)],
+                    names=[f"e-{kind}-{tmp_path.name}"],
+                    more=lambda i, result: [More(("z", 0.0), f"z-{kind}-{tmp_path.name}", 0, (1,))],
+                )
+        finally:
+            cluster.close()
+        assert [r[0] for r in results] == ["a", "b", "c", "x", "y"], kind
+        (_, _, b_ended), (_, _, c_ended), (_, x_begun, _), (_, y_begun, _) = results[1:]
+        assert x_begun >= max(b_ended, c_ended) and y_begun >= b_ended, kind
+
+
 def test_a_failed_run_stops_its_tasks_on_a_cluster_of_ones_own_before_it_returns(tmp_path):
     """A cancelled future's task runs on to its end on its worker: on a
     cluster that outlives the run it would write into the folders the run

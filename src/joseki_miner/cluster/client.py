@@ -211,6 +211,42 @@ def _taken(i: int, takes: Sequence[int], waits: list[set[int]], results: dict[in
     return ([results[j] for j in sorted(waits[i])],) if i in takes else ()
 
 
+@dataclass(frozen=True)
+class More:
+    """An item a map takes on as it runs (``map``'s ``more``), with its
+    task's name, its size and the items it waits for (by index, among
+    those the map has already)."""
+
+    item: object
+    name: str
+    size: int = 0
+    after: tuple[int, ...] = ()
+
+
+class _Items:
+    """A map's items, names, sizes and waits, and the order they start in
+    (the largest first): those it was given and those it takes on."""
+
+    def __init__(self, items: Sequence, names: Sequence[str], sizes, after) -> None:
+        self.items, self.names = list(items), list(names)
+        self.sizes = list(sizes) if sizes else [0] * len(self.items)
+        self.waits = [set(a) for a in after] if after is not None else [set() for _ in self.items]
+        _check_waits(self.waits)
+        self.order = sorted(range(len(self.items)), key=lambda i: -self.sizes[i]) if sizes else list(range(len(items)))
+
+    def take(self, more: Sequence[More]) -> None:
+        """``more`` items, each after items the map has (so never a cycle)."""
+        for m in more:
+            if not all(0 <= a < len(self.items) for a in m.after):
+                raise ValueError(f"item {m.name} waits for items the map does not have: {m.after}")
+            self.items.append(m.item)
+            self.names.append(m.name)
+            self.sizes.append(m.size)
+            self.waits.append(set(m.after))
+            self.order.append(len(self.items) - 1)
+        self.order.sort(key=lambda i: -self.sizes[i])  # stable: an equal size keeps its place
+
+
 def _check_waits(waits: list[set[int]]) -> None:
     """Every item waited for is an item, and every item can start once
     those before it have ended (no item waits, through others, for itself)."""
@@ -319,6 +355,7 @@ class Cluster:
         after: Sequence[Sequence[int]] | None = None,
         on_done: Callable[[int, object], None] = lambda i, result: None,
         takes: Sequence[int] = (),
+        more: Callable[[int, object], Sequence[More]] = lambda i, result: (),
     ) -> list:
         """``function(item, *args)`` for every item, on the workers, the
         largest (``sizes``) first, and no more at once than the workers
@@ -328,12 +365,13 @@ class Cluster:
         the items ``after[i]`` (their indices) have ended, and an item of
         ``takes`` is given their results too (``function(item, *args,
         results)``: small ones, through the driver); ``on_done(i,
-        result)`` as each ends.  Checks for a stop while it waits; a task's
-        error is raised here (a task whose worker died is retried by dask)."""
-        order = sorted(range(len(items)), key=lambda i: -sizes[i]) if sizes else list(range(len(items)))
-        waits = [set(a) for a in after] if after is not None else [set() for _ in items]
+        result)`` as each ends, then ``more(i, result)``: items the map
+        takes on (their results follow the others').  Checks for a stop
+        while it waits; a task's error is raised here (a task whose worker
+        died is retried by dask)."""
+        them = _Items(items, names, sizes, after)
+        order, waits = them.order, them.waits
         barrier = self.recorder.barrier() if self.recorder is not None else ()
-        _check_waits(waits)
         futures: dict[int, object] = {}
         results: dict[int, object] = {}
         where: dict[str, int] = {}
@@ -349,29 +387,31 @@ class Cluster:
                         self.folder,
                         self.run,
                         function,
-                        items[i],
+                        them.items[i],
                         *args,
                         *_taken(i, takes, waits, results),
-                        key=names[i],
-                        priority=sizes[i] if sizes else 0,
+                        key=them.names[i],
+                        priority=them.sizes[i],
                         pure=False,
                     )
                     where[futures[i].key] = i
                     pending.add(futures[i])
                     if self.recorder is not None:
                         data = [str(a.key) for a in args if hasattr(a, "key") and hasattr(a, "result")]
-                        self.recorder.submitted(names[i], barrier, (*(names[j] for j in sorted(waits[i])), *data))
+                        waited = (*(them.names[j] for j in sorted(waits[i])), *data)
+                        self.recorder.submitted(them.names[i], barrier, waited)
                 done, pending = _some_done(pending)
                 for f in done:
                     i = where[f.key]
                     results[i] = f.result()  # raises the task's error (or its cancellation)
                     on_done(i, results[i])
+                    them.take(more(i, results[i]))
                     # its result taken, dask may forget it: a worker lost later is not asked to compute it
                     # again (a count rewritten while the shards read it)
                     del futures[i]
                     if self.recorder is not None:
                         self.recorder.ended(str(f.key))
-            return [results[i] for i in range(len(items))]
+            return [results[i] for i in range(len(them.items))]
         except BaseException:
             for f in futures.values():
                 f.cancel()
@@ -508,19 +548,20 @@ class InProcess:
         after: Sequence[Sequence[int]] | None = None,
         on_done: Callable[[int, object], None] = lambda i, result: None,
         takes: Sequence[int] = (),
+        more: Callable[[int, object], Sequence[More]] = lambda i, result: (),
     ) -> list:
-        order = sorted(range(len(items)), key=lambda i: -sizes[i]) if sizes else list(range(len(items)))
-        waits = [set(a) for a in after] if after is not None else [set() for _ in items]
-        _check_waits(waits)
+        them = _Items(items, names, sizes, after)
+        order, waits = them.order, them.waits
         results: dict[int, object] = {}
         while order:
             i = next(i for i in order if waits[i] <= results.keys())
             order.remove(i)
             check_stop()
             with threads.one_thread():
-                results[i] = function(items[i], *args, *_taken(i, takes, waits, results))
+                results[i] = function(them.items[i], *args, *_taken(i, takes, waits, results))
             on_done(i, results[i])
-        return [results[i] for i in range(len(items))]
+            them.take(more(i, results[i]))
+        return [results[i] for i in range(len(them.items))]
 
     def workers(self) -> int:
         return 1

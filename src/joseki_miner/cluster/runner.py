@@ -24,7 +24,7 @@ import uuid
 from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from threading import Thread
 from functools import partial
 from pathlib import Path
@@ -52,6 +52,19 @@ if TYPE_CHECKING:
 # the compiled engine (build) loads where a task runs: the driver plans and names the work without numba
 
 
+@dataclass(frozen=True)
+class Book:
+    """The book's stages a run asks after prune: emit (with the report
+    ``beside`` it) or the report alone, and ``context``: its context
+    given prune's figures (prune's files written, not yet committed).
+    Where prune runs on the build's shards, they start as soon as its
+    files are written, while the shards' files still are."""
+
+    stage: Stage
+    beside: Stage | None
+    context: Callable[[dict], Context]
+
+
 class DaskRunner:
     """The stages of one run on a dask cluster, started (or connected to)
     once, in a thread of its own while the inputs are walked (``log``: the
@@ -66,6 +79,7 @@ class DaskRunner:
         self._built: tuple[dict, float] | None = None  # the build counted beside the joins, and when it began
         self._pruned: dict | None = None  # prune, done on the shards of the build beside the joins
         self._eras: EraCounts | None = None  # what the report's page of what changed counts, counted by the shards
+        self._booked: list[Done] | None = None  # emit and the report, done beside the build's shards
         self.token = uuid.uuid4().hex[:8]  # names this run's dask tasks and scratch folders
         self._removing: list[Thread] = []  # scratch folders being removed (``_remove_later``)
 
@@ -189,6 +203,7 @@ class DaskRunner:
         ingest: bool = True,
         build: bool = False,
         prune: bool = False,
+        book: Book | None = None,
     ) -> None:
         """Ingest and extract on the dask cluster: every partition of the
         inputs mined on a worker (or kept from an earlier run), then joined
@@ -199,7 +214,9 @@ class DaskRunner:
         the joins end; with ``build``, the trie is counted beside them,
         planned and written as shards (a task a count), and kept for
         ``stage``; with ``prune`` (where move orders are not merged)
-        pruned on the shards' candidates (``prune.prune_shards``)."""
+        pruned on the shards' candidates (``prune.prune_shards``), and
+        the ``book`` made as soon as prune's files are written (its stages'
+        ``Done`` kept for ``stage``)."""
         catalog, config = context.catalog, context.config
         t0 = time.perf_counter()
         settings, parts, skipped = self.plan(context, digests)
@@ -273,7 +290,7 @@ class DaskRunner:
                 prune_jobs, prune_tasks, prune_after = self._prune_shards(context, folders, key, ingest)
                 jobs += prune_jobs
                 tasks += prune_tasks
-                first += [-1] * len(prune_jobs)
+                first += [2**42] * len(prune_jobs)  # before the shards' files: the book waits for them, not for those
                 takes += [ended_at, len(jobs) - 1]  # prune given the candidates, what the shards found their searches'
         kept = sum(1 for f in found if f.get(partitions.KEPT))
         joined: dict[int, Any] = {}
@@ -288,9 +305,15 @@ class DaskRunner:
                     [ended_at + a for a in w] for w in prune_after[1:]
                 ]
 
+        booked: dict[str, Any] = {}
+        booking = book is not None and counted is not None and pruned is not None
+
         def on_done(i: int, result) -> None:
             """Ingest and extract commit as soon as the joins end: a count
             that fails or is stopped after leaves them done."""
+            if i >= len(jobs):  # the book's
+                booked["ended"][i - len(jobs)] = time.perf_counter()
+                return
             if i >= len(joins):
                 if counted and i == shards_at:
                     built["figures"] = result
@@ -329,10 +352,24 @@ class DaskRunner:
                 f"kept from an earlier run) in {read - t0:.1f} s, joined in {seconds:.1f} s"
             )
 
+        def more(i: int, result) -> list[cluster_.More]:
+            """The book, once what the shards found is written: emit and
+            the report read prune's files, not the shards'."""
+            if not booking or i != len(jobs) - 1:
+                return []
+            assert book is not None
+            shards = range(shards_at + 1, shards_at + 1 + len(ranges))
+            booked["begun"] = time.perf_counter()
+            context = book.context(built["pruned"]["figures"])
+            book_jobs, names, reads = self._book_jobs(book.stage, context, key, book.beside, result)
+            booked["ended"] = [0.0] * len(book_jobs)
+            waits = [(i, *(shards if read else ())) for read in reads]
+            return [cluster_.More(partial(_given_nothing, j), n, 2**43, w) for j, n, w in zip(book_jobs, names, waits)]
+
         if not joins:  # extract of no partitions: its empty part is written
             joins_done()
         try:
-            cluster.map(
+            results = cluster.map(
                 lambda job, res, *taken: job(res, *taken),
                 jobs,
                 resolution,
@@ -341,6 +378,7 @@ class DaskRunner:
                 after=after,
                 on_done=on_done,
                 takes=takes,
+                more=more,
             )
         finally:
             self._remove_later(counted[1] if counted else [])
@@ -350,15 +388,17 @@ class DaskRunner:
             if pruned is not None:  # from the candidates' end: the shards' files are written beside prune
                 seconds = time.perf_counter() - built["kept"]
                 self._pruned = {**built["pruned"], "seconds": seconds, "eras": built["eras"]}
+            if booking:
+                assert book is not None
+                self._booked = _booked(book.stage.name, results[len(jobs) :], booked["begun"], booked["ended"])
 
     def stage(self, stage: Stage, context: Context, key: str, beside: Stage | None = None) -> list[Done]:
         """A stage on the dask cluster: the build by subtrees (one a
         worker) and the report in parts (``book_files.parts``),
         a task each; the other stages as one task.  Emit with the report
         ``beside`` it: both at once (neither reads the other's files)."""
-        catalog, config, cluster = context.catalog, context.config, self.cluster()
+        cluster = self.cluster()
         t0 = time.perf_counter()
-        workers = cluster.workers()
         name = f"{stage.name}-{key}-{self.token}"
         if stage.name == "build":
             if self._built is not None:  # counted and joined beside the joins of the partitions
@@ -375,31 +415,45 @@ class DaskRunner:
             if pruned["games"] != context.found("ingest")["games_accepted"]:
                 raise RuntimeError(f"prune ran on {pruned['games']} games, ingest accepted another number")
             return [Done("prune", pruned["figures"], pruned["seconds"])]
+        if stage.name in ("emit", "report") and self._booked is not None:  # made beside the build's shards
+            booked, self._booked = self._booked, None
+            return booked
         if stage.name not in ("emit", "report"):
             return [Done(stage.name, cluster.call(partial(_work, stage, context), name=name), time.perf_counter() - t0)]
-        # emit and the report's parts at once: neither reads the other's files
+        eras, self._eras = self._eras, None  # of this run's tree, once
+        jobs, names, _ = self._book_jobs(stage, context, key, beside, eras)
+        ended = [0.0] * len(jobs)
+        results = cluster.map(
+            lambda job: job(), jobs, names=names, on_done=lambda i, _: ended.__setitem__(i, time.perf_counter())
+        )
+        return _booked(stage.name, results, t0, ended)
+
+    def _book_jobs(
+        self, stage: Stage, context: Context, key: str, beside: Stage | None, eras: EraCounts | None
+    ) -> tuple[list[Callable], list[str], list[bool]]:
+        """Emit and the report's parts (``book_files.parts``), a task each,
+        all at once (neither reads the other's files): emit alone, the
+        report alone, or emit with the report ``beside`` it; ``eras``:
+        what the report's page of what changed counts, as the shards
+        counted it (None: from the files).  With each, whether it reads
+        the build's files (the page of what changed, counted from the
+        files, reads sorted_sequences.parquet)."""
+        catalog, config = context.catalog, context.config
+        name = f"{stage.name}-{key}-{self.token}"
         jobs: list[Callable] = [partial(_work, stage, context)] if stage.name == "emit" else []
         names = [name] if stage.name == "emit" else []
-        together = stage.name == "report" or beside is not None
-        if together:
+        reads = [False] * len(jobs)
+        if stage.name == "report" or beside is not None:
             folder = Path(os.path.abspath(staged(catalog.report)))
             book_files.start(folder)
-            files, eras, self._eras = book_files.of_run(context), self._eras, None  # of this run's tree, once
+            files = book_files.of_run(context)
             write = partial(book_files.write, folder=folder, share=config.influence_share, min_length=config.min_length)
-            k = book_files.parts(context.found("prune")["nodes_after_prune"], workers)
+            k = book_files.parts(context.found("prune")["nodes_after_prune"], self.cluster().workers())
             first = replace(files, eras=eras) if eras is not None else files  # the page of what changed: part 0's
             jobs += [partial(write, first if i == 0 else files, part=(i, k)) for i in range(k)]
             names += [f"{name}-report-{i}-of-{k}" if stage.name == "emit" else f"{name}-{i}-of-{k}" for i in range(k)]
-        begun, ended = time.perf_counter(), {}
-        results = cluster.map(
-            lambda job: job(), jobs, names=names, on_done=lambda i, _: ended.update({i: time.perf_counter()})
-        )
-        if stage.name == "report":
-            return [Done("report", book_files.figures(results), time.perf_counter() - t0)]
-        done = [Done("emit", results[0], ended[0] - t0)]
-        if together:
-            done.append(Done("report", book_files.figures(results[1:]), time.perf_counter() - begun))
-        return done
+            reads += [i == 0 and eras is None and files.sorted_sequences is not None for i in range(k)]
+        return jobs, names, reads
 
     def _build(self, context: Context, name: str) -> dict:
         """The build from the stage files: the openings counted, then
@@ -533,6 +587,21 @@ class DaskRunner:
                 budget=context.options.sort_bytes // min(len(ranges), workers),
             ),
         )
+
+
+def _booked(stage: str, results: list, begun: float, ended: list[float]) -> list[Done]:
+    """The ``Done`` of emit and of the report (``_book_jobs``' results, in
+    order, begun at ``begun`` and each ended at ``ended``)."""
+    emitted = [Done("emit", results[0], ended[0] - begun)] if stage == "emit" else []
+    parts = results[len(emitted) :]
+    if not parts:
+        return emitted
+    return [*emitted, Done("report", book_files.figures(parts), max(ended[len(emitted) :]) - begun)]
+
+
+def _given_nothing(job: Callable[[], Any], resolution: partitions.Resolution | None = None) -> Any:
+    """A task of the map of the partitions that takes nothing of it (the book's)."""
+    return job()
 
 
 def _remove_each(paths: list[Path]) -> None:
