@@ -258,11 +258,11 @@ class DaskRunner:
             partial(partitions.write_rejects, folder, names, path=paths["rejects"], strict=context.options.strict)
         ] * ingest
         tasks = [f"join-rejects-{key}-{self.token}"] * ingest
-        first = [1] * ingest  # after the counts, the longest first
+        first = [2**39 + 1] * ingest  # after the counts, before the shards' files (prune waits for them), longest first
         for what in parted:
             jobs += [partial(_join_part, what, folder, names, p, paths[what]) for p in range(len(names))]
             tasks += [f"join-{what}-{name}-{key}-{self.token}" for name in names]
-            first += [{"games": 2, "sequences": 3}[what]] * len(names)
+            first += [2**39 + {"games": 2, "sequences": 3}[what]] * len(names)
             joins += [what] * len(names)
         counted, shards_at, counts_at = None, len(jobs), []
         takes: list[int] = []  # the jobs given the results of those they wait for
