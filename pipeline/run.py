@@ -254,13 +254,17 @@ class _Run:
         beside = self.catalog.stage("report") if after[:2] == ["emit", "report"] else None
         return Book(self.catalog.stage(after[0]), beside, partial(self.pruned_context, after[0]))
 
-    def pruned_context(self, stage: str, pruned: dict) -> Context:
-        """``stage``'s context where prune's files are written and not yet
-        committed (``pruned``: its figures)."""
+    def pruned_context(self, stage: str, built: dict, pruned: dict) -> Context:
+        """``stage``'s context where the build's and prune's files are
+        written, and maybe not yet committed (``built``, ``pruned``: their
+        figures, as ``record`` keeps them)."""
         context = self.context(stage)
-        found = {k: v for k, v in pruned.items() if k not in RUN_FIGURES}
+        found = {
+            name: {k: v for k, v in f.items() if k not in RUN_FIGURES}
+            for name, f in (("build", built), ("prune", pruned))
+        }
         written = frozenset(p for p in self.catalog.outputs("prune") if store.staged(p).exists())
-        return replace(context, figures={**context.figures, "prune": found}, staged=context.staged | written)
+        return replace(context, figures={**context.figures, **found}, staged=context.staged | written)
 
     def keys(self, inputs: str) -> dict[str, str]:
         """Every stage's key for these inputs; the build's (and those after

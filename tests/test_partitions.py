@@ -830,6 +830,40 @@ def test_add_on_every_engine_gives_what_mining_all_at_once_gives(demo_games, tmp
     assert files_of(tmp_path / "added") == files_of(tmp_path / "whole")
 
 
+def test_a_book_that_fails_beside_the_shards_leaves_the_build_and_its_files_as_a_clean_run(
+    demo_games, tmp_path, monkeypatch
+):
+    """The book starts as soon as prune's files are written, while the
+    shards' files still are; the build commits once they end, so a report
+    that fails (here in the process: --add with the fast engine runs the
+    dask runner's map in it) leaves the build done and nothing published,
+    and the next run keeps the build and gives a clean run's files."""
+    from joseki_miner.book import files as book_files
+
+    old, new = tmp_path / "old", tmp_path / "new"
+    shutil.copytree(demo_games / "club", old / "club")
+    shutil.copytree(demo_games / "pro", new / "pro")
+    mine([old], tmp_path / "added")
+    published = files_of(tmp_path / "added" / "out")
+    build = tmp_path / "added" / "work" / "build.manifest.json"
+    before = json.loads(build.read_text())["key"]
+
+    def full(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(book_files, "write", full)
+        with pytest.raises(OSError, match="No space left"):
+            mine([new], tmp_path / "added", add=True)
+    built = build.read_bytes()
+    assert json.loads(built)["key"] != before  # the new games' build, committed
+    assert files_of(tmp_path / "added" / "out") == published  # nothing of the failed run's book
+    mine([new], tmp_path / "added", add=True)
+    assert build.read_bytes() == built  # kept: not counted again
+    mine([old, new], tmp_path / "whole")
+    assert files_of(tmp_path / "added" / "out") == files_of(tmp_path / "whole" / "out")
+
+
 @pytest.mark.shared_data
 def test_a_worker_killed_mid_run_is_replaced_and_the_files_are_the_same(real_subset, tmp_path):
     from distributed import Client, LocalCluster
@@ -1038,7 +1072,7 @@ def test_a_map_takes_on_items_as_its_tasks_end(tmp_path):
         try:
             results = cluster.map(
                 timed,
-                [("a", 0.6), ("b", 0.1), ("c", 0.4)],
+                [("a", 1.5), ("b", 0.1), ("c", 0.4)],
                 names=[f"m{i}-{kind}-{tmp_path.name}" for i in range(3)],
                 sizes=[3, 2, 1],
                 more=lambda i, result: more(i, result) if result[0] == "b" else [],
@@ -1053,8 +1087,10 @@ def test_a_map_takes_on_items_as_its_tasks_end(tmp_path):
         finally:
             cluster.close()
         assert [r[0] for r in results] == ["a", "b", "c", "x", "y"], kind
-        (_, _, b_ended), (_, _, c_ended), (_, x_begun, _), (_, y_begun, _) = results[1:]
+        (_, _, a_ended), (_, _, b_ended), (_, _, c_ended), (_, x_begun, _), (_, y_begun, _) = results
         assert x_begun >= max(b_ended, c_ended) and y_begun >= b_ended, kind
+        if kind == "Cluster":  # two workers: taken on while a runs, not after the map's own items
+            assert x_begun < a_ended, kind
 
 
 def test_a_failed_run_stops_its_tasks_on_a_cluster_of_ones_own_before_it_returns(tmp_path):

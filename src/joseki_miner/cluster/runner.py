@@ -56,13 +56,13 @@ if TYPE_CHECKING:
 class Book:
     """The book's stages a run asks after prune: emit (with the report
     ``beside`` it) or the report alone, and ``context``: its context
-    given prune's figures (prune's files written, not yet committed).
-    Where prune runs on the build's shards, they start as soon as its
-    files are written, while the shards' files still are."""
+    given the build's and prune's figures (their files written, not yet
+    committed).  Where prune runs on the build's shards, they start as
+    soon as prune's files are written, while the shards' files still are."""
 
     stage: Stage
     beside: Stage | None
-    context: Callable[[dict], Context]
+    context: Callable[[dict, dict], Context]
 
 
 class DaskRunner:
@@ -76,9 +76,7 @@ class DaskRunner:
         self.options, self.log, self.started, self.in_process = options, log, started, in_process
         self._cluster: cluster_.Cluster | cluster_.InProcess | None = None
         self._starting: Future | None = None
-        self._built: tuple[dict, float] | None = None  # the build counted beside the joins, and when it began
-        self._pruned: dict | None = None  # prune, done on the shards of the build beside the joins
-        self._eras: EraCounts | None = None  # what the report's page of what changed counts, counted by the shards
+        self._committed: set[str] = set()  # the build and prune, done and committed beside the joins
         self._booked: list[Done] | None = None  # emit and the report, done beside the build's shards
         self.token = uuid.uuid4().hex[:8]  # names this run's dask tasks and scratch folders
         self._removing: list[Thread] = []  # scratch folders being removed (``_remove_later``)
@@ -212,11 +210,13 @@ class DaskRunner:
         not ``ingest``; ``key``: extract's, in the tasks' names).  Ingest
         and extract go to ``commit`` as soon as
         the joins end; with ``build``, the trie is counted beside them,
-        planned and written as shards (a task a count), and kept for
-        ``stage``; with ``prune`` (where move orders are not merged)
-        pruned on the shards' candidates (``prune.prune_shards``), and
-        the ``book`` made as soon as prune's files are written (its stages'
-        ``Done`` kept for ``stage``)."""
+        planned and written as shards (a task a count), and committed once
+        they are; with ``prune`` (where move orders are not merged)
+        pruned on the shards' candidates (``prune.prune_shards``) and
+        committed once what the shards found is written, and the ``book``
+        made then, while the shards' files may still be written (its
+        stages' ``Done`` kept for ``stage``; the build commits once they
+        end where they read its files)."""
         catalog, config = context.catalog, context.config
         t0 = time.perf_counter()
         settings, parts, skipped = self.plan(context, digests)
@@ -317,12 +317,16 @@ class DaskRunner:
             if i >= len(joins):
                 if counted and i == shards_at:
                     built["figures"] = result
-                elif counted and shards_at < i < ended_at:  # a shard's files, or apart its candidates
-                    built["ended" if i <= shards_at + len(ranges) else "kept"] = time.perf_counter()
+                elif counted and shards_at < i <= shards_at + len(ranges):  # a shard's files
+                    built["ended"], built["files"] = time.perf_counter(), built.get("files", 0) + 1
+                    build_done()
+                elif counted and i < ended_at:  # a shard's candidates
+                    built["kept"] = time.perf_counter()
                 elif counted and i == ended_at:
                     built["pruned"] = result
                 elif counted and i == len(jobs) - 1 and pruned is not None:  # what the shards found
-                    built["eras"] = result
+                    built["found"] = time.perf_counter()
+                    prune_done()
                 return
             joined[i] = result
             if len(joined) == len(joins):
@@ -336,6 +340,7 @@ class DaskRunner:
             if ingest:
                 games = partitions.games_figures(of.get("games", []))
                 figures = partitions.ingest_figures(found, games, of["rejects"][0], skipped)
+                built["accepted"] = figures["games_accepted"]
                 commit(
                     Done(
                         "ingest",
@@ -352,19 +357,51 @@ class DaskRunner:
                 f"kept from an earlier run) in {read - t0:.1f} s, joined in {seconds:.1f} s"
             )
 
+        def accepted() -> int:
+            """The games ingest accepted: this run's, or its manifest's."""
+            return built["accepted"] if "accepted" in built else context.found("ingest")["games_accepted"]
+
+        def build_done() -> None:
+            """The build commits once its shards' files are written, and
+            the book (where the run makes one) reads none of them staged:
+            a stop after leaves it done."""
+            if built.get("files", 0) < len(ranges) or (booking and booked.get("reads", True)):
+                return
+            floor = floor_for(accepted(), config)
+            if built["figures"]["floor"] != floor:
+                raise RuntimeError(
+                    f"the build counted with a floor of {built['figures']['floor']}, its key says {floor}"
+                )
+            self._shards_done(context, len(ranges))
+            self._committed.add("build")
+            self._say(commit, Done("build", built["figures"], built["ended"] - read))
+            prune_done()
+
+        def prune_done() -> None:
+            """Prune commits (kept for the run's end) once what the shards
+            found is written and the build has committed."""
+            if "found" not in built or "build" not in self._committed or "prune" in self._committed:
+                return
+            if built["pruned"]["games"] != accepted():
+                raise RuntimeError(f"prune ran on {built['pruned']['games']} games, ingest accepted another number")
+            self._committed.add("prune")
+            self._say(commit, Done("prune", built["pruned"]["figures"], built["found"] - built["kept"]))
+
         def more(i: int, result) -> list[cluster_.More]:
-            """The book, once what the shards found is written: emit and
-            the report read prune's files, not the shards'."""
+            """The book, once what the shards found is written (``result``:
+            what the report's page of what changed counts): emit and the
+            report read prune's files, not the build's."""
             if not booking or i != len(jobs) - 1:
                 return []
             assert book is not None
             shards = range(shards_at + 1, shards_at + 1 + len(ranges))
             booked["begun"] = time.perf_counter()
-            context = book.context(built["pruned"]["figures"])
-            book_jobs, names, reads = self._book_jobs(book.stage, context, key, book.beside, result)
-            booked["ended"] = [0.0] * len(book_jobs)
+            context = book.context(built["figures"], built["pruned"]["figures"])
+            book_jobs, book_names, reads = self._book_jobs(book.stage, context, key, book.beside, result)
+            booked["ended"], booked["reads"] = [0.0] * len(book_jobs), any(reads)
+            build_done()  # where the shards' files were written before
             waits = [(i, *(shards if read else ())) for read in reads]
-            return [cluster_.More(partial(_given_nothing, j), n, 2**43, w) for j, n, w in zip(book_jobs, names, waits)]
+            return [cluster_.More(partial(_book_task, j), n, 2**43, w) for j, n, w in zip(book_jobs, book_names, waits)]
 
         if not joins:  # extract of no partitions: its empty part is written
             joins_done()
@@ -382,15 +419,17 @@ class DaskRunner:
             )
         finally:
             self._remove_later(counted[1] if counted else [])
-        if counted:
-            self._shards_done(context, len(counted[0]))
-            self._built = (built["figures"], read + time.perf_counter() - built["ended"])
-            if pruned is not None:  # from the candidates' end: the shards' files are written beside prune
-                seconds = time.perf_counter() - built["kept"]
-                self._pruned = {**built["pruned"], "seconds": seconds, "eras": built["eras"]}
-            if booking:
-                assert book is not None
-                self._booked = _booked(book.stage.name, results[len(jobs) :], booked["begun"], booked["ended"])
+            if counted:  # the plan and the kept nodes' folder, once no task reads them
+                self._remove_later(self._scratch(context))
+        if counted and "build" not in self._committed:  # the book read its files staged
+            booked["reads"] = False
+            build_done()
+        if booking:
+            assert book is not None
+            failed = [r for r in results[len(jobs) :] if isinstance(r, _Failed)]
+            if failed:  # the build and prune are done: the book's first error is the run's
+                raise failed[0].error from _Traceback(failed[0].trace)
+            self._booked = _booked(book.stage.name, results[len(jobs) :], booked["begun"], booked["ended"])
 
     def stage(self, stage: Stage, context: Context, key: str, beside: Stage | None = None) -> list[Done]:
         """A stage on the dask cluster: the build by subtrees (one a
@@ -400,28 +439,16 @@ class DaskRunner:
         cluster = self.cluster()
         t0 = time.perf_counter()
         name = f"{stage.name}-{key}-{self.token}"
+        if stage.name in self._committed:  # done and committed beside the joins of the partitions
+            return []
         if stage.name == "build":
-            if self._built is not None:  # counted and joined beside the joins of the partitions
-                (figures, begun), self._built = self._built, None
-                if figures["floor"] != context.floor:
-                    raise RuntimeError(
-                        f"the build counted with a floor of {figures['floor']}, its key says {context.floor}"
-                    )
-                return [Done("build", figures, time.perf_counter() - begun)]
             return [Done("build", self._build(context, name), time.perf_counter() - t0)]
-        if stage.name == "prune" and self._pruned is not None:  # done on the shards of the build
-            pruned, self._pruned = self._pruned, None
-            self._eras = pruned.pop("eras")  # what the report of this tree counts, counted by the shards
-            if pruned["games"] != context.found("ingest")["games_accepted"]:
-                raise RuntimeError(f"prune ran on {pruned['games']} games, ingest accepted another number")
-            return [Done("prune", pruned["figures"], pruned["seconds"])]
         if stage.name in ("emit", "report") and self._booked is not None:  # made beside the build's shards
             booked, self._booked = self._booked, None
             return booked
         if stage.name not in ("emit", "report"):
             return [Done(stage.name, cluster.call(partial(_work, stage, context), name=name), time.perf_counter() - t0)]
-        eras, self._eras = self._eras, None  # of this run's tree, once
-        jobs, names, _ = self._book_jobs(stage, context, key, beside, eras)
+        jobs, names, _ = self._book_jobs(stage, context, key, beside, None)  # the page of what changed: the files
         ended = [0.0] * len(jobs)
         results = cluster.map(
             lambda job: job(), jobs, names=names, on_done=lambda i, _: ended.__setitem__(i, time.perf_counter())
@@ -480,7 +507,7 @@ class DaskRunner:
             self._shards_done(context, len(ranges))
             return figures
         finally:
-            self._remove_later(folders)
+            self._remove_later([*folders, *self._scratch(context)])
 
     def _shards(
         self,
@@ -546,8 +573,16 @@ class DaskRunner:
         """That each of the build's folders holds a part a shard, before it commits."""
         for path in context.catalog.shards():
             partitions.check_parts(os.path.abspath(staged(path)), count)
+
+    def _scratch(self, context: Context) -> list[Path]:
+        """The plan of the shards and the kept nodes' folder of this run."""
         scratch = Path(os.path.abspath(context.catalog.runs))
-        self._remove_later([scratch / f"kept-{self.token}", scratch / f"shards-{self.token}"])
+        return [scratch / f"kept-{self.token}", scratch / f"shards-{self.token}"]
+
+    def _say(self, commit: Callable[[Done], None], done: Done) -> None:
+        """A stage done beside the joins, committed and said."""
+        commit(done)
+        self.log(f"{done.stage}: done in {done.seconds:.1f} s")
 
     def _remove_later(self, folders: list[Path]) -> None:
         """Remove the build's scratch ``folders`` in a thread, while the
@@ -599,9 +634,32 @@ def _booked(stage: str, results: list, begun: float, ended: list[float]) -> list
     return [*emitted, Done("report", book_files.figures(parts), max(ended[len(emitted) :]) - begun)]
 
 
-def _given_nothing(job: Callable[[], Any], resolution: partitions.Resolution | None = None) -> Any:
-    """A task of the map of the partitions that takes nothing of it (the book's)."""
-    return job()
+@dataclass(frozen=True)
+class _Failed:
+    """A task of the book that raised ``error`` (``trace``: its traceback
+    where it ran): the map goes on, so the build commits once its shards'
+    files are written, and the run raises it then."""
+
+    error: Exception
+    trace: str
+
+
+class _Traceback(Exception):
+    """Where a task of the book failed, on its worker (the cause of its error)."""
+
+    def __str__(self) -> str:
+        return f"\n{self.args[0]}"
+
+
+def _book_task(job: Callable[[], Any], resolution: partitions.Resolution | None = None) -> Any:
+    """A task of the book in the map of the partitions (it takes nothing of
+    it): its result, or its error as ``_Failed``."""
+    import traceback
+
+    try:
+        return job()
+    except Exception as error:  # noqa: BLE001 - raised by the driver once the build has committed
+        return _Failed(error, traceback.format_exc())
 
 
 def _remove_each(paths: list[Path]) -> None:
