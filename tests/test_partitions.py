@@ -1052,7 +1052,7 @@ def test_a_task_that_takes_results_is_given_those_it_waited_for_in_their_order(t
 
 
 def test_a_map_takes_on_items_as_its_tasks_end(tmp_path):
-    """``map(more=...)`` on a cluster and in process: the book's tasks join
+    """``map(on_done=...)`` giving back items, on a cluster and in process: the book's tasks join
     the map of the partitions once what the shards found is written, each
     starting once the items it waits for have ended (not before the item
     that added it), their results after the others'; an item added that
@@ -1075,14 +1075,14 @@ def test_a_map_takes_on_items_as_its_tasks_end(tmp_path):
                 [("a", 1.5), ("b", 0.1), ("c", 0.4)],
                 names=[f"m{i}-{kind}-{tmp_path.name}" for i in range(3)],
                 sizes=[3, 2, 1],
-                more=lambda i, result: more(i, result) if result[0] == "b" else [],
+                on_done=lambda i, result: more(i, result) if result[0] == "b" else None,
             )
             with pytest.raises(ValueError, match="does not have"):
                 cluster.map(
                     timed,
                     [("a", 0.0)],
                     names=[f"e-{kind}-{tmp_path.name}"],
-                    more=lambda i, result: [More(("z", 0.0), f"z-{kind}-{tmp_path.name}", 0, (1,))],
+                    on_done=lambda i, result: [More(("z", 0.0), f"z-{kind}-{tmp_path.name}", 0, (1,))],
                 )
         finally:
             cluster.close()

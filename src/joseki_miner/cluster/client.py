@@ -213,7 +213,7 @@ def _taken(i: int, takes: Sequence[int], waits: list[set[int]], results: dict[in
 
 @dataclass(frozen=True)
 class More:
-    """An item a map takes on as it runs (``map``'s ``more``), with its
+    """An item a map takes on as it runs (given back by its ``on_done``), with its
     task's name, its size and the items it waits for (by index, among
     those the map has already)."""
 
@@ -353,9 +353,8 @@ class Cluster:
         names: Sequence[str],
         sizes: Sequence[int] | None = None,
         after: Sequence[Sequence[int]] | None = None,
-        on_done: Callable[[int, object], None] = lambda i, result: None,
+        on_done: Callable[[int, object], Sequence[More] | None] = lambda i, result: None,
         takes: Sequence[int] = (),
-        more: Callable[[int, object], Sequence[More]] = lambda i, result: (),
     ) -> list:
         """``function(item, *args)`` for every item, on the workers, the
         largest (``sizes``) first, and no more at once than the workers
@@ -365,8 +364,8 @@ class Cluster:
         the items ``after[i]`` (their indices) have ended, and an item of
         ``takes`` is given their results too (``function(item, *args,
         results)``: small ones, through the driver); ``on_done(i,
-        result)`` as each ends, then ``more(i, result)``: items the map
-        takes on (their results follow the others').  Checks for a stop
+        result)`` as each ends: the items it gives back (``More``), if
+        any, the map takes on (their results follow the others').  Checks for a stop
         while it waits; a task's error is raised here (a task whose worker
         died is retried by dask)."""
         them = _Items(items, names, sizes, after)
@@ -404,8 +403,7 @@ class Cluster:
                 for f in done:
                     i = where[f.key]
                     results[i] = f.result()  # raises the task's error (or its cancellation)
-                    on_done(i, results[i])
-                    them.take(more(i, results[i]))
+                    them.take(on_done(i, results[i]) or ())
                     # its result taken, dask may forget it: a worker lost later is not asked to compute it
                     # again (a count rewritten while the shards read it)
                     del futures[i]
@@ -546,9 +544,8 @@ class InProcess:
         names: Sequence[str],
         sizes: Sequence[int] | None = None,
         after: Sequence[Sequence[int]] | None = None,
-        on_done: Callable[[int, object], None] = lambda i, result: None,
+        on_done: Callable[[int, object], Sequence[More] | None] = lambda i, result: None,
         takes: Sequence[int] = (),
-        more: Callable[[int, object], Sequence[More]] = lambda i, result: (),
     ) -> list:
         them = _Items(items, names, sizes, after)
         order, waits = them.order, them.waits
@@ -559,8 +556,7 @@ class InProcess:
             check_stop()
             with threads.one_thread():
                 results[i] = function(them.items[i], *args, *_taken(i, takes, waits, results))
-            on_done(i, results[i])
-            them.take(more(i, results[i]))
+            them.take(on_done(i, results[i]) or ())
         return [results[i] for i in range(len(them.items))]
 
     def workers(self) -> int:

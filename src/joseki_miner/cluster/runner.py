@@ -229,6 +229,10 @@ class DaskRunner:
             unit="B",
             unit_scale=True,
         ) as bar:
+
+            def mined(i: int, _) -> None:
+                bar.update(parts[i].size)
+
             found = cluster.map(
                 partitions.mine,
                 parts,
@@ -236,7 +240,7 @@ class DaskRunner:
                 folder,
                 names=[f"mine-{p.key}-{self.token}" for p in parts],
                 sizes=[p.size for p in parts],
-                on_done=lambda i, _: bar.update(parts[i].size),
+                on_done=mined,
             )
         read = time.perf_counter()
         names = [p.key for p in parts]
@@ -308,7 +312,12 @@ class DaskRunner:
         booked: dict[str, Any] = {}
         booking = book is not None and counted is not None and pruned is not None
 
-        def on_done(i: int, result) -> None:
+        def on_done(i: int, result) -> list[cluster_.More]:
+            """What each task's end does, and the book it adds (``more``)."""
+            ended(i, result)
+            return more(i, result)
+
+        def ended(i: int, result) -> None:
             """Ingest and extract commit as soon as the joins end: a count
             that fails or is stopped after leaves them done."""
             if i >= len(jobs):  # the book's
@@ -415,7 +424,6 @@ class DaskRunner:
                 after=after,
                 on_done=on_done,
                 takes=takes,
-                more=more,
             )
         finally:
             self._remove_later(counted[1] if counted else [])
