@@ -109,6 +109,11 @@ def run_stages(
             lock.release()
 
 
+def _found(figures: dict) -> dict:
+    """What a stage found, of its figures (not how the run went: ``RUN_FIGURES``)."""
+    return {k: v for k, v in figures.items() if k not in RUN_FIGURES}
+
+
 class _Run:
     """One run of the stages: what it has done so far, and what it has
     staged but not yet committed.  The runners do the stages' work
@@ -218,10 +223,10 @@ class _Run:
         may write but did not this time, an SVG without Graphviz, go).  The
         manifest's "figures" are what the stage found; "run" how this run
         went (``run``: seconds, memory, whether it streamed)."""
-        found = {k: v for k, v in figures.items() if k not in RUN_FIGURES}
+        found = _found(figures)
         run = {"seconds": round(seconds, 3), **{k: v for k, v in figures.items() if k in RUN_FIGURES}, **run}
         self.figures[stage] = found
-        written = [p for p in self.catalog.outputs(stage) if store.staged(p).exists()]
+        written = self.written(stage)
         gone = [p for p in self.catalog.outputs(stage) if p not in written]
         data = {"stage": stage, "key": key, "figures": found, "run": run}
         if inputs is not None:
@@ -233,6 +238,10 @@ class _Run:
             data["made_from"] = lineage.made_from(keys, self.config)
             run["work"] = lineage.where(self.catalog.work)
         return store.StageRecord(self.catalog.manifest(stage), data, written, gone)
+
+    def written(self, stage: str) -> list[Path]:
+        """The outputs ``stage`` has staged this run."""
+        return [p for p in self.catalog.outputs(stage) if store.staged(p).exists()]
 
     def settle(self, record: store.StageRecord) -> None:
         """Commit a work stage now; keep a published one for the end."""
@@ -259,12 +268,8 @@ class _Run:
         written, and maybe not yet committed (``built``, ``pruned``: their
         figures, as ``record`` keeps them)."""
         context = self.context(stage)
-        found = {
-            name: {k: v for k, v in f.items() if k not in RUN_FIGURES}
-            for name, f in (("build", built), ("prune", pruned))
-        }
-        written = frozenset(p for p in self.catalog.outputs("prune") if store.staged(p).exists())
-        return replace(context, figures={**context.figures, **found}, staged=context.staged | written)
+        figures = {**context.figures, "build": _found(built), "prune": _found(pruned)}
+        return replace(context, figures=figures, staged=context.staged | frozenset(self.written("prune")))
 
     def keys(self, inputs: str) -> dict[str, str]:
         """Every stage's key for these inputs; the build's (and those after

@@ -232,10 +232,14 @@ class _Items:
         self.sizes = list(sizes) if sizes else [0] * len(self.items)
         self.waits = [set(a) for a in after] if after is not None else [set() for _ in self.items]
         _check_waits(self.waits)
-        self.order = sorted(range(len(self.items)), key=lambda i: -self.sizes[i]) if sizes else list(range(len(items)))
+        self.order = (
+            sorted(range(len(self.items)), key=lambda i: -self.sizes[i]) if sizes else list(range(len(self.items)))
+        )
 
     def take(self, more: Sequence[More]) -> None:
         """``more`` items, each after items the map has (so never a cycle)."""
+        if not more:  # as most tasks end: the order stands
+            return
         for m in more:
             if not all(0 <= a < len(self.items) for a in m.after):
                 raise ValueError(f"item {m.name} waits for items the map does not have: {m.after}")

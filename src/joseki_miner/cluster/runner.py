@@ -425,10 +425,8 @@ class DaskRunner:
                 on_done=on_done,
                 takes=takes,
             )
-        finally:
-            self._remove_later(counted[1] if counted else [])
-            if counted:  # the plan and the kept nodes' folder, once no task reads them
-                self._remove_later(self._scratch(context))
+        finally:  # the counts' folders, the plan and the kept nodes' folder, once no task reads them
+            self._remove_later([*counted[1], *self._scratch(context)] if counted else [])
         if counted and "build" not in self._committed:  # the book read its files staged
             booked["reads"] = False
             build_done()
