@@ -53,6 +53,7 @@ BEFORE = (
     "prune.confidence=null",
     "prune.min_games=1",
     "prune.follow=null",
+    "prune.family=null",
     "kinds.follow_up=false",
     "kinds.approach=null",
 )
@@ -61,6 +62,7 @@ RULES = {  # each rule of this issue, as the keys that turn it on
     "approaches from the side": ("kinds.approach=0.6",),
     "evidence threshold": ("prune.confidence=0.95", "prune.min_fraction=0.004", "prune.min_games=10"),
     "natural ends": ("prune.follow=0.8",),
+    "opening families": ("prune.family=0.01",),
 }
 # (label, config, overrides): the thesis; the defaults before; each rule added in turn; the defaults
 RUNS = (
@@ -73,7 +75,8 @@ RUNS = (
         DEFAULT,
         (*BEFORE, *RULES["follow-ups"], *RULES["approaches from the side"], *RULES["evidence threshold"]),
     ),
-    ("defaults (+ natural ends)", DEFAULT, ()),
+    ("+ natural ends", DEFAULT, ("prune.family=null",)),
+    ("defaults (+ opening families)", DEFAULT, ()),
     ("+ move orders merged", DEFAULT, ("prune.merge_orders=true",)),
 )
 # the curves: the threshold's share, with the rules of each variant

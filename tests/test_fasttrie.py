@@ -487,7 +487,6 @@ def test_shards_find_the_candidates_of_the_whole_trie(data, cuts, min_count, thr
     children's counts, a shared node's the greatest its shards give; and
     placed alone, as the whole shard places them."""
     from joseki_miner.fast.joining import place_rows, shard_candidates
-    from joseki_miner.method.points import TENUKI
     from joseki_miner.method.prune import Cut, PruneRules, candidates, parent_rows, tenuki_counts
 
     whole, _, parts = _counted_apart(data, cuts, min_count)
@@ -513,6 +512,6 @@ def test_shards_find_the_candidates_of_the_whole_trie(data, cuts, min_count, thr
         tenuki[i] = max(tenuki[i], shared.get(n, 0))
     row = parent_rows(whole["node"], whole["parent"])
     depth, key = whole["depth"], whole["key"].astype(np.int64)
-    some = candidates(row, depth, whole["count"], cut, (key == TENUKI) & (depth > 0), whole["games"])
+    some = candidates(row, depth, whole["count"], cut, key, whole["games"])
     assert np.array_equal(node, np.flatnonzero(some))
     assert np.array_equal(tenuki, tenuki_counts(row, key, whole["count"])[some])

@@ -367,15 +367,15 @@ def test_pruning_the_candidates_alone_keeps_what_pruning_all_keeps(
     node, parent = table["node"].to_numpy(np.int64), table["parent"].to_numpy(np.int64)
     row = parent_rows(node, parent)
     depth, count, games = (table[c].to_numpy(np.int64) for c in ("depth", "count", "games"))
-    tenuki = (table["move"] == "").to_numpy() & (parent >= 0)
+    key = np.array([TENUKI if m == "" else from_sgf(m) for m in table["move"].tolist()], np.int64)
     cut = Cut(a, min_length, PruneRules(follow, min_share, fold, min_games, on_games))
-    whole = keep_mask(row, depth, count, cut, tenuki, games)
-    some = candidates(row, depth, count, cut, tenuki, games)
+    whole = keep_mask(row, depth, count, cut, key, games)
+    some = candidates(row, depth, count, cut, key, games)
     assert not (whole & ~some).any()
     at = np.flatnonzero(some)
     new_row = np.full(len(node), -1, np.int64)
     new_row[at] = np.arange(len(at))
-    alone = keep_mask(new_row[row[at]], depth[at], count[at], cut, tenuki[at], games[at])
+    alone = keep_mask(new_row[row[at]], depth[at], count[at], cut, key[at], games[at])
     assert np.array_equal(alone, whole[at])
 
 
@@ -439,3 +439,73 @@ def test_recency_ranks_the_most_recent_first_then_by_game():
 
     day = np.array([20040301, 0, 20171230, 20040301, 20040300])
     assert np.argsort(recency(day, np.arange(5), 5)).tolist() == [2, 0, 3, 4, 1]
+
+
+# -- opening families ------------------------------------------------------------------
+
+# the 4-4 point is common; the 5-4 point (ed) a family of 40 games, its main line played by 12 of them; the
+# 6-4 point (fd) as often, but a side's stone, not a corner's
+FAMILIES = table_of(
+    (200, "dd cc dc cd"),
+    (40, "ed cd dg"),
+    (28, "ed cc cd"),
+    (12, "ed dc dg"),
+    (40, "fd cd dg"),
+    (30, "fd dc cd"),
+)
+
+
+def test_an_opening_family_keeps_its_main_lines_below_the_threshold():
+    """A corner point played in enough games keeps the lines that a share
+    of its own games plays (here 25%: 20 of its 80), where the threshold
+    on all the games (50) cuts its whole book; a rarer line of it, and a
+    side's stone as often played, go; the thesis' prune (no families) is
+    unchanged."""
+    rules = PruneRules(family_games=60, family_fraction=0.25)
+    kept = paths(prune(FAMILIES, 50, 3, rules))
+    assert ("ed", "cd", "dg") in kept and ("ed", "cc", "cd") in kept
+    assert ("ed", "dc", "dg") not in kept  # 12 of its 80: under a quarter
+    assert not any(p[:1] == ("fd",) for p in kept)  # F16: the 6th line, no corner point
+    assert ("dd", "cc", "dc", "cd") in kept
+    assert paths(prune(FAMILIES, 50, 3)) == {p: v for p, v in kept.items() if p[:1] != ("ed",)}
+
+
+def test_a_family_threshold_is_never_above_the_threshold():
+    """A common family keeps what the threshold keeps: its share of its
+    own games would ask more of it."""
+    rules = PruneRules(family_games=60, family_fraction=0.9)
+    assert paths(prune(FAMILIES, 50, 3, rules)) == paths(prune(FAMILIES, 50, 3))
+
+
+def test_a_first_move_under_family_games_is_no_family():
+    rules = PruneRules(family_games=81, family_fraction=0.25)
+    assert not any(p[:1] == ("ed",) for p in paths(prune(FAMILIES, 50, 3, rules)))
+
+
+@settings(max_examples=60)
+@given(
+    st.integers(1, 80),
+    st.integers(1, 120),
+    st.floats(0.05, 0.9),
+    st.sampled_from([None, 0.95]),
+)
+def test_families_pruned_on_candidates_alone_give_the_same_rows(threshold_, family_games, fraction, confidence):
+    """The law the dask engine's shards rely on holds with families: the
+    candidates (read without them, at the least threshold any family can
+    have) hold every row kept, and pruning them alone keeps the same."""
+    from joseki_miner.method.prune import Cut, candidates, keep_mask, parent_rows
+
+    table = FAMILIES
+    node, parent = table["node"].to_numpy(np.int64), table["parent"].to_numpy(np.int64)
+    row = parent_rows(node, parent)
+    depth, count, games = (table[c].to_numpy(np.int64) for c in ("depth", "count", "games"))
+    key = np.array([TENUKI if m == "" else from_sgf(m) for m in table["move"].tolist()], np.int64)
+    rules = PruneRules(family_games=family_games, family_fraction=fraction, family_confidence=confidence)
+    cut = Cut(threshold_, 3, rules)
+    whole = keep_mask(row, depth, count, cut, key, games)
+    some = candidates(row, depth, count, cut, key, games)
+    assert not (whole & ~some).any()
+    at = np.flatnonzero(some)
+    new_row = np.full(len(node), -1, np.int64)
+    new_row[at] = np.arange(len(at))
+    assert np.array_equal(keep_mask(new_row[row[at]], depth[at], count[at], cut, key[at], games[at]), whole[at])

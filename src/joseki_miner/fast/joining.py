@@ -575,13 +575,12 @@ def shard_candidates(arrays: dict, plan: JoinPlan, j: int, cut) -> dict[str, np.
     tenuki child's count ("tenuki"); and those of the shared nodes it does
     not own, the root too ("shared": nodes, "shared_tenuki"), whose tenuki
     child may be here."""
-    from joseki_miner.method.points import TENUKI
     from joseki_miner.method.prune import candidates, tenuki_counts
 
     part = plan.parts[j]
     row, number, count, games = _local(arrays, part, plan.root)
     depth, key = np.asarray(arrays["depth"], np.int64), np.asarray(arrays["key"], np.int64)
-    some = candidates(row, depth, count, cut, (key == TENUKI) & (depth > 0), games)
+    some = candidates(row, depth, count, cut, key, games)
     tenuki = tenuki_counts(row, key, count)
     lo, hi = plan.shard(j)
     own = (number >= lo) & (number < hi)

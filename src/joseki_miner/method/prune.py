@@ -20,7 +20,12 @@ PruneRules of the thesis' future work (section 9), each off unless asked
   goes even above the threshold (a rare move at a popular position);
 * tenuki folding, where a tenuki that no kept move follows is no joseki of
   its own but where its parent's line ends (``tenuki_counts`` says how
-  often).
+  often);
+* opening families: a first move played in at least ``family_games``
+  games (the 5-4 point, the 3-3 point) keeps the lines that
+  ``family_fraction`` of its own games play, where the threshold on all
+  the games would cut them (``family_threshold``): a rare family keeps its
+  main lines, a common one is unchanged.
 
 The subtree law holds with each of them.  Works on node tables (see
 ``trie``), parents listed before children; knows nothing of games or files.
@@ -29,12 +34,12 @@ The subtree law holds with each of them.  Works on node tables (see
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from joseki_miner.method.points import TENUKI
+from joseki_miner.method.points import SIZE, TENUKI, from_sgf
 
 if TYPE_CHECKING:  # pandas loads only when a table is made
     import pandas as pd
@@ -63,6 +68,18 @@ class PruneRules:
     fold_tenuki: bool = False  # a tenuki no kept move follows ends its parent's line
     min_games: int = 1  # no node of fewer games
     on_games: bool = False  # the threshold counts a node's games, not its sequences
+    family_games: int = 0  # a first move of at least this many games is an opening family (0: off)
+    family_fraction: float = 0.0  # the share of a family's games (or sequences) its lines need
+    family_confidence: float | None = None  # that share read as evidence, as the threshold's (``threshold``)
+
+    def family_threshold(self, played: int, threshold: int) -> int:
+        """The threshold within a family whose first move is played
+        ``played`` times (games where ``on_games``, else sequences): its
+        ``family_fraction``, read as the threshold reads a share, never
+        above ``threshold``."""
+        from joseki_miner.method.threshold import threshold as share_threshold
+
+        return min(threshold, share_threshold(played, None, self.family_fraction, self.family_confidence))
 
 
 def _keep_loop(
@@ -71,7 +88,7 @@ def _keep_loop(
     count,
     games,
     through,
-    threshold,
+    limit,
     min_length,
     follow,
     min_share,
@@ -88,10 +105,12 @@ def _keep_loop(
         able[0] = True
     for i in range(1, n):  # parents first: a child of a node let through may be let through
         p = parent_row[i]
+        if depth[i] > 1:  # a line's threshold is its first move's (its family's)
+            limit[i] = limit[p]
         if not able[p] or games[i] < min_games:
             continue
         share = through[i] / count[p] if count[p] > 0 else 0.0
-        enough = (games[i] if on_games else count[i]) >= threshold
+        enough = (games[i] if on_games else count[i]) >= limit[i]
         able[i] = share >= min_share and (enough or (follow > 0 and share >= follow))
     if only_able:
         return able
@@ -135,7 +154,7 @@ def keep_mask(
     depth: np.ndarray,
     count: np.ndarray,
     cut: Cut,
-    tenuki: np.ndarray | None = None,
+    key: np.ndarray | None = None,
     games: np.ndarray | None = None,
     through: np.ndarray | None = None,
     only_able: bool = False,
@@ -143,7 +162,8 @@ def keep_mask(
     """Which nodes survive: count (or, ``rules.on_games``, games) at least
     the ``cut``'s threshold (or the pruning function's ``rules``), on a
     path of surviving nodes that reaches its ``min_length`` moves (not by a
-    tenuki, when ``rules`` folds them: ``tenuki`` marks them).  ``parent_row``
+    tenuki, when ``rules`` folds them).  ``key`` gives each node's move
+    (``TENUKI`` a tenuki; none given: no tenuki, no family).  ``parent_row``
     gives each node's parent as a row index (rows in parents-first order,
     the root first); ``games``, each node's games (its count where not
     given); ``through``, what of its count came from its parent's position
@@ -151,7 +171,6 @@ def keep_mask(
     move has of the moves played at its parent is ``through`` over the
     parent's count.  ``only_able``: the rows let through alone, before
     the rules that end lines there (``candidates``)."""
-    tenuki = np.zeros(len(parent_row), np.bool_) if tenuki is None else np.asarray(tenuki, np.bool_)
 
     def given(a: np.ndarray) -> np.ndarray:  # writable and whole: a read-only map would compile the loop again
         return np.require(a, np.int64, ["C", "W"])
@@ -159,18 +178,20 @@ def keep_mask(
     count = given(count)
     games = count if games is None else given(games)
     through = count if through is None else given(through)
-    threshold, min_length, rules = cut.threshold, cut.min_length, cut.rules
+    min_length, rules = cut.min_length, cut.rules
+    depth = given(depth)
+    key = np.full(len(depth), TENUKI - 1, np.int64) if key is None else np.asarray(key, np.int64)
     return _keep(
         given(parent_row),
-        given(depth),
+        depth,
         count,
         games,
         through,
-        threshold,
+        limits(depth, key, count, games, cut),
         min_length,
         float(rules.follow or 0.0),
         float(rules.min_share),
-        tenuki,
+        (key == TENUKI) & (depth > 0),
         bool(rules.fold_tenuki),
         int(rules.min_games),
         bool(rules.on_games),
@@ -178,12 +199,50 @@ def keep_mask(
     )
 
 
+def limits(depth: np.ndarray, key: np.ndarray, count: np.ndarray, games: np.ndarray, cut: Cut) -> np.ndarray:
+    """Each row's threshold before its family's is passed down: the cut's,
+    and at a first move of an opening family (``PruneRules``: a corner
+    point, ``family_point``) the family's (``keep_mask``'s loop gives
+    every later move of a line its first move's)."""
+    rules = cut.rules
+    limit = np.full(len(depth), cut.threshold, np.int64)
+    if rules.family_games > 0:
+        played = games if rules.on_games else count
+        for i in np.flatnonzero((depth == 1) & (games >= rules.family_games)).tolist():
+            if family_point(int(key[i])):
+                limit[i] = rules.family_threshold(int(played[i]), cut.threshold)
+    return limit
+
+
+FAMILY_LINES = 5  # the corner points: 3-3, 3-4, 4-4, 3-5, 4-5, 5-5 (a 6-4 stone is a side's, not a corner's)
+
+
+def family_point(key: int) -> bool:
+    """Whether a first move may open a family: a corner point, within the
+    ``FAMILY_LINES``th line of both edges."""
+    if not 0 <= key < SIZE * SIZE:
+        return False
+    r, c = divmod(key, SIZE)
+    return max(min(r, SIZE - 1 - r), min(c, SIZE - 1 - c)) < FAMILY_LINES
+
+
+def loosest(cut: Cut) -> Cut:
+    """A cut that lets through every row ``cut`` may (a threshold no
+    family's is below, as families are the rarest ``family_games``
+    allows), without the families: what a row's own path decides alone."""
+    rules = cut.rules
+    if rules.family_games <= 0:
+        return cut
+    least = rules.family_threshold(rules.family_games, cut.threshold)
+    return Cut(least, cut.min_length, replace(rules, family_games=0))
+
+
 def candidates(
     parent_row: np.ndarray,
     depth: np.ndarray,
     count: np.ndarray,
     cut: Cut,
-    tenuki: np.ndarray | None = None,
+    key: np.ndarray | None = None,
     games: np.ndarray | None = None,
 ) -> np.ndarray:
     """The rows ``keep_mask`` may keep and those its choice reads: the rows
@@ -193,11 +252,12 @@ def candidates(
     is ``keep_mask``'s of all rows, restricted to them: a trie kept as
     shards is pruned on its shards' candidates alone."""
     parent_row = np.asarray(parent_row, np.int64)
-    able = keep_mask(parent_row, depth, count, cut, tenuki, games, only_able=True)
+    cut = loosest(cut)  # a shard may not hold a family's first move's whole count: every row it may keep
+    able = keep_mask(parent_row, depth, count, cut, key, games, only_able=True)
     follow = float(cut.rules.follow or 0.0)
     if follow > 0 and len(able):
         count = np.asarray(count, np.int64)
-        tenuki = np.zeros(len(able), np.bool_) if tenuki is None else np.asarray(tenuki, np.bool_)
+        tenuki = np.zeros(len(able), np.bool_) if key is None else (np.asarray(key) == TENUKI) & (np.asarray(depth) > 0)
         parent_count = count[parent_row]
         able |= able[parent_row] & ~tenuki & (parent_count > 0) & (count >= follow * parent_count)
     if len(able):
@@ -246,13 +306,13 @@ def survivors(
     depth: np.ndarray,
     count: np.ndarray,
     cut: Cut,
-    tenuki: np.ndarray | None = None,
+    key: np.ndarray | None = None,
     games: np.ndarray | None = None,
     through: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Which rows survive phase 2 (the root always does), and their new ids
     and parents' new ids (``renumber``)."""
-    keep = keep_mask(parent_rows(node, parent), depth, count, cut, tenuki, games, through)
+    keep = keep_mask(parent_rows(node, parent), depth, count, cut, key, games, through)
     return (keep, *renumber(node, parent, keep))
 
 
@@ -261,7 +321,7 @@ def prune(table: pd.DataFrame, threshold: int, min_length: int, rules: PruneRule
     root always survives)."""
     node = table["node"].to_numpy(dtype=np.int64)
     parent = table["parent"].to_numpy(dtype=np.int64)
-    tenuki = (table["move"] == "").to_numpy() & (parent >= 0)
+    key = np.array([TENUKI if m == "" else from_sgf(m) for m in table["move"].tolist()], np.int64)
     games = table["games"].to_numpy() if "games" in table.columns else None
     keep, new_node, new_parent = survivors(
         node,
@@ -269,7 +329,7 @@ def prune(table: pd.DataFrame, threshold: int, min_length: int, rules: PruneRule
         table["depth"].to_numpy(),
         table["count"].to_numpy(),
         Cut(threshold, min_length, rules),
-        tenuki,
+        key,
         games,
     )
     kept = table[keep].copy()

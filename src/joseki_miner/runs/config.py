@@ -52,6 +52,8 @@ class Config:
     prune_min_share: float = 0.0
     prune_fold_tenuki: bool = True
     prune_merge_orders: bool = False
+    prune_family: float | None = 0.01
+    prune_family_fraction: float = 0.1
     influence_reach: int = 17
     influence_neutral: int = 5
     influence_share: float = 0.30
@@ -106,6 +108,8 @@ KEYS = (
     "prune.min_share",
     "prune.fold_tenuki",
     "prune.merge_orders",
+    "prune.family",
+    "prune.family_fraction",
     "influence.reach",
     "influence.neutral",
     "influence.share",
@@ -310,6 +314,8 @@ BOUNDS = {
     "prune.follow": (0, 1),
     "kinds.approach": (0, 1),
     "prune.min_share": (0, 1),
+    "prune.family": (0, 1),
+    "prune.family_fraction": (0, 1),
     "influence.reach": (1, 1000),
     "influence.neutral": (0, 30000),
     "influence.share": (0, 1),

@@ -86,6 +86,8 @@ PRUNE_RULES = {
     "prune.confidence": None,
     "prune.min_games": 1,
     "prune.merge_orders": False,
+    "prune.family": None,
+    "prune.family_fraction": 0.1,
 }
 TRANSPOSITIONS = {"kinds.transpositions": 1}  # prune writes node_transpositions.parquet
 REPORT_RULES = {"report.changed": False, "report.since": None, "report.players": None}  # not in the thesis

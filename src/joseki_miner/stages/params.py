@@ -5,6 +5,7 @@ up to date does not import them."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,16 +48,23 @@ def kind_rules(config: Config) -> KindRules | None:
     return KindRules(config.corner_region, config.kinds_follow_up, config.kinds_approach) if config.kinds else None
 
 
-def prune_rules(config: Config) -> prune.PruneRules:
-    """The future work's rules of phase 2 (section 9)."""
+def prune_rules(config: Config, games: int = 0) -> prune.PruneRules:
+    """The future work's rules of phase 2 (section 9), for ``games``
+    accepted: an opening family is a first move of ``prune.family`` of
+    them, where the threshold is a share of the games (not
+    ``prune.min_count``)."""
     from joseki_miner.method import prune
 
+    family = config.prune_family is not None and config.prune_min_count is None
     return prune.PruneRules(
         config.prune_follow,
         config.prune_min_share,
         config.prune_fold_tenuki,
         config.prune_min_games,
         threshold_on_games(config),
+        family_games=max(1, math.ceil(config.prune_family * games - 1e-9)) if family else 0,
+        family_fraction=config.prune_family_fraction,
+        family_confidence=config.prune_confidence,
     )
 
 

@@ -100,7 +100,7 @@ def prune_files(trie: Path, years: Path, sources: Path, files: PruneFiles, pruni
         arrays["depth"],
         arrays["count"],
         phase2.Cut(threshold, min_length, rules),
-        _tenuki(arrays),
+        arrays["key"],
         arrays["games"],
     )
     pruned = table.filter(column(keep))
@@ -295,7 +295,7 @@ def _pruned(
         depth,
         arrays["count"],
         phase2.Cut(threshold, min_length, rules),
-        _tenuki(arrays),
+        arrays["key"],
         arrays["games"],
         arrays.get("through"),
     )
@@ -351,11 +351,6 @@ def _arrays_of(table: pa.Table, years: pa.Table, sources: pa.Table) -> tuple[dic
         "games": numpy(sources.column("games")),
     }
     return arrays, source.dictionary.to_pylist()
-
-
-def _tenuki(arrays: dict) -> np.ndarray:
-    """Which nodes are tenuki (the root is not)."""
-    return (np.asarray(arrays["key"]) == TENUKI) & (np.asarray(arrays["depth"]) > 0)
 
 
 def _tenuki_counts(arrays: dict) -> np.ndarray:
@@ -746,7 +741,7 @@ def pruning_for(config: Config, games: int, floor: int, progress: bool = False) 
         threshold,
         config.min_length,
         config.examples,
-        prune_rules(config),
+        prune_rules(config, games),
         kind_rules(config),
         config.prune_merge_orders,
         progress,
