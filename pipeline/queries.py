@@ -142,6 +142,7 @@ def games(
     limit: Optional[int] = typer.Option(
         None, "--limit", help=LIMIT.format("games, the most recent") + "; default: 20 listed, all written with --sgf"
     ),
+    json_: bool = typer.Option(False, "--json", help="one JSON object instead of text"),
 ) -> None:
     """Every game whose corner sequence starts with SEQUENCE (in any
     orientation), the most recent first."""
@@ -150,6 +151,9 @@ def games(
     catalog, steady = _query(out, work)
     most = _limit(limit, None if sgf is not None else 20)
     q, rows, total = _answered(steady, lambda: explore.games_of(catalog, sequence, most, records=sgf is not None))
+    if json_ and sgf is None:
+        _json({"sequence": q.text(), "board": q.board_text(), "games": total, "listed": rows.to_pylist()})
+        return
     if sgf is not None:
         try:
             sgf.write_text(explore.sgf_collection(rows), encoding="utf-8")

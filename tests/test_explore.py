@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from joseki_miner.runs.config import load
-from joseki_miner.book.lookup import board_name, query
+from joseki_miner.book.lookup import SequenceError, board_name, query
 from joseki_miner.method.points import TENUKI, from_sgf, to_sgf
 from joseki_miner.method.symmetry import POINT_MAP
 from joseki_miner.book import explore
@@ -197,6 +197,24 @@ def test_the_commands(mined, tmp_path):
     assert listed.returncode == 0 and len(listed.stdout.strip().splitlines()) == 4
     trend = _cli("trend", text, "--out", mined.out)
     assert trend.returncode == 0 and "share" in trend.stdout
+    # the query commands agree: a line no game plays is an answer that found nothing (1), for games too
+    unplayed = None
+    for c, r in ((column + dc, row + dr) for dc in range(-3, 4) for dr in range(-3, 4)):
+        point = f"{'ABCDEFGHJKLMNOPQRST'[c]}{r}" if 0 <= c < 19 and 1 <= r <= 19 else None
+        if point and point not in taken:
+            try:
+                explore.games_of(mined, f"{text} {point}", 1)
+            except explore.NoGames:
+                unplayed = point
+                break
+            except SequenceError:  # too far from the stones, or on one: no corner holds it
+                continue
+    assert unplayed is not None
+    nothing = _cli("games", f"{text} {unplayed}", "--out", mined.out)
+    assert nothing.returncode == 1 and nothing.stderr.startswith("joseki: no game mined starts "), nothing.stderr
+    games_json = json.loads(_cli("games", text, "--out", mined.out, "--limit", "2", "--json").stdout)
+    assert games_json["games"] == data["games"] and len(games_json["listed"]) == 2
+    assert {"PB", "PW", "DT", "RE", "move", "corner"} <= set(games_json["listed"][0])
     missing = _cli("lookup", text, "--out", tmp_path / "nothing")
     assert missing.returncode == 2 and "mine some games first" in missing.stderr
 

@@ -37,6 +37,15 @@ def test_white_first_swaps_colours_and_tenuki_is_filled_in():
     assert query("Q16 tenuki R17").keys == (dd, TENUKI, cc)
 
 
+def test_each_move_may_be_prefixed_by_its_colour():
+    """ "B Q16 W R17" is "Q16 R17", as "W Q16 B R17" is "W Q16 R17"; two
+    moves of one colour in a row imply a tenuki, as in SGF."""
+    assert query("B Q16 W R17").keys == query("Q16 R17").keys
+    assert query("W Q16 B R17").keys == query("W Q16 R17").keys and query("W Q16 B R17").swapped
+    assert query("B Q16 B R17").keys == (dd, TENUKI, cc)
+    assert query("b q16, w r17").keys == query("Q16 R17").keys
+
+
 def test_tree_moves_are_written_back_in_the_players_orientation():
     q = query("Q16")  # upper right
     assert q.move_text(fc, 2) in ("O17", "R14")  # the knight's approach, from one side or the other
@@ -75,3 +84,29 @@ def test_the_range_of_sequences_that_start_with_keys():
         lo, hi = sorted_range(offsets, data, keys)
         assert [r for r in rows[lo:hi]] == [r for r in rows if r[: len(keys)] == keys], keys
         assert all(r[: len(keys)] < keys for r in rows[:lo] if r[: len(keys)] != keys)
+
+
+def test_answers_write_counts_and_years_as_a_person_does():
+    """ "1 game", not "1 games"; "2016", not "2016-2016"."""
+    from joseki_miner.book.answers import lookup_text
+    from joseki_miner.book.words import counted, year_span
+
+    assert counted(1, "game") == "1 game" and counted(2045, "game") == "2,045 games"
+    assert year_span(2016, 2016) == "2016" and year_span(2001, 2018) == "2001-2018" and year_span(None, None) == ""
+    found = {
+        "first_player": "black",
+        "board": "Q16 R17",
+        "normal_board": "D16 C17",
+        "count": 1,
+        "games": 1,
+        "first_year": 2016,
+        "last_year": 2016,
+        "black_wins": 1,
+        "white_wins": 0,
+        "sources": {},
+        "continuations": [],
+        "ended_or_rarer": 1,
+    }
+    text = lookup_text(found)
+    assert "1 sequence in 1 game, 2016\n" in text and "of 1 game with a winner" in text
+    assert "2016-2016" not in text and "1 games" not in text

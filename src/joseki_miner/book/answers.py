@@ -8,7 +8,7 @@ Knows the answers' dicts and tables; nothing of files."""
 
 from __future__ import annotations
 
-from joseki_miner.book.words import percent, start_text
+from joseki_miner.book.words import counted, percent, start_text, year_span
 from joseki_miner.method.gameinfo import date_text, wilson
 
 TREE_FORM = "the tree's form: the corner upper left, its first player Black"
@@ -30,14 +30,14 @@ def short(name: str) -> str:
 
 def lookup_text(found: dict) -> str:
     first = "White" if found["first_player"] == "white" else "Black"
-    span = f", {found['first_year']}-{found['last_year']}" if found["first_year"] else ""
+    span = f", {year_span(found['first_year'], found['last_year'])}" if found["first_year"] else ""
     kind = f"; {found['kind']}" if "kind" in found else ""
     lines = [
         f"{found['board']}  (in {TREE_FORM}: {found['normal_board']}{kind})",
-        f"{found['count']:,} sequences in {found['games']:,} games{span}"
+        f"{counted(found['count'], 'sequence')} in {counted(found['games'], 'game')}{span}"
         + (f", most popular in {found['most_popular']}" if found.get("most_popular") else ""),
         f"the first to play here ({first} in this sequence) wins {rate(found['black_wins'], found['white_wins'])}"
-        " games with a winner",
+        + {0: "", 1: " game with a winner"}.get(found["black_wins"] + found["white_wins"], " games with a winner"),
     ]
     if found["sources"]:
         lines.append("collections: " + " · ".join(f"{short(name)} {n:,}" for name, n in found["sources"].items()))
@@ -81,7 +81,7 @@ def game_line(row: dict) -> str:
 
 
 def games_text(sequence: str, rows: list[dict], total: int) -> str:
-    head = f"{total:,} games start {sequence} in a corner" + (
+    head = f"{counted(total, 'game')} start{'s' if total == 1 else ''} {sequence} in a corner" + (
         f"; the {len(rows):,} most recent:" if len(rows) < total else ":" if total else "."
     )
     return "\n".join([head, *map(game_line, rows)])
@@ -135,8 +135,8 @@ def repertoire_text(player: str, found: dict) -> str:
     selfplay = f"; {found['self_play']:,} against themself left out" if found["self_play"] else ""
     width = max([30, *(len(line["board"] or "") + 1 for line in found["lines"])])  # every line's column lines up
     lines = [
-        f"{player}: {found['games']:,} games ({found['wins']:,} won, {found['losses']:,} lost{selfplay}), "
-        f"{found['sequences']:,} corner sequences; where they leave the tree (in {TREE_FORM}):",
+        f"{player}: {counted(found['games'], 'game')} ({found['wins']:,} won, {found['losses']:,} lost{selfplay}), "
+        f"{counted(found['sequences'], 'corner sequence')}; where they leave the tree (in {TREE_FORM}):",
         f"  {'times':>5} {'won-lost':>9}  {'role':<6} {'line':<{width}} {'then':<22} the tree's moves there "
         "(share, wins of who plays it)",
     ]
@@ -176,23 +176,23 @@ def position_text(found: dict) -> str:
         else []
     )
     lines.append(
-        f"{stones}{to_play}: {found['games']:,} games ({found['sequences']:,} corner sequences), "
+        f"{stones}{to_play}: {counted(found['games'], 'game')} ({counted(found['sequences'], 'corner sequence')}), "
         f"reached by {len(orders)} order{'s' * (len(orders) != 1)} of moves"
     )
     if not orders:
         lines[-1] += " (no line played twice reaches it)"
         return "\n".join(lines)
     for o in orders:
-        lines.append(f"  {o['games']:>9,} games  {o['board'] or '(empty corner)'}")
+        lines.append(f"  {counted(o['games'], 'game', 'games'):>15}  {o['board'] or '(empty corner)'}")
     lines.append("next moves (share: of the sequences here; wins: of who plays it):")
     lines.append(f"  {'move':<8} {'colour':<6} {'count':>8} {'share':>7} {'games':>8}  {'wins':<27} years")
     for m in found["moves"]:
-        years = f"{m['first_year']}-{m['last_year']}" if m["first_year"] else ""
+        years = year_span(m["first_year"], m["last_year"])
         lines.append(
             f"  {m['move']:<8} {'Black' if m['colour'] == 'B' else 'White':<6} {m['count']:>8,} "
             f"{percent(m['share'] or 0):>7} {m['games']:>8,}  {rate(m['wins'], m['losses']):<27} {years}"
         )
     if found["recent"]:
-        lines.append(f"the {len(found['recent'])} most recent games:")
+        lines.append(f"the {len(found['recent'])} most recent games:" if len(found["recent"]) > 1 else "the game:")
         lines += [game_line(r) for r in found["recent"]]
     return "\n".join(lines)

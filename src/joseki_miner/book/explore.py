@@ -47,6 +47,14 @@ class NotInTree(JosekiError):
         self.held = held
 
 
+class NoGames(JosekiError):
+    """No game mined plays the sequence asked for (``joseki games``), as
+    ``NotInTree`` for a lookup: an answer that found nothing (exit 1)."""
+
+    def __init__(self, q: Query) -> None:
+        super().__init__(f"no game mined starts {q.board_text()} in a corner")
+
+
 def _need(path: Path) -> Path:
     """``path``, a file or a folder of parts (the dask engine's games.parquet
     and sequences.parquet), or why the run has nothing to answer from."""
@@ -272,6 +280,7 @@ def games_of(
     total = len(recent)
     if not total:
         playable(catalog, q)
+        raise NoGames(q)
     if limit is not None:
         recent = recent[:limit]
     chosen = first[recent]

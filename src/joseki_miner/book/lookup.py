@@ -4,7 +4,8 @@ orientation and colour, to the tree's normal form and back.
 A sequence is written as SGF (``B[pd];W[qc];B[qd]``, ``;`` and blanks
 optional) or as board coordinates (``Q16 R17 R16``: columns A-T without I,
 rows from 1 at the bottom, as GTP and most boards write them; the first move
-is Black's unless the text starts with ``W``).  ``tenuki`` (or ``pass``,
+is Black's unless the text starts with ``W``, and a ``B`` or ``W`` before any
+move gives its colour: ``B Q16 W R17``).  ``tenuki`` (or ``pass``,
 ``--``, ``tt``, ``B[]``) is a move elsewhere; two moves of one colour in a
 row imply the other colour's tenuki between them, as in phase 1.
 
@@ -121,11 +122,11 @@ def parse(text: str) -> tuple[tuple[int, ...], tuple[int, ...], str]:
             at = m.end()
         notation = "sgf"
     else:
-        words = [w for w in re.split(r"[\s,;]+", text) if w]
         colour = BLACK
-        if words[0].upper() in ("B", "W"):
-            colour = BLACK if words.pop(0).upper() == "B" else WHITE
-        for word in words:
+        for word in (w for w in re.split(r"[\s,;]+", text) if w):
+            if word.upper() in ("B", "W"):  # the colour of the next move ("B Q16 W R17", or "W Q16 ..." alone)
+                colour = BLACK if word.upper() == "B" else WHITE
+                continue
             point = TENUKI if word.lower() in _TENUKI_WORDS else board_point(word)
             moves.append((colour, point))
             colour = -colour

@@ -423,11 +423,23 @@ def win_text(book: Book, node: int) -> str:
     return f"Black wins {100 * p:.0f}% ({100 * low:.0f}-{100 * high:.0f}%)"
 
 
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """A count as a person writes it: "1 game", "2,045 games"."""
+    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
+
+
+def year_span(first: int | None, last: int | None) -> str:
+    """Years as a person writes them: "2016", "2001-2018" ("" unknown)."""
+    if not first or not last:
+        return ""
+    return str(first) if first == last else f"{first}-{last}"
+
+
 def years_text(book: Book, node: int) -> str:
     first, last = book.get(node, "first_year"), book.get(node, "last_year")
     if not first or not last:
         return ""
-    span = str(first) if first == last else f"{first}-{last}"
+    span = year_span(first, last)
     peak = book.peak_year(node)
     return f"{span}, most popular in {peak}" if peak and first != last else span
 
