@@ -252,6 +252,7 @@ for _n, _stage in enumerate(DECLARED[1:], start=2):  # every other stage, as dec
 
 
 from pipeline import queries  # noqa: E402,F401 - the query commands, after the stages' in the help
+from pipeline import practice  # noqa: E402,F401 - practice: the schedule and Anki decks, after the queries
 
 
 @app.command()
