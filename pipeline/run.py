@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 from joseki_miner.fast import compiling
 from joseki_miner.runners import sequential
 from joseki_miner.runs import asked, checks, folders, lineage, remote, store
-from joseki_miner.runs.catalog import WORK_STAGES, Catalog
+from joseki_miner.runs.catalog import PUBLISHED, WORK_STAGES, Catalog
 from joseki_miner.runs.checks import check_paths
 from joseki_miner.runs.config import Config
 from joseki_miner.runs.context import Context, CountedTrie, Done, RunOptions
@@ -38,6 +38,7 @@ from joseki_miner.runs.errors import StrictError, UsageError
 from joseki_miner.runs.files import Walked
 from joseki_miner.runs.inputs import Collections, Scan, scan
 from joseki_miner.runs.keys import stage_keys
+from joseki_miner.runs.stages import publishes_next
 from joseki_miner.runs.stop import check as check_stop
 from joseki_miner.runs.summary import summarize
 from joseki_miner.stages.params import floor_for
@@ -426,9 +427,32 @@ class _Run:
                         pass
         check_stop()  # the last moment a stop leaves the output folder as it was
         store.commit(self.published)
-        summary = summarize(catalog, time.perf_counter() - self.started, upto=self.stages[-1])
-        store.write_atomically(catalog.summary, (json.dumps(summary, indent=2) + "\n").encode("utf-8"))
-        return summary
+        unpublished = self.unpublished()
+        seconds = time.perf_counter() - self.started
+        upto = None if unpublished is None and not self.publishes() else self.stages[-1]  # None: the tree, whole
+        summary = summarize(catalog, seconds, upto=upto)
+        if unpublished is None or not unpublished["book"]:  # summary.json describes the book beside it, or none
+            store.write_atomically(catalog.summary, (json.dumps(summary, indent=2) + "\n").encode("utf-8"))
+        return summary if unpublished is None else {**summary, "unpublished": unpublished}
+
+    def publishes(self) -> bool:
+        """Does this run hold a published stage (then every one after it)?"""
+        return any(self.catalog.stage(stage).published for stage in self.stages)
+
+    def unpublished(self) -> dict | None:
+        """Where this run published nothing (a work stage alone) and the
+        output folder holds no tree made from what the work folder now
+        holds: the commands that publish it (``next``), and whether the
+        output folder holds a book from other stages meanwhile (``book``:
+        its summary.json is left to it).  None: the output folder is whole."""
+        if self.publishes():
+            return None
+        book = store.read_manifest(self.catalog.manifest(PUBLISHED[0])) is not None  # prune's: a tree published
+        found = lineage.recorded(self.catalog.out)
+        now = lineage.held(self.catalog.work)
+        if book and found is not None and all(now[stage] == found.get(stage) for stage in WORK_STAGES):
+            return None
+        return {"next": list(publishes_next(self.stages[-1], self.catalog.stages)), "book": book}
 
     def inputs_key(self) -> str:
         """The inputs' key, known once ingest has read them (or up to date)."""
