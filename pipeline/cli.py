@@ -116,7 +116,9 @@ def _print_summary(s: dict, catalog: Catalog) -> None:
     if s.get("svg_skipped"):
         lines.append(f"no SVG drawn: {s['svg_skipped']}")
     unpublished = s.get("unpublished")
-    if unpublished is None:
+    if "rerun_seconds" in s:  # every stage up to date
+        lines.append(f"outputs in {catalog.publish or catalog.out}, up to date ({s['rerun_seconds']:.1f} s)")
+    elif unpublished is None:
         lines.append(f"outputs in {catalog.publish or catalog.out} ({s['seconds']:.1f} s)")
     else:  # a work stage alone: what publishes it
         commands = ", then ".join(f"`joseki {name}`" for name in unpublished["next"])

@@ -430,10 +430,21 @@ class _Run:
         unpublished = self.unpublished()
         seconds = time.perf_counter() - self.started
         upto = None if unpublished is None and not self.publishes() else self.stages[-1]  # None: the tree, whole
-        summary = summarize(catalog, seconds, upto=upto)
+        summary = summarize(catalog, seconds if self.figures else self.made_in(seconds), upto=upto)
+        if not self.figures:  # every stage up to date: the seconds are those of the run that made the outputs
+            summary["rerun_seconds"] = round(seconds, 2)
         if unpublished is None or not unpublished["book"]:  # summary.json describes the book beside it, or none
             store.write_atomically(catalog.summary, (json.dumps(summary, indent=2) + "\n").encode("utf-8"))
         return summary if unpublished is None else {**summary, "unpublished": unpublished}
+
+    def made_in(self, seconds: float) -> float:
+        """The seconds of the run that made the outputs, as its summary.json
+        says (``seconds``: this run's, where none does)."""
+        try:
+            made = json.loads(self.catalog.summary.read_bytes()).get("seconds")
+        except (OSError, ValueError, AttributeError):
+            return seconds
+        return made if isinstance(made, (int, float)) and not isinstance(made, bool) else seconds
 
     def publishes(self) -> bool:
         """Does this run hold a published stage (then every one after it)?"""

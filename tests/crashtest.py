@@ -42,7 +42,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 JOSEKI = [sys.executable, "-m", "pipeline.cli"]
 LOCK = ".joseki.lock"
-BOOKKEEPING = {"run", "outputs", "seconds"}  # what may differ between two runs of the same games and config
+# what may differ between two runs of the same games and config (rerun_seconds: a run that found every stage up to date)
+BOOKKEEPING = {"run", "outputs", "seconds", "rerun_seconds"}
 # the interrupted run's settings: each makes a different set of stages run
 VARIANTS = {
     "force": ["--force"],

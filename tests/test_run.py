@@ -398,7 +398,7 @@ def test_unchanged_inputs_are_not_read_again(games, tmp_path):
 
 def test_identical_runs_differ_only_in_the_documented_fields(games, tmp_path):
     """docs/design.md names what differs between two runs of the same games
-    and config: summary.json's seconds, the manifests' timings, memory and file
+    and config: summary.json's seconds (and rerun_seconds), the manifests' timings, memory and file
     stamps, and the digest cache (it names files by inode and time)."""
     for name in ("a", "b"):
         assert joseki("mine", games, "--out", tmp_path / name, "--quiet").returncode == 0
@@ -408,8 +408,30 @@ def test_identical_runs_differ_only_in_the_documented_fields(games, tmp_path):
     differing = {k for k in raw["a"] if raw["a"][k] != raw["b"][k]}
     assert differing <= TIMINGS
     design = (ROOT / "docs" / "design.md").read_text()
-    for field in ("`seconds`", "`run`", "`outputs`", "input-digests.bin"):
+    for field in ("`seconds`", "`rerun_seconds`", "`run`", "`outputs`", "input-digests.bin"):
         assert field in design, field
+
+
+def test_an_up_to_date_rerun_keeps_the_seconds_of_the_run_that_made_the_outputs(games, tmp_path):
+    """summary.json's seconds are those of the run that made the outputs: a
+    rerun that finds every stage up to date keeps them (and its figures),
+    adds its own as rerun_seconds and says so; a run that makes something
+    again has its own seconds and no rerun_seconds."""
+    time.sleep(2.1)  # the games were just copied: past the digest cache's racy window, so a rerun reads none
+    out = tmp_path / "o"
+    assert joseki("mine", games, "--out", out, "--quiet").returncode == 0
+    made = json.loads((out / "summary.json").read_text())
+    # as if the first run had taken longer than any rerun takes: its seconds are kept, not this run's
+    (out / "summary.json").write_text(json.dumps({**made, "seconds": 999.5}, indent=2) + "\n")
+    for _ in range(2):
+        again = joseki("mine", games, "--out", out, "--quiet")
+        assert again.returncode == 0 and f"outputs in {out}, up to date (" in again.stdout, again.stdout
+        summary = json.loads((out / "summary.json").read_text())
+        assert summary["seconds"] == 999.5 and 0 < summary["rerun_seconds"] < 999.5
+        assert {k: v for k, v in summary.items() if k != "rerun_seconds"} == {**made, "seconds": 999.5}
+    assert joseki("mine", games, "--out", out, "--quiet", "--set", "prune.min_count=30").returncode == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert "rerun_seconds" not in summary and summary["seconds"] < 999.5
 
 
 def test_emit_writes_no_file_but_its_own(games, tmp_path):
