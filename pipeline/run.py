@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from joseki_miner.fast import compiling
+from joseki_miner.method.records import bad_record
 from joseki_miner.runners import sequential
 from joseki_miner.runs import asked, checks, folders, lineage, remote, store
 from joseki_miner.runs.catalog import PUBLISHED, WORK_STAGES, Catalog
@@ -527,13 +528,16 @@ class _Run:
         return self.scanned.walked
 
     def strict_again(self) -> None:
-        """--strict on games ingested already: the first reject stored fails
-        the run as it would have when the games were read."""
-        if sum(self.stage_figures("ingest").get("games_rejected", {}).values()):
+        """--strict on games ingested already: the first bad record stored
+        fails the run as it would have when the games were read (a game the
+        settings leave out does not: ``records.LEFT_OUT``)."""
+        rejected = self.stage_figures("ingest").get("games_rejected", {})
+        if any(bad_record(reason) for reason in rejected):
             import pyarrow.parquet as pq
 
-            first = pq.ParquetFile(self.catalog.rejects).read_row_group(0).slice(0, 1).to_pylist()[0]
-            raise StrictError.of(**first)
+            reasons = pq.read_table(self.catalog.rejects, columns=["reason"]).column("reason").to_pylist()
+            at = next(i for i, reason in enumerate(reasons) if bad_record(reason))
+            raise StrictError.of(**pq.read_table(self.catalog.rejects).slice(at, 1).to_pylist()[0])
 
     def added(self) -> list:
         """--add: the paths of the last run in the folder, then the new ones."""

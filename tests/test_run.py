@@ -316,6 +316,35 @@ def test_strict_fails_on_rejects_of_an_ingest_kept_from_before(demo_games, tmp_p
     assert "bad-" in strict.stderr.splitlines()[-1]
 
 
+HANDICAP_GAME = "(;FF[4]GM[1]SZ[19]HA[2]AB[pd][dp];W[dd];B[qp];W[pq])\n"
+
+
+@pytest.mark.parametrize("engine", ["fast", "reference", "dask"])
+def test_strict_stops_at_a_bad_record_not_at_a_game_the_settings_leave_out(games, tmp_path, engine):
+    """--strict on games with a handicap game (include_handicap off) and a
+    duplicate: both are good records the settings leave out, so the run
+    goes on and counts them as rejected, then again with the games
+    ingested; a 9x9 game is a bad record, and stops it, on every engine."""
+    if engine == "dask":
+        pytest.importorskip("distributed", reason="the dask engine needs dask's distributed (make setup installs it)")
+    from joseki_miner.cluster.client import Options
+    from joseki_miner.runs.catalog import STAGES, Catalog
+    from joseki_miner.runs.config import load
+    from joseki_miner.runs.errors import StrictError
+    from pipeline.run import Request, run_stages
+
+    (games / "zz-handicap.sgf").write_text(HANDICAP_GAME)
+    shutil.copy(next(iter(sorted((games / "club").glob("*.sgf")))), games / "zz-again.sgf")
+    catalog = Catalog(work=tmp_path / "work", out=tmp_path / "out")
+    request = Request(progress=False, strict=True, engine=engine, jobs=1, cluster=Options(workers=1))
+    for _ in range(2):  # read, then kept from before
+        summary = run_stages(catalog, load(None, []), STAGES, [games], request)
+        assert summary["games_rejected"] == {"duplicate": 1, "handicap": 1}
+    (games / "zz-small.sgf").write_text("(;FF[4]GM[1]SZ[9];B[ee];W[cc])\n")
+    with pytest.raises(StrictError, match="zz-small.sgf.*not 19x19"):
+        run_stages(catalog, load(None, []), STAGES, [games], request)
+
+
 # -- 10. a full disk -----------------------------------------------------------------------
 
 
