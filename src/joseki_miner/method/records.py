@@ -31,6 +31,16 @@ REJECT_REASONS = {
     "field too long": "a property value (a kifu id, an Ishi header line) is longer than limits.field_kb",
 }
 
+# The reasons that name a good record the settings leave out (include_handicap off, dedupe on), not a bad one:
+# --strict stops at the first reject of any other reason
+LEFT_OUT = frozenset({"handicap", "duplicate"})
+
+
+def bad_record(reason: str) -> bool:
+    """Is a reject of this reason a bad record (--strict stops at it)?"""
+    return reason not in LEFT_OUT
+
+
 # The game-info properties games.parquet keeps, one column each
 GAME_INFO = ("PB", "PW", "BR", "WR", "DT", "EV", "RE", "KM")
 
@@ -177,6 +187,8 @@ __all__ = [
     "Reject",
     "RecordError",
     "REJECT_REASONS",
+    "LEFT_OUT",
+    "bad_record",
     "encode_moves",
     "decode_moves",
     "encode_points",

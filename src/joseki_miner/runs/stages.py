@@ -202,4 +202,38 @@ NAMES = tuple(s.name for s in STAGES)
 WORK_STAGES = tuple(s.name for s in STAGES if not s.published)  # in the work folder, committed as each finishes
 PUBLISHED = tuple(s.name for s in STAGES if s.published)  # in the output folder, committed as the run ends
 
-__all__ = ["Stage", "STAGES", "BY_NAME", "NAMES", "WORK_STAGES", "PUBLISHED", "handicap_rule", "transpositions"]
+
+def alone(name: str, stages: tuple[Stage, ...] = STAGES) -> tuple[str, ...]:
+    """What ``joseki NAME`` runs: the stage, and where it publishes, every
+    published stage after it, committed together, so the output folder
+    holds one tree (joseki.parquet, joseki.sgf, the SVGs, the report and
+    summary.json from the same prune).  A work stage runs alone: its files
+    wait in the work folder for ``joseki prune`` (or ``joseki mine``) to
+    publish them (``publishes_next``)."""
+    names = [s.name for s in stages]
+    if not stages[names.index(name)].published:
+        return (name,)
+    return (name, *(s.name for s in stages[names.index(name) + 1 :] if s.published))
+
+
+def publishes_next(name: str, stages: tuple[Stage, ...] = STAGES) -> tuple[str, ...]:
+    """The commands that publish what a work stage run alone wrote, in
+    turn: the work stages after it, then the first published stage (which
+    runs every published one after it)."""
+    later = stages[[s.name for s in stages].index(name) + 1 :]
+    work = tuple(s.name for s in later if not s.published)
+    return (*work, *tuple(s.name for s in stages if s.published)[:1])
+
+
+__all__ = [
+    "Stage",
+    "STAGES",
+    "BY_NAME",
+    "NAMES",
+    "WORK_STAGES",
+    "PUBLISHED",
+    "alone",
+    "publishes_next",
+    "handicap_rule",
+    "transpositions",
+]

@@ -43,6 +43,7 @@ from joseki_miner.method.records import (
     Move,
     RecordError,
     Reject,
+    bad_record,
     encode_moves,
     encode_points,
     where_of,
@@ -309,8 +310,8 @@ class _Ledger:
     def reject_rows(self, rows: list[tuple[str, str, str, str]]) -> None:
         if not rows:
             return
-        if self.strict:
-            raise StrictError.of(*rows[0])
+        if self.strict and (bad := [row for row in rows if bad_record(row[2])]):
+            raise StrictError.of(*bad[0])
         for row in rows:
             self.reasons[row[2]] += 1
         self.rejects.add(pa.Table.from_arrays([strings(list(c)) for c in zip(*rows)], schema=REJECTS_SCHEMA))
@@ -417,7 +418,7 @@ def _run_reference(paths, ledger: _Ledger, include_handicap: bool, bar, exclude=
                 item = Reject(item.source, item.location, exc.reason, exc.detail)
         if isinstance(item, Reject):
             rejects.append((item.source, item.location, item.reason, item.detail))
-            if ledger.strict:
+            if ledger.strict and bad_record(item.reason):
                 flush()
             continue
         for m in META:
