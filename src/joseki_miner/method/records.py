@@ -18,6 +18,8 @@ REJECT_REASONS = {
     "not 19x19": "the board is not 19x19",
     "handicap": "a handicap game (include_handicap is off)",
     "bad handicap": "a handicap of more than 9 stones (include_handicap is on): not a real handicap game",
+    "setup stones": "setup stones that are not a handicap's: white ones, or black ones without a handicap",
+    "setup stones after the root": "stones set up or removed (AB, AW, AE) after the first move",
     "no moves": "the record holds no moves",
     "move off the board": "a move or setup stone lies outside the board",
     "move on an occupied point": "a move is played on a point that holds a stone",
@@ -70,7 +72,9 @@ class GameRecord:
     setup_white: tuple[int, ...] = ()
     moves: tuple[Move, ...] = ()
     # setup stones after the root (rare in game records): (index of the move
-    # they precede, colour or EMPTY for AE, point); they never capture.
+    # they precede, colour or EMPTY for AE, point); they never capture.  A
+    # game that holds any, or setup stones that are not a handicap's, is
+    # read but not mined (``validate``: "setup stones after the root", "setup stones").
     setup_events: tuple[tuple[int, int, int], ...] = ()
     meta: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
 
