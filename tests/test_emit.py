@@ -115,7 +115,7 @@ def stats_book(share=0.30):
             "collection": ["/data/pro", "/data/kgs"],
             "move": [23, 5],
             "corner": ["upper right", "lower left"],
-            "source": ["x.sgf", "y.sgf"],
+            "source": ["/data/pro/x.sgf", "/data/kgs/y.sgf"],
             "location": ["", ""],
         }
     )
@@ -184,8 +184,8 @@ def test_comment_for_players_exact():
         "149 games (50% of the moves here); Black wins 67% (57-75%); 2004-2017, most popular in 2017\n"
         "Black's influence to the right.\n"
         "Played 150 times: some games play it in more than one corner.\n"
-        "Games: Lee Sedol 9p (B) - Gu Li 9p (W), 2014-01-05, B+R (pro, move 23, upper right); "
-        "A (B) - B (W), 2010, W+2.5 (kgs, move 5, lower left).\n"
+        "Games: Lee Sedol 9p (B) - Gu Li 9p (W), 2014-01-05, B+R (pro: x.sgf, move 23, upper right); "
+        "A (B) - B (W), 2010, W+2.5 (kgs: y.sgf, move 5, lower left).\n"
         "Next: F17 60%, C14 40%."
     )
 
@@ -496,3 +496,51 @@ def test_a_dot_ended_by_the_runs_stop_stops_the_run(tmp_path, monkeypatch, sig):
     fake.write_text(f"#!{sys.executable}\nimport os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n")
     with pytest.raises(RuntimeError, match=r"^dot could not render killed\.svg: -9$"):
         render_svg("digraph { a -> b }", tmp_path / "killed.svg")
+
+
+# ---------------------------------------------------------------- a game's record
+
+
+def test_a_games_record_holds_its_information_setup_and_moves():
+    """game_sgf: a row of games.parquet as an SGF record of its own: the
+    information and handicap at the root with the setup stones and where it
+    was read (GC), the moves (a pass as B[]), a setup after the root in a
+    node of its own before the move it precedes."""
+    import json
+
+    from joseki_miner.book.emit import game_sgf
+    from joseki_miner.method.points import BLACK, EMPTY, WHITE
+    from joseki_miner.method.records import encode_moves, encode_points, Move, PASS
+
+    row = {
+        "PB": "Lee Sedol",
+        "BR": "9p",
+        "PW": "Gu [Li]",
+        "WR": "",
+        "DT": "2014-01-05",
+        "EV": "",
+        "RE": "B+R",
+        "KM": "0.5",
+        "size": 19,
+        "handicap": 2,
+        "setup_black": encode_points([from_sgf("pd"), from_sgf("dp")]),
+        "setup_white": "",
+        "setup_events": json.dumps(
+            [[1, WHITE, from_sgf("qq")], [1, EMPTY, from_sgf("pd")], [2, BLACK, from_sgf("aa")]]
+        ),
+        "moves": encode_moves([Move(WHITE, from_sgf("qc")), Move(BLACK, PASS)]),
+    }
+    text = game_sgf(row, "pro: 2014/lee-gu.sgf")
+    assert text == (
+        f"(;FF[4]GM[1]SZ[19]CA[UTF-8]AP[joseki-miner:{__version__}]PB[Lee Sedol]BR[9p]PW[Gu [Li\\]]"
+        "DT[2014-01-05]RE[B+R]KM[0.5]HA[2]GC[pro: 2014/lee-gu.sgf]AB[pd][dp]"
+        ";W[qc];AW[qq]AE[pd];B[];AB[aa])\n"
+    )
+    game = sgf.Sgf_game.from_string(text)
+    assert game.get_root().get("PW") == "Gu [Li]" and game.get_handicap() == 2
+    assert [n.get_move() for n in game.get_main_sequence()][1:] == [
+        ("w", (16, 16)),
+        (None, None),
+        ("b", None),
+        (None, None),
+    ]
