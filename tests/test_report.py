@@ -344,6 +344,21 @@ def test_an_example_game_opens_as_sgf_from_its_node_page(mined):
         assert [(c, (raw or b"").decode()) for c, raw in played] == want
 
 
+def test_the_index_and_the_groups_pages_explain_the_influence_bands(mined):
+    """The bands beside a card's board are the influence verdicts: the
+    index and the pages of cards say what each colour of band means, with
+    the share the run used (influence.share)."""
+    from joseki_miner.runs.config import load as config_of
+
+    share = config_of(None, []).influence_share
+    for name in ["index.html", "fuseki.html"] + [p.name for p in mined.report.glob("joseki-*.html")]:
+        page = (mined.report / name).read_text(encoding="utf-8")
+        legend = re.search(r'<p class="notes legend">(.*?)</p>', page)
+        assert legend, name
+        assert all(f'<span class="band {c}"></span>' in legend.group(1) for c in ("black", "white", "any"))
+        assert f"more than {100 * share:g}% of the games" in legend.group(1)
+
+
 # -- in a real browser ------------------------------------------------------------------
 
 

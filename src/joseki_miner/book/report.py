@@ -75,6 +75,8 @@ td.n,th.n{text-align:right}
 .card .board{display:block;margin:0 auto 4px;max-width:100%;height:auto}
 .notes{font-size:.85em;color:#444;margin:.2em 0}.record{font-size:.85em;color:#555;overflow-wrap:anywhere}
 a.sgf{font-size:.8em;font-weight:600;border:1px solid #1f5f8f;border-radius:3px;padding:0 3px;margin-right:2px}
+.band{display:inline-block;width:18px;height:6px;vertical-align:middle;border:1px solid #222;margin:0 2px}
+.band.black{background:#1b1b1b}.band.white{background:#fff}.band.any{background:#999;border-color:#999}
 svg.board .wood{fill:#e3b768}svg.board .grid{stroke:#5a4220;stroke-width:1;fill:none}
 svg.board .edge{stroke:#3a2a10;stroke-width:2;fill:none}svg.board .hoshi{fill:#3a2a10}
 svg.board .coord{font-size:11px;fill:#555;text-anchor:middle}
@@ -187,6 +189,21 @@ def _about(book: Book) -> str:
     )
 
 
+def bands_legend(book: Book) -> str:
+    """What the bands beside a board's sides say (the influence verdicts,
+    thesis section 8), for the pages of cards; "" for a tree without the
+    influence counters."""
+    if not verdicts(book, book.root):
+        return ""
+    return (
+        "<p class=\"notes legend\">The bands beside a board's sides are its influence (the thesis' section 8): "
+        '<span class="band black"></span> black where Black\'s stones dominate that side in more than '
+        f"{100 * book.about.share:g}% of the games that played the line, "
+        '<span class="band white"></span> white where White\'s do, <span class="band any"></span> grey where '
+        "both colours do; no band where neither does.</p>"
+    )
+
+
 NAME_PART = 48  # characters of a player's name a file name keeps (file systems take 255 bytes)
 
 
@@ -292,6 +309,7 @@ def index_page(book: Book, changed: dict | None = None, players: list[dict] | No
             else ""
         )
         + "</p>",
+        bands_legend(book),
     ]
     groups = grouped(book)
     present = [(g, title) for g, title, _ in GROUPS if groups[g]["joseki"] or groups[g]["follow-ups"]]
@@ -383,6 +401,7 @@ def flat_index_page(book: Book, changed: dict | None = None, players: list[dict]
             else ""
         )
         + "</p>",
+        bands_legend(book),
     ]
     under: dict[int, list[int]] = {}
     for leaf in joseki:
@@ -452,6 +471,7 @@ def group_pages(book: Book) -> dict[str, str]:
                     else ""
                 )
                 + ".</p>",
+                bands_legend(book),
                 _pager(g, page, pages),
                 '<div class="cards">',
             ]
@@ -469,6 +489,7 @@ def group_pages(book: Book) -> dict[str, str]:
                 f'<p class="lead">{number(len(fuseki))} lines the games played '
                 "often that are not joseki, the most played first. Each card shows its line to the end; its page "
                 "says where it turned.</p>",
+                bands_legend(book),
                 _pager("fuseki", page, pages),
             ]
             for kind, heading in (
@@ -507,6 +528,7 @@ def _follow_up_pages(
             f'<p class="lead">{number(len(entries))} lines played after a tenuki: a joseki had ended, or a '
             "player left the corner in the middle of one, and someone came back later. By the line they follow, "
             "the most played first.</p>",
+            bands_legend(book),
             _pager(group, page, pages, "follow-ups"),
         ]
         last = None
