@@ -389,13 +389,26 @@ def test_dot_structure(table):
     # children edges in children_order
     assert [e for e in edges if e.startswith("n0 ")] == ["n0 -> n2;", "n0 -> n3;", "n0 -> n1;", "n0 -> n4;"]
     assert 'n0 [label="empty board\\n300"' in dot
-    assert 'n2 [label="B dd\\n150"' in dot
+    assert 'n2 [label="B D16\\n150"' in dot
     assert 'n3 [label="B tenuki\\n50"' in dot
-    assert 'n8 [label="W cc\\n90"' in dot
+    assert 'n8 [label="W C17\\n90"' in dot
     # every label carries its count
     for n, c in zip(table["node"], table["count"]):
         line = next(line_ for line_ in nodes if line_.strip().startswith(f"n{n} ["))
         assert f'\\n{c}"' in line
+
+
+def test_the_drawings_name_moves_in_board_coordinates_as_every_page_does(table):
+    """joseki.dot and influence.dot (and so their SVGs) label a node "W D18",
+    as the SGF's comments and the report name moves, never by SGF letters."""
+    from joseki_miner.book.words import make_book
+
+    book = make_book(table)
+    for dot in (to_dot(table), influence_dot(table)):
+        for line_ in node_lines(dot):
+            n = int(re.match(r"\s*n(\d+)", line_).group(1))
+            label = re.search(r'label="([^"\\]*)', line_).group(1)
+            assert label == ("empty board" if n == book.root else book.move_name(n)), label
 
 
 def test_dot_title_escaped(table):
@@ -409,10 +422,10 @@ def test_influence_dot_letters(table):
     assert len(nodes) == len(table)
     assert len(edge_lines(dot)) == len(table) - 1
     assert 'n0 [label="empty board"' in dot
-    assert 'n2 [label="B dd\\nR:B D: "' in dot  # right black, down none
-    assert 'n1 [label="B cd\\nR:B D:A"' in dot  # right black, down any
-    assert 'n5 [label="W cf\\nR:W D: "' in dot  # right white
-    assert 'n8 [label="W cc\\nR:  D: "' in dot  # exactly 30% -> none
+    assert 'n2 [label="B D16\\nR:B D: "' in dot  # right black, down none
+    assert 'n1 [label="B C16\\nR:B D:A"' in dot  # right black, down any
+    assert 'n5 [label="W C14\\nR:W D: "' in dot  # right white
+    assert 'n8 [label="W C17\\nR:  D: "' in dot  # exactly 30% -> none
     assert 'n7 [label="B tenuki\\nR:  D: "' in dot
     # only right and down: no up/left letters, no counts
     for line_ in nodes:
@@ -426,11 +439,11 @@ def test_influence_dot_letters(table):
     t2 = table.copy()
     i = t2.index[t2["node"] == 4][0]
     t2.loc[i, ["left_black", "left_white", "left_neutral", "up_black", "up_white", "up_neutral"]] = [0, 50, 0, 50, 0, 0]
-    assert 'n4 [label="B dc\\nR:  D: "' in influence_dot(t2)
+    assert 'n4 [label="B D17\\nR:  D: "' in influence_dot(t2)
 
 
 def test_influence_dot_share_and_start(table):
-    assert 'n2 [label="B dd\\nR:A D: "' in influence_dot(table, share=0.05)
+    assert 'n2 [label="B D16\\nR:A D: "' in influence_dot(table, share=0.05)
     sub = influence_dot(table, start=2)
     ids = sorted(int(re.match(r"\s*n(\d+)", line_).group(1)) for line_ in node_lines(sub))
     assert ids == [2, 5, 6, 7, 8, 9, 10]

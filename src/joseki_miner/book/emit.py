@@ -46,6 +46,7 @@ from joseki_miner.book.words import (
     next_moves_text,
     order_of,
     percent,
+    point_text,
     transpositions_text,
 )
 from joseki_miner.method.gameinfo import date_text
@@ -383,15 +384,14 @@ def _dot(tree, title: str, label_of, start: int | None = None) -> str:
 def _move_label(cols: dict[str, list], i: int) -> str:
     if cols["parent"][i] < 0:
         return "empty board"
-    move = cols["move"][i] or "tenuki"
-    return f"{cols['color'][i]} {move}"
+    return f"{cols['color'][i]} {point_text(cols['move'][i])}"  # board coordinates, as every page names a move
 
 
 def to_dot(table, title: str = "joseki") -> str:
     """A Graphviz digraph of the tree (thesis Figures 3-5).
 
     The root is labelled "empty board" and its count; every other node
-    ``"<colour> <sgf point>\\n<count>"`` (e.g. ``"B dc\\n120"``, a tenuki
+    ``"<colour> <point>\\n<count>"`` in board coordinates (e.g. ``"B D17\\n120"``, a tenuki
     ``"W tenuki\\n30"``).  Node statements come in id order, edges parent ->
     child per parent in id order and children in :func:`children_order`;
     ``ordering=out`` keeps that order left to right.  Black moves are drawn
@@ -409,7 +409,7 @@ def influence_dot(table, share: float = 0.30, title: str = "influence", start: i
 
     Each node shows its move and the verdict letters for the "right" and
     "down" directions only (``B`` black, ``W`` white, ``A`` any, a space for
-    none), e.g. ``"B dc\\nR:W D:B"``; the root is "empty board".  ``start``
+    none), e.g. ``"B D17\\nR:W D:B"``; the root is "empty board".  ``start``
     draws only the subtree under that node id (the thesis' figure starts
     after black's komoku); 0, the root, draws everything.
     """
