@@ -695,3 +695,30 @@ def test_a_node_names_the_other_orders_that_reach_its_position(tmp_path):
     assert "Also reached by C15 tenuki D17 (2 games)" in sgf  # the tree's form: the corner upper left
     thesis = mine_into([folder], tmp_path / "thesis", "kinds=false", "prune.min_count=1")
     assert not thesis.node_transpositions.exists() and "Also reached by" not in thesis.sgf.read_text()
+
+
+# -- the README's samples ----------------------------------------------------------------
+
+
+def test_the_readmes_demo_samples_are_what_a_run_of_the_demo_gives(tmp_path, monkeypatch, capsys):
+    """scripts/readme-samples.py --check: the README's summary of the demo
+    is what `joseki mine` prints on it now (its seconds aside); a README
+    whose sample drifted fails the check, naming it, and is rewritten."""
+    import importlib.util
+
+    root = Path(__file__).resolve().parent.parent
+    spec = importlib.util.spec_from_file_location("readme_samples", root / "scripts" / "readme-samples.py")
+    samples = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(samples)
+    made = samples.demo_summary()  # a real run of the demo, as `make mine` makes it
+    assert made.startswith("games read ") and "outputs in data/processed (" in made
+    monkeypatch.setattr(samples, "demo_summary", lambda: made)
+    assert samples.main(["--check"]) == 0, capsys.readouterr().out
+    drifted = tmp_path / "README.md"
+    text = (root / "README.md").read_text(encoding="utf-8")
+    written = samples.block(text, "demo-summary").group(2)
+    drifted.write_text(text.replace(written, written.replace("games read", "games read 1", 1)), encoding="utf-8")
+    assert samples.main(["--check", "--readme", str(drifted)]) == 1
+    assert "sample 'demo-summary' is not what a run gives" in capsys.readouterr().out
+    assert samples.main(["--readme", str(drifted)]) == 0
+    assert samples.main(["--check", "--readme", str(drifted)]) == 0
