@@ -257,3 +257,70 @@ def test_the_selection_is_the_filters_a_run_reads():
         params.checked({"moves": "x" * (params.LONGEST + 1)}, "explore")
     with pytest.raises(params.Asked):
         params.whole("-1", "limit", 20)
+
+
+@pytest.mark.shared_data
+def test_the_command_serves_until_ctrl_c(mined):
+    import os
+    import signal
+
+    from joseki_miner.explorer.server import free_port
+
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pipeline.cli", "explore", "--out", str(mined.out), "--port", str(port), "--no-open"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{ROOT}"},
+    )
+    try:
+        line = proc.stdout.readline()
+        assert f"http://127.0.0.1:{port}/" in line, line + proc.stderr.read()
+        status, body = _api(f"http://127.0.0.1:{port}", "/api/run")
+        assert status == 200 and body["newer"] is False
+        busy = _cli("explore", "--out", mined.out, "--port", port, "--no-open")
+        assert busy.returncode == 2 and "cannot serve" in busy.stderr
+    finally:
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130 and err.strip().splitlines() == ["joseki: explore: stopped"]
+
+
+@pytest.mark.shared_data
+def test_a_newer_run_is_said_and_its_files_are_not_read(mined, tmp_path):
+    import shutil
+
+    copy = tmp_path / "run"
+    shutil.copytree(mined.out, copy)
+    catalog = Catalog(work=copy / "interim", out=copy)
+    explorer = Explorer.open(catalog)
+    with Serving(explorer) as url:
+        top = explorer.index.explore(empty_corner())["continuations"][0]["board"]
+        status, page = _api(url, "/api/games", moves=top, limit=1)
+        game = page["games"][0]["game"]
+        assert _api(url, f"/api/games/{game}")[0] == 200 and not explorer.newer()
+        manifest = catalog.manifest("prune")
+        record = json.loads(manifest.read_text())
+        record["key"] = "another run"
+        manifest.write_text(json.dumps(record))
+        status, run = _api(url, "/api/run")
+        assert status == 200 and run["newer"] is True
+        status, body = _api(url, f"/api/games/{game}")
+        assert status == 409 and "newer run" in body["error"]
+        # what the server holds in memory still answers, from the run it opened
+        assert _api(url, "/api/explore", moves=top)[1]["games"] == explorer.index.explore(params.moves(top))["games"]
+
+
+@pytest.mark.shared_data
+def test_a_large_node_gathered_by_a_pass_counts_as_one_sorted(index, monkeypatch):
+    from joseki_miner.explorer import index as module
+
+    years = sorted(y for y in index.table.year.tolist() if y)
+    chosen = params.selection({"years": f"{years[len(years) // 2]}-{years[-1]}"}, index)
+    asked = [empty_corner(), *(params.moves(_text(index.path(n))) for n in _sample(index, 20))]
+    sorted_ = [index.explore(q, chosen) for q in asked]
+    monkeypatch.setattr(module, "SCAN", 0)
+    index.answers.clear()
+    assert [index.explore(q, chosen) for q in asked] == sorted_

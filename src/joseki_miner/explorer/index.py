@@ -19,6 +19,7 @@ Pure functions over arrays and the run's files; knows nothing of HTTP."""
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -40,6 +41,8 @@ from joseki_miner.runs.inputs import Collections, Filters
 STORED = 2  # the build stores a node counted at least this many times
 BELOW = "below the book's threshold"  # a stored node the pruned book does not hold
 MASKS = 64  # the selections kept, the most recently asked
+COUNTED = 4096  # the filtered positions kept, the most recently asked
+SCAN = 20_000  # a node of more sequences is gathered by a pass over them all in game order, not sorted
 
 
 @dataclass(frozen=True)
@@ -142,6 +145,7 @@ class Index:
     book: dict[int, str]  # trie node -> its kind in the pruned book
     orders: dict[int, list[dict]] = field(default_factory=dict)  # trie node -> the book's other orders to it
     masks: OrderedDict = field(default_factory=OrderedDict)
+    answers: OrderedDict = field(default_factory=OrderedDict)  # (selection, node) -> ``counted``
     lock: threading.Lock = field(default_factory=threading.Lock)  # the server answers in threads
     _players: dict[str, str] | None = None
 
@@ -293,6 +297,11 @@ class Index:
                 self._players = {n.strip().casefold(): n.strip() for k in ("PB", "PW") for n in people[k] if n.strip()}
             return self._players
 
+    @functools.cached_property
+    def all_by_year(self) -> dict[int, int]:
+        """Every game, by year (``games_by_year``), counted once."""
+        return self.games_by_year()
+
     def games_by_year(self, selected: np.ndarray | None = None) -> dict[int, int]:
         """The games (those selected) by year, 0 (unknown) left out."""
         year = self.table.year if selected is None else self.table.year[selected]
@@ -301,36 +310,85 @@ class Index:
 
     # -- a position's figures ---------------------------------------------------------------------------------
 
-    def stored(self, n: int) -> dict:
-        """Node ``n``'s figures as the build stored them."""
-        lo, hi = np.searchsorted(self.years[0], [n, n + 1])
-        slo, shi = np.searchsorted(self.sources[0], [n, n + 1])
-        names = self.sources[3]
-        return {
+    def stored(self, n: int, whole: bool = True) -> dict:
+        """Node ``n``'s figures as the build stored them (its years and
+        collections too, with ``whole``)."""
+        figures = {
             "count": int(self.count[n]),
             "games": int(self.games[n]),
             "black_wins": int(self.black_wins[n]),
             "white_wins": int(self.white_wins[n]),
             "first_year": int(self.first_year[n]) or None,
             "last_year": int(self.last_year[n]) or None,
+        }
+        if not whole:
+            return figures
+        lo, hi = np.searchsorted(self.years[0], [n, n + 1])
+        slo, shi = np.searchsorted(self.sources[0], [n, n + 1])
+        names = self.sources[3]
+        return {
+            **figures,
             "years": {int(y): int(g) for y, g in zip(self.years[1][lo:hi], self.years[2][lo:hi])},
             "sources": {
                 names[int(s)]: int(g) for s, g in sorted(zip(self.sources[1][slo:shi], self.sources[2][slo:shi]))
             },
         }
 
-    def counted(self, nodes: list[int], in_selection: np.ndarray) -> list[dict]:
+    @functools.cached_property
+    def by_game(self) -> np.ndarray:
+        """The rows of the sequences in trie order, sorted by game and sequence number."""
+        return np.argsort((self.seq_game.astype(np.int64) << 10) | self.seq_number, kind="stable")
+
+    def _by_node(self, nodes: list[int], in_selection: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The selected rows of a node (``nodes[0]``) and of its children
+        (the rest: their ranges lie within the node's, apart), each with its
+        owner (its place in ``nodes``), by owner, game and sequence number: a
+        game's first sequence at a node comes first among its rows there.
+        A node of many rows is gathered from ``by_game`` by a pass, not sorted."""
+        lo, hi = int(self.first[nodes[0]]), int(self.first[nodes[0]] + self.count[nodes[0]])
+        if hi - lo > SCAN:
+            order = self.by_game
+            rows = order[(order >= lo) & (order < hi) & in_selection[order]]
+        else:
+            rows = np.flatnonzero(in_selection[lo:hi]) + lo
+            rows = rows[np.argsort((self.seq_game[rows].astype(np.int64) << 10) | self.seq_number[rows], kind="stable")]
+        kids = np.asarray(nodes[1:], np.int64)
+        if not len(kids):
+            return rows, np.zeros(len(rows), np.int64)
+        by_first = np.argsort(self.first[kids], kind="stable")
+        starts, ends = self.first[kids][by_first], (self.first[kids] + self.count[kids])[by_first]
+        at = np.searchsorted(starts, rows, side="right") - 1
+        inside = (at >= 0) & (rows < ends[np.maximum(at, 0)])
+        theirs = rows[inside]
+        owner = (by_first[at[inside]] + 1).astype(np.int16 if len(nodes) < 2**15 else np.int64)
+        o = np.argsort(owner, kind="stable")  # a radix sort of small numbers: the (game, number) order kept
+        return np.concatenate([rows, theirs[o]]), np.r_[np.zeros(len(rows), np.int64), owner[o].astype(np.int64)]
+
+    def counted_at(self, n: int, selection: Selection, in_selection: np.ndarray) -> list[dict]:
+        """``counted`` of node ``n`` and its children, kept for the
+        ``COUNTED`` most recently asked (every walk from the empty corner
+        asks the first moves again)."""
+        with self.lock:
+            found = self.answers.get((selection, n))
+            if found is not None:
+                self.answers.move_to_end((selection, n))
+                return found
+        found = self.counted([n, *self.children(n).tolist()], in_selection)
+        with self.lock:
+            self.answers[(selection, n)] = found
+            while len(self.answers) > COUNTED:
+                self.answers.popitem(last=False)
+        return found
+
+    def counted(self, nodes: list[int], in_selection: np.ndarray, first_only: bool = True) -> list[dict]:
         """The figures of some nodes counted from the selected sequences
         (``in_selection``: a bool a row of the sequences in trie order), by
-        the build's rules (module docstring)."""
-        ranges = [(int(self.first[n]), int(self.first[n] + self.count[n])) for n in nodes]
-        parts = [np.flatnonzero(in_selection[lo:hi]) + lo for lo, hi in ranges]
-        rows = np.concatenate(parts) if parts else np.zeros(0, np.int64)
-        owner = np.repeat(np.arange(len(nodes)), [len(p) for p in parts])
-        game, number = self.seq_game[rows], self.seq_number[rows]
-        pick = np.lexsort((number, game, owner))  # a game counts once at a node, by its first sequence there
-        head = np.r_[True, (owner[pick][1:] != owner[pick][:-1]) | (game[pick][1:] != game[pick][:-1])]
-        chosen = pick[head] if len(pick) else pick
+        the build's rules (module docstring); their years and collections
+        too (the first node's alone, with ``first_only``)."""
+        rows, owner = self._by_node(nodes, in_selection)
+        game = self.seq_game[rows]
+        head = np.r_[True, (owner[1:] != owner[:-1]) | (game[1:] != game[:-1])] if len(rows) else np.zeros(0, bool)
+        chosen = np.flatnonzero(head)
         g, who = game[chosen], owner[chosen]
         won = self.table.winner[g].astype(np.int64)
         won = np.where(self.seq_swapped[rows[chosen]], -won, won)  # the tree's colours
@@ -340,25 +398,27 @@ class Index:
         games = np.bincount(who, minlength=k)
         black = np.bincount(who[won < 0], minlength=k)
         white = np.bincount(who[won > 0], minlength=k)
+        # the heads come by owner (the sort's first key): each owner's a slice
+        bounds = np.searchsorted(who, np.arange(k + 1))
         out = []
         for i in range(k):
-            mine = who == i
-            y = year[mine]
+            lo, hi = int(bounds[i]), int(bounds[i + 1])
+            y = year[lo:hi]
             known = y[y > 0]
-            by_year = np.unique(known, return_counts=True)
-            by_source = np.unique(self.table.collection[g[mine]], return_counts=True)
-            out.append(
-                {
-                    "count": int(sequences[i]),
-                    "games": int(games[i]),
-                    "black_wins": int(black[i]),
-                    "white_wins": int(white[i]),
-                    "first_year": int(known.min()) if len(known) else None,
-                    "last_year": int(known.max()) if len(known) else None,
-                    "years": {int(a): int(b) for a, b in zip(*by_year)},
-                    "sources": dict(sorted((self.table.collections[int(a)], int(b)) for a, b in zip(*by_source))),
-                }
-            )
+            figures = {
+                "count": int(sequences[i]),
+                "games": int(games[i]),
+                "black_wins": int(black[i]),
+                "white_wins": int(white[i]),
+                "first_year": int(known.min()) if len(known) else None,
+                "last_year": int(known.max()) if len(known) else None,
+            }
+            if i == 0 or not first_only:  # the years and collections of the position itself
+                by_year = np.unique(known, return_counts=True)
+                by_source = np.unique(self.table.collection[g[lo:hi]], return_counts=True)
+                figures["years"] = {int(a): int(b) for a, b in zip(*by_year)}
+                figures["sources"] = dict(sorted((self.table.collections[int(a)], int(b)) for a, b in zip(*by_source)))
+            out.append(figures)
         return out
 
     def explore(self, q: Query, selection: Selection = Selection()) -> dict:
@@ -374,15 +434,15 @@ class Index:
         if selection.active:
             selected, in_selection = self.mask(selection)
             kids = self.children(n)
-            here, *theirs = self.counted([n, *kids.tolist()], in_selection)
+            here, *theirs = self.counted_at(n, selection, in_selection)
             kept = [(int(c), f) for c, f in zip(kids.tolist(), theirs) if f["count"] >= STORED]
             kept.sort(key=lambda cf: (-cf[1]["count"], int(self.key[cf[0]])))
             totals = self.games_by_year(selected)
             selected_games = int(selected.sum())
         else:
             here = self.stored(n)
-            kept = [(int(c), self.stored(int(c))) for c in self.children(n).tolist()]
-            totals = self.games_by_year()
+            kept = [(int(c), self.stored(int(c), whole=False)) for c in self.children(n).tolist()]
+            totals = self.all_by_year
             selected_games = len(self.table)
         continuations = []
         for c, f in kept:
