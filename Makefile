@@ -16,7 +16,7 @@ ARGS    = --config $(CONFIG) --work $(WORK) --out $(OUT) $(foreach s,$(SET),--se
 INPUT   = $(if $(strip $(GAMES)),$(GAMES),$(DEMO))
 
 .DEFAULT_GOAL := help
-.PHONY: help setup mine demo ingest extract build prune emit report test lint bench quality scale crashtest clean
+.PHONY: help setup mine demo ingest extract build prune emit report explore test lint bench quality scale crashtest clean
 
 help: ## list the targets
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z]+):.*## /  make \1\t/' | expand -t 20
@@ -56,6 +56,9 @@ emit: setup ## stage 5, then report: write SGF, DOT (and SVG) of the pruned tree
 	$(JOSEKI) emit $(ARGS)
 report: setup ## stage 6 only: the joseki book in HTML -> OUT/report/index.html
 	$(JOSEKI) report $(ARGS)
+
+explore: setup ## serve OUT on a local page: every stored move on a board, filters at the click (Ctrl-C stops it)
+	$(JOSEKI) explore --out $(OUT) --work $(WORK)
 
 test: setup ## run the test suite
 	$(BIN)/pytest -q
