@@ -13,6 +13,8 @@ Prints and writes benchmarks/RESULTS.md:
 - the ratio of the end-to-end rate to the baseline;
 - lookups: ``joseki lookup``, ``games``, ``trend``, ``compare`` and ``repertoire`` from a cold process;
 - search by position: the position index's cost in a run, ``joseki position`` cold and in process;
+- the explorer: ``joseki explore``'s start-up, random walks with and without filters, the page's load,
+  a load of 50 clients, its memory (alone: ``bench.py --explorer OUT [WORK]``);
 - a folder of loose SGF files (kgs-6d unpacked), cold and up to date, against
   the commit before issue 28 (``BEFORE_LOOSE``, in a worktree), interleaved;
 - the engines side by side (fast, dask).
@@ -479,6 +481,217 @@ def positions(out: Path, wall: float, work: Path | None = None) -> str:
     )
 
 
+EXPLORER_WALKS = 1000  # random walks down the stored trie, a request at each step
+EXPLORER_DEPTH = 8  # the deepest step of a walk
+EXPLORER_FILTERS = {
+    "unfiltered": {},
+    "years and a collection": {"years": "2010-2019", "collections": "tygem-9d"},
+    "a player": {"player": "GBPacker"},  # a Tom player with 1,062 games
+}
+LOAD_CLIENTS, LOAD_REQUESTS = 50, 10_000
+
+
+def _rss(pid: int) -> tuple[float, float]:
+    """A process's resident and peak resident memory, MiB (Linux's /proc)."""
+    found = {}
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(("VmRSS:", "VmHWM:")):
+            found[line.split(":")[0]] = int(line.split()[1]) / 1024
+    return found.get("VmRSS", 0.0), found.get("VmHWM", 0.0)
+
+
+def _walks(port: int, filters: dict, walks: int, seed: int = 1) -> list[float]:
+    """Seconds of each /api/explore request of ``walks`` random walks from
+    the empty corner, each step a continuation drawn by its share."""
+    import http.client
+    import random
+    import urllib.parse
+
+    rng = random.Random(seed)
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    times = []
+    for _ in range(walks):
+        moves: list[str] = []
+        for _ in range(rng.randint(1, EXPLORER_DEPTH)):
+            query = urllib.parse.urlencode({"moves": ",".join(moves), **filters})
+            start = time.perf_counter()
+            connection.request("GET", f"/api/explore?{query}")
+            response = connection.getresponse()
+            body = response.read()
+            times.append(time.perf_counter() - start)
+            if response.status != 200:
+                raise RuntimeError(f"/api/explore?{query}: {response.status} {body[:200]!r}")
+            moves_here = json.loads(body)["continuations"]
+            if not moves_here:
+                break
+            moves.append(rng.choices([c["board"] for c in moves_here], [c["count"] for c in moves_here])[0])
+    connection.close()
+    return times
+
+
+def _load(port: int) -> tuple[int, int, float]:
+    """``LOAD_CLIENTS`` clients sending ``LOAD_REQUESTS`` requests in all
+    (explore, games, trend, with and without filters): the errors, the
+    requests answered and the seconds."""
+    import http.client
+    from concurrent.futures import ThreadPoolExecutor
+
+    paths = [
+        "/api/explore?moves=Q16,R14",
+        "/api/explore?moves=Q16&years=2016-2019",
+        "/api/games?moves=Q16,R17&limit=10&offset=20",
+        "/api/trend?moves=Q16,R17",
+        "/api/explore?moves=R16,P17&collections=ai",
+        "/api/explore?moves=Q16&player=GBPacker&color=black",
+        "/api/explore?moves=Z99",  # a 400, as asked
+    ]
+
+    def client(k: int) -> tuple[int, int]:
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+        errors = done = 0
+        for i in range(LOAD_REQUESTS // LOAD_CLIENTS):
+            path = paths[(k + i) % len(paths)]
+            connection.request("GET", path)
+            response = connection.getresponse()
+            response.read()
+            done += 1
+            errors += response.status != (400 if "Z99" in path else 200)
+        connection.close()
+        return errors, done
+
+    start = time.perf_counter()
+    with ThreadPoolExecutor(LOAD_CLIENTS) as pool:
+        results = list(pool.map(client, range(LOAD_CLIENTS)))
+    return sum(e for e, _ in results), sum(d for _, d in results), time.perf_counter() - start
+
+
+def _page_load(port: int) -> float | None:
+    """Seconds from asking for the page to the page showing the empty
+    corner's continuations and games, in Debian's chromium (None without it)."""
+    chromium, driver = shutil.which("chromium"), shutil.which("chromedriver")
+    if not chromium or not driver:
+        return None
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
+        options.add_argument(arg)
+    browser = webdriver.Chrome(service=Service(driver), options=options)
+    try:
+        times = []
+        for _ in range(5):
+            start = time.perf_counter()
+            browser.get(f"http://127.0.0.1:{port}/")
+            WebDriverWait(browser, 30).until(lambda b: b.execute_script("return document.body.dataset.games"))
+            times.append(time.perf_counter() - start)
+        return sorted(times)[2]
+    finally:
+        browser.quit()
+
+
+def explorer(out: Path, work: Path | None = None) -> str:
+    """`joseki explore` on all data, as its own process: its start-up,
+    ``EXPLORER_WALKS`` random walks with each filter (p50, p95), the page's
+    first load, a load of ``LOAD_CLIENTS`` clients, and its memory."""
+    import socket
+    import urllib.request
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    command = [*JOSEKI, "explore", "--out", str(out), "--port", str(port), "--no-open"]
+    if work is not None:
+        command += ["--work", str(work)]
+    start = time.perf_counter()
+    proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/run", timeout=5) as r:
+                    opened = json.loads(r.read())
+                break
+            except OSError:
+                if proc.poll() is not None or time.perf_counter() - start > 120:
+                    raise RuntimeError(f"joseki explore did not start: {proc.stderr.read() if proc.stderr else ''}")
+                time.sleep(0.05)
+        started = time.perf_counter() - start
+        rss_started = _rss(proc.pid)[0]
+        rows = []
+        for name, filters in EXPLORER_FILTERS.items():
+            _walks(port, filters, 20, seed=99)  # warm: the selection's mask made once, as a user's first click
+            times = sorted(_walks(port, filters, EXPLORER_WALKS))
+            p50, p95 = times[len(times) // 2], times[int(len(times) * 0.95)]
+            rows.append((name, filters, len(times), p50, p95, times[-1]))
+            print(
+                f"explore, {name}: {len(times):,} requests, p50 {p50 * 1000:.1f} ms, p95 {p95 * 1000:.1f} ms",
+                flush=True,
+            )
+        page = _page_load(port)
+        rss_walked = _rss(proc.pid)[0]
+        errors, answered, seconds = _load(port)
+        rss, peak = _rss(proc.pid)
+        print(
+            f"explore: started in {started:.2f} s; page {page}; load {answered:,} in {seconds:.1f} s, {errors} errors"
+        )
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    stopped = proc.returncode
+    table = "".join(
+        f"| {name} | `{' '.join(f'{k}={v}' for k, v in f.items()) or '-'}` | {n:,} | {p50 * 1000:.1f} ms | "
+        f"**{p95 * 1000:.1f} ms** | {most * 1000:.0f} ms |\n"
+        for name, f, n, p50, p95, most in rows
+    )
+    return (
+        "\n## The explorer\n\n"
+        f"`joseki explore` on the outputs of all collections ({opened['games']:,} games, {opened['nodes']:,} stored "
+        f"nodes), as its own process, asked over HTTP on 127.0.0.1 by one client with a kept connection. "
+        f"{EXPLORER_WALKS:,} random walks down the stored trie with each selection (each walk from the empty "
+        f"corner, 1 to {EXPLORER_DEPTH} steps, each step a continuation drawn by its share; each selection asked "
+        "by 20 walks first, as a user's first click makes its mask). Targets: unfiltered p50 <= 30 ms, p95 <= "
+        "100 ms; filtered p95 <= 300 ms; the page's first load <= 1 s; start-up < 2 s; memory < 1 GB.\n\n"
+        "| selection | parameters | requests | p50 | p95 | slowest |\n| --- | --- | ---: | ---: | ---: | ---: |\n"
+        + table
+        + f"\n- start-up, the process's start to its first answer: **{started:.2f} s** (reading the run: "
+        f"{opened['started_seconds']:.2f} s)\n"
+        + (
+            f"- the page's first load in chromium, to the continuations and games shown: **{page:.2f} s** "
+            "(the median of 5)\n"
+            if page is not None
+            else "- the page's first load: not measured (no chromium here)\n"
+        )
+        + f"- memory: {rss_started:,.0f} MiB resident once started, {rss_walked:,.0f} MiB after the walks, "
+        f"**{rss:,.0f} MiB** after the load below (peak {peak:,.0f} MiB)\n"
+        f"- load: {LOAD_CLIENTS} clients, {answered:,} requests (explore, games, trend, filtered and not, a 400 "
+        f"among them) in {seconds:.1f} s ({answered / seconds:,.0f}/s): **{errors} errors**\n"
+        f"- Ctrl-C (SIGINT): exit {stopped}\n"
+    )
+
+
+def explorer_only(out: Path, work: Path | None) -> int:
+    """`bench.py --explorer OUT [WORK]`: the explorer's section alone, on
+    the outputs of all data in OUT, written in place of its section of
+    RESULTS.md."""
+    section = explorer(out, work)
+    path = ROOT / "benchmarks" / "RESULTS.md"
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    head = "\n## The explorer\n"
+    if head in text:
+        end = text.find("\n## ", text.index(head) + len(head))
+        text = text[: text.index(head)] + section + (text[end:] if end >= 0 else "")
+    else:
+        text += section
+    path.write_text(text, encoding="utf-8")
+    return 0
+
+
 # the memory bound: the data read once and three times over, duplicates kept,
 # with this little memory for the sequences before sorted runs are spilled
 BOUND_SORT_MEMORY = 16
@@ -757,6 +970,7 @@ def main() -> int:
         )
         lines.append(lookups(out))
         lines.append(positions(out, wall))
+        lines.append(explorer(out))
         lines.append(loose_files(tmp))
         lines.append(engines(tmp) if "--keep-engines" not in sys.argv[1:] else kept_engines())
     (ROOT / "benchmarks" / "RESULTS.md").write_text("".join(lines), encoding="utf-8")
@@ -783,6 +997,9 @@ def positions_only(out: Path, work: Path | None) -> int:
 
 
 if __name__ == "__main__":
+    if "--explorer" in sys.argv[1:]:
+        given = sys.argv[sys.argv.index("--explorer") + 1 :]
+        sys.exit(explorer_only(Path(given[0]), Path(given[1]) if len(given) > 1 else None))
     if "--positions" in sys.argv[1:]:
         given = sys.argv[sys.argv.index("--positions") + 1 :]
         sys.exit(positions_only(Path(given[0]), Path(given[1]) if len(given) > 1 else None))

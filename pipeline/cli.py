@@ -22,7 +22,7 @@ from joseki_miner.runs.errors import JosekiError
 from pipeline.request import Request
 
 from joseki_miner.runs.catalog import Catalog
-from joseki_miner.runs.stages import NAMES as STAGES, STAGES as DECLARED
+from joseki_miner.runs.stages import NAMES as STAGES, STAGES as DECLARED, alone, publishes_next
 from pipeline.options import (
     CONFIG,
     ENGINE,
@@ -115,7 +115,22 @@ def _print_summary(s: dict, catalog: Catalog) -> None:
         lines.append(f"sequences {s['sequences']:,}")
     if s.get("svg_skipped"):
         lines.append(f"no SVG drawn: {s['svg_skipped']}")
-    lines.append(f"outputs in {catalog.publish or catalog.out} ({s['seconds']:.1f} s)")
+    unpublished = s.get("unpublished")
+    if "rerun_seconds" in s:  # every stage up to date
+        lines.append(f"outputs in {catalog.publish or catalog.out}, up to date ({s['rerun_seconds']:.1f} s)")
+    elif unpublished is None:
+        lines.append(f"outputs in {catalog.publish or catalog.out} ({s['seconds']:.1f} s)")
+    else:  # a work stage alone: what publishes it
+        commands = ", then ".join(f"`joseki {name}`" for name in unpublished["next"])
+        book = (
+            f"the book in {catalog.out} is still that of the stages before"
+            if unpublished["book"]
+            else f"nothing is published in {catalog.out} yet"
+        )
+        lines.append(
+            f"staged in {catalog.work} ({s['seconds']:.1f} s); {book}: {commands} "
+            f"(with the same --work and --out) publish{'es' if len(unpublished['next']) == 1 else ''} these stages"
+        )
     typer.echo("\n".join(lines))
 
 
@@ -236,7 +251,7 @@ def _single(stage: str, doc: str):
         wait: bool = WAIT,
     ) -> None:
         _execute(
-            [stage],
+            list(alone(stage)),
             [],
             Given(out, work, config, set_),
             Request(progress=not quiet, force=True, engine=engine, jobs=jobs, sort_memory=sort_memory, wait=wait),
@@ -246,9 +261,23 @@ def _single(stage: str, doc: str):
     app.command(name=stage)(command)
 
 
-ingest.__doc__ = f"Stage 1: {DECLARED[0].does}."
+def _help(n: int, name: str) -> str:
+    """A stage command's help: what it does, and what runs with it (or
+    what publishes it)."""
+    stage = DECLARED[n - 1]
+    later = alone(name)[1:]
+    if later:
+        return f"Stage {n}: {stage.does}; {' and '.join(later)} run after it, so the output folder holds one tree."
+    if stage.published:
+        return f"Stage {n}: {stage.does}."
+    then = publishes_next(name)
+    commands = ", then ".join(f"`joseki {s}`" for s in then)
+    return f"Stage {n}: {stage.does}, in the work folder; {commands} publish{'es' if len(then) == 1 else ''} it."
+
+
+ingest.__doc__ = _help(1, "ingest")
 for _n, _stage in enumerate(DECLARED[1:], start=2):  # every other stage, as declared (runs.stages)
-    _single(_stage.name, f"Stage {_n}: {_stage.does}.")
+    _single(_stage.name, _help(_n, _stage.name))
 
 
 from pipeline import queries  # noqa: E402,F401 - the query commands, after the stages' in the help

@@ -386,3 +386,43 @@ def _as_the_tree_read(catalog: Catalog, config: Optional[Path], sets: Optional[L
         filter_events=None,
         filter_handicap=None,
     )
+
+
+@app.command()
+def explore(
+    out: str = OUT,
+    work: Optional[Path] = WORK,
+    port: int = typer.Option(8765, "--port", help="the port to serve on"),
+    host: str = typer.Option("127.0.0.1", "--host", help="the address to serve on (default: this machine only)"),
+    no_open: bool = typer.Option(False, "--no-open", help="do not open the page in a browser"),
+) -> None:
+    """Serve the mined outputs in OUT on a local web page: every stored
+    move on a board, with filters chosen at the click, and a JSON API
+    (docs/explorer.md).  Ctrl-C stops it."""
+    import socket
+
+    from joseki_miner.explorer.app import Explorer
+    from joseki_miner.explorer.server import serve
+
+    catalog, steady = _query(out, work)
+    if not 0 < port < 65536:
+        _fail(f"--port is 1 to 65535, not {port}", 2)
+    try:
+        with socket.socket() as s:
+            s.bind((host, port))
+    except OSError as exc:
+        _fail(f"cannot serve on {host}:{port}: {exc.strerror or exc} (another --port?)", 2)
+    explorer = _answered(steady, lambda: Explorer.open(catalog))
+
+    def ready(url: str) -> None:
+        typer.echo(f"joseki explore: serving {catalog.out} at {url}/ (Ctrl-C stops it)")
+        if not no_open:
+            import webbrowser
+
+            webbrowser.open(f"{url}/")
+
+    try:
+        serve(explorer, host, port, ready)
+    except KeyboardInterrupt:
+        pass
+    _fail("explore: stopped", 130)

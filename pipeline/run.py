@@ -28,9 +28,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from joseki_miner.fast import compiling
+from joseki_miner.method.records import bad_record
 from joseki_miner.runners import sequential
 from joseki_miner.runs import asked, checks, folders, lineage, remote, store
-from joseki_miner.runs.catalog import WORK_STAGES, Catalog
+from joseki_miner.runs.catalog import PUBLISHED, WORK_STAGES, Catalog
 from joseki_miner.runs.checks import check_paths
 from joseki_miner.runs.config import Config
 from joseki_miner.runs.context import Context, CountedTrie, Done, RunOptions
@@ -38,6 +39,7 @@ from joseki_miner.runs.errors import StrictError, UsageError
 from joseki_miner.runs.files import Walked
 from joseki_miner.runs.inputs import Collections, Scan, scan
 from joseki_miner.runs.keys import stage_keys
+from joseki_miner.runs.stages import publishes_next
 from joseki_miner.runs.stop import check as check_stop
 from joseki_miner.runs.summary import summarize
 from joseki_miner.stages.params import floor_for
@@ -426,9 +428,43 @@ class _Run:
                         pass
         check_stop()  # the last moment a stop leaves the output folder as it was
         store.commit(self.published)
-        summary = summarize(catalog, time.perf_counter() - self.started, upto=self.stages[-1])
-        store.write_atomically(catalog.summary, (json.dumps(summary, indent=2) + "\n").encode("utf-8"))
-        return summary
+        unpublished = self.unpublished()
+        seconds = time.perf_counter() - self.started
+        upto = None if unpublished is None and not self.publishes() else self.stages[-1]  # None: the tree, whole
+        summary = summarize(catalog, seconds if self.figures else self.made_in(seconds), upto=upto)
+        if not self.figures:  # every stage up to date: the seconds are those of the run that made the outputs
+            summary["rerun_seconds"] = round(seconds, 2)
+        if unpublished is None or not unpublished["book"]:  # summary.json describes the book beside it, or none
+            store.write_atomically(catalog.summary, (json.dumps(summary, indent=2) + "\n").encode("utf-8"))
+        return summary if unpublished is None else {**summary, "unpublished": unpublished}
+
+    def made_in(self, seconds: float) -> float:
+        """The seconds of the run that made the outputs, as its summary.json
+        says (``seconds``: this run's, where none does)."""
+        try:
+            made = json.loads(self.catalog.summary.read_bytes()).get("seconds")
+        except (OSError, ValueError, AttributeError):
+            return seconds
+        return made if isinstance(made, (int, float)) and not isinstance(made, bool) else seconds
+
+    def publishes(self) -> bool:
+        """Does this run hold a published stage (then every one after it)?"""
+        return any(self.catalog.stage(stage).published for stage in self.stages)
+
+    def unpublished(self) -> dict | None:
+        """Where this run published nothing (a work stage alone) and the
+        output folder holds no tree made from what the work folder now
+        holds: the commands that publish it (``next``), and whether the
+        output folder holds a book from other stages meanwhile (``book``:
+        its summary.json is left to it).  None: the output folder is whole."""
+        if self.publishes():
+            return None
+        book = store.read_manifest(self.catalog.manifest(PUBLISHED[0])) is not None  # prune's: a tree published
+        found = lineage.recorded(self.catalog.out)
+        now = lineage.held(self.catalog.work)
+        if book and found is not None and all(now[stage] == found.get(stage) for stage in WORK_STAGES):
+            return None
+        return {"next": list(publishes_next(self.stages[-1], self.catalog.stages)), "book": book}
 
     def inputs_key(self) -> str:
         """The inputs' key, known once ingest has read them (or up to date)."""
@@ -492,13 +528,16 @@ class _Run:
         return self.scanned.walked
 
     def strict_again(self) -> None:
-        """--strict on games ingested already: the first reject stored fails
-        the run as it would have when the games were read."""
-        if sum(self.stage_figures("ingest").get("games_rejected", {}).values()):
+        """--strict on games ingested already: the first bad record stored
+        fails the run as it would have when the games were read (a game the
+        settings leave out does not: ``records.LEFT_OUT``)."""
+        rejected = self.stage_figures("ingest").get("games_rejected", {})
+        if any(bad_record(reason) for reason in rejected):
             import pyarrow.parquet as pq
 
-            first = pq.ParquetFile(self.catalog.rejects).read_row_group(0).slice(0, 1).to_pylist()[0]
-            raise StrictError.of(**first)
+            reasons = pq.read_table(self.catalog.rejects, columns=["reason"]).column("reason").to_pylist()
+            at = next(i for i, reason in enumerate(reasons) if bad_record(reason))
+            raise StrictError.of(**pq.read_table(self.catalog.rejects).slice(at, 1).to_pylist()[0])
 
     def added(self) -> list:
         """--add: the paths of the last run in the folder, then the new ones."""

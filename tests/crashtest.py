@@ -12,9 +12,11 @@ mounted, an injected ENOSPC otherwise).  Then a run with the default
 settings must leave byte-identical outputs to a clean run's (manifests
 without their "run" and "outputs" entries, summary.json without its
 seconds), and nothing temporary.  A SIGINT must end the run with one line
-and exit 130 (or, if it came after the last commit, exit 0).
+and exit 130 (or, if it came after the last commit, exit 0).  The stages
+run alone that publish (`joseki prune`, `joseki emit`, `joseki report`,
+each with settings that make it run) are stopped the same way.
 
-    python tests/crashtest.py [--moments N] [--engine dask] [DATA...]      (make crashtest)
+    python tests/crashtest.py [--moments N] [--engine dask] [--alone] [DATA...]      (make crashtest)
 
 With ``--engine dask`` every run (the clean one, the stopped one, the next
 one) mines on a LocalCluster of two worker processes: a stop may come while
@@ -40,7 +42,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 JOSEKI = [sys.executable, "-m", "pipeline.cli"]
 LOCK = ".joseki.lock"
-BOOKKEEPING = {"run", "outputs", "seconds"}  # what may differ between two runs of the same games and config
+# what may differ between two runs of the same games and config (rerun_seconds: a run that found every stage up to date)
+BOOKKEEPING = {"run", "outputs", "seconds", "rerun_seconds"}
 # the interrupted run's settings: each makes a different set of stages run
 VARIANTS = {
     "force": ["--force"],
@@ -49,6 +52,13 @@ VARIANTS = {
     "threshold": ["--set", "prune.min_count=40"],
     "orders": ["--set", "prune.merge_orders=true"],  # node_orders.parquet written, then gone again
     "no-dedupe": ["--set", "dedupe=false"],
+}
+# a stage run alone, with settings that make it run: stopped, the output folder must stay one tree (the next run
+# mends what the stop left)
+ALONE = {
+    "prune-alone": ["prune", "--set", "prune.min_count=40"],  # prune, then emit and the report
+    "emit-alone": ["emit", "--set", "emit.counters=true"],  # emit, then the report
+    "report-alone": ["report", "--set", "influence.share=0.25"],
 }
 STATES = ("empty", "default", "other")  # the folder the interrupted run starts from
 COMMIT_POINTS = ("commit-synced", "commit-unrecorded", "commit-renamed", "commit-recorded")
@@ -150,6 +160,12 @@ class Harness:
         return joseki(["mine", *self.inputs, self.extra, "--out", out, "--quiet", *self.engine, *args], env)
 
     def command(self, out: Path, args: list) -> list[str]:
+        """The command of a case: `joseki mine` with ``args``, or where
+        ``args`` starts with a stage's name, that stage alone (its engine
+        without a cluster's options: a stage alone starts a cluster of one
+        worker a core)."""
+        if args and not args[0].startswith("-"):
+            return [*JOSEKI, args[0], "--out", str(out), "--quiet", *self.engine[:2], *args[1:]]
         return [
             *JOSEKI,
             "mine",
@@ -205,7 +221,7 @@ class Harness:
     # -- the faults ---------------------------------------------------------------------
     def timed(self, state: str, variant: str, moments: list[float]) -> None:
         """Stops at fractions of the run, measured from the lock to the end."""
-        args = VARIANTS[variant]
+        args = VARIANTS.get(variant) or ALONE[variant]
         out = self.start(state, f"{state}-{variant}-calibrate")
         started = time.monotonic()
         proc = subprocess.Popen(
@@ -346,15 +362,32 @@ class Harness:
         return len(differing)
 
 
+# (the state a stage alone starts from, the stage and its settings)
+ALONE_PAIRS = [("default", "prune-alone"), ("other", "emit-alone"), ("default", "report-alone")]
+
+
 def run(
-    inputs: list[Path], root: Path, moments: int, quick: bool = False, log=print, engine: list[str] | None = None
+    inputs: list[Path],
+    root: Path,
+    moments: int,
+    quick: bool = False,
+    log=print,
+    engine: list[str] | None = None,
+    alone: bool = False,
 ) -> Harness:
     """Every kind of fault; ``moments`` timed stops a (state, settings)
-    pair.  ``quick`` (the test suite's version): three pairs, a few steps of
-    the commits, one --strict, one ENOSPC, one small disk.  ``engine``: the
-    options every run takes (``--engine dask --workers 2``)."""
+    pair.  ``quick`` (the test suite's version): three pairs of
+    `joseki mine` and one of prune alone, a few steps of the commits, one
+    --strict, one ENOSPC, one small disk.  ``engine``: the options every
+    run takes (``--engine dask --workers 2``).  ``alone``: only the timed
+    stops of the stages run alone (``ALONE``)."""
     h = Harness(inputs, root, log, engine or [])
     spread = [(i + 0.5) / moments for i in range(moments)]
+    for state, variant in ALONE_PAIRS[:1] if quick else ALONE_PAIRS:
+        log(f"timed stops: from {state}, {variant} ...")
+        h.timed(state, variant, spread)
+    if alone:
+        return h
     pairs = [
         ("empty", "force"),
         ("default", "distance"),
@@ -391,6 +424,9 @@ def main() -> int:
     parser.add_argument("--moments", type=int, default=10, help="timed stops a (state, settings) pair (6 pairs)")
     parser.add_argument("--keep", action="store_true", help="keep the case folders")
     parser.add_argument(
+        "--alone", action="store_true", help="only the stops of the stages run alone (prune, emit, report)"
+    )
+    parser.add_argument(
         "--engine",
         choices=("fast", "dask"),
         default="fast",
@@ -405,7 +441,7 @@ def main() -> int:
     root = Path(tempfile.mkdtemp(prefix="crashtest-"))
     try:
         engine = ["--engine", "dask", "--workers", "2"] if args.engine == "dask" else []
-        harness = run(inputs, root, args.moments, engine=engine)
+        harness = run(inputs, root, args.moments, engine=engine, alone=args.alone)
         return 1 if harness.report() else 0
     finally:
         if not args.keep:

@@ -223,3 +223,24 @@ DATASETS = (
     "trie_positions.parquet",
     "sorted_sequences.parquet",
 )
+
+
+def setup_games(folder):
+    """Games whose setup stones are a handicap's, or are not (then each is
+    left out with its reason), beside an even game; in one file, as a
+    collection, too."""
+    opening = ";B[pd];W[dp];B[qp];W[dd];B[fq];W[cn];B[jp];W[pj]"
+    games = {
+        "even.sgf": f"(;GM[1]FF[4]SZ[19]{opening})",
+        "passes.sgf": f"(;GM[1]FF[4]SZ[19]AB[tt]AW[]{opening};B[qj])",  # pass-like setup points: no stones
+        "handicap.sgf": "(;GM[1]FF[4]SZ[19]HA[2]AB[pd][dp];W[dd];B[qp];W[fq];B[cn];W[jp])",
+        "position.sgf": "(;GM[1]FF[4]SZ[19]AB[pd][qp]AW[dd][dq];B[pc];W[cp];B[qq];W[cc])",
+        "white.sgf": "(;GM[1]FF[4]SZ[19]AW[dd];B[pd];W[dp];B[qp];W[cc])",
+        "later.sgf": f"(;GM[1]FF[4]SZ[19]{opening};AB[cc];W[qq])",
+        "handicap-white.sgf": "(;GM[1]FF[4]SZ[19]HA[2]AB[pd][dp]AW[dd];W[qp];B[cn];W[fq])",
+        "collection.sgf": "(;GM[1]SZ[19]AW[qq];B[dd];W[pp])\n(;GM[1]SZ[19];B[cd];W[pp];AE[pp];B[qc])",
+    }
+    folder.mkdir()
+    for name, text in games.items():
+        (folder / name).write_text(text)
+    return folder

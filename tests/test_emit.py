@@ -115,7 +115,7 @@ def stats_book(share=0.30):
             "collection": ["/data/pro", "/data/kgs"],
             "move": [23, 5],
             "corner": ["upper right", "lower left"],
-            "source": ["x.sgf", "y.sgf"],
+            "source": ["/data/pro/x.sgf", "/data/kgs/y.sgf"],
             "location": ["", ""],
         }
     )
@@ -184,8 +184,8 @@ def test_comment_for_players_exact():
         "149 games (50% of the moves here); Black wins 67% (57-75%); 2004-2017, most popular in 2017\n"
         "Black's influence to the right.\n"
         "Played 150 times: some games play it in more than one corner.\n"
-        "Games: Lee Sedol 9p (B) - Gu Li 9p (W), 2014-01-05, B+R (pro, move 23, upper right); "
-        "A (B) - B (W), 2010, W+2.5 (kgs, move 5, lower left).\n"
+        "Games: Lee Sedol 9p (B) - Gu Li 9p (W), 2014-01-05, B+R (pro: x.sgf, move 23, upper right); "
+        "A (B) - B (W), 2010, W+2.5 (kgs: y.sgf, move 5, lower left).\n"
         "Next: F17 60%, C14 40%."
     )
 
@@ -389,13 +389,26 @@ def test_dot_structure(table):
     # children edges in children_order
     assert [e for e in edges if e.startswith("n0 ")] == ["n0 -> n2;", "n0 -> n3;", "n0 -> n1;", "n0 -> n4;"]
     assert 'n0 [label="empty board\\n300"' in dot
-    assert 'n2 [label="B dd\\n150"' in dot
+    assert 'n2 [label="B D16\\n150"' in dot
     assert 'n3 [label="B tenuki\\n50"' in dot
-    assert 'n8 [label="W cc\\n90"' in dot
+    assert 'n8 [label="W C17\\n90"' in dot
     # every label carries its count
     for n, c in zip(table["node"], table["count"]):
         line = next(line_ for line_ in nodes if line_.strip().startswith(f"n{n} ["))
         assert f'\\n{c}"' in line
+
+
+def test_the_drawings_name_moves_in_board_coordinates_as_every_page_does(table):
+    """joseki.dot and influence.dot (and so their SVGs) label a node "W D18",
+    as the SGF's comments and the report name moves, never by SGF letters."""
+    from joseki_miner.book.words import make_book
+
+    book = make_book(table)
+    for dot in (to_dot(table), influence_dot(table)):
+        for line_ in node_lines(dot):
+            n = int(re.match(r"\s*n(\d+)", line_).group(1))
+            label = re.search(r'label="([^"\\]*)', line_).group(1)
+            assert label == ("empty board" if n == book.root else book.move_name(n)), label
 
 
 def test_dot_title_escaped(table):
@@ -409,10 +422,10 @@ def test_influence_dot_letters(table):
     assert len(nodes) == len(table)
     assert len(edge_lines(dot)) == len(table) - 1
     assert 'n0 [label="empty board"' in dot
-    assert 'n2 [label="B dd\\nR:B D: "' in dot  # right black, down none
-    assert 'n1 [label="B cd\\nR:B D:A"' in dot  # right black, down any
-    assert 'n5 [label="W cf\\nR:W D: "' in dot  # right white
-    assert 'n8 [label="W cc\\nR:  D: "' in dot  # exactly 30% -> none
+    assert 'n2 [label="B D16\\nR:B D: "' in dot  # right black, down none
+    assert 'n1 [label="B C16\\nR:B D:A"' in dot  # right black, down any
+    assert 'n5 [label="W C14\\nR:W D: "' in dot  # right white
+    assert 'n8 [label="W C17\\nR:  D: "' in dot  # exactly 30% -> none
     assert 'n7 [label="B tenuki\\nR:  D: "' in dot
     # only right and down: no up/left letters, no counts
     for line_ in nodes:
@@ -426,11 +439,11 @@ def test_influence_dot_letters(table):
     t2 = table.copy()
     i = t2.index[t2["node"] == 4][0]
     t2.loc[i, ["left_black", "left_white", "left_neutral", "up_black", "up_white", "up_neutral"]] = [0, 50, 0, 50, 0, 0]
-    assert 'n4 [label="B dc\\nR:  D: "' in influence_dot(t2)
+    assert 'n4 [label="B D17\\nR:  D: "' in influence_dot(t2)
 
 
 def test_influence_dot_share_and_start(table):
-    assert 'n2 [label="B dd\\nR:A D: "' in influence_dot(table, share=0.05)
+    assert 'n2 [label="B D16\\nR:A D: "' in influence_dot(table, share=0.05)
     sub = influence_dot(table, start=2)
     ids = sorted(int(re.match(r"\s*n(\d+)", line_).group(1)) for line_ in node_lines(sub))
     assert ids == [2, 5, 6, 7, 8, 9, 10]
@@ -496,3 +509,51 @@ def test_a_dot_ended_by_the_runs_stop_stops_the_run(tmp_path, monkeypatch, sig):
     fake.write_text(f"#!{sys.executable}\nimport os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n")
     with pytest.raises(RuntimeError, match=r"^dot could not render killed\.svg: -9$"):
         render_svg("digraph { a -> b }", tmp_path / "killed.svg")
+
+
+# ---------------------------------------------------------------- a game's record
+
+
+def test_a_games_record_holds_its_information_setup_and_moves():
+    """game_sgf: a row of games.parquet as an SGF record of its own: the
+    information and handicap at the root with the setup stones and where it
+    was read (GC), the moves (a pass as B[]), a setup after the root in a
+    node of its own before the move it precedes."""
+    import json
+
+    from joseki_miner.book.emit import game_sgf
+    from joseki_miner.method.points import BLACK, EMPTY, WHITE
+    from joseki_miner.method.records import encode_moves, encode_points, Move, PASS
+
+    row = {
+        "PB": "Lee Sedol",
+        "BR": "9p",
+        "PW": "Gu [Li]",
+        "WR": "",
+        "DT": "2014-01-05",
+        "EV": "",
+        "RE": "B+R",
+        "KM": "0.5",
+        "size": 19,
+        "handicap": 2,
+        "setup_black": encode_points([from_sgf("pd"), from_sgf("dp")]),
+        "setup_white": "",
+        "setup_events": json.dumps(
+            [[1, WHITE, from_sgf("qq")], [1, EMPTY, from_sgf("pd")], [2, BLACK, from_sgf("aa")]]
+        ),
+        "moves": encode_moves([Move(WHITE, from_sgf("qc")), Move(BLACK, PASS)]),
+    }
+    text = game_sgf(row, "pro: 2014/lee-gu.sgf")
+    assert text == (
+        f"(;FF[4]GM[1]SZ[19]CA[UTF-8]AP[joseki-miner:{__version__}]PB[Lee Sedol]BR[9p]PW[Gu [Li\\]]"
+        "DT[2014-01-05]RE[B+R]KM[0.5]HA[2]GC[pro: 2014/lee-gu.sgf]AB[pd][dp]"
+        ";W[qc];AW[qq]AE[pd];B[];AB[aa])\n"
+    )
+    game = sgf.Sgf_game.from_string(text)
+    assert game.get_root().get("PW") == "Gu [Li]" and game.get_handicap() == 2
+    assert [n.get_move() for n in game.get_main_sequence()][1:] == [
+        ("w", (16, 16)),
+        (None, None),
+        ("b", None),
+        (None, None),
+    ]

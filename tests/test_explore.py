@@ -193,6 +193,10 @@ def test_the_commands(mined, tmp_path):
     assert collection.count("(;FF[4]") == 5
     for game in collection.strip().split("\n"):
         sgfmill.Sgf_game.from_string(game)  # each game parses
+    # each game's record named by its collection and its place there, as the book names it: no machine's path
+    notes = re.findall(r"GC\[([^\]]*)\]", collection)
+    assert len(notes) == 5 and all(re.match(r"[\w.-]+: \S", note) for note in notes), notes
+    assert "/" + mined.work.parts[1] not in collection and str(mined.work.parent) not in collection
     listed = _cli("games", text, "--out", mined.out, "--limit", "3")
     assert listed.returncode == 0 and len(listed.stdout.strip().splitlines()) == 4
     trend = _cli("trend", text, "--out", mined.out)

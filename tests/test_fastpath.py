@@ -12,6 +12,7 @@ import pytest
 from joseki_miner.runs.config import load
 from joseki_miner.runs.catalog import Catalog
 from joseki_miner.runs.catalog import STAGES
+from helpers import setup_games
 from pipeline.run import Request, run_stages
 
 FILES = (
@@ -135,7 +136,7 @@ def _odd_games(folder: Path, later_setup: bool) -> Path:
     """Games that take every branch around the one replay that validates and
     finds sequences: handicap stones, a capture played into again, a move on
     an occupied point, a repeat, a 9x9 game; and, if asked, setup stones
-    after the root (which send their batch's phase 1 the staged way)."""
+    after the root (read by the Python reader, and rejected)."""
     opening = ";B[pd];W[dp];B[qp];W[dd];B[fq];W[cn];B[jp];W[pj];B[qh];W[qn];B[pn];W[pm];B[on];W[qo]"
     games = {
         "plain.sgf": f"(;GM[1]FF[4]SZ[19]{opening};B[nq];W[rp])",
@@ -165,8 +166,41 @@ def test_fast_path_equals_reference_on_odd_games(tmp_path, later_setup):
     fast = _mine([games], tmp_path / "fast", "fast", 2, *sets)
     reference = _mine([games], tmp_path / "reference", "reference", 1, *sets)
     assert fast == {**reference, "seconds": fast["seconds"]}
-    assert fast["games_rejected"] == {"duplicate": 1, "move on an occupied point": 2, "not 19x19": 1}
+    later = {"setup stones after the root": 1} if later_setup else {}
+    assert fast["games_rejected"] == {"duplicate": 1, "move on an occupied point": 2, "not 19x19": 1, **later}
     _same(tmp_path / "fast", tmp_path / "reference")
+
+
+@pytest.mark.parametrize("include_handicap", [False, True])
+def test_setup_stones_that_are_not_a_handicaps_leave_their_game_out_in_both_engines(tmp_path, include_handicap):
+    """Each such game is rejected with its reason and counted in the
+    summary (games read = accepted + rejected), by the same bytes in both
+    engines; with handicaps read, a handicap game with white setup stones
+    is one of them, its own black stones alone are a handicap."""
+    games = setup_games(tmp_path / "games")
+    sets = (f"include_handicap={str(include_handicap).lower()}", "prune.min_count=1", "min_length=1")
+    fast = _mine([games], tmp_path / "fast", "fast", 2, *sets)
+    reference = _mine([games], tmp_path / "reference", "reference", 1, *sets)
+    assert fast == {**reference, "seconds": fast["seconds"]}
+    _same(tmp_path / "fast", tmp_path / "reference")
+    handicap = {"setup stones": 4} if include_handicap else {"handicap": 2, "setup stones": 3}
+    assert fast["games_rejected"] == {**handicap, "setup stones after the root": 2}
+    assert (
+        fast["games_read"] == 9 == fast["games_accepted"] + fast["games_rejected_total"] + fast["games_filtered_total"]
+    )
+    assert fast["games_accepted"] == (3 if include_handicap else 2)
+    import pyarrow.parquet as pq
+
+    rejects = {
+        (Path(r["source"]).name, r["location"]): (r["reason"], r["detail"])
+        for r in pq.read_table(tmp_path / "fast" / "interim" / "rejects.parquet").to_pylist()
+    }
+    assert rejects[("position.sgf", "")] == ("setup stones", "2 black and 2 white setup stones")
+    assert rejects[("white.sgf", "")] == ("setup stones", "1 white setup stone")
+    assert rejects[("later.sgf", "")] == ("setup stones after the root", "AB after move 8")
+    assert rejects[("collection.sgf", "game 2")] == ("setup stones after the root", "AE after move 2")
+    if include_handicap:
+        assert rejects[("handicap-white.sgf", "")] == ("setup stones", "handicap 2: 2 black and 1 white setup stones")
 
 
 def test_duplicates_name_their_first_game_across_batches(tmp_path, monkeypatch):

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import files_of, rows_of
+from helpers import files_of, rows_of, setup_games
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -173,6 +173,21 @@ def test_a_warmed_worker_leaves_what_it_holds_for_good_out_of_the_collectors_pas
         assert list(client.run(gc.get_freeze_count).values()) == [0]
         client.run(warm, freeze=True)
         assert list(client.run(gc.get_freeze_count).values())[0] > 10_000
+
+
+def test_setup_stones_reject_their_games_on_the_workers_as_in_one_reading(tmp_path):
+    """Games whose setup stones are not a handicap's, with handicaps read:
+    the dask engine rejects each with the fast engine's reason and detail,
+    and writes the same files."""
+    games = setup_games(tmp_path / "games")
+    sets = ("include_handicap=true", "prune.min_count=1", "min_length=1")
+    fast = mine([games], tmp_path / "fast", sets=sets)
+    dask = mine([games], tmp_path / "dask", "dask", sets=sets)
+    assert fast["games_rejected"] == dask["games_rejected"] == {"setup stones": 4, "setup stones after the root": 2}
+    for name in ("games.parquet", "rejects.parquet"):
+        assert rows_of(tmp_path / "dask" / "work" / name) == rows_of(tmp_path / "fast" / "work" / name), name
+    book = [(tmp_path / engine / "out" / "joseki.sgf").read_bytes() for engine in ("dask", "fast")]
+    assert book[0] == book[1]
 
 
 def test_duplicates_across_partitions_are_those_of_one_reading(tmp_path):

@@ -24,6 +24,7 @@ from joseki_miner.method.trie import COUNTER_COLUMNS, STAT_COLUMNS, Trie
 from joseki_miner.runs.catalog import Catalog
 from pipeline.cli import app
 from joseki_miner.runs.catalog import STAGES
+from joseki_miner.runs.stages import alone
 from pipeline.run import Request, run_stages
 from sgftree import sgf_colours, sgf_first_lines, sgf_paths
 
@@ -217,6 +218,80 @@ def test_changing_only_the_threshold_reruns_only_the_published_stages(demo_games
     assert not [m for m in log if "done" in m]
 
 
+def _node_counts(catalog: Catalog) -> dict[str, int]:
+    """How many nodes (the root too) each published output says the tree holds."""
+    index = (catalog.report / "index.html").read_text(encoding="utf-8")
+    counts = {
+        "joseki.parquet": pq.read_table(catalog.joseki).num_rows,
+        "summary.json": json.loads(catalog.summary.read_text())["nodes_after_prune"],
+        "joseki.sgf": len(sgf_paths(catalog.sgf.read_text(encoding="utf-8"))) + 1,
+        "report pages": len(list(catalog.report.glob("n[0-9]*.html"))),
+        "report index": int(re.search(r"([\d,]+) moves? in the tree", index).group(1).replace(",", "")) + 1,
+    }
+    if catalog.svg.exists():  # drawn where Graphviz is
+        counts["joseki.svg"] = catalog.svg.read_text(encoding="utf-8").count('class="node"')
+    return counts
+
+
+def test_a_stage_alone_keeps_the_output_folder_one_tree(demo_games, demo_run, tmp_path):
+    """`joseki prune --set prune.min_count=30` (make prune SET=...) prunes
+    again, then writes the SGF, the SVGs and the report of the new tree in
+    the same commit: every published output counts its nodes; `joseki emit`
+    runs the report after it."""
+    _, first, _ = demo_run
+    shutil.copytree(first.out, tmp_path / "o", ignore=shutil.ignore_patterns(".joseki.lock"))
+    catalog = Catalog(work=tmp_path / "o" / "interim", out=tmp_path / "o")
+    before = _node_counts(catalog)
+    assert len(set(before.values())) == 1, before
+    folders = ["--out", str(catalog.out), "--work", str(catalog.work)]
+    done = CliRunner().invoke(app, ["prune", *folders, "--set", "prune.min_count=30", "--quiet"])
+    assert done.exit_code == 0, done.output
+    after = _node_counts(catalog)
+    assert len(set(after.values())) == 1 and set(after.values()) != set(before.values()), (before, after)
+    assert f"pruned at count >= 30: {after['joseki.parquet']} nodes" in done.output
+    assert f"outputs in {catalog.out}" in done.output
+    log: list[str] = []
+    run_stages(catalog, load(None, []), alone("emit"), [], Request(progress=False, force=True), log=log.append)
+    assert [m.split(":")[0] for m in log if "done" in m] == ["emit", "report"]
+
+
+def test_a_work_stage_alone_says_what_publishes_it(demo_games, demo_run, tmp_path):
+    """`joseki build` with another parameter writes the work folder only:
+    the book and summary.json stay those of the stages before, the command
+    says `joseki prune` publishes the new build, the queries refuse the
+    book until it has, and then answer from the new tree."""
+    _, first, _ = demo_run
+    shutil.copytree(first.out, tmp_path / "o", ignore=shutil.ignore_patterns(".joseki.lock"))
+    catalog = Catalog(work=tmp_path / "o" / "interim", out=tmp_path / "o")
+    folders = ["--out", str(catalog.out), "--work", str(catalog.work)]
+    summary = catalog.summary.read_bytes()
+    published = {p: p.read_bytes() for p in (catalog.joseki, catalog.sgf)}
+    done = CliRunner().invoke(app, ["build", *folders, "--set", "influence.neutral=3", "--quiet"])
+    assert done.exit_code == 0, done.output
+    assert "outputs in" not in done.output
+    assert (
+        f"staged in {catalog.work}" in done.output
+        and f"the book in {catalog.out} is still that of the stages before: `joseki prune`" in done.output
+    ), done.output
+    assert catalog.summary.read_bytes() == summary and {p: p.read_bytes() for p in published} == published
+    refused = CliRunner().invoke(app, ["lookup", "Q16", *folders])
+    assert refused.exit_code == 2 and "not mined from what" in refused.output, refused.output
+    done = CliRunner().invoke(app, ["prune", *folders, "--set", "influence.neutral=3", "--quiet"])
+    assert done.exit_code == 0 and f"outputs in {catalog.out}" in done.output, done.output
+    assert CliRunner().invoke(app, ["lookup", "Q16", *folders]).exit_code == 0
+    assert len(set(_node_counts(catalog).values())) == 1
+
+
+def test_a_first_work_stage_alone_says_nothing_is_published_yet(demo_games, tmp_path):
+    done = CliRunner().invoke(app, ["ingest", str(demo_games), "--out", str(tmp_path), "--quiet"])
+    assert done.exit_code == 0, done.output
+    assert (
+        f"nothing is published in {tmp_path} yet: `joseki extract`, then `joseki build`, then `joseki prune`"
+        in done.output
+    ), done.output
+    assert json.loads((tmp_path / "summary.json").read_text())["games_accepted"] == 400
+
+
 def _transformed(record: GameRecord, t: int, swap: bool) -> str:
     """The game turned by transform t, its colours swapped if asked (its
     result's winner too), its date kept."""
@@ -346,9 +421,11 @@ def test_cli_single_stage_reports_only_what_has_run(demo_games, tmp_path):
     result = runner.invoke(app, ["ingest", str(demo_games), "--out", str(tmp_path), "--quiet"])
     assert result.exit_code == 0, result.output
     assert "games read 403" in result.output and "files without games skipped: 1" in result.output
-    assert "trie" not in result.output and "joseki" not in result.output
+    figures = "\n".join(result.output.splitlines()[:-1])  # the last line: what publishes it
+    assert "trie" not in figures and "joseki" not in figures
     result = runner.invoke(app, ["extract", "--out", str(tmp_path), "--quiet"])
-    assert "sequences 1,585" in result.output and "trie" not in result.output
+    figures = "\n".join(result.output.splitlines()[:-1])
+    assert "sequences 1,585" in figures and "trie" not in figures
 
 
 def test_console_command_flushes_its_output_and_exit_code(demo_games, tmp_path):

@@ -8,6 +8,8 @@ import re
 import shutil
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -104,7 +106,7 @@ def test_a_page_for_every_node_and_the_index_lists_the_joseki_by_first_move_then
     assert groups == {"4-4", "3-4", "3-3"}
     later_groups = {report.group_of_move(path_of(nodes, f)[0]["move"]) for f in follow_ups(nodes)}
     assert sorted(p.name for p in folder.iterdir()) == sorted(
-        ["index.html", "style.css", "changed.html", "fuseki.html"]
+        ["index.html", "style.css", "changed.html", "fuseki.html", "games"]
         + [f"joseki-{g}.html" for g in groups]
         + [f"follow-ups-{g}.html" for g in later_groups]
         + [f"n{n}.html" for n in nodes]
@@ -143,7 +145,7 @@ def test_a_page_for_every_node_and_the_index_lists_the_joseki_by_first_move_then
         set(map(int, re.findall(r'class="card (?:approach|enclosure|extension)" data-node="(\d+)"', fuseki_page)))
         == fuseki
     )
-    for page in folder.iterdir():
+    for page in folder.rglob("*"):
         assert page.stat().st_size < MAX_PAGE, page.name
 
 
@@ -187,8 +189,9 @@ def test_the_report_is_the_same_bytes_when_built_again(mined, tmp_path):
     shutil.rmtree(tmp_path / "report")
     (tmp_path / "report.manifest.json").unlink()
     run_stages(again, load(None, []), ["report"], [], Request(progress=False), log=lambda s: None)
-    for page in mined.report.iterdir():
-        assert (tmp_path / "report" / page.name).read_bytes() == page.read_bytes(), page.name
+    for page in (p for p in mined.report.rglob("*") if p.is_file()):
+        name = page.relative_to(mined.report)
+        assert (tmp_path / "report" / name).read_bytes() == page.read_bytes(), name
 
 
 def test_the_report_written_in_parts_is_the_report_written_whole(mined, tmp_path):
@@ -209,9 +212,12 @@ def test_the_report_written_in_parts_is_the_report_written_whole(mined, tmp_path
     stage.start(folder)
     written = [stage.write(files, folder, share=0.2, min_length=1, part=(i, 3)) for i in (2, 0, 1)]
     whole = stage.pages(files, tmp_path / "whole", share=0.2, min_length=1)
-    assert sum(len(sizes) for sizes in written) == len(list((tmp_path / "whole").iterdir()))
-    for page in (tmp_path / "whole").iterdir():
-        assert (folder / page.name).read_bytes() == page.read_bytes(), page.name
+    whole_files = [p.relative_to(tmp_path / "whole") for p in (tmp_path / "whole").rglob("*") if p.is_file()]
+    assert sum(len(sizes["pages"]) + len(sizes["games"]) for sizes in written) == len(whole_files)
+    assert sorted(p.relative_to(folder) for p in folder.rglob("*") if p.is_file()) == sorted(whole_files)
+    for name in whole_files:
+        assert (folder / name).read_bytes() == (tmp_path / "whole" / name).read_bytes(), name
+    assert [bool(sizes["games"]) for sizes in written] == [True, False, True]  # part 0 writes the book's own pages
     assert stage.figures(written) == whole
 
 
@@ -264,10 +270,102 @@ def test_names_from_the_games_are_escaped(mined, tmp_path):
     assert "<script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
 
 
+def test_records_are_named_by_their_collection_and_their_place_in_it():
+    """An example game's record as a reader finds it in their own copy of
+    the collection: its name, the file's path inside its folder, the
+    place inside the file; never the path the mining machine read."""
+    from joseki_miner.book.words import record_name
+
+    data = "/home/someone/shared/data"
+    ai = {"collection": f"{data}/ai", "source": f"{data}/ai/ai-games.tar.gz", "location": "AI/HanDol/G2.sgf"}
+    assert record_name(ai, {f"{data}/ai": "ai"}) == "ai: ai-games.tar.gz : AI/HanDol/G2.sgf"
+    assert record_name(ai) == "ai: ai-games.tar.gz : AI/HanDol/G2.sgf"  # a collection the book does not list
+    tygem = {"collection": "../shared/data/tygem-9d", "source": "../shared/data/tygem-9d/kifu/2011-09.zip"}
+    assert record_name({**tygem, "location": "2011-09:line 7"}) == "tygem-9d: kifu/2011-09.zip : 2011-09:line 7"
+    loose = {"collection": f"{data}/kgs", "source": f"{data}/kgs/2001/01-01-1.sgf", "location": ""}
+    assert record_name(loose, {f"{data}/kgs": "kgs"}) == "kgs: 2001/01-01-1.sgf"
+    alone = {"collection": f"{data}/one.sgf", "source": f"{data}/one.sgf", "location": "game 2"}
+    assert record_name(alone, {f"{data}/one.sgf": "one.sgf"}) == "one.sgf : game 2"  # a file given as a collection
+    outside = {"collection": f"{data}/ai", "source": "/elsewhere/x.sgf", "location": ""}
+    assert record_name(outside, {f"{data}/ai": "ai"}) == "ai: x.sgf"
+
+
+def test_the_published_book_names_no_path_of_the_machine_that_mined_it(mined, demo_games):
+    """The report's pages and records, and joseki.sgf, name each example
+    game by its collection and its place there (``record_name``): the
+    folder the games were mined from (an absolute path here) appears in
+    none of them."""
+    from joseki_miner.book.words import record_name, short_names
+
+    here = str(demo_games)
+    assert here.startswith("/")
+    published = [p for p in mined.report.rglob("*") if p.is_file()] + [mined.sgf]
+    assert [p for p in published if here in p.read_text(encoding="utf-8")] == []
+    rows = pq.read_table(mined.node_examples).to_pylist()
+    names = short_names({r["collection"] for r in rows})
+    for r in rows:
+        page = (mined.report / f"n{r['node']}.html").read_text(encoding="utf-8")
+        assert f'<span class="record">{record_name(r, names)}</span>' in page
+        assert record_name(r, names).startswith(("club: demo-", "pro: demo-"))
+    sgf = mined.sgf.read_text(encoding="utf-8")
+    assert f"({record_name(rows[0], names)}, move " in sgf
+
+
+def test_an_example_game_opens_as_sgf_from_its_node_page(mined):
+    """Each example game's row links its record beside the report
+    (games/GAME.sgf, one file a game whichever nodes show it): the game as
+    games.parquet holds it (information, setup stones, moves), named by
+    its collection and its place there."""
+    from sgfmill import sgf
+
+    from joseki_miner.book.words import record_name, short_names
+    from joseki_miner.method.gameinfo import date_text
+    from joseki_miner.method.records import decode_moves
+    from joseki_miner.method.points import to_sgf
+
+    rows = pq.read_table(mined.node_examples).to_pylist()
+    games = pq.read_table(mined.games).to_pylist()
+    names = short_names({g["collection"] for g in games})
+    for node in {r["node"] for r in rows}:
+        page = (mined.report / f"n{node}.html").read_text(encoding="utf-8")
+        linked = re.findall(r'<a class="sgf" href="games/(\d+)\.sgf">SGF</a>', page)
+        assert linked == [str(r["game"]) for r in rows if r["node"] == node]
+    files = sorted((mined.report / "games").iterdir())
+    assert sorted(int(f.stem) for f in files) == sorted({r["game"] for r in rows})  # one file a game
+    for f in files:
+        game = games[int(f.stem)]
+        record = sgf.Sgf_game.from_bytes(f.read_bytes())
+        root = record.get_root()
+        info = {k: root.get_raw(k).decode() if root.has_property(k) else "" for k in ("PB", "PW", "DT", "RE", "KM")}
+        assert info == {**{k: game[k] or "" for k in info}, "DT": date_text(game["DT"] or "")}
+        assert root.get("GC") == record_name(game, names)
+        played = [node.get_raw_move() for node in record.get_main_sequence()[1:]]
+        want = [("b" if m.colour < 0 else "w", to_sgf(m.point)) for m in decode_moves(game["moves"])]
+        assert [(c, (raw or b"").decode()) for c, raw in played] == want
+
+
+def test_the_index_and_the_groups_pages_explain_the_influence_bands(mined):
+    """The bands beside a card's board are the influence verdicts: the
+    index and the pages of cards say what each colour of band means, with
+    the share the run used (influence.share)."""
+    from joseki_miner.runs.config import load as config_of
+
+    share = config_of(None, []).influence_share
+    for name in ["index.html", "fuseki.html"] + [p.name for p in mined.report.glob("joseki-*.html")]:
+        page = (mined.report / name).read_text(encoding="utf-8")
+        legend = re.search(r'<p class="notes legend">(.*?)</p>', page)
+        assert legend, name
+        assert all(f'<span class="band {c}"></span>' in legend.group(1) for c in ("black", "white", "any"))
+        assert f"more than {100 * share:g}% of the games" in legend.group(1)
+
+
 # -- in a real browser ------------------------------------------------------------------
 
 
-def _browser():
+def _browser(phone: int | None = None):
+    """Chromium headless; with ``phone``, as a phone of that width (mobile
+    emulation: a layout viewport of ``phone`` CSS pixels, as a phone's
+    browser lays a page out)."""
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     driver = shutil.which("chromedriver")
     if not chromium or not driver:
@@ -289,7 +387,64 @@ def _browser():
     ):
         options.add_argument(arg)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    if phone:
+        metrics = {"width": phone, "height": 844, "pixelRatio": 1}
+        options.add_experimental_option("mobileEmulation", {"deviceMetrics": metrics})
     return webdriver.Chrome(service=Service(driver), options=options)
+
+
+PHONE, DESKTOP = 390, 1400  # CSS pixels: a phone's width, a desktop's window
+
+
+def _pages_fit(report_folder: Path, names: list[str]) -> None:
+    """The pages ``names`` fit a phone's width (nothing wider than the
+    screen: no sideways scrolling) and a desktop's window, where the
+    example games are a table with its headings and each game's record
+    opens as SGF."""
+    from selenium.webdriver.common.by import By
+
+    for width in (PHONE, DESKTOP):
+        browser = _browser(width if width == PHONE else None)
+        try:
+            if width == DESKTOP:
+                browser.set_window_size(DESKTOP, 1000)
+            for name in names:
+                browser.get(report_folder.joinpath(name).as_uri())
+                wide, view = browser.execute_script(
+                    "return [document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+                )
+                assert view <= width and wide <= view, (width, name, wide, view)
+                games = browser.find_elements(By.CSS_SELECTOR, "table.games")
+                if games:
+                    head = games[0].find_element(By.TAG_NAME, "th")
+                    assert head.is_displayed() == (width == DESKTOP), (width, name)  # a phone stacks each game
+                    links = games[0].find_elements(By.CSS_SELECTOR, "a.sgf")
+                    assert links and all(a.is_displayed() for a in links)
+                    for a in links:
+                        assert Path(unquote(urlsplit(a.get_attribute("href")).path)).is_file()
+        finally:
+            browser.quit()
+
+
+def _node_pages_with_examples(catalog: Catalog, k: int = 3) -> list[str]:
+    """The pages of the ``k`` deepest nodes with example games (the
+    longest headings and breadcrumbs), and the empty corner's."""
+    rows = pq.read_table(catalog.node_examples, columns=["node"]).column("node").to_pylist()
+    nodes = tree(catalog)
+    deepest = sorted(set(rows), key=lambda n: (-nodes[n]["depth"], n))[:k]
+    return ["n0.html"] + [f"n{n}.html" for n in deepest]
+
+
+def test_in_a_browser_the_pages_fit_a_phone_and_a_desktop(mined):
+    groups = sorted(p.name for p in mined.report.glob("joseki-*.html"))
+    _pages_fit(mined.report.resolve(), ["index.html", groups[0], *_node_pages_with_examples(mined)])
+
+
+@pytest.mark.shared_data
+def test_in_a_browser_pages_of_real_games_fit_a_phone_and_a_desktop(mined_real):
+    """Real names: players in any script, records deep in archives."""
+    groups = sorted(p.name for p in mined_real.report.glob("joseki-*.html"))
+    _pages_fit(mined_real.report.resolve(), ["index.html", *groups, *_node_pages_with_examples(mined_real, 6)])
 
 
 def test_in_a_browser_the_index_and_a_candidate_move_lead_to_the_next_page(mined, tmp_path):
@@ -540,3 +695,30 @@ def test_a_node_names_the_other_orders_that_reach_its_position(tmp_path):
     assert "Also reached by C15 tenuki D17 (2 games)" in sgf  # the tree's form: the corner upper left
     thesis = mine_into([folder], tmp_path / "thesis", "kinds=false", "prune.min_count=1")
     assert not thesis.node_transpositions.exists() and "Also reached by" not in thesis.sgf.read_text()
+
+
+# -- the README's samples ----------------------------------------------------------------
+
+
+def test_the_readmes_demo_samples_are_what_a_run_of_the_demo_gives(tmp_path, monkeypatch, capsys):
+    """scripts/readme-samples.py --check: the README's summary of the demo
+    is what `joseki mine` prints on it now (its seconds aside); a README
+    whose sample drifted fails the check, naming it, and is rewritten."""
+    import importlib.util
+
+    root = Path(__file__).resolve().parent.parent
+    spec = importlib.util.spec_from_file_location("readme_samples", root / "scripts" / "readme-samples.py")
+    samples = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(samples)
+    made = samples.demo_summary()  # a real run of the demo, as `make mine` makes it
+    assert made.startswith("games read ") and "outputs in data/processed (" in made
+    monkeypatch.setattr(samples, "demo_summary", lambda: made)
+    assert samples.main(["--check"]) == 0, capsys.readouterr().out
+    drifted = tmp_path / "README.md"
+    text = (root / "README.md").read_text(encoding="utf-8")
+    written = samples.block(text, "demo-summary").group(2)
+    drifted.write_text(text.replace(written, written.replace("games read", "games read 1", 1)), encoding="utf-8")
+    assert samples.main(["--check", "--readme", str(drifted)]) == 1
+    assert "sample 'demo-summary' is not what a run gives" in capsys.readouterr().out
+    assert samples.main(["--readme", str(drifted)]) == 0
+    assert samples.main(["--check", "--readme", str(drifted)]) == 0

@@ -316,6 +316,35 @@ def test_strict_fails_on_rejects_of_an_ingest_kept_from_before(demo_games, tmp_p
     assert "bad-" in strict.stderr.splitlines()[-1]
 
 
+HANDICAP_GAME = "(;FF[4]GM[1]SZ[19]HA[2]AB[pd][dp];W[dd];B[qp];W[pq])\n"
+
+
+@pytest.mark.parametrize("engine", ["fast", "reference", "dask"])
+def test_strict_stops_at_a_bad_record_not_at_a_game_the_settings_leave_out(games, tmp_path, engine):
+    """--strict on games with a handicap game (include_handicap off) and a
+    duplicate: both are good records the settings leave out, so the run
+    goes on and counts them as rejected, then again with the games
+    ingested; a 9x9 game is a bad record, and stops it, on every engine."""
+    if engine == "dask":
+        pytest.importorskip("distributed", reason="the dask engine needs dask's distributed (make setup installs it)")
+    from joseki_miner.cluster.client import Options
+    from joseki_miner.runs.catalog import STAGES, Catalog
+    from joseki_miner.runs.config import load
+    from joseki_miner.runs.errors import StrictError
+    from pipeline.run import Request, run_stages
+
+    (games / "zz-handicap.sgf").write_text(HANDICAP_GAME)
+    shutil.copy(next(iter(sorted((games / "club").glob("*.sgf")))), games / "zz-again.sgf")
+    catalog = Catalog(work=tmp_path / "work", out=tmp_path / "out")
+    request = Request(progress=False, strict=True, engine=engine, jobs=1, cluster=Options(workers=1))
+    for _ in range(2):  # read, then kept from before
+        summary = run_stages(catalog, load(None, []), STAGES, [games], request)
+        assert summary["games_rejected"] == {"duplicate": 1, "handicap": 1}
+    (games / "zz-small.sgf").write_text("(;FF[4]GM[1]SZ[9];B[ee];W[cc])\n")
+    with pytest.raises(StrictError, match="zz-small.sgf.*not 19x19"):
+        run_stages(catalog, load(None, []), STAGES, [games], request)
+
+
 # -- 10. a full disk -----------------------------------------------------------------------
 
 
@@ -398,7 +427,7 @@ def test_unchanged_inputs_are_not_read_again(games, tmp_path):
 
 def test_identical_runs_differ_only_in_the_documented_fields(games, tmp_path):
     """docs/design.md names what differs between two runs of the same games
-    and config: summary.json's seconds, the manifests' timings, memory and file
+    and config: summary.json's seconds (and rerun_seconds), the manifests' timings, memory and file
     stamps, and the digest cache (it names files by inode and time)."""
     for name in ("a", "b"):
         assert joseki("mine", games, "--out", tmp_path / name, "--quiet").returncode == 0
@@ -408,8 +437,30 @@ def test_identical_runs_differ_only_in_the_documented_fields(games, tmp_path):
     differing = {k for k in raw["a"] if raw["a"][k] != raw["b"][k]}
     assert differing <= TIMINGS
     design = (ROOT / "docs" / "design.md").read_text()
-    for field in ("`seconds`", "`run`", "`outputs`", "input-digests.bin"):
+    for field in ("`seconds`", "`rerun_seconds`", "`run`", "`outputs`", "input-digests.bin"):
         assert field in design, field
+
+
+def test_an_up_to_date_rerun_keeps_the_seconds_of_the_run_that_made_the_outputs(games, tmp_path):
+    """summary.json's seconds are those of the run that made the outputs: a
+    rerun that finds every stage up to date keeps them (and its figures),
+    adds its own as rerun_seconds and says so; a run that makes something
+    again has its own seconds and no rerun_seconds."""
+    time.sleep(2.1)  # the games were just copied: past the digest cache's racy window, so a rerun reads none
+    out = tmp_path / "o"
+    assert joseki("mine", games, "--out", out, "--quiet").returncode == 0
+    made = json.loads((out / "summary.json").read_text())
+    # as if the first run had taken longer than any rerun takes: its seconds are kept, not this run's
+    (out / "summary.json").write_text(json.dumps({**made, "seconds": 999.5}, indent=2) + "\n")
+    for _ in range(2):
+        again = joseki("mine", games, "--out", out, "--quiet")
+        assert again.returncode == 0 and f"outputs in {out}, up to date (" in again.stdout, again.stdout
+        summary = json.loads((out / "summary.json").read_text())
+        assert summary["seconds"] == 999.5 and 0 < summary["rerun_seconds"] < 999.5
+        assert {k: v for k, v in summary.items() if k != "rerun_seconds"} == {**made, "seconds": 999.5}
+    assert joseki("mine", games, "--out", out, "--quiet", "--set", "prune.min_count=30").returncode == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert "rerun_seconds" not in summary and summary["seconds"] < 999.5
 
 
 def test_emit_writes_no_file_but_its_own(games, tmp_path):

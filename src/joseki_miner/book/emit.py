@@ -12,6 +12,8 @@ Three renderings, all pure functions returning text (no file I/O):
   mined, every comment says in words what happened after the move (the
   ``book`` module's words), the next moves are labelled on the board with
   their shares (LB), tenuki written as passes (``W[]``).
+* :func:`game_sgf` - one game's record (its information, setup stones and
+  moves), for an example game the report links to.
 * :func:`to_dot` - a Graphviz digraph of the tree (thesis Figures 3-5).
 * :func:`influence_dot` - the same tree labelled with the "right" and "down"
   influence verdict letters (thesis Figure 6).
@@ -24,7 +26,10 @@ fine.
 
 from __future__ import annotations
 
+import json
 from typing import Any
+
+import numpy as np
 
 from joseki_miner import __version__
 from joseki_miner.book.words import (
@@ -41,9 +46,13 @@ from joseki_miner.book.words import (
     next_moves_text,
     order_of,
     percent,
+    point_text,
     transpositions_text,
 )
+from joseki_miner.method.gameinfo import date_text
 from joseki_miner.method.influence import verdict
+from joseki_miner.method.points import BLACK, EMPTY
+from joseki_miner.method.points import to_sgf as to_sgf_point
 
 __all__ = [
     "children_order",
@@ -51,6 +60,7 @@ __all__ = [
     "root_comment",
     "labels",
     "to_sgf",
+    "game_sgf",
     "to_dot",
     "influence_dot",
     "VERDICT_LETTERS",
@@ -262,6 +272,62 @@ def to_sgf(tree, share: float = 0.30, title: str | None = None, counters: bool =
     return "".join(out)
 
 
+GAME_INFO = ("PB", "BR", "PW", "WR", "DT", "EV", "RE", "KM")  # games.parquet's columns a record's root keeps
+SETUP = {BLACK: "AB", EMPTY: "AE"}  # a setup event's colour -> its property (White's: AW)
+
+
+def game_sgf(row, record: str = "") -> str:
+    """A game of games.parquet (``row``: its information, ``handicap``,
+    ``setup_black``, ``setup_white``, ``setup_events`` and ``moves``) as
+    an SGF FF[4] record of its own: the root holds the game's information,
+    its handicap, its setup stones and ``record`` (where it was read,
+    ``record_name``) as GC; then the moves, a pass as ``B[]``, each setup
+    after the root in a node of its own before the move it precedes."""
+    info = {**row, "DT": date_text(row.get("DT") or "")}  # SGF's own form of a date
+    root = "".join(f"{name}[{_sgf_text(str(info[name]))}]" for name in GAME_INFO if info.get(name))
+    if row.get("handicap"):
+        root += f"HA[{int(row['handicap'])}]"
+    if record:
+        root += f"GC[{_sgf_text(record)}]"
+    for prop, points in (("AB", row.get("setup_black")), ("AW", row.get("setup_white"))):
+        if points:  # SGF points already, two letters each (``records.encode_points``)
+            root += prop + "".join(f"[{points[i : i + 2]}]" for i in range(0, len(points), 2))
+    events: dict[int, dict[str, list[int]]] = {}
+    for at, colour, point in json.loads(row["setup_events"]) if row.get("setup_events") else []:
+        events.setdefault(int(at), {}).setdefault(SETUP.get(int(colour), "AW"), []).append(int(point))
+    moves = row.get("moves") or ""  # a colour and an SGF point each, "tt" a pass (``records.encode_moves``)
+    if events:  # rare: the moves cut where each setup comes (the last: after every move)
+        cuts = sorted(events)
+        parts = [moves[3 * a : 3 * b] for a, b in zip([0, *cuts], [*cuts, len(moves) // 3])]
+        body = "".join(
+            _moves_text(part) + (_setup_node(events[at]) if at in events else "")
+            for part, at in zip(parts, [*cuts, None])
+        )
+    else:
+        body = _moves_text(moves)
+    size = int(row.get("size") or 19)
+    return f"(;FF[4]GM[1]SZ[{size}]CA[UTF-8]AP[{APP}]{root}{body})\n"
+
+
+def _moves_text(moves: str) -> str:
+    """Moves of games.parquet ("BpdWqc", "Wtt" a pass) as SGF nodes: ;B[pd];W[qc], a pass W[]."""
+    played = np.frombuffer(moves.encode("ascii"), np.uint8).reshape(-1, 3)  # a game's moves at once: 0.1 us a move
+    nodes = np.empty((len(played), 6), np.uint8)
+    nodes[:, 0], nodes[:, 1], nodes[:, 2], nodes[:, 3:5], nodes[:, 5] = (
+        ord(";"),
+        played[:, 0],
+        ord("["),
+        played[:, 1:],
+        ord("]"),
+    )
+    return nodes.tobytes().decode("ascii").replace("[tt]", "[]")
+
+
+def _setup_node(stones: dict[str, list[int]]) -> str:
+    """A node of setup stones after the root: ;AW[qq]AE[pd]."""
+    return ";" + "".join(prop + "".join(f"[{to_sgf_point(p)}]" for p in points) for prop, points in stones.items())
+
+
 def _dot_header(title: str) -> list[str]:
     return [
         f"digraph {_dot_string(title)} {{\n",
@@ -318,15 +384,14 @@ def _dot(tree, title: str, label_of, start: int | None = None) -> str:
 def _move_label(cols: dict[str, list], i: int) -> str:
     if cols["parent"][i] < 0:
         return "empty board"
-    move = cols["move"][i] or "tenuki"
-    return f"{cols['color'][i]} {move}"
+    return f"{cols['color'][i]} {point_text(cols['move'][i])}"  # board coordinates, as every page names a move
 
 
 def to_dot(table, title: str = "joseki") -> str:
     """A Graphviz digraph of the tree (thesis Figures 3-5).
 
     The root is labelled "empty board" and its count; every other node
-    ``"<colour> <sgf point>\\n<count>"`` (e.g. ``"B dc\\n120"``, a tenuki
+    ``"<colour> <point>\\n<count>"`` in board coordinates (e.g. ``"B D17\\n120"``, a tenuki
     ``"W tenuki\\n30"``).  Node statements come in id order, edges parent ->
     child per parent in id order and children in :func:`children_order`;
     ``ordering=out`` keeps that order left to right.  Black moves are drawn
@@ -344,7 +409,7 @@ def influence_dot(table, share: float = 0.30, title: str = "influence", start: i
 
     Each node shows its move and the verdict letters for the "right" and
     "down" directions only (``B`` black, ``W`` white, ``A`` any, a space for
-    none), e.g. ``"B dc\\nR:W D:B"``; the root is "empty board".  ``start``
+    none), e.g. ``"B D17\\nR:W D:B"``; the root is "empty board".  ``start``
     draws only the subtree under that node id (the thesis' figure starts
     after black's komoku); 0, the root, draws everything.
     """

@@ -18,7 +18,7 @@ from joseki_miner.fast.arrow import column, numpy, strings
 from joseki_miner.fast.parquet import RowGroups, groups_where, read_columns, row_range
 from joseki_miner.method.gameinfo import date_text, wilson
 from joseki_miner.book.lookup import Query, board_name, check_playable, corner_of, query, sorted_range
-from joseki_miner.book.words import peak_year, share_of, start_text
+from joseki_miner.book.words import peak_year, record_name, share_of, short_names, start_text
 from joseki_miner.runs import lineage
 from joseki_miner.method.points import TENUKI, from_sgf
 
@@ -354,12 +354,14 @@ def sgf_collection(rows: pa.Table) -> str:
         return text.replace("\\", "\\\\").replace("]", "\\]")
 
     trees = []
-    for row in rows.to_pylist():
+    listed = rows.to_pylist()
+    names = short_names(sorted({row["collection"] or "" for row in listed}))
+    for row in listed:
         info = {**row, "DT": date_text(row["DT"] or "")}  # SGF's own form of a date
         props = "".join(
             f"{name}[{value(info[name])}]" for name in ("PB", "BR", "PW", "WR", "DT", "RE", "KM") if info[name]
         )
-        where = f"{row['source']}:{row['location']}" if row["location"] else row["source"]
+        where = record_name(row, names)  # as the book names it: no path of the machine that mined it
         note = f"{where} (the sequence starts at {start_text(row['move'])}, {row['corner']})"
         props += f"GC[{value(note)}]"
         setup = ""

@@ -12,15 +12,17 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pyarrow.parquet as pq
 
 from joseki_miner.book import plots
 from joseki_miner.book import report as pages_of
 from joseki_miner.book.compare import EraCounts, compare_files, eras, game_years
 from joseki_miner.book.repertoire import repertoire
-from joseki_miner.book.words import About, Book, make_book
+from joseki_miner.book.emit import game_sgf
+from joseki_miner.book.words import About, Book, make_book, record_name
 from joseki_miner.fast.arrow import numpy
-from joseki_miner.fast.parquet import read_columns
+from joseki_miner.fast.parquet import read_columns, rows_at
 from joseki_miner.runs import stop, store
 from joseki_miner.runs.context import Context
 from joseki_miner.runs.progress import bar
@@ -149,10 +151,11 @@ def write(
     min_length: int,
     part: tuple[int, int] = (0, 1),
     progress: bool = False,
-) -> list[int]:
+) -> dict[str, list[int]]:
     """Write part ``part`` = (i, k) of the report's pages into ``folder``
-    (``report.pages``), with a bar of the pages where ``progress``; the
-    sizes of the files written.  What changed between the eras is counted
+    (``report.pages``) and the records of its share of the example games
+    (``records``), with a bar of the pages where ``progress``; the sizes of
+    the files written ("pages", "games").  What changed between the eras is counted
     in a thread (numpy's counting lets the pages go on) while the nodes'
     pages (one part: all of them) or the groups' pages are made; the pages
     that need it come last."""
@@ -170,6 +173,29 @@ def write(
                 sizes.append(len(data))
                 if pages_of.is_node_page(name):
                     shown.update(1)
+    return {"pages": sizes, "games": records(book, files.games, folder, part)}
+
+
+RECORD_COLUMNS = ["PB", "BR", "PW", "WR", "DT", "EV", "RE", "KM", "size", "handicap"]
+RECORD_COLUMNS += ["setup_black", "setup_white", "setup_events", "moves", "source", "location", "collection"]
+
+
+def records(book: Book, games: Path, folder: Path, part: tuple[int, int] = (0, 1)) -> list[int]:
+    """Write the records of the example games of part ``part`` = (i, k)
+    (``report.example_games``) into ``folder``'s games folder, each an SGF
+    of the game (``emit.game_sgf``) named by its collection and its place
+    there; the sizes of the files written."""
+    wanted = pages_of.example_games(book, part)
+    if not wanted:
+        return []
+    (folder / pages_of.GAMES).mkdir(exist_ok=True)
+    names = book.about.collection_names()
+    rows = rows_at(games, np.asarray(wanted, np.int64), RECORD_COLUMNS).to_pylist()
+    sizes = []
+    for game, row in zip(wanted, rows):
+        data = game_sgf(row, record_name(row, names)).encode("utf-8")
+        (folder / pages_of.game_file(game)).write_bytes(data)
+        sizes.append(len(data))
     return sizes
 
 
@@ -193,10 +219,18 @@ def _players(files: BookFiles, part: tuple[int, int]) -> list[dict]:
     return [repertoire(files.joseki, files.sequences, files.games, p) for p in files.players]
 
 
-def figures(parts: list[list[int]]) -> dict:
-    """The stage's figures from the sizes of the files of every part."""
-    sizes = [size for part in parts for size in part]
-    return {"report_pages": len(sizes) - 1, "report_bytes": sum(sizes), "report_largest_page_bytes": max(sizes)}
+def figures(parts: list[dict[str, list[int]]]) -> dict:
+    """The stage's figures from the sizes of the files of every part
+    (``write``'s): the pages but the style sheet, the games' records, the
+    bytes of them all and of the largest page."""
+    sizes = [size for part in parts for size in part["pages"]]
+    games = [size for part in parts for size in part["games"]]
+    return {
+        "report_pages": len(sizes) - 1,
+        "report_games": len(games),
+        "report_bytes": sum(sizes) + sum(games),
+        "report_largest_page_bytes": max(sizes),
+    }
 
 
 # Graphviz's dot draws a tree of 2,000 nodes in about 3 s on one core, of 3,000 in 4 s and of 8,600 in 68 s: a

@@ -48,6 +48,8 @@ from joseki_miner.book.words import (
     order_text,
     percent,
     player,
+    record_name,
+    start_text,
     verdicts,
     win_text,
     years_text,
@@ -71,7 +73,10 @@ td.n,th.n{text-align:right}
 .cards{display:flex;flex-wrap:wrap;gap:14px}
 .card{background:#fff;border:1px solid #ddd;border-radius:6px;padding:8px;width:190px;font-size:.85em}
 .card .board{display:block;margin:0 auto 4px;max-width:100%;height:auto}
-.notes{font-size:.85em;color:#444;margin:.2em 0}td.record{font-size:.8em;color:#555;word-break:break-all}
+.notes{font-size:.85em;color:#444;margin:.2em 0}.record{font-size:.85em;color:#555;overflow-wrap:anywhere}
+a.sgf{font-size:.8em;font-weight:600;border:1px solid #1f5f8f;border-radius:3px;padding:0 3px;margin-right:2px}
+.band{display:inline-block;width:18px;height:6px;vertical-align:middle;border:1px solid #222;margin:0 2px}
+.band.black{background:#1b1b1b}.band.white{background:#fff}.band.any{background:#999;border-color:#999}
 svg.board .wood{fill:#e3b768}svg.board .grid{stroke:#5a4220;stroke-width:1;fill:none}
 svg.board .edge{stroke:#3a2a10;stroke-width:2;fill:none}svg.board .hoshi{fill:#3a2a10}
 svg.board .coord{font-size:11px;fill:#555;text-anchor:middle}
@@ -86,6 +91,10 @@ svg.board .influence.black rect{fill:#1b1b1b}svg.board .influence.white rect{fil
 svg.board .influence.any rect{fill:#999}
 .plot svg{max-width:100%;height:auto}
 footer{margin-top:3em;color:#777;font-size:.85em}
+@media (max-width:640px){.layout{display:block}.side{min-width:0}svg.board{max-width:100%;height:auto}
+table.games,table.games tbody,table.games tr,table.games td{display:block}table.games tr:first-child{display:none}
+table.games tr{border-bottom:1px solid #e4e4e4;padding:4px 0}table.games td{border:0;padding:1px 0}
+table.games td::before{content:attr(data-label) ": ";color:#777}}
 """
 # what a tree with kinds adds: the fuseki section's headings and cards, each page's line saying what it is
 KIND_CSS = """\
@@ -177,6 +186,21 @@ def _about(book: Book) -> str:
         f'<p class="lead">Mined from {"; ".join(bits)}{kept}. Every joseki is shown in the upper left '
         'corner with Black first, whatever corner and colour it was played in; "Black wins" is the share '
         "of its games with a winner won by that Black, with its 95% interval.</p>"
+    )
+
+
+def bands_legend(book: Book) -> str:
+    """What the bands beside a board's sides say (the influence verdicts,
+    thesis section 8), for the pages of cards; "" for a tree without the
+    influence counters."""
+    if not verdicts(book, book.root):
+        return ""
+    return (
+        "<p class=\"notes legend\">The bands beside a board's sides are its influence (the thesis' section 8): "
+        '<span class="band black"></span> black where Black\'s stones dominate that side in more than '
+        f"{100 * book.about.share:g}% of the games that played the line, "
+        '<span class="band white"></span> white where White\'s do, <span class="band any"></span> grey where '
+        "both colours do; no band where neither does.</p>"
     )
 
 
@@ -285,6 +309,7 @@ def index_page(book: Book, changed: dict | None = None, players: list[dict] | No
             else ""
         )
         + "</p>",
+        bands_legend(book),
     ]
     groups = grouped(book)
     present = [(g, title) for g, title, _ in GROUPS if groups[g]["joseki"] or groups[g]["follow-ups"]]
@@ -376,6 +401,7 @@ def flat_index_page(book: Book, changed: dict | None = None, players: list[dict]
             else ""
         )
         + "</p>",
+        bands_legend(book),
     ]
     under: dict[int, list[int]] = {}
     for leaf in joseki:
@@ -445,6 +471,7 @@ def group_pages(book: Book) -> dict[str, str]:
                     else ""
                 )
                 + ".</p>",
+                bands_legend(book),
                 _pager(g, page, pages),
                 '<div class="cards">',
             ]
@@ -462,6 +489,7 @@ def group_pages(book: Book) -> dict[str, str]:
                 f'<p class="lead">{number(len(fuseki))} lines the games played '
                 "often that are not joseki, the most played first. Each card shows its line to the end; its page "
                 "says where it turned.</p>",
+                bands_legend(book),
                 _pager("fuseki", page, pages),
             ]
             for kind, heading in (
@@ -500,6 +528,7 @@ def _follow_up_pages(
             f'<p class="lead">{number(len(entries))} lines played after a tenuki: a joseki had ended, or a '
             "player left the corner in the middle of one, and someone came back later. By the line they follow, "
             "the most played first.</p>",
+            bands_legend(book),
             _pager(group, page, pages, "follow-ups"),
         ]
         last = None
@@ -790,28 +819,60 @@ def node_page(book: Book, node: int, plot: PlotFn | None = None) -> str:
             for k, v in sorted(sources.items(), key=lambda kv: (-kv[1], kv[0]))
         ]
         body.append("<h2>Collections</h2>" + _table(["Collection", "Games", "Of its games"], rows, {1, 2}))
-    shown = book.examples.get(node, [])
-    if shown:
-        names = book.about.collection_names()
-        rows = [
-            [
-                escape(player(r, "black")),
-                escape(player(r, "white")),
-                escape(date_text(r.get("date") or "")),
-                escape(r.get("result") or ""),
-                escape(names.get(r.get("collection") or "", r.get("collection") or "")),
-                f"{r.get('move') or ''}",
-                escape(r.get("corner") or ""),
-                escape(" : ".join(t for t in (r.get("source") or "", r.get("location") or "") if t)),
-            ]
-            for r in shown
-        ]
-        body.append(
-            '<h2>Example games</h2><p class="notes">The most recent first; the move where the sequence '
-            "starts, and its corner, in the game.</p>"
-            + _table(["Black", "White", "Date", "Result", "Collection", "Move", "Corner", "Record"], rows, {5})
-        )
+    body += _examples(book, node)
     return _page(f"{title} - joseki", body)
+
+
+GAMES = "games"  # the folder beside the pages of the example games' records, a file a game
+
+
+def game_file(game: int) -> str:
+    """The record of example game ``game`` (its number in games.parquet),
+    beside the pages: one file a game, whichever nodes show it."""
+    return f"{GAMES}/{game}.sgf"
+
+
+def example_games(book: Book, part: tuple[int, int] = (0, 1)) -> list[int]:
+    """The example games whose records part ``part`` = (i, k) writes
+    (``game_file``): every node's examples, each game once, in order of
+    their numbers, shared among the parts as the node pages are."""
+    return part_nodes(sorted({int(r["game"]) for rows in book.examples.values() for r in rows}), part)
+
+
+GAME_HEAD = ("Black", "White", "Date", "Result", "Starts at", "Record")
+
+
+def _examples(book: Book, node: int) -> list[str]:
+    """A node's example games: the players, date, result, where the
+    sequence starts in the game, and the record (named by its collection
+    and its place there, ``record_name``), which opens as SGF.  On a narrow
+    screen each game's cells stack, each with its heading."""
+    shown = book.examples.get(node, [])
+    if not shown:
+        return []
+    names = book.about.collection_names()
+    rows = []
+    for r in shown:
+        starts = ", ".join(t for t in (start_text(r.get("move")), r.get("corner") or "") if t)
+        record = (
+            f'<a class="sgf" href="{game_file(int(r["game"]))}">SGF</a> '
+            f'<span class="record">{escape(record_name(r, names))}</span>'
+        )
+        cells = [
+            escape(player(r, "black")),
+            escape(player(r, "white")),
+            escape(date_text(r.get("date") or "")),
+            escape(r.get("result") or ""),
+            escape(starts),
+            record,
+        ]
+        rows.append("<tr>" + "".join(f'<td data-label="{h}">{c}</td>' for h, c in zip(GAME_HEAD, cells)) + "</tr>")
+    head = "<tr>" + "".join(f"<th>{h}</th>" for h in GAME_HEAD) + "</tr>"
+    return [
+        '<h2>Example games</h2><p class="notes">The most recent first; the move where the sequence starts, and '
+        "its corner, in the game; the record as its collection holds it (SGF: the game to replay).</p>"
+        f'<table class="games">{head}{"".join(rows)}</table>'
+    ]
 
 
 def pages(

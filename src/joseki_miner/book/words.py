@@ -13,7 +13,9 @@ with each node's games by year and collection and its example games, and
 * ``influence_words``: the thesis' verdicts (section 8) in words, only the
   directions that say something ("White's influence to the right, Black's
   below");
-* ``example_text``: an example game in one line.
+* ``example_text``: an example game in one line; ``record_name``: where
+  its record is, by its collection and its place inside it (never the
+  mining machine's path).
 
 Colours are the tree's: its Black plays the corner's first move (a colour
 swap, section 5.1, makes a game's White the tree's Black).  Board names
@@ -366,6 +368,30 @@ def short_names(names) -> dict[str, str]:
     return out
 
 
+def record_name(row: Mapping, names: Mapping[str, str] | None = None) -> str:
+    """Where a game's record is, as a reader of the book finds it in their
+    copy of the collection: the collection's name (``names``, else the last
+    part of its path), then the file's path inside the collection's folder,
+    then the place inside that file (an archive's member, a line): "ai:
+    ai-games.tar.gz : AI/HanDol/G2.sgf".  Never the path the mining machine
+    read it from: a source outside its collection is named by its file's
+    name."""
+    collection = str(row.get("collection") or "").replace("\\", "/")
+    source = str(row.get("source") or "").replace("\\", "/")
+    location = str(row.get("location") or "")
+    shown = (names or {}).get(row.get("collection") or "") or (
+        short_names([collection])[collection] if collection else ""
+    )
+    if source == collection:
+        inside = ""  # the collection is the file itself: its name says it
+    elif collection and source.startswith(collection.rstrip("/") + "/"):
+        inside = source[len(collection.rstrip("/")) + 1 :]
+    else:
+        inside = source.rsplit("/", 1)[-1]
+    name = f"{shown}: {inside}" if shown and inside else shown or inside
+    return f"{name} : {location}" if location else name
+
+
 def number(n: int) -> str:
     return f"{n:,}"
 
@@ -557,13 +583,11 @@ def start_text(move: int | None) -> str:
 
 def example_text(row: Mapping, names: Mapping[str, str] | None = None) -> str:
     """An example game in one line: players (as the game has them), date,
-    result, collection (its name in ``names``), and where the sequence
-    starts."""
+    result, its record (``record_name``, the collection's name in
+    ``names``), and where the sequence starts."""
     bits = [f"{player(row, 'black')} (B) - {player(row, 'white')} (W)"]
     bits += [t for t in (date_text(row.get("date") or ""), (row.get("result") or "").strip()) if t]
-    collection = row.get("collection") or ""
-    collection = (names or {}).get(collection, collection)
-    where = [t for t in (collection, start_text(row.get("move")), row.get("corner") or "") if t]
+    where = [t for t in (record_name(row, names), start_text(row.get("move")), row.get("corner") or "") if t]
     return ", ".join(bits) + (f" ({', '.join(where)})" if where else "")
 
 

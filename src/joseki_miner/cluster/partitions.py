@@ -44,7 +44,7 @@ from joseki_miner.stages.params import Reading
 from joseki_miner.readers import HEAD, KEPT_BYTES, archives, existing_files, index_scope, sniff
 from joseki_miner.readers.dispatch import Share
 from joseki_miner.method.gameinfo import date_span
-from joseki_miner.method.records import where_of
+from joseki_miner.method.records import bad_record, where_of
 from joseki_miner.method.sequences import Phase1Params
 from joseki_miner.runs.stop import check as check_stop
 from joseki_miner.runs.store import remove_unfinished
@@ -673,7 +673,8 @@ def write_rejects(folder: str, keys: list[str], res: Resolution, path: str, stri
     partition's own, and its first games that repeat a first game of an
     earlier one (named, as a duplicate's first game always is, by where the
     first was read); the figure of the games rejected by reason.
-    ``strict``: the first reject fails the run."""
+    ``strict``: the first bad record fails the run (a game the settings
+    leave out, ``records.LEFT_OUT``, does not)."""
     from joseki_miner.stages.ingest import REJECTS_SCHEMA
 
     wanted: dict[int, set[int]] = {}  # the first games named, by partition
@@ -719,9 +720,10 @@ def write_rejects(folder: str, keys: list[str], res: Resolution, path: str, stri
                 own = pa.concat_tables([own, more])
                 read = np.r_[read, res.read[p][games]]
                 own = own.take(column(np.argsort(read, kind="stable"), np.int64))
-            if strict and own.num_rows:
-                row = own.slice(0, 1).to_pylist()[0]
-                raise StrictError.of(**row)
+            if strict and own.num_rows:  # the first bad record (not a game the settings leave out)
+                bad = [i for i, reason in enumerate(own.column("reason").to_pylist()) if bad_record(reason)]
+                if bad:
+                    raise StrictError.of(**own.slice(bad[0], 1).to_pylist()[0])
             reasons.update(own.column("reason").to_pylist())
             if own.num_rows:
                 sink.add(own)

@@ -18,6 +18,8 @@ REJECT_REASONS = {
     "not 19x19": "the board is not 19x19",
     "handicap": "a handicap game (include_handicap is off)",
     "bad handicap": "a handicap of more than 9 stones (include_handicap is on): not a real handicap game",
+    "setup stones": "setup stones that are not a handicap's: white ones, or black ones without a handicap",
+    "setup stones after the root": "stones set up or removed (AB, AW, AE) after the first move",
     "no moves": "the record holds no moves",
     "move off the board": "a move or setup stone lies outside the board",
     "move on an occupied point": "a move is played on a point that holds a stone",
@@ -30,6 +32,16 @@ REJECT_REASONS = {
     "file too large": "a game file is larger than limits.member_mb",
     "field too long": "a property value (a kifu id, an Ishi header line) is longer than limits.field_kb",
 }
+
+# The reasons that name a good record the settings leave out (include_handicap off, dedupe on), not a bad one:
+# --strict stops at the first reject of any other reason
+LEFT_OUT = frozenset({"handicap", "duplicate"})
+
+
+def bad_record(reason: str) -> bool:
+    """Is a reject of this reason a bad record (--strict stops at it)?"""
+    return reason not in LEFT_OUT
+
 
 # The game-info properties games.parquet keeps, one column each
 GAME_INFO = ("PB", "PW", "BR", "WR", "DT", "EV", "RE", "KM")
@@ -60,7 +72,9 @@ class GameRecord:
     setup_white: tuple[int, ...] = ()
     moves: tuple[Move, ...] = ()
     # setup stones after the root (rare in game records): (index of the move
-    # they precede, colour or EMPTY for AE, point); they never capture.
+    # they precede, colour or EMPTY for AE, point); they never capture.  A
+    # game that holds any, or setup stones that are not a handicap's, is
+    # read but not mined (``validate``: "setup stones after the root", "setup stones").
     setup_events: tuple[tuple[int, int, int], ...] = ()
     meta: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
 
@@ -177,6 +191,8 @@ __all__ = [
     "Reject",
     "RecordError",
     "REJECT_REASONS",
+    "LEFT_OUT",
+    "bad_record",
     "encode_moves",
     "decode_moves",
     "encode_points",

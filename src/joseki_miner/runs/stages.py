@@ -72,8 +72,9 @@ INGEST_RULES = {
 }
 # how ingest reads games beyond its parameters: 2, a folder given names its games unless it holds several
 # folders of them; 3 and 4, a game is looked for among the duplicates before the filters (4: the dask engine's
-# partitions trace the first games the filters leave out apart)
-READING = {"reading": 4}
+# partitions trace the first games the filters leave out apart); 5, setup stones that are not a handicap's reject
+# their game
+READING = {"reading": 5}
 EXTRACT_PARAMS = ("distance.certain", "distance.maybe", "corner_stones", "max_length", "influence.reach")
 # the future work's rules of phase 1 (5.2, 9): in the key only when they differ from the thesis
 EXTRACT_RULES = {"distance.noise": False, "corner.start": 10}
@@ -202,4 +203,38 @@ NAMES = tuple(s.name for s in STAGES)
 WORK_STAGES = tuple(s.name for s in STAGES if not s.published)  # in the work folder, committed as each finishes
 PUBLISHED = tuple(s.name for s in STAGES if s.published)  # in the output folder, committed as the run ends
 
-__all__ = ["Stage", "STAGES", "BY_NAME", "NAMES", "WORK_STAGES", "PUBLISHED", "handicap_rule", "transpositions"]
+
+def alone(name: str, stages: tuple[Stage, ...] = STAGES) -> tuple[str, ...]:
+    """What ``joseki NAME`` runs: the stage, and where it publishes, every
+    published stage after it, committed together, so the output folder
+    holds one tree (joseki.parquet, joseki.sgf, the SVGs, the report and
+    summary.json from the same prune).  A work stage runs alone: its files
+    wait in the work folder for ``joseki prune`` (or ``joseki mine``) to
+    publish them (``publishes_next``)."""
+    names = [s.name for s in stages]
+    if not stages[names.index(name)].published:
+        return (name,)
+    return (name, *(s.name for s in stages[names.index(name) + 1 :] if s.published))
+
+
+def publishes_next(name: str, stages: tuple[Stage, ...] = STAGES) -> tuple[str, ...]:
+    """The commands that publish what a work stage run alone wrote, in
+    turn: the work stages after it, then the first published stage (which
+    runs every published one after it)."""
+    later = stages[[s.name for s in stages].index(name) + 1 :]
+    work = tuple(s.name for s in later if not s.published)
+    return (*work, *tuple(s.name for s in stages if s.published)[:1])
+
+
+__all__ = [
+    "Stage",
+    "STAGES",
+    "BY_NAME",
+    "NAMES",
+    "WORK_STAGES",
+    "PUBLISHED",
+    "alone",
+    "publishes_next",
+    "handicap_rule",
+    "transpositions",
+]

@@ -43,13 +43,14 @@ from joseki_miner.method.records import (
     Move,
     RecordError,
     Reject,
+    bad_record,
     encode_moves,
     encode_points,
     where_of,
 )
 from joseki_miner.method.sequences import Phase1Params
 from joseki_miner.runs.stop import check as check_stop
-from joseki_miner.method.validate import check
+from joseki_miner.method.validate import check, setup_after_root, setup_stones
 
 from joseki_miner.runs.context import Context
 from joseki_miner.stages.params import Reading
@@ -309,8 +310,8 @@ class _Ledger:
     def reject_rows(self, rows: list[tuple[str, str, str, str]]) -> None:
         if not rows:
             return
-        if self.strict:
-            raise StrictError.of(*rows[0])
+        if self.strict and (bad := [row for row in rows if bad_record(row[2])]):
+            raise StrictError.of(*bad[0])
         for row in rows:
             self.reasons[row[2]] += 1
         self.rejects.add(pa.Table.from_arrays([strings(list(c)) for c in zip(*rows)], schema=REJECTS_SCHEMA))
@@ -417,7 +418,7 @@ def _run_reference(paths, ledger: _Ledger, include_handicap: bool, bar, exclude=
                 item = Reject(item.source, item.location, exc.reason, exc.detail)
         if isinstance(item, Reject):
             rejects.append((item.source, item.location, item.reason, item.detail))
-            if ledger.strict:
+            if ledger.strict and bad_record(item.reason):
                 flush()
             continue
         for m in META:
@@ -447,22 +448,6 @@ def _moves_strings(b: GameBatch, games: np.ndarray) -> pa.Array:
     """encode_moves of the games ``games`` of a batch, at once."""
     text, offsets = moves_text(b.colours, b.points, b.move_offsets, games)
     return pa.StringArray.from_buffers(len(games), pa.py_buffer(offsets), pa.py_buffer(text))
-
-
-def _record(b: GameBatch, k: int) -> GameRecord:
-    mo, so = b.move_offsets, b.setup_offsets
-    sc, sp = b.setup_colours[so[k] : so[k + 1]], b.setup_points[so[k] : so[k + 1]]
-    return GameRecord(
-        source=b.source[k],
-        location=b.location[k],
-        size=b.size[k],
-        handicap=b.handicap[k],
-        setup_black=tuple(int(p) for p in sp[sc < 0]),
-        setup_white=tuple(int(p) for p in sp[sc > 0]),
-        moves=tuple(Move(int(c), int(p)) for c, p in zip(b.colours[mo[k] : mo[k + 1]], b.points[mo[k] : mo[k + 1]])),
-        setup_events=b.events[k],
-        meta=b.info_of(k),
-    )
 
 
 def _replay(b: GameBatch, pool: Executor, jobs: int, phase1: Phase1Params | None, include_handicap: bool):
@@ -502,9 +487,9 @@ def _verdicts(
     b: GameBatch, include_handicap: bool, played: np.ndarray, occupied: np.ndarray
 ) -> dict[int, tuple[str, str]]:
     """(reason, detail) of every game of the batch that is not valid, by
-    game, first reason first: the reader's, board size, handicap (or a bad
-    one), setup after the root (checked in Python), no moves, an occupied
-    point."""
+    game, first reason first (``validate.check``'s order): the reader's,
+    board size, handicap (or a bad one), setup stones that are not a
+    handicap's, setup after the root, no moves, an occupied point."""
     verdicts = {k: r for k, r in enumerate(b.reject) if r is not None}
     open_ = np.ones(len(b), dtype=bool)
     open_[list(verdicts)] = False
@@ -520,12 +505,14 @@ def _verdicts(
     for k in np.flatnonzero(open_ & (handicap > MAX_HANDICAP)).tolist():
         verdicts[k] = ("bad handicap", f"handicap {b.handicap[k]}: more than {MAX_HANDICAP} stones")
     open_ &= handicap <= MAX_HANDICAP
+    black, white = _setup_counts(b)
+    setup = (white > 0) | ((black > 0) & (handicap == 0))
+    for k in np.flatnonzero(open_ & setup).tolist():
+        verdicts[k] = ("setup stones", setup_stones(int(black[k]), int(white[k]), b.handicap[k]))
+    open_ &= ~setup
     events = np.array([bool(e) for e in b.events], dtype=bool)
     for k in np.flatnonzero(open_ & events).tolist():
-        try:
-            check(_record(b, k), include_handicap)
-        except RecordError as exc:
-            verdicts[k] = (exc.reason, exc.detail)
+        verdicts[k] = ("setup stones after the root", setup_after_root(b.events[k]))
     open_ &= ~events
     for k in np.flatnonzero(open_ & (played == 0)).tolist():
         verdicts[k] = ("no moves", "")
@@ -533,6 +520,14 @@ def _verdicts(
     for k in np.flatnonzero(open_ & (occupied >= 0)).tolist():
         verdicts[k] = ("move on an occupied point", f"move {occupied[k] + 1}")
     return verdicts
+
+
+def _setup_counts(b: GameBatch) -> tuple[np.ndarray, np.ndarray]:
+    """Each game's numbers of black and of white setup stones (before its first move)."""
+    n = len(b)
+    game = np.repeat(np.arange(n, dtype=np.int64), np.diff(b.setup_offsets))
+    colours = np.asarray(b.setup_colours)
+    return np.bincount(game[colours < 0], minlength=n), np.bincount(game[colours > 0], minlength=n)
 
 
 def _take(values: list | pa.Array, idx: list[int]) -> list | pa.Array:
@@ -602,11 +597,8 @@ def _fast_batch(b: GameBatch, ledger: _Ledger, include_handicap: bool, futures) 
         columns["setup_black"], columns["setup_white"] = _setup_strings(b, accepted)
         columns["setup_events"] = [events_json(b.events[k]) for k in accepted]
         columns["moves"] = _moves_strings(b, idx)
-        if sequences is not None:
-            if any(b.events[k] for k in accepted):
-                sequences = None  # setup after the root: phase 1 of the stored games, spliced with the reference
-            else:
-                sequences = of_games(sequences, len(b), idx, ledger.accepted)
+        if sequences is not None:  # (no game with setup after the root is accepted: phase 1 saw each as stored)
+            sequences = of_games(sequences, len(b), idx, ledger.accepted)
         table = _games_table(ledger.accepted, columns)
 
     def where(first: int) -> str:  # the first game numbered ``first``, maybe from this very batch

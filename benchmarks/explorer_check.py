@@ -1,0 +1,112 @@
+"""The explorer's figures against the commands' on all of ../shared/data.
+
+    python benchmarks/explorer_check.py OUT WORK [SCRATCH]
+
+OUT and WORK: a run mined from all of ../shared/data.  Checks that
+- unfiltered, the explorer's index gives exactly ``joseki lookup``'s figures
+  (``book.explore.lookup``, what ``lookup --json`` prints) for every node of
+  a random sample of 500 stored nodes;
+- filtered by years, by a collection and by a player, it gives exactly the
+  figures of a lookup on a run mined with the same ``filter.*`` key (mined
+  into SCRATCH, default /tmp/explorer-check, once), for 100 stored nodes of
+  each filtered run.
+Prints one line a check and exits 1 on the first difference."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from joseki_miner.book import explore
+from joseki_miner.book.lookup import board_name, query
+from joseki_miner.explorer import params
+from joseki_miner.explorer.index import Index
+from joseki_miner.method.points import TENUKI
+from joseki_miner.runs.catalog import Catalog
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT.parent / "shared" / "data"
+FIGURES = ("count", "games", "black_wins", "white_wins", "first_year", "last_year", "years", "sources", "most_popular")
+MOVE = ("board", "count", "share", "games", "black_wins", "white_wins", "last_year")
+FILTERS = (
+    ("filter.years=[2016,2019]", {"years": "2016-2019"}),
+    ("filter.sources=[kgs-6d]", {"collections": "kgs-6d"}),
+    ('filter.players=["GBPacker"]', {"player": "GBPacker"}),
+)
+
+
+def text_of(index: Index, node: int) -> str:
+    return " ".join("tenuki" if k == TENUKI else board_name(k) for k in index.path(node))
+
+
+def sample(index: Index, n: int, seed: int) -> list[int]:
+    nodes = np.flatnonzero(index.parent >= 0).tolist()
+    nodes = [x for x in nodes if index.path(x)[0] != TENUKI]
+    return random.Random(seed).sample(nodes, min(n, len(nodes)))
+
+
+def same(found: dict, looked: dict, moves: tuple[str, ...]) -> str | None:
+    for k in FIGURES:
+        if found[k] != looked[k]:
+            return f"{k}: {found[k]!r} != {looked[k]!r}"
+    mine = [{k: c[k] for k in moves} for c in found["continuations"]]
+    theirs = [{k: c[k] for k in moves} for c in looked["continuations"]]
+    return None if mine == theirs else f"continuations differ: {mine[:3]} != {theirs[:3]}"
+
+
+def main(out: Path, work: Path, scratch: Path) -> int:
+    catalog = Catalog(work=work, out=out)
+    index = Index.read(catalog)
+    t0 = time.perf_counter()
+    nodes = sample(index, 500, 1)
+    for node in nodes:
+        text = text_of(index, node)
+        why = same(index.explore(query(text, checked=False)), explore.lookup(catalog, text), (*MOVE, "kind", "move"))
+        if why:
+            print(f"unfiltered, {text}: {why}")
+            return 1
+    print(f"unfiltered: {len(nodes)} random stored nodes equal lookup's figures ({time.perf_counter() - t0:.0f} s)")
+    for setting, asked in FILTERS:
+        folder = scratch / setting.split("=")[0].split(".")[1]
+        if not (folder / "joseki.parquet").exists():
+            t = time.perf_counter()
+            done = subprocess.run(
+                [sys.executable, "-m", "pipeline.cli", "mine", str(DATA), "--out", str(folder), "--set", setting],
+                cwd=ROOT,
+                capture_output=True,
+                text=True,
+            )
+            if done.returncode:
+                print(f"mine --set {setting}: {done.stderr.strip().splitlines()[-1:]}")
+                return 1
+            print(f"mined --set {setting} in {time.perf_counter() - t:.0f} s")
+        run = Catalog(work=folder / "interim", out=folder)
+        other = Index.read(run)
+        chosen = params.selection(asked, index)
+        nodes = sample(other, 100, 2)
+        for node in nodes:
+            text = text_of(other, node)
+            why = same(index.explore(query(text, checked=False), chosen), explore.lookup(run, text), MOVE)
+            if why:
+                print(f"{setting}, {text}: {why}")
+                return 1
+        root = index.explore(query(text_of(other, nodes[0]), checked=False), chosen)
+        print(
+            f"{setting}: {len(nodes)} random stored nodes of the run mined with it equal the explorer's "
+            f"{json.dumps(asked)} (its first: {root['games']:,} games)"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    given = [Path(a) for a in sys.argv[1:]]
+    if len(given) < 2:
+        print(__doc__)
+        sys.exit(2)
+    sys.exit(main(given[0], given[1], given[2] if len(given) > 2 else Path("/tmp/explorer-check")))
