@@ -327,6 +327,14 @@ def position(
     typer.echo(answers.position_text(found))
 
 
+def _practice_file(path: Optional[Path]) -> Path:
+    """The practice file, made where there is none; a PracticeError where it is not ours or cannot be written."""
+    from joseki_miner.practice.schedule import Schedule
+
+    with Schedule.open(path) as schedule:
+        return schedule.path
+
+
 def _asked_position(
     catalog: Catalog,
     black: str,
@@ -395,6 +403,13 @@ def explore(
     port: int = typer.Option(8765, "--port", help="the port to serve on"),
     host: str = typer.Option("127.0.0.1", "--host", help="the address to serve on (default: this machine only)"),
     no_open: bool = typer.Option(False, "--no-open", help="do not open the page in a browser"),
+    practice: Optional[Path] = typer.Option(
+        None,
+        "--practice",
+        metavar="FILE",
+        help="the practice file the page's reviews go to (SQLite; default: XDG_DATA_HOME or ~/.local/share, "
+        "joseki-miner/practice.sqlite3)",
+    ),
 ) -> None:
     """Serve the mined outputs in OUT on a local web page: every stored
     move on a board, with filters chosen at the click, and a JSON API
@@ -412,7 +427,9 @@ def explore(
             s.bind((host, port))
     except OSError as exc:
         _fail(f"cannot serve on {host}:{port}: {exc.strerror or exc} (another --port?)", 2)
+    practice_file = _answered(steady, lambda: _practice_file(practice))  # refused before the index is read
     explorer = _answered(steady, lambda: Explorer.open(catalog))
+    explorer.practice = practice_file
 
     def ready(url: str) -> None:
         typer.echo(f"joseki explore: serving {catalog.out} at {url}/ (Ctrl-C stops it)")

@@ -100,7 +100,16 @@ def test_bad_input_is_one_line(tmp_path):
     refused = _cli("practice", "--practice", foreign)
     assert refused.returncode == 2 and "not a joseki-miner practice file" in refused.stderr
     assert foreign.read_bytes() == before
-    for done in (not_held, nothing, unwritable, colour, refused):
+    from joseki_miner.explorer.server import free_port
+
+    served = _cli("explore", *where, "--practice", foreign, "--no-open", "--port", free_port())
+    assert served.returncode == 2 and "not a joseki-miner practice file" in served.stderr
+    (tmp_path / "a-file").write_text("")
+    served = _cli(
+        "explore", *where, "--practice", tmp_path / "a-file" / "p.sqlite3", "--no-open", "--port", free_port()
+    )
+    assert served.returncode == 2 and "cannot open the practice file" in served.stderr
+    for done in (not_held, nothing, unwritable, colour, refused, served):
         assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
     assert not (tmp_path / "x.apkg").exists()
 

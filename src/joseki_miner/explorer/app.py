@@ -29,7 +29,7 @@ from joseki_miner.book.compare import LEAST_GAMES
 from joseki_miner.book.explore import GAME_COLUMNS, RECORD_COLUMNS, sgf_collection
 from joseki_miner.book.lookup import SequenceError, board_name, check_playable
 from joseki_miner.book.words import share_of
-from joseki_miner.explorer import params
+from joseki_miner.explorer import params, practise
 from joseki_miner.explorer.index import Index
 from joseki_miner.fast.parquet import RowGroups
 from joseki_miner.method.gameinfo import date_text, wilson
@@ -57,6 +57,7 @@ class Explorer:
     opened: dict
     maybe: int | None  # the tree's distance.maybe (a move farther from the stones no corner holds)
     started: float
+    practice: Path | None = None  # the practice file (practice.schedule), opened for each review
 
     @classmethod
     def open(cls, catalog: Catalog) -> Explorer:
@@ -354,6 +355,9 @@ def app(explorer: Explorer) -> Starlette:
         Route("/api/trend", answered(trend_of)),
         Route("/api/position", answered(position)),
         Route("/api/run", answered(about)),
+        Route("/api/practice/reply", answered(practise.reply)),
+        Route("/api/practice/move", answered(practise.move), methods=["POST"]),
+        Route("/api/practice/due", answered(practise.due)),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     application = Starlette(routes=routes, exception_handlers={HTTPException: not_found, Exception: failed})

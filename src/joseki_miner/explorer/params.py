@@ -28,6 +28,8 @@ KNOWN = {
     "game": ("moves",),
     "trend": ("moves", *FILTER_KEYS),
     "position": ("black", "white", "to_play", *FILTER_KEYS),
+    "practice_reply": ("moves", "seed", *FILTER_KEYS),
+    "practice_move": ("moves", "move", *FILTER_KEYS),
     "none": (),
 }
 _YEARS = re.compile(r"(\d{4})(?:\s*-\s*(\d{4}))?")

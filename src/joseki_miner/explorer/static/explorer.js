@@ -9,7 +9,7 @@ const PAGE = 10;
 
 const state = {
   line: [], at: 0, sort: "games", offset: 0, filters: {}, answer: null, games: null,
-  replay: null, edit: null, sgf: null, requested: 0,
+  replay: null, edit: null, sgf: null, requested: 0, practice: null,
 };
 
 const $ = (id) => document.getElementById(id);
@@ -245,7 +245,7 @@ function drawBoard() {
     if (numbers[name]) svg.append(el("text", { class: `number number-${colour}`, x, y }, numbers[name]));
     else if (name === last) svg.append(el("circle", { class: "last", cx: x, cy: y, r: CELL * 0.22 }));
   }
-  const plain = !state.replay && !state.edit && !state.sgf;
+  const plain = !state.replay && !state.edit && !state.sgf && !state.practice;  // practising: no answers shown
   if (plain && state.answer && state.answer.stored) {
     state.answer.continuations.forEach((c, i) => {
       const p = pointOf(c.board);
@@ -347,6 +347,7 @@ function drawAll() { drawBoard(); drawMoves(); drawSummary(); drawTable(); }
 // -- playing ----------------------------------------------------------------------------------------------------
 
 function playMove(name) {
+  if (state.practice) { practiceMove(name); return; }  // practice.js: the player's move, then the reply
   state.line = state.line.slice(0, state.at);
   state.line.push(name);
   state.at = state.line.length; state.offset = 0;
