@@ -6,7 +6,7 @@ subtree (registered on the command's app by pipeline.cli)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+from typing import List, Optional
 
 import typer
 
@@ -99,6 +99,13 @@ def export(
         0.05, "--min-share", help="a position is a note where a move of its colour has this share"
     ),
     colour: Optional[str] = typer.Option(None, "--colour", help="black or white: the colour to play (default: both)"),
+    selection: Optional[List[str]] = typer.Option(
+        None,
+        "--selection",
+        metavar="KEY=VALUE",
+        help="the games counted, as the explorer's filters: years=2016-2019, collections=ai,tom-9d, min_rank=9d, "
+        "player=NAME, color=black, result=white (repeat for another)",
+    ),
 ) -> None:
     """An Anki deck of the subtree at --moves: one note per position where
     the colour to play has a move of at least --min-share; exported again,
@@ -111,7 +118,37 @@ def export(
         _fail(f"--min-share is a share above 0 and at most 1, not {min_share}", 2)
     catalog, steady = _query(out, work)
     start = moves.replace(",", " ")
-    found = _answered(steady, lambda: anki.positions(catalog, start, min_share, colour))
+    source = _selected(catalog, steady, selection or [])
+    found = _answered(steady, lambda: anki.positions(catalog, start, min_share, colour, source))
     name = f"joseki-miner: {start or 'the empty corner'}" + (f", {colour}" if colour else "")
-    written = _answered(steady, lambda: anki.write_deck(found, file, name))
+    name += "".join(f", {s}" for s in selection or [])
+    chosen = " ".join(sorted(selection or []))
+    written = _answered(steady, lambda: anki.write_deck(found, file, name, chosen))
     typer.echo(f"{written:,} notes written to {file}")
+
+
+def _selected(catalog, steady, given: List[str]):
+    """The explorer's index at the selection asked for (None: the stored
+    figures); a filter that cannot be, or one that selects no game, is
+    one line and exit 2."""
+    if not given:
+        return None
+    from joseki_miner.explorer import params
+    from joseki_miner.explorer.index import Index
+    from joseki_miner.explorer.practise import Selected
+
+    asked = {}
+    for text in given:
+        key, sep, value = text.partition("=")
+        if not sep or key.strip() not in params.FILTER_KEYS:
+            _fail(f"--selection is KEY=VALUE, KEY one of {', '.join(params.FILTER_KEYS)}: not {text!r}", 2)
+        asked[key.strip()] = value.strip()
+    index = _answered(steady, lambda: Index.read(catalog))
+    try:
+        chosen = params.selection(asked, index)
+    except params.Asked as exc:
+        _fail(f"--selection: {exc.line()}", 2)
+    source = Selected(index, chosen)
+    if not source.games.any():
+        _fail(f"--selection {' '.join(given)} selects no game of the {len(index.table):,} mined: widen it", 2)
+    return source

@@ -126,3 +126,30 @@ def test_a_players_repertoire_seeds_the_deck(tmp_path):
         "practice", "--practice", practice, "--player", "Lee Sedol", "--out", MINED / "out", "--work", MINED / "work"
     )
     assert " 0 new cards" in again.stdout  # seeded once: the same places are the same cards
+
+
+def test_a_deck_of_a_selection_has_the_explorers_shares_there(tmp_path):
+    from joseki_miner.explorer import params
+    from joseki_miner.explorer.index import Index
+    from joseki_miner.runs.catalog import Catalog
+
+    deck = tmp_path / "recent.apkg"
+    _export(deck, "--moves", START, "--min-share", "0.2", "--selection", "years=2016-2019")
+    notes, _ = _notes(deck)
+    whole, _ = _notes(_export_to(tmp_path / "all.apkg"))
+    assert notes and [f for _, f in notes] != [f for _, f in whole]  # the selection's figures, not the whole tree's
+    assert not {g for g, _ in notes} & {g for g, _ in whole}  # a deck of its own in Anki, beside the whole tree's
+    index = Index.read(Catalog(work=MINED / "work", out=MINED / "out"))
+    recent = params.selection({"years": "2016-2019"}, index)
+    for _, (position, _, _, back) in notes:
+        moves = position.split()[0]
+        found = index.explore(params.query(moves.replace(";", " "), checked=False), recent)
+        assert f"{found['games']:,} games reach this position" in back
+        theirs = {c["normal"]: c for c in found["continuations"]}
+        rows = re.findall(r'<tr data-normal="([^"]+)"><td>[^<]+</td><td class="n">([\d.]+)%</td>', back)
+        assert rows and all(f"{100 * theirs[normal]['share']:.1f}" == share for normal, share in rows)
+
+
+def _export_to(path):
+    _export(path, "--moves", START, "--min-share", "0.2")
+    return path

@@ -10,11 +10,13 @@ commit theirs.  Moves are board points in the player's orientation, as
 
 from __future__ import annotations
 
+import numpy as np
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from joseki_miner.book.words import point_text
 from joseki_miner.explorer import params
+from joseki_miner.explorer.index import STORED, Index, Selection
 from joseki_miner.practice import replies
 from joseki_miner.practice.anki import colour_at
 from joseki_miner.practice.feedback import feedback
@@ -82,3 +84,26 @@ def due(explorer, request: Request) -> Response:
         cards = schedule.due()
     shown = [{**c.as_dict(), "line": [point_text(m[2:-1]) for m in c.moves.split(";") if m]} for c in cards[:100]]
     return JSONResponse({"practice": str(explorer.practice), "due": len(cards), "cards": shown})
+
+
+class Selected:
+    """A walk's source (``practice.anki.Source``) of a selection's figures:
+    each node's counted from the selected games by the index, a child kept
+    where it is counted at least ``STORED`` times, as ``/api/explore``."""
+
+    def __init__(self, index: Index, selection: Selection) -> None:
+        self.index, self.selection = index, selection
+        self.key: np.ndarray = index.key
+        self.games, self.rows = index.mask(selection)
+
+    def _figures(self, n: int, counted: dict) -> dict:
+        kind = self.index.kind_of(n).get("kind")
+        return {k: counted[k] for k in ("count", "games", "black_wins", "white_wins")} | {"kind": kind}
+
+    def figures(self, n: int) -> dict:
+        return self._figures(n, self.index.counted_at(n, self.selection, self.rows)[0])
+
+    def children(self, n: int) -> list[tuple[int, dict]]:
+        _, *theirs = self.index.counted_at(n, self.selection, self.rows)
+        kids = self.index.children(n).tolist()
+        return [(int(c), self._figures(int(c), f)) for c, f in zip(kids, theirs) if f["count"] >= STORED]

@@ -26,6 +26,7 @@ import tempfile
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
+from typing import Protocol
 
 import genanki
 import numpy as np
@@ -131,8 +132,9 @@ class Nodes:
             kid_start,
         )
 
-    def children(self, n: int) -> np.ndarray:
-        return self.kids[self.kid_start[n] : self.kid_start[n + 1]]
+    def children(self, n: int) -> list[tuple[int, dict]]:
+        """Node ``n``'s children and their figures, the most counted first."""
+        return [(int(c), self.figures(int(c))) for c in self.kids[self.kid_start[n] : self.kid_start[n + 1]]]
 
     def figures(self, n: int) -> dict:
         return {
@@ -144,11 +146,29 @@ class Nodes:
         }
 
 
-def positions(catalog: Catalog, text: str, min_share: float = MIN_SHARE, colour: str | None = None) -> list[Position]:
+class Source(Protocol):
+    """Where a walk reads a node's figures (``Nodes``: the stored trie's;
+    the explorer's index: those of a selection of the games)."""
+
+    key: np.ndarray
+
+    def figures(self, n: int) -> dict: ...
+
+    def children(self, n: int) -> list[tuple[int, dict]]: ...
+
+
+def positions(
+    catalog: Catalog,
+    text: str,
+    min_share: float = MIN_SHARE,
+    colour: str | None = None,
+    source: Source | None = None,
+) -> list[Position]:
     """The positions of the subtree at the sequence ``text`` (as ``joseki
     lookup`` takes it) where ``colour`` (either, when None) is to play and
-    has a move of at least ``min_share``; a NotInTree where the tree does
-    not hold the start."""
+    has a move of at least ``min_share``, their figures from ``source``
+    (default: the stored trie's); a NotInTree where the tree does not hold
+    the start."""
     n, start, swapped = 0, (), False  # the empty corner: the whole tree
     if text.strip():
         q = query(text, checked=False)
@@ -158,16 +178,14 @@ def positions(catalog: Catalog, text: str, min_share: float = MIN_SHARE, colour:
             playable(catalog, q)
             raise NotInTree(q, held, tree.node(n))
         start, swapped = q.keys, q.swapped
-    nodes = Nodes.read(catalog)
+    nodes = source if source is not None else Nodes.read(catalog)
     found: list[Position] = []
-    todo: list[tuple[int, tuple[int, ...]]] = [(n, start)]
+    todo: list[tuple[int, tuple[int, ...], dict]] = [(n, start, nodes.figures(n))]
     while todo:
-        node, keys = todo.pop()
-        here = nodes.figures(node)
+        node, keys, here = todo.pop()
         depth = len(keys)
         moves = []
-        for c in nodes.children(node).tolist():
-            child = nodes.figures(c)
+        for c, child in sorted(nodes.children(node), key=lambda cf: (-cf[1]["count"], int(nodes.key[cf[0]]))):
             key = int(nodes.key[c])
             moves.append(
                 {
@@ -179,12 +197,13 @@ def positions(catalog: Catalog, text: str, min_share: float = MIN_SHARE, colour:
                     "win_rate": win_rate_of(child, depth),
                     "kind": child["kind"],
                     "node": c,
+                    "figures": child,
                 }
             )
         common = [m for m in moves if m["share"] >= min_share]
         to_play = colour_at(depth, swapped)
         if common and colour in (None, to_play):
-            shown = tuple({k: v for k, v in m.items() if k != "node"} for m in moves)
+            shown = tuple({k: v for k, v in m.items() if k not in ("node", "figures")} for m in moves)
             found.append(Position(keys, to_play, here["games"], here["count"], shown, swapped))
             if len(found) > MAX_NOTES:
                 raise ExportError(
@@ -193,14 +212,15 @@ def positions(catalog: Catalog, text: str, min_share: float = MIN_SHARE, colour:
                 )
         for m in reversed(common):
             if not turns(here["kind"], m):
-                todo.append((m["node"], keys + (int(nodes.key[m["node"]]),)))
+                todo.append((m["node"], keys + (int(nodes.key[m["node"]]),), m["figures"]))
     found.sort(key=lambda p: (len(p.keys), -p.games, p.normal))
     return found
 
 
-def note_id(p: Position) -> str:
-    """The note's guid: of the position and the colour to play only."""
-    return genanki.guid_for("joseki-miner", p.normal, p.colour)
+def note_id(p: Position, selection: str = "") -> str:
+    """The note's guid: of the position, the colour to play and the
+    selection of games (none: the whole tree) only."""
+    return genanki.guid_for("joseki-miner", p.normal, p.colour, *([selection] if selection else []))
 
 
 def image_name(p: Position) -> str:
@@ -251,12 +271,15 @@ MODEL = genanki.Model(
 )
 
 
-def write_deck(found: list[Position], path: Path, name: str) -> int:
+def write_deck(found: list[Position], path: Path, name: str, selection: str = "") -> int:
     """The positions as an Anki deck at ``path`` (written under a temporary
-    name, then renamed: a deck is whole or not there); how many notes."""
+    name, then renamed: a deck is whole or not there), of the games
+    ``selection`` names (its notes apart from the whole tree's); how many notes."""
     if not found:
         raise ExportError("no position to export: no move there has the share asked for (--min-share)")
-    deck = genanki.Deck(DECK_ID, name)
+    deck = genanki.Deck(
+        DECK_ID + int(hashlib.sha256(selection.encode()).hexdigest()[:6], 16) if selection else DECK_ID, name
+    )
     try:
         with tempfile.TemporaryDirectory(prefix="joseki-anki-") as folder:
             media = []
@@ -270,7 +293,7 @@ def write_deck(found: list[Position], path: Path, name: str) -> int:
                     f"{p.colour.title()} to play",
                     back_html(p),
                 ]
-                deck.add_note(genanki.Note(model=MODEL, fields=fields, guid=note_id(p)))
+                deck.add_note(genanki.Note(model=MODEL, fields=fields, guid=note_id(p, selection)))
             fd, staged = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
             os.close(fd)
             try:
