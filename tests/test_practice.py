@@ -101,15 +101,13 @@ needs_mined = pytest.mark.skipif(
 )
 
 
-@needs_mined
-def test_a_thousand_replies_follow_the_games_at_the_4_4_low_approach():
-    position = _lookup("Q16 R14")
-    kept = replies.playable(position["continuations"])
-    drawn = Counter(replies.draw(position["continuations"], seed, ["Q16", "R14"])["board"] for seed in range(1000))
-    for seed in range(100):  # a reply is the draw, or the end where the move drawn is no longer the joseki
-        got = replies.reply(position["continuations"], seed, ["Q16", "R14"], position["kind"])
-        move = replies.draw(position["continuations"], seed, ["Q16", "R14"])
-        assert got == (replies.End(replies.JOSEKI_ENDS) if move["kind"] != "joseki" else replies.Reply(move))
+def _drawn(continuations, moves) -> Counter:
+    return Counter(replies.draw(continuations, seed, moves)["board"] for seed in range(1000))
+
+
+def _chi_square(drawn: Counter, continuations) -> tuple[float, int]:
+    """The chi-square statistic of 1,000 draws against the continuations' games, and its degrees of freedom."""
+    kept = replies.playable(continuations)
     total = sum(k["games"] for k in kept)
     expected = {k["board"]: 1000 * k["games"] / total for k in kept}
     assert set(drawn) <= set(expected)
@@ -118,11 +116,39 @@ def test_a_thousand_replies_follow_the_games_at_the_4_4_low_approach():
     rest = [m for m in expected if m not in big]
     if rest:
         cells.append((sum(drawn[m] for m in rest), sum(expected[m] for m in rest)))
-    statistic = sum((o - e) ** 2 / e for o, e in cells)
-    df = len(cells) - 1
+    return sum((o - e) ** 2 / e for o, e in cells), len(cells) - 1
+
+
+@needs_mined
+def test_replies_at_a_selection_follow_its_games():
+    from joseki_miner.explorer import params
+    from joseki_miner.explorer.index import Index
+    from joseki_miner.runs.catalog import Catalog
+
+    index = Index.read(Catalog(work=MINED / "work", out=MINED / "out"))
+    q = params.moves("Q16,R14")
+    recent = index.explore(q, params.selection({"years": "2016-2019"}, index))["continuations"]
+    whole = index.explore(q, params.selection({}, index))["continuations"]
+    drawn = _drawn(recent, ["Q16", "R14"])
+    statistic, df = _chi_square(drawn, recent)
+    assert 2 <= df <= 20 and statistic < CHI2_999[df], (statistic, df)
+    against_whole, df_whole = _chi_square(drawn, [c for c in whole if c["board"] in {r["board"] for r in recent}])
+    assert against_whole > CHI2_999[df_whole]  # the selection's draws are not the whole tree's
+
+
+@needs_mined
+def test_a_thousand_replies_follow_the_games_at_the_4_4_low_approach():
+    position = _lookup("Q16 R14")
+    drawn = _drawn(position["continuations"], ["Q16", "R14"])
+    for seed in range(100):  # a reply is the draw, or the end where the move drawn is no longer the joseki
+        got = replies.reply(position["continuations"], seed, ["Q16", "R14"], position["kind"])
+        move = replies.draw(position["continuations"], seed, ["Q16", "R14"])
+        assert got == (replies.End(replies.JOSEKI_ENDS) if move["kind"] != "joseki" else replies.Reply(move))
+    statistic, df = _chi_square(drawn, position["continuations"])
     assert 2 <= df <= 20
-    assert statistic < CHI2_999[df], (statistic, df, cells)
+    assert statistic < CHI2_999[df], (statistic, df)
     # the same shares as lookup's: the most played move is drawn most
+    kept = replies.playable(position["continuations"])
     assert drawn.most_common(1)[0][0] == max(kept, key=lambda k: k["games"])["board"]
 
 
