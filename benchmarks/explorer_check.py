@@ -1,6 +1,6 @@
 """The explorer's figures against the commands' on all of ../shared/data.
 
-    python benchmarks/explorer_check.py OUT WORK [SCRATCH]
+    python benchmarks/explorer_check.py OUT WORK [SCRATCH] [--filtered]
 
 OUT and WORK: a run mined from all of ../shared/data.  Checks that
 - unfiltered, the explorer's index gives exactly ``joseki lookup``'s figures
@@ -15,6 +15,7 @@ Prints one line a check and exits 1 on the first difference."""
 from __future__ import annotations
 
 import json
+import os
 import random
 import subprocess
 import sys
@@ -51,33 +52,40 @@ def sample(index: Index, n: int, seed: int) -> list[int]:
     return random.Random(seed).sample(nodes, min(n, len(nodes)))
 
 
+def short(value):
+    """Collections by their last part: a run names them by the path it was given (../shared/data/ai)."""
+    return {str(k).rsplit("/", 1)[-1]: v for k, v in value.items()} if isinstance(value, dict) else value
+
+
 def same(found: dict, looked: dict, moves: tuple[str, ...]) -> str | None:
     for k in FIGURES:
-        if found[k] != looked[k]:
+        if short(found[k]) != short(looked[k]):
             return f"{k}: {found[k]!r} != {looked[k]!r}"
     mine = [{k: c[k] for k in moves} for c in found["continuations"]]
     theirs = [{k: c[k] for k in moves} for c in looked["continuations"]]
     return None if mine == theirs else f"continuations differ: {mine[:3]} != {theirs[:3]}"
 
 
-def main(out: Path, work: Path, scratch: Path) -> int:
+def main(out: Path, work: Path, scratch: Path, unfiltered: bool = True) -> int:
     catalog = Catalog(work=work, out=out)
     index = Index.read(catalog)
     t0 = time.perf_counter()
-    nodes = sample(index, 500, 1)
+    nodes = sample(index, 500, 1) if unfiltered else []
     for node in nodes:
         text = text_of(index, node)
         why = same(index.explore(query(text, checked=False)), explore.lookup(catalog, text), (*MOVE, "kind", "move"))
         if why:
             print(f"unfiltered, {text}: {why}")
             return 1
-    print(f"unfiltered: {len(nodes)} random stored nodes equal lookup's figures ({time.perf_counter() - t0:.0f} s)")
+    if unfiltered:
+        print(f"unfiltered: {len(nodes)} random stored nodes equal lookup's figures ({time.perf_counter() - t0:.0f} s)")
     for setting, asked in FILTERS:
         folder = scratch / setting.split("=")[0].split(".")[1]
         if not (folder / "joseki.parquet").exists():
             t = time.perf_counter()
             done = subprocess.run(
-                [sys.executable, "-m", "pipeline.cli", "mine", str(DATA), "--out", str(folder), "--set", setting],
+                [sys.executable, "-m", "pipeline.cli", "mine", os.path.relpath(DATA, ROOT), "--out", str(folder)]
+                + ["--set", setting],
                 cwd=ROOT,
                 capture_output=True,
                 text=True,
@@ -105,8 +113,9 @@ def main(out: Path, work: Path, scratch: Path) -> int:
 
 
 if __name__ == "__main__":
-    given = [Path(a) for a in sys.argv[1:]]
+    given = [Path(a) for a in sys.argv[1:] if a != "--filtered"]  # --filtered: the filtered checks alone
     if len(given) < 2:
         print(__doc__)
         sys.exit(2)
-    sys.exit(main(given[0], given[1], given[2] if len(given) > 2 else Path("/tmp/explorer-check")))
+    scratch = given[2] if len(given) > 2 else Path("/tmp/explorer-check")
+    sys.exit(main(given[0], given[1], scratch, "--filtered" not in sys.argv[1:]))

@@ -57,10 +57,12 @@ def _shown(browser, wanted: dict) -> None:
     """Wait until the page shows the query ``wanted`` (its moves and filters) and its games."""
     from selenium.webdriver.support.ui import WebDriverWait
 
-    text = urllib.parse.urlencode({"moves": "", **wanted}) if "moves" not in wanted else urllib.parse.urlencode(wanted)
+    wanted = {"moves": "", **wanted}
+    text = urllib.parse.urlencode(wanted)
+    games = urllib.parse.urlencode({k: v for k, v in wanted.items() if not k.startswith("b_")})  # one selection's
     WebDriverWait(browser, 30).until(lambda b: b.execute_script("return document.body.dataset.shown") == text)
     WebDriverWait(browser, 30).until(
-        lambda b: (b.execute_script("return document.body.dataset.games") or "").startswith(text)
+        lambda b: (b.execute_script("return document.body.dataset.games") or "").startswith(games)
     )
 
 
@@ -134,6 +136,26 @@ def test_a_person_explores_the_page(mined, tmp_path):
             _shown(browser, {"moves": "Q16,R14", "years": chosen})
             assert sorted(_table(browser)) == sorted((c["board"], c["games"]) for c in filtered["continuations"])
             assert browser.find_element(By.NAME, "years").get_attribute("value") == chosen
+            # two selections: B's share beside each move, as the API compares them
+            browser.get(f"{url}/?moves=Q16,R14&b_years={chosen}")
+            _shown(browser, {"moves": "Q16,R14", "b_years": chosen})
+            both = _api(url, "/api/explore", moves="Q16,R14", b_years=chosen)
+            cells = browser.find_elements(By.CSS_SELECTOR, "#continuations tbody tr[data-move] td.b-col")
+            assert cells and all(c.is_displayed() for c in cells) and len(both["compared"]) >= len(cells)
+            # position search: stones set up in the edit mode, answered as /api/position
+            browser.get(f"{url}/")
+            _shown(browser, {})
+            browser.find_element(By.ID, "edit").click()
+            for point in ("Q16", "R14"):
+                browser.find_element(By.CSS_SELECTOR, f'[data-point="{point}"]').click()
+            browser.find_element(By.CSS_SELECTOR, "input[name=stone][value=W]").click()
+            browser.find_element(By.CSS_SELECTOR, '[data-point="R14"]').click()
+            browser.find_element(By.ID, "search").click()
+            where = _api(url, "/api/position", black="Q16", white="R14")
+            from selenium.webdriver.support.ui import WebDriverWait
+
+            WebDriverWait(browser, 30).until(lambda b: "This position" in b.find_element(By.ID, "summary").text)
+            assert f"{where['games']:,} games" in browser.find_element(By.ID, "summary").text
             errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
             assert not errors, errors
         finally:

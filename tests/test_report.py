@@ -295,12 +295,12 @@ def test_the_published_book_names_no_path_of_the_machine_that_mined_it(mined, de
     game by its collection and its place there (``record_name``): the
     folder the games were mined from (an absolute path here) appears in
     none of them."""
-    from joseki_miner.book.words import record_name, short_names
-
     here = str(demo_games)
     assert here.startswith("/")
     published = [p for p in mined.report.rglob("*") if p.is_file()] + [mined.sgf]
     assert [p for p in published if here in p.read_text(encoding="utf-8")] == []
+    from joseki_miner.book.words import record_name, short_names
+
     rows = pq.read_table(mined.node_examples).to_pylist()
     names = short_names({r["collection"] for r in rows})
     for r in rows:

@@ -155,15 +155,17 @@ def write(
     """Write part ``part`` = (i, k) of the report's pages into ``folder``
     (``report.pages``) and the records of its share of the example games
     (``records``), with a bar of the pages where ``progress``; the sizes of
-    the files written ("pages", "games").  What changed between the eras is counted
-    in a thread (numpy's counting lets the pages go on) while the nodes'
-    pages (one part: all of them) or the groups' pages are made; the pages
-    that need it come last."""
+    the files written ("pages", "games").  The records are written and
+    what changed between the eras is counted in threads (Parquet's reading
+    and numpy's counting let the pages go on) while the nodes' pages (one
+    part: all of them) or the groups' pages are made; the pages that need
+    what changed come last."""
     book = load_book(files, share=share, min_length=min_length)
     sizes = []
     nodes = len(pages_of.part_nodes(list(range(len(book.cols["node"]))), part))
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="changes") as side:
+    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="report") as side:
         changed = side.submit(changes, files) if part[0] == 0 else None
+        games = side.submit(records, book, files.games, folder, part)  # reading games.parquet lets the pages go on
         with bar(progress, total=nodes, desc="report", unit=" pages", leave=False) as shown:
             for name, text in pages_of.iter_pages(
                 book, plots.year_shares, part, lambda: changed and changed.result(), lambda: _players(files, part)
@@ -173,7 +175,7 @@ def write(
                 sizes.append(len(data))
                 if pages_of.is_node_page(name):
                     shown.update(1)
-    return {"pages": sizes, "games": records(book, files.games, folder, part)}
+        return {"pages": sizes, "games": games.result()}
 
 
 RECORD_COLUMNS = ["PB", "BR", "PW", "WR", "DT", "EV", "RE", "KM", "size", "handicap"]

@@ -92,6 +92,7 @@ svg.board .influence.any rect{fill:#999}
 .plot svg{max-width:100%;height:auto}
 footer{margin-top:3em;color:#777;font-size:.85em}
 @media (max-width:640px){.layout{display:block}.side{min-width:0}svg.board{max-width:100%;height:auto}
+.cards{gap:10px}.card{width:calc(50% - 23px)}
 table.games,table.games tbody,table.games tr,table.games td{display:block}table.games tr:first-child{display:none}
 table.games tr{border-bottom:1px solid #e4e4e4;padding:4px 0}table.games td{border:0;padding:1px 0}
 table.games td::before{content:attr(data-label) ": ";color:#777}}

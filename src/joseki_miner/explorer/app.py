@@ -102,11 +102,6 @@ def answered(call):
     return endpoint
 
 
-def _positions(explorer: Explorer, q) -> dict:
-    """The sequence's moves as the board shows them, for the page."""
-    return {"moves": [q.board_move(k) for k in q.keys]}
-
-
 def explore(explorer: Explorer, request: Request) -> Response:
     asked = params.checked(request.query_params, "explore")
     q = params.moves(asked.get("moves", ""))
@@ -117,13 +112,12 @@ def explore(explorer: Explorer, request: Request) -> Response:
             check_playable(q.colours, q.points, explorer.maybe)
         except SequenceError as exc:
             raise params.Asked(str(exc)) from None
-    found["win_rate"] = found.get("win_rate")
     found["filters"] = {k: v for k, v in asked.items() if k in params.FILTER_KEYS}
     if any(k.startswith("b_") for k in asked):
         b = params.selection(asked, explorer.index, "b_")
         found["b"] = explorer.index.explore(q, b)
         found["compared"] = compared(found, found["b"])
-    found.update(_positions(explorer, q))
+    found["moves"] = [q.board_move(k) for k in q.keys]
     found["transpositions"] = explorer.index.transpositions(found["node"], q) if found["stored"] else []
     return JSONResponse(_clean(found))
 
@@ -196,7 +190,7 @@ def _game_table(explorer: Explorer, request: Request):
     the asked sequence starts in it (the game's first sequence, without one)."""
     asked = params.checked(request.query_params, "game")
     text = request.path_params["game"]
-    if not text.isdigit() or int(text) >= len(explorer.index.table):
+    if not text.isdigit() or len(text) > 12 or int(text) >= len(explorer.index.table):
         raise params.Asked(f"no game {text[:20]!r}: games are numbered 0 to {len(explorer.index.table) - 1:,}")
     game = int(text)
     q = params.moves(asked.get("moves", ""))
@@ -204,12 +198,12 @@ def _game_table(explorer: Explorer, request: Request):
     n, held = index.find(q.keys)
     if held < len(q.keys):
         n = 0
-    games, rows = index.games_at(n)
-    at = np.flatnonzero(games == game)
-    if not len(at):
-        games, rows = index.games_at(0)
-        at = np.flatnonzero(games == game)
-    row = rows[at] if len(at) else None
+    rows = np.flatnonzero(index.seq_game == game)  # the game's sequences, and those at the position
+    lo, hi = int(index.first[n]), int(index.first[n] + index.count[n])
+    there = rows[(rows >= lo) & (rows < hi)]
+    if not len(there):
+        n, there = 0, rows
+    row = there[np.argmin(index.seq_number[there])][None] if len(there) else None  # its earliest-started
     first_key = q.keys[0] if q.keys and n else (index.first_key_of(int(row[0])) if row is not None else 0)
     info = index.game_rows(np.array([game]), row, first_key)
     explorer.same_run()

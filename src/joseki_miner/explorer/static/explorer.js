@@ -327,7 +327,7 @@ function drawTable() {
       el("td", {}, c.board),
       el("td", { "data-games": c.games }, c.games.toLocaleString("en")),
       el("td", { "data-share": c.share }, pct(c.share)),
-      el("td", { class: "b-col" + (cmp && cmp.real ? " real" : "") }, cmp ? `${pct(cmp.b.share)}${cmp.real ? (cmp.difference > 0 ? " up" : " down") : ""}` : ""),
+      bCell(cmp),
       el("td", {}, w.decided ? `${pct(w.black)} (${pct(w.low)}-${pct(w.high)})` : "-"),
       el("td", {}, c.last_year || ""),
       el("td", { class: "kind" }, kind),
@@ -340,6 +340,15 @@ function drawTable() {
     tr.append(el("td", { colspan: 7 }, `${a.ended_or_rarer.toLocaleString("en")} sequences end here or go on by a move played once`));
     tbody.append(tr);
   }
+}
+
+function bCell(cmp) {
+  // B's share, and its difference from A's in points where it is real (compare's test)
+  if (!cmp) return el("td", { class: "b-col" }, "");
+  const points = Math.round(100 * cmp.difference);
+  const text = cmp.real ? `${pct(cmp.b.share)} (${points > 0 ? "+" : ""}${points || (cmp.difference > 0 ? "+<1" : "-<1")})` : pct(cmp.b.share);
+  const cell = el("td", { class: "b-col" + (cmp.real ? " real" : ""), title: cmp.real ? "a real difference from A" : "no real difference from A" }, text);
+  return cell;
 }
 
 function drawAll() { drawBoard(); drawMoves(); drawSummary(); drawTable(); }
