@@ -17,8 +17,9 @@ from joseki_miner.runs.errors import UsageError
 
 HELP = """The joseki command: 'joseki mine GAMES' runs every stage, 'joseki
 ingest|extract|build|prune|emit|report' runs one; 'joseki lookup|games|trend|
-compare|repertoire|position' answer from a mined tree; 'joseki demo' writes the
-built-in demo collection."""
+compare|repertoire|position' answer from a mined tree; 'joseki explore' serves it
+on a page; 'joseki practice' drills it (its schedule, Anki decks); 'joseki demo'
+writes the built-in demo collection."""
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=HELP)
 
