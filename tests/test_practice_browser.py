@@ -111,6 +111,8 @@ def test_a_person_practises_as_white_at_the_4_4_low_approach(explorer, tmp_path)
                 wait.until(lambda b: b.execute_script("return document.body.dataset.practice") == "yours")
                 line = browser.execute_script("return state.line.slice(0, state.at)")
                 assert len(line) == 3 + 2 * turn  # the opponent (Black) replied each time
+                shown = urllib.parse.urlencode({"moves": ",".join(line)})
+                wait.until(lambda b: b.execute_script("return document.body.dataset.shown") == shown)  # drawn
                 # the answers are hidden while practising
                 assert not browser.find_elements(By.CSS_SELECTOR, "#board circle.mark")
                 move = _best(url, line) if turn < 2 else _unknown(url, line)  # the third: one the tree does not know
