@@ -203,6 +203,30 @@ def test_setup_stones_that_are_not_a_handicaps_leave_their_game_out_in_both_engi
         assert rejects[("handicap-white.sgf", "")] == ("setup stones", "handicap 2: 2 black and 1 white setup stones")
 
 
+def test_a_concatenated_collection_keeps_both_games_in_both_engines(tmp_path):
+    """tests/fixtures/readers/concatenated.sgf (a UTF-8 game, then a
+    Shift_JIS game whose root has no ';'): both games accepted with their
+    names, by the same bytes in both engines."""
+    folder = tmp_path / "games"
+    folder.mkdir()
+    (folder / "concatenated.sgf").write_bytes(
+        (Path(__file__).parent / "fixtures/readers/concatenated.sgf").read_bytes()
+    )
+    sets = ("prune.min_count=1", "min_length=1")
+    fast = _mine([folder], tmp_path / "fast", "fast", 2, *sets)
+    reference = _mine([folder], tmp_path / "reference", "reference", 1, *sets)
+    assert fast == {**reference, "seconds": fast["seconds"]}
+    _same(tmp_path / "fast", tmp_path / "reference")
+    assert fast["games_accepted"] == 2 and fast["games_rejected_total"] == 0
+    import pyarrow.parquet as pq
+
+    games = pq.read_table(tmp_path / "fast" / "interim" / "games.parquet", columns=["location", "PB", "PW"])
+    assert games.to_pylist() == [
+        {"location": "game 1", "PB": "井山裕太", "PW": "柯洁"},
+        {"location": "game 2", "PB": "張栩", "PW": "山下敬吾"},
+    ]
+
+
 def test_duplicates_name_their_first_game_across_batches(tmp_path, monkeypatch):
     """Batches of three games: a repeat whose first game is in an earlier
     batch or in its own, and a repeat of a repeat, name the first game as

@@ -175,15 +175,19 @@ def test_a_warmed_worker_leaves_what_it_holds_for_good_out_of_the_collectors_pas
         assert list(client.run(gc.get_freeze_count).values())[0] > 10_000
 
 
-def test_setup_stones_reject_their_games_on_the_workers_as_in_one_reading(tmp_path):
-    """Games whose setup stones are not a handicap's, with handicaps read:
-    the dask engine rejects each with the fast engine's reason and detail,
-    and writes the same files."""
+def test_setup_stones_and_a_concatenated_collection_read_on_the_workers_as_in_one_reading(tmp_path):
+    """Games whose setup stones are not a handicap's, with handicaps read,
+    and the concatenated collection of a UTF-8 and a Shift_JIS game: the
+    dask engine rejects each setup game with the fast engine's reason and
+    detail, keeps both games of the collection, and writes the same files."""
     games = setup_games(tmp_path / "games")
+    fixture = Path(__file__).parent / "fixtures" / "readers" / "concatenated.sgf"
+    (games / "concatenated.sgf").write_bytes(fixture.read_bytes())
     sets = ("include_handicap=true", "prune.min_count=1", "min_length=1")
     fast = mine([games], tmp_path / "fast", sets=sets)
     dask = mine([games], tmp_path / "dask", "dask", sets=sets)
     assert fast["games_rejected"] == dask["games_rejected"] == {"setup stones": 4, "setup stones after the root": 2}
+    assert fast["games_accepted"] == dask["games_accepted"] == 5
     for name in ("games.parquet", "rejects.parquet"):
         assert rows_of(tmp_path / "dask" / "work" / name) == rows_of(tmp_path / "fast" / "work" / name), name
     book = [(tmp_path / engine / "out" / "joseki.sgf").read_bytes() for engine in ("dask", "fast")]

@@ -324,6 +324,7 @@ def test_what_other_readers_read_is_read_compiled_as_in_python(tmp_path):
         "ff4_ex.sgf": _ff4_ex(),
         "later-info.sgf": b"(;GM[1]FF[4]SZ[19]PB[b];B[pd];PW[w]RE[W+R]W[dp])",
         "sabaki.sgf": b"(\r\nTE[1]GM[1]SZ[19];B[pd];W[dp])",
+        "sabaki-collection.sgf": b"(;GM[1]SZ[19];B[pd])\n(\r\nGM[1]SZ[19]PB[x];B[dd];W[pp])",
         "mixed.sgf": "(;GM[1]PB[井山裕太];B[pd])\n".encode() + sjis,
         "gb.sgf": b"(;GM[1]CA[GB18030]PB[" + "交通".encode("gb18030").replace(b"\\", b"\\\\") + b"];B[pd])",
         "node-after-variations.sgf": b"(;GM[1]SZ[19];B[pd](;W[dd]);PW[X]B[qq])",
@@ -333,6 +334,7 @@ def test_what_other_readers_read_is_read_compiled_as_in_python(tmp_path):
         (tmp_path / name).write_bytes(data)
     for name in ("mixed-encoding.sgf", "test-result.sgf"):
         (tmp_path / name).write_bytes((FIXTURES / "sgfc" / name).read_bytes())
+    (tmp_path / "concatenated.sgf").write_bytes((FIXTURES / "concatenated.sgf").read_bytes())
     view = bulk_view([tmp_path])
     assert view == python_view([tmp_path])
     assert ("later-info.sgf", {"PB": "b", "PW": "w", "RE": "W+R"}) in [

@@ -230,8 +230,28 @@ def test_fuzz_read_paths_on_disk(files):
 
 @pytest.mark.parametrize(
     "unit",
-    [b"(;A[", b"(;GM[1]", b"(;GM[1]C[", b"(;GM[1]C[\\]", b"(", b"[", b"\xff(;GM[1]"],
-    ids=["unclosed-values", "unclosed-trees", "game-in-value", "escaped-bracket", "parentheses", "brackets", "legacy"],
+    [
+        b"(;A[",
+        b"(;GM[1]",
+        b"(;GM[1]C[",
+        b"(;GM[1]C[\\]",
+        b"(",
+        b"[",
+        b"\xff(;GM[1]",
+        b"(" + b" " * 16383,
+        b")\n(GM[1]\xff",
+    ],
+    ids=[
+        "unclosed-values",
+        "unclosed-trees",
+        "game-in-value",
+        "escaped-bracket",
+        "parentheses",
+        "brackets",
+        "legacy",
+        "blanks-after-parentheses",
+        "bare-roots",
+    ],
 )
 def test_a_megabyte_of_one_hostile_pattern_is_read_without_a_hang(unit):
     """Patterns that made a step of the SGF reader quadratic (a lookahead

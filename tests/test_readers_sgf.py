@@ -465,6 +465,44 @@ def test_escaped_trail_bytes_of_gb18030_are_read_as_their_writer_meant():
     assert isinstance(g, GameRecord) and (g.meta["PB"], g.meta["PW"]) == names and seq(g) == "Bpd;Wdp"
 
 
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda data: data,  # the fixture: no CA, its root written "(" then a newline and GM[1]...
+        lambda data: data.replace(b"FF[3]", b"FF[3]CA[SJIS]"),  # its own CA
+        lambda data: data.replace(b"(\nGM[1]", b"(\n;GM[1]"),  # its root with its ';'
+    ],
+    ids=["bare-root", "declared", "full-root"],
+)
+def test_a_concatenated_collection_reads_each_game_in_its_own_encoding(edit):
+    """concatenated.sgf: a UTF-8 game (CA[UTF-8], Chinese and Japanese
+    names, variations) then a Shift_JIS game whose root has no ';', as
+    SabakiHQ/sgf's complex.sgf followed by its encoding/nihon-kiin.sgf.
+    The bare root is a game start where a game may start (after a ')'),
+    so the text is cut there and each game decoded alone; both games were
+    "undecodable text"."""
+    items = read(edit((FIXTURES / "concatenated.sgf").read_bytes()))
+    assert [(type(i).__name__, i.location) for i in items] == [("GameRecord", "game 1"), ("GameRecord", "game 2")]
+    assert [(i.meta["PB"], i.meta["PW"], i.meta["EV"]) for i in items] == [
+        ("井山裕太", "柯洁", "第1回 囲碁大会"),
+        ("張栩", "山下敬吾", "第33期 棋聖戦"),
+    ]
+    assert [seq(i) for i in items] == ["Bpd;Wdp;Bqp;Wdd;Bfq", "Bqd;Wdc;Bpq;Woc"]
+
+
+def test_a_bare_root_inside_a_value_is_no_game_start():
+    """A '(' then a game-information property is a game start only first
+    in the text or after a ')' and blanks: a comment that writes one stays
+    a comment of its game (a game start there would cut the game)."""
+    utf8 = "(;GM[1]SZ[19]PB[井山裕太]C[a note (RE[W+R) here];B[pd];W[dp])\n".encode("utf-8")
+    sjis = "(\nGM[1]CA[SJIS]PB[張栩];B[qd])".encode("shift_jis")
+    items = read(utf8 + sjis)
+    assert [(i.location, i.meta["PB"], seq(i)) for i in items] == [
+        ("game 1", "井山裕太", "Bpd;Wdp"),
+        ("game 2", "張栩", "Bqd"),
+    ]
+
+
 def test_a_collection_of_a_utf8_game_and_a_shift_jis_game_keeps_both():
     utf8 = "(;GM[1]FF[4]SZ[19]PB[井山裕太]PW[張栩];B[pd];W[dp])\n".encode("utf-8")
     sjis = "(;GM[1]FF[4]CA[Shift_JIS]SZ[19]PB[井山裕太]PW[代表];B[pd];W[dp])\n".encode("shift_jis")

@@ -9,7 +9,8 @@ What this reader copes with, before and around sgfmill's parser:
   ``)``), is rejected alone and reading resumes at the next game;
 * variations: the main line (first child at every branch) is taken, with
   the game information found on it (the root's first);
-* a root node written without its ``;`` (as Sabaki reads it);
+* a root node written without its ``;`` (as Sabaki reads it), in a
+  collection too (a game start where a game may start: after a ')');
 * long FF[1]/FF[3] property names: lower-case letters inside identifiers are
   ignored (``AddBlack`` -> ``AB``), a few names that the rule gets wrong are
   mapped (``Size`` -> ``SZ``, ``Komi`` -> ``KM``...), identifiers written
@@ -145,9 +146,11 @@ def normalise_identifiers(data: bytes) -> bytes:
 # a game tree's start: "(;", or "(" then a property (a root node written without its ';', as Sabaki reads it)
 _START_RE = re.compile(rb"\(\s*(?:;|(?=[A-Za-z]+\s*\[))")
 _FULL_START_RE = re.compile(rb"\(\s*;")  # one written with its ';'
-# the start of what looks like a new game: "(;" then a game-info property and
-# its value's '[' (the value must close before any escape: ``root_candidates``)
-_CANDIDATE_HEAD_RE = re.compile(rb"\(\s*;\s*([A-Za-z]+)\s*\[")
+# the start of what looks like a new game: "(;" (or a bare "(" where a game may
+# start) then a game-info property and its value's '[' (the value must close
+# before any escape: ``root_candidates``)
+_CANDIDATE_HEAD_RE = re.compile(rb"\((?:\s*(;))?\s*([A-Za-z]+)\s*\[")  # no two free runs of blanks: linear
+_BLANKS = frozenset(b" \t\r\n\f\v")
 _VALUE_STOP_RE = re.compile(rb"[\\\]]")
 _ROOT_PROPERTIES = frozenset(
     "GM FF CA SZ AP ST PB PW BR WR BT WT DT EV RE KM HA RU GN PC SO US CP ON OT TM GC RO AN".split()
@@ -158,19 +161,33 @@ def root_candidates(data: bytes, start: int, end: int) -> Iterator[int]:
     """Where a game might start in data[start:end]: each "(;" followed by a
     game-information property whose first value closes before any escape.
     A game start, or a variation whose node holds game information (as the
-    SGF specification allows).  The first '\\' or ']' after a value's '['
-    is looked for once and kept while later values start before it, so a
-    text of unclosed values is read once, not once a '('."""
+    SGF specification allows).  A root written without its ';' (``(`` then
+    ``GM[1]``...) is one too where a game may start: first in the text, or
+    after a ')' and blanks only (where a tree ends; not after a comment's
+    words or a node, where a '(' and a property are no game).  The
+    first '\\' or ']' after a value's '[' is looked for once and kept while
+    later values start before it, so a text of unclosed values is read
+    once, not once a '('."""
     stop = -1  # the first '\\' or ']' at or after the last value's start (``end``: none before it)
     for m in _CANDIDATE_HEAD_RE.finditer(data, start, end):
+        if m.group(1) is None and not _after_a_tree(data, m.start()):
+            continue
         value = m.end()
         if stop < value:
             found = _VALUE_STOP_RE.search(data, value, end)
             stop = found.start() if found is not None else end
         if stop == end or data[stop] != 0x5D:  # unclosed, or an escape first
             continue
-        if canonical_identifier(m.group(1).decode("ascii")) in _ROOT_PROPERTIES:
+        if canonical_identifier(m.group(2).decode("ascii")) in _ROOT_PROPERTIES:
             yield m.start()
+
+
+def _after_a_tree(data: bytes, at: int) -> bool:
+    """Is data[at] first in the text, or after a ')' and blanks only?"""
+    k = at - 1
+    while k >= 0 and data[k] in _BLANKS:
+        k -= 1
+    return k < 0 or data[k] == 0x29
 
 
 def _next_root(data: bytes, start: int, end: int) -> int | None:

@@ -73,8 +73,8 @@ INGEST_RULES = {
 # how ingest reads games beyond its parameters: 2, a folder given names its games unless it holds several
 # folders of them; 3 and 4, a game is looked for among the duplicates before the filters (4: the dask engine's
 # partitions trace the first games the filters leave out apart); 5, setup stones that are not a handicap's reject
-# their game
-READING = {"reading": 5}
+# their game; 6, a collection is cut at a root written without its ';' too
+READING = {"reading": 6}
 EXTRACT_PARAMS = ("distance.certain", "distance.maybe", "corner_stones", "max_length", "influence.reach")
 # the future work's rules of phase 1 (5.2, 9): in the key only when they differ from the thesis
 EXTRACT_RULES = {"distance.noise": False, "corner.start": 10}
