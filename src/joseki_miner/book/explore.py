@@ -18,9 +18,9 @@ from joseki_miner.fast.arrow import column, numpy, strings
 from joseki_miner.fast.parquet import RowGroups, groups_where, read_columns, row_range
 from joseki_miner.method.gameinfo import date_text, wilson
 from joseki_miner.book.lookup import Query, board_name, check_playable, corner_of, query, sorted_range
+from joseki_miner.book.compare import collections_of
 from joseki_miner.book.strata import (
     Cells,
-    coded,
     coded_year_collections,
     held_years,
     node_cells,
@@ -207,9 +207,8 @@ class Mined:
 
     @classmethod
     def read(cls, catalog: Catalog) -> Mined:
-        table = read_columns(_need(catalog.games), ["year", "collection"])
-        year = numpy(table.column("year")).astype(np.int64)
-        code, names = coded([str(c) for c in table.column("collection").to_pylist()])
+        year = numpy(read_columns(_need(catalog.games), ["year"]).column("year")).astype(np.int64)
+        code, names = collections_of(catalog.games)
         return cls(year, code, names, coded_year_collections(year, code, names))
 
     def node(self, catalog: Catalog, node: dict) -> Cells:

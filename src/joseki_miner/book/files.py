@@ -12,13 +12,12 @@ import subprocess
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from joseki_miner.book import plots
 from joseki_miner.book import report as pages_of
-from joseki_miner.book.compare import compare_files, eras, game_years
+from joseki_miner.book.compare import collections_of, compare_files, eras, game_years
 from joseki_miner.book.repertoire import repertoire
 from joseki_miner.book.strata import Cells, coded_year_collections, node_cells
 from joseki_miner.book.words import About, Book, make_book
@@ -129,16 +128,9 @@ def cells_of(
     or its orders' in node_orders.parquet where move orders are merged) and
     the games' years and collections (``strata.node_cells``), for every
     node at once."""
-    table = read_columns(games, ["year", "collection"])
-    year = numpy(table.column("year"))
-    names = table.column("collection").combine_chunks().dictionary_encode()
-    listed = [str(n) for n in names.dictionary.to_pylist()]
-    order = sorted(range(len(listed)), key=lambda i: listed[i])  # the collections by name: whatever the parts' order
-    rank = np.empty(len(order), np.int64)
-    rank[order] = np.arange(len(order))
-    code = rank[numpy(names.indices)] if len(year) else np.zeros(0, np.int64)
-    sorted_names = [listed[i] for i in order]
-    mined = coded_year_collections(year, code, sorted_names)
+    year = numpy(read_columns(games, ["year"]).column("year"))
+    code, names = collections_of(games)
+    mined = coded_year_collections(year, code, names)
     node, first, count = (numpy(tree.column(name)).tolist() for name in ("node", "first", "count"))
     ranges: dict[int, list[tuple[int, int]]] = {n: [(lo, c)] for n, lo, c in zip(node, first, count)}
     if orders is not None:
@@ -147,7 +139,7 @@ def cells_of(
         for n, lo, c in zip(*(rows.column(k).to_pylist() for k in ("node", "first", "count"))):
             ranges[n].append((lo, c))
     game = numpy(read_columns(in_order, ["game"]).column("game"))
-    return mined, node_cells([ranges[n] for n in node], game, year, code, sorted_names)
+    return mined, node_cells([ranges[n] for n in node], game, year, code, names)
 
 
 def changes(files: BookFiles) -> dict | None:
