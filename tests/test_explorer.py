@@ -282,6 +282,8 @@ def test_the_command_serves_until_ctrl_c(mined):
         assert status == 200 and body["newer"] is False
         busy = _cli("explore", "--out", mined.out, "--port", port, "--no-open")
         assert busy.returncode == 2 and "cannot serve" in busy.stderr
+        empty = _cli("explore", "--out", mined.out / "nothing-here", "--port", free_port(), "--no-open")
+        assert empty.returncode == 2 and "mine some games first" in empty.stderr and "\n" not in empty.stderr.strip()
     finally:
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=30)

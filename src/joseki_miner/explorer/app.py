@@ -26,7 +26,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from joseki_miner.book.compare import LEAST_GAMES
-from joseki_miner.book.explore import GAME_COLUMNS, RECORD_COLUMNS, sgf_collection
+from joseki_miner.book.explore import GAME_COLUMNS, RECORD_COLUMNS, NotMined, sgf_collection
 from joseki_miner.book.lookup import SequenceError, board_name, check_playable
 from joseki_miner.book.words import share_of
 from joseki_miner.explorer import params
@@ -61,6 +61,9 @@ class Explorer:
     @classmethod
     def open(cls, catalog: Catalog) -> Explorer:
         t0 = time.perf_counter()
+        for path in (catalog.trie, catalog.sorted_sequences, catalog.games):
+            if not (path.is_file() or (path.is_dir() and any(path.glob("part-*.parquet")))):
+                raise NotMined(f"no {path.name} in {path.parent}: mine some games first (joseki mine GAMES --out ...)")
         opened = run_of(catalog)
         index = Index.read(catalog)
         made = lineage.recorded(catalog.out) or {}
