@@ -148,6 +148,7 @@ class Index:
     answers: OrderedDict = field(default_factory=OrderedDict)  # (selection, node) -> ``counted``
     lock: threading.Lock = field(default_factory=threading.Lock)  # the server answers in threads
     _players: dict[str, str] | None = None
+    _mined: dict | None = None  # every game by year and collection, once asked
 
     @classmethod
     def read(cls, catalog: Catalog) -> Index:
@@ -297,16 +298,46 @@ class Index:
                 self._players = {n.strip().casefold(): n.strip() for k in ("PB", "PW") for n in people[k] if n.strip()}
             return self._players
 
-    @functools.cached_property
-    def all_by_year(self) -> dict[int, int]:
-        """Every game, by year (``games_by_year``), counted once."""
-        return self.games_by_year()
-
     def games_by_year(self, selected: np.ndarray | None = None) -> dict[int, int]:
         """The games (those selected) by year, 0 (unknown) left out."""
         year = self.table.year if selected is None else self.table.year[selected]
         counts = np.bincount(year[year > 0]) if (year > 0).any() else np.zeros(0, np.int64)
         return {y: int(c) for y, c in enumerate(counts.tolist()) if c}
+
+    def cells_at(self, n: int, selected: np.ndarray | None = None) -> tuple[dict, dict]:
+        """Node ``n``'s games (of those selected) by year and collection,
+        each once, and all the games (selected) so: what ``peak_year``
+        reads (``book.strata.node_cells``)."""
+        from joseki_miner.book.strata import coded_year_collections, node_cells
+
+        year, code, names = self.table.year, self.table.collection, self.table.collections
+        lo, hi = int(self.first[n]), int(self.first[n] + self.count[n])
+        games = self.seq_game[lo:hi]
+        if selected is not None:
+            games = games[selected[games]]
+            mined = coded_year_collections(year[selected], code[selected], names)
+        else:
+            mined = self.mined_cells()
+        return node_cells([[(0, len(games))]], games, year, code, names)[0], mined
+
+    def mined_cells(self) -> dict:
+        """Every game by year and collection (``cells_at``), counted once."""
+        if self._mined is None:
+            from joseki_miner.book.strata import coded_year_collections
+
+            self._mined = coded_year_collections(self.table.year, self.table.collection, self.table.collections)
+        return self._mined
+
+    def held_years(self, selected: np.ndarray | None = None) -> dict[int, tuple[str, float]]:
+        """The years whose games (those selected) are mostly one
+        collection's (``book.strata.held_years``): year -> (that
+        collection, its share of the year's games)."""
+        from joseki_miner.book.strata import coded_year_collections, held_years
+
+        year, code = self.table.year, self.table.collection
+        if selected is not None:
+            year, code = year[selected], code[selected]
+        return held_years(coded_year_collections(year, code, self.table.collections))
 
     # -- a position's figures ---------------------------------------------------------------------------------
 
@@ -437,12 +468,10 @@ class Index:
             here, *theirs = self.counted_at(n, selection, in_selection)
             kept = [(int(c), f) for c, f in zip(kids.tolist(), theirs) if f["count"] >= STORED]
             kept.sort(key=lambda cf: (-cf[1]["count"], int(self.key[cf[0]])))
-            totals = self.games_by_year(selected)
             selected_games = int(selected.sum())
         else:
             here = self.stored(n)
             kept = [(int(c), self.stored(int(c), whole=False)) for c in self.children(n).tolist()]
-            totals = self.all_by_year
             selected_games = len(self.table)
         continuations = []
         for c, f in kept:
@@ -468,7 +497,8 @@ class Index:
             **self.kind_of(n),
             "book": self.book.get(n, BELOW),
             "years": here["years"],
-            "most_popular": peak_year(here["years"], totals),
+            "most_popular": peak_year(*self.cells_at(n, selected if selection.active else None)),
+            "most_popular_within_collections": len(self.table.collections) > 1,
             "sources": here["sources"],
             "win_rate": win_rate(here["black_wins"], here["white_wins"]),
             "ended_or_rarer": here["count"] - sum(c["count"] for c in continuations),
