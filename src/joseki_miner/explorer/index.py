@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -155,18 +156,26 @@ class Index:
         """The run of ``catalog``, read once."""
         names = RowGroups(catalog.trie).schema.names
         wanted = ["parent", "move", "count", "first", "games", "black_wins", "white_wins", "first_year", "last_year"]
-        trie = read_columns(catalog.trie, wanted + (["kind"] if "kind" in names else []), dictionary=["move", "kind"])
+        with ThreadPoolExecutor(4, thread_name_prefix="read") as pool:  # the files read at once: Arrow frees the GIL
+            reading = [
+                pool.submit(read_columns, path, columns, dictionary=dictionary)
+                for path, columns, dictionary in (
+                    (catalog.trie, wanted + (["kind"] if "kind" in names else []), ["move", "kind"]),
+                    (catalog.trie_years, ["node", "year", "games"], None),
+                    (catalog.trie_sources, ["node", "source", "games"], ["source"]),
+                    (catalog.sorted_sequences, ["game", "sequence", "start", "orientation"], None),
+                )
+            ]
+            read_games = pool.submit(Games.read, catalog.games)
+            trie, years, source_table, order = (r.result() for r in reading)
+            games = read_games.result()
         parent = numpy(trie.column("parent"))
         key = np.where(parent < 0, -1, move_keys(trie.column("move"))) if len(parent) else np.zeros(0, np.int64)
         count = numpy(trie.column("count"))
         kids = np.flatnonzero(parent >= 0)
         kids = kids[np.lexsort((key[kids], -count[kids], parent[kids]))]
         kid_start = np.searchsorted(parent[kids], np.arange(len(parent) + 1))
-        years = read_columns(catalog.trie_years, ["node", "year", "games"])
-        source_table = read_columns(catalog.trie_sources, ["node", "source", "games"], dictionary=["source"])
-        order = read_columns(catalog.sorted_sequences, ["game", "sequence", "start", "orientation"])
         orientation = numpy(order.column("orientation")) if len(order) else np.zeros(0, np.int8)
-        games = Games.read(catalog.games)
         index = cls(
             parent=parent,
             key=key,
