@@ -99,6 +99,7 @@ def lookup(
             "first_year",
             "last_year",
             "most_popular",
+            "most_popular_within_collections",
             "years",
             "sources",
             "sequence",
@@ -170,14 +171,20 @@ def trend(
     out: str = OUT,
     work: Optional[Path] = WORK,
     by_collection: bool = typer.Option(False, "--by-collection", help="a table a collection"),
+    json_: bool = typer.Option(False, "--json", help="one JSON object instead of text"),
 ) -> None:
     """A sequence's share of each year's games (its games in a year over the
-    games mined that year)."""
+    games mined that year), and within collections; the years whose games
+    are mostly one collection's are marked."""
     from joseki_miner.book import answers, explore
 
     catalog, steady = _query(out, work)
     q, rows = _answered(steady, lambda: explore.trend(catalog, sequence, by_collection))
-    typer.echo(answers.trend_text(q.board_text(), rows, by_collection))
+    peak = explore.trend_peak(rows)
+    if json_:
+        _json({"sequence": q.board_text(), "by_collection": by_collection, "most_popular": peak, "years": rows})
+        return
+    typer.echo(answers.trend_text(q.board_text(), rows, by_collection, peak))
 
 
 SIDE = _plain(

@@ -149,11 +149,9 @@ def test_subtrees_counted_apart_give_the_files_of_one_build(real_subset, tmp_pat
     writes, and those of the position index, sorted by position; no range
     held every sequence.  Pruned on the shards' candidates, with each
     shard's nodes on the kept positions: the bytes of every file prune
-    writes of the whole trie, and the report's page of what changed of
-    the eras' sequences each shard counts."""
+    writes of the whole trie."""
     import pyarrow.parquet as pq
 
-    from joseki_miner.book.compare import EraCounts, compare_files, era_years, eras
     from joseki_miner.fast.parquet import read_columns
     from joseki_miner.runs.config import load
     from joseki_miner.method.prune import Cut
@@ -181,14 +179,6 @@ def test_subtrees_counted_apart_give_the_files_of_one_build(real_subset, tmp_pat
     assert outputs["joseki"] == catalog.joseki and "transpositions" in outputs
     figures = json.loads(catalog.manifest("build").read_text())["figures"]
     floor = figures["floor"]
-    year = pq.read_table(catalog.games, columns=["year"]).column("year").to_numpy()
-    sides = eras(year)
-    whole_changes = {
-        **compare_files(outputs["joseki"], catalog.sorted_sequences, catalog.games, *sides[:2]),
-        "before": sides[2],
-        "after": sides[3],
-    }
-    assert whole_changes["risers"] or whole_changes["fallers"]
     stored = build.Stored(catalog.sequences, catalog.games)
     counts = build.prefix_counts(stored)
     for parts in (1, 3, 7, 64):
@@ -227,21 +217,16 @@ def test_subtrees_counted_apart_give_the_files_of_one_build(real_subset, tmp_pat
             assert np.array_equal(np.lexsort((node, lo, hi)), np.arange(len(hi))), (parts, part.name)
         pruned = {name: tmp_path / f"{parts}-{path.name}" for name, path in outputs.items()}
         wanted = tmp_path / f"{parts}-kept"
-        eras = era_years(*np.unique(year, return_counts=True))
-        prune.prune_shards(candidates, shards.names, prune.PruneFiles(out[4], None, pruned), pruning, wanted, eras)
+        prune.prune_shards(candidates, shards.names, prune.PruneFiles(out[4], None, pruned), pruning, wanted)
         found = [  # each shard searched for the kept nodes' games and positions
             prune.examples_of_shard(folder, shards.plan.parts[j].ranked, wanted, games)
             for j, folder in enumerate(folders)
         ]
         transposed = [build.transposed_of_shard(folder, shards.of(j), j, wanted) for j, folder in enumerate(folders)]
-        in_eras = prune.write_found(found, wanted, catalog.games, pruned, transposed=transposed)
+        prune.write_found(found, wanted, catalog.games, pruned, transposed=transposed)
         for name, path in outputs.items():
             if name != "orders":  # (move orders merged alone)
                 assert pruned[name].read_bytes() == path.read_bytes(), (parts, name)
-        # and the eras' sequences of each kept node, counted by the shards: the page of what changed of the files
-        by_year = dict(zip(*(a.tolist() for a in np.unique(year, return_counts=True))))
-        by_shards = EraCounts.of_games(in_eras, by_year, eras).of(pq.read_table(outputs["joseki"]))
-        assert by_shards == whole_changes
     with pytest.raises(RuntimeError, match="kept the nodes counted"):  # counted with another floor
         build.plan_shards(counted, floor=floor + 1)
     with pytest.raises(RuntimeError, match="counted the range"):  # counts handed in another order

@@ -209,6 +209,11 @@ def test_the_api_answers_as_the_commands_do(served, mined, index):
     # the trend, as `joseki trend`
     status, trend = _api(served, "/api/trend", moves=",".join(text.split()))
     assert status == 200 and trend["years"] == explore.trend(mined, text)[1]
+    # a selection of one collection: every year it has games in is marked as held by it
+    one = index.table.collections[int(index.table.collection[0])]
+    status, alone = _api(served, "/api/trend", moves=",".join(text.split()), collections=one)
+    assert status == 200 and alone["years"]
+    assert all((y["held_by"], y["held_share"]) == ((one, 1.0) if y["mined"] else (None, None)) for y in alone["years"])
     # two selections: both shares of each move and whether the difference is real
     years = sorted(y for y in index.table.year.tolist() if y)
     status, both = _api(served, "/api/explore", moves=",".join(text.split()), b_years=f"{years[-1]}-{years[-1]}")
@@ -282,6 +287,8 @@ def test_the_command_serves_until_ctrl_c(mined):
         assert status == 200 and body["newer"] is False
         busy = _cli("explore", "--out", mined.out, "--port", port, "--no-open")
         assert busy.returncode == 2 and "cannot serve" in busy.stderr
+        empty = _cli("explore", "--out", mined.out / "nothing-here", "--port", free_port(), "--no-open")
+        assert empty.returncode == 2 and "mine some games first" in empty.stderr and "\n" not in empty.stderr.strip()
     finally:
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=30)

@@ -156,6 +156,20 @@ def test_a_person_explores_the_page(mined, tmp_path):
 
             WebDriverWait(browser, 30).until(lambda b: "This position" in b.find_element(By.ID, "summary").text)
             assert f"{where['games']:,} games" in browser.find_element(By.ID, "summary").text
+            # one's own game, opened as an SGF file and stepped: what is played in its last move's corner
+            game = tmp_path / "mine.sgf"
+            game.write_text("(;GM[1]SZ[19];B[pd];W[qf];B[nc];W[dd])", encoding="ascii")
+            picker = browser.find_element(By.ID, "sgf-file")
+            browser.execute_script("arguments[0].style.display = 'inline'", picker)
+            picker.send_keys(str(game))
+            WebDriverWait(browser, 30).until(lambda b: b.find_element(By.ID, "sgf-of").text == "4")
+            browser.find_element(By.ID, "sgf-back").click()
+            assert browser.find_element(By.ID, "sgf-at").text == "3"
+            browser.find_element(By.ID, "sgf-search").click()
+            corner = _api(url, "/api/position", black="Q16,O17", white="R14")
+            WebDriverWait(browser, 30).until(
+                lambda b: f"{corner['games']:,} games" in b.find_element(By.ID, "summary").text
+            )
             errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
             assert not errors, errors
         finally:

@@ -35,7 +35,10 @@ def lookup_text(found: dict) -> str:
     lines = [
         f"{found['board']}  (in {TREE_FORM}: {found['normal_board']}{kind})",
         f"{counted(found['count'], 'sequence')} in {counted(found['games'], 'game')}{span}"
-        + (f", most popular in {found['most_popular']}" if found.get("most_popular") else ""),
+        + (f", most popular in {found['most_popular']}" if found.get("most_popular") else "")
+        + (
+            ", within collections" if found.get("most_popular") and found.get("most_popular_within_collections") else ""
+        ),
         f"the first to play here ({first} in this sequence) wins {rate(found['black_wins'], found['white_wins'])}"
         + {0: "", 1: " game with a winner"}.get(found["black_wins"] + found["white_wins"], " games with a winner"),
     ]
@@ -87,23 +90,51 @@ def games_text(sequence: str, rows: list[dict], total: int) -> str:
     return "\n".join([head, *map(game_line, rows)])
 
 
-def trend_text(sequence: str, rows: list[dict], by_collection: bool) -> str:
+HELD_NOTE = (
+    "* a year whose games are {:.0%} or more one collection's: its share is that collection's more than the "
+    "year's; 'within' holds the collections apart (each collection's share that year, weighed by its share "
+    "of all the games)"
+)
+
+
+def _held(r: dict) -> str:
+    return f"* {short(r['held_by'])} {100 * r['held_share']:.0f}%" if r.get("held_by") else ""
+
+
+def _percent(x: float | None, digits: int = 2) -> str:
+    return f"{100 * x:.{digits}f}%" if x is not None else ""
+
+
+def trend_text(sequence: str, rows: list[dict], by_collection: bool, peak: int | None = None) -> str:
+    """``joseki trend``: a line a year (a cell a collection, with
+    ``by_collection``), the years mostly one collection's marked, and the
+    year most popular within collections (``peak``)."""
+    from joseki_miner.book.strata import HELD
+
     lines = [f"{sequence}: its share of each year's games"]
     if not by_collection:
-        lines.append(f"  {'year':<6} {'games':>8} {'mined':>9} {'share':>8}")
+        lines.append(f"  {'year':<6} {'games':>8} {'mined':>9} {'share':>8} {'within':>8}")
         for r in rows:
-            share = f"{100 * r['share']:.2f}%" if r["share"] is not None else ""
-            lines.append(f"  {r['year']:<6} {r['games']:>8,} {r['mined']:>9,} {share:>8}")
-        return "\n".join(lines)
-    names = list(dict.fromkeys(r["collection"] for r in rows))
-    by = {(r["collection"], r["year"]): r for r in rows}
-    lines.append("  year  " + "".join(f"{short(name)[-16:]:>18}" for name in names))
-    for year in sorted({r["year"] for r in rows}):
-        cells = []
-        for name in names:
-            r = by[(name, year)]
-            cells.append(f"{100 * r['share']:.1f}% of {r['mined']:,}" if r["share"] is not None else "")
-        lines.append(f"  {year:<5} " + "".join(f"{c:>18}" for c in cells))
+            lines.append(
+                f"  {r['year']:<6} {r['games']:>8,} {r['mined']:>9,} {_percent(r['share']):>8} "
+                f"{_percent(r['within']):>8}  {_held(r)}".rstrip()
+            )
+    else:
+        names = list(dict.fromkeys(r["collection"] for r in rows))
+        by = {(r["collection"], r["year"]): r for r in rows}
+        lines.append("  year  " + "".join(f"{short(name)[-16:]:>18}" for name in names))
+        for year in sorted({r["year"] for r in rows}):
+            cells = []
+            for name in names:
+                r = by[(name, year)]
+                cells.append(f"{100 * r['share']:.1f}% of {r['mined']:,}" if r["share"] is not None else "")
+            lines.append(
+                (f"  {year:<5} " + "".join(f"{c:>18}" for c in cells) + f"  {_held(by[(names[0], year)])}").rstrip()
+            )
+    if any(r.get("held_by") for r in rows):
+        lines.append(HELD_NOTE.format(HELD))
+    if peak is not None:
+        lines.append(f"most popular in {peak}, within collections")
     return "\n".join(lines)
 
 
@@ -116,9 +147,22 @@ def compare_text(found: dict, a: str, b: str) -> str:
         f"A: {a} ({found['a']['games']:,} games); B: {b} ({found['b']['games']:,} games); "
         f"{found['moves']:,} moves of the tree compared, in {TREE_FORM}"
     ]
+    within = found.get("within_collections")
+    if within:
+        lines.append(
+            "the change is tested within collections (Cochran-Mantel-Haenszel; the Mantel-Haenszel difference "
+            "and its 95% interval), the shares shown are raw"
+            + (
+                f"; {found['untested']:,} moves untested (no collection at their position on both sides)"
+                if found.get("untested")
+                else ""
+            )
+        )
+    lines += [f"warning: {w}" for w in found.get("warnings", [])]
     for title, rows in (("risers", found["risers"]), ("fallers", found["fallers"])):
         lines.append(
-            f"{title} (the move's share of the sequences at its position, A -> B; 95% interval of the change):"
+            f"{title} (the move's share of the sequences at its position, A -> B; 95% interval of the change"
+            + (" within collections):" if within else "):")
         )
         for r in rows:
             lines.append(

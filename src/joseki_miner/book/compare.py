@@ -6,10 +6,21 @@ difference is.
 A side is a set of ``filter.*`` keys (``runs.inputs.Filters``) applied to
 the games mined.  A move's share on a side is the share lookup and the
 report give it (``words.share_of``), counted in that side's games alone:
-its sequences over those at the position before it.  The difference of the two shares is tested with a
-two-proportion z-test; its 95% interval is Newcombe's (from the two
-shares' Wilson intervals).  A change is real when the interval leaves out
-0.  The real changes are ranked by the least difference the interval
+its sequences over those at the position before it.
+
+The change is tested within collections (a stratum a collection,
+``strata.stratified``: the Cochran-Mantel-Haenszel test, the
+Mantel-Haenszel difference and Sato's interval), so that sides whose
+collections' mixes differ do not read a change of collection as a change
+of play; a collection with games on one side only says nothing of it.
+Where one collection alone has games on both sides (the games of one
+collection), the test is the two shares' own: a two-proportion z-test, and
+Newcombe's 95% interval (from the two shares' Wilson intervals).  Where
+the sides share no collection (a collection against another), no change
+can be told within collections: the raw shares are tested so, and
+``warnings`` says it.  Each change keeps the raw test's figures
+(``raw``) and its counts by collection (``collections``).  A change is
+real when the interval leaves out 0.  The real changes are ranked by the least difference the interval
 allows, weighed by how often the position arises (the larger of its
 shares of each side's games): a change at a position nearly every game
 reaches comes before one in a rare line, however large."""
@@ -17,12 +28,12 @@ reaches comes before one in a rare line, however large."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pyarrow.parquet as pq
 
+from joseki_miner.book.strata import mix_warnings, stratified
 from joseki_miner.book.words import board_line, share_of
 from joseki_miner.fast.arrow import numpy
 from joseki_miner.fast.parquet import read_columns
@@ -34,37 +45,6 @@ LEAST_GAMES = 30  # a side whose position has fewer sequences says too little of
 
 
 Eras = tuple[tuple[int, int], tuple[int, int]]  # the earlier and the later era's first and last year
-
-
-@dataclass(frozen=True)
-class EraCounts:
-    """What the report's page of what changed counts, counted by the run
-    that pruned the tree (the dask engine's shards, each its own
-    sequences): each node's sequences in the earlier and the later era
-    (``reached``: a row a node of joseki.parquet, in its order; a column
-    an era), each era's games and the eras' years (first, last)."""
-
-    reached: np.ndarray
-    games: tuple[int, int]
-    years: Eras
-
-    @classmethod
-    def of_games(cls, reached: np.ndarray, by_year: dict[int, int], years: Eras) -> EraCounts:
-        """The counts ``reached`` of the eras ``years`` of games counted by
-        year (``by_year``)."""
-        a, b = (sum(n for year, n in by_year.items() if in_era(year, era)) for era in years)
-        return cls(reached, (int(a), int(b)), years)
-
-    def of(self, tree) -> dict:
-        """``compared`` of the pruned tree (joseki.parquet's table), with
-        the eras' names, as ``book.files.changes`` gives it: a node's
-        sequences that reached it are those at its position (so only
-        where move orders are not merged)."""
-        if len(self.reached) != tree.num_rows:
-            raise RuntimeError(f"the eras were counted for {len(self.reached)} nodes, the tree holds {tree.num_rows}")
-        a, b = self.years
-        changed = compared(tree, self.reached, self.reached, self.games)
-        return {**changed, "before": era_name(*a), "after": era_name(*b)}
 
 
 def in_era(year, era: tuple[int, int]):
@@ -169,11 +149,17 @@ def compare_files(
     merged: a node's sequences are then a range a member order; ``year``:
     the games' years, where read already)."""
     in_a, in_b = side_games(games, a, b, year=year)
+    code, names = collections_of(games)
     tree = pq.ParquetFile(joseki).read()
     node, first, count = (numpy(tree.column(name)) for name in ("node", "first", "count"))
     game = numpy(read_columns(sorted_sequences, ["game"]).column("game"))
-    # each side's sequences before each row of the sequences in trie order: a range's count is a difference
-    before = [np.r_[0, np.cumsum(side[game], dtype=np.int64)] for side in (in_a, in_b)]
+    # each side's sequences of each collection before each row of the sequences in trie order: a range's count
+    # is a difference
+    before = [
+        np.r_[0, np.cumsum((side & (code == k))[game], dtype=np.int64)]
+        for side in (in_a, in_b)
+        for k in range(len(names))
+    ]
     ranges: dict[int, list[tuple[int, int]]] = {
         n: [(lo, c)] for n, lo, c in zip(node.tolist(), first.tolist(), count.tolist())
     }
@@ -189,38 +175,64 @@ def compare_files(
     def counted(parts: list[tuple[int, int]]) -> list[int]:
         return [int(sum(side[lo + c] - side[lo] for lo, c in parts)) for side in before]
 
-    reached = np.array([counted(came[n]) for n in node.tolist()], np.int64).reshape(-1, 2)
-    held = np.array([counted(ranges[n]) for n in node.tolist()], np.int64).reshape(-1, 2)
-    return compared(tree, reached, held, (int(in_a.sum()), int(in_b.sum())), least)
+    shape = (-1, 2, len(names))
+    reached = np.array([counted(came[n]) for n in node.tolist()], np.int64).reshape(shape)
+    held = np.array([counted(ranges[n]) for n in node.tolist()], np.int64).reshape(shape)
+    by = {name: (int((in_a & (code == k)).sum()), int((in_b & (code == k)).sum())) for k, name in enumerate(names)}
+    return compared(tree, reached, held, (int(in_a.sum()), int(in_b.sum())), least, by)
 
 
-def compared(tree, reached: np.ndarray, held: np.ndarray, games: tuple[int, int], least: int = LEAST_GAMES) -> dict:
+def collections_of(games: Path) -> tuple[np.ndarray, list[str]]:
+    """Each game's collection (an index of the names, sorted) of games.parquet."""
+    names = read_columns(games, ["collection"]).column("collection").combine_chunks().dictionary_encode()
+    listed = [str(n) for n in names.dictionary.to_pylist()]
+    order = sorted(range(len(listed)), key=lambda i: listed[i])
+    rank = np.empty(len(order), np.int64)
+    rank[order] = np.arange(len(order))
+    return (rank[numpy(names.indices)] if len(names) else np.zeros(0, np.int64)), [listed[i] for i in order]
+
+
+def compared(
+    tree,
+    reached: np.ndarray,
+    held: np.ndarray,
+    games: tuple[int, int],
+    least: int = LEAST_GAMES,
+    collections: dict[str, tuple[int, int]] | None = None,
+) -> dict:
     """``compare`` of the pruned tree (joseki.parquet's table), given each
     node's sequences on each side: those that reached it from its parent's
-    position (``reached``: a row a node, a column a side) and those at its
-    position (``held``), and each side's ``games``."""
+    position (``reached``: a row a node, a column a side, a third axis a
+    collection, of ``collections``' names in order, each with its games on
+    each side; without it one collection) and those at its position
+    (``held``), and each side's ``games``."""
     node, parent = numpy(tree.column("node")), numpy(tree.column("parent"))
     moves = tree.column("move").to_pylist()
     kinds = tree.column("kind").to_pylist() if "kind" in tree.column_names else [None] * len(node)
+    if reached.ndim == 2:  # one collection
+        reached, held = reached[:, :, None], held[:, :, None]
+    names = list(collections or {"": games})
+    side_games = [collections[n] if collections else games for n in names]
+    shared = [k for k, (ga, gb) in enumerate(side_games) if ga and gb]  # the collections on both sides
     row_of = {n: i for i, n in enumerate(node.tolist())}
     total = (max(1, games[0]), max(1, games[1]))
     line: dict[int, list[str]] = {0: []}
-    changes = []
+    changes, untested = [], 0
     for i, n in enumerate(node.tolist()):
         p = int(parent[i])
         if p < 0:
             continue
         line[n] = line[p] + [moves[i]]
-        (xa, xb), (na, nb) = reached[i].tolist(), held[row_of[p]].tolist()
+        x, at = reached[i], held[row_of[p]]
+        (xa, xb), (na, nb) = x.sum(axis=1).tolist(), at.sum(axis=1).tolist()
         if min(na, nb) < least:
             continue
         sa, sb = _share(xa, na), _share(xb, nb)
-        difference = sb["share"] - sa["share"]
-        low = difference - math.hypot(sb["share"] - sb["low"], sa["high"] - sa["share"])
-        high = difference + math.hypot(sb["high"] - sb["share"], sa["share"] - sa["low"])
-        pooled = (xa + xb) / (na + nb)
-        spread = math.sqrt(pooled * (1 - pooled) * (1 / na + 1 / nb))
-        z = difference / spread if spread else 0.0
+        raw = _raw_test(sa, sb)
+        within = _within(x[:, shared], at[:, shared]) if shared else raw
+        if within is None:
+            untested += 1
+            continue
         changes.append(
             {
                 "sequence": _sequence(line[n]),
@@ -230,20 +242,72 @@ def compared(tree, reached: np.ndarray, held: np.ndarray, games: tuple[int, int]
                 "tenuki": moves[i] == "",
                 "a": sa,
                 "b": sb,
-                "difference": difference,
-                "low": low,
-                "high": high,
-                "z": z,
-                "p": math.erfc(abs(z) / math.sqrt(2)),
+                **within,
                 "reach": max(na / total[0], nb / total[1]),
+                "raw": raw,
+                "collections": {
+                    name: {
+                        "a": {"count": int(x[0, k]), "of": int(at[0, k])},
+                        "b": {"count": int(x[1, k]), "of": int(at[1, k])},
+                    }
+                    for k, name in enumerate(names)
+                    if at[0, k] or at[1, k]
+                }
+                if collections
+                else {},
             }
         )
     risers = sorted((c for c in changes if c["low"] > 0), key=lambda c: (-c["low"] * c["reach"], c["sequence"]))
     fallers = sorted((c for c in changes if c["high"] < 0), key=lambda c: (c["high"] * c["reach"], c["sequence"]))
+    by_side = [{n: g[s] for n, g in zip(names, side_games) if g[s]} for s in (0, 1)]
+    warnings = mix_warnings(*by_side, _short_names(names)) if collections else []
+    if collections and not shared:
+        warnings.append(
+            "the two sides share no collection: no change can be told within collections, and the shares are "
+            "compared raw (a change between collections, not within one)"
+        )
     return {
-        "a": {"games": games[0]},
-        "b": {"games": games[1]},
+        "a": {"games": games[0], "collections": by_side[0]},
+        "b": {"games": games[1], "collections": by_side[1]},
         "moves": len(changes),
+        "within_collections": bool(collections) and bool(shared),
+        "untested": untested,
+        "warnings": warnings,
         "risers": risers,
         "fallers": fallers,
     }
+
+
+def _short_names(names: list[str]) -> dict[str, str]:
+    from joseki_miner.book.words import short_names
+
+    return short_names(names)
+
+
+def _raw_test(sa: dict, sb: dict) -> dict:
+    """The two shares' own test: their difference, its 95% interval
+    (Newcombe's, of the shares' Wilson intervals) and a two-proportion
+    z-test."""
+    xa, na, xb, nb = sa["count"], sa["of"], sb["count"], sb["of"]
+    difference = sb["share"] - sa["share"]
+    low = difference - math.hypot(sb["share"] - sb["low"], sa["high"] - sa["share"])
+    high = difference + math.hypot(sb["high"] - sb["share"], sa["share"] - sa["low"])
+    pooled = (xa + xb) / (na + nb)
+    spread = math.sqrt(pooled * (1 - pooled) * (1 / na + 1 / nb))
+    z = difference / spread if spread else 0.0
+    return {"difference": difference, "low": low, "high": high, "z": z, "p": math.erfc(abs(z) / math.sqrt(2))}
+
+
+def _within(x: np.ndarray, at: np.ndarray) -> dict | None:
+    """A change tested within the collections on both sides (``x``: the
+    move's sequences, ``at``: its position's, a row a side, a column a
+    collection): the stratified test where two or more collections have
+    sequences at the position on both sides, the one collection's own test
+    where one has, None where none has."""
+    test = stratified(x[0], at[0], x[1], at[1])
+    if not test["informative"]:
+        return None
+    if test["informative"] == 1:
+        k = int(np.flatnonzero((at[0] > 0) & (at[1] > 0))[0])
+        test = {**_raw_test(_share(int(x[0, k]), int(at[0, k])), _share(int(x[1, k]), int(at[1, k]))), "informative": 1}
+    return test

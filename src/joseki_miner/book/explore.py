@@ -18,7 +18,16 @@ from joseki_miner.fast.arrow import column, numpy, strings
 from joseki_miner.fast.parquet import RowGroups, groups_where, read_columns, row_range
 from joseki_miner.method.gameinfo import date_text, wilson
 from joseki_miner.book.lookup import Query, board_name, check_playable, corner_of, query, sorted_range
-from joseki_miner.book.words import peak_year, record_name, share_of, short_names, start_text
+from joseki_miner.book.compare import collections_of
+from joseki_miner.book.strata import (
+    Cells,
+    coded_year_collections,
+    held_years,
+    node_cells,
+    peak_of,
+    within_shares,
+)
+from joseki_miner.book.words import YEAR_FLOOR, peak_year, record_name, share_of, short_names, start_text
 from joseki_miner.runs import lineage
 from joseki_miner.method.points import TENUKI, from_sgf
 
@@ -186,19 +195,46 @@ def lookup(catalog: Catalog, text: str) -> dict:
         "first_player": "white" if q.swapped else "black",
         **_stats(node),
         **({"kind": node["kind"]} if "kind" in node else {}),
-        "years": (years := {int(y): int(g) for y, g in _rows_of(catalog.trie_years, n)}),
-        "most_popular": peak_year(years, _games_by_year(catalog)),
+        "years": {int(y): int(g) for y, g in _rows_of(catalog.trie_years, n)},
+        **_most_popular(catalog, node),
         "sources": {s: int(g) for s, g in _rows_of(catalog.trie_sources, n)},
         "ended_or_rarer": node["count"] - sum(c["count"] for c in continuations),
         "continuations": continuations,
     }
 
 
-def _games_by_year(catalog: Catalog) -> dict[int, int]:
-    """The games mined, by year (0, unknown, left out)."""
-    year = numpy(read_columns(_need(catalog.games), ["year"]).column("year"))
-    counts = np.bincount(year[year > 0]) if (year > 0).any() else np.zeros(0, np.int64)
-    return {y: int(c) for y, c in enumerate(counts.tolist()) if c}
+@dataclass(frozen=True)
+class Mined:
+    """The games mined: each one's year and collection (an index of
+    ``names``), and their games by year and collection (``cells``)."""
+
+    year: np.ndarray
+    code: np.ndarray
+    names: list[str]
+    cells: Cells
+
+    @classmethod
+    def read(cls, catalog: Catalog) -> Mined:
+        year = numpy(read_columns(_need(catalog.games), ["year"]).column("year")).astype(np.int64)
+        code, names = collections_of(catalog.games)
+        return cls(year, code, names, coded_year_collections(year, code, names))
+
+    def node(self, catalog: Catalog, node: dict) -> Cells:
+        """A stored node's games by year and collection, counted from its
+        sequences in trie order (each game once)."""
+        part = row_range(_need(catalog.sorted_sequences), node["first"], node["first"] + node["count"], ["game"])
+        game = numpy(part.column("game")) if len(part) else np.zeros(0, np.int64)
+        return node_cells([[(0, len(game))]], game, self.year, self.code, self.names)[0]
+
+
+def _most_popular(catalog: Catalog, node: dict) -> dict:
+    """The year a node was most popular (``words.peak_year``), and whether
+    within collections (the games mined are of more than one)."""
+    mined = Mined.read(catalog)
+    return {
+        "most_popular": peak_year(mined.node(catalog, node), mined.cells),
+        "most_popular_within_collections": len(mined.names) > 1,
+    }
 
 
 def _stats(node: dict) -> dict:
@@ -294,54 +330,50 @@ def games_of(
 
 def trend(catalog: Catalog, text: str, by_collection: bool = False) -> tuple[Query, list[dict]]:
     """A node's games by year, and their share of the games mined that
-    year (``joseki trend``); with ``by_collection``, by collection and year
-    (each collection's games over the games it gave that year), counted
-    from the node's games themselves."""
+    year (``joseki trend``), with its share within collections
+    (``within``: ``strata.within_shares``; None for a year of too few
+    games) and, for a year whose games are mostly one collection's
+    (``strata.held_years``), that collection and its share of the year
+    (``held_by``, ``held_share``; None for the others); with
+    ``by_collection``, by collection and year (each collection's games over
+    the games it gave that year).  Counted from the node's games themselves."""
     q = asked(catalog, text)
     tree = Tree.read(catalog)
     n, held = tree.find(q.keys)
     if held < len(q.keys):
         playable(catalog, q)
         raise NotInTree(q, held, tree.node(n))
-    mined = read_columns(_need(catalog.games), ["year", "collection"] if by_collection else ["year"])
-    year = numpy(mined.column("year"))
-    known = year > 0
-    if not known.any():
+    mined = Mined.read(catalog)
+    if not mined.cells:
         return q, []
-    first, last = int(year[known].min()), int(year[known].max())
+    first, last = min(mined.cells), max(mined.cells)
+    cells = mined.node(catalog, tree.node(n))
+    within = within_shares(cells, mined.cells, YEAR_FLOOR)
+    marks = held_years(mined.cells)
+
+    def row(y: int, games: int, of: int) -> dict:
+        name, share = marks.get(y, (None, None))
+        return {"year": y, "games": games, "mined": of, "share": games / of if of else None} | {
+            "within": within.get(y),
+            "held_by": name,
+            "held_share": share,
+        }
+
     if not by_collection:
-        totals = np.bincount(year[known], minlength=last + 1)
-        by_year = dict(_rows_of(catalog.trie_years, n))
         return q, [
-            {
-                "year": y,
-                "games": int(by_year.get(y, 0)),
-                "mined": int(totals[y]),
-                "share": by_year.get(y, 0) / totals[y] if totals[y] else None,
-            }
-            for y in range(first, last + 1)
+            row(y, sum(cells.get(y, {}).values()), sum(mined.cells.get(y, {}).values())) for y in range(first, last + 1)
         ]
-    node = tree.node(n)
-    part = row_range(_need(catalog.sorted_sequences), node["first"], node["first"] + node["count"], ["game"])
-    games = np.unique(numpy(part.column("game"))) if len(part) else np.zeros(0, np.int64)
-    names = mined.column("collection").combine_chunks().dictionary_encode()
-    source = numpy(names.indices)
-    out = []
-    for k, name in enumerate(names.dictionary.to_pylist()):
-        mine = (source == k) & known
-        totals = np.bincount(year[mine], minlength=last + 1)
-        here = np.bincount(year[games][(source[games] == k) & known[games]], minlength=last + 1)
-        out += [
-            {
-                "collection": name,
-                "year": y,
-                "games": int(here[y]),
-                "mined": int(totals[y]),
-                "share": here[y] / totals[y] if totals[y] else None,
-            }
-            for y in range(first, last + 1)
-        ]
-    return q, out
+    return q, [
+        {"collection": name} | row(y, cells.get(y, {}).get(name, 0), mined.cells.get(y, {}).get(name, 0))
+        for name in mined.names
+        for y in range(first, last + 1)
+    ]
+
+
+def trend_peak(rows: list[dict]) -> int | None:
+    """The year a trend's line was most popular within collections (its
+    rows' ``within``, ``strata.peak_of``)."""
+    return peak_of({r["year"]: r["within"] for r in rows if r["within"] is not None})
 
 
 def sgf_collection(rows: pa.Table) -> str:

@@ -9,17 +9,19 @@ import shutil
 import signal
 from concurrent.futures import ThreadPoolExecutor
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from joseki_miner.book import plots
 from joseki_miner.book import report as pages_of
-from joseki_miner.book.compare import EraCounts, compare_files, eras, game_years
+from joseki_miner.book.compare import collections_of, compare_files, eras, game_years
 from joseki_miner.book.repertoire import repertoire
 from joseki_miner.book.emit import game_sgf
+from joseki_miner.book.strata import Cells, coded_year_collections, node_cells
 from joseki_miner.book.words import About, Book, make_book, record_name
 from joseki_miner.fast.arrow import numpy
 from joseki_miner.fast.parquet import read_columns, rows_at
@@ -46,7 +48,7 @@ class BookFiles:
     players: tuple[str, ...] = ()  # a page of each one's repertoire
     orders: Path | None = None  # node_orders.parquet, where move orders are merged: each node's sequences
     transpositions: Path | None = None  # node_transpositions.parquet: each node's other orders (kinds.transpositions)
-    eras: EraCounts | None = None  # the page of what changed as the run that pruned counted it (None: from the files)
+    in_order: Path | None = None  # sorted_sequences.parquet: each node's games by year and collection (None: years)
 
 
 def of_run(context: Context) -> BookFiles:
@@ -70,6 +72,7 @@ def of_run(context: Context) -> BookFiles:
         config.report_players or (),
         current(catalog.node_orders) if config.prune_merge_orders else None,
         current(catalog.node_transpositions) if transpositions(config) else None,
+        in_order=in_order,
     )
 
 
@@ -110,12 +113,35 @@ def load_book(files: BookFiles, *, share: float, min_length: int) -> Book:
     )
     tables = [pq.ParquetFile(p).read() if p.exists() else None for p in (files.years, files.sources, files.examples)]
     others = pq.ParquetFile(files.transpositions).read() if files.transpositions else None
-    return make_book(
-        pq.ParquetFile(files.joseki).read(),
-        *tables,
-        about=about,  # Arrow: no pandas to import
-        transpositions=others,
-    )
+    tree = pq.ParquetFile(files.joseki).read()
+    cells = None
+    if files.in_order is not None:
+        mined, cells = cells_of(tree, files.in_order, files.games, files.orders)
+        about = replace(about, cells=mined)
+    return make_book(tree, *tables, about=about, transpositions=others, cells=cells)  # Arrow: no pandas to import
+
+
+def cells_of(
+    tree: pa.Table, in_order: Path, games: Path, orders: Path | None = None
+) -> tuple[Cells, list[dict[int, dict[str, int]]]]:
+    """The games mined by year and collection, and each node's of the
+    pruned tree (joseki.parquet's ``tree``, in its order): counted from the
+    sequences in trie order (each node's rows: its ``first`` and ``count``,
+    or its orders' in node_orders.parquet where move orders are merged) and
+    the games' years and collections (``strata.node_cells``), for every
+    node at once."""
+    year = numpy(read_columns(games, ["year"]).column("year"))
+    code, names = collections_of(games)
+    mined = coded_year_collections(year, code, names)
+    node, first, count = (numpy(tree.column(name)).tolist() for name in ("node", "first", "count"))
+    ranges: dict[int, list[tuple[int, int]]] = {n: [(lo, c)] for n, lo, c in zip(node, first, count)}
+    if orders is not None:
+        rows = pq.ParquetFile(orders).read()
+        ranges = {n: [] for n in node}
+        for n, lo, c in zip(*(rows.column(k).to_pylist() for k in ("node", "first", "count"))):
+            ranges[n].append((lo, c))
+    game = numpy(read_columns(in_order, ["game"]).column("game"))
+    return mined, node_cells([ranges[n] for n in node], game, year, code, names)
 
 
 def changes(files: BookFiles) -> dict | None:
@@ -123,8 +149,6 @@ def changes(files: BookFiles) -> dict | None:
     (``compare``), with the eras' names; None without a page of it."""
     if files.sorted_sequences is None:
         return None
-    if files.eras is not None and files.orders is None:
-        return files.eras.of(pq.ParquetFile(files.joseki).read())
     year = game_years(files.games)
     sides = eras(year, files.since)
     if sides is None:

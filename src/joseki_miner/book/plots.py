@@ -2,7 +2,9 @@
 report loads nothing from the network and runs no script).
 
 A plot is a bar chart: a bar per year as tall as its share, a year without
-games a gap, a year of too few games to say much pale, a baseline with
+games a gap, a year of too few games to say much pale, a year whose games
+are mostly one collection's outlined (its share is the collection's more
+than the year's, ``strata.held_years``), a baseline with
 some of the years under it, and the most popular year's share written over
 its bar (inside the plot, however near its edge); the page gives every
 year's numbers.  Drawn as the boards are (``diagram``): a
@@ -15,10 +17,10 @@ numbers, and a plot costs microseconds where a plotting library's took
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from html import escape
 
-ACCENT, PALE, INK = "#2f6f9f", "#b9cfe0", "#333333"
+ACCENT, PALE, INK, HELD = "#2f6f9f", "#b9cfe0", "#333333", "#d07a10"
 YEAR_LABELS = 7  # years written under the bars, at most
 WIDTH, HEIGHT = 403, 130  # the plot, in pixels
 LEFT, RIGHT = 8, 395  # the years' span, from the first year's left edge to the last's right
@@ -44,12 +46,19 @@ def _label(text: str, x: float, y: float, cls: str) -> str:
 
 
 def year_shares(
-    years: Sequence[int], shares: Sequence[float], peak: int | None = None, thin: Collection[int] = ()
+    years: Sequence[int],
+    shares: Sequence[float],
+    peak: int | None = None,
+    thin: Collection[int] = (),
+    held: Mapping[int, str] | None = None,
 ) -> str:
     """Bars of a node's share of each year's games (``shares``, 0-1, one a
     year of ``years``, ascending), year ``peak`` labelled with its share
     (by default the highest bar not thin), the ``thin`` years' bars pale
-    (too few games for their share to say much); an SVG element as text."""
+    (too few games for their share to say much), the ``held`` years' bars
+    outlined, each with the name of the collection that holds it
+    (``data-collection``); an SVG element as text."""
+    held = held or {}
     # presentation attributes, not a <style>: a style inside an SVG in a page applies to the whole page
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="plot" width="{WIDTH}" height="{HEIGHT}" '
@@ -68,10 +77,15 @@ def year_shares(
             parts.append(f'<g fill="{fill}">')
             for year, height in drawn:
                 h = (BASE - TOP) * (height / top) if top > 0 else 0.0  # a ratio: no overflow
+                mark = (
+                    f' data-collection="{escape(held[year])}" stroke="{HELD}" stroke-width="1.5"'
+                    if year in held
+                    else ""
+                )
                 parts.append(
-                    f'<rect class="bar{" thin" * pale}" data-year="{year}" '
+                    f'<rect class="bar{" thin" * pale}{" held" * (year in held)}" data-year="{year}" '
                     f'x="{_f(_x(year, years) - width / 2)}" y="{_f(BASE - h)}" width="{_f(width)}" '
-                    f'height="{_f(h)}"/>'
+                    f'height="{_f(h)}"{mark}/>'
                 )
             parts.append("</g>")
         parts.append(

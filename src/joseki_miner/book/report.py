@@ -55,6 +55,7 @@ from joseki_miner.book.words import (
     years_text,
 )
 from joseki_miner.book.diagram import Mark, diagram, svg
+from joseki_miner.book.strata import HELD
 from joseki_miner.book.lookup import board_name
 from joseki_miner.method.points import TENUKI, from_sgf
 from joseki_miner.method.gameinfo import date_text
@@ -90,6 +91,7 @@ svg.board a:hover .candidate circle{fill:#c0392b}
 svg.board .influence.black rect{fill:#1b1b1b}svg.board .influence.white rect{fill:#fff;stroke:#222}
 svg.board .influence.any rect{fill:#999}
 .plot svg{max-width:100%;height:auto}
+.warning{background:#fff6e5;border:1px solid #e0b060;border-radius:6px;padding:4px 12px;margin:.6em 0}
 footer{margin-top:3em;color:#777;font-size:.85em}
 @media (max-width:640px){.layout{display:block}.side{min-width:0}svg.board{max-width:100%;height:auto}
 .cards{gap:10px}.card{width:calc(50% - 23px)}
@@ -109,7 +111,7 @@ SHOWN = 20  # the risers and the fallers on the page of what changed
 ROWS = 2000  # the rest of them in its tables: the page stays below 2 MB at any tree size
 LINES = 40  # the lines of a player's repertoire on its page
 DOT = " \u00b7 "  # between the figures of a card
-PlotFn = Callable[..., str]  # (years, shares, peak=, thin=): ``plots.year_shares``
+PlotFn = Callable[..., str]  # (years, shares, peak=, thin=, held=): ``plots.year_shares``
 
 
 def page_name(node: int) -> str:
@@ -595,10 +597,23 @@ def changed_page(book: Book, changed: dict) -> str:
         f'<p class="lead">Each move\'s share of the corner sequences that reach its position (as every page '
         f"shares it), in the "
         f"{number(changed['a']['games'])} games of {escape(before)} and the {number(changed['b']['games'])} "
-        f"games of {escape(after)}. A move is shown when the 95% interval of the change (Newcombe's, from the "
-        "two shares' Wilson intervals) leaves out zero: the largest changes at the most common positions "
-        f'first. <a href="{INDEX}">Back to the joseki</a>.</p>',
+        f"games of {escape(after)}. "
+        + (
+            "The change is tested within collections (Cochran-Mantel-Haenszel: each collection's change, "
+            "weighed as Mantel and Haenszel weigh it; the interval Sato's), so that a change of the collections' "
+            "mix is not read as a change of play; the shares shown are the raw ones. "
+            if changed.get("within_collections")
+            else "The change is the two shares' own. "
+        )
+        + "A move is shown when the 95% interval of the change leaves out zero: the largest changes at the most "
+        f'common positions first. <a href="{INDEX}">Back to the joseki</a>.</p>',
     ]
+    if changed.get("warnings"):
+        body.append(
+            '<div class="warning"><p><b>Mind the collections.</b></p><ul>'
+            + "".join(f"<li>{escape(w[0].upper() + w[1:])}.</li>" for w in changed["warnings"])
+            + "</ul></div>"
+        )
     for key, title in (("risers", "Played more"), ("fallers", "Played less")):
         rows = changed[key][:SHOWN]
         body.append(f'<h2 id="{key}">{title} in {escape(after)}</h2>')
@@ -640,7 +655,8 @@ def _change_card(book: Book, change: dict, before: str, after: str) -> str:
     facts = [
         f"{escape(before)}: {percent(a['share'])} of {number(a['of'])} sequences",
         f"{escape(after)}: {percent(b['share'])} of {number(b['of'])}",
-        f"{100 * change['difference']:+.1f} points (95%: {100 * change['low']:+.1f} to {100 * change['high']:+.1f})",
+        f"{100 * change['difference']:+.1f} points (95%: {100 * change['low']:+.1f} to {100 * change['high']:+.1f})"
+        + (" within collections" if change.get("informative", 1) > 1 else ""),
     ]
     return (
         f'<div class="card {book.kind(node)}" data-node="{node}"><a href="{page_name(node)}">'
@@ -714,6 +730,17 @@ def _table(head: list[str] | None, rows: list[list[str]], numeric: set[int] = fr
         for r in rows
     )
     return f"<table>{f'<tr>{th}</tr>' if head else ''}{trs}</table>"
+
+
+def _held_text(held: dict[int, str], years: list[int]) -> str:
+    """The years mostly one collection's, in runs: "2000-2003 kgs-6d, 2018-2019 ai"."""
+    runs: list[list] = []
+    for y in years:
+        if y in held and runs and runs[-1][2] == held[y] and runs[-1][1] == y - 1:
+            runs[-1][1] = y
+        elif y in held:
+            runs.append([y, y, held[y]])
+    return ", ".join(f"{a}{f'-{b}' if b > a else ''} {name}" for a, b, name in runs)
 
 
 def node_page(book: Book, node: int, plot: PlotFn | None = None) -> str:
@@ -793,10 +820,30 @@ def node_page(book: Book, node: int, plot: PlotFn | None = None) -> str:
     if plot and shares and all_years:
         games = book.years.get(node, {})
         totals = book.about.games_by_year
+        held = book.held_years()
         rows = [
-            [str(y), number(games.get(y, 0)), number(totals[y]), f"{100 * shares.get(y, 0.0):.1f}%"] for y in all_years
+            [
+                str(y),
+                number(games.get(y, 0)),
+                number(totals[y]),
+                f"{100 * shares.get(y, 0.0):.1f}%",
+                escape(held.get(y, "")),
+            ]
+            for y in all_years
         ]
         thin = book.thin_years()
+        marked = (
+            f" Outlined bars: years whose games are {HELD:.0%} or more one collection's "
+            f"({escape(_held_text(held, all_years))}): their share is that collection's more than the year's."
+            if held.keys() & set(all_years)
+            else ""
+        )
+        peak = (
+            " The year labelled is the most popular within collections (each collection's share that year, "
+            "weighed by its share of all the games)."
+            if book.within() and book.peak_year(node)
+            else ""
+        )
         pale = (
             (
                 f" Pale bars: years with under {YEAR_FLOOR:.0%} of all the games, whose share says little; the "
@@ -807,10 +854,10 @@ def node_page(book: Book, node: int, plot: PlotFn | None = None) -> str:
         )
         body.append(
             '<h2>Popularity by year</h2><p class="notes">Its games\' share of all games of each year '
-            f'(raw counts mislead where a collection is uneven across years).{pale}</p><div class="plot">'
-            + plot(all_years, [shares.get(y, 0.0) for y in all_years], peak=book.peak_year(node), thin=thin)
+            f'(raw counts mislead where a collection is uneven across years).{pale}{marked}{peak}</p><div class="plot">'
+            + plot(all_years, [shares.get(y, 0.0) for y in all_years], peak=book.peak_year(node), thin=thin, held=held)
             + "</div><details><summary>"
-            "The numbers</summary>" + _table(["Year", "Games", "Of", "Share"], rows, {1, 2, 3}) + "</details>"
+            "The numbers</summary>" + _table(["Year", "Games", "Of", "Share", "Mostly"], rows, {1, 2, 3}) + "</details>"
         )
     sources = book.sources.get(node, {})
     if sources:

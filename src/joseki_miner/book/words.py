@@ -38,6 +38,7 @@ from joseki_miner.method.influence import verdict
 from joseki_miner.method.kinds import FUSEKI, KINDS
 from joseki_miner.method.kinds import ends as kind_ends
 from joseki_miner.book.lookup import board_name
+from joseki_miner.book.strata import Cells, collection_totals, held_years, one_collection, within_peak
 from joseki_miner.method.points import DIRECTIONS, TENUKI, from_sgf
 from joseki_miner.method.trie import COLUMNS, COUNTER_COLUMNS, STAT_COLUMNS
 
@@ -52,16 +53,18 @@ COLOUR_NAMES = {"B": "Black", "W": "White"}
 YEAR_FLOOR = 0.01
 
 
-def peak_year(years: Mapping[int, int], totals: Mapping[int, int]) -> int | None:
-    """The year a line was most popular: its highest share of a year's
-    games (``years``: its games by year; ``totals``: all games by year),
-    among years with at least ``YEAR_FLOOR`` of all games; None where no
-    year stands above another (the empty corner: every game, every year)."""
-    floor = YEAR_FLOOR * sum(totals.values())
-    shares = {y: g / totals[y] for y, g in sorted(years.items()) if y > 0 and totals.get(y, 0) >= floor and totals[y]}
-    if len(set(shares.values())) < 2:
+def peak_year(node: Cells, mined: Cells) -> int | None:
+    """The year a line was most popular, within collections
+    (``strata.within_peak``): its highest share of a year's games, each
+    collection's share that year combined with the collections' weights
+    fixed over the years (``node``: its games by year and collection;
+    ``mined``: all games so), among years with at least ``YEAR_FLOOR`` of
+    all games; None where no year stands above another (the empty corner:
+    every game, every year) and where the line was played in one year
+    alone.  Within one collection: the raw share."""
+    if sum(1 for y, by in node.items() if y > 0 and any(by.values())) < 2:
         return None
-    return max(shares, key=lambda y: (shares[y], y))
+    return within_peak(node, mined, YEAR_FLOOR)
 
 
 @dataclass(frozen=True)
@@ -78,6 +81,8 @@ class About:
     threshold_on: str = "count"  # what the threshold counts: sequences ("count", the thesis) or "games"
     min_length: int = 0
     share: float = 0.30  # influence.share: the verdicts' threshold (8)
+    # the games of each year by collection (strata.year_collections; empty: not known, the years alone)
+    cells: Mapping[int, Mapping[str, int]] = field(default_factory=dict)
 
     def collection_names(self) -> dict[str, str]:
         return short_names(self.games_by_collection)
@@ -102,7 +107,10 @@ class Book:
     examples: dict[int, list[dict]] = field(default_factory=dict)  # node -> rows of node_examples.parquet
     about: About = field(default_factory=About)
     transpositions: dict[int, list[dict]] = field(default_factory=dict)  # node -> rows of node_transpositions
+    cells: dict[int, dict[int, dict[str, int]]] = field(default_factory=dict)  # node -> year -> collection -> games
     _ends: set[int] | None = field(default=None, repr=False)
+    _peaks: dict[int, int | None] = field(default_factory=dict, repr=False)  # node -> peak_year, once asked
+    _within: bool | None = field(default=None, repr=False)
 
     # -- one node ------------------------------------------------------------------
     def get(self, node: int, name: str, default=None):
@@ -170,9 +178,30 @@ class Book:
         floor = YEAR_FLOOR * sum(totals.values())
         return {y for y, n in totals.items() if n < floor}
 
+    def within(self) -> bool:
+        """Whether the most popular year is read within collections: the
+        book knows its nodes' games by year and collection, of more than
+        one collection (within one, the raw share)."""
+        if self._within is None:
+            self._within = bool(self.cells) and len(collection_totals(self.about.cells)) > 1
+        return self._within
+
     def peak_year(self, node: int) -> int | None:
-        """The year the node was most popular (``peak_year``)."""
-        return peak_year(self.years.get(node, {}), self.about.games_by_year)
+        """The year the node was most popular (``peak_year``): within
+        collections where the book knows its games so (``within``)."""
+        if node not in self._peaks:
+            if self.within():
+                self._peaks[node] = peak_year(self.cells.get(node, {}), self.about.cells)
+            else:
+                years = one_collection(self.years.get(node, {}))
+                self._peaks[node] = peak_year(years, one_collection(self.about.games_by_year))
+        return self._peaks[node]
+
+    def held_years(self) -> dict[int, str]:
+        """The years whose games are mostly (``strata.HELD``) one
+        collection's, each with its collection's name as shown."""
+        names = self.about.collection_names()
+        return {y: names.get(c, c) for y, (c, _) in held_years(self.about.cells).items()}
 
     def children(self, node: int) -> list[int]:
         return self.order.get(node, [])
@@ -323,9 +352,12 @@ def make_book(
     examples: pa.Table | None = None,
     about: About | None = None,
     transpositions: pa.Table | None = None,
+    cells: list[dict[int, dict[str, int]]] | None = None,
 ) -> Book:
     """A book of joseki.parquet's ``table``, with node_years, node_sources,
-    node_examples and node_transpositions.parquet where given."""
+    node_examples and node_transpositions.parquet where given, and each
+    node's games by year and collection (``cells``: a node of ``table``
+    each, in its order; ``strata.node_cells``)."""
     cols = columns(table)
     roots = [n for n, p in zip(cols["node"], cols["parent"]) if p < 0]
     if len(roots) != 1:
@@ -348,6 +380,7 @@ def make_book(
         shown,
         about or About(),
         others,
+        dict(zip(cols["node"], cells)) if cells is not None else {},
     )
 
 
@@ -467,7 +500,9 @@ def years_text(book: Book, node: int) -> str:
         return ""
     span = year_span(first, last)
     peak = book.peak_year(node)
-    return f"{span}, most popular in {peak}" if peak and first != last else span
+    if not peak or first == last:
+        return span
+    return f"{span}, most popular in {peak}" + (", within collections" if book.within() else "")
 
 
 def handicap_text(book: Book, node: int) -> str:

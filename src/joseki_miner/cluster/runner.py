@@ -24,16 +24,14 @@ import uuid
 from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from threading import Thread
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 
 from joseki_miner.book import files as book_files
-from joseki_miner.book.compare import EraCounts, Eras, era_years
 from joseki_miner.cluster import client as cluster_
 from joseki_miner.cluster import partitions, trace
 from joseki_miner.runs.context import Context, Done, RunOptions
@@ -397,16 +395,17 @@ class DaskRunner:
             self._say(commit, Done("prune", built["pruned"]["figures"], built["found"] - built["kept"]))
 
         def more(i: int, result) -> list[cluster_.More]:
-            """The book, once what the shards found is written (``result``:
-            what the report's page of what changed counts): emit and the
-            report read prune's files, not the build's."""
+            """The book, once what the shards found is written: emit and
+            the report read prune's files, and the build's sequences in
+            trie order once the shards' files are written (each node's
+            games by year and collection, the page of what changed)."""
             if not booking or i != len(jobs) - 1:
                 return []
             assert book is not None
             shards = range(shards_at + 1, shards_at + 1 + len(ranges))
             booked["begun"] = time.perf_counter()
             context = book.context(built["figures"], built["pruned"]["figures"])
-            book_jobs, book_names, reads = self._book_jobs(book.stage, context, key, book.beside, result)
+            book_jobs, book_names, reads = self._book_jobs(book.stage, context, key, book.beside)
             booked["ended"], booked["reads"] = [0.0] * len(book_jobs), any(reads)
             build_done()  # where the shards' files were written before
             waits = [(i, *(shards if read else ())) for read in reads]
@@ -454,7 +453,7 @@ class DaskRunner:
             return booked
         if stage.name not in ("emit", "report"):
             return [Done(stage.name, cluster.call(partial(_work, stage, context), name=name), time.perf_counter() - t0)]
-        jobs, names, _ = self._book_jobs(stage, context, key, beside, None)  # the page of what changed: the files
+        jobs, names, _ = self._book_jobs(stage, context, key, beside)
         ended = [0.0] * len(jobs)
         results = cluster.map(
             lambda job: job(), jobs, names=names, on_done=lambda i, _: ended.__setitem__(i, time.perf_counter())
@@ -462,30 +461,28 @@ class DaskRunner:
         return _booked(stage.name, results, t0, ended)
 
     def _book_jobs(
-        self, stage: Stage, context: Context, key: str, beside: Stage | None, eras: EraCounts | None
+        self, stage: Stage, context: Context, key: str, beside: Stage | None
     ) -> tuple[list[Callable], list[str], list[bool]]:
         """Emit and the report's parts (``book_files.parts``), a task each,
         all at once (neither reads the other's files): emit alone, the
-        report alone, or emit with the report ``beside`` it; ``eras``:
-        what the report's page of what changed counts, as the shards
-        counted it (None: from the files).  With each, whether it reads
-        the build's files (the page of what changed, counted from the
-        files, reads sorted_sequences.parquet)."""
+        report alone, or emit with the report ``beside`` it.  With each,
+        whether it reads the build's files: each does (the nodes' games by
+        year and collection, and the page of what changed, are counted
+        from sorted_sequences.parquet)."""
         catalog, config = context.catalog, context.config
         name = f"{stage.name}-{key}-{self.token}"
         jobs: list[Callable] = [partial(_work, stage, context)] if stage.name == "emit" else []
         names = [name] if stage.name == "emit" else []
-        reads = [False] * len(jobs)
+        reads = [True] * len(jobs)
         if stage.name == "report" or beside is not None:
             folder = Path(os.path.abspath(staged(catalog.report)))
             book_files.start(folder)
             files = book_files.of_run(context)
             write = partial(book_files.write, folder=folder, share=config.influence_share, min_length=config.min_length)
             k = book_files.parts(context.found("prune")["nodes_after_prune"], self.cluster().workers())
-            first = replace(files, eras=eras) if eras is not None else files  # the page of what changed: part 0's
-            jobs += [partial(write, first if i == 0 else files, part=(i, k)) for i in range(k)]
+            jobs += [partial(write, files, part=(i, k)) for i in range(k)]
             names += [f"{name}-report-{i}-of-{k}" if stage.name == "emit" else f"{name}-{i}-of-{k}" for i in range(k)]
-            reads += [i == 0 and eras is None and files.sorted_sequences is not None for i in range(k)]
+            reads += [True] * k
         return jobs, names, reads
 
     def _build(self, context: Context, name: str) -> dict:
@@ -570,7 +567,7 @@ class DaskRunner:
         transposed = "transpositions" in outputs
         jobs += [partial(_search_shard, f, j, plan, wanted, transposed) for j, f in enumerate(folders)]
         names += [f"prune-search-{j}-{key}-{self.token}" for j in range(len(folders))]
-        jobs.append(partial(_write_found, wanted, files[1], outputs, config, parted))
+        jobs.append(partial(_write_found, wanted, files[1], outputs, parted))
         names.append(f"prune-found-{key}-{self.token}")
         after = [[], *[[0]] * len(folders), list(range(1, len(folders) + 1))]
         return jobs, names, after
@@ -846,7 +843,6 @@ def _prune_shards(
         prune.PruneFiles(Path(sorted_path), None, {k: Path(v) for k, v in outputs.items()}),  # games: the shards
         prune.pruning_for(config, games, shards.floor),
         Path(wanted),
-        _era_years(config, resolution),
     )
     return {"figures": figures, "games": games}
 
@@ -880,22 +876,20 @@ def _write_found(
     wanted: str,
     games: str,
     outputs: dict[str, str],
-    config: Config,
     parted: bool,
     resolution: partitions.Resolution | None = None,
     searched: list[dict] | None = None,
-) -> EraCounts | None:
+) -> None:
     """node_examples.parquet (and node_transpositions.parquet, where asked)
     of what the shards found (a task, given their searches' results,
     ``_search_shard``'s, in order; ``parted``: games.parquet written by
-    this run's joins, a part a partition); what the report's page of what
-    changed counts, of the eras the shards counted."""
+    this run's joins, a part a partition)."""
     from joseki_miner.stages import prune
 
     if searched is None:
         raise TypeError("the files of what the shards found are given their searches' results")
     part_rows = [int(keep.sum()) for keep in resolution.keep] if parted and resolution is not None else None
-    counted = prune.write_found(
+    prune.write_found(
         [s["examples"] for s in searched],
         Path(wanted),
         Path(games),
@@ -903,16 +897,3 @@ def _write_found(
         part_rows,
         [s["transposed"] for s in searched if s["transposed"] is not None],
     )
-    years = _era_years(config, resolution)
-    if years is None or resolution is None:
-        return None
-    return EraCounts.of_games(counted, resolution.by_year, years)
-
-
-def _era_years(config: Config, resolution: partitions.Resolution | None) -> Eras | None:
-    """The years of the eras of the report's page of what changed (first,
-    last of each), of the games kept; None where it has no such page."""
-    if not config.report_changed or resolution is None:
-        return None
-    years, games = np.array(list(resolution.by_year)), np.array(list(resolution.by_year.values()))
-    return era_years(years, games, config.report_since)

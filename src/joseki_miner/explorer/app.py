@@ -26,7 +26,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from joseki_miner.book.compare import LEAST_GAMES
-from joseki_miner.book.explore import GAME_COLUMNS, RECORD_COLUMNS, sgf_collection
+from joseki_miner.book.explore import GAME_COLUMNS, RECORD_COLUMNS, NotMined, sgf_collection
 from joseki_miner.book.lookup import SequenceError, board_name, check_playable
 from joseki_miner.book.words import share_of
 from joseki_miner.explorer import params, practise
@@ -62,6 +62,9 @@ class Explorer:
     @classmethod
     def open(cls, catalog: Catalog) -> Explorer:
         t0 = time.perf_counter()
+        for path in (catalog.trie, catalog.sorted_sequences, catalog.games):
+            if not (path.is_file() or (path.is_dir() and any(path.glob("part-*.parquet")))):
+                raise NotMined(f"no {path.name} in {path.parent}: mine some games first (joseki mine GAMES --out ...)")
         opened = run_of(catalog)
         index = Index.read(catalog)
         made = lineage.recorded(catalog.out) or {}
@@ -255,8 +258,16 @@ def trend_of(explorer: Explorer, request: Request) -> Response:
     found = explorer.index.explore(q, a)
     if not found["stored"]:
         return JSONResponse({"years": []})
-    selected = explorer.index.mask(a)[0] if a.active else None
+    if not a.active:  # every game: exactly `joseki trend`'s rows, the share within collections too
+        from joseki_miner.book.explore import trend
+
+        explorer.same_run()
+        rows = trend(explorer.catalog, q.text())[1]
+        explorer.same_run()  # read whole from the run the server opened
+        return JSONResponse({"years": rows})
+    selected = explorer.index.mask(a)[0]
     totals = explorer.index.games_by_year(selected)
+    held = explorer.index.held_years(selected)
     years = found["years"]
     span = range(min(totals), max(totals) + 1) if totals else range(0)
     return JSONResponse(
@@ -267,6 +278,10 @@ def trend_of(explorer: Explorer, request: Request) -> Response:
                     "games": years.get(y, 0),
                     "mined": totals.get(y, 0),
                     "share": years.get(y, 0) / totals[y] if totals.get(y) else None,
+                    "within": None,  # a selection's share within collections is not counted
+                    # a year whose games are mostly one collection's: its share is that collection's, not the year's
+                    "held_by": held[y][0] if y in held else None,
+                    "held_share": held[y][1] if y in held else None,
                 }
                 for y in span
             ]

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -148,24 +149,33 @@ class Index:
     answers: OrderedDict = field(default_factory=OrderedDict)  # (selection, node) -> ``counted``
     lock: threading.Lock = field(default_factory=threading.Lock)  # the server answers in threads
     _players: dict[str, str] | None = None
+    _mined: dict | None = None  # every game by year and collection, once asked
 
     @classmethod
     def read(cls, catalog: Catalog) -> Index:
         """The run of ``catalog``, read once."""
         names = RowGroups(catalog.trie).schema.names
         wanted = ["parent", "move", "count", "first", "games", "black_wins", "white_wins", "first_year", "last_year"]
-        trie = read_columns(catalog.trie, wanted + (["kind"] if "kind" in names else []), dictionary=["move", "kind"])
+        with ThreadPoolExecutor(4, thread_name_prefix="read") as pool:  # the files read at once: Arrow frees the GIL
+            reading = [
+                pool.submit(read_columns, path, columns, dictionary=dictionary)
+                for path, columns, dictionary in (
+                    (catalog.trie, wanted + (["kind"] if "kind" in names else []), ["move", "kind"]),
+                    (catalog.trie_years, ["node", "year", "games"], None),
+                    (catalog.trie_sources, ["node", "source", "games"], ["source"]),
+                    (catalog.sorted_sequences, ["game", "sequence", "start", "orientation"], None),
+                )
+            ]
+            read_games = pool.submit(Games.read, catalog.games)
+            trie, years, source_table, order = (r.result() for r in reading)
+            games = read_games.result()
         parent = numpy(trie.column("parent"))
         key = np.where(parent < 0, -1, move_keys(trie.column("move"))) if len(parent) else np.zeros(0, np.int64)
         count = numpy(trie.column("count"))
         kids = np.flatnonzero(parent >= 0)
         kids = kids[np.lexsort((key[kids], -count[kids], parent[kids]))]
         kid_start = np.searchsorted(parent[kids], np.arange(len(parent) + 1))
-        years = read_columns(catalog.trie_years, ["node", "year", "games"])
-        source_table = read_columns(catalog.trie_sources, ["node", "source", "games"], dictionary=["source"])
-        order = read_columns(catalog.sorted_sequences, ["game", "sequence", "start", "orientation"])
         orientation = numpy(order.column("orientation")) if len(order) else np.zeros(0, np.int8)
-        games = Games.read(catalog.games)
         index = cls(
             parent=parent,
             key=key,
@@ -297,16 +307,46 @@ class Index:
                 self._players = {n.strip().casefold(): n.strip() for k in ("PB", "PW") for n in people[k] if n.strip()}
             return self._players
 
-    @functools.cached_property
-    def all_by_year(self) -> dict[int, int]:
-        """Every game, by year (``games_by_year``), counted once."""
-        return self.games_by_year()
-
     def games_by_year(self, selected: np.ndarray | None = None) -> dict[int, int]:
         """The games (those selected) by year, 0 (unknown) left out."""
         year = self.table.year if selected is None else self.table.year[selected]
         counts = np.bincount(year[year > 0]) if (year > 0).any() else np.zeros(0, np.int64)
         return {y: int(c) for y, c in enumerate(counts.tolist()) if c}
+
+    def cells_at(self, n: int, selected: np.ndarray | None = None) -> tuple[dict, dict]:
+        """Node ``n``'s games (of those selected) by year and collection,
+        each once, and all the games (selected) so: what ``peak_year``
+        reads (``book.strata.node_cells``)."""
+        from joseki_miner.book.strata import coded_year_collections, node_cells
+
+        year, code, names = self.table.year, self.table.collection, self.table.collections
+        lo, hi = int(self.first[n]), int(self.first[n] + self.count[n])
+        games = self.seq_game[lo:hi]
+        if selected is not None:
+            games = games[selected[games]]
+            mined = coded_year_collections(year[selected], code[selected], names)
+        else:
+            mined = self.mined_cells()
+        return node_cells([[(0, len(games))]], games, year, code, names)[0], mined
+
+    def mined_cells(self) -> dict:
+        """Every game by year and collection (``cells_at``), counted once."""
+        if self._mined is None:
+            from joseki_miner.book.strata import coded_year_collections
+
+            self._mined = coded_year_collections(self.table.year, self.table.collection, self.table.collections)
+        return self._mined
+
+    def held_years(self, selected: np.ndarray | None = None) -> dict[int, tuple[str, float]]:
+        """The years whose games (those selected) are mostly one
+        collection's (``book.strata.held_years``): year -> (that
+        collection, its share of the year's games)."""
+        from joseki_miner.book.strata import coded_year_collections, held_years
+
+        year, code = self.table.year, self.table.collection
+        if selected is not None:
+            year, code = year[selected], code[selected]
+        return held_years(coded_year_collections(year, code, self.table.collections))
 
     # -- a position's figures ---------------------------------------------------------------------------------
 
@@ -437,12 +477,10 @@ class Index:
             here, *theirs = self.counted_at(n, selection, in_selection)
             kept = [(int(c), f) for c, f in zip(kids.tolist(), theirs) if f["count"] >= STORED]
             kept.sort(key=lambda cf: (-cf[1]["count"], int(self.key[cf[0]])))
-            totals = self.games_by_year(selected)
             selected_games = int(selected.sum())
         else:
             here = self.stored(n)
             kept = [(int(c), self.stored(int(c), whole=False)) for c in self.children(n).tolist()]
-            totals = self.all_by_year
             selected_games = len(self.table)
         continuations = []
         for c, f in kept:
@@ -468,7 +506,8 @@ class Index:
             **self.kind_of(n),
             "book": self.book.get(n, BELOW),
             "years": here["years"],
-            "most_popular": peak_year(here["years"], totals),
+            "most_popular": peak_year(*self.cells_at(n, selected if selection.active else None)),
+            "most_popular_within_collections": len(self.table.collections) > 1,
             "sources": here["sources"],
             "win_rate": win_rate(here["black_wins"], here["white_wins"]),
             "ended_or_rarer": here["count"] - sum(c["count"] for c in continuations),

@@ -169,7 +169,17 @@ STAGES: tuple[Stage, ...] = (
     Stage(
         "emit",
         "write joseki.sgf, joseki.dot, influence.dot (and SVG)",
-        ("joseki", "node_years", "node_sources", "node_examples", "node_transpositions"),
+        # games and sorted_sequences: each node's games by year and collection (its most popular year within them)
+        (
+            "joseki",
+            "node_years",
+            "node_sources",
+            "node_examples",
+            "node_orders",
+            "node_transpositions",
+            "games",
+            "sorted_sequences",
+        ),
         ("sgf", "dot", "influence_dot", "svg", "influence_svg"),
         work="joseki_miner.stages.emit",
         after="prune",

@@ -1,6 +1,7 @@
 """Stage 5, emit: joseki.parquet (with node_years, node_sources and
-node_examples.parquet) -> joseki.sgf, joseki.dot, influence.dot (and their SVG
-renderings when Graphviz's ``dot`` is installed)."""
+node_examples.parquet; sorted_sequences and games.parquet for each node's
+games by year and collection) -> joseki.sgf, joseki.dot, influence.dot (and
+their SVG renderings when Graphviz's ``dot`` is installed)."""
 
 from __future__ import annotations
 

@@ -24,7 +24,6 @@ from joseki_miner.method import prune as phase2
 from joseki_miner.fast.arrow import column, numpy, strings
 from joseki_miner.fast.joining import end_to_end
 from joseki_miner.method.kinds import APPROACH, FOLLOW_UP, KINDS, KindRules, ends, of_arrays
-from joseki_miner.book.compare import Eras, in_era
 from joseki_miner.book.lookup import corner_of
 from joseki_miner.method.points import TENUKI, from_sgf, to_sgf
 from joseki_miner.fast.parquet import RowGroups, read_columns, rows_at
@@ -134,7 +133,6 @@ def prune_shards(
     files: PruneFiles,
     pruning: Pruning,
     wanted: Path,
-    eras: Eras | None = None,
 ) -> dict:
     """``prune_arrays`` on a trie kept as shards (``build.write_shard``),
     on their candidates alone (``build.keep_candidates`` of each, in order:
@@ -142,9 +140,7 @@ def prune_shards(
     kept, numbered alike), but for node_examples.parquet and
     node_transpositions.parquet: the kept nodes' sequences and positions
     go to ``wanted``, which each shard searches (``examples_of_shard``,
-    ``build.transposed_of_shard``) before ``write_found``; with the
-    ``eras`` (first and last years of each) whose sequences each shard
-    counts for the report's page of what changed."""
+    ``build.transposed_of_shard``) before ``write_found``."""
     from joseki_miner.stages.build import opened_in, write_saved
 
     arrays = end_to_end(candidates)
@@ -169,7 +165,7 @@ def prune_shards(
     found = {name: position[name][kept] for name in ("hi", "lo", "transform")}
     sequences = {name: getattr(segments, name) for name in ("node", "first", "count", "opening")}
     found.update(node=node[kept], new=new_id[kept], segments=sequences, examples=np.array(pruning.examples))
-    write_saved(wanted, {**found, "eras": np.array(eras or [], np.int64).reshape(-1, 2)})  # (first, last) an era
+    write_saved(wanted, found)
     return figures
 
 
@@ -178,8 +174,7 @@ def examples_of_shard(folder: Path, offset: int, wanted: Path, games: int) -> di
     ``prune_shards``) of a shard's sequences in trie order (its count's, in
     ``folder``, from row ``offset`` of sorted_sequences.parquet, with the
     days of their games: ``build.days_of``; ``games``: the games in all),
-    for ``write_found`` (``shard_examples``), with its sequences of the
-    segments it holds in each era ("era_rows", "eras": ``shard_eras``)."""
+    for ``write_found`` (``shard_examples``)."""
     from joseki_miner.stages.build import read_saved
 
     kept = read_saved(wanted)
@@ -190,26 +185,7 @@ def examples_of_shard(folder: Path, offset: int, wanted: Path, games: int) -> di
     if len(game) and (at.max() >= len(played["game"]) or (played["game"][at] != game).any()):
         raise RuntimeError(f"{folder} holds sequences of games its count kept no day of")
     rank = recency(played["day"][at], game, games)
-    found = shard_examples(rows, offset, rank, kept["segments"], int(kept["examples"]))
-    eras = shard_eras(played["year"][at], offset, kept["segments"], kept["eras"])
-    found["era_rows"] = np.flatnonzero(eras.any(axis=1))  # a shard holds few of the segments
-    found["eras"] = eras[found["era_rows"]]
-    return found
-
-
-def shard_eras(year: np.ndarray, offset: int, segments: dict, eras: np.ndarray) -> np.ndarray:
-    """Per segment of the kept nodes (``segments``), its sequences among a
-    shard's rows of sorted_sequences.parquet (from row ``offset``; ``year``:
-    each one's game's) played in each of the ``eras`` (a row each: first
-    and last year): a row a segment, a column an era (none without eras)."""
-    first = np.asarray(segments["first"], np.int64)
-    lo = np.clip(first, offset, offset + len(year)) - offset
-    hi = np.clip(first + np.asarray(segments["count"], np.int64), offset, offset + len(year)) - offset
-    counted = np.zeros((len(first), len(eras)), np.int64)
-    for e, era in enumerate(np.asarray(eras, np.int64).tolist()):
-        before = np.r_[0, np.cumsum(in_era(year, era), dtype=np.int64)]
-        counted[:, e] = before[hi] - before[lo]
-    return counted
+    return shard_examples(rows, offset, rank, kept["segments"], int(kept["examples"]))
 
 
 def write_found(
@@ -219,15 +195,13 @@ def write_found(
     outputs: dict[str, Path],
     part_rows: list[int] | None = None,
     transposed: list[dict] | None = None,
-) -> np.ndarray:
+) -> None:
     """node_examples.parquet of the shards' candidates (``found``:
     ``examples_of_shard`` of each) and, where asked, node_transpositions.parquet
     of what they found on the kept nodes' positions (``transposed``:
     ``build.transposed_of_shard`` of each, ``write_transpositions``);
     ``part_rows``: the games of each part of games.parquet, where the run
-    knows them.  Gives each kept node's sequences in each era the shards
-    counted (``shard_eras``: a row a node, as joseki.parquet holds them; no
-    column without eras)."""
+    knows them."""
     from joseki_miner.stages.build import read_saved
 
     kept = read_saved(wanted)
@@ -237,10 +211,6 @@ def write_found(
         if transposed is None:
             raise TypeError("node_transpositions.parquet is written of what the shards found on the positions")
         write_transpositions(transposed, kept, outputs["transpositions"])
-    in_eras = np.zeros((len(kept["segments"]["first"]), len(kept["eras"])), np.int64)
-    for f in found:
-        in_eras[f["era_rows"]] += f["eras"]
-    return in_eras
 
 
 def write_transpositions(parts: list[dict], kept: dict, path: Path) -> None:

@@ -188,13 +188,22 @@ async function loadTrend() {
   const svg = el("svg", { viewBox: `0 0 ${w} ${h}`, "aria-label": "share of each year's games" });
   years.forEach((y, i) => {
     const height = ((y.share || 0) / most) * (h - 24);
-    const rect = el("rect", { class: "bar", x: i * bar + 1, y: h - 14 - height, width: Math.max(1, bar - 2), height });
-    rect.append(el("title", {}, `${y.year}: ${y.games} of ${y.mined} games (${pct(y.share || 0)})`));
+    const held = y.held_by ? ` - ${Math.round(100 * y.held_share)}% of them ${y.held_by}'s: a collection, not a year` : "";
+    const rect = el("rect", {
+      class: y.held_by ? "bar held" : "bar", x: i * bar + 1, y: h - 14 - height, width: Math.max(1, bar - 2), height,
+      "data-year": y.year, ...(y.held_by ? { "data-collection": y.held_by } : {}),
+    });
+    rect.append(el("title", {}, `${y.year}: ${y.games} of ${y.mined} games (${pct(y.share || 0)})${held}`));
     svg.append(rect);
     if (i === 0 || i === years.length - 1 || y.year % 5 === 0) svg.append(el("text", { x: i * bar + bar / 2, y: h - 3, "text-anchor": "middle" }, y.year));
   });
   svg.append(el("text", { x: 2, y: 9 }, `share of each year's games, most ${pct(most)}`));
   box.append(svg);
+  const held = years.filter((y) => y.held_by);
+  if (held.length) {
+    box.append(el("p", { class: "held-note" }, "Outlined: years whose games are mostly one collection's ("
+      + held.map((y) => `${y.year} ${y.held_by}`).join(", ") + "); their share says more of that collection than of the year."));
+  }
 }
 
 // -- drawing ----------------------------------------------------------------------------------------------------
