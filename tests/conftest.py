@@ -50,6 +50,20 @@ def _tar_subset(src: Path, dest: Path, keep) -> Path:
 
 
 @pytest.fixture(scope="session")
+def all_mined(shared_data, tmp_path_factory):
+    """All of ../shared/data mined once a session at the defaults, up to
+    prune (the tree, its work folder; no pages): a Catalog."""
+    from joseki_miner.runs.catalog import Catalog
+    from joseki_miner.runs.config import load
+    from pipeline.run import Request, run_stages
+
+    folder = tmp_path_factory.mktemp("all-mined")
+    catalog = Catalog(work=folder / "work", out=folder / "out")
+    run_stages(catalog, load(None, []), ("ingest", "extract", "build", "prune"), [shared_data], Request(progress=False))
+    return catalog
+
+
+@pytest.fixture(scope="session")
 def real_subset(shared_data, tmp_path_factory) -> Path:
     """About 4,000 real games: one KGS archive, a sample of the ai tarball
     (SGF and kifu with its index), two Tom months with the Tom index, and

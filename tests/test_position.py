@@ -230,10 +230,10 @@ def test_what_is_no_corner_of_a_game_is_refused_in_one_line(demo, demo_games, tm
 
 
 @pytest.mark.shared_data
-def test_the_small_knights_enclosure_by_both_orders(shared_data, tmp_path):
+def test_the_small_knights_enclosure_by_both_orders(all_mined):
     """The issue's position on all of ../shared/data: R16 and P17 with White
     to play, reached by 'R16 tenuki P17' and 'P17 tenuki R16'."""
-    catalog = mine([shared_data], tmp_path / "all")
+    catalog = all_mined
     found = position(catalog, Position.of("R16,P17", "", "W"))
     orders = {o["board"]: o["games"] for o in found["orders"]}
     assert {"R16 tenuki P17", "P17 tenuki R16"} <= set(orders)

@@ -20,7 +20,14 @@ from joseki_miner.practice import replies
 from joseki_miner.practice.schedule import APPLICATION_ID, PracticeError, Schedule, rating_of, repertoire_cards
 
 ROOT = Path(__file__).resolve().parents[1]
-MINED = Path("/work/runs/all")  # a mined copy of all of ../shared/data (read only)
+MINED = Path()  # all of ../shared/data mined once a session (conftest's all_mined): set by ``_all_mined``
+
+
+@pytest.fixture(scope="module")
+def _all_mined(all_mined):
+    global MINED
+    MINED = all_mined.out.parent
+
 
 # the chi-square distribution's upper 0.1% points, by degrees of freedom (tables of the distribution)
 CHI2_999 = {
@@ -95,10 +102,7 @@ def _lookup(text):
     return explore.lookup(Catalog(work=MINED / "work", out=MINED / "out"), text)
 
 
-needs_mined = pytest.mark.skipif(
-    not (MINED / "work" / "trie.parquet").exists(),
-    reason=f"no mined copy of ../shared/data at {MINED} (mine it: joseki mine ../shared/data --work .../work --out .../out)",
-)
+needs_mined = pytest.mark.usefixtures("_all_mined")
 
 
 def _drawn(continuations, moves) -> Counter:
@@ -340,3 +344,61 @@ def test_a_repertoire_seeds_the_places_the_player_left_the_book():
         ]
     }
     assert repertoire_cards(found) == [("B[dd];W[fc]", "black", 50)]
+
+
+@needs_mined
+def test_a_server_killed_mid_review_keeps_every_review_it_answered(tmp_path):
+    """``joseki explore --practice FILE`` reviewing as fast as a client
+    posts moves, killed (SIGKILL) mid-write: every review it answered is
+    in the file, numbered without a gap, and the file passes SQLite's
+    integrity check; the next server opens it and reviews on."""
+    import json
+    import threading
+    import urllib.request
+
+    from joseki_miner.explorer.server import free_port
+
+    practice = tmp_path / "p.sqlite3"
+    port = free_port()
+    env = {**os.environ, "PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{ROOT}"}
+    command = [sys.executable, "-m", "pipeline.cli", "explore", "--out", str(MINED / "out"), "--work"]
+    command += [str(MINED / "work"), "--port", str(port), "--no-open", "--practice", str(practice)]
+    server = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    answered: list[int] = []
+    try:
+        assert f"http://127.0.0.1:{port}/" in server.stdout.readline()
+
+        def post(moves: str, move: str) -> int:
+            url = f"http://127.0.0.1:{port}/api/practice/move?moves={moves}&move={move}"
+            with urllib.request.urlopen(urllib.request.Request(url, method="POST"), timeout=30) as r:
+                return json.loads(r.read())["card"]["reviews"]
+
+        def client(moves: str, move: str) -> None:
+            try:
+                while True:
+                    post(moves, move)
+                    answered.append(1)
+            except OSError:  # the server is gone
+                pass
+
+        clients = [threading.Thread(target=client, args=a) for a in (("Q16,R14", "O17"), ("Q16", "R14"))]
+        for c in clients:
+            c.start()
+        while len(answered) < 60 and server.poll() is None:
+            threading.Event().wait(0.05)
+        server.send_signal(signal.SIGKILL)
+        server.wait(timeout=30)
+        for c in clients:
+            c.join(timeout=60)
+    finally:
+        if server.poll() is None:
+            server.kill()
+    with Schedule.open(practice) as s:
+        kept = s.reviews()
+        assert len(kept) >= len(answered) >= 60
+        assert [r[0] for r in kept] == list(range(1, len(kept) + 1))
+        assert s.db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    again = Schedule.open(practice)
+    again.review("B[dd]", "black", Rating.Good, games=1)
+    assert len(again.reviews()) == len(kept) + 1
+    again.close()

@@ -18,21 +18,21 @@ from fsrs import Card, Rating, Scheduler
 from joseki_miner.explorer.app import Explorer
 from joseki_miner.explorer.server import Serving
 from joseki_miner.practice.schedule import Schedule
-from joseki_miner.runs.catalog import Catalog
 from tests.test_explorer_browser import _browser
 
 ROOT = Path(__file__).resolve().parents[1]
-MINED = Path("/work/runs/all")  # a mined copy of all of ../shared/data (read only)
+MINED = Path()  # all of ../shared/data mined once a session (conftest's all_mined): set by ``_all_mined``
 
-pytestmark = pytest.mark.skipif(
-    not (MINED / "work" / "trie.parquet").exists(),
-    reason=f"no mined copy of ../shared/data at {MINED} (mine it: joseki mine ../shared/data --work .../work --out .../out)",
-)
+
+@pytest.fixture(scope="module", autouse=True)
+def _all_mined(all_mined):
+    global MINED
+    MINED = all_mined.out.parent
 
 
 @pytest.fixture(scope="module")
-def explorer() -> Explorer:
-    return Explorer.open(Catalog(work=MINED / "work", out=MINED / "out"))
+def explorer(all_mined) -> Explorer:
+    return Explorer.open(all_mined)
 
 
 def _get(base: str, path: str, method: str = "GET", **query) -> tuple[int, dict]:

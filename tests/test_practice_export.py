@@ -14,13 +14,16 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-MINED = Path("/work/runs/all")  # a mined copy of all of ../shared/data (read only)
-START = "Q16,R14,O17"  # the 4-4 point, the low approach, the one-space low pincer... (a small subtree)
+MINED = Path()  # all of ../shared/data mined once a session (conftest's all_mined): set by ``_all_mined``
 
-pytestmark = pytest.mark.skipif(
-    not (MINED / "work" / "trie.parquet").exists(),
-    reason=f"no mined copy of ../shared/data at {MINED} (mine it: joseki mine ../shared/data --work .../work --out .../out)",
-)
+
+@pytest.fixture(scope="module", autouse=True)
+def _all_mined(all_mined):
+    global MINED
+    MINED = all_mined.out.parent
+
+
+START = "Q16,R14,O17"  # the 4-4 point, the low approach, the one-space low pincer... (a small subtree)
 
 
 def _cli(*args) -> subprocess.CompletedProcess:
