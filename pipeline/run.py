@@ -299,7 +299,14 @@ class _Run:
     # -- the run ---------------------------------------------------------------------
     def go(self) -> dict:
         try:
-            return self._go()
+            summary = self._go()
+            if self.compiling.said:  # this machine's first run: what other inputs need too, so no later run compiles
+                from joseki_miner.runners import kernels
+
+                started = time.perf_counter()
+                self.log("compiling the kernels other inputs need too (once) ...")
+                self.log(f"compiled {kernels.warm()} more kernels in {time.perf_counter() - started:.1f} s")
+            return summary
         finally:
             self.compiling.remove()
             if self.dask is not None:
