@@ -15,6 +15,7 @@ Prints and writes benchmarks/RESULTS.md:
 - search by position: the position index's cost in a run, ``joseki position`` cold and in process;
 - a folder of loose SGF files (kgs-6d unpacked), cold and up to date, against
   the commit before issue 28 (``BEFORE_LOOSE``, in a worktree), interleaved;
+- an up-to-date rerun of that folder, and where its time goes (``--rerun FOLDER OUT``: that alone);
 - the engines side by side (fast, dask).
 """
 
@@ -381,6 +382,95 @@ def loose_files(tmp: Path) -> str:
         f"once), {LOOSE_RUNS} runs of each interleaved, the medians:\n\n| code | cold | every run | up to date | "
         f"every run | peak RSS |\n| --- | ---: | --- | ---: | --- | ---: |\n" + rows + ratio
     )
+
+
+# the parts of an up-to-date rerun, timed in a process of their own (``rerun_parts``): each the best of RERUN_RUNS
+RERUN_PARTS = r"""
+import json, sys, time
+t0 = time.perf_counter()
+import pipeline.cli  # what `joseki mine` imports before it runs
+imports = time.perf_counter() - t0
+from pathlib import Path
+from joseki_miner.runs import files, lineage, store
+from joseki_miner.runs.catalog import Catalog, STAGES
+from joseki_miner.runs.config import load
+from joseki_miner.runs.inputs import scan
+from joseki_miner.runs.summary import summarize
+from pipeline.run import Request, run_stages
+folder, out, runs = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3])
+catalog = Catalog(work=out / "interim", out=out)
+def best(work):
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter(); work(); times.append(time.perf_counter() - t)
+    return min(times)
+parts = {
+    "imports": imports,
+    "walk": best(lambda: sum(map(len, files.walk_batches([folder])))),
+    "walk and digests": best(lambda: scan([folder], cache=catalog.digests, exclude=(catalog.work, out), progress=False).key()),
+    "manifests": best(lambda: [store.read_manifest(catalog.manifest(s)) for s in STAGES] + [lineage.held(catalog.work)]),
+    "summary": best(lambda: summarize(catalog, 0.0)),
+    "run in process": best(lambda: run_stages(catalog, load(None, []), STAGES, [folder], Request(progress=False))),
+}
+print(json.dumps(parts))
+"""
+
+
+def rerun_parts(folder: Path, out: Path, runs: int = 5) -> str:
+    """An up-to-date rerun of ``folder`` mined in ``out`` (mined first where
+    it is not): ``joseki mine`` as its own process (the median of ``runs``,
+    and every run), and where its time goes, each part the best of ``runs``
+    in one process: the imports, the walk of the inputs, the walk with the
+    digest cache read (the inputs' key), the manifests and the work
+    folder's lineage read, summary.json made, and the run in process (all
+    of it but the imports and the interpreter's start)."""
+    command = [*JOSEKI, "mine", str(folder), "--out", str(out), "--quiet"]
+    if not (out / "summary.json").exists():
+        _timed(command)
+    timed = [_timed(command) for _ in range(runs)]
+    walls, cpu = [t[0] for t in timed], sorted(t[2] for t in timed)[runs // 2]
+    bare = sorted(_timed([sys.executable, "-c", "pass"])[0] for _ in range(runs))[runs // 2]
+    done = subprocess.run(
+        [sys.executable, "-c", RERUN_PARTS, str(folder), str(out), str(runs)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": f"{ROOT / 'src'}:{ROOT}"},
+    )
+    if done.returncode:
+        raise SystemExit(f"bench: the rerun's parts failed: {done.stderr.strip()[-300:]}")
+    parts = json.loads(done.stdout)
+    files = sum(1 for f in folder.rglob("*") if f.is_file())
+    median = sorted(walls)[runs // 2]
+    print(f"up-to-date rerun: {files:,} files, {median:.2f} s (median of {runs}); parts: {parts}")
+    rows = "".join(f"| {name} | {seconds:.3f} s |\n" for name, seconds in parts.items())
+    return (
+        f"\n## An up-to-date rerun and where its time goes\n\n`joseki mine FOLDER --out OUT` on {folder.name} "
+        f"({files:,} files), every stage up to date, as its own process: **{median:.2f} s**, the median of "
+        f"{runs} ({', '.join(f'{w:.2f}' for w in walls)}), {cpu:.2f} s of CPU; the interpreter alone starts in "
+        f"{bare:.2f} s. Its "
+        f"parts, each the best of {runs} in one process (the walk and the digests are part of the run in "
+        f"process; the run in process is all but the imports and the start):\n\n| part | seconds |\n"
+        f"| --- | ---: |\n" + rows
+    )
+
+
+def rerun_only(folder: Path, out: Path) -> int:
+    """`bench.py --rerun FOLDER OUT`: the up-to-date rerun's section alone,
+    written in place of its section of RESULTS.md."""
+    bytecode()
+    section = rerun_parts(folder, out)
+    path = ROOT / "benchmarks" / "RESULTS.md"
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    head = "\n## An up-to-date rerun and where its time goes\n"
+    if head in text:
+        end = text.find("\n## ", text.index(head) + len(head))
+        text = text[: text.index(head)] + section + (text[end:] if end >= 0 else "")
+    else:
+        text += section
+    path.write_text(text, encoding="utf-8")
+    print(section)
+    return 0
 
 
 def lookups(out: Path) -> str:
@@ -758,6 +848,7 @@ def main() -> int:
         lines.append(lookups(out))
         lines.append(positions(out, wall))
         lines.append(loose_files(tmp))
+        lines.append(rerun_parts(tmp / "loose", tmp / "loose-rerun"))
         lines.append(engines(tmp) if "--keep-engines" not in sys.argv[1:] else kept_engines())
     (ROOT / "benchmarks" / "RESULTS.md").write_text("".join(lines), encoding="utf-8")
     print("written to benchmarks/RESULTS.md")
@@ -783,6 +874,9 @@ def positions_only(out: Path, work: Path | None) -> int:
 
 
 if __name__ == "__main__":
+    if "--rerun" in sys.argv[1:]:
+        given = sys.argv[sys.argv.index("--rerun") + 1 :]
+        sys.exit(rerun_only(Path(given[0]), Path(given[1])))
     if "--positions" in sys.argv[1:]:
         given = sys.argv[sys.argv.index("--positions") + 1 :]
         sys.exit(positions_only(Path(given[0]), Path(given[1]) if len(given) > 1 else None))

@@ -16,7 +16,7 @@ from typing import List, Optional
 import typer
 
 from joseki_miner.runs import stop
-from joseki_miner.cluster.client import PARTITION_MB, Options
+from joseki_miner.cluster.options import PARTITION_MB, Options
 from joseki_miner.runs.config import load
 from joseki_miner.runs.errors import JosekiError
 from pipeline.request import Request

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import typer
 
-from joseki_miner.cluster.client import PARTITION_MB
+from joseki_miner.cluster.options import PARTITION_MB
 from joseki_miner.runs import remote
 from joseki_miner.runs.catalog import Catalog
 from joseki_miner.runs.config import SORT_MEMORY_MB, TABLE_MEMORY_MB

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from joseki_miner.cluster.client import Options
+from joseki_miner.cluster.options import Options
 from joseki_miner.runs.config import SORT_MEMORY_MB, TABLE_MEMORY_MB
 
 

@@ -28,7 +28,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from joseki_miner.fast import compiling
-from joseki_miner.method.records import bad_record
 from joseki_miner.runners import sequential
 from joseki_miner.runs import asked, checks, folders, lineage, remote, store
 from joseki_miner.runs.catalog import PUBLISHED, WORK_STAGES, Catalog
@@ -538,6 +537,8 @@ class _Run:
         """--strict on games ingested already: the first bad record stored
         fails the run as it would have when the games were read (a game the
         settings leave out does not: ``records.LEFT_OUT``)."""
+        from joseki_miner.method.records import bad_record  # the records' module: only where --strict asks
+
         rejected = self.stage_figures("ingest").get("games_rejected", {})
         if any(bad_record(reason) for reason in rejected):
             import pyarrow.parquet as pq

@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from joseki_miner.cluster import trace
+from joseki_miner.cluster.options import PARTITION_MB, Options  # noqa: F401 - the options, where the client is
 from joseki_miner.runs import stop, threads
 from joseki_miner.runs.stop import check as check_stop
 
@@ -26,20 +27,6 @@ from joseki_miner.runs.errors import UsageError
 
 POLL = 0.2  # seconds between the driver's looks for a stop (Ctrl-C) while tasks run
 STOP_WAIT = 60.0  # seconds a failed or stopped run waits, at most, for its tasks still running on a cluster
-PARTITION_MB = 8.0  # input a partition gathers, by default (a larger archive: in parts of its members)
-
-
-@dataclass(frozen=True)
-class Options:
-    """``scheduler``: a dask scheduler's address (tcp://host:8786), or None
-    for a LocalCluster of ``workers`` processes (0: one a core);
-    ``partition_mb``: input bytes a partition gathers; ``trace``: where to
-    write what each task did (``trace``)."""
-
-    scheduler: str | None = None
-    workers: int = 0
-    partition_mb: float = PARTITION_MB
-    trace: str | None = None  # a file for the run's tasks (``trace``), or None
 
 
 def warm(freeze: bool = False) -> None:

@@ -11,8 +11,6 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from joseki_miner.runs.errors import JosekiError
 from joseki_miner.runs.ranks import rank_value
 
@@ -167,6 +165,8 @@ def _read(key: str, value: Any, brackets: str = "", what: str | None = None) -> 
     text = value.strip()
     if text.lower() in ("null", "none", "~", ""):
         return None
+    import yaml  # only where a value is given as text (a run of the defaults never loads it)
+
     try:
         return yaml.safe_load(
             text if not brackets or text.startswith(brackets[0]) else f"{brackets[0]}{text}{brackets[1]}"
@@ -265,6 +265,8 @@ def load(path: str | Path | None = None, overrides: list[str] | None = None) -> 
         p = Path(path)
         if not p.is_file():
             raise ConfigError(f"no such config file: {p}")
+        import yaml
+
         try:
             tree = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
         except yaml.YAMLError as exc:
