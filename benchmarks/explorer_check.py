@@ -8,7 +8,8 @@ OUT and WORK: a run mined from all of ../shared/data.  Checks that
   a random sample of 500 stored nodes;
 - filtered by years, by a collection and by a player, it gives exactly the
   figures of a lookup on a run mined with the same ``filter.*`` key (mined
-  into SCRATCH, default /tmp/explorer-check, once), for 100 stored nodes of
+  into SCRATCH, default explorer-check in the
+  system temporary folder, once), for 100 stored nodes of
   each filtered run.
 Prints one line a check and exits 1 on the first difference."""
 
@@ -19,6 +20,7 @@ import os
 import random
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -121,5 +123,5 @@ if __name__ == "__main__":
     if len(given) < 2:
         print(__doc__)
         sys.exit(2)
-    scratch = given[2] if len(given) > 2 else Path("/tmp/explorer-check")
+    scratch = given[2] if len(given) > 2 else Path(tempfile.gettempdir()) / "explorer-check"
     sys.exit(main(given[0], given[1], scratch, "--filtered" not in sys.argv[1:]))

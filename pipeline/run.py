@@ -304,7 +304,10 @@ class _Run:
 
                 started = time.perf_counter()
                 self.log("compiling the kernels other inputs need too (once) ...")
-                self.log(f"compiled {kernels.warm()} more kernels in {time.perf_counter() - started:.1f} s")
+                try:
+                    self.log(f"compiled {kernels.warm()} more kernels in {time.perf_counter() - started:.1f} s")
+                except KeyboardInterrupt:  # the outputs are committed: a stop here costs the next run a compile
+                    self.log("compiling stopped; the outputs are written, a later run compiles the rest")
             return summary
         finally:
             self.compiling.remove()

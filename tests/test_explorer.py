@@ -246,6 +246,9 @@ def test_hostile_queries_are_a_400_with_one_line_and_an_unknown_path_a_404(serve
         assert status == 400, query_
     assert _api(served, "/api/games/99999999.sgf")[0] == 400
     assert _api(served, "/api/games/abc")[0] == 400 and _api(served, "/api/games/" + "9" * 5000)[0] == 400
+    assert (
+        _api(served, "/api/games/%C2%B2")[0] == 400 and _api(served, "/api/games/%C2%B2.sgf")[0] == 400
+    )  # a digit to str.isdigit
     assert _api(served, "/api/position", black="Q16", white="Q16")[0] == 400
     assert _api(served, "/api/position")[0] == 400
     for path in ("/nope", "/api/nope", "/static/nope.js", "/api/explore/x"):

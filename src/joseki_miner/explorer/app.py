@@ -13,6 +13,7 @@ Never writes into the output or the work folder."""
 from __future__ import annotations
 
 import math
+import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -193,7 +194,7 @@ def _game_table(explorer: Explorer, request: Request):
     the asked sequence starts in it (the game's first sequence, without one)."""
     asked = params.checked(request.query_params, "game")
     text = request.path_params["game"]
-    if not text.isdigit() or len(text) > 12 or int(text) >= len(explorer.index.table):
+    if not re.fullmatch(r"[0-9]{1,12}", text) or int(text) >= len(explorer.index.table):
         raise params.Asked(f"no game {text[:20]!r}: games are numbered 0 to {len(explorer.index.table) - 1:,}")
     game = int(text)
     q = params.moves(asked.get("moves", ""))

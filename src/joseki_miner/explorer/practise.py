@@ -80,6 +80,8 @@ def due(explorer, request: Request) -> Response:
     params.checked(request.query_params, "none")
     if explorer.practice is None:
         return JSONResponse({"practice": None, "cards": []})
+    if not explorer.practice.exists():  # a look at what is due makes no file (a review does)
+        return JSONResponse({"practice": str(explorer.practice), "due": 0, "cards": []})
     with Schedule.open(explorer.practice) as schedule:
         cards = schedule.due()
     shown = [{**c.as_dict(), "line": [point_text(m[2:-1]) for m in c.moves.split(";") if m]} for c in cards[:100]]

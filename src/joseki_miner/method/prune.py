@@ -180,7 +180,7 @@ def keep_mask(
     through = count if through is None else given(through)
     min_length, rules = cut.min_length, cut.rules
     depth = given(depth)
-    key = np.full(len(depth), TENUKI - 1, np.int64) if key is None else np.asarray(key, np.int64)
+    key = np.full(len(depth), -1, np.int64) if key is None else np.asarray(key, np.int64)  # no point: no family
     return _keep(
         given(parent_row),
         depth,
