@@ -21,6 +21,11 @@ sheet's digest (both) was written again when it gained the repertoire's
 ringed stone (``.played``), its one change.  Issue 36 added one file, the
 build's position index (interim/trie_positions.parquet): its digests were
 added to both after checking that every other file's digest was unchanged.
+Issue 63 wrote both again after checking that no table (no .parquet file)
+changed: only the words and pages it asked for did (the DOT labels in board
+points, the records named by collection, the most popular year within
+collections, the legend and phone layout, and the example games' SGF files
+under report/games/).
 """
 
 from __future__ import annotations
