@@ -8,6 +8,7 @@ from __future__ import annotations
 import itertools
 import logging
 import os
+import signal
 import threading
 import time
 import uuid
@@ -311,14 +312,21 @@ class Cluster:
                 warnings.catch_warnings(),
             ):
                 warnings.filterwarnings("ignore", message="Port .* is already in use")
-                self.local = LocalCluster(
-                    n_workers=workers,
-                    threads_per_worker=1,
-                    processes=True,
-                    dashboard_address=None,
-                    silence_logs=logging.CRITICAL,
-                    preload=[__name__],
-                )  # dask_setup
+                # a worker spawned before its preload ignores SIGINT would print a traceback of a Ctrl-C: its
+                # process is spawned with SIGINT blocked (a thread's mask is its children's); the driver gets it
+                # once the cluster is up (pending till then, never lost)
+                masked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+                try:
+                    self.local = LocalCluster(
+                        n_workers=workers,
+                        threads_per_worker=1,
+                        processes=True,
+                        dashboard_address=None,
+                        silence_logs=logging.CRITICAL,
+                        preload=[__name__],
+                    )  # dask_setup
+                finally:
+                    signal.pthread_sigmask(signal.SIG_SETMASK, masked)
             self.client = Client(self.local)
         if not all(self.client.run(_compiled).values()):
             log(
