@@ -457,20 +457,24 @@ def rerun_parts(folder: Path, out: Path, runs: int = 5) -> str:
     )
 
 
-def rerun_only(folder: Path, out: Path) -> int:
-    """`bench.py --rerun FOLDER OUT`: the up-to-date rerun's section alone,
-    written in place of its section of RESULTS.md."""
-    bytecode()
-    section = rerun_parts(folder, out)
+def write_section(head: str, section: str) -> None:
+    """RESULTS.md with ``section`` in place of the one under ``head`` (or added at its end)."""
     path = ROOT / "benchmarks" / "RESULTS.md"
     text = path.read_text(encoding="utf-8") if path.exists() else ""
-    head = "\n## An up-to-date rerun and where its time goes\n"
     if head in text:
         end = text.find("\n## ", text.index(head) + len(head))
         text = text[: text.index(head)] + section + (text[end:] if end >= 0 else "")
     else:
         text += section
     path.write_text(text, encoding="utf-8")
+
+
+def rerun_only(folder: Path, out: Path) -> int:
+    """`bench.py --rerun FOLDER OUT`: the up-to-date rerun's section alone,
+    written in place of its section of RESULTS.md."""
+    bytecode()
+    section = rerun_parts(folder, out)
+    write_section("\n## An up-to-date rerun and where its time goes\n", section)
     print(section)
     return 0
 
@@ -769,16 +773,7 @@ def explorer_only(out: Path, work: Path | None) -> int:
     """`bench.py --explorer OUT [WORK]`: the explorer's section alone, on
     the outputs of all data in OUT, written in place of its section of
     RESULTS.md."""
-    section = explorer(out, work)
-    path = ROOT / "benchmarks" / "RESULTS.md"
-    text = path.read_text(encoding="utf-8") if path.exists() else ""
-    head = "\n## The explorer\n"
-    if head in text:
-        end = text.find("\n## ", text.index(head) + len(head))
-        text = text[: text.index(head)] + section + (text[end:] if end >= 0 else "")
-    else:
-        text += section
-    path.write_text(text, encoding="utf-8")
+    write_section("\n## The explorer\n", explorer(out, work))
     return 0
 
 
@@ -1074,16 +1069,7 @@ def positions_only(out: Path, work: Path | None) -> int:
     outputs of all data in OUT (its work folder WORK, or OUT/interim),
     written in place of its section of RESULTS.md."""
     summary = json.loads((out / "summary.json").read_text())
-    section = positions(out, float(summary["seconds"]), work)
-    path = ROOT / "benchmarks" / "RESULTS.md"
-    text = path.read_text(encoding="utf-8") if path.exists() else ""
-    head = "\n## Search by position\n"
-    if head in text:
-        end = text.find("\n## ", text.index(head) + len(head))
-        text = text[: text.index(head)] + section + (text[end:] if end >= 0 else "")
-    else:
-        text += section
-    path.write_text(text, encoding="utf-8")
+    write_section("\n## Search by position\n", positions(out, float(summary["seconds"]), work))
     return 0
 
 
