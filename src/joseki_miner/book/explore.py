@@ -181,18 +181,14 @@ def lookup(catalog: Catalog, text: str) -> dict:
             {
                 "move": q.move_text(key, len(q.keys) + 1),
                 "board": q.board_move(key),
-                "normal": _sgf_key(key, len(q.keys) + 1),
+                "normal": sgf_key(key, len(q.keys) + 1),
                 **_stats(child),
                 "share": share_of(child["count"], node["count"]) or 0.0,
                 **({"kind": child["kind"]} if "kind" in child else {}),
             }
         )
     return {
-        "sequence": q.text(),
-        "board": q.board_text(),
-        "normal": " ".join(_sgf_key(k, d) for d, k in enumerate(q.keys, 1)),
-        "normal_board": " ".join(_board_key(k) for k in q.keys),
-        "first_player": "white" if q.swapped else "black",
+        **names_of(q),
         **_stats(node),
         **({"kind": node["kind"]} if "kind" in node else {}),
         "years": {int(y): int(g) for y, g in _rows_of(catalog.trie_years, n)},
@@ -248,12 +244,25 @@ def _stats(node: dict) -> dict:
     }
 
 
+def names_of(q: Query) -> dict:
+    """The sequence as a lookup names it: as given, on the board, in
+    normal form (SGF's and the board's), and who plays first."""
+    return {
+        "sequence": q.text(),
+        "board": q.board_text(),
+        "normal": " ".join(sgf_key(k, d) for d, k in enumerate(q.keys, 1)),
+        "normal_board": " ".join(_board_key(k) for k in q.keys),
+        "first_player": "white" if q.swapped else "black",
+    }
+
+
 def _board_key(key: int) -> str:
     """A tree key as a board names it, in the tree's orientation (D16)."""
     return "tenuki" if key == TENUKI else board_name(key)
 
 
-def _sgf_key(key: int, depth: int) -> str:
+def sgf_key(key: int, depth: int) -> str:
+    """A tree key at ``depth`` as a lookup's ``normal`` writes it (B[dd])."""
     from joseki_miner.method.points import to_sgf
 
     colour = "B" if depth % 2 else "W"

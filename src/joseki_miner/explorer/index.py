@@ -29,12 +29,12 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from joseki_miner.book.explore import GAME_COLUMNS, move_keys, win_rate
+from joseki_miner.book.explore import GAME_COLUMNS, move_keys, names_of, sgf_key, win_rate
 from joseki_miner.book.lookup import Query, board_name, corner_of
 from joseki_miner.book.words import peak_year, share_of
 from joseki_miner.fast.arrow import column, numpy, strings
 from joseki_miner.fast.parquet import RowGroups, read_columns
-from joseki_miner.method.points import TENUKI, from_sgf, to_sgf
+from joseki_miner.method.points import TENUKI, from_sgf
 from joseki_miner.method.symmetry import POINT_MAP, inverse
 from joseki_miner.runs.catalog import Catalog
 from joseki_miner.runs.inputs import Collections, Filters
@@ -470,7 +470,7 @@ class Index:
         n, held = self.find(q.keys)
         depth = len(q.keys)
         if held < depth:
-            return {**_names(q), "stored": False, "held": held, "count": 0, "games": 0, "continuations": []}
+            return {**names_of(q), "stored": False, "held": held, "count": 0, "games": 0, "continuations": []}
         if selection.active:
             selected, in_selection = self.mask(selection)
             kids = self.children(n)
@@ -499,7 +499,7 @@ class Index:
                 }
             )
         return {
-            **_names(q),
+            **names_of(q),
             "stored": True,
             "node": n,
             **{name: here[name] for name in STATS},
@@ -552,26 +552,6 @@ def codes(values: pa.ChunkedArray) -> tuple[np.ndarray, list[str]]:
 
 
 STATS = ("count", "games", "black_wins", "white_wins", "first_year", "last_year")
-
-
-def sgf_key(key: int, depth: int) -> str:
-    """A tree key at ``depth`` as lookup's ``normal`` writes it (B[dd])."""
-    return f"{'B' if depth % 2 else 'W'}[{to_sgf(key) if key != TENUKI else ''}]"
-
-
-def _board_key(key: int) -> str:
-    return "tenuki" if key == TENUKI else board_name(key)
-
-
-def _names(q: Query) -> dict:
-    """The sequence as lookup names it: as given, on the board, in normal form."""
-    return {
-        "sequence": q.text(),
-        "board": q.board_text(),
-        "normal": " ".join(sgf_key(k, d) for d, k in enumerate(q.keys, 1)),
-        "normal_board": " ".join(_board_key(k) for k in q.keys),
-        "first_player": "white" if q.swapped else "black",
-    }
 
 
 UPPER_RIGHT = 1  # the empty corner is shown in the upper right: the tree's upper left mirrored
