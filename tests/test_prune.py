@@ -362,13 +362,20 @@ def test_pruning_the_candidates_alone_keeps_what_pruning_all_keeps(
     """A trie kept as shards is pruned on its candidates alone (the rows
     let through, and the replies that would end no line before them): the
     same rows kept as pruning every row."""
-    from joseki_miner.method.prune import Cut, candidates, keep_mask, parent_rows
+    from joseki_miner.method.prune import Cut
+
+    _candidates_keep_the_same(table, Cut(a, min_length, PruneRules(follow, min_share, fold, min_games, on_games)))
+
+
+def _candidates_keep_the_same(table, cut) -> None:
+    """The candidates of ``table`` at ``cut`` hold every row it keeps, and
+    pruning them alone keeps the same rows."""
+    from joseki_miner.method.prune import candidates, keep_mask, parent_rows
 
     node, parent = table["node"].to_numpy(np.int64), table["parent"].to_numpy(np.int64)
     row = parent_rows(node, parent)
     depth, count, games = (table[c].to_numpy(np.int64) for c in ("depth", "count", "games"))
     key = np.array([TENUKI if m == "" else from_sgf(m) for m in table["move"].tolist()], np.int64)
-    cut = Cut(a, min_length, PruneRules(follow, min_share, fold, min_games, on_games))
     whole = keep_mask(row, depth, count, cut, key, games)
     some = candidates(row, depth, count, cut, key, games)
     assert not (whole & ~some).any()
@@ -493,19 +500,7 @@ def test_families_pruned_on_candidates_alone_give_the_same_rows(threshold_, fami
     """The law the dask engine's shards rely on holds with families: the
     candidates (read without them, at the least threshold any family can
     have) hold every row kept, and pruning them alone keeps the same."""
-    from joseki_miner.method.prune import Cut, candidates, keep_mask, parent_rows
+    from joseki_miner.method.prune import Cut
 
-    table = FAMILIES
-    node, parent = table["node"].to_numpy(np.int64), table["parent"].to_numpy(np.int64)
-    row = parent_rows(node, parent)
-    depth, count, games = (table[c].to_numpy(np.int64) for c in ("depth", "count", "games"))
-    key = np.array([TENUKI if m == "" else from_sgf(m) for m in table["move"].tolist()], np.int64)
     rules = PruneRules(family_games=family_games, family_fraction=fraction, family_confidence=confidence)
-    cut = Cut(threshold_, 3, rules)
-    whole = keep_mask(row, depth, count, cut, key, games)
-    some = candidates(row, depth, count, cut, key, games)
-    assert not (whole & ~some).any()
-    at = np.flatnonzero(some)
-    new_row = np.full(len(node), -1, np.int64)
-    new_row[at] = np.arange(len(at))
-    assert np.array_equal(keep_mask(new_row[row[at]], depth[at], count[at], cut, key[at], games[at]), whole[at])
+    _candidates_keep_the_same(FAMILIES, Cut(threshold_, 3, rules))
