@@ -18,7 +18,7 @@ from fsrs import Card, Rating, Scheduler
 from joseki_miner.explorer.app import Explorer
 from joseki_miner.explorer.server import Serving
 from joseki_miner.practice.schedule import Schedule
-from tests.test_explorer_browser import _browser
+from test_explorer_browser import _browser
 
 ROOT = Path(__file__).resolve().parents[1]
 MINED = Path()  # all of ../shared/data mined once a session (conftest's all_mined): set by ``_all_mined``
