@@ -241,6 +241,43 @@ def test_a_tenuki_no_kept_move_follows_is_folded_into_its_parent():
     assert counted[("dc", "ce", "cd")] == 15 and counted[("dc", "ce")] == 0
 
 
+# the evidence at the position, off or (share, games, confidence)
+POSITION = st.one_of(
+    st.none(), st.tuples(st.floats(0.05, 0.9), st.integers(2, 40), st.one_of(st.none(), st.floats(0.5, 0.99)))
+)
+
+
+def with_position(rules, position):
+    """``rules`` with the evidence at the position (``POSITION``) where drawn."""
+    from dataclasses import replace
+
+    if position is None:
+        return rules
+    share, games, confidence = position
+    return replace(rules, position_share=share, position_games=games, position_confidence=confidence)
+
+
+def test_a_move_players_choose_at_its_position_enters_below_the_threshold():
+    """The evidence at the position: dc ce dg is played by 40 of the 50
+    sequences at dc ce (80%), below a threshold of 45; with position_share
+    0.5 and 30 games it enters (so its line reaches min_length), and its
+    rarer sibling (10 of 50) does not; with 41 games asked, or a share of
+    0.9, it does not, and the lower end of the 95% interval of 40 of 50
+    (0.67) reaches 0.6 but not 0.7."""
+    from dataclasses import replace
+
+    t = table_of((200, "dd fc cf"), (40, "dc ce dg"), (10, "dc ce df"))
+    base = PruneRules()
+    assert ("dc", "ce", "dg") not in paths(prune(t, 45, 3, base))
+    kept = paths(prune(t, 45, 3, replace(base, position_share=0.5, position_games=30)))
+    assert ("dc", "ce", "dg") in kept and ("dc", "ce", "df") not in kept and ("dd", "fc", "cf") in kept
+    assert ("dc", "ce", "dg") not in paths(prune(t, 45, 3, replace(base, position_share=0.5, position_games=41)))
+    assert ("dc", "ce", "dg") not in paths(prune(t, 45, 3, replace(base, position_share=0.9, position_games=30)))
+    at_95 = replace(base, position_games=30, position_confidence=0.95)
+    assert ("dc", "ce", "dg") in paths(prune(t, 45, 3, replace(at_95, position_share=0.6)))
+    assert ("dc", "ce", "dg") not in paths(prune(t, 45, 3, replace(at_95, position_share=0.7)))
+
+
 @settings(max_examples=150, deadline=None)
 @given(
     table=tables(),
@@ -326,12 +363,15 @@ def test_no_line_ends_one_move_before_a_reply_nearly_every_game_plays():
     min_games=st.integers(1, 30),
     on_games=st.booleans(),
     fold=st.booleans(),
+    position=POSITION,
 )
-def test_the_subtree_law_holds_with_the_evidence_rules(table, a, gap, min_length, follow, min_games, on_games, fold):
+def test_the_subtree_law_holds_with_the_evidence_rules(
+    table, a, gap, min_length, follow, min_games, on_games, fold, position
+):
     """Thresholds a < b: tree(b) inside tree(a), counts unchanged; no kept
     node of fewer than min_games games; no kept leaf with a reply of at
     least ``follow`` of its count (its line would end just before it)."""
-    rules = PruneRules(follow, 0.0, fold, min_games, on_games)
+    rules = with_position(PruneRules(follow, 0.0, fold, min_games, on_games), position)
     low_table = prune(table, a, min_length, rules)
     low = path_table(low_table)
     high = path_table(prune(table, a + gap, min_length, rules))
@@ -355,16 +395,18 @@ def test_the_subtree_law_holds_with_the_evidence_rules(table, a, gap, min_length
     min_games=st.integers(1, 30),
     on_games=st.booleans(),
     fold=st.booleans(),
+    position=POSITION,
 )
 def test_pruning_the_candidates_alone_keeps_what_pruning_all_keeps(
-    table, a, min_length, follow, min_share, min_games, on_games, fold
+    table, a, min_length, follow, min_share, min_games, on_games, fold, position
 ):
     """A trie kept as shards is pruned on its candidates alone (the rows
     let through, and the replies that would end no line before them): the
     same rows kept as pruning every row."""
     from joseki_miner.method.prune import Cut
 
-    _candidates_keep_the_same(table, Cut(a, min_length, PruneRules(follow, min_share, fold, min_games, on_games)))
+    rules = with_position(PruneRules(follow, min_share, fold, min_games, on_games), position)
+    _candidates_keep_the_same(table, Cut(a, min_length, rules))
 
 
 def _candidates_keep_the_same(table, cut) -> None:

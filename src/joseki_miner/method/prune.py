@@ -21,6 +21,13 @@ PruneRules of the thesis' future work (section 9), each off unless asked
 * tenuki folding, where a tenuki that no kept move follows is no joseki of
   its own but where its parent's line ends (``tenuki_counts`` says how
   often);
+* the evidence at the position: a move that at least ``position_share``
+  of its position's sequences play (the lower end of that share's
+  interval at ``position_confidence``), with ``position_games`` games of
+  its own, is kept below the threshold: a share of all the games stays
+  the same book for ten times the games, while an answer players choose
+  at a position enters once the games show it, so the book grows with
+  them;
 * opening families: a first move played in at least ``family_games``
   games (the 5-4 point, the 3-3 point) keeps the lines that
   ``family_fraction`` of its own games play, where the threshold on all
@@ -71,6 +78,9 @@ class PruneRules:
     family_games: int = 0  # a first move of at least this many games is an opening family (0: off)
     family_fraction: float = 0.0  # the share of a family's games (or sequences) its lines need
     family_confidence: float | None = None  # that share read as evidence, as the threshold's (``threshold``)
+    position_share: float = 0.0  # keep a move this share of its position's sequences play (0: off) ...
+    position_games: int = 0  # ... where it has this many games
+    position_confidence: float | None = None  # that share read as evidence (its interval's lower end)
 
     def family_threshold(self, played: int, threshold: int) -> int:
         """The threshold within a family whose first move is played
@@ -96,6 +106,9 @@ def _keep_loop(
     fold,
     min_games,
     on_games,
+    position_share,
+    position_games,
+    z,
     only_able,
 ):
     n = len(parent_row)
@@ -111,6 +124,12 @@ def _keep_loop(
             continue
         share = through[i] / count[p] if count[p] > 0 else 0.0
         enough = (games[i] if on_games else count[i]) >= limit[i]
+        if not enough and position_share > 0 and games[i] >= position_games and count[p] > 0:
+            # the lower end of the Wilson interval of the share (``threshold.lower_bound``; z 0: the share itself)
+            m = count[p]
+            centre = share + z * z / (2 * m)
+            spread = z * np.sqrt(max(0.0, share * (1 - share)) / m + z * z / (4 * m * m))
+            enough = (centre - spread) / (1 + z * z / m) >= position_share - 1e-12
         able[i] = share >= min_share and (enough or (follow > 0 and share >= follow))
     if only_able:
         return able
@@ -195,8 +214,21 @@ def keep_mask(
         bool(rules.fold_tenuki),
         int(rules.min_games),
         bool(rules.on_games),
+        float(rules.position_share),
+        int(rules.position_games),
+        z_of(rules.position_confidence),
         only_able,
     )
+
+
+def z_of(confidence: float | None) -> float:
+    """The normal quantile of a two-sided interval at ``confidence`` (0
+    without one: a share read as it is)."""
+    if confidence is None:
+        return 0.0
+    from statistics import NormalDist
+
+    return NormalDist().inv_cdf((1 + confidence) / 2)
 
 
 def limits(depth: np.ndarray, key: np.ndarray, count: np.ndarray, games: np.ndarray, cut: Cut) -> np.ndarray:

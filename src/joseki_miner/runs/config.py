@@ -52,6 +52,8 @@ class Config:
     prune_merge_orders: bool = False
     prune_family: float | None = 0.01
     prune_family_fraction: float = 0.1
+    prune_position_share: float | None = None
+    prune_position_games: int = 100
     influence_reach: int = 17
     influence_neutral: int = 5
     influence_share: float = 0.30
@@ -108,6 +110,8 @@ KEYS = (
     "prune.merge_orders",
     "prune.family",
     "prune.family_fraction",
+    "prune.position_share",
+    "prune.position_games",
     "influence.reach",
     "influence.neutral",
     "influence.share",
@@ -318,6 +322,8 @@ BOUNDS = {
     "prune.min_share": (0, 1),
     "prune.family": (0, 1),
     "prune.family_fraction": (0, 1),
+    "prune.position_share": (0, 1),
+    "prune.position_games": (2, 10**15),
     "influence.reach": (1, 1000),
     "influence.neutral": (0, 30000),
     "influence.share": (0, 1),
@@ -350,6 +356,9 @@ def validate(c: Config) -> None:
             len(c.filter_years) == 2 and 1000 <= c.filter_years[0] <= c.filter_years[1] <= 2999,
             f"filter.years must be [from, to], two years from 1000 to 2999, not {list(c.filter_years)}",
         )
+    need(
+        c.filter_sample is None or c.filter_sample > 0, "filter.sample must be above 0 (a share of the games), or null"
+    )
     need(c.filter_sources is None or len(c.filter_sources) > 0, "filter.sources must name a collection, or be null")
     need(c.filter_players is None or len(c.filter_players) > 0, "filter.players must name a player, or be null")
     need(c.filter_events is None or len(c.filter_events) > 0, "filter.events must name an event, or be null")

@@ -89,6 +89,8 @@ PRUNE_RULES = {
     "prune.merge_orders": False,
     "prune.family": None,
     "prune.family_fraction": 0.1,
+    "prune.position_share": None,
+    "prune.position_games": 100,
 }
 TRANSPOSITIONS = {"kinds.transpositions": 1}  # prune writes node_transpositions.parquet
 REPORT_RULES = {"report.changed": False, "report.since": None, "report.players": None}  # not in the thesis

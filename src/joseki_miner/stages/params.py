@@ -65,6 +65,9 @@ def prune_rules(config: Config, games: int = 0) -> prune.PruneRules:
         family_games=max(1, math.ceil(config.prune_family * games - 1e-9)) if family else 0,
         family_fraction=config.prune_family_fraction,
         family_confidence=config.prune_confidence,
+        position_share=config.prune_position_share or 0.0,
+        position_games=config.prune_position_games,
+        position_confidence=config.prune_confidence,
     )
 
 
