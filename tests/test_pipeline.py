@@ -745,6 +745,35 @@ def test_filters_of_players_ranks_and_events(tmp_path, engine):
 
 
 @pytest.mark.parametrize("engine", ["fast", "reference", "dask"])
+def test_a_sample_keeps_the_games_its_moves_choose(demo_games, tmp_path, engine):
+    """filter.sample: the games whose moves ``in_sample`` takes, a smaller
+    sample inside a larger one, each left out counted by its reason (games
+    read = accepted + rejected + filtered), the same games on every engine;
+    a compare side chooses as a sampled mine does."""
+    from joseki_miner.book.compare import side_games
+    from joseki_miner.runs.inputs import Filters, in_sample
+
+    everything = Catalog(work=tmp_path / "all" / "interim", out=tmp_path / "all")
+    run_stages(everything, load(None, []), ["ingest"], [demo_games], Request(progress=False, engine=engine))
+    moves = pq.read_table(everything.games, columns=["moves"]).column(0).to_pylist()
+    kept = {}
+    for share in (0.5, 0.25):
+        config = load(None, [f"filter.sample={share}"])
+        catalog = Catalog(work=tmp_path / str(share) / "interim", out=tmp_path / str(share))
+        summary = run_stages(catalog, config, STAGES, [demo_games], Request(progress=False, engine=engine))
+        kept[share] = pq.read_table(catalog.games, columns=["moves"]).column(0).to_pylist()
+        assert kept[share] == [m for m in moves if in_sample(m, share)]
+        assert summary["games_filtered"] == {f"not in the sample of {share:g}": len(moves) - len(kept[share])}
+        assert summary["games_read"] == (
+            summary["games_accepted"] + summary["games_rejected_total"] + summary["games_filtered_total"]
+        )
+        assert int(side_games(everything.games, Filters.of(config))[0].sum()) == len(kept[share])
+    assert set(kept[0.25]) <= set(kept[0.5]) and 0 < len(kept[0.25]) < len(kept[0.5]) < len(moves)
+    with pytest.raises(ConfigError, match="filter.sample"):
+        load(None, ["filter.sample=0"])
+
+
+@pytest.mark.parametrize("engine", ["fast", "reference", "dask"])
 def test_the_handicap_filter_chooses_even_or_handicap_games(tmp_path, engine):
     """filter.handicap (with include_handicap): even games, handicap games,
     or games of chosen numbers of stones, each left out counted by its

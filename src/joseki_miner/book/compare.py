@@ -67,14 +67,27 @@ def side_games(games: Path, *sides: Filters, year: np.ndarray | None = None) -> 
         year = game_years(games) if year is None else year
         return [np.ones(len(year), dtype=bool) if side.years is None else in_era(year, side.years) for side in sides]
     people = any(side.by_people for side in sides)
-    table = read_columns(games, ["year", "winner", "collection", "handicap", *(Filters.PEOPLE if people else ())])
+    sampled = any(side.sample is not None for side in sides)
+    table = read_columns(
+        games,
+        [
+            "year",
+            "winner",
+            "collection",
+            "handicap",
+            *(Filters.PEOPLE if people else ()),
+            *(["moves"] if sampled else []),
+        ],
+    )
     year, winner = numpy(table.column("year")), numpy(table.column("winner"))
     handicap = numpy(table.column("handicap"))
     collection = table.column("collection").to_pylist()
     values = {k: [v or "" for v in table.column(k).to_pylist()] for k in Filters.PEOPLE} if people else None
+    moves = table.column("moves").to_pylist() if sampled else None
     return [
         np.array(
-            [r is None for r in side.reasons(year, winner, collection, Collections([]), values, handicap)], dtype=bool
+            [r is None for r in side.reasons(year, winner, collection, Collections([]), values, handicap, moves)],
+            dtype=bool,
         )
         if side.active
         else np.ones(len(year), dtype=bool)

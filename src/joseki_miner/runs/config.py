@@ -73,6 +73,7 @@ class Config:
     filter_min_rank: str | None = None
     filter_events: tuple[str, ...] | None = None
     filter_handicap: tuple[str, ...] | None = None  # ("even",), ("handicap",) or stone counts as text ("2", "3")
+    filter_sample: float | None = None
     emit_counters: bool = False
     report_changed: bool = True
     report_since: int | None = None
@@ -131,6 +132,7 @@ KEYS = (
     "filter.min_rank",
     "filter.events",
     "filter.handicap",
+    "filter.sample",
     "emit.counters",
     "report.changed",
     "report.since",
@@ -324,6 +326,7 @@ BOUNDS = {
     "prune.family_fraction": (0, 1),
     "prune.position_share": (0, 1),
     "prune.position_games": (2, 10**15),
+    "filter.sample": (0, 1),
     "influence.reach": (1, 1000),
     "influence.neutral": (0, 30000),
     "influence.share": (0, 1),

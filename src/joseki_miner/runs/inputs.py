@@ -506,7 +506,10 @@ class Filters:
     ``min_rank`` or of no known rank, an event naming none of ``events``
     (a part of its name, case aside), a game whose handicap stones are not
     those of ``handicap`` (``even``: none; ``handicap``: some; or their
-    counts, 0 for none).  A game that cannot be mined is
+    counts, 0 for none), a game outside a ``sample`` of that share of the
+    games (chosen by its moves, ``in_sample``: the same games on every
+    engine and in any order, and a smaller sample inside a larger one).
+    A game that cannot be mined is
     rejected first, then one that repeats an earlier game (kept or left
     out), so a filtered run keeps the games the filters select from an
     unfiltered one."""
@@ -518,6 +521,7 @@ class Filters:
     min_rank: str | None = None
     events: tuple[str, ...] | None = None
     handicap: tuple[str, ...] | None = None
+    sample: float | None = None
 
     PEOPLE = ("PB", "PW", "BR", "WR", "EV")  # the game information ``reasons`` needs for the last three
 
@@ -533,6 +537,7 @@ class Filters:
             c.filter_min_rank,
             c.filter_events,
             c.filter_handicap,
+            c.filter_sample,
         )
 
     def reasons(
@@ -543,10 +548,13 @@ class Filters:
         collections: Collections,
         people: dict[str, list[str]] | None = None,
         handicap=None,
+        moves: list[str] | None = None,
     ) -> list[str | None]:
         """Per game (``year``, ``winner`` and ``handicap``, its handicap
         stones: numpy arrays; ``people``: the games' ``PEOPLE`` values, where
-        ``by_people``), why it is left out (the first reason), or None."""
+        ``by_people``; ``moves``, their moves as games.parquet writes them,
+        where there is a ``sample``), why it is left out (the first
+        reason), or None."""
         import numpy as np  # loaded by the readers before any game: not by a run whose stages are up to date
 
         out: list[str | None] = [None] * len(year)
@@ -570,6 +578,10 @@ class Filters:
         if self.by_people:
             for k, why in enumerate(self.people_reasons(people)):
                 out[k] = out[k] or why
+        if self.sample is not None and moves is not None:
+            for k, text in enumerate(moves):
+                if out[k] is None and not in_sample(text, self.sample):
+                    out[k] = f"not in the sample of {self.sample:g}"
         return out
 
     def handicap_reasons(self, handicap) -> dict[int, str]:
@@ -620,4 +632,13 @@ class Filters:
             or self.result_known
             or self.by_people
             or self.handicap is not None
+            or self.sample is not None
         )
+
+
+def in_sample(moves: str, share: float) -> bool:
+    """Is a game of these moves (games.parquet's text) in a sample of
+    ``share`` of the games: the first 8 bytes of the moves' SHA-256, read
+    as a fraction of 2**64, below ``share``."""
+    value = int.from_bytes(hashlib.sha256(moves.encode("utf-8")).digest()[:8], "big")
+    return value < share * 2**64

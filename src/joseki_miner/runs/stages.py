@@ -67,6 +67,7 @@ INGEST_RULES = {
     "filter.min_rank": None,
     "filter.events": None,
     "filter.handicap": None,
+    "filter.sample": None,
     "dedupe.symmetric": False,
     "collections.ranks": None,
 }

@@ -407,6 +407,7 @@ def _run_reference(paths, ledger: _Ledger, include_handicap: bool, bar, exclude=
                         ledger.collections,
                         people,
                         np.array([item.handicap]),
+                        [encode_moves(item.moves)] if ledger.filters.sample is not None else None,
                     )[0]
                     if ledger.filters.active
                     else None
@@ -574,8 +575,13 @@ def _fast_batch(b: GameBatch, ledger: _Ledger, include_handicap: bool, futures) 
     reasons: list = [None] * len(b)
     if ledger.filters.active:  # left out as asked: after the checks and the duplicates
         people = {k: _info_list(b.info[k]) for k in Filters.PEOPLE} if ledger.filters.by_people else None
+        moves = None
+        if ledger.filters.sample is not None:  # the games a sample may take: the first games
+            moves = [""] * len(b)
+            for k, text in zip(new, _moves_strings(b, np.array(new, dtype=np.int64)).to_pylist()):
+                moves[k] = text
         reasons = ledger.filters.reasons(
-            year, won, collection, ledger.collections, people, np.asarray(b.handicap, dtype=np.int64)
+            year, won, collection, ledger.collections, people, np.asarray(b.handicap, dtype=np.int64), moves
         )
         ledger.filtered.update(reasons[k] for k in new if reasons[k] is not None)
     accepted = [k for k in new if reasons[k] is None]
