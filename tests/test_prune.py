@@ -546,3 +546,15 @@ def test_families_pruned_on_candidates_alone_give_the_same_rows(threshold_, fami
 
     rules = PruneRules(family_games=family_games, family_fraction=fraction, family_confidence=confidence)
     _candidates_keep_the_same(FAMILIES, Cut(threshold_, 3, rules))
+
+
+def test_the_quantiles_kept_are_those_statistics_gives():
+    """threshold.QUANTILES (read without loading statistics) are
+    NormalDist's to the last bit, so every threshold stays the same."""
+    from statistics import NormalDist
+
+    from joseki_miner.method.threshold import QUANTILES, z_of
+
+    for confidence, z in QUANTILES.items():
+        assert z == NormalDist().inv_cdf((1 + confidence) / 2)
+    assert z_of(0.97) == NormalDist().inv_cdf(0.985) and z_of(None) == 0.0

@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from joseki_miner.method.points import SIZE, TENUKI, from_sgf
+from joseki_miner.method.threshold import z_of
 
 if TYPE_CHECKING:  # pandas loads only when a table is made
     import pandas as pd
@@ -219,16 +220,6 @@ def keep_mask(
         z_of(rules.position_confidence),
         only_able,
     )
-
-
-def z_of(confidence: float | None) -> float:
-    """The normal quantile of a two-sided interval at ``confidence`` (0
-    without one: a share read as it is)."""
-    if confidence is None:
-        return 0.0
-    from statistics import NormalDist
-
-    return NormalDist().inv_cdf((1 + confidence) / 2)
 
 
 def limits(depth: np.ndarray, key: np.ndarray, count: np.ndarray, games: np.ndarray, cut: Cut) -> np.ndarray:
