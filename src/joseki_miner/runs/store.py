@@ -145,12 +145,14 @@ def identity(path: Path) -> list:
     if path.is_dir():
         h = hashlib.sha256()
         files = 0
-        for root, dirs, names in os.walk(path):
+        top = str(path)
+        cut = len(top) + 1
+        for root, dirs, names in os.walk(top):
             dirs.sort()
+            inside = root[cut:] + "/" if len(root) > len(top) else ""  # the path below ``path``, joined by hand
             for name in sorted(names):
-                st = os.stat(os.path.join(root, name))
-                rel = os.path.relpath(os.path.join(root, name), path)
-                h.update(f"{rel}\0{st.st_size}\0{st.st_mtime_ns}\n".encode("utf-8", "surrogateescape"))
+                st = os.stat(root + "/" + name)
+                h.update(f"{inside}{name}\0{st.st_size}\0{st.st_mtime_ns}\n".encode("utf-8", "surrogateescape"))
                 files += 1
         return ["folder", files, h.hexdigest()[:16]]
     st = path.stat()
