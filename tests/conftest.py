@@ -31,7 +31,10 @@ def _own_data_folder(tmp_path_factory, monkeypatch):
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
-        pytest.skip(f"real game collections not found at {SHARED_DATA} (see DEVELOPERS.md: ../shared/data)")
+        pytest.skip(
+            f"real game collections not found at {SHARED_DATA} "
+            "(see CONTRIBUTING.md, 'The real collections: ../shared/data')"
+        )
     return SHARED_DATA
 
 

@@ -452,7 +452,7 @@ def test_influence_dot_share_and_start(table):
 
 def test_dot_renders_with_graphviz(table, tmp_path):
     if DOT is None:
-        pytest.skip("Graphviz 'dot' program not installed (/usr/bin/dot missing)")
+        pytest.skip("Graphviz's dot is not installed (make setup installs it where apt-get is available)")
     for text in (to_dot(table, title='t "q" \\'), influence_dot(table), influence_dot(table, start=2)):
         res = subprocess.run([DOT, "-Tsvg"], input=text.encode(), capture_output=True, timeout=60)
         assert res.returncode == 0, res.stderr.decode()
@@ -477,7 +477,7 @@ def test_a_dot_that_fails_says_why_in_one_line(tmp_path):
     from joseki_miner.book.files import render_svg
 
     if DOT is None:
-        pytest.skip("Graphviz 'dot' program not installed (/usr/bin/dot missing)")
+        pytest.skip("Graphviz's dot is not installed (make setup installs it where apt-get is available)")
     assert render_svg("digraph { a -> b }", tmp_path / "ok.svg") and b"<svg" in (tmp_path / "ok.svg").read_bytes()
     with pytest.raises(RuntimeError, match=r"^dot could not render bad\.svg: .+"):
         render_svg("digraph { a -> ", tmp_path / "bad.svg")

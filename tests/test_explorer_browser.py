@@ -28,7 +28,9 @@ def _browser(width: int = 1400, height: int = 1000):
             "no chromium and chromedriver here (Debian: apt-get install chromium chromium-driver; "
             "`make setup` does it where apt-get is available)"
         )
-    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (pip install -e .[dev])")
+    webdriver = pytest.importorskip(
+        "selenium.webdriver", reason="selenium is not installed (make setup installs it, or pip install -e '.[dev]')"
+    )
     from selenium.webdriver.chrome.service import Service
 
     options = webdriver.ChromeOptions()

@@ -11,8 +11,8 @@ NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.i
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
 def test_notebook_runs(path):
-    nbformat = pytest.importorskip("nbformat")
-    nbclient = pytest.importorskip("nbclient")
+    nbformat = pytest.importorskip("nbformat", reason="nbformat is not installed (make setup installs it)")
+    nbclient = pytest.importorskip("nbclient", reason="nbclient is not installed (make setup installs it)")
     nb = nbformat.read(path, as_version=4)
     nbclient.NotebookClient(
         nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}

@@ -18,7 +18,10 @@ DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 pytestmark = [
     pytest.mark.shared_data,
-    pytest.mark.skipif(not DATA.is_dir(), reason=f"real collections not found at {DATA} (../shared/data)"),
+    pytest.mark.skipif(
+        not DATA.is_dir(),
+        reason=f"real collections not found at {DATA} (see CONTRIBUTING.md, 'The real collections: ../shared/data')",
+    ),
 ]
 
 

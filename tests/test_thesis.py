@@ -40,7 +40,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "tests" / "fixtures" / "thesis-outputs.json"
 THESIS = ROOT / "configs" / "thesis.yaml"
-# what differs between two identical runs (README: the seconds, the manifests' run entries and file times, the
+# what differs between two identical runs (docs/design.md: the seconds, the manifests' run entries and file times, the
 # lock, the digest cache), and the SVG renderings (Graphviz's, of the DOT files compared here)
 SKIPPED = {"summary.json", ".joseki.lock", "input-digests.parquet", "input-digests.bin", "joseki.svg", "influence.svg"}
 REAL = ["kgs", "ai.tar.gz", "tom", "tygem"]  # the real subset's collections (conftest.real_subset)

@@ -6,7 +6,7 @@ from every partition's sorted run, so a run is opened once per count: at
 cost 0.6-0.9 ms to open and slice (its reader, its schema, a batch
 inflated whole for the few hundred rows a count wants); this layout costs
 about 0.2 ms, so a count's reads grow a quarter as fast with the
-partitions (docs/performance.md).
+partitions (benchmarks/history/17-2026-11-28-a-partitions-sorted-run-sliced-in-place.md).
 
 The file: a magic line, the header's length and the header (JSON: how
 many sequences it holds and a block holds, and where each column lies),

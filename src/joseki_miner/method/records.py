@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from joseki_miner.method.points import BLACK, NPOINTS, PASS, WHITE, colour_of, from_sgf, to_sgf
 
-# The documented reasons a game is rejected (README, "Reject reasons").
+# The documented reasons a game is rejected (docs/inputs.md, "Reject reasons").
 REJECT_REASONS = {
     "parse error": "the record could not be parsed",
     "not 19x19": "the board is not 19x19",

@@ -1,8 +1,12 @@
 """Run parameters: the YAML files in configs/ as one validated value.
 
 Keys are dotted names (``distance.certain``); ``--set KEY=VALUE`` overrides
-any of them.  Stages never read config themselves: the pipeline hands each
-the plain values it needs.
+any of them.  A stage reads this value from the ``Context`` its runner hands
+it (``context.config``), and ``stages/params.py`` turns it into the plain
+values the method takes (``Reading``, ``KindRules``, ``Pruning``, the
+threshold); below the stages (``method``, ``fast``, ``readers``, ``book``)
+no module reads a ``Config``.  Which keys a stage's outputs depend on, and
+so its cache key, is declared beside it in ``runs/stages.py``.
 """
 
 from __future__ import annotations
