@@ -207,3 +207,14 @@ def test_limits_keys_are_bounded():
         None, ["limits.member_mb=1", "limits.field_kb=1025"]
     )
     assert "limits.field_kb must be a whole number" in one_line_error(None, ["limits.field_kb=1.5"])
+
+
+def test_every_key_has_its_row_in_the_parameters_page():
+    """docs/parameters.md, the page the README sends a user to, names
+    every key the config reads."""
+    from pathlib import Path
+
+    from joseki_miner.runs.config import KEYS
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "parameters.md").read_text(encoding="utf-8")
+    assert [key for key in KEYS if f"| `{key}` |" not in page] == []
