@@ -79,6 +79,13 @@ RUNS = (
     ("defaults (+ opening families)", DEFAULT, ()),
     ("+ move orders merged", DEFAULT, ("prune.merge_orders=true",)),
 )
+# the book against the number of games: nested samples of each data set (filter.sample), with and without the
+# rule that lets the book grow with the evidence at the position
+SAMPLES = (0.125, 0.25, 0.5, 1.0)
+GROWTH = {
+    "defaults": (),
+    "+ evidence at the position": ("prune.position_share=0.5", "prune.position_games=100"),
+}
 # the curves: the threshold's share, with the rules of each variant
 SHARES = (0.01, 0.007, 0.005, 0.004, 0.003, 0.0025, 0.002, 0.0015, 0.001)
 CURVES = (
@@ -115,6 +122,7 @@ def _build(config) -> tuple:
         config.kinds_approach,
         config.corner_region,
         config.filter_years,
+        config.filter_sample,
     )
 
 
@@ -267,6 +275,50 @@ def curve_svg(curves: dict[str, dict[str, list[tuple[float, int, float]]]], dict
     return "\n".join(out) + "\n"
 
 
+def growth(m: Measurer, data: Path, names: list[str], only: list[str]) -> str:
+    """The book against the number of games: each data set (each collection
+    apart, and all) in nested samples (``SAMPLES``), with the defaults and
+    with each of ``GROWTH``'s rules; a markdown section."""
+    head = ["games", "sample", "rules", "joseki nodes", "joseki leaves", "named joseki held as joseki"]
+    head += [f"joseki nodes in {n}" for n in names] + [f"joseki leaves in {n}" for n in names]
+    lines = ["| " + " | ".join(head) + " |", "|---|---|---|" + "---:|" * (len(head) - 3)]
+    for name, paths, sets in datasets(data):
+        if sets or (only and name not in only):
+            continue
+        for share in SAMPLES:
+            for label, extra in GROWTH.items():
+                measured, summary = m.run(name, paths, DEFAULT, (*extra, f"filter.sample={share}"))
+                cells = [
+                    name,
+                    f"{share:g} ({summary['games_accepted']:,})",
+                    label,
+                    f"{measured.joseki_nodes:,}",
+                    f"{measured.joseki_leaves:,}",
+                    f"{measured.named_joseki} of {measured.named_total}",
+                ]
+                cells += [f"{measured.found[n].nodes:,}" for n in names]
+                cells += [f"{100 * measured.found[n].share:.1f}%" for n in names]
+                lines.append("| " + " | ".join(cells) + " |")
+                print(lines[-1], flush=True)
+    return (
+        "\n## The book against the number of games\n\n"
+        f"`python benchmarks/quality.py --growth` on {data.name}, {time.strftime('%Y-%m-%d %H:%M')}: each "
+        "collection apart and all together, in nested samples of their games (filter.sample), with the defaults "
+        "and with each rule that lets the book grow with the evidence at a position.\n\n" + "\n".join(lines) + "\n"
+    )
+
+
+def write_section(path: Path, head: str, section: str) -> None:
+    """``path`` with ``section`` in place of the one under ``head`` (or added at its end)."""
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    if head in text:
+        end = text.find("\n## ", text.index(head) + len(head))
+        text = text[: text.index(head)] + section + (text[end:] if end >= 0 else "")
+    else:
+        text += section
+    path.write_text(text, encoding="utf-8")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=DATA)
@@ -284,6 +336,9 @@ def main() -> int:
         help="a data set (a collection, 'all', 'before 2012', 'from 2012') to measure alone",
     )
     parser.add_argument("--no-curves", action="store_true", help="the tables alone")
+    parser.add_argument(
+        "--growth", action="store_true", help="the book against the number of games alone (its section of --out)"
+    )
     parser.add_argument("--work", type=Path, help="keep the mined trees here (default: a temporary folder)")
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "QUALITY.md")
     args = parser.parse_args()
@@ -306,6 +361,11 @@ def main() -> int:
             "in normal form)"
         )
     names = list(dictionaries)
+    if args.growth:
+        with tempfile.TemporaryDirectory() as scratch:
+            section = growth(Measurer(args.data, dictionaries, args.work or Path(scratch)), args.data, names, args.only)
+        write_section(args.out, "\n## The book against the number of games\n", section)
+        return 0
     rows, curves = [], {}
     with tempfile.TemporaryDirectory() as scratch:
         m = Measurer(args.data, dictionaries, args.work or Path(scratch))
