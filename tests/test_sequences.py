@@ -603,3 +603,85 @@ def test_handicap_games_kernel_equals_reference_in_every_orientation(record, par
         source="test", handicap=record.handicap, setup_black=tuple(reversed(moved.setup_black)), moves=moved.moves
     )
     assert sorted(reference) == sorted((s.keys, s.scores, s.start) for s in extract(moved, params))
+
+
+# -- each entry's move number and whether it was played near another sequence ------------
+
+
+def numbered(record, params=P):
+    """Each sequence's entries as (entry, move number, near)."""
+    return [list(zip(stones(s), s.numbers, s.near)) for s in assign(record, params)]
+
+
+def test_a_move_near_two_sequences_is_near_and_a_move_near_its_own_alone_is_not():
+    """(3, 8) is within b of the 4-4 point and of (3, 13): near, in both
+    the sequences it joins; (4, 2), near the 4-4 point alone (7 from
+    (3, 8)), is not."""
+    record = game(rcs=[(B, 3, 3), (W, 3, 13), (B, 15, 15), (W, 3, 8), (B, 4, 2)])
+    assert numbered(record) == [
+        [((3, 3), 1, 0), ((3, 8), 4, 1), ((4, 2), 5, 0)],
+        [((3, 13), 2, 0), (T, 4, 0), ((3, 8), 4, 1)],
+        [((15, 15), 3, 0)],
+    ]
+
+
+def test_a_tenuki_takes_the_number_of_the_move_that_comes_back():
+    record = game(rcs=[(B, 3, 3), (W, 15, 15), (B, 4, 5), (W, 15, 3), (B, 5, 4)])
+    assert numbered(record) == [
+        [((3, 3), 1, 0), (T, 3, 0), ((4, 5), 3, 0), (T, 5, 0), ((5, 4), 5, 0)],
+        [((15, 15), 2, 0)],
+        [((15, 3), 4, 0)],
+    ]
+
+
+def test_move_numbers_count_the_passes():
+    moves = (
+        Move(B, point(3, 3)),
+        Move(W, PASS),
+        Move(B, PASS),
+        Move(W, point(3, 5)),
+        Move(B, PASS),
+        Move(W, point(15, 15)),
+        Move(B, point(4, 4)),
+    )
+    record = GameRecord(source="test", moves=moves)
+    assert numbered(record) == [[((3, 3), 1, 0), ((3, 5), 4, 0), ((4, 4), 7, 0)], [((15, 15), 6, 0)]]
+    (first, second) = extract(record, P)
+    assert (first.start, first.numbers, second.start, second.numbers) == (1, (1, 4, 7), 6, (6,))
+
+
+def test_a_full_sequence_still_makes_a_move_near_it_near():
+    """max_length 2: the upper left sequence is full when (3, 9) comes,
+    within b of it and of (3, 13); the move joins (3, 13) alone, and is near."""
+    params = Phase1Params(max_length=2)
+    record = game(rcs=[(B, 3, 3), (W, 3, 5), (B, 3, 13), (W, 3, 9)])
+    assert numbered(record, params) == [[((3, 3), 1, 0), ((3, 5), 2, 0)], [((3, 13), 3, 0), ((3, 9), 4, 1)]]
+
+
+def test_with_noise_a_sequence_hidden_from_a_move_does_not_make_it_near():
+    """A stone between (3, 8) and (3, 13) hides the right sequence from the
+    move: with noise recognition it joins the left one alone, not near."""
+    record = game(rcs=[(B, 3, 3), (W, 3, 13), (B, 15, 15), (W, 3, 8)], setup_black=(point(3, 10),))
+    assert numbered(record)[:2] == [[((3, 3), 1, 0), ((3, 8), 4, 1)], [((3, 13), 2, 0), (T, 4, 0), ((3, 8), 4, 1)]]
+    noise = Phase1Params(noise=True)
+    assert numbered(record, noise)[:2] == [[((3, 3), 1, 0), ((3, 8), 4, 0)], [((3, 13), 2, 0)]]
+
+
+def test_handicap_stones_are_move_0_and_never_near():
+    """The stones open their sequences at move 0; White's first move is 1."""
+    record = handicap_game([(W, 2, 16), (B, 3, 16), (W, 2, 15)])
+    assert numbered(record, H) == [
+        [((3, 15), 0, 0), ((2, 16), 1, 0), ((3, 16), 2, 0), ((2, 15), 3, 0)],
+        [((15, 3), 0, 0)],
+    ]
+    record = game(rcs=[(W, 2, 14)], handicap=2, setup_black=(point(3, 15), point(3, 12)))
+    assert sorted(numbered(record, H)) == [[((3, 12), 0, 0), ((2, 14), 1, 1)], [((3, 15), 0, 0), ((2, 14), 1, 1)]]
+
+
+def test_normal_form_keeps_each_entrys_number_and_nearness_beside_it():
+    """A game turned and colour-swapped gives the same keys, and the same
+    numbers and nearness entry by entry."""
+    record = game(rcs=[(B, 3, 3), (W, 3, 13), (B, 15, 15), (W, 3, 8), (B, 4, 2)])
+    for t, swap in MAPS:
+        moved = [(s.keys, s.numbers, s.near) for s in extract(transform_record(record, t, swap), P)]
+        assert moved == [(s.keys, s.numbers, s.near) for s in extract(record, P)]
