@@ -561,7 +561,8 @@ def handicap_games(draw):
 
 
 def _kernel(record, params):
-    """The compiled kernel's sequences of one game (keys, start)."""
+    """The compiled kernel's sequences of one game (keys, scores, start,
+    numbers, near)."""
     import numpy as np
 
     from joseki_miner.fast import kernel
@@ -577,18 +578,29 @@ def _kernel(record, params):
         params,
         handicap=np.array([record.handicap]),
     )
-    keys = np.split(out["keys"], out["offsets"][1:-1]) if len(out["start"]) else []
-    scores = np.split(out["scores"], out["offsets"][1:-1]) if len(out["start"]) else []
-    return [(tuple(k.tolist()), tuple(map(tuple, s.tolist())), int(t)) for k, s, t in zip(keys, scores, out["start"])]
+    assert out["numbers"].dtype == np.int16 and out["near"].dtype == np.uint8
+    keys, scores, numbers, near = (
+        np.split(out[name], out["offsets"][1:-1]) if len(out["start"]) else []
+        for name in ("keys", "scores", "numbers", "near")
+    )
+    return [
+        (tuple(k.tolist()), tuple(map(tuple, s.tolist())), int(t), tuple(n.tolist()), tuple(b.tolist()))
+        for k, s, t, n, b in zip(keys, scores, out["start"], numbers, near)
+    ]
+
+
+def _reference(record, params):
+    """The reference's sequences of one game, as ``_kernel`` gives them."""
+    return [(s.keys, s.scores, s.start, s.numbers, s.near) for s in extract(record, params)]
 
 
 @settings(max_examples=150, deadline=None)
 @given(record=handicap_games(), params=params_st, starts=st.booleans(), t=st.integers(0, 7))
 def test_handicap_games_kernel_equals_reference_in_every_orientation(record, params, starts, t):
-    """The kernel gives the reference's sequences (keys, influence, start)
-    for handicap games, with or without the rule; and the tree's sequences
-    are those of the game turned or mirrored, its stones listed in another
-    order."""
+    """The kernel gives the reference's sequences (keys, influence, start,
+    each entry's move number and nearness) for handicap games, with or
+    without the rule; and the tree's sequences are those of the game turned
+    or mirrored, its stones listed in another order."""
     params = Phase1Params(
         certain=params.certain,
         maybe=params.maybe,
@@ -596,10 +608,121 @@ def test_handicap_games_kernel_equals_reference_in_every_orientation(record, par
         max_length=params.max_length,
         handicap=starts,
     )
-    reference = [(s.keys, s.scores, s.start) for s in extract(record, params)]
+    reference = _reference(record, params)
     assert _kernel(record, params) == reference
     moved = transform_record(record, t, False)
     moved = GameRecord(
         source="test", handicap=record.handicap, setup_black=tuple(reversed(moved.setup_black)), moves=moved.moves
     )
-    assert sorted(reference) == sorted((s.keys, s.scores, s.start) for s in extract(moved, params))
+    assert sorted(reference) == sorted(_reference(moved, params))
+
+
+# -- each entry's move number and whether it was played near another sequence ------------
+
+
+def numbered(record, params=P):
+    """Each sequence's entries as (entry, move number, near)."""
+    return [list(zip(stones(s), s.numbers, s.near)) for s in assign(record, params)]
+
+
+def test_a_move_near_two_sequences_is_near_and_a_move_near_its_own_alone_is_not():
+    """(3, 8) is within b of the 4-4 point and of (3, 13): near, in both
+    the sequences it joins; (4, 2), near the 4-4 point alone (7 from
+    (3, 8)), is not."""
+    record = game(rcs=[(B, 3, 3), (W, 3, 13), (B, 15, 15), (W, 3, 8), (B, 4, 2)])
+    assert numbered(record) == [
+        [((3, 3), 1, 0), ((3, 8), 4, 1), ((4, 2), 5, 0)],
+        [((3, 13), 2, 0), (T, 4, 0), ((3, 8), 4, 1)],
+        [((15, 15), 3, 0)],
+    ]
+    assert _kernel(record, P) == _reference(record, P)
+
+
+def test_a_tenuki_takes_the_number_of_the_move_that_comes_back():
+    record = game(rcs=[(B, 3, 3), (W, 15, 15), (B, 4, 5), (W, 15, 3), (B, 5, 4)])
+    assert numbered(record) == [
+        [((3, 3), 1, 0), (T, 3, 0), ((4, 5), 3, 0), (T, 5, 0), ((5, 4), 5, 0)],
+        [((15, 15), 2, 0)],
+        [((15, 3), 4, 0)],
+    ]
+    assert _kernel(record, P) == _reference(record, P)
+
+
+def test_move_numbers_count_the_passes():
+    moves = (
+        Move(B, point(3, 3)),
+        Move(W, PASS),
+        Move(B, PASS),
+        Move(W, point(3, 5)),
+        Move(B, PASS),
+        Move(W, point(15, 15)),
+        Move(B, point(4, 4)),
+    )
+    record = GameRecord(source="test", moves=moves)
+    assert numbered(record) == [[((3, 3), 1, 0), ((3, 5), 4, 0), ((4, 4), 7, 0)], [((15, 15), 6, 0)]]
+    (first, second) = extract(record, P)
+    assert (first.start, first.numbers, second.start, second.numbers) == (1, (1, 4, 7), 6, (6,))
+    assert _kernel(record, P) == _reference(record, P)
+
+
+def test_a_full_sequence_still_makes_a_move_near_it_near():
+    """max_length 2: the upper left sequence is full when (3, 9) comes,
+    within b of it and of (3, 13); the move joins (3, 13) alone, and is near."""
+    params = Phase1Params(max_length=2)
+    record = game(rcs=[(B, 3, 3), (W, 3, 5), (B, 3, 13), (W, 3, 9)])
+    assert numbered(record, params) == [[((3, 3), 1, 0), ((3, 5), 2, 0)], [((3, 13), 3, 0), ((3, 9), 4, 1)]]
+    assert _kernel(record, params) == _reference(record, params)
+
+
+def test_with_noise_a_sequence_hidden_from_a_move_does_not_make_it_near():
+    """A stone between (3, 8) and (3, 13) hides the right sequence from the
+    move: with noise recognition it joins the left one alone, not near."""
+    record = game(rcs=[(B, 3, 3), (W, 3, 13), (B, 15, 15), (W, 3, 8)], setup_black=(point(3, 10),))
+    assert numbered(record)[:2] == [[((3, 3), 1, 0), ((3, 8), 4, 1)], [((3, 13), 2, 0), (T, 4, 0), ((3, 8), 4, 1)]]
+    noise = Phase1Params(noise=True)
+    assert numbered(record, noise)[:2] == [[((3, 3), 1, 0), ((3, 8), 4, 0)], [((3, 13), 2, 0)]]
+    for params in (P, noise):
+        assert _kernel(record, params) == _reference(record, params)
+
+
+def test_handicap_stones_are_move_0_and_never_near():
+    """The stones open their sequences at move 0; White's first move is 1."""
+    record = handicap_game([(W, 2, 16), (B, 3, 16), (W, 2, 15)])
+    assert numbered(record, H) == [
+        [((3, 15), 0, 0), ((2, 16), 1, 0), ((3, 16), 2, 0), ((2, 15), 3, 0)],
+        [((15, 3), 0, 0)],
+    ]
+    record = game(rcs=[(W, 2, 14)], handicap=2, setup_black=(point(3, 15), point(3, 12)))
+    assert sorted(numbered(record, H)) == [[((3, 12), 0, 0), ((2, 14), 1, 1)], [((3, 15), 0, 0), ((2, 14), 1, 1)]]
+    assert _kernel(record, H) == _reference(record, H)
+
+
+def test_normal_form_keeps_each_entrys_number_and_nearness_beside_it():
+    """A game turned and colour-swapped gives the same keys, and the same
+    numbers and nearness entry by entry."""
+    record = game(rcs=[(B, 3, 3), (W, 3, 13), (B, 15, 15), (W, 3, 8), (B, 4, 2)])
+    for t, swap in MAPS:
+        moved = [(s.keys, s.numbers, s.near) for s in extract(transform_record(record, t, swap), P)]
+        assert moved == [(s.keys, s.numbers, s.near) for s in extract(record, P)]
+
+
+@settings(max_examples=150, deadline=None)
+@given(record=games(), params=params_st, noise=st.booleans(), start=st.sampled_from([4, 6, 10]))
+def test_kernel_equals_reference_on_every_entrys_number_and_nearness(record, params, noise, start):
+    """Even games, either colour first, passes and setup stones, with or
+    without noise recognition and the start region: the kernel's sequences
+    are the reference's, move numbers and nearness included."""
+    params = Phase1Params(
+        certain=params.certain,
+        maybe=params.maybe,
+        corner_stones=params.corner_stones,
+        max_length=params.max_length,
+        noise=noise,
+        start=start,
+    )
+    reference = _reference(record, params)
+    assert _kernel(record, params) == reference
+    played = [i + 1 for i, m in enumerate(record.moves) if m.point != PASS]
+    for _, _, first, numbers, near in reference:
+        assert numbers[0] == first and all(n in played for n in numbers)
+        assert list(numbers) == sorted(numbers) and set(near) <= {0, 1}

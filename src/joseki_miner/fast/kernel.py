@@ -18,7 +18,9 @@ stones after the root are left to the reference path.
 
 Output, the normalized sequences of all games in order: per sequence its
 game (index in the batch), transform, colour swap and key offset; per key
-the key (point or TENUKI) and 4 influence scores (up, right, down, left).
+the key (point or TENUKI), 4 influence scores (up, right, down, left), its
+move number (at most ``NUMBER_MAX``) and whether it was played near
+another sequence (``sequences`` says both).
 
 Knows points, colours and the method's rules; nothing of files or tries.
 """
@@ -35,7 +37,9 @@ from numba.extending import intrinsic
 from joseki_miner.method.points import SIZE, TENUKI
 from joseki_miner.method.symmetry import DIRECTION_MAP, POINT_MAP
 
-__all__ = ["extract_batch", "validate_and_extract", "validate_batch", "symmetric_fingerprints", "TENUKI"]
+__all__ = ["extract_batch", "validate_and_extract", "validate_batch", "symmetric_fingerprints", "TENUKI", "NUMBER_MAX"]
+
+NUMBER_MAX = 32767  # an entry's move number is kept as an int16: a later one is stored as this
 
 _POINT_MAP = np.array(POINT_MAP, dtype=np.int16)  # [t, p], p in 0..361
 _DIRECTION_MAP = np.array(DIRECTION_MAP, dtype=np.int8)  # [t, d]
@@ -520,6 +524,8 @@ def _extract_batch(
     out_offsets,
     out_keys,
     out_scores,
+    out_numbers,
+    out_near,
     n_out,
     n_keys,
     occupied,
@@ -557,6 +563,8 @@ def _extract_batch(
     seq_keys = np.empty((max_moves, max_length), dtype=np.int16)
     seq_cols = np.empty((max_moves, max_length), dtype=np.int8)
     seq_scores = np.empty((max_moves, max_length, 4), dtype=np.int16)
+    seq_numbers = np.empty((max_moves, max_length), dtype=np.int16)  # each entry's move number, capped
+    seq_near = np.empty((max_moves, max_length), dtype=np.uint8)  # 1: played within b of two or more sequences
     # per sequence, row bit masks of the points within certain (0) and
     # maybe (1) of its stones: a move's distance test is one bit
     seq_within = np.empty((max_moves, 2, 19), dtype=np.int64)
@@ -597,6 +605,7 @@ def _extract_batch(
             if not stone and st[BOARD, cell] != 0:  # not a valid game: validation rejects it
                 stop = m
                 break
+            number = 0 if stone else min(m - lo + 1, NUMBER_MAX)
             r = p // 19
             c = p % 19
             nb = 0
@@ -615,6 +624,7 @@ def _extract_batch(
                     near_b[nb] = s
                     nb += 1
             nj = 0
+            near = 1 if nb >= 2 else 0
             for j in range(nb):
                 s = near_b[j]
                 tenuki = seq_cols[s, seq_len[s] - 1] == colour
@@ -626,6 +636,8 @@ def _extract_batch(
                         k = seq_len[s]
                         seq_keys[s, k] = 361
                         seq_cols[s, k] = -colour
+                        seq_numbers[s, k] = number
+                        seq_near[s, k] = 0
                         _beams(masks, seq_box[s, 0], seq_box[s, 1], seq_box[s, 2], seq_box[s, 3], reach, beam)
                         for d in range(4):
                             seq_scores[s, k, d] = beam[d]
@@ -655,6 +667,8 @@ def _extract_batch(
                 k = seq_len[s]
                 seq_keys[s, k] = p
                 seq_cols[s, k] = colour
+                seq_numbers[s, k] = number
+                seq_near[s, k] = near
                 if noise:
                     seq_stones[s, r] |= np.int64(1) << c
                 _widen(seq_within, s, 1, r, c, maybe, spans)
@@ -699,6 +713,8 @@ def _extract_batch(
             for i in range(n):
                 key = seq_keys[s, i]
                 out_keys[n_keys + i] = point_map[t, key]
+                out_numbers[n_keys + i] = seq_numbers[s, i]
+                out_near[n_keys + i] = seq_near[s, i]
                 for d in range(4):
                     out_scores[n_keys + i, direction_map[t, d]] = sign * seq_scores[s, i, d]
             n_keys += n
@@ -717,7 +733,8 @@ def extract_batch(colours, points, move_offsets, setup_colours, setup_points, se
     """Phase 1 for a batch of games (see the module docstring; ``handicap``:
     each game's handicap stones, read where ``params.handicap``).  Returns a
     dict of arrays: game, transform, swapped, start (the move number where
-    a sequence starts, 0 for a handicap stone), offsets, keys, scores."""
+    a sequence starts, 0 for a handicap stone), offsets, keys, scores,
+    numbers, near."""
     batch = (colours, points, move_offsets, setup_colours, setup_points, setup_offsets)
     return _run(batch, params, np.ones(len(move_offsets) - 1, dtype=np.bool_), False, handicap)[0]
 
@@ -785,6 +802,8 @@ def _run(batch: tuple, params, todo, validate, handicap=None):
         np.zeros(cap + 1, np.int64),
         np.empty(24 * cap, np.int16),
         np.empty((24 * cap, 4), np.int16),
+        np.empty(24 * cap, np.int16),
+        np.empty(24 * cap, np.uint8),
     ]
     g = n_out = n_keys = 0
     while True:
@@ -798,10 +817,9 @@ def _run(batch: tuple, params, todo, validate, handicap=None):
             _grown(out[2], cap),
             _grown(out[3], cap),
             _grown(out[4], cap + 1),
-            _grown(out[5], 24 * cap),
-            _grown(out[6], 24 * cap),
+            *(_grown(a, 24 * cap) for a in out[5:]),
         ]
-    game, transform, swapped, start, offsets, keys, scores = out
+    game, transform, swapped, start, offsets, keys, scores, numbers, near = out
     sequences = {
         "game": game[:n_out],
         "transform": transform[:n_out],
@@ -810,6 +828,8 @@ def _run(batch: tuple, params, todo, validate, handicap=None):
         "offsets": offsets[: n_out + 1],
         "keys": keys[:n_keys],
         "scores": scores[:n_keys],
+        "numbers": numbers[:n_keys],
+        "near": near[:n_keys],
     }
     return sequences, checks
 

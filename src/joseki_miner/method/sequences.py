@@ -9,6 +9,12 @@ other side played elsewhere: a tenuki is recorded between them.  Reading stops
 once every corner holds ``corner_stones`` stones, and a sequence stops growing
 at ``max_length`` entries (tenuki included; it never ends on a tenuki).
 
+Each entry keeps two facts of the game beside it: its move number (from 1,
+passes counted; a tenuki takes the number of the move that brings play
+back, a handicap stone 0) and whether the move was played near another
+sequence, that is within b of two or more sequences as it was played (0 for
+a tenuki and a handicap stone).
+
 Two rules of the thesis' future work, off by default in the thesis' own
 config: a move starts a sequence only within ``start`` lines of its
 corner's two edges (section 9's "smarter sequence mechanism": a move on the
@@ -60,6 +66,8 @@ class Sequence:
     points: list[int] = field(default_factory=list)  # TENUKI for a tenuki
     scores: list[tuple[int, int, int, int]] = field(default_factory=list)
     stones: list[tuple[int, int]] = field(default_factory=list)  # (row, col) played
+    numbers: list[int] = field(default_factory=list)  # each entry's move number (module docstring)
+    near: list[int] = field(default_factory=list)  # 1 where the entry's move was near another sequence
     box: tuple[int, int, int, int] = (SIZE, -1, SIZE, -1)  # rmin, rmax, cmin, cmax
     start: int = 0  # the move number (from 1, passes counted) of its first move
 
@@ -79,10 +87,12 @@ class Sequence:
                 best = d
         return best
 
-    def add_stone(self, colour: int, point: int) -> None:
+    def add_stone(self, colour: int, point: int, number: int = 0, near: bool = False) -> None:
         r, c = divmod(point, SIZE)
         self.colours.append(colour)
         self.points.append(point)
+        self.numbers.append(number)
+        self.near.append(int(near))
         self.stones.append((r, c))
         rmin, rmax, cmin, cmax = self.box
         self.box = (min(rmin, r), max(rmax, r), min(cmin, c), max(cmax, c))
@@ -91,13 +101,17 @@ class Sequence:
 @dataclass(frozen=True)
 class NormalSequence:
     """A sequence in normal form (section 5.1): trie keys (points, TENUKI)
-    starting with black and alternating, and the influence each saw."""
+    starting with black and alternating, and the influence each saw; per
+    entry, as ``Sequence`` keeps them, its move number and whether it was
+    played near another sequence."""
 
     keys: tuple[int, ...]
     scores: tuple[tuple[int, int, int, int], ...]
     transform: int
     swapped: bool
     start: int = 0  # the move number in the game where it starts (from 1)
+    numbers: tuple[int, ...] = ()
+    near: tuple[int, ...] = ()
 
 
 def in_the_way(grid: list[int], r: int, c: int, sr: int, sc: int, mine: set[int]) -> bool:
@@ -168,11 +182,12 @@ def assign(record: GameRecord, params: Phase1Params) -> list[Sequence]:
 
 
 def _place(sequences: list[Sequence], board: Board, params: Phase1Params, colour: int, point: int, start: int) -> None:
-    """Play a move and give it to its corner sequences (4.1): it joins every
-    sequence within b (a tenuki first where that sequence's last stone is
-    its own colour) and starts one where none is within a and at most one
-    within b.  Distances and a tenuki's influence are read before the move
-    is played."""
+    """Play move number ``start`` and give it to its corner sequences (4.1):
+    it joins every sequence within b (a tenuki first where that sequence's
+    last stone is its own colour) and starts one where none is within a and
+    at most one within b.  Distances and a tenuki's influence are read
+    before the move is played; the move is near another sequence where two
+    or more are within b, whether or not each can take it (``max_length``)."""
     r, c = divmod(point, SIZE)
     a, b, cap = params.certain, params.maybe, params.max_length
     grid = board.grid
@@ -183,6 +198,7 @@ def _place(sequences: list[Sequence], board: Board, params: Phase1Params, colour
             near_b.append(seq)
         if d <= a:
             near_a = True
+    near = len(near_b) >= 2
     joining = []
     for seq in near_b:
         tenuki = seq.colours[-1] == colour
@@ -192,13 +208,15 @@ def _place(sequences: list[Sequence], board: Board, params: Phase1Params, colour
                 seq.colours.append(-colour)
                 seq.points.append(TENUKI)
                 seq.scores.append(beam_scores(grid, seq.box, params.reach))
+                seq.numbers.append(start)
+                seq.near.append(0)
     board.play(colour, point)
     for seq in joining:
-        seq.add_stone(colour, point)
+        seq.add_stone(colour, point, start, near)
         seq.scores.append(beam_scores(grid, seq.box, params.reach))
-    if not near_a and len(near_b) <= 1 and lines_from_edges(point) <= params.start:
+    if not near and not near_a and lines_from_edges(point) <= params.start:
         seq = Sequence(start=start)
-        seq.add_stone(colour, point)
+        seq.add_stone(colour, point, start)
         seq.scores.append(beam_scores(grid, seq.box, params.reach))
         sequences.append(seq)
 
@@ -209,8 +227,8 @@ def extract(record: GameRecord, params: Phase1Params) -> list[NormalSequence]:
     mined in any order, in any process."""
     out = []
     for seq in assign(record, params):
-        t, swapped, keys, scores = normalize(seq.colours, seq.points, seq.scores)
-        out.append(NormalSequence(keys, scores, t, swapped, seq.start))
+        t, swapped, keys, scores = normalize(seq.colours, seq.points, seq.scores)  # the entries kept in order
+        out.append(NormalSequence(keys, scores, t, swapped, seq.start, tuple(seq.numbers), tuple(seq.near)))
     return out
 
 

@@ -306,6 +306,8 @@ SIGNATURES: tuple[tuple[Any, list[tuple[t.Type, ...]]], ...] = (
                 A(t.int64, 1, "C"),
                 A(t.int16, 1, "C"),
                 A(t.int16, 2, "C"),
+                A(t.int16, 1, "C"),
+                A(t.uint8, 1, "C"),
                 t.int64,
                 t.int64,
                 A(t.int64, 1, "C"),

@@ -79,6 +79,9 @@ READING = {"reading": 6}
 EXTRACT_PARAMS = ("distance.certain", "distance.maybe", "corner_stones", "max_length", "influence.reach")
 # the future work's rules of phase 1 (5.2, 9): in the key only when they differ from the thesis
 EXTRACT_RULES = {"distance.noise": False, "corner.start": 10}
+# what extract writes beyond its parameters: 2, each move's move number and whether it was near another
+# sequence (sequences.parquet's numbers and near)
+SEQUENCES = {"sequences": 2}
 BUILD_PARAMS = ("kinds", "corner.region", "kinds.follow_up", "kinds.approach")  # the kinds of trie.parquet
 POSITIONS = {"positions": 1}  # build writes the position index (trie_positions.parquet)
 PRUNE_RULES = {
@@ -113,8 +116,8 @@ def _reading(config: Config, floor: int) -> list:
     return [READING]
 
 
-def _handicap_extra(config: Config, floor: int) -> list:
-    return handicap_rule(config)
+def _extract_extra(config: Config, floor: int) -> list:
+    return [*handicap_rule(config), SEQUENCES]
 
 
 def _prune_extra(config: Config, floor: int) -> list:
@@ -145,7 +148,7 @@ STAGES: tuple[Stage, ...] = (
         after="ingest",
         params=EXTRACT_PARAMS,
         rules=EXTRACT_RULES,
-        extra=_handicap_extra,
+        extra=_extract_extra,
     ),
     Stage(
         "build",

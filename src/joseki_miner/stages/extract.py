@@ -54,8 +54,18 @@ SEQUENCES_SCHEMA = pa.schema(
         # Raw bytes, not a list column: Parquet writes and reads nested lists
         # several times slower, and this is the stage's largest column
         ("scores", pa.binary()),
+        # each move's move number in the game (from 1, passes counted, at most
+        # NUMBER_MAX; a tenuki: the number of the move that comes back, a
+        # handicap stone: 0) as little-endian int16, 2 bytes a move:
+        # np.frombuffer(b, "<i2")
+        ("numbers", pa.binary()),
+        # 1 where a move was played within distance.maybe of two or more
+        # sequences (another sequence's stone near it), 0 otherwise and for a
+        # tenuki or a handicap stone; uint8, a byte a move: np.frombuffer(b, np.uint8)
+        ("near", pa.binary()),
     ]
 )
+NUMBER_MAX = kernel.NUMBER_MAX  # a move number past it is stored as it (int16)
 GAME_COLUMNS = ["game", "source", "location", "handicap", "setup_black", "setup_white", "setup_events", "moves"]
 BATCH = 20_000  # games read at a time
 SEQUENCE_ROWS = 100_000  # sequences a row group
@@ -75,24 +85,24 @@ def record_of(row: dict) -> GameRecord:
     )
 
 
+def _bytes_column(offsets: np.ndarray, width: int, values: np.ndarray, dtype: str) -> pa.Array:
+    """A binary column of ``width`` bytes a key, a row each sequence."""
+    return pa.Array.from_buffers(
+        pa.binary(),
+        len(offsets) - 1,
+        [None, pa.py_buffer((width * offsets).astype(np.int32)), pa.py_buffer(np.ascontiguousarray(values, dtype))],
+    )
+
+
 def sequence_table(a: dict) -> pa.Table:
     """The sequences.parquet rows of sequence arrays: game, sequence,
     transform, swapped, start, shared, offsets (into keys), keys, scores
-    (n, 4)."""
+    (n, 4), numbers and near (a key each)."""
     offsets = np.asarray(a["offsets"], dtype=np.int64)
     lengths = np.diff(offsets)
     game = np.asarray(a["game"], dtype=np.int64)
     moves = pa.StringArray.from_buffers(
         len(game), pa.py_buffer((2 * offsets).astype(np.int32)), pa.py_buffer(keys_to_sgf_bytes(a["keys"]))
-    )
-    scores = pa.Array.from_buffers(
-        pa.binary(),
-        len(game),
-        [
-            None,
-            pa.py_buffer((8 * offsets).astype(np.int32)),
-            pa.py_buffer(np.ascontiguousarray(a["scores"], dtype="<i2")),
-        ],
     )
     return pa.Table.from_arrays(
         [
@@ -104,7 +114,9 @@ def sequence_table(a: dict) -> pa.Table:
             column(a["shared"], np.int16),
             column(lengths, np.int16),
             moves,
-            scores,
+            _bytes_column(offsets, 8, a["scores"], "<i2"),
+            _bytes_column(offsets, 2, a["numbers"], "<i2"),
+            _bytes_column(offsets, 1, a["near"], "u1"),
         ],
         schema=SEQUENCES_SCHEMA,
     )
@@ -122,6 +134,8 @@ def joined_parts(parts: list[tuple[int, dict]]) -> dict:
         "offsets": np.r_[0, np.cumsum(lengths)].astype(np.int64),
         "keys": np.concatenate([s["keys"] for _, s in parts]),
         "scores": np.concatenate([s["scores"] for _, s in parts]),
+        "numbers": np.concatenate([s["numbers"] for _, s in parts]),
+        "near": np.concatenate([s["near"] for _, s in parts]),
     }
 
 
@@ -149,11 +163,15 @@ def of_games(sequences: dict, n_games: int, games: np.ndarray, first_id: int) ->
         "offsets": np.r_[0, np.cumsum(lengths)].astype(np.int64),
         "keys": sequences["keys"][key_keep],
         "scores": rows[key_keep].view(np.int16).reshape(-1, 4),
+        "numbers": sequences["numbers"][key_keep],
+        "near": sequences["near"][key_keep],
     }
 
 
 def _reference_batch(rows: list[dict], params: Phase1Params) -> dict:
     game, transform, swapped, start, offsets, keys, scores = [], [], [], [], [0], [], []
+    numbers: list[int] = []
+    near: list[int] = []
     for row in rows:
         for seq in extract(record_of(row), params):
             game.append(row["game"])
@@ -162,6 +180,8 @@ def _reference_batch(rows: list[dict], params: Phase1Params) -> dict:
             start.append(seq.start)
             keys.extend(seq.keys)
             scores.extend(seq.scores)
+            numbers.extend(seq.numbers)
+            near.extend(seq.near)
             offsets.append(len(keys))
     game_arr = np.array(game, dtype=np.int64)
     return {
@@ -173,6 +193,8 @@ def _reference_batch(rows: list[dict], params: Phase1Params) -> dict:
         "offsets": offsets,
         "keys": np.array(keys, dtype=np.int16),
         "scores": np.array(scores, dtype=np.int16).reshape(-1, 4),
+        "numbers": np.minimum(np.array(numbers, dtype=np.int64), NUMBER_MAX).astype(np.int16),
+        "near": np.array(near, dtype=np.uint8),
     }
 
 
@@ -234,6 +256,8 @@ def fast_batch(batch: pa.RecordBatch, params: Phase1Params, pool: Executor | Non
         "lengths": np.diff(joined["offsets"]),
         "keys": joined["keys"],
         "scores": joined["scores"],
+        "numbers": joined["numbers"],
+        "near": joined["near"],
     }
     if events.any():  # rare: splice in the reference path's sequences for those games
         a = _splice_reference(a, batch, np.flatnonzero(events), params)
@@ -247,6 +271,8 @@ def fast_batch(batch: pa.RecordBatch, params: Phase1Params, pool: Executor | Non
         "offsets": offsets,
         "keys": a["keys"],
         "scores": a["scores"],
+        "numbers": a["numbers"],
+        "near": a["near"],
     }
 
 
@@ -262,18 +288,13 @@ def _splice_reference(a: dict, batch: pa.RecordBatch, rows: np.ndarray, params: 
         "start": np.r_[a["start"][~drop], ref["start"]],
         "lengths": np.r_[a["lengths"][~drop], np.diff(ref["offsets"])],
     }
-    seq_keys = np.split(np.r_[a["keys"][~key_drop], ref["keys"]], np.cumsum(merged["lengths"])[:-1])
-    seq_scores = np.split(np.r_[a["scores"][~key_drop], ref["scores"]], np.cumsum(merged["lengths"])[:-1])
+    cuts = np.cumsum(merged["lengths"])[:-1]
     order = np.argsort(merged["game"], kind="stable")  # games in order, sequences in order within
-    return {
-        "game": merged["game"][order],
-        "transform": merged["transform"][order],
-        "swapped": merged["swapped"][order],
-        "start": merged["start"][order],
-        "lengths": merged["lengths"][order],
-        "keys": np.concatenate([seq_keys[i] for i in order]) if len(order) else np.zeros(0, np.int16),
-        "scores": np.concatenate([seq_scores[i] for i in order]) if len(order) else np.zeros((0, 4), np.int16),
-    }
+    out = {name: merged[name][order] for name in ("game", "transform", "swapped", "start", "lengths")}
+    for name in ("keys", "scores", "numbers", "near"):  # a row a key: the sequences' rows in their new order
+        rows = np.split(np.r_[a[name][~key_drop], ref[name]], cuts)
+        out[name] = np.concatenate([rows[i] for i in order]) if len(order) else ref[name][:0]
+    return out
 
 
 class Phase1Stream:
