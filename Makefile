@@ -16,7 +16,7 @@ ARGS    = --config $(CONFIG) --work $(WORK) --out $(OUT) $(foreach s,$(SET),--se
 INPUT   = $(if $(strip $(GAMES)),$(GAMES),$(DEMO))
 
 .DEFAULT_GOAL := help
-.PHONY: help setup mine demo ingest extract build prune emit report explore test lint bench quality scale crashtest clean
+.PHONY: help setup mine demo ingest extract build prune context emit report explore test lint bench quality scale crashtest clean
 
 help: ## list the targets
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z]+):.*## /  make \1\t/' | expand -t 20
@@ -50,11 +50,13 @@ extract: setup ## stage 2 only: corner sequences in normal form
 	$(JOSEKI) extract $(ARGS)
 build: setup ## stage 3 only: count sequences into the trie (make prune publishes it)
 	$(JOSEKI) build $(ARGS)
-prune: setup ## stage 4, then emit and report: prune the trie again (e.g. SET=prune.min_count=150)
+prune: setup ## stage 4, then context, emit and report: prune the trie again (e.g. SET=prune.min_count=150)
 	$(JOSEKI) prune $(ARGS)
-emit: setup ## stage 5, then report: write SGF, DOT (and SVG) of the pruned tree
+context: setup ## stage 5, then emit and report: each node's whole board and the board's kinds
+	$(JOSEKI) context $(ARGS)
+emit: setup ## stage 6, then report: write SGF, DOT (and SVG) of the pruned tree
 	$(JOSEKI) emit $(ARGS)
-report: setup ## stage 6 only: the joseki book in HTML -> OUT/report/index.html
+report: setup ## stage 7 only: the joseki book in HTML -> OUT/report/index.html
 	$(JOSEKI) report $(ARGS)
 
 explore: setup ## serve OUT on a local page: every stored move on a board, filters at the click (Ctrl-C stops it)

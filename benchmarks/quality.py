@@ -45,7 +45,7 @@ DATA = ROOT.parent / "shared" / "data"
 SHAPES = ROOT / "benchmarks" / "named_shapes.yaml"
 THESIS = ROOT / "configs" / "thesis.yaml"
 DEFAULT = ROOT / "configs" / "default.yaml"
-STAGES = ("ingest", "extract", "build", "prune")
+STAGES = ("ingest", "extract", "build", "prune", "context")  # the tree, with the board's kinds
 SPLIT = 2012  # rules chosen on the games before, reported on the games from
 # the defaults before this book grew: the kinds, tenuki folded, the start region, the thesis' threshold
 BEFORE = (
@@ -141,6 +141,10 @@ class Measurer:
             Catalog(work=folder / "work", out=folder / "out"), config, STAGES, paths, Request(progress=False)
         )
         table = pq.read_table(folder / "out" / "joseki.parquet").to_pydict()
+        if "kind" in table:  # the book's kinds: the board's where a rule named a joseki move
+            table["kind"] = (
+                pq.read_table(folder / "out" / "node_context.parquet", columns=["kind"]).column(0).to_pylist()
+            )
         m = quality.measure(
             quality.tree(table, config.min_length),
             self.joseki,

@@ -49,6 +49,7 @@ class BookFiles:
     orders: Path | None = None  # node_orders.parquet, where move orders are merged: each node's sequences
     transpositions: Path | None = None  # node_transpositions.parquet: each node's other orders (kinds.transpositions)
     in_order: Path | None = None  # sorted_sequences.parquet: each node's games by year and collection (None: years)
+    context: Path | None = None  # node_context.parquet: each node's games on their whole board (absent: not said)
 
 
 def of_run(context: Context) -> BookFiles:
@@ -73,6 +74,7 @@ def of_run(context: Context) -> BookFiles:
         current(catalog.node_orders) if config.prune_merge_orders else None,
         current(catalog.node_transpositions) if transpositions(config) else None,
         in_order=in_order,
+        context=current(catalog.node_context),
     )
 
 
@@ -114,11 +116,26 @@ def load_book(files: BookFiles, *, share: float, min_length: int) -> Book:
     tables = [pq.ParquetFile(p).read() if p.exists() else None for p in (files.years, files.sources, files.examples)]
     others = pq.ParquetFile(files.transpositions).read() if files.transpositions else None
     tree = pq.ParquetFile(files.joseki).read()
+    if files.context is not None and files.context.exists():
+        tree = with_context(tree, pq.ParquetFile(files.context).read())
     cells = None
     if files.in_order is not None:
         mined, cells = cells_of(tree, files.in_order, files.games, files.orders)
         about = replace(about, cells=mined)
     return make_book(tree, *tables, about=about, transpositions=others, cells=cells)  # Arrow: no pandas to import
+
+
+def with_context(tree: pa.Table, context: pa.Table) -> pa.Table:
+    """joseki.parquet's ``tree`` with node_context.parquet's columns (each
+    node's games with another stone near, its median move number) and its
+    kinds (the board's, where a rule named a joseki move)."""
+    if context.column("node").to_pylist() != tree.column("node").to_pylist():
+        raise ValueError("node_context.parquet holds another tree's nodes than joseki.parquet")
+    for name in ("near", "move_number"):
+        tree = tree.append_column(name, context.column(name))
+    if "kind" in tree.column_names:
+        tree = tree.set_column(tree.column_names.index("kind"), "kind", context.column("kind"))
+    return tree
 
 
 def cells_of(

@@ -360,7 +360,31 @@ def index_page(book: Book, changed: dict | None = None, players: list[dict] | No
         )
         body += [_card(book, n, book.kind(n)) for n in _largest_first(book, fuseki)[:SHOWN_FIRST]]
         body.append("</div>")
+    body += _board_section(book)
     return _page("Joseki", body)
+
+
+def _board_section(book: Book) -> list[str]:
+    """The index's section of the lines that turned to the whole board
+    (``Book.board_moves``): situational and doubtful moves, kept and named
+    apart from the joseki, the most played first."""
+    moves = book.board_moves()
+    if not moves:
+        return []
+    out = [
+        '<h2 id="board">Moves that answer the whole board</h2><p class="lead">Lines the games played often '
+        "whose last moves are not a corner's joseki alone: a <b>situational</b> move (another corner's "
+        "stones near it in most of its games, or played late in the game) or a <b>doubtful</b> one (its "
+        "players win less often than with the most played move there, and strong programs seldom play it). "
+        "Each page says why, with its figures. The most played first.</p>"
+    ]
+    for kind, heading in (("situational", "Situational"), ("doubtful", "Doubtful")):
+        mine = [n for n in _largest_first(book, moves) if book.kind(n) == kind]
+        if mine:
+            out.append(f'<h3 id="{kind}">{heading} ({number(len(mine))})</h3><div class="cards">')
+            out += [_card(book, n, kind) for n in mine[:SHOWN_FIRST]]
+            out.append("</div>")
+    return out
 
 
 def _handicap_section(book: Book) -> list[str]:

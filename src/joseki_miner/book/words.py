@@ -43,6 +43,7 @@ from joseki_miner.method.points import DIRECTIONS, TENUKI, from_sgf
 from joseki_miner.method.trie import COLUMNS, COUNTER_COLUMNS, STAT_COLUMNS
 
 STATS = STAT_COLUMNS[1:]  # all but "first", a row number of the work folder
+BOARD = ("situational", "doubtful")  # the board's kinds of a joseki move
 COUNTERS = COUNTER_COLUMNS
 BASE = COLUMNS[:6]  # node, parent, depth, color, move, count
 # where a direction points, as a player says it (the tree's orientation: the corner is the upper left)
@@ -259,6 +260,11 @@ class Book:
         enclosure or an extension."""
         return [n for n in self.leaves() if self.kind(n) in FUSEKI] if self.labelled else []
 
+    def board_moves(self) -> list[int]:
+        """The leaves of lines that turned to the whole board: situational
+        or doubtful moves (``method.context.board_kinds``), in walk order."""
+        return [n for n in self.leaves() if self.kind(n) in BOARD] if self.labelled else []
+
     def follow_ups(self) -> list[int]:
         """The follow-ups: the leaves of lines that went on after a tenuki
         (the corner's later life), in walk order."""
@@ -311,7 +317,7 @@ def columns(table) -> dict[str, list]:
     if missing:
         raise ValueError(f"joseki table lacks columns: {', '.join(missing)}")
     cols: dict[str, list] = {}
-    for c in BASE + COUNTERS + STATS + ("tenuki", "through", "handicap"):
+    for c in BASE + COUNTERS + STATS + ("tenuki", "through", "handicap", "near", "move_number"):
         if c in names:
             values = table[c].to_pylist() if arrow else table[c].tolist()
             cols[c] = values if c in ("color", "move") else [int(v) for v in values]
@@ -522,10 +528,49 @@ def headline(book: Book, node: int, sep: str = " \u00b7 ") -> str:
     share = book.share(node)
     if share is not None:
         head += f" ({percent(share)} of the moves here)"
-    parts = [head] + [t for t in (win_text(book, node), years_text(book, node), handicap_text(book, node)) if t]
+    said = (win_text(book, node), years_text(book, node), handicap_text(book, node), context_text(book, node))
+    parts = [head] + [t for t in said if t]
     if book.is_tenuki(node):
         parts.insert(0, f"{COLOUR_NAMES.get(book.get(node, 'color'), '?')} tenuki: plays elsewhere")
     return sep.join(parts)
+
+
+def context_text(book: Book, node: int) -> str:
+    """The node's games on their whole board: "another stone near in 78%
+    of its games, played around move 38" ("" where the run has no
+    context, at the root and for a tenuki)."""
+    near, move = book.get(node, "near"), book.get(node, "move_number")
+    games = book.games(node)
+    if near is None or node == book.root or book.is_tenuki(node) or not games:
+        return ""
+    if not near:
+        return f"no other stone near, played around move {move}"
+    return f"another stone near in {percent(near / games)} of its games, played around move {move}"
+
+
+def mover_rate(book: Book, node: int) -> tuple[float, int] | None:
+    """The share of a move's decided games its player won, and how many
+    were decided (None where none was)."""
+    black, white = book.get(node, "black_wins", 0), book.get(node, "white_wins", 0)
+    decided = black + white
+    if not decided:
+        return None
+    return (black if book.get(node, "color") == "B" else white) / decided, decided
+
+
+def doubtful_text(book: Book, node: int) -> str:
+    """ "its players won 41% of 120 games, 48% after the most played move
+    here (B R14)": a doubtful move's figures."""
+    mine = mover_rate(book, node)
+    moves = [c for c in book.children(book.parent(node)) if not book.is_tenuki(c)]
+    top = max(moves, key=lambda c: (book.games(c), -c)) if moves else None
+    theirs = mover_rate(book, top) if top is not None else None
+    if mine is None or theirs is None or top == node:
+        return "its player wins less often than with the most played move here"
+    return (
+        f"its players won {percent(mine[0])} of {number(mine[1])} games, {percent(theirs[0])} after the most "
+        f"played move here ({book.move_name(top)})"
+    )
 
 
 def kind_text(book: Book, node: int) -> str:
@@ -546,6 +591,14 @@ def kind_text(book: Book, node: int) -> str:
             return "Joseki"
         share = book.tenuki_share(node)
         return "Joseki ends here" + (f"; then tenuki {percent(share)}" if share else "")
+    if kind == "situational":
+        if not book.turns(node):
+            return "Situational"
+        return "Situational: an answer to the whole board (" + context_text(book, node) + ")"
+    if kind == "doubtful":
+        if not book.turns(node):
+            return "Doubtful"
+        return "Doubtful: " + doubtful_text(book, node) + "; strong programs seldom play it"
     if kind == "follow-up":
         if not book.turns(node):
             return "Follow-up"

@@ -145,6 +145,7 @@ class Index:
     table: Games
     book: dict[int, str]  # trie node -> its kind in the pruned book
     orders: dict[int, list[dict]] = field(default_factory=dict)  # trie node -> the book's other orders to it
+    context: dict[int, dict] = field(default_factory=dict)  # trie node -> the book's node_context row (its board)
     masks: OrderedDict = field(default_factory=OrderedDict)
     answers: OrderedDict = field(default_factory=OrderedDict)  # (selection, node) -> ``counted``
     lock: threading.Lock = field(default_factory=threading.Lock)  # the server answers in threads
@@ -206,6 +207,9 @@ class Index:
         )
         if catalog.joseki.exists():
             at = index._book_nodes(read_columns(catalog.joseki, ["node", "parent", "move", "kind"]))
+            if catalog.node_context.exists():
+                rows = read_columns(catalog.node_context, ["node", "near", "move_number"]).to_pylist()
+                index.context = {at[r["node"]]: r for r in rows if r["node"] in at and r["node"] != 0}
             if catalog.node_transpositions.exists():
                 rows = read_columns(catalog.node_transpositions, ["node", "moves", "games", "count"]).to_pylist()
                 for r in rows:
@@ -247,6 +251,17 @@ class Index:
                 continue
             self.book[at[node]] = kind
         return at
+
+    def context_of(self, n: int) -> dict:
+        """``{"context": ...}`` of a book's node: its games with another
+        sequence's stone near its move (and their share) and its median
+        move number, of the whole run (no filter); {} elsewhere."""
+        row = self.context.get(n)
+        if row is None:
+            return {}
+        games = int(self.games[n])
+        share = row["near"] / games if games else 0.0
+        return {"context": {"near": row["near"], "near_share": share, "move_number": row["move_number"]}}
 
     def kind_of(self, n: int) -> dict:
         """``{"kind": the trie's kind of node n}``, where the trie has kinds."""
@@ -494,6 +509,7 @@ class Index:
                     "share": share_of(f["count"], here["count"]) or 0.0,
                     **self.kind_of(c),
                     "book": self.book.get(c, BELOW),
+                    **self.context_of(c),
                     "win_rate": win_rate(f["black_wins"], f["white_wins"]),
                     "node": c,
                 }
@@ -505,6 +521,7 @@ class Index:
             **{name: here[name] for name in STATS},
             **self.kind_of(n),
             "book": self.book.get(n, BELOW),
+            **self.context_of(n),
             "years": here["years"],
             "most_popular": peak_year(*self.cells_at(n, selected if selection.active else None)),
             "most_popular_within_collections": len(self.table.collections) > 1,

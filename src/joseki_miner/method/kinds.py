@@ -48,8 +48,9 @@ import numpy as np
 from joseki_miner.method.points import SIZE, TENUKI
 from joseki_miner.method.prune import parent_rows
 
-JOSEKI, FOLLOW_UP, APPROACH, ENCLOSURE, EXTENSION = 0, 1, 2, 3, 4
-KINDS = ("joseki", "follow-up", "approach", "enclosure", "extension")  # by code, in the order a line can turn
+JOSEKI, FOLLOW_UP, APPROACH, ENCLOSURE, EXTENSION, SITUATIONAL, DOUBTFUL = 0, 1, 2, 3, 4, 5, 6
+# by code, the first five in the order a line can turn; the last two the board's (``method.context``)
+KINDS = ("joseki", "follow-up", "approach", "enclosure", "extension", "situational", "doubtful")
 FUSEKI = ("approach", "enclosure", "extension")
 SIDE = 7  # a move on this line from the corner's edges or beyond is on the side (past the corner's 6x6 box)
 
@@ -211,6 +212,8 @@ def names(code: np.ndarray) -> list[str]:
 __all__ = [
     "JOSEKI",
     "FOLLOW_UP",
+    "SITUATIONAL",
+    "DOUBTFUL",
     "APPROACH",
     "ENCLOSURE",
     "EXTENSION",

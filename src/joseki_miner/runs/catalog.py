@@ -121,6 +121,11 @@ class Catalog:
         return self.out / "node_transpositions.parquet"
 
     @property
+    def node_context(self) -> Path:
+        """Each node's games on their whole board (``stages.context``)."""
+        return self.out / "node_context.parquet"
+
+    @property
     def sgf(self) -> Path:
         return self.out / "joseki.sgf"
 

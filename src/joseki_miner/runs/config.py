@@ -43,6 +43,11 @@ class Config:
     kinds_follow_up: bool = True
     kinds_approach: float | None = 0.6
     kinds_transpositions: bool = True
+    kinds_situational: float | None = 0.5
+    kinds_late: int | None = 50
+    kinds_doubtful: float | None = 0.03
+    kinds_side: int | None = 8
+    kinds_strong: tuple[str, ...] | None = ("ai",)
     corner_stones: int = 20
     max_length: int = 30
     min_length: int = 3
@@ -102,6 +107,11 @@ KEYS = (
     "kinds.follow_up",
     "kinds.approach",
     "kinds.transpositions",
+    "kinds.situational",
+    "kinds.late",
+    "kinds.doubtful",
+    "kinds.side",
+    "kinds.strong",
     "corner_stones",
     "max_length",
     "min_length",
@@ -144,6 +154,7 @@ KEYS = (
 )
 MAX_MEMBER_MB = 2048  # a member or file is held as one bytes object, its moves as one Arrow string column
 _LISTS = {
+    "kinds.strong": str,
     "filter.years": int,
     "filter.sources": str,
     "filter.players": str,
@@ -325,6 +336,10 @@ BOUNDS = {
     "prune.min_games": (1, 10**15),
     "prune.follow": (0, 1),
     "kinds.approach": (0, 1),
+    "kinds.situational": (0, 1),
+    "kinds.late": (1, 1000),
+    "kinds.doubtful": (0, 1),
+    "kinds.side": (1, 10),
     "prune.min_share": (0, 1),
     "prune.family": (0, 1),
     "prune.family_fraction": (0, 1),

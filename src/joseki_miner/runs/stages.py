@@ -97,6 +97,15 @@ PRUNE_RULES = {
     "prune.position_games": 100,
 }
 TRANSPOSITIONS = {"kinds.transpositions": 1}  # prune writes node_transpositions.parquet
+CONTEXT = {"context": 1}  # the format of node_context.parquet
+# the board's kinds (issue 65): in the key where they differ from off
+CONTEXT_RULES = {
+    "kinds.situational": None,
+    "kinds.late": None,
+    "kinds.doubtful": None,
+    "kinds.side": None,
+    "kinds.strong": ("ai",),
+}
 REPORT_RULES = {"report.changed": False, "report.since": None, "report.players": None}  # not in the thesis
 
 
@@ -122,6 +131,10 @@ def _extract_extra(config: Config, floor: int) -> list:
 
 def _prune_extra(config: Config, floor: int) -> list:
     return [TRANSPOSITIONS] if transpositions(config) else []
+
+
+def _context_extra(config: Config, floor: int) -> list:
+    return [CONTEXT]
 
 
 def _build_extra(config: Config, floor: int) -> list:
@@ -173,6 +186,18 @@ STAGES: tuple[Stage, ...] = (
         published=True,
     ),
     Stage(
+        "context",
+        "each node's games on their whole board: another stone near, the move number -> node_context.parquet",
+        ("joseki", "node_sources", "sequences"),
+        ("node_context",),
+        work="joseki_miner.stages.context",
+        after="prune",
+        params=("kinds",),
+        rules=CONTEXT_RULES,
+        extra=_context_extra,
+        published=True,
+    ),
+    Stage(
         "emit",
         "write joseki.sgf, joseki.dot, influence.dot (and SVG)",
         # games and sorted_sequences: each node's games by year and collection (its most popular year within them)
@@ -183,12 +208,13 @@ STAGES: tuple[Stage, ...] = (
             "node_examples",
             "node_orders",
             "node_transpositions",
+            "node_context",
             "games",
             "sorted_sequences",
         ),
         ("sgf", "dot", "influence_dot", "svg", "influence_svg"),
         work="joseki_miner.stages.emit",
-        after="prune",
+        after="context",
         params=("influence.share", "emit.counters"),
         published=True,
     ),
@@ -202,13 +228,14 @@ STAGES: tuple[Stage, ...] = (
             "node_examples",
             "node_orders",
             "node_transpositions",
+            "node_context",
             "games",
             "sorted_sequences",
             "sequences",
         ),
         ("report",),
         work="joseki_miner.stages.report",
-        after="prune",
+        after="context",
         params=("influence.share",),
         rules=REPORT_RULES,
         published=True,

@@ -20,6 +20,7 @@ from joseki_miner.runs.store import staged
 
 if TYPE_CHECKING:
     from joseki_miner.method import prune
+    from joseki_miner.method.context import BoardRules
     from joseki_miner.method.kinds import KindRules
     from joseki_miner.method.sequences import Phase1Params
 
@@ -46,6 +47,16 @@ def kind_rules(config: Config) -> KindRules | None:
     from joseki_miner.method.kinds import KindRules
 
     return KindRules(config.corner_region, config.kinds_follow_up, config.kinds_approach) if config.kinds else None
+
+
+def board_rules(config: Config) -> BoardRules | None:
+    """The rules of the board's kinds (issue 65), or None where the config
+    asks for a tree without kinds."""
+    from joseki_miner.method.context import BoardRules
+
+    if not config.kinds:
+        return None
+    return BoardRules(config.kinds_situational, config.kinds_late, config.kinds_doubtful, side=config.kinds_side)
 
 
 def prune_rules(config: Config, games: int = 0) -> prune.PruneRules:

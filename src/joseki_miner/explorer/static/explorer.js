@@ -310,6 +310,7 @@ function drawSummary() {
   if (w && w.decided) parts.push(`Black wins ${pct(w.black)} (${pct(w.low)}-${pct(w.high)})`);
   if (a.first_year) parts.push(a.first_year === a.last_year ? `${a.first_year}` : `${a.first_year}-${a.last_year}`);
   if (state.at) parts.push(a.book === "below the book's threshold" ? "below the book's threshold" : `in the book: ${a.book}`);
+  if (state.at && a.context) parts.push(`another stone near in ${pct(a.context.near_share)} of its games, played around move ${a.context.move_number}`);
   const sources = Object.entries(a.sources || {}).map(([k, v]) => `${k.split("/").pop()} ${v.toLocaleString("en")}`);
   if (sources.length) parts.push(sources.join(", "));
   box.textContent = parts.join("; ");
@@ -331,6 +332,7 @@ function drawTable() {
     const w = c.win_rate;
     const kind = c.book === "below the book's threshold" ? "below the book's threshold" : c.book;
     const tr = el("tr", { "data-move": c.board, class: c.book === "below the book's threshold" ? "below" : "" });
+    if (c.context) tr.title = `another stone near in ${pct(c.context.near_share)} of its games, played around move ${c.context.move_number}`;
     const cmp = b[c.board];
     tr.append(
       el("td", {}, c.board),

@@ -1,0 +1,121 @@
+"""Stage context: joseki.parquet and sequences.parquet ->
+node_context.parquet.
+
+Each node of the pruned tree, in its games' whole boards
+(``method.context``): the games in which another sequence's stone lay
+within distance.maybe of its move, and the median move number of its
+games there.  The book and the explorer say it in words ("another stone
+near in 78% of its games, played around move 38"), and the board's kinds
+are read from it (``method.context.board_kinds``): a joseki move that is
+situational, doubtful or side play is named so (the ``kind`` column, the
+book's kind of each node; joseki.parquet keeps the corner's own)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from joseki_miner.fast.arrow import numpy
+from joseki_miner.fast.parquet import iter_batches
+from joseki_miner.method import kinds
+from joseki_miner.method.context import Entries, Evidence, board_kinds, keys_of_moves, mover_wins, node_context
+from joseki_miner.method.points import TENUKI, from_sgf
+from joseki_miner.method.prune import parent_rows, tenuki_counts
+from joseki_miner.runs.context import Context
+from joseki_miner.runs.inputs import Collections
+from joseki_miner.stages.params import board_rules
+from joseki_miner.runs.progress import bar
+from joseki_miner.runs.stop import check as check_stop
+from joseki_miner.runs.store import staged
+
+CONTEXT_SCHEMA = pa.schema(
+    [
+        ("node", pa.int64()),
+        # the node's games in which a stone of another sequence lay within distance.maybe of its move
+        ("near", pa.int64()),
+        # the median move number of its games at its move (0 at the root)
+        ("move_number", pa.int32()),
+        # joseki.parquet's kind, or the board's where a rule names a joseki move (without kinds: "")
+        ("kind", pa.string()),
+    ]
+)
+BATCH = 200_000  # sequences read at a time
+
+
+def entries_of(batch: pa.RecordBatch) -> Entries:
+    """A batch of sequences.parquet's rows as ``Entries``."""
+    moves = batch.column("moves")
+    offsets = np.frombuffer(moves.buffers()[1], np.int32, count=len(moves) + 1, offset=4 * moves.offset)
+    keys = keys_of_moves(moves.buffers()[2].to_pybytes(), offsets)
+    numbers, near = batch.column("numbers"), batch.column("near")
+    return Entries(
+        (offsets - offsets[0]).astype(np.int64) // 2,
+        keys,
+        np.frombuffer(_bytes(numbers), "<i2").astype(np.int32),
+        np.frombuffer(_bytes(near), np.uint8).astype(bool),
+        numpy(batch.column("shared")).astype(np.int64),
+    )
+
+
+def _bytes(column: pa.BinaryArray) -> bytes:
+    """The values of a binary column laid end to end."""
+    offsets = np.frombuffer(column.buffers()[1], np.int32, count=len(column) + 1, offset=4 * column.offset)
+    return column.buffers()[2].to_pybytes()[int(offsets[0]) : int(offsets[-1])]
+
+
+def run(context: Context) -> dict:
+    """Each pruned node's games in their whole board, and its kind
+    (module docstring)."""
+    c = context.catalog
+    tree = pq.read_table(context.current(c.joseki))
+    node, parent = numpy(tree.column("node")), numpy(tree.column("parent"))
+    key = np.array([TENUKI if m == "" else from_sgf(m) for m in tree.column("move").to_pylist()], np.int64)
+    parts = []
+    with bar(context.options.progress, desc="context", unit=" sequences", leave=False) as shown:
+        for batch in iter_batches(context.current(c.sequences), BATCH, ["moves", "numbers", "near", "shared"]):
+            check_stop()
+            parts.append(entries_of(batch))
+            shown.update(batch.num_rows)
+    rows = parent_rows(node, parent)
+    found = node_context(rows, key, Entries.concat(parts))
+    kind = tree.column("kind").to_pylist() if "kind" in tree.column_names else [""] * len(node)
+    rules = board_rules(context.config)
+    if rules is not None and "kind" in tree.column_names:
+        count = numpy(tree.column("count"))
+        won, decided = mover_wins(
+            tree.column("color").to_pylist(), numpy(tree.column("black_wins")), numpy(tree.column("white_wins"))
+        )
+        evidence = Evidence(
+            count,
+            numpy(tree.column("tenuki")) if "tenuki" in tree.column_names else tenuki_counts(rows, key, count),
+            won,
+            decided,
+            strong_games(context.current(c.node_sources), node, context.config.kinds_strong or ()),
+        )
+        code = np.array([kinds.KINDS.index(k) for k in kind], np.int8)
+        kind = kinds.names(board_kinds(rows, numpy(tree.column("depth")), key, code, found, evidence, rules))
+    (path,) = c.outputs("context")
+    table = pa.table(
+        {"node": node, "near": found.near, "move_number": found.move.astype(np.int32), "kind": kind},
+        schema=CONTEXT_SCHEMA,
+    )
+    pq.write_table(table, staged(path), compression="zstd")
+    games = int(found.games[1:].sum())
+    named = {name: kind.count(name) for name in ("situational", "doubtful")}
+    return {
+        "context_near_share": round(int(found.near[1:].sum()) / games, 4) if games else 0.0,
+        **{f"{name}_nodes": n for name, n in named.items()},
+    }
+
+
+def strong_games(sources, node: np.ndarray, strong) -> np.ndarray:
+    """Per node, its games in the collections named ``strong`` (a name, or
+    the last part of one)."""
+    table = pq.read_table(sources, columns=["node", "source", "games"])
+    names = table.column("source").to_pylist()
+    picked = np.array([Collections.selected(name, strong) for name in names], bool)
+    out = np.zeros(len(node), np.int64)
+    at = np.searchsorted(node, numpy(table.column("node")))
+    np.add.at(out, at[picked], numpy(table.column("games"))[picked])
+    return out
