@@ -12,7 +12,6 @@ trie) write identical files."""
 from __future__ import annotations
 
 import os
-import pickle
 import shutil
 from collections import Counter
 from dataclasses import dataclass
@@ -29,6 +28,7 @@ import pyarrow.parquet as pq
 from joseki_miner.runs.context import Context
 from joseki_miner.runs.store import staged
 from joseki_miner.stages.params import kind_rules
+from joseki_miner.stages.saved import flattened, load_arrays, nested, put_array, read_saved, save_arrays, write_saved
 from joseki_miner.runs import threads
 from joseki_miner.fast import sortedrun
 from joseki_miner.fast.arrow import booleans, column, numpy, strings
@@ -289,10 +289,10 @@ class SortedRuns:
         with open(path, "wb") as f:
             for merged in merge_sorted(runs, width_of(self.max_depth)):
                 for offsets, keys, classes, payload in _blocks(in_order(*merged)):
-                    _put(f, np.array([len(offsets) - 1, len(keys)], np.int64))
-                    _put(f, np.diff(offsets).astype(np.int16))
+                    put_array(f, np.array([len(offsets) - 1, len(keys)], np.int64))
+                    put_array(f, np.diff(offsets).astype(np.int16))
                     for a in (keys, classes, payload):
-                        _put(f, a)
+                        put_array(f, a)
         self.files.append(path)
         self.figures["runs_spilled"] += 1
         self.figures["spilled_bytes"] += path.stat().st_size
@@ -341,13 +341,6 @@ class SortedRuns:
             f.unlink(missing_ok=True)
         self.files = []
         self.held = []
-
-
-def _put(f, a: np.ndarray) -> None:
-    """An array's bytes through Python's file (``tofile``'s bytes): a full
-    disk raises ENOSPC, which the run reports in one line."""
-    if a.size:  # (a view of no bytes cannot be cast)
-        f.write(memoryview(np.ascontiguousarray(a)).cast("B"))
 
 
 def _blocks(part) -> list:
@@ -665,10 +658,10 @@ def count_subtrees(
     saved = {
         "key_range": np.array([str(k) for k in key_range]),  # deep codes: past int64
         "floor": np.array(floor),
-        **_flat(arrays),
+        **flattened(arrays),
     }
-    _save(folder / "trie", saved, together=FIGURES)
-    _save(folder / "days", days_of(played))
+    save_arrays(folder / "trie", saved, together=FIGURES)
+    save_arrays(folder / "days", days_of(played))
     return Counted(folder, (int(key_range[0]), int(key_range[1])), floor, nodes, list(collections.names), edges)
 
 
@@ -684,76 +677,14 @@ def days_of(played: list[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> dict[str
     return {"game": game.astype(np.int64), "day": day.astype(np.int32), "year": year.astype(np.int16)}
 
 
-def _save(folder: Path, arrays: dict[str, np.ndarray], together: tuple[str, ...] | None = None) -> None:
-    """Arrays as NAME.npy files of ``folder``, whole once renamed (a
-    zip of them, ``np.savez``, costs a CRC of every byte at each load),
-    but those of the groups ``together`` in one pickle (``TOGETHER``):
-    small arrays each a file cost their reader more to open and parse than
-    to read (None: all of them, for folders of small arrays alone, as the
-    nodes prune kept).  A copy of the same count that renamed
-    its folder first is kept: its arrays are these."""
-    writing = folder.with_name(folder.name + ".tmp")
-    shutil.rmtree(writing, ignore_errors=True)
-    writing.mkdir()
-    joined = {n: a for n, a in arrays.items() if together is None or n.partition(".")[0] in together}
-    with open(writing / TOGETHER, "wb") as f:
-        f.write(pickle.dumps(joined, protocol=pickle.HIGHEST_PROTOCOL))
-    for name, a in arrays.items():
-        if name not in joined:
-            write_array(writing / f"{name}.npy", a)
-    try:
-        os.replace(writing, folder)
-    except OSError:
-        if not folder.is_dir():
-            raise
-        shutil.rmtree(writing, ignore_errors=True)
-
-
-TOGETHER = "together.pkl"  # a saved folder's small arrays, by name
-
-
-def write_array(path: Path | str, a: np.ndarray) -> None:
-    """``np.save``'s bytes, written through Python's file: a full disk then
-    raises ENOSPC, which the run reports in one line (numpy's own writing
-    says only "N requested and M written")."""
-    from numpy.lib import format as npy
-
-    a = np.asarray(a)
-    a = a if a.flags.c_contiguous else a.copy(order="C")  # (ascontiguousarray makes a 0-d array 1-d)
-    with open(path, "wb") as f:
-        npy.write_array_header_1_0(f, npy.header_data_from_array_1_0(a))
-        _put(f, a)
-
-
-def _load(folder: Path, without: tuple[str, ...] = (), mapped: bool = False) -> dict:
-    """The arrays ``_save`` wrote, by name (read, not mapped: a map holds
-    its file open, and a few dozen counts of 25 arrays pass the usual limit of
-    1,024 open files; ``mapped`` for a task that reads one count's, most
-    of its arrays at a few rows, and lets them go), but those of the groups
-    ``without`` ("years" for "years.node" ...)."""
-    if not folder.is_dir():
-        raise RuntimeError(f"{folder.parent} holds no counted subtrees")
-
-    def wanted(name: str) -> bool:
-        return name.partition(".")[0] not in without
-
-    together = pickle.loads((folder / TOGETHER).read_bytes())
-    out = {name: np.require(a, requirements="W") for name, a in together.items() if wanted(name)}
-    for path in sorted(folder.glob("*.npy")):
-        name = path.name[: -len(".npy")]
-        if wanted(name):
-            out[name] = np.load(path, allow_pickle=False, mmap_mode="r" if mapped else None)
-    return dict(sorted(out.items()))
-
-
 FIGURES = ("key_range", "floor")  # a count's, beside its arrays: what its shard checks
 
 
 def _count_of(folder: Path, floor: int, key_range: tuple[int, int], **load) -> dict:
-    """A count's arrays (nested, ``_nested``), checked to be of ``key_range`` and ``floor``."""
-    saved = _load(folder / "trie", **load)
+    """A count's arrays (``nested``), checked to be of ``key_range`` and ``floor``."""
+    saved = load_arrays(folder / "trie", **load)
     _checked(folder, tuple(int(k) for k in saved.pop("key_range")), int(saved.pop("floor")), key_range, floor)
-    return _nested(saved)
+    return nested(saved)
 
 
 def _checked(folder: Path, counted: tuple[int, int], kept: int, key_range: tuple[int, int] | None, floor: int) -> None:
@@ -867,7 +798,7 @@ def keep_candidates(folder: Path, shards: Shards, j: int, kinds: KindRules | Non
     if len(opened):
         write_saved(folder / OPENED, {"rows": opened})
     found["opened_in"] = np.array([str(folder)] if len(opened) else [], str)
-    return _nested(dict(sorted(_flat(found).items())))  # by name, as a saved folder's (``read_saved``)
+    return nested(dict(sorted(flattened(found).items())))  # by name, as a saved folder's (``read_saved``)
 
 
 OPENED = "opened"  # a count's saved rows that a handicap stone opened, where its shard has any
@@ -901,16 +832,6 @@ def _candidates(arrays: dict, positions: dict, codes, shards: Shards, j: int, cu
     out["position"] = {name: np.asarray(positions[name][where]) for name in ("hi", "lo", "transform")}
     out["shared"] = {"node": found["shared"], "tenuki": found["shared_tenuki"]}
     return out
-
-
-def read_saved(folder: Path) -> dict:
-    """Arrays ``_save`` wrote (the nodes prune kept, a count's days), nested."""
-    return _nested(_load(folder))
-
-
-def write_saved(folder: Path, arrays: dict) -> None:
-    """Arrays (nested) for ``read_saved``, whole once renamed."""
-    _save(folder, _flat(arrays))
 
 
 def transposed_of_shard(folder: Path, shards: Shards, j: int, wanted: Path) -> dict[str, np.ndarray]:
@@ -955,26 +876,6 @@ class _ArrowSink:
             self.writer.close()
         except Exception:  # noqa: BLE001 - the run's own error is the one to report
             pass
-
-
-def _flat(arrays: dict) -> dict[str, np.ndarray]:
-    """Node arrays as flat names ("years.node" for arrays["years"]["node"])."""
-    return {
-        f"{name}.{sub}" if sub else name: a
-        for name, value in arrays.items()
-        for sub, a in (value.items() if isinstance(value, dict) else [("", value)])
-    }
-
-
-def _nested(flat: dict[str, np.ndarray]) -> dict:
-    arrays: dict = {}
-    for name, a in flat.items():
-        top, _, sub = name.partition(".")
-        if sub:
-            arrays.setdefault(top, {})[sub] = a
-        else:
-            arrays[top] = a
-    return arrays
 
 
 def _insert(trie: Trie, given: list, offsets, keys, scores, payload, neutral: int) -> None:

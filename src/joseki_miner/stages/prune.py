@@ -20,6 +20,7 @@ from joseki_miner.runs.errors import UsageError
 from joseki_miner.runs.stop import check as check_stop
 from joseki_miner.runs.store import staged
 from joseki_miner.stages.params import kind_rules, prune_outputs, prune_rules, threshold_for
+from joseki_miner.stages.saved import read_saved, write_saved
 from joseki_miner.method import prune as phase2
 from joseki_miner.fast.arrow import column, numpy, strings
 from joseki_miner.fast.joining import end_to_end
@@ -141,7 +142,7 @@ def prune_shards(
     node_transpositions.parquet: the kept nodes' sequences and positions
     go to ``wanted``, which each shard searches (``examples_of_shard``,
     ``build.transposed_of_shard``) before ``write_found``."""
-    from joseki_miner.stages.build import opened_in, write_saved
+    from joseki_miner.stages.build import opened_in
 
     arrays = end_to_end(candidates)
     opened = opened_in(arrays.pop("opened_in").tolist())
@@ -175,8 +176,6 @@ def examples_of_shard(folder: Path, offset: int, wanted: Path, games: int) -> di
     ``folder``, from row ``offset`` of sorted_sequences.parquet, with the
     days of their games: ``build.days_of``; ``games``: the games in all),
     for ``write_found`` (``shard_examples``)."""
-    from joseki_miner.stages.build import read_saved
-
     kept = read_saved(wanted)
     with pa.ipc.open_file(pa.memory_map(str(folder / "sorted.arrow"))) as part:
         rows = part.read_all()
@@ -202,8 +201,6 @@ def write_found(
     ``build.transposed_of_shard`` of each, ``write_transpositions``);
     ``part_rows``: the games of each part of games.parquet, where the run
     knows them."""
-    from joseki_miner.stages.build import read_saved
-
     kept = read_saved(wanted)
     table = examples_of_shards(found, kept["segments"]["opening"], games_path, int(kept["examples"]), part_rows)
     pq.write_table(table, outputs["examples"], compression="zstd")
