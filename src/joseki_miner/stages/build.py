@@ -27,8 +27,9 @@ import pyarrow.parquet as pq
 
 from joseki_miner.runs.context import Context
 from joseki_miner.runs.store import staged
+from joseki_miner.stages.opened import opened_among, save_opened
 from joseki_miner.stages.params import kind_rules
-from joseki_miner.stages.saved import flattened, load_arrays, nested, put_array, read_saved, save_arrays, write_saved
+from joseki_miner.stages.saved import flattened, load_arrays, nested, put_array, read_saved, save_arrays
 from joseki_miner.runs import threads
 from joseki_miner.fast import sortedrun
 from joseki_miner.fast.arrow import booleans, column, numpy, strings
@@ -789,25 +790,13 @@ def keep_candidates(folder: Path, shards: Shards, j: int, kinds: KindRules | Non
     for them.  Its sequences that a handicap stone opened
     (``prune.handicap_counts``), as many as its handicap games' corners,
     are saved in ``folder`` where it has any ("opened_in" names it)."""
-    from joseki_miner.stages.prune import opened_among
-
     arrays, positions, codes = _shard(folder, shards, j, kinds, mapped=True)  # its candidates' rows placed alone
     found = _candidates(arrays, positions, codes, shards, j, cut)
     with pa.ipc.open_file(pa.memory_map(str(folder / "sorted.arrow"))) as part:
         opened = opened_among(numpy(part.read_all().column("start")), shards.plan.parts[j].ranked)
-    if len(opened):
-        write_saved(folder / OPENED, {"rows": opened})
+    save_opened(folder, opened)
     found["opened_in"] = np.array([str(folder)] if len(opened) else [], str)
     return nested(dict(sorted(flattened(found).items())))  # by name, as a saved folder's (``read_saved``)
-
-
-OPENED = "opened"  # a count's saved rows that a handicap stone opened, where its shard has any
-
-
-def opened_in(folders: list[str]) -> np.ndarray:
-    """The rows that a handicap stone opened which ``keep_candidates`` saved
-    in ``folders`` (its "opened_in", in shard order), ascending."""
-    return np.concatenate([np.zeros(0, np.int64), *(read_saved(Path(f) / OPENED)["rows"] for f in folders)])
 
 
 def _candidates(arrays: dict, positions: dict, codes, shards: Shards, j: int, cut: Cut) -> dict:
