@@ -215,12 +215,11 @@ def _slice(d: dict, lo: int, hi: int) -> dict:
 
 
 def fast_batch(batch: pa.RecordBatch, params: Phase1Params, pool: Executor | None, jobs: int) -> dict:
-    """The kernel over a batch, split over ``jobs`` threads; games with setup
-    stones after the root go through the reference path."""
+    """The kernel over a batch, split over ``jobs`` threads (no game with
+    setup stones after the root is among them: ingest rejects it)."""
     n = batch.num_rows
     decoded = _decode_batch(batch)
     ids = np.asarray(batch.column("game"), dtype=np.int64)
-    events = np.array([bool(e) for e in batch.column("setup_events").to_pylist()])
     bounds = np.linspace(0, n, max(1, jobs) + 1).astype(int)
     parts = [_slice(decoded, lo, hi) for lo, hi in zip(bounds[:-1], bounds[1:])]
     run = lambda part: kernel.extract_batch(**part, params=params)  # noqa: E731
@@ -235,8 +234,6 @@ def fast_batch(batch: pa.RecordBatch, params: Phase1Params, pool: Executor | Non
         "keys": joined["keys"],
         "scores": joined["scores"],
     }
-    if events.any():  # rare: splice in the reference path's sequences for those games
-        a = _splice_reference(a, batch, np.flatnonzero(events), params)
     offsets = np.r_[0, np.cumsum(a["lengths"])].astype(np.int64)
     return {
         "game": a["game"],
@@ -247,32 +244,6 @@ def fast_batch(batch: pa.RecordBatch, params: Phase1Params, pool: Executor | Non
         "offsets": offsets,
         "keys": a["keys"],
         "scores": a["scores"],
-    }
-
-
-def _splice_reference(a: dict, batch: pa.RecordBatch, rows: np.ndarray, params: Phase1Params) -> dict:
-    table = batch.to_pylist()
-    ref = _reference_batch([table[i] for i in rows], params)
-    drop = np.isin(a["game"], ref["game"])
-    key_drop = np.repeat(drop, a["lengths"])
-    merged = {
-        "game": np.r_[a["game"][~drop], ref["game"]],
-        "transform": np.r_[a["transform"][~drop], np.asarray(ref["transform"], dtype=np.int8)],
-        "swapped": np.r_[a["swapped"][~drop], np.asarray(ref["swapped"], dtype=bool)],
-        "start": np.r_[a["start"][~drop], ref["start"]],
-        "lengths": np.r_[a["lengths"][~drop], np.diff(ref["offsets"])],
-    }
-    seq_keys = np.split(np.r_[a["keys"][~key_drop], ref["keys"]], np.cumsum(merged["lengths"])[:-1])
-    seq_scores = np.split(np.r_[a["scores"][~key_drop], ref["scores"]], np.cumsum(merged["lengths"])[:-1])
-    order = np.argsort(merged["game"], kind="stable")  # games in order, sequences in order within
-    return {
-        "game": merged["game"][order],
-        "transform": merged["transform"][order],
-        "swapped": merged["swapped"][order],
-        "start": merged["start"][order],
-        "lengths": merged["lengths"][order],
-        "keys": np.concatenate([seq_keys[i] for i in order]) if len(order) else np.zeros(0, np.int16),
-        "scores": np.concatenate([seq_scores[i] for i in order]) if len(order) else np.zeros((0, 4), np.int16),
     }
 
 
