@@ -629,10 +629,10 @@ def count_subtrees(
     all, into ``folder`` (made anew): the node arrays (``StreamCounter.finish``,
     the nodes on the paths of its ends kept: the ranges beside it may hold
     more of their sequences),
-    with the range, the sequences in trie order and their games' days and
-    years (``days_of``).
-    Its memory is its sequences' (``budget``, then spilled), and 14 bytes
-    a sequence for their games' days and years."""
+    with the range, the sequences in trie order and their games' days
+    (``days_of``).
+    Its memory is its sequences' (``budget``, then spilled), and 12 bytes
+    a sequence for their games' days."""
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
     collections, games = source.tallies()
@@ -644,7 +644,7 @@ def count_subtrees(
                 payload = payload_of(a, *games) if games else payload_rows(a, a["winner"], a["year"], a["source"])
                 part = (offsets, keys, classes_of(scores, neutral), payload)
                 runs.add(*(part if ordered else sort_sequences(*part)))
-                played.append((a["game"], a["day"], payload["year"]))
+                played.append((a["game"], a["day"]))
         arrays, nodes = runs.count(
             floor,
             collections.years(),
@@ -666,16 +666,15 @@ def count_subtrees(
     return Counted(folder, (int(key_range[0]), int(key_range[1])), floor, nodes, list(collections.names), edges)
 
 
-def days_of(played: list[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> dict[str, np.ndarray]:
+def days_of(played: list[tuple[np.ndarray, np.ndarray]]) -> dict[str, np.ndarray]:
     """The games of a count's sequences, each once and in order, with the
-    day and the year it was played (``played``: per part, each sequence's
-    game, day and year): what its shard's search ranks example games by
-    and counts the eras of, reading no games."""
-    game = np.concatenate([g for g, _, _ in played]) if played else np.zeros(0, np.int64)
+    day it was played (``played``: per part, each sequence's game and
+    day): what its shard's search ranks example games by, reading no
+    games."""
+    game = np.concatenate([g for g, _ in played]) if played else np.zeros(0, np.int64)
     game, first = np.unique(game, return_index=True)
-    day = np.concatenate([d for _, d, _ in played])[first] if played else np.zeros(0, np.int32)
-    year = np.concatenate([y for _, _, y in played])[first] if played else np.zeros(0, np.int16)
-    return {"game": game.astype(np.int64), "day": day.astype(np.int32), "year": year.astype(np.int16)}
+    day = np.concatenate([d for _, d in played])[first] if played else np.zeros(0, np.int32)
+    return {"game": game.astype(np.int64), "day": day.astype(np.int32)}
 
 
 FIGURES = ("key_range", "floor")  # a count's, beside its arrays: what its shard checks
