@@ -39,10 +39,10 @@ from pipeline.options import (
     WAIT,
     WORK,
     WORKERS,
-    _catalog,
-    _fail,
-    _shown,
     app,
+    catalog_of,
+    fail,
+    printable,
 )
 
 
@@ -68,20 +68,20 @@ def _execute(stages: List[str], paths: List[str], given: Given, request: Request
 
     try:
         cfg = load(given.config, given.sets or [])
-        catalog = _catalog(given.out, given.work)
+        catalog = catalog_of(given.out, given.work)
         log = (lambda s: typer.echo(s, err=True)) if request.progress else (lambda s: None)
-        command = " ".join(["joseki", *map(_shown, sys.argv[1:])])
+        command = " ".join(["joseki", *map(printable, sys.argv[1:])])
         summary = run_stages(catalog, cfg, stages, paths or [], replace(request, command=command), log=log)
     except JosekiError as exc:  # an unusable invocation (2), --strict's first bad record, a failed publication (1)
-        _fail(exc.line(), exc.exit_code)
+        fail(exc.line(), exc.exit_code)
     except (stop.Stopped, KeyboardInterrupt) as exc:
         why = exc.signal if isinstance(exc, stop.Stopped) else "SIGINT"
-        _fail("interrupted; outputs left as they were", 128 + signal.Signals.__members__.get(why, signal.SIGINT).value)
+        fail("interrupted; outputs left as they were", 128 + signal.Signals.__members__.get(why, signal.SIGINT).value)
     except OSError as exc:
         if exc.errno not in (errno.ENOSPC, errno.EDQUOT) and "No space left" not in str(exc):
             raise
-        where = f" writing {_shown(exc.filename)}" if exc.filename else ""
-        _fail(f"no space left on the device{where}; outputs left as they were", 1)
+        where = f" writing {printable(exc.filename)}" if exc.filename else ""
+        fail(f"no space left on the device{where}; outputs left as they were", 1)
     _print_summary(summary, catalog)
 
 
@@ -195,15 +195,15 @@ def _cluster(
     """The dask options, checked: only with --engine dask, and each with
     what it can mean there."""
     if engine != "dask" and (scheduler or workers or partition_mb != PARTITION_MB or trace):
-        _fail("--scheduler, --workers, --partition-mb and --trace go with --engine dask", 2)
+        fail("--scheduler, --workers, --partition-mb and --trace go with --engine dask", 2)
     if engine == "dask" and jobs is not None:
-        _fail("--jobs sets the threads of the fast engine; the dask engine's are its workers (--workers)", 2)
+        fail("--jobs sets the threads of the fast engine; the dask engine's are its workers (--workers)", 2)
     if scheduler and workers:
-        _fail("--workers starts a local cluster of that many workers; a cluster at --scheduler has its own", 2)
+        fail("--workers starts a local cluster of that many workers; a cluster at --scheduler has its own", 2)
     if workers < 0:
-        _fail("--workers must be 0 (one a core) or more", 2)
+        fail("--workers must be 0 (one a core) or more", 2)
     if not partition_mb > 0:
-        _fail("--partition-mb must be a positive number", 2)
+        fail("--partition-mb must be a positive number", 2)
     return Options(scheduler, workers, partition_mb, str(trace) if trace else None)
 
 

@@ -1,5 +1,5 @@
 """What the joseki command's modules share: the app, the options they
-take, the folders of a run or a query (``catalog``), and one-line
+take, the folders of a run or a query (``catalog_of``), and one-line
 failures (``fail``)."""
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ writes the built-in demo collection."""
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=HELP)
 
 
-def _plain(text: str) -> str:
+def plain(text: str) -> str:
     """Help text shown as written: its brackets (B[pd], [ai]) are no markup."""
     return text.replace("[", "\\[")
 
@@ -86,7 +86,7 @@ TABLE_MEMORY = typer.Option(
 )
 
 
-def _catalog(out: str, work: Path | None) -> Catalog:
+def catalog_of(out: str, work: Path | None) -> Catalog:
     """The run's folders.  An output folder at a URL (s3://, gs://, ...) is
     written to a local copy, data/published/<the URL> (its work folder in
     it), and published as the run ends; a file:// URL is a local folder."""
@@ -102,11 +102,11 @@ def _catalog(out: str, work: Path | None) -> Catalog:
     return Catalog(work=work or Path(out) / "interim", out=Path(out))
 
 
-def _shown(text) -> str:
+def printable(text) -> str:
     """A path or argument as text that prints (bytes that are not UTF-8 escaped)."""
     return os.fsencode(str(text)).decode("utf-8", "backslashreplace")
 
 
-def _fail(message: str, code: int):
+def fail(message: str, code: int):
     typer.echo(f"joseki: {message}", err=True)
     raise typer.Exit(code)

@@ -10,8 +10,8 @@ from typing import List, Optional
 
 import typer
 
-from pipeline.options import OUT, WORK, _fail, app
-from pipeline.queries import _answered, _query
+from pipeline.options import OUT, WORK, app, fail
+from pipeline.queries import answered, mined_catalog
 
 practice_app = typer.Typer(
     add_completion=False,
@@ -47,21 +47,21 @@ def practice(
     try:
         schedule = Schedule.open(practice_file)
     except PracticeError as exc:
-        _fail(exc.line(), exc.exit_code)
+        fail(exc.line(), exc.exit_code)
     with schedule:
         if player is not None:
             from joseki_miner.book.repertoire import repertoire
             from joseki_miner.practice.schedule import repertoire_cards
             from joseki_miner.runs import asked
 
-            catalog, steady = _query(out, work)
+            catalog, steady = mined_catalog(out, work)
 
             def seeded() -> tuple[int, int]:
                 asked.Known.of_games(catalog.games).player(player, str(catalog.games))
                 cards = repertoire_cards(repertoire(catalog.joseki, catalog.sequences, catalog.games, player))
                 return schedule.add(cards), len(cards)
 
-            added, cards = _answered(steady, seeded)
+            added, cards = answered(steady, seeded)
             typer.echo(
                 f"{player}: {cards:,} places where their games left the book, {added:,} new cards in {schedule.path}"
             )
@@ -84,7 +84,7 @@ def _answered_local(call):
     try:
         return call()
     except JosekiError as exc:
-        _fail(exc.line(), exc.exit_code)
+        fail(exc.line(), exc.exit_code)
 
 
 @practice_app.command()
@@ -113,17 +113,17 @@ def export(
     from joseki_miner.practice import anki
 
     if colour is not None and colour not in ("black", "white"):
-        _fail(f"--colour is black or white, not {colour!r}", 2)
+        fail(f"--colour is black or white, not {colour!r}", 2)
     if not 0 < min_share <= 1:
-        _fail(f"--min-share is a share above 0 and at most 1, not {min_share}", 2)
-    catalog, steady = _query(out, work)
+        fail(f"--min-share is a share above 0 and at most 1, not {min_share}", 2)
+    catalog, steady = mined_catalog(out, work)
     start = moves.replace(",", " ")
     source = _selected(catalog, steady, selection or [])
-    found = _answered(steady, lambda: anki.positions(catalog, start, min_share, colour, source))
+    found = answered(steady, lambda: anki.positions(catalog, start, min_share, colour, source))
     name = f"joseki-miner: {start or 'the empty corner'}" + (f", {colour}" if colour else "")
     name += "".join(f", {s}" for s in selection or [])
     chosen = " ".join(sorted(selection or []))
-    written = _answered(steady, lambda: anki.write_deck(found, file, name, chosen))
+    written = answered(steady, lambda: anki.write_deck(found, file, name, chosen))
     typer.echo(f"{written:,} notes written to {file}")
 
 
@@ -141,14 +141,14 @@ def _selected(catalog, steady, given: List[str]):
     for text in given:
         key, sep, value = text.partition("=")
         if not sep or key.strip() not in params.FILTER_KEYS:
-            _fail(f"--selection is KEY=VALUE, KEY one of {', '.join(params.FILTER_KEYS)}: not {text!r}", 2)
+            fail(f"--selection is KEY=VALUE, KEY one of {', '.join(params.FILTER_KEYS)}: not {text!r}", 2)
         asked[key.strip()] = value.strip()
-    index = _answered(steady, lambda: Index.read(catalog))
+    index = answered(steady, lambda: Index.read(catalog))
     try:
         chosen = params.selection(asked, index)
     except params.Asked as exc:
-        _fail(f"--selection: {exc.line()}", 2)
+        fail(f"--selection: {exc.line()}", 2)
     source = Selected(index, chosen)
     if not source.games.any():
-        _fail(f"--selection {' '.join(given)} selects no game of the {len(index.table):,} mined: widen it", 2)
+        fail(f"--selection {' '.join(given)} selects no game of the {len(index.table):,} mined: widen it", 2)
     return source

@@ -13,18 +13,18 @@ from joseki_miner.runs.catalog import Catalog
 from joseki_miner.runs.config import load
 from joseki_miner.runs.errors import JosekiError, UsageError
 from joseki_miner.runs import stop
-from pipeline.options import CONFIG, OUT, SET, WORK, _catalog, _fail, _plain, app
+from pipeline.options import CONFIG, OUT, SET, WORK, app, catalog_of, fail, plain
 
 SEQUENCE = typer.Argument(
     ...,
-    help=_plain(
+    help=plain(
         "moves as board points (Q16 R17; 'W Q16 ...' when White starts) or "
         "SGF (B[pd];W[qc]), any orientation; 'tenuki' for a move elsewhere"
     ),
 )
 
 
-def _query(out: str, work: Optional[Path]):
+def mined_catalog(out: str, work: Optional[Path]):
     """The catalog of the mined outputs a query reads (of an output URL:
     its local copy; without --work, the work folder the tree records), and
     the check that no run changes them while they are read (``lineage``):
@@ -32,17 +32,17 @@ def _query(out: str, work: Optional[Path]):
     from joseki_miner.runs import lineage
 
     try:
-        catalog = _catalog(out, work)
+        catalog = catalog_of(out, work)
         if work is None:
             catalog = Catalog(
                 work=lineage.work_for(catalog.out, catalog.work), out=catalog.out, publish=catalog.publish
             )
         return catalog, lineage.Steady(catalog)
     except UsageError as exc:
-        _fail(str(exc), 2)
+        fail(str(exc), 2)
 
 
-def _answered(steady, call):
+def answered(steady, call):
     """Run a query; its errors as one line: 2 for text that is no sequence,
     outputs that are missing or of another run, a name or limit that
     cannot be; 1 for a sequence the tree does not hold (each error's
@@ -52,11 +52,11 @@ def _answered(steady, call):
         steady.confirm()
         return found
     except JosekiError as exc:
-        _fail(exc.line(), exc.exit_code)
+        fail(exc.line(), exc.exit_code)
     except FileNotFoundError as exc:
-        _fail(f"nothing mined in {steady.catalog.out}: run `joseki mine` first ({exc.filename or exc})", 2)
+        fail(f"nothing mined in {steady.catalog.out}: run `joseki mine` first ({exc.filename or exc})", 2)
     except (stop.Stopped, KeyboardInterrupt):
-        _fail("interrupted", 130)
+        fail("interrupted", 130)
 
 
 def _limit(value: Optional[int], default: Optional[int] = None) -> Optional[int]:
@@ -65,7 +65,7 @@ def _limit(value: Optional[int], default: Optional[int] = None) -> Optional[int]
     try:
         return asked.limit(value, default)
     except UsageError as exc:
-        _fail(str(exc), 2)
+        fail(str(exc), 2)
 
 
 def _json(data) -> None:
@@ -88,8 +88,8 @@ def lookup(
     continuations, from the mined outputs in OUT."""
     from joseki_miner.book import answers, explore
 
-    catalog, steady = _query(out, work)
-    found = _answered(steady, lambda: explore.lookup(catalog, sequence))
+    catalog, steady = mined_catalog(out, work)
+    found = answered(steady, lambda: explore.lookup(catalog, sequence))
     if json_:
         keep = (
             "count",
@@ -149,9 +149,9 @@ def games(
     orientation), the most recent first."""
     from joseki_miner.book import answers, explore
 
-    catalog, steady = _query(out, work)
+    catalog, steady = mined_catalog(out, work)
     most = _limit(limit, None if sgf is not None else 20)
-    q, rows, total = _answered(steady, lambda: explore.games_of(catalog, sequence, most, records=sgf is not None))
+    q, rows, total = answered(steady, lambda: explore.games_of(catalog, sequence, most, records=sgf is not None))
     if json_ and sgf is None:
         _json({"sequence": q.text(), "board": q.board_text(), "games": total, "listed": rows.to_pylist()})
         return
@@ -159,7 +159,7 @@ def games(
         try:
             sgf.write_text(explore.sgf_collection(rows), encoding="utf-8")
         except OSError as exc:
-            _fail(f"cannot write {sgf}: {exc.strerror}", 2)
+            fail(f"cannot write {sgf}: {exc.strerror}", 2)
         typer.echo(f"{rows.num_rows:,} of {total:,} games starting {q.board_text()} written to {sgf}")
         return
     typer.echo(answers.games_text(q.board_text(), rows.to_pylist(), total))
@@ -178,8 +178,8 @@ def trend(
     are mostly one collection's are marked."""
     from joseki_miner.book import answers, explore
 
-    catalog, steady = _query(out, work)
-    q, rows = _answered(steady, lambda: explore.trend(catalog, sequence, by_collection))
+    catalog, steady = mined_catalog(out, work)
+    q, rows = answered(steady, lambda: explore.trend(catalog, sequence, by_collection))
     peak = explore.trend_peak(rows)
     if json_:
         _json({"sequence": q.board_text(), "by_collection": by_collection, "most_popular": peak, "years": rows})
@@ -187,7 +187,7 @@ def trend(
     typer.echo(answers.trend_text(q.board_text(), rows, by_collection, peak))
 
 
-SIDE = _plain(
+SIDE = plain(
     'one filter.* key of a side, as --set takes it: "filter.sources=[ai]", '
     '"filter.years=[2000,2015]", "filter.players=[Lee Sedol]" (the prefix may be left out); '
     "repeat for another key"
@@ -212,7 +212,7 @@ def compare(
     from joseki_miner.book.compare import compare as compare_sides
     from joseki_miner.runs import asked
 
-    catalog, steady = _query(out, work)
+    catalog, steady = mined_catalog(out, work)
     most = _limit(limit, 10)
 
     def answer():
@@ -230,7 +230,7 @@ def compare(
                 )
         return found, text_a, text_b
 
-    found, text_a, text_b = _answered(steady, answer)
+    found, text_a, text_b = answered(steady, answer)
     found = {**found, "risers": found["risers"][:most], "fallers": found["fallers"][:most]}
     if json_:
         found["a"]["filters"], found["b"]["filters"] = text_a, text_b
@@ -262,7 +262,7 @@ def repertoire(
     from joseki_miner.book.repertoire import repertoire as repertoire_of
     from joseki_miner.runs import asked
 
-    catalog, steady = _query(out, work)
+    catalog, steady = mined_catalog(out, work)
     most = _limit(limit, 20)
 
     def answer():
@@ -281,9 +281,9 @@ def repertoire(
             asked.Known.of_games(own.games).player(player, "the games given")
             return repertoire_of(catalog.joseki, own.sequences, own.games, player)
 
-    found = _answered(steady, answer)
+    found = answered(steady, answer)
     if not found["games"]:  # every game of the name was against themself
-        _fail(
+        fail(
             f"no game of {player!r} against another player"
             + (f" ({found['self_play']:,} against themself left out)" if found.get("self_play") else ""),
             1,
@@ -319,14 +319,14 @@ def position(
     from joseki_miner.book import answers
     from joseki_miner.book.position import position as position_of
 
-    catalog, steady = _query(out, work)
+    catalog, steady = mined_catalog(out, work)
     most = _limit(limit, 20)
 
     def answer() -> dict:
         asked, where = _asked_position(catalog, black, white, to_play, sgf, move, corner)
         return {**position_of(catalog, asked), **where}
 
-    found = _answered(steady, answer)
+    found = answered(steady, answer)
     found = {**found, "moves": found["moves"][:most] if most else found["moves"]}
     if json_:
         _json({**found, "recent": [{k: v for k, v in r.items() if k != "day"} for r in found["recent"]]})
@@ -426,16 +426,16 @@ def explore(
     from joseki_miner.explorer.app import Explorer
     from joseki_miner.explorer.server import serve
 
-    catalog, steady = _query(out, work)
+    catalog, steady = mined_catalog(out, work)
     if not 0 < port < 65536:
-        _fail(f"--port is 1 to 65535, not {port}", 2)
+        fail(f"--port is 1 to 65535, not {port}", 2)
     try:
         with socket.socket() as s:
             s.bind((host, port))
     except OSError as exc:
-        _fail(f"cannot serve on {host}:{port}: {exc.strerror or exc} (another --port?)", 2)
-    practice_file = _answered(steady, lambda: _practice_file(practice))  # refused before the index is read
-    explorer = _answered(steady, lambda: Explorer.open(catalog))
+        fail(f"cannot serve on {host}:{port}: {exc.strerror or exc} (another --port?)", 2)
+    practice_file = answered(steady, lambda: _practice_file(practice))  # refused before the index is read
+    explorer = answered(steady, lambda: Explorer.open(catalog))
     explorer.practice = practice_file
 
     def ready(url: str) -> None:
@@ -449,4 +449,4 @@ def explore(
         serve(explorer, host, port, ready)
     except KeyboardInterrupt:
         pass
-    _fail("explore: stopped", 130)
+    fail("explore: stopped", 130)

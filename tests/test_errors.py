@@ -11,6 +11,7 @@ from joseki_miner.book.lookup import SequenceError
 from joseki_miner.runs.config import ConfigError
 from joseki_miner.runs.errors import JosekiError, PublishError, StrictError, UsageError
 from joseki_miner.runs.lineage import OtherRun
+from joseki_miner.runs.store import Busy
 
 
 @pytest.mark.parametrize(
@@ -21,6 +22,7 @@ from joseki_miner.runs.lineage import OtherRun
         (SequenceError, 2),
         (NotMined, 2),
         (OtherRun, 2),
+        (Busy, 2),
         (NotInTree, 1),
         (StrictError, 1),
         (PublishError, 1),

@@ -33,12 +33,7 @@ def _moves(*rcs) -> tuple[Move, ...]:
 GAMES = [
     GameRecord(source="a", moves=_moves((B, 3, 3), (W, 3, 13), (B, 15, 15), (W, 3, 8), (B, 4, 2))),
     GameRecord(source="b", moves=_moves((B, 3, 3), (W, None, None), (B, 15, 15), (W, 4, 5), (B, 15, 3))),
-    # setup stones after the root: the reference path's, spliced among the kernel's
-    GameRecord(
-        source="c",
-        moves=_moves((B, 3, 15), (W, 15, 3), (B, 3, 10), (W, 16, 5)),
-        setup_events=((2, WHITE, point(3, 12)),),
-    ),
+    GameRecord(source="c", moves=_moves((B, 3, 15), (W, 15, 3), (B, 3, 10), (W, 16, 5))),
     GameRecord(source="d", moves=_moves((W, 2, 16), (B, 3, 16), (W, 2, 15)), setup_black=(point(15, 15),)),
 ]
 

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 from joseki_miner.book import files as book_files
 from joseki_miner.cluster import client as cluster_
 from joseki_miner.cluster import partitions, trace
-from joseki_miner.runs.context import Context, Done, RunOptions
+from joseki_miner.runs.context import Context, Done, RunOptions, do_work
 from joseki_miner.runs.keys import partition_key
 from joseki_miner.runs.progress import bar as progress_bar
 from joseki_miner.runs.stop import check as check_stop
@@ -672,7 +672,7 @@ def _remove_each(paths: list[Path]) -> None:
 
 def _work(stage: Stage, context: Context) -> dict:
     """A stage's work as one task."""
-    return stage.run(context)
+    return do_work(stage, context)
 
 
 def _join_part(what: str, folder: str, keys: list[str], p: int, into: str, resolution: partitions.Resolution) -> dict:

@@ -77,7 +77,12 @@ def not_a_file(kind: str) -> NotAFile:
 
 
 class TooLargeError(Exception):
-    """Inflating went past the limit (stopped there)."""
+    """Inflating went past the limit (stopped there).
+
+    No ``JosekiError``: a member's error, as ``RecordError`` is a record's,
+    never the command's.  It is caught in this module: a member past the
+    limit is rejected as too large (``too_large``), a compressed tar past
+    it is read member by member instead; the run goes on."""
 
 
 def too_large(limit: int) -> TooLarge:

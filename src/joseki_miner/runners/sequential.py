@@ -8,14 +8,14 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
-from joseki_miner.runs.context import Context, Done
+from joseki_miner.runs.context import Context, Done, do_work
 from joseki_miner.runs.stages import Stage
 
 
 def run(stage: Stage, context: Context) -> Done:
     """Do ``stage``'s work; what it found and how long it took."""
     t0 = time.perf_counter()
-    figures = stage.run(context)
+    figures = do_work(stage, context)
     return Done(stage.name, figures, time.perf_counter() - t0)
 
 
@@ -28,7 +28,7 @@ def beside(first: Stage, second: Stage, context: Context) -> list[Done]:
 
     t0 = time.perf_counter()
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix=first.name) as side:
-        started = side.submit(timed, lambda: first.run(context.quiet()))
-        second_figures, second_end = timed(lambda: second.run(context))
+        started = side.submit(timed, lambda: do_work(first, context.quiet()))
+        second_figures, second_end = timed(lambda: do_work(second, context))
         first_figures, first_end = started.result()
     return [Done(first.name, first_figures, first_end - t0), Done(second.name, second_figures, second_end - t0)]

@@ -1,6 +1,7 @@
 """What a runner hands a stage, and what it takes back: a frozen
 ``Context`` down (the config, the catalog, how the run goes, what the
-stages before it found) and a ``Done`` up (the stage's figures and time).
+stages before it found), the stage's work done with it (``do_work``), and
+a ``Done`` up (the stage's figures and time).
 The runners (``runners``, ``cluster.runner``) only order and execute; the
 run (pipeline/run.py) keys and commits what they give back."""
 
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
+from importlib import import_module
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +18,7 @@ from joseki_miner.runs.catalog import Catalog
 from joseki_miner.runs.config import SORT_MEMORY_MB, TABLE_MEMORY_MB, Config
 from joseki_miner.runs.errors import UsageError
 from joseki_miner.runs.files import Walked
+from joseki_miner.runs.stages import Stage
 
 
 @dataclass(frozen=True)
@@ -45,7 +48,7 @@ class CountedTrie:
 
 @dataclass(frozen=True)
 class Context:
-    """What a stage's work is given (``Stage.run``)."""
+    """What a stage's work is given (``do_work``)."""
 
     catalog: Catalog
     config: Config
@@ -77,6 +80,12 @@ class Context:
     def quiet(self) -> Context:
         """The same, without bars (a stage run beside another)."""
         return replace(self, options=replace(self.options, progress=False))
+
+
+def do_work(stage: Stage, context: Context) -> dict:
+    """Do ``stage``'s work (its module, ``Stage.work``, loaded now) with
+    ``context``; its figures."""
+    return import_module(stage.work).run(context)
 
 
 @dataclass(frozen=True)

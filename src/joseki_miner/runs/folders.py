@@ -23,11 +23,7 @@ def locks(catalog: Catalog, wait: bool, log: Callable[[str], None], command: str
             lock = store.FolderLock(Path(folder), holder)
             lock.acquire(wait=wait, on_wait=log)
             taken.append(lock)
-    except store.Busy as exc:
-        for lock in taken:
-            lock.release()
-        raise UsageError(str(exc)) from None
-    except BaseException:
+    except BaseException:  # another run's lock (``store.Busy``: exit 2), a stop while waiting
         for lock in taken:
             lock.release()
         raise

@@ -2,7 +2,8 @@
 reads and writes (``Catalog``'s names), whether it publishes, the parts of
 its cache key, and its work: a module of ``joseki_miner.stages`` whose
 ``run(context)`` does it (named, not imported: what keeps runs trusted sits
-below the stages, and a run loads only the stages it runs).  The catalog's
+below the stages, and a run loads only the stages it runs; ``context.do_work``
+runs it).  The catalog's
 outputs, the cache keys (``keys``), the CLI's commands and the docs' table
 of stages read this list; the runners run the stages it names, in its
 order, and pipeline/run.py keys and commits what they did.
@@ -16,13 +17,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from joseki_miner.runs.config import Config
-
-if TYPE_CHECKING:
-    from joseki_miner.runs.context import Context
 
 
 def _no_extra(config: Config, floor: int) -> list:
@@ -42,11 +39,7 @@ class Stage:
     rules: Mapping[str, Any] = field(default_factory=dict)  # config keys in its key where they differ from these
     extra: Callable[[Config, int], list] = _no_extra  # other parts of its key (``floor``: the least count stored)
     published: bool = False  # in the output folder, committed with summary.json as the run ends
-    work: str = ""  # the module whose ``run(context) -> figures`` does the stage's work
-
-    def run(self, context: Context) -> dict:
-        """Do the stage's work (its module loaded now); its figures."""
-        return import_module(self.work).run(context)
+    work: str = ""  # the module whose ``run(context) -> figures`` does the stage's work (``context.do_work``)
 
 
 # the parameters ingest reads (what its files depend on besides the inputs)

@@ -19,7 +19,12 @@ from contextlib import contextmanager
 
 
 class Stopped(Exception):
-    """The run was asked to stop; ``signal`` names why ("SIGINT", "SIGTERM")."""
+    """The run was asked to stop; ``signal`` names why ("SIGINT", "SIGTERM").
+
+    No ``JosekiError``: a stop is asked for, not a failure.  It unwinds the
+    run as ``KeyboardInterrupt`` does, and the command reports the two
+    alike (exit 128 + the signal's number, "interrupted"), never as an
+    error's line; apart, no ``except JosekiError`` takes a stop for one."""
 
     def __init__(self, signal: str) -> None:
         super().__init__(f"stopped by {signal}")

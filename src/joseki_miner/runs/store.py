@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from joseki_miner.runs import stop
+from joseki_miner.runs.errors import UsageError
 
 TMP = ".tmp"
 OLD = ".old"  # a folder output moved aside while its new version is renamed in
@@ -234,8 +235,9 @@ def commit(stages: list[StageRecord]) -> None:
 # -- the lock ---------------------------------------------------------------------
 
 
-class Busy(Exception):
-    """Another run holds a folder's lock."""
+class Busy(UsageError):
+    """Another run holds a folder's lock: the invocation cannot run now
+    (exit 2; ``--wait`` waits instead)."""
 
 
 class FolderLock:

@@ -12,7 +12,6 @@ trie) write identical files."""
 from __future__ import annotations
 
 import os
-import pickle
 import shutil
 from collections import Counter
 from dataclasses import dataclass
@@ -28,7 +27,9 @@ import pyarrow.parquet as pq
 
 from joseki_miner.runs.context import Context
 from joseki_miner.runs.store import staged
+from joseki_miner.stages.opened import opened_among, save_opened
 from joseki_miner.stages.params import kind_rules
+from joseki_miner.stages.saved import flattened, load_arrays, nested, put_array, read_saved, save_arrays
 from joseki_miner.runs import threads
 from joseki_miner.fast import sortedrun
 from joseki_miner.fast.arrow import booleans, column, numpy, strings
@@ -289,10 +290,10 @@ class SortedRuns:
         with open(path, "wb") as f:
             for merged in merge_sorted(runs, width_of(self.max_depth)):
                 for offsets, keys, classes, payload in _blocks(in_order(*merged)):
-                    _put(f, np.array([len(offsets) - 1, len(keys)], np.int64))
-                    _put(f, np.diff(offsets).astype(np.int16))
+                    put_array(f, np.array([len(offsets) - 1, len(keys)], np.int64))
+                    put_array(f, np.diff(offsets).astype(np.int16))
                     for a in (keys, classes, payload):
-                        _put(f, a)
+                        put_array(f, a)
         self.files.append(path)
         self.figures["runs_spilled"] += 1
         self.figures["spilled_bytes"] += path.stat().st_size
@@ -341,13 +342,6 @@ class SortedRuns:
             f.unlink(missing_ok=True)
         self.files = []
         self.held = []
-
-
-def _put(f, a: np.ndarray) -> None:
-    """An array's bytes through Python's file (``tofile``'s bytes): a full
-    disk raises ENOSPC, which the run reports in one line."""
-    if a.size:  # (a view of no bytes cannot be cast)
-        f.write(memoryview(np.ascontiguousarray(a)).cast("B"))
 
 
 def _blocks(part) -> list:
@@ -635,10 +629,10 @@ def count_subtrees(
     all, into ``folder`` (made anew): the node arrays (``StreamCounter.finish``,
     the nodes on the paths of its ends kept: the ranges beside it may hold
     more of their sequences),
-    with the range, the sequences in trie order and their games' days and
-    years (``days_of``).
-    Its memory is its sequences' (``budget``, then spilled), and 14 bytes
-    a sequence for their games' days and years."""
+    with the range, the sequences in trie order and their games' days
+    (``days_of``).
+    Its memory is its sequences' (``budget``, then spilled), and 12 bytes
+    a sequence for their games' days."""
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
     collections, games = source.tallies()
@@ -650,7 +644,7 @@ def count_subtrees(
                 payload = payload_of(a, *games) if games else payload_rows(a, a["winner"], a["year"], a["source"])
                 part = (offsets, keys, classes_of(scores, neutral), payload)
                 runs.add(*(part if ordered else sort_sequences(*part)))
-                played.append((a["game"], a["day"], payload["year"]))
+                played.append((a["game"], a["day"]))
         arrays, nodes = runs.count(
             floor,
             collections.years(),
@@ -665,95 +659,32 @@ def count_subtrees(
     saved = {
         "key_range": np.array([str(k) for k in key_range]),  # deep codes: past int64
         "floor": np.array(floor),
-        **_flat(arrays),
+        **flattened(arrays),
     }
-    _save(folder / "trie", saved, together=FIGURES)
-    _save(folder / "days", days_of(played))
+    save_arrays(folder / "trie", saved, together=FIGURES)
+    save_arrays(folder / "days", days_of(played))
     return Counted(folder, (int(key_range[0]), int(key_range[1])), floor, nodes, list(collections.names), edges)
 
 
-def days_of(played: list[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> dict[str, np.ndarray]:
+def days_of(played: list[tuple[np.ndarray, np.ndarray]]) -> dict[str, np.ndarray]:
     """The games of a count's sequences, each once and in order, with the
-    day and the year it was played (``played``: per part, each sequence's
-    game, day and year): what its shard's search ranks example games by
-    and counts the eras of, reading no games."""
-    game = np.concatenate([g for g, _, _ in played]) if played else np.zeros(0, np.int64)
+    day it was played (``played``: per part, each sequence's game and
+    day): what its shard's search ranks example games by, reading no
+    games."""
+    game = np.concatenate([g for g, _ in played]) if played else np.zeros(0, np.int64)
     game, first = np.unique(game, return_index=True)
-    day = np.concatenate([d for _, d, _ in played])[first] if played else np.zeros(0, np.int32)
-    year = np.concatenate([y for _, _, y in played])[first] if played else np.zeros(0, np.int16)
-    return {"game": game.astype(np.int64), "day": day.astype(np.int32), "year": year.astype(np.int16)}
-
-
-def _save(folder: Path, arrays: dict[str, np.ndarray], together: tuple[str, ...] | None = None) -> None:
-    """Arrays as NAME.npy files of ``folder``, whole once renamed (a
-    zip of them, ``np.savez``, costs a CRC of every byte at each load),
-    but those of the groups ``together`` in one pickle (``TOGETHER``):
-    small arrays each a file cost their reader more to open and parse than
-    to read (None: all of them, for folders of small arrays alone, as the
-    nodes prune kept).  A copy of the same count that renamed
-    its folder first is kept: its arrays are these."""
-    writing = folder.with_name(folder.name + ".tmp")
-    shutil.rmtree(writing, ignore_errors=True)
-    writing.mkdir()
-    joined = {n: a for n, a in arrays.items() if together is None or n.partition(".")[0] in together}
-    with open(writing / TOGETHER, "wb") as f:
-        f.write(pickle.dumps(joined, protocol=pickle.HIGHEST_PROTOCOL))
-    for name, a in arrays.items():
-        if name not in joined:
-            write_array(writing / f"{name}.npy", a)
-    try:
-        os.replace(writing, folder)
-    except OSError:
-        if not folder.is_dir():
-            raise
-        shutil.rmtree(writing, ignore_errors=True)
-
-
-TOGETHER = "together.pkl"  # a saved folder's small arrays, by name
-
-
-def write_array(path: Path | str, a: np.ndarray) -> None:
-    """``np.save``'s bytes, written through Python's file: a full disk then
-    raises ENOSPC, which the run reports in one line (numpy's own writing
-    says only "N requested and M written")."""
-    from numpy.lib import format as npy
-
-    a = np.asarray(a)
-    a = a if a.flags.c_contiguous else a.copy(order="C")  # (ascontiguousarray makes a 0-d array 1-d)
-    with open(path, "wb") as f:
-        npy.write_array_header_1_0(f, npy.header_data_from_array_1_0(a))
-        _put(f, a)
-
-
-def _load(folder: Path, without: tuple[str, ...] = (), mapped: bool = False) -> dict:
-    """The arrays ``_save`` wrote, by name (read, not mapped: a map holds
-    its file open, and a few dozen counts of 25 arrays pass the usual limit of
-    1,024 open files; ``mapped`` for a task that reads one count's, most
-    of its arrays at a few rows, and lets them go), but those of the groups
-    ``without`` ("years" for "years.node" ...)."""
-    if not folder.is_dir():
-        raise RuntimeError(f"{folder.parent} holds no counted subtrees")
-
-    def wanted(name: str) -> bool:
-        return name.partition(".")[0] not in without
-
-    together = pickle.loads((folder / TOGETHER).read_bytes())
-    out = {name: np.require(a, requirements="W") for name, a in together.items() if wanted(name)}
-    for path in sorted(folder.glob("*.npy")):
-        name = path.name[: -len(".npy")]
-        if wanted(name):
-            out[name] = np.load(path, allow_pickle=False, mmap_mode="r" if mapped else None)
-    return dict(sorted(out.items()))
+    day = np.concatenate([d for _, d in played])[first] if played else np.zeros(0, np.int32)
+    return {"game": game.astype(np.int64), "day": day.astype(np.int32)}
 
 
 FIGURES = ("key_range", "floor")  # a count's, beside its arrays: what its shard checks
 
 
 def _count_of(folder: Path, floor: int, key_range: tuple[int, int], **load) -> dict:
-    """A count's arrays (nested, ``_nested``), checked to be of ``key_range`` and ``floor``."""
-    saved = _load(folder / "trie", **load)
+    """A count's arrays (``nested``), checked to be of ``key_range`` and ``floor``."""
+    saved = load_arrays(folder / "trie", **load)
     _checked(folder, tuple(int(k) for k in saved.pop("key_range")), int(saved.pop("floor")), key_range, floor)
-    return _nested(saved)
+    return nested(saved)
 
 
 def _checked(folder: Path, counted: tuple[int, int], kept: int, key_range: tuple[int, int] | None, floor: int) -> None:
@@ -858,25 +789,13 @@ def keep_candidates(folder: Path, shards: Shards, j: int, kinds: KindRules | Non
     for them.  Its sequences that a handicap stone opened
     (``prune.handicap_counts``), as many as its handicap games' corners,
     are saved in ``folder`` where it has any ("opened_in" names it)."""
-    from joseki_miner.stages.prune import opened_among
-
     arrays, positions, codes = _shard(folder, shards, j, kinds, mapped=True)  # its candidates' rows placed alone
     found = _candidates(arrays, positions, codes, shards, j, cut)
     with pa.ipc.open_file(pa.memory_map(str(folder / "sorted.arrow"))) as part:
         opened = opened_among(numpy(part.read_all().column("start")), shards.plan.parts[j].ranked)
-    if len(opened):
-        write_saved(folder / OPENED, {"rows": opened})
+    save_opened(folder, opened)
     found["opened_in"] = np.array([str(folder)] if len(opened) else [], str)
-    return _nested(dict(sorted(_flat(found).items())))  # by name, as a saved folder's (``read_saved``)
-
-
-OPENED = "opened"  # a count's saved rows that a handicap stone opened, where its shard has any
-
-
-def opened_in(folders: list[str]) -> np.ndarray:
-    """The rows that a handicap stone opened which ``keep_candidates`` saved
-    in ``folders`` (its "opened_in", in shard order), ascending."""
-    return np.concatenate([np.zeros(0, np.int64), *(read_saved(Path(f) / OPENED)["rows"] for f in folders)])
+    return nested(dict(sorted(flattened(found).items())))  # by name, as a saved folder's (``read_saved``)
 
 
 def _candidates(arrays: dict, positions: dict, codes, shards: Shards, j: int, cut: Cut) -> dict:
@@ -901,16 +820,6 @@ def _candidates(arrays: dict, positions: dict, codes, shards: Shards, j: int, cu
     out["position"] = {name: np.asarray(positions[name][where]) for name in ("hi", "lo", "transform")}
     out["shared"] = {"node": found["shared"], "tenuki": found["shared_tenuki"]}
     return out
-
-
-def read_saved(folder: Path) -> dict:
-    """Arrays ``_save`` wrote (the nodes prune kept, a count's days), nested."""
-    return _nested(_load(folder))
-
-
-def write_saved(folder: Path, arrays: dict) -> None:
-    """Arrays (nested) for ``read_saved``, whole once renamed."""
-    _save(folder, _flat(arrays))
 
 
 def transposed_of_shard(folder: Path, shards: Shards, j: int, wanted: Path) -> dict[str, np.ndarray]:
@@ -955,26 +864,6 @@ class _ArrowSink:
             self.writer.close()
         except Exception:  # noqa: BLE001 - the run's own error is the one to report
             pass
-
-
-def _flat(arrays: dict) -> dict[str, np.ndarray]:
-    """Node arrays as flat names ("years.node" for arrays["years"]["node"])."""
-    return {
-        f"{name}.{sub}" if sub else name: a
-        for name, value in arrays.items()
-        for sub, a in (value.items() if isinstance(value, dict) else [("", value)])
-    }
-
-
-def _nested(flat: dict[str, np.ndarray]) -> dict:
-    arrays: dict = {}
-    for name, a in flat.items():
-        top, _, sub = name.partition(".")
-        if sub:
-            arrays.setdefault(top, {})[sub] = a
-        else:
-            arrays[top] = a
-    return arrays
 
 
 def _insert(trie: Trie, given: list, offsets, keys, scores, payload, neutral: int) -> None:

@@ -237,12 +237,11 @@ def _slice(d: dict, lo: int, hi: int) -> dict:
 
 
 def fast_batch(batch: pa.RecordBatch, params: Phase1Params, pool: Executor | None, jobs: int) -> dict:
-    """The kernel over a batch, split over ``jobs`` threads; games with setup
-    stones after the root go through the reference path."""
+    """The kernel over a batch, split over ``jobs`` threads (no game with
+    setup stones after the root is among them: ingest rejects it)."""
     n = batch.num_rows
     decoded = _decode_batch(batch)
     ids = np.asarray(batch.column("game"), dtype=np.int64)
-    events = np.array([bool(e) for e in batch.column("setup_events").to_pylist()])
     bounds = np.linspace(0, n, max(1, jobs) + 1).astype(int)
     parts = [_slice(decoded, lo, hi) for lo, hi in zip(bounds[:-1], bounds[1:])]
     run = lambda part: kernel.extract_batch(**part, params=params)  # noqa: E731
@@ -259,8 +258,6 @@ def fast_batch(batch: pa.RecordBatch, params: Phase1Params, pool: Executor | Non
         "numbers": joined["numbers"],
         "near": joined["near"],
     }
-    if events.any():  # rare: splice in the reference path's sequences for those games
-        a = _splice_reference(a, batch, np.flatnonzero(events), params)
     offsets = np.r_[0, np.cumsum(a["lengths"])].astype(np.int64)
     return {
         "game": a["game"],
@@ -274,27 +271,6 @@ def fast_batch(batch: pa.RecordBatch, params: Phase1Params, pool: Executor | Non
         "numbers": a["numbers"],
         "near": a["near"],
     }
-
-
-def _splice_reference(a: dict, batch: pa.RecordBatch, rows: np.ndarray, params: Phase1Params) -> dict:
-    table = batch.to_pylist()
-    ref = _reference_batch([table[i] for i in rows], params)
-    drop = np.isin(a["game"], ref["game"])
-    key_drop = np.repeat(drop, a["lengths"])
-    merged = {
-        "game": np.r_[a["game"][~drop], ref["game"]],
-        "transform": np.r_[a["transform"][~drop], np.asarray(ref["transform"], dtype=np.int8)],
-        "swapped": np.r_[a["swapped"][~drop], np.asarray(ref["swapped"], dtype=bool)],
-        "start": np.r_[a["start"][~drop], ref["start"]],
-        "lengths": np.r_[a["lengths"][~drop], np.diff(ref["offsets"])],
-    }
-    cuts = np.cumsum(merged["lengths"])[:-1]
-    order = np.argsort(merged["game"], kind="stable")  # games in order, sequences in order within
-    out = {name: merged[name][order] for name in ("game", "transform", "swapped", "start", "lengths")}
-    for name in ("keys", "scores", "numbers", "near"):  # a row a key: the sequences' rows in their new order
-        rows = np.split(np.r_[a[name][~key_drop], ref[name]], cuts)
-        out[name] = np.concatenate([rows[i] for i in order]) if len(order) else ref[name][:0]
-    return out
 
 
 class Phase1Stream:

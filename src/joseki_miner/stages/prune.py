@@ -19,16 +19,19 @@ from joseki_miner.runs.context import Context
 from joseki_miner.runs.errors import UsageError
 from joseki_miner.runs.stop import check as check_stop
 from joseki_miner.runs.store import staged
+from joseki_miner.stages.opened import opened_in, opened_rows
 from joseki_miner.stages.params import kind_rules, prune_outputs, prune_rules, threshold_for
+from joseki_miner.stages.saved import read_saved, write_saved
 from joseki_miner.method import prune as phase2
 from joseki_miner.fast.arrow import column, numpy, strings
 from joseki_miner.fast.joining import end_to_end
 from joseki_miner.method.kinds import APPROACH, FOLLOW_UP, KINDS, KindRules, ends, of_arrays
 from joseki_miner.book.lookup import corner_of
 from joseki_miner.method.points import TENUKI, from_sgf, to_sgf
-from joseki_miner.fast.parquet import RowGroups, read_columns, rows_at
+from joseki_miner.fast.parquet import read_columns, rows_at
 from joseki_miner.fast.tables import node_table, numbered
-from joseki_miner.stages.orders import Segments
+from joseki_miner.stages.build import sources_table, years_table
+from joseki_miner.stages.orders import Segments, merged
 from joseki_miner.method.trie import COUNTER_COLUMNS, NODE_ARRAYS, STAT_COLUMNS
 
 EXAMPLE_INFO = {"PB": "black", "BR": "black_rank", "PW": "white", "WR": "white_rank", "DT": "date", "RE": "result"}
@@ -141,8 +144,6 @@ def prune_shards(
     node_transpositions.parquet: the kept nodes' sequences and positions
     go to ``wanted``, which each shard searches (``examples_of_shard``,
     ``build.transposed_of_shard``) before ``write_found``."""
-    from joseki_miner.stages.build import opened_in, write_saved
-
     arrays = end_to_end(candidates)
     opened = opened_in(arrays.pop("opened_in").tolist())
     node, shared = arrays.pop("node"), arrays.pop("shared")
@@ -175,8 +176,6 @@ def examples_of_shard(folder: Path, offset: int, wanted: Path, games: int) -> di
     ``folder``, from row ``offset`` of sorted_sequences.parquet, with the
     days of their games: ``build.days_of``; ``games``: the games in all),
     for ``write_found`` (``shard_examples``)."""
-    from joseki_miner.stages.build import read_saved
-
     kept = read_saved(wanted)
     with pa.ipc.open_file(pa.memory_map(str(folder / "sorted.arrow"))) as part:
         rows = part.read_all()
@@ -202,8 +201,6 @@ def write_found(
     ``build.transposed_of_shard`` of each, ``write_transpositions``);
     ``part_rows``: the games of each part of games.parquet, where the run
     knows them."""
-    from joseki_miner.stages.build import read_saved
-
     kept = read_saved(wanted)
     table = examples_of_shards(found, kept["segments"]["opening"], games_path, int(kept["examples"]), part_rows)
     pq.write_table(table, outputs["examples"], compression="zstd")
@@ -248,7 +245,6 @@ def _pruned(
     threshold, min_length, rules, kinds = pruning.threshold, pruning.min_length, pruning.rules, pruning.kinds
     segments = None
     if pruning.merge_orders:
-        from joseki_miner.stages.orders import merged
         from joseki_miner.runs.progress import bar
 
         with bar(
@@ -278,8 +274,6 @@ def _pruned(
     if rules.fold_tenuki:
         kept["tenuki"] = _tenuki_counts(arrays)[keep]
     pruned = node_table(kept)
-    from joseki_miner.stages.build import sources_table, years_table
-
     rows = {"years": years_table(arrays["years"]), "sources": sources_table(arrays["sources"], names)}
     new_id = _new_ids(keep)
     return _write(pruned, new_id, arrays, rows, files, pruning, segments), keep, new_id
@@ -409,24 +403,6 @@ def _write(
 def write_examples(segments: Segments, sorted_path: Path, games_path: Path, path: Path, per_node: int) -> None:
     """node_examples.parquet of the kept nodes' ``segments``."""
     pq.write_table(examples_table(segments, sorted_path, games_path, per_node), path, compression="zstd")
-
-
-def opened_rows(sorted_path: Path) -> np.ndarray:
-    """The rows of sorted_sequences.parquet whose sequence a handicap stone
-    opened (those that start at move 0: ``include_handicap.starts``).
-    Reads the row groups whose statistics allow a start at 0: none, in a
-    tree of even games."""
-    groups = RowGroups(sorted_path)
-    zeros = []
-    for g in groups.picked(lambda least, _: least <= 0, on="start"):  # the groups that may hold a start at 0
-        zeros.append(opened_among(numpy(groups.read([g], ["start"]).column(0)), int(groups.starts[g])))
-    return np.concatenate(zeros) if zeros else np.zeros(0, np.int64)
-
-
-def opened_among(start: np.ndarray, first_row: int) -> np.ndarray:
-    """The rows (from ``first_row``) of sequences starting at ``start``
-    that a handicap stone opened: those that start at move 0."""
-    return np.flatnonzero(start == 0) + first_row
 
 
 def handicap_counts(segments: Segments, opened: np.ndarray, nodes: int) -> np.ndarray | None:
