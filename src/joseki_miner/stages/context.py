@@ -16,7 +16,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from joseki_miner.fast.arrow import numpy
+from joseki_miner.fast.arrow import column, numpy, strings
 from joseki_miner.fast.parquet import iter_batches
 from joseki_miner.method import kinds
 from joseki_miner.method.context import Entries, Evidence, board_kinds, keys_of_moves, mover_wins, node_context
@@ -68,7 +68,7 @@ def run(context: Context) -> dict:
     """Each pruned node's games in their whole board, and its kind
     (module docstring)."""
     c = context.catalog
-    tree = pq.read_table(context.current(c.joseki))
+    tree = pq.ParquetFile(context.current(c.joseki)).read()  # not read_table: its datasets load pandas
     node, parent = numpy(tree.column("node")), numpy(tree.column("parent"))
     key = np.array([TENUKI if m == "" else from_sgf(m) for m in tree.column("move").to_pylist()], np.int64)
     parts = []
@@ -96,8 +96,8 @@ def run(context: Context) -> dict:
         code = np.array([kinds.KINDS.index(k) for k in kind], np.int8)
         kind = kinds.names(board_kinds(rows, numpy(tree.column("depth")), key, code, found, evidence, rules))
     (path,) = c.outputs("context")
-    table = pa.table(
-        {"node": node, "near": found.near, "move_number": found.move.astype(np.int32), "kind": kind},
+    table = pa.Table.from_arrays(  # built without pa.array, which loads pandas
+        [column(node, np.int64), column(found.near, np.int64), column(found.move, np.int32), strings(kind)],
         schema=CONTEXT_SCHEMA,
     )
     pq.write_table(table, staged(path), compression="zstd")
@@ -112,7 +112,7 @@ def run(context: Context) -> dict:
 def strong_games(sources, node: np.ndarray, strong) -> np.ndarray:
     """Per node, its games in the collections named ``strong`` (a name, or
     the last part of one)."""
-    table = pq.read_table(sources, columns=["node", "source", "games"])
+    table = pq.ParquetFile(sources).read(columns=["node", "source", "games"])
     names = table.column("source").to_pylist()
     picked = np.array([Collections.selected(name, strong) for name in names], bool)
     out = np.zeros(len(node), np.int64)
