@@ -334,3 +334,26 @@ def test_a_large_node_gathered_by_a_pass_counts_as_one_sorted(index, monkeypatch
     monkeypatch.setattr(module, "SCAN", 0)
     index.answers.clear()
     assert [index.explore(q, chosen) for q in asked] == sorted_
+
+
+def test_a_book_node_says_its_whole_board_as_node_context_does(mined, index):
+    """Each node of the pruned book answers with its node_context.parquet
+    row (another stone near, its share of the node's games, the median
+    move number), at the position and among the continuations; a move
+    below the book says none."""
+    context = pq.read_table(mined.node_context).to_pylist()
+    tree = pq.read_table(mined.joseki, columns=["node", "parent", "move", "games"]).to_pylist()
+    at = Index.read(mined)._book_nodes(pq.read_table(mined.joseki, columns=["node", "parent", "move", "kind"]))
+    checked = 0
+    for row, node in zip(context, tree):
+        if row["node"] == 0 or row["node"] not in at:
+            continue
+        said = index.context_of(at[row["node"]])["context"]
+        assert said["near"] == row["near"] and said["move_number"] == row["move_number"]
+        assert index.book[at[row["node"]]] == row["kind"]  # the book's kind: the board's where a rule named it
+        assert said["near_share"] == pytest.approx(row["near"] / node["games"])
+        checked += 1
+    assert checked == len(tree) - 1
+    answer = index.explore(empty_corner())
+    assert all("context" in c for c in answer["continuations"] if c["book"] != BELOW)
+    assert all("context" not in c for c in answer["continuations"] if c["book"] == BELOW)

@@ -548,6 +548,21 @@ def context_text(book: Book, node: int) -> str:
     return f"another stone near in {percent(near / games)} of its games, played around move {move}"
 
 
+def situational_text(book: Book, node: int) -> str:
+    """Why a move answers the whole board: "another stone near in 61% of
+    its games, 18% for the other moves here" (or how late it is played)."""
+    near, move = book.get(node, "near"), book.get(node, "move_number")
+    if near is None:
+        return "an answer to the whole board"
+    others = [c for c in book.children(book.parent(node)) if c != node and not book.is_tenuki(c)]
+    games = sum(book.games(c) for c in others)
+    share = near / book.games(node) if book.games(node) else 0.0
+    if games and share >= 2 * sum(book.get(c, "near", 0) for c in others) / games:
+        other = sum(book.get(c, "near", 0) for c in others) / games
+        return f"another stone near in {percent(share)} of its games, {percent(other)} for the other moves here"
+    return f"played around move {move}, later than most games answer here"
+
+
 def mover_rate(book: Book, node: int) -> tuple[float, int] | None:
     """The share of a move's decided games its player won, and how many
     were decided (None where none was)."""
@@ -594,7 +609,7 @@ def kind_text(book: Book, node: int) -> str:
     if kind == "situational":
         if not book.turns(node):
             return "Situational"
-        return "Situational: an answer to the whole board (" + context_text(book, node) + ")"
+        return "Situational: " + situational_text(book, node)
     if kind == "doubtful":
         if not book.turns(node):
             return "Doubtful"

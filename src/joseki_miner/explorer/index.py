@@ -208,8 +208,11 @@ class Index:
         if catalog.joseki.exists():
             at = index._book_nodes(read_columns(catalog.joseki, ["node", "parent", "move", "kind"]))
             if catalog.node_context.exists():
-                rows = read_columns(catalog.node_context, ["node", "near", "move_number"]).to_pylist()
+                rows = read_columns(catalog.node_context, ["node", "near", "move_number", "kind"]).to_pylist()
                 index.context = {at[r["node"]]: r for r in rows if r["node"] in at and r["node"] != 0}
+                for r in rows:  # the book's kinds: the board's where a rule named a joseki move
+                    if r["node"] in at and r["kind"]:
+                        index.book[at[r["node"]]] = r["kind"]
             if catalog.node_transpositions.exists():
                 rows = read_columns(catalog.node_transpositions, ["node", "moves", "games", "count"]).to_pylist()
                 for r in rows:
