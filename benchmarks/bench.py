@@ -457,9 +457,8 @@ def rerun_parts(folder: Path, out: Path, runs: int = 5) -> str:
     )
 
 
-def write_section(head: str, section: str) -> None:
-    """RESULTS.md with ``section`` in place of the one under ``head`` (or added at its end)."""
-    path = ROOT / "benchmarks" / "RESULTS.md"
+def write_section(head: str, section: str, path: Path = ROOT / "benchmarks" / "RESULTS.md") -> None:
+    """``path`` (RESULTS.md) with ``section`` in place of the one under ``head`` (or added at its end)."""
     text = path.read_text(encoding="utf-8") if path.exists() else ""
     if head in text:
         end = text.find("\n## ", text.index(head) + len(head))

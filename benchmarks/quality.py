@@ -312,17 +312,6 @@ def growth(m: Measurer, data: Path, names: list[str], only: list[str]) -> str:
     )
 
 
-def write_section(path: Path, head: str, section: str) -> None:
-    """``path`` with ``section`` in place of the one under ``head`` (or added at its end)."""
-    text = path.read_text(encoding="utf-8") if path.exists() else ""
-    if head in text:
-        end = text.find("\n## ", text.index(head) + len(head))
-        text = text[: text.index(head)] + section + (text[end:] if end >= 0 else "")
-    else:
-        text += section
-    path.write_text(text, encoding="utf-8")
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=DATA)
@@ -368,7 +357,9 @@ def main() -> int:
     if args.growth:
         with tempfile.TemporaryDirectory() as scratch:
             section = growth(Measurer(args.data, dictionaries, args.work or Path(scratch)), args.data, names, args.only)
-        write_section(args.out, "\n## The book against the number of games\n", section)
+        from bench import write_section  # beside this script: benchmarks/ is on the path
+
+        write_section("\n## The book against the number of games\n", section, args.out)
         return 0
     rows, curves = [], {}
     with tempfile.TemporaryDirectory() as scratch:
