@@ -207,7 +207,7 @@ def test_changing_only_the_threshold_reruns_only_the_published_stages(demo_games
     before = {s: catalog.manifest(s).read_text() for s in ("ingest", "extract", "build")}
     stamps = {p: p.stat().st_mtime_ns for p in (catalog.games, catalog.sequences, catalog.trie)}
     summary, catalog, log = mine([demo_games], tmp_path, "prune.min_count=30")
-    assert [m.split(":")[0] for m in log if "done" in m] == ["prune", "emit", "report"]
+    assert [m.split(":")[0] for m in log if "done" in m] == ["prune", "context", "emit", "report"]
     assert [m.split(":")[0] for m in log if "kept" in m] == ["ingest", "extract", "build"]
     assert {s: catalog.manifest(s).read_text() for s in before} == before
     assert {p: p.stat().st_mtime_ns for p in stamps} == stamps

@@ -156,10 +156,12 @@ def test_a_dask_run_traces_every_task_and_its_outputs_are_those_of_a_run_without
     assert len(searched) == len(shards) and all(waits(t) == {prune["key"]} for t in searched)
     (written,) = [t for t in tasks if t["key"].startswith("prune-found-")]
     assert waits(written) == {t["key"] for t in searched}
-    # emit and the report's parts once prune's files and the shards' files are written (each node's games by
-    # year and collection are counted from the sequences in trie order)
+    # the context stage once prune's files and the shards' are written, then emit and the report's parts (they
+    # read node_context.parquet)
+    (context,) = [t for t in tasks if t["key"].startswith("context-")]
+    assert context["start"] >= max(t["stop"] for t in [written, *shards])
     book = [t for t in tasks if t["key"].startswith("emit-")]
-    assert len(book) > 1 and all(waits(t) == {written["key"]} | {s["key"] for s in shards} for t in book)
+    assert len(book) > 1 and all(t["start"] >= context["stop"] for t in book)
     s = scale(*load(tmp_path / "trace.json"))
     assert s.path[0].key.startswith("mine-") and 0 < s.t_inf <= s.t1 and 0 < s.s < wall
     assert joseki_cli("mine", demo_games, "--out", tmp_path / "x", "--trace", tmp_path / "t").returncode == 2

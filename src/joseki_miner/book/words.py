@@ -538,10 +538,11 @@ def headline(book: Book, node: int, sep: str = " \u00b7 ") -> str:
 def context_text(book: Book, node: int) -> str:
     """The node's games on their whole board: "another stone near in 78%
     of its games, played around move 38" ("" where the run has no
-    context, at the root and for a tenuki)."""
+    context, in the thesis' tree without kinds, which reads a corner
+    alone, at the root and for a tenuki)."""
     near, move = book.get(node, "near"), book.get(node, "move_number")
     games = book.games(node)
-    if near is None or node == book.root or book.is_tenuki(node) or not games:
+    if near is None or not book.labelled or node == book.root or book.is_tenuki(node) or not games:
         return ""
     if not near:
         return f"no other stone near, played around move {move}"
