@@ -183,11 +183,12 @@ def test_a_rare_side_move_after_a_position_that_ends_in_tenuki_is_an_extension()
     seldom ends in tenuki, or nearer the line's stones (a pincer's 4
     points), is not."""
     far, near = ("dd", "fc", "cf", "if"), ("dd", "fc", "cf", "hd")
-    lines = (" ".join(far), " ".join(near), "dd fc cf cc")
+    lines = (" ".join(far) + " ig", " ".join(near), "dd fc cf cc")
     at = ("dd", "fc", "cf")
     figures = dict(count={at: 100, far: 10, near: 10}, tenuki={at: 20})
     found = kinds_of(lines, **figures)
-    assert found[far] == "extension" and found[near] == "joseki" and found[(*at, "cc")] == "joseki"
+    assert found[far] == found[(*far, "ig")] == "extension"  # the moves after it take its kind
+    assert found[near] == "joseki" and found[(*at, "cc")] == "joseki"
     assert kinds_of(lines, **{**figures, "tenuki": {at: 5}})[far] == "joseki"
 
 

@@ -260,7 +260,7 @@ class Index:
         sequence's stone near its move (and their share) and its median
         move number, of the whole run (no filter); {} elsewhere."""
         row = self.context.get(n)
-        if row is None:
+        if row is None or self.key[n] == TENUKI:  # a tenuki is no move: nothing is near it
             return {}
         games = int(self.games[n])
         share = row["near"] / games if games else 0.0

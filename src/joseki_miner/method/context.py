@@ -228,7 +228,7 @@ def board_kinds(
     for d in range(2, int(depth.max()) + 1 if n else 0):
         at = np.flatnonzero((depth == d) & (out == kinds.JOSEKI))
         inherited = out[parent_row[at]]
-        board = (inherited == kinds.SITUATIONAL) | (inherited == kinds.DOUBTFUL)
+        board = inherited != kinds.JOSEKI  # a joseki child's parent of another kind is one the board's rules named
         out[at[board]] = inherited[board]
     return out
 
