@@ -305,7 +305,7 @@ class Harness:
         finally:
             (self.extra / "small.sgf").unlink()
         if done.returncode != 1:
-            self.results.append((case, f"--strict ended with {done.returncode}"))
+            self.results.append((case, f"--strict ended with {done.returncode}: {done.stderr.strip()[-300:]}"))
             return
         self.check(case, out, done, "failure")
 
