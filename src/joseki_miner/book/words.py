@@ -558,8 +558,8 @@ def situational_text(book: Book, node: int) -> str:
     others = [c for c in book.children(book.parent(node)) if c != node and not book.is_tenuki(c)]
     games = sum(book.games(c) for c in others)
     share = near / book.games(node) if book.games(node) else 0.0
-    if games and share >= 2 * sum(book.get(c, "near", 0) for c in others) / games:
-        other = sum(book.get(c, "near", 0) for c in others) / games
+    other = sum(book.get(c, "near", 0) for c in others) / games if games else 0.0
+    if games and share >= 2 * other:
         return f"another stone near in {percent(share)} of its games, {percent(other)} for the other moves here"
     return f"played around move {move}, later than most games answer here"
 
