@@ -38,19 +38,37 @@ def index_page(book: Book, changed: dict | None = None, players: list[dict] | No
         "corner's first move, the most played first"
         + (', or see <a href="#fuseki">the fuseki shapes</a> named apart' if fuseki else "")
         + "."
-        + (f' <a href="{CHANGED}">What changed</a> from {changed["before"]} to {changed["after"]}.' if changed else "")
-        + (
-            " Repertoires: "
-            + ", ".join(f'<a href="{repertoire_name(r["player"])}">{escape(r["player"])}</a>' for r in players)
-            + "."
-            if players
-            else ""
-        )
+        + _elsewhere(changed, players)
         + "</p>",
         bands_legend(book),
     ]
     groups = grouped(book)
     present = [(g, title) for g, title, _ in GROUPS if groups[g]["joseki"] or groups[g]["follow-ups"]]
+    body += _groups_table(book, groups, present)
+    body += _group_sections(book, groups, present)
+    body += _handicap_section(book)
+    body += _fuseki_section(book, fuseki)
+    body += _board_section(book)
+    return document("Joseki", body)
+
+
+def _elsewhere(changed: dict | None, players: list[dict] | None) -> str:
+    """The links of the index's opening to the book's other pages: what
+    changed between the eras, and the players' repertoires."""
+    return (
+        f' <a href="{CHANGED}">What changed</a> from {changed["before"]} to {changed["after"]}.' if changed else ""
+    ) + (
+        " Repertoires: "
+        + ", ".join(f'<a href="{repertoire_name(r["player"])}">{escape(r["player"])}</a>' for r in players)
+        + "."
+        if players
+        else ""
+    )
+
+
+def _groups_table(book: Book, groups: dict, present: list[tuple[str, str]]) -> list[str]:
+    """The table of the groups: each one's joseki, the games of its first
+    moves, and (with kinds) its follow-ups and fuseki shapes."""
     head = ["First move", "Joseki", "Games"] + (["Follow-ups", "Fuseki shapes"] if book.labelled else [])
     rows = []
     for g, title in present:
@@ -68,8 +86,13 @@ def index_page(book: Book, changed: dict | None = None, players: list[dict] | No
                 number(len(mine["fuseki"])),
             ]
         rows.append(row)
-    if rows:
-        body.append(table(head, rows, set(range(1, len(head)))))
+    return [table(head, rows, set(range(1, len(head))))] if rows else []
+
+
+def _group_sections(book: Book, groups: dict, present: list[tuple[str, str]]) -> list[str]:
+    """Each group with joseki: its heading, a link to all of them, and
+    its largest ``SHOWN_FIRST`` as cards."""
+    body = []
     for g, title in present:
         mine = groups[g]
         if not mine["joseki"]:
@@ -83,20 +106,24 @@ def index_page(book: Book, changed: dict | None = None, players: list[dict] | No
         )
         body += [card(book, n, "joseki") for n in mine["joseki"][:SHOWN_FIRST]]
         body.append("</div>")
-    body += _handicap_section(book)
-    if fuseki:
-        body.append(
-            '<h2 id="fuseki">Fuseki shapes</h2><p class="lead">Lines the games played often '
-            "that are not joseki: an <b>approach from the side</b> (answered on the side, for the whole "
-            "board's opening), an <b>enclosure</b> (the corner's first player plays there again before "
-            "the other answers) or an <b>extension</b> (a move on the side or on a central line, out of the "
-            f'corner). The most played first; <a href="{group_page("fuseki")}">all {number(len(fuseki))} '
-            'of them</a>.</p><div class="cards">'
-        )
-        body += [card(book, n, book.kind(n)) for n in largest_first(book, fuseki)[:SHOWN_FIRST]]
-        body.append("</div>")
-    body += _board_section(book)
-    return document("Joseki", body)
+    return body
+
+
+def _fuseki_section(book: Book, fuseki: list[int]) -> list[str]:
+    """The fuseki shapes, named apart from the joseki: the largest
+    ``SHOWN_FIRST`` as cards, and a link to all of them."""
+    if not fuseki:
+        return []
+    return [
+        '<h2 id="fuseki">Fuseki shapes</h2><p class="lead">Lines the games played often '
+        "that are not joseki: an <b>approach from the side</b> (answered on the side, for the whole "
+        "board's opening), an <b>enclosure</b> (the corner's first player plays there again before "
+        "the other answers) or an <b>extension</b> (a move on the side or on a central line, out of the "
+        f'corner). The most played first; <a href="{group_page("fuseki")}">all {number(len(fuseki))} '
+        'of them</a>.</p><div class="cards">',
+        *(card(book, n, book.kind(n)) for n in largest_first(book, fuseki)[:SHOWN_FIRST]),
+        "</div>",
+    ]
 
 
 def _board_section(book: Book) -> list[str]:
@@ -154,14 +181,7 @@ def flat_index_page(book: Book, changed: dict | None = None, players: list[dict]
         f'<a href="{page_name(book.root)}">the empty corner</a>, or from a joseki below'
         + (', or see <a href="#fuseki">the fuseki shapes</a> named apart' if fuseki else "")
         + "."
-        + (f' <a href="{CHANGED}">What changed</a> from {changed["before"]} to {changed["after"]}.' if changed else "")
-        + (
-            " Repertoires: "
-            + ", ".join(f'<a href="{repertoire_name(r["player"])}">{escape(r["player"])}</a>' for r in players)
-            + "."
-            if players
-            else ""
-        )
+        + _elsewhere(changed, players)
         + "</p>",
         bands_legend(book),
     ]
