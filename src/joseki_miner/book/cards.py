@@ -15,9 +15,10 @@ FOLLOW_UPS = 12  # follow-ups listed under a joseki's card (the rest are a click
 
 
 def card(book: Book, node: int, kind: str, follow_ups: list[int] | None = None) -> str:
-    """A small card of the index: the node's final position, its moves
-    and figures (where a joseki ends, how often players then tenuki), and
-    the first ``FOLLOW_UPS`` of the follow-ups played after it."""
+    """A small card of the index and the groups' pages: the node's final
+    position, its moves and figures (where a joseki ends, how often players
+    then tenuki), and the first ``FOLLOW_UPS`` of the follow-ups played
+    after it."""
     board, notes = board_of(book, node, cell=14, candidates=False)
     note = f'<div class="notes">{escape("; ".join(notes))}</div>' if notes else ""
     facts = [f"{number(book.games(node))} games"] + [

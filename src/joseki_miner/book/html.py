@@ -18,6 +18,7 @@ INDEX, STYLE, CHANGED = "index.html", "style.css", "changed.html"
 
 
 def page_name(node: int) -> str:
+    """A node's page: ``n<node>.html``, beside the index."""
     return f"n{node}.html"
 
 
