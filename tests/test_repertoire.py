@@ -13,7 +13,7 @@ import pytest
 
 from helpers import joseki_cli as joseki
 from helpers import mine_into as mine
-from joseki_miner.book.report import repertoire_name
+from joseki_miner.book.repertoire_page import repertoire_name
 from joseki_miner.book.repertoire import repertoire
 from joseki_miner.method.points import TENUKI, from_sgf
 from joseki_miner.runs.catalog import Catalog

@@ -16,6 +16,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from joseki_miner.book import report
+from joseki_miner.book.groups import PER_PAGE, group_of_move
+from joseki_miner.book.index_page import SHOWN_FIRST
 from joseki_miner.book.words import About
 from joseki_miner.method.points import from_sgf
 from joseki_miner.method.kinds import FUSEKI
@@ -102,9 +104,9 @@ def test_a_page_for_every_node_and_the_index_lists_the_joseki_by_first_move_then
     nodes = tree(mined)
     folder = mined.report
     joseki, fuseki = joseki_and_fuseki(nodes)
-    groups = {report.group_of_move(nodes[path_of(nodes, n)[0]["node"]]["move"]) for n in joseki}
+    groups = {group_of_move(nodes[path_of(nodes, n)[0]["node"]]["move"]) for n in joseki}
     assert groups == {"4-4", "3-4", "3-3"}
-    later_groups = {report.group_of_move(path_of(nodes, f)[0]["move"]) for f in follow_ups(nodes)}
+    later_groups = {group_of_move(path_of(nodes, f)[0]["move"]) for f in follow_ups(nodes)}
     assert sorted(p.name for p in folder.iterdir()) == sorted(
         ["index.html", "style.css", "changed.html", "fuseki.html", "games"]
         + [f"joseki-{g}.html" for g in groups]
@@ -259,7 +261,7 @@ def test_the_report_parts_are_bounded_by_pages_not_workers():
 
 def test_names_from_the_games_are_escaped(mined, tmp_path):
     from joseki_miner.book.words import About, make_book
-    from joseki_miner.book.report import node_page
+    from joseki_miner.book.node_page import node_page
 
     examples = pq.read_table(mined.node_examples).to_pylist()[:1]
     examples[0]["black"] = "<script>alert(1)</script>"
@@ -472,7 +474,7 @@ def test_in_a_browser_the_index_and_a_candidate_move_lead_to_the_next_page(mined
         browser.save_screenshot(str(tmp_path / "index.png"))
         # a group's page: the follow-up under the joseki it follows leads to its page, which says what it is
         ((follow_up, followed),) = follow_ups(nodes).items()
-        group = report.group_of_move(path_of(nodes, followed)[0]["move"])
+        group = group_of_move(path_of(nodes, followed)[0]["move"])
         browser.find_element(By.CSS_SELECTOR, f'a[href="joseki-{group}.html"]').click()
         card = browser.find_element(By.CSS_SELECTOR, f'.card.joseki[data-node="{followed}"]')
         card.find_element(By.CSS_SELECTOR, f'li.follow-up[data-node="{follow_up}"] a').click()
@@ -612,7 +614,7 @@ def test_in_a_browser_a_change_leads_to_its_move(mined_real, tmp_path):
 
 def test_a_page_weighs_at_most_2_mb_at_any_tree_size():
     """A group of 250 joseki, each with 20 follow-ups: its cards are on
-    pages of at most report.PER_PAGE, each joseki on one of them, each page
+    pages of at most PER_PAGE, each joseki on one of them, each page
     far below 2 MB, the index showing the first few of each group."""
     from joseki_miner.book.words import make_book
     from joseki_miner.method.points import to_sgf as sgf
@@ -638,8 +640,8 @@ def test_a_page_weighs_at_most_2_mb_at_any_tree_size():
     assert group == ["joseki-4-4-2.html", "joseki-4-4-3.html", "joseki-4-4.html"]
     shown = [int(n) for name in group for n in re.findall(r'class="card joseki" data-node="(\d+)"', files[name])]
     assert sorted(shown) == sorted(r[0] for r in rows if r[2] == 3) and len(shown) == 250
-    assert all(len(re.findall(r'class="card joseki"', files[name])) <= report.PER_PAGE for name in group)
-    assert len(re.findall(r'class="card joseki"', files["index.html"])) == report.SHOWN_FIRST
+    assert all(len(re.findall(r'class="card joseki"', files[name])) <= PER_PAGE for name in group)
+    assert len(re.findall(r'class="card joseki"', files["index.html"])) == SHOWN_FIRST
     later = sorted(n for n in files if n.startswith("follow-ups-4-4"))
     assert len(later) == 50  # 5,000 follow-ups, 100 a page
     assert sum(len(re.findall(r'class="card follow-up"', files[name])) for name in later) == 5000

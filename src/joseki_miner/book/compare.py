@@ -28,6 +28,7 @@ reaches comes before one in a rare line, however large."""
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -205,6 +206,27 @@ def collections_of(games: Path) -> tuple[np.ndarray, list[str]]:
     return (rank[numpy(names.indices)] if len(names) else np.zeros(0, np.int64)), [listed[i] for i in order]
 
 
+@dataclass(frozen=True)
+class _Sides:
+    """The two sides' games: in all (``games``), and by collection
+    (``names``, each one's games on each side in ``by_collection``; one
+    nameless collection where ``told`` is False), with the collections that
+    have games on both sides (``shared``: their indices)."""
+
+    games: tuple[int, int]
+    names: list[str]
+    by_collection: list[tuple[int, int]]
+    shared: list[int]
+    told: bool
+
+    @classmethod
+    def of(cls, games: tuple[int, int], collections: dict[str, tuple[int, int]] | None) -> _Sides:
+        names = list(collections or {"": games})
+        by_collection = [collections[n] if collections else games for n in names]
+        shared = [k for k, (ga, gb) in enumerate(by_collection) if ga and gb]
+        return cls(games, names, by_collection, shared, bool(collections))
+
+
 def compared(
     tree,
     reached: np.ndarray,
@@ -219,16 +241,34 @@ def compared(
     collection, of ``collections``' names in order, each with its games on
     each side; without it one collection) and those at its position
     (``held``), and each side's ``games``."""
+    if reached.ndim == 2:  # one collection
+        reached, held = reached[:, :, None], held[:, :, None]
+    sides = _Sides.of(games, collections)
+    changes, untested = _changes(tree, reached, held, sides, least)
+    risers = sorted((c for c in changes if c["low"] > 0), key=lambda c: (-c["low"] * c["reach"], c["sequence"]))
+    fallers = sorted((c for c in changes if c["high"] < 0), key=lambda c: (c["high"] * c["reach"], c["sequence"]))
+    by_side = [{n: g[s] for n, g in zip(sides.names, sides.by_collection) if g[s]} for s in (0, 1)]
+    return {
+        "a": {"games": games[0], "collections": by_side[0]},
+        "b": {"games": games[1], "collections": by_side[1]},
+        "moves": len(changes),
+        "within_collections": sides.told and bool(sides.shared),
+        "untested": untested,
+        "warnings": _warnings(sides, by_side),
+        "risers": risers,
+        "fallers": fallers,
+    }
+
+
+def _changes(tree, reached: np.ndarray, held: np.ndarray, sides: _Sides, least: int) -> tuple[list[dict], int]:
+    """Every move of the tree whose position has at least ``least``
+    sequences on both sides, tested (``_change``); and how many moves no
+    collection on both sides could test."""
     node, parent = numpy(tree.column("node")), numpy(tree.column("parent"))
     moves = tree.column("move").to_pylist()
     kinds = tree.column("kind").to_pylist() if "kind" in tree.column_names else [None] * len(node)
-    if reached.ndim == 2:  # one collection
-        reached, held = reached[:, :, None], held[:, :, None]
-    names = list(collections or {"": games})
-    side_games = [collections[n] if collections else games for n in names]
-    shared = [k for k, (ga, gb) in enumerate(side_games) if ga and gb]  # the collections on both sides
     row_of = {n: i for i, n in enumerate(node.tolist())}
-    total = (max(1, games[0]), max(1, games[1]))
+    total = (max(1, sides.games[0]), max(1, sides.games[1]))
     line: dict[int, list[str]] = {0: []}
     changes, untested = [], 0
     for i, n in enumerate(node.tolist()):
@@ -242,7 +282,7 @@ def compared(
             continue
         sa, sb = _share(xa, na), _share(xb, nb)
         raw = _raw_test(sa, sb)
-        within = _within(x[:, shared], at[:, shared]) if shared else raw
+        within = _within(x[:, sides.shared], at[:, sides.shared]) if sides.shared else raw
         if within is None:
             untested += 1
             continue
@@ -258,37 +298,35 @@ def compared(
                 **within,
                 "reach": max(na / total[0], nb / total[1]),
                 "raw": raw,
-                "collections": {
-                    name: {
-                        "a": {"count": int(x[0, k]), "of": int(at[0, k])},
-                        "b": {"count": int(x[1, k]), "of": int(at[1, k])},
-                    }
-                    for k, name in enumerate(names)
-                    if at[0, k] or at[1, k]
-                }
-                if collections
-                else {},
+                "collections": _by_collection(x, at, sides) if sides.told else {},
             }
         )
-    risers = sorted((c for c in changes if c["low"] > 0), key=lambda c: (-c["low"] * c["reach"], c["sequence"]))
-    fallers = sorted((c for c in changes if c["high"] < 0), key=lambda c: (c["high"] * c["reach"], c["sequence"]))
-    by_side = [{n: g[s] for n, g in zip(names, side_games) if g[s]} for s in (0, 1)]
-    warnings = mix_warnings(*by_side, _short_names(names)) if collections else []
-    if collections and not shared:
+    return changes, untested
+
+
+def _by_collection(x: np.ndarray, at: np.ndarray, sides: _Sides) -> dict[str, dict]:
+    """A move's counts by collection on each side (``x``: its sequences,
+    ``at``: its position's), the collections with sequences at its position."""
+    return {
+        name: {
+            "a": {"count": int(x[0, k]), "of": int(at[0, k])},
+            "b": {"count": int(x[1, k]), "of": int(at[1, k])},
+        }
+        for k, name in enumerate(sides.names)
+        if at[0, k] or at[1, k]
+    }
+
+
+def _warnings(sides: _Sides, by_side: list[dict[str, int]]) -> list[str]:
+    """What to mind in the sides' collections: their mixes
+    (``strata.mix_warnings``), and sides that share no collection."""
+    warnings = mix_warnings(*by_side, _short_names(sides.names)) if sides.told else []
+    if sides.told and not sides.shared:
         warnings.append(
             "the two sides share no collection: no change can be told within collections, and the shares are "
             "compared raw (a change between collections, not within one)"
         )
-    return {
-        "a": {"games": games[0], "collections": by_side[0]},
-        "b": {"games": games[1], "collections": by_side[1]},
-        "moves": len(changes),
-        "within_collections": bool(collections) and bool(shared),
-        "untested": untested,
-        "warnings": warnings,
-        "risers": risers,
-        "fallers": fallers,
-    }
+    return warnings
 
 
 def _short_names(names: list[str]) -> dict[str, str]:

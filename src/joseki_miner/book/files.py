@@ -17,7 +17,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from joseki_miner.book import plots
-from joseki_miner.book import report as pages_of
+from joseki_miner.book.html import is_node_page
+from joseki_miner.book.node_page import GAMES, game_file
+from joseki_miner.book.report import example_games, iter_pages, part_nodes
 from joseki_miner.book.compare import collections_of, compare_files, eras, game_years
 from joseki_miner.book.repertoire import repertoire
 from joseki_miner.book.emit import game_sgf
@@ -203,18 +205,18 @@ def write(
     what changed come last."""
     book = load_book(files, share=share, min_length=min_length)
     sizes = []
-    nodes = len(pages_of.part_nodes(list(range(len(book.cols["node"]))), part))
+    nodes = len(part_nodes(list(range(len(book.cols["node"]))), part))
     with ThreadPoolExecutor(max_workers=2, thread_name_prefix="report") as side:
         changed = side.submit(changes, files) if part[0] == 0 else None
         games = side.submit(records, book, files.games, folder, part)  # reading games.parquet lets the pages go on
         with bar(progress, total=nodes, desc="report", unit=" pages", leave=False) as shown:
-            for name, text in pages_of.iter_pages(
+            for name, text in iter_pages(
                 book, plots.year_shares, part, lambda: changed and changed.result(), lambda: _players(files, part)
             ):
                 data = text.encode("utf-8")
                 (folder / name).write_bytes(data)
                 sizes.append(len(data))
-                if pages_of.is_node_page(name):
+                if is_node_page(name):
                     shown.update(1)
         return {"pages": sizes, "games": games.result()}
 
@@ -228,16 +230,16 @@ def records(book: Book, games: Path, folder: Path, part: tuple[int, int] = (0, 1
     (``report.example_games``) into ``folder``'s games folder, each an SGF
     of the game (``emit.game_sgf``) named by its collection and its place
     there; the sizes of the files written."""
-    wanted = pages_of.example_games(book, part)
+    wanted = example_games(book, part)
     if not wanted:
         return []
-    (folder / pages_of.GAMES).mkdir(exist_ok=True)
+    (folder / GAMES).mkdir(exist_ok=True)
     names = book.about.collection_names()
     rows = rows_at(games, np.asarray(wanted, np.int64), RECORD_COLUMNS).to_pylist()
     sizes = []
     for game, row in zip(wanted, rows):
         data = game_sgf(row, record_name(row, names)).encode("utf-8")
-        (folder / pages_of.game_file(game)).write_bytes(data)
+        (folder / game_file(game)).write_bytes(data)
         sizes.append(len(data))
     return sizes
 

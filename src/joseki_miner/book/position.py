@@ -20,9 +20,11 @@ order and the games' information; writes nothing.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
+import pyarrow as pa
 
 from joseki_miner.book.explore import GAME_COLUMNS, move_keys
 from joseki_miner.fast.parquet import RowGroups, groups_where, read_columns, row_range
@@ -178,7 +180,22 @@ def read_game(path: str, game: int = 1):
     raise SequenceError(f"{path} holds no game {game}")
 
 
-def _trie(catalog: Catalog):
+@dataclass(frozen=True)
+class _Trie:
+    """The stored trie's columns that a position's answer reads, as arrays
+    (``key``: each node's move, -1 at the root)."""
+
+    parent: np.ndarray
+    depth: np.ndarray
+    key: np.ndarray
+    count: np.ndarray
+    first: np.ndarray
+    games: np.ndarray
+    wins: tuple[np.ndarray, np.ndarray]  # Black's, White's
+    years: tuple[np.ndarray, np.ndarray]  # the first, the last
+
+
+def _trie(catalog: Catalog) -> _Trie:
     table = read_columns(
         catalog.trie,
         [
@@ -196,22 +213,49 @@ def _trie(catalog: Catalog):
         dictionary=["move"],
     )
     key = move_keys(table.column("move"))
-    return table, np.where(numpy(table.column("depth")) == 0, -1, key) if len(table) else key
+    depth = numpy(table.column("depth"))
+    return _Trie(
+        numpy(table.column("parent")),
+        depth,
+        np.where(depth == 0, -1, key) if len(table) else key,
+        numpy(table.column("count")),
+        numpy(table.column("first")),
+        numpy(table.column("games")),
+        (numpy(table.column("black_wins")), numpy(table.column("white_wins"))),
+        (numpy(table.column("first_year")), numpy(table.column("last_year"))),
+    )
+
+
+_Matched = list[tuple[int, int, bool]]  # node, the asked position's transform, colours swapped
 
 
 def position(catalog: Catalog, asked: Position, examples: int = EXAMPLES) -> dict:
     """The answer (module docstring) as one dict; moves in the board's
     points as the position was given."""
-    table, key = _trie(catalog)
-    parent, depth = numpy(table.column("parent")), numpy(table.column("depth"))
-    found, transform = _indexed(catalog, asked, parent, depth, key)
-    count, first = numpy(table.column("count")), numpy(table.column("first"))
-    games_col = numpy(table.column("games"))
-    wins = (numpy(table.column("black_wins")), numpy(table.column("white_wins")))
-    years = (numpy(table.column("first_year")), numpy(table.column("last_year")))
-    matched: list[tuple[int, int, bool]] = []  # node, the asked position's transform, colours swapped
+    trie = _trie(catalog)
+    found, transform = _indexed(catalog, asked, trie.parent, trie.depth, trie.key)
+    matched: _Matched = []
     for (h, low, t, swapped), nodes in zip(asked.keys(), found):
         matched += [(n, t, swapped) for n in nodes]
+    line = _lines(trie.parent)
+    played = _played(catalog, trie, matched)
+    game_ids = np.unique(np.concatenate([numpy(p.column("game")) for p, _ in played])) if played else np.zeros(0, int)
+    total = int(sum(trie.count[n] for n, _, _ in matched))
+    return {
+        "black": [board_name(p) for p in asked.black],
+        "white": [board_name(p) for p in asked.white],
+        "to_play": None if asked.to_play is None else "BW"[asked.to_play],
+        "games": int(len(game_ids)),
+        "sequences": total,
+        "orders": _orders(trie, matched, transform, line),
+        "moves": _next_moves(trie, matched, transform, total),
+        "recent": _recent(catalog, trie.key, played, game_ids, examples, line),
+    }
+
+
+def _lines(parent: np.ndarray) -> Callable[[int], list[int]]:
+    """A node's line: the nodes from the root's child down to it, each line
+    found once."""
     path: dict[int, list[int]] = {}
 
     def line(n: int) -> list[int]:
@@ -219,38 +263,62 @@ def position(catalog: Catalog, asked: Position, examples: int = EXAMPLES) -> dic
             path[n] = [] if parent[n] < 0 else line(int(parent[n])) + [int(n)]
         return path[n]
 
-    played, of_node = [], []
-    for n, _, _ in matched:
-        if count[n]:
-            played.append(
-                row_range(
-                    catalog.sorted_sequences, int(first[n]), int(first[n] + count[n]), ["game", "start", "orientation"]
-                )
-            )
-            of_node.append(n)
-    game_ids = np.unique(np.concatenate([numpy(p.column("game")) for p in played])) if played else np.zeros(0, int)
+    return line
+
+
+def _played(catalog: Catalog, trie: _Trie, matched: _Matched) -> list[tuple[pa.Table, int]]:
+    """Each matched node's sequences (game, start, orientation) from the
+    sequences in trie order, with the node; none for a node never played."""
+    return [
+        (
+            row_range(
+                catalog.sorted_sequences,
+                int(trie.first[n]),
+                int(trie.first[n] + trie.count[n]),
+                ["game", "start", "orientation"],
+            ),
+            n,
+        )
+        for n, _, _ in matched
+        if trie.count[n]
+    ]
+
+
+def _orders(trie: _Trie, matched: _Matched, transform: dict[int, int], line: Callable[[int], list[int]]) -> list[dict]:
+    """The orders of moves that reach the position, the most games first:
+    each its node, its moves (SGF and as the board names them), whether its
+    colours are swapped, its games and sequences."""
     orders = []
-    for n, t, swapped in sorted(matched, key=lambda m: (-int(games_col[m[0]]), m[0])):
+    for n, t, swapped in sorted(matched, key=lambda m: (-int(trie.games[m[0]]), m[0])):
         moves = line(n)
         orders.append(
             {
                 "node": n,
-                "sequence": ";".join(f"{'BW'[(d + swapped) % 2]}[{to_sgf(int(key[m]))}]" for d, m in enumerate(moves)),
-                "board": " ".join(_shown(key[m], transform[n], t) for m in moves),
+                "sequence": ";".join(
+                    f"{'BW'[(d + swapped) % 2]}[{to_sgf(int(trie.key[m]))}]" for d, m in enumerate(moves)
+                ),
+                "board": " ".join(_shown(trie.key[m], transform[n], t) for m in moves),
                 "swapped": swapped,
-                "games": int(games_col[n]),
-                "count": int(count[n]),
+                "games": int(trie.games[n]),
+                "count": int(trie.count[n]),
             }
         )
-    total = int(sum(count[n] for n, _, _ in matched))
+    return orders
+
+
+def _next_moves(trie: _Trie, matched: _Matched, transform: dict[int, int], total: int) -> list[dict]:
+    """The position's next moves, one a point of the board as given and a
+    colour, whichever order led there: their sequences, games, the mover's
+    wins and losses, years and share of the ``total`` sequences; the most
+    played first."""
     by_move: dict[tuple[str, str], dict] = {}
     for n, t, swapped in matched:
-        for c in np.flatnonzero(parent == n).tolist():
-            mover = (int(depth[c]) - 1) % 2  # 0: the tree's Black plays the child
-            shown, colour = _shown(key[c], transform[n], t), "BW"[(mover + swapped) % 2]
+        for c in np.flatnonzero(trie.parent == n).tolist():
+            mover = (int(trie.depth[c]) - 1) % 2  # 0: the tree's Black plays the child
+            shown, colour = _shown(trie.key[c], transform[n], t), "BW"[(mover + swapped) % 2]
             move = by_move.setdefault(
                 (shown, colour),
-                {  # one move of the position, whichever order led here
+                {
                     "move": shown,
                     "colour": colour,
                     "count": 0,
@@ -261,43 +329,47 @@ def position(catalog: Catalog, asked: Position, examples: int = EXAMPLES) -> dic
                     "last_year": None,
                 },
             )
-            move["count"] += int(count[c])
-            move["games"] += int(games_col[c])
-            won, lost = wins[mover][c], wins[1 - mover][c]
+            move["count"] += int(trie.count[c])
+            move["games"] += int(trie.games[c])
+            won, lost = trie.wins[mover][c], trie.wins[1 - mover][c]
             move["wins"] += int(won)
             move["losses"] += int(lost)
-            for k, v, pick in (("first_year", years[0][c], min), ("last_year", years[1][c], max)):
+            for k, v, pick in (("first_year", trie.years[0][c], min), ("last_year", trie.years[1][c], max)):
                 if v:
                     move[k] = int(v) if move[k] is None else pick(move[k], int(v))
     moves = sorted(by_move.values(), key=lambda m: (-m["count"], m["move"]))
     for m in moves:
         m["share"] = share_of(m["count"], total)
-    recent = []
-    if len(game_ids) and examples:
-        games = RowGroups(catalog.games)  # its parts' footers read once for both reads
-        day = numpy(games.rows_at(game_ids, ["day"]).column("day")).astype(np.int64)
-        chosen = game_ids[np.lexsort((game_ids, -day))[:examples]]  # the most recent first, ties by game
-        recent = games.rows_at(chosen, ["game", "day", *GAME_COLUMNS]).to_pylist()
-        # each chosen game's sequence that reaches the position first (the least move, then the first node)
-        game = np.concatenate([numpy(p.column("game")) for p in played])
-        start = np.concatenate([numpy(p.column("start")) for p in played])
-        orientation = np.concatenate([numpy(p.column("orientation")) for p in played])
-        node = np.repeat(of_node, [len(p) for p in played])
-        mine = np.flatnonzero(np.isin(game, chosen))
-        for r in recent:
-            at = mine[game[mine] == r["game"]]
-            i = at[np.lexsort((np.arange(len(at)), start[at]))[0]]
-            r["move"], r["corner"] = int(start[i]), corner_of(int(orientation[i]), int(key[line(int(node[i]))[0]]))
-    return {
-        "black": [board_name(p) for p in asked.black],
-        "white": [board_name(p) for p in asked.white],
-        "to_play": None if asked.to_play is None else "BW"[asked.to_play],
-        "games": int(len(game_ids)),
-        "sequences": total,
-        "orders": orders,
-        "moves": moves,
-        "recent": recent,
-    }
+    return moves
+
+
+def _recent(
+    catalog: Catalog,
+    key: np.ndarray,
+    played: list[tuple[pa.Table, int]],
+    game_ids: np.ndarray,
+    examples: int,
+    line: Callable[[int], list[int]],
+) -> list[dict]:
+    """The ``examples`` most recent games that reach the position (ties by
+    game), each with the move and corner where its first sequence there
+    starts (the least move, then the first node)."""
+    if not (len(game_ids) and examples):
+        return []
+    games = RowGroups(catalog.games)  # its parts' footers read once for both reads
+    day = numpy(games.rows_at(game_ids, ["day"]).column("day")).astype(np.int64)
+    chosen = game_ids[np.lexsort((game_ids, -day))[:examples]]
+    recent = games.rows_at(chosen, ["game", "day", *GAME_COLUMNS]).to_pylist()
+    game = np.concatenate([numpy(p.column("game")) for p, _ in played])
+    start = np.concatenate([numpy(p.column("start")) for p, _ in played])
+    orientation = np.concatenate([numpy(p.column("orientation")) for p, _ in played])
+    node = np.repeat([n for _, n in played], [len(p) for p, _ in played])
+    mine = np.flatnonzero(np.isin(game, chosen))
+    for r in recent:
+        at = mine[game[mine] == r["game"]]
+        i = at[np.lexsort((np.arange(len(at)), start[at]))[0]]
+        r["move"], r["corner"] = int(start[i]), corner_of(int(orientation[i]), int(key[line(int(node[i]))[0]]))
+    return recent
 
 
 def _indexed(

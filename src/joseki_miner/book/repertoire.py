@@ -91,6 +91,28 @@ def repertoire(joseki: Path, sequences: Path, games: Path, name: str) -> dict:
         g: (w == (-1 if b else 1), w == (1 if b else -1))
         for g, b, w in zip(number.tolist(), was_black.tolist(), winner.tolist())
     }
+    lines = _places(_left(table, child, black_of, won_of), rows, kids)
+    lines.sort(key=lambda x: (-x["count"], x["sequence"], x["left_with"] or "", x["role"], x["by"] or ""))
+    return {
+        "player": name,
+        "games": int(len(number)),
+        "self_play": self_play,
+        "sequences": int(table.num_rows),
+        "wins": int(sum(w for w, _ in won_of.values())),
+        "losses": int(sum(v for _, v in won_of.values())),
+        "lines": lines,
+    }
+
+
+def _left(
+    table: pa.Table,
+    child: dict[tuple[int, int], int],
+    black_of: dict[int, bool],
+    won_of: dict[int, tuple[bool, bool]],
+) -> dict[tuple, list[int]]:
+    """Each sequence followed down the tree to where it leaves it, grouped
+    by (node, the move that left it or None, who played that move, the
+    player's role): the player's count, wins and losses there."""
     groups: dict[tuple, list[int]] = {}
     for g, swapped, moves in zip(
         table.column("game").to_pylist(), table.column("swapped").to_pylist(), table.column("moves").to_pylist()
@@ -108,6 +130,13 @@ def repertoire(joseki: Path, sequences: Path, games: Path, name: str) -> dict:
         wins, losses = won_of[g]
         group[1] += wins
         group[2] += losses
+    return groups
+
+
+def _places(groups: dict[tuple, list[int]], rows: dict[int, dict], kids: dict[int, list[int]]) -> list[dict]:
+    """Each group of sequences (``_left``) as a line of the answer: the
+    tree's line to where they left it, the move that left it, the player's
+    figures there and the tree's moves there."""
     line_of: dict[int, list[int]] = {0: []}
     for n, r in rows.items():  # rows are in pre-order: a parent before its children
         if r["parent"] >= 0:
@@ -115,22 +144,7 @@ def repertoire(joseki: Path, sequences: Path, games: Path, name: str) -> dict:
     lines = []
     for (node, left, by, role), (count, wins, losses) in groups.items():
         depth = len(line_of[node])
-        tree = []
-        for c in kids.get(node, []):
-            r = rows[c]
-            mover_black = depth % 2 == 0  # the child's move is the tree's Black's at even depth
-            won, lost = (r["black_wins"], r["white_wins"]) if mover_black else (r["white_wins"], r["black_wins"])
-            tree.append(
-                {
-                    "move": r["move"],
-                    "board": point_text(r["move"]),
-                    "count": r["count"],
-                    "games": r["games"],
-                    "share": share_of(r.get("through", r["count"]), rows[node]["count"]),
-                    "wins": _rate(won, lost),
-                    "kind": r.get("kind"),
-                }
-            )
+        tree = _tree_moves(rows, kids, node, depth)
         left_with = None if left is None else to_sgf(left)
         lines.append(
             {
@@ -148,13 +162,27 @@ def repertoire(joseki: Path, sequences: Path, games: Path, name: str) -> dict:
                 "tree": tree,
             }
         )
-    lines.sort(key=lambda x: (-x["count"], x["sequence"], x["left_with"] or "", x["role"], x["by"] or ""))
-    return {
-        "player": name,
-        "games": int(len(number)),
-        "self_play": self_play,
-        "sequences": int(table.num_rows),
-        "wins": int(sum(w for w, _ in won_of.values())),
-        "losses": int(sum(v for _, v in won_of.values())),
-        "lines": lines,
-    }
+    return lines
+
+
+def _tree_moves(rows: dict[int, dict], kids: dict[int, list[int]], node: int, depth: int) -> list[dict]:
+    """The tree's moves at ``node`` (at ``depth``), the most played first:
+    each with its games, its share of the node's sequences and the win rate
+    of the side that plays it."""
+    tree = []
+    for c in kids.get(node, []):
+        r = rows[c]
+        mover_black = depth % 2 == 0  # the child's move is the tree's Black's at even depth
+        won, lost = (r["black_wins"], r["white_wins"]) if mover_black else (r["white_wins"], r["black_wins"])
+        tree.append(
+            {
+                "move": r["move"],
+                "board": point_text(r["move"]),
+                "count": r["count"],
+                "games": r["games"],
+                "share": share_of(r.get("through", r["count"]), rows[node]["count"]),
+                "wins": _rate(won, lost),
+                "kind": r.get("kind"),
+            }
+        )
+    return tree

@@ -229,7 +229,7 @@ def image_name(p: Position) -> str:
 
 def board_svg(p: Position) -> str:
     """The position's corner as a standalone SVG file (the report's colours inside it)."""
-    from joseki_miner.book.report import CSS
+    from joseki_miner.book.style import CSS
 
     colours = [("BW"[(d % 2) ^ int(p.swapped)], k) for d, k in enumerate(p.keys)]
     drawn = svg(diagram(colours), cell=28, coordinates=True, label=f"{p.line}, {p.colour} to play")
