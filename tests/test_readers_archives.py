@@ -207,7 +207,7 @@ def test_inflater_reads_ahead_what_iter_members_would_read(tmp_path):
     """The background read-ahead gives a compressed tar's content and a zip's
     members exactly as the reader would get them itself, and nothing (so the
     reader reads the file itself and reports the damage) for a broken one."""
-    from joseki_miner.readers import archives
+    from joseki_miner.readers import archives, tarwalk
 
     paths = {}
     for name, data in {
@@ -225,7 +225,7 @@ def test_inflater_reads_ahead_what_iter_members_would_read(tmp_path):
     try:
         for name in ("a.tar.gz", "c.tar.bz2"):
             data = archives._decompressed("gzip" if name.endswith("gz") else "bz2", paths[name].open("rb"))
-            assert inflater.take(paths[name]) == (data, archives._tar_in_memory(data))
+            assert inflater.take(paths[name]) == (data, tarwalk.tar_members(data))
         for name in ("b.zip", "stored.zip", "damaged.zip"):
             with paths[name].open("rb") as fh:
                 assert inflater.take(paths[name]) == list(archives.iter_zip(fh)), name
@@ -307,7 +307,7 @@ def test_compiled_tar_walk_reads_headers_as_the_python_walk():
     format and on damaged and cut ones."""
     from hypothesis import given, settings
 
-    from joseki_miner.readers import archives
+    from joseki_miner.readers import tarwalk
 
     @settings(max_examples=400, deadline=None)
     @given(_tar_cases())
@@ -318,7 +318,7 @@ def test_compiled_tar_walk_reads_headers_as_the_python_walk():
             if at < len(data):
                 data[at] = value
         data = bytes(data[: len(data) - 512 * cut])
-        assert archives._tar_in_memory(data) == archives._tar_headers(data)
+        assert tarwalk.tar_members(data) == tarwalk.tar_headers(data)
 
     check()
 

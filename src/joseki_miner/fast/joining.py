@@ -288,16 +288,28 @@ def _added(values: list):
     return tuple(map(sum, zip(*values))) if isinstance(values[0], tuple) else sum(values)
 
 
-def join_plan(counts: list[tuple[dict, int]], floor: int = 1) -> JoinPlan:
-    """The plan of joining ``counts`` (``StreamCounter.finish`` of each and
-    its number of nodes, in key order): reads each count's root and edge
-    rows only (a column may be one of those rows alone, ``EdgeColumn``:
-    ``len``, a row by index), and its rows of years and collections of
-    those rows.  A
-    count of no sequences is not placed (but where every count is empty:
-    the first holds the root)."""
-    tries = [arrays for arrays, _ in counts]
-    placed = [j for j, t in enumerate(tries) if t["count"][0] > 0] or [0]
+@dataclass
+class _Seams:
+    """Where neighbouring counts meet, per count placed (by its number):
+    its edge rows (``edge``), those that repeat a node of a count before
+    it and that node's owner (``same``: row: (count, row), the first count
+    that holds it), the rows whose figures the join adds up (``shared``),
+    those figures (``values``: row: column: value) and the rows of years
+    and collections of the shared nodes it owns (``owned``)."""
+
+    edge: dict[int, list[int]]
+    same: dict[int, dict[int, tuple[int, int]]]
+    shared: dict[int, set[int]]
+    values: dict[int, dict[int, dict]]
+    owned: dict[int, dict[str, dict[int, tuple[np.ndarray, np.ndarray]]]]
+
+
+def _repeats(
+    tries: list[dict], placed: list[int]
+) -> tuple[dict[int, list[int]], dict[int, dict[int, tuple[int, int]]]]:
+    """Each count's edge rows, and those of its first path (down) that
+    repeat the last path (up) of the count placed before it, key by key
+    from the root: each with its owner, the first count that holds it."""
     downs = {j: _down(tries[j]) for j in placed}
     ups = {j: _up(tries[j]) for j in placed}
     edge = {j: sorted({*downs[j], *ups[j]}) for j in placed}
@@ -310,8 +322,16 @@ def join_plan(counts: list[tuple[dict, int]], floor: int = 1) -> JoinPlan:
             if up_keys[before][d] != down_keys[j][d]:
                 break
             same[j][b[d]] = same[before].get(a[d], (before, a[d]))
+    return edge, same
+
+
+def _seams(tries: list[dict], placed: list[int]) -> _Seams:
+    """The seams of the counts placed: every node they share with their
+    owner's figures and rows of years and collections added up (a
+    repeat sees its owner's)."""
+    edge, same = _repeats(tries, placed)
     merged: dict[tuple[int, int], list[tuple[int, int]]] = {}
-    shared: dict[int, set[int]] = {j: set(same[j]) for j in placed}  # the rows whose figures the join adds up
+    shared: dict[int, set[int]] = {j: set(same[j]) for j in placed}
     for j in placed:
         for row, owner in same[j].items():
             merged.setdefault(owner, []).append((j, row))
@@ -332,32 +352,41 @@ def join_plan(counts: list[tuple[dict, int]], floor: int = 1) -> JoinPlan:
     for j in placed:  # a repeat sees its owner's figures
         for row, (i, other) in same[j].items():
             values[j][row] = values[i][other]
+    return _Seams(edge, same, shared, values, owned)
+
+
+def _part_plans(
+    counts: list[tuple[dict, int]], placed: list[int], seams: _Seams, floor: int
+) -> tuple[list[PartPlan], int]:
+    """A ``PartPlan`` a count, in order, and the joined trie's nodes stored:
+    a count's first own node follows the count before it; its repeats and
+    the edge rows counted fewer than ``floor`` times in all are not
+    placed, and a repeat is numbered as its owner."""
     parts: list[PartPlan] = []
     start, ranked, numbers = 1, 0, {}
-    for j, (arrays, nodes) in enumerate(counts):
+    for j, (arrays, _) in enumerate(counts):
         if j not in placed:
             parts.append(PartPlan(start, np.zeros(0, np.int64), {}, ranked, {}, {w: {} for w in ROWS}, False, False))
             continue
-        counted = dict(zip(edge[j], _at(arrays["count"], edge[j]).tolist()))
-        counted.update((row, v["count"]) for row, v in values[j].items())
-        gone = sorted({*same[j], *(row for row in edge[j] if row not in same[j] and counted[row] < floor)})
-        part = PartPlan(
-            start,
-            np.array(gone, np.int64),
-            {},
-            ranked,
-            values[j],
-            owned[j],
-            j == placed[0],
-        )
-        for row, (i, other) in same[j].items():
+        edge, same = seams.edge[j], seams.same[j]
+        counted = dict(zip(edge, _at(arrays["count"], edge).tolist()))
+        counted.update((row, v["count"]) for row, v in seams.values[j].items())
+        gone = sorted({*same, *(row for row in edge if row not in same and counted[row] < floor)})
+        part = PartPlan(start, np.array(gone, np.int64), {}, ranked, seams.values[j], seams.owned[j], j == placed[0])
+        for row, (i, other) in same.items():
             part.same[row] = numbers[(i, other)]
-        for row in shared[j]:
-            if row not in same[j]:  # an owner: its repeats are numbered as it is
+        for row in seams.shared[j]:
+            if row not in same:  # an owner: its repeats are numbered as it is
                 numbers[(j, row)] = part.node_of(row)
         parts.append(part)
         start += len(arrays["node"]) - 1 - len(gone)
         ranked += int(arrays["count"][0])
+    return parts, start
+
+
+def _joined_root(tries: list[dict], placed: list[int]) -> tuple[dict, dict]:
+    """The joined root's row (the first count's, its figures added up over
+    the counts) and its rows of years and collections."""
     first = tries[placed[0]]
     root = {name: np.array(first[name][0]) for name in first if name not in ROWS}
     for name in ("count", "games", "black_wins", "white_wins"):
@@ -367,8 +396,23 @@ def join_plan(counts: list[tuple[dict, int]], floor: int = 1) -> JoinPlan:
     root["first_year"], root["last_year"] = (
         (np.array(years[0]), np.array(years[-1])) if len(years) else (np.array(0), np.array(0))
     )
-    nodes = 1 + sum(counts[j][1] - 1 for j in placed) - sum(len(same[j]) for j in placed)
-    return JoinPlan(dict(enumerate(parts)), root, root_rows, start, nodes, _ranges(parts, start))
+    return root, root_rows
+
+
+def join_plan(counts: list[tuple[dict, int]], floor: int = 1) -> JoinPlan:
+    """The plan of joining ``counts`` (``StreamCounter.finish`` of each and
+    its number of nodes, in key order): reads each count's root and edge
+    rows only (a column may be one of those rows alone, ``EdgeColumn``:
+    ``len``, a row by index), and its rows of years and collections of
+    those rows.  A count of no sequences is not placed (but where every
+    count is empty: the first holds the root)."""
+    tries = [arrays for arrays, _ in counts]
+    placed = [j for j, t in enumerate(tries) if t["count"][0] > 0] or [0]
+    seams = _seams(tries, placed)
+    parts, stored = _part_plans(counts, placed, seams, floor)
+    root, root_rows = _joined_root(tries, placed)
+    nodes = 1 + sum(counts[j][1] - 1 for j in placed) - sum(len(seams.same[j]) for j in placed)
+    return JoinPlan(dict(enumerate(parts)), root, root_rows, stored, nodes, _ranges(parts, stored))
 
 
 def _fill(out: dict[str, np.ndarray], lo: int, arrays: dict, part: PartPlan, root: dict) -> np.ndarray:

@@ -32,8 +32,6 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from typing import BinaryIO, NamedTuple
 
-import numpy as np
-
 from joseki_miner.runs import threads
 
 Member = tuple[str, "bytes | None", str]
@@ -245,63 +243,6 @@ _INFLATE_LIMIT = 256 << 20  # decompressed bytes of a zip read ahead, at most
 _COMPRESSED_SUFFIXES = (".gz", ".tgz", ".gzip", ".bz2", ".tbz", ".tbz2", ".xz", ".txz")  # read ahead when tars
 
 
-def _tar_in_memory(data: bytes) -> list[tuple[str, int, int]] | None:
-    """(name, start, size) of the regular files of a plain tar held in
-    memory, or None when anything is unusual (then ``iter_tar`` reads it and
-    reports what is wrong): bad checksums, pax or GNU long-name headers,
-    sparse files, base-256 sizes, a missing end marker, a cut member.
-    The headers are walked compiled (``tarwalk``); where that walk meets
-    anything but the plainest fields, ``_tar_headers`` decides."""
-    # compiled: loaded where a tar is read, not where inputs are planned
-    from joseki_miner.readers.tarwalk import walk_tar
-
-    rows = np.empty((len(data) // 512 + 1, 6), dtype=np.int64)
-    n = walk_tar(np.frombuffer(data, dtype=np.uint8), rows)
-    if n < 0:
-        return _tar_headers(data)
-    out = []
-    for na, nb, pa, pb, start, size in rows[:n].tolist():
-        name = data[pa:pb] + b"/" + data[na:nb] if pb > pa else data[na:nb]
-        out.append((name.decode("utf-8", "surrogateescape"), start, size))
-    return out
-
-
-def _tar_headers(data: bytes) -> list[tuple[str, int, int]] | None:
-    """``_tar_in_memory`` read in Python, header by header."""
-    out = []
-    off, end = 0, len(data)
-    while True:
-        if off + 512 > end:
-            return None  # no end-of-archive marker
-        header = data[off : off + 512]
-        if header.count(0) == 512:
-            return out
-        stored = header[148:156].split(b"\0", 1)[0].strip()
-        try:
-            if int(stored or b"-1", 8) != sum(header[:148]) + 256 + sum(header[156:]):
-                return None
-            size_field = header[124:136]
-            if size_field[0] & 0x80:
-                return None
-            size = int(size_field.split(b"\0", 1)[0].strip() or b"0", 8)
-        except ValueError:
-            return None
-        kind = header[156:157]
-        name = header[:100].split(b"\0", 1)[0]
-        prefix = header[345:500].split(b"\0", 1)[0]  # as tarfile: used whenever set
-        if prefix:
-            name = prefix + b"/" + name
-        start = off + 512
-        if start + size > end:
-            return None  # cut inside a member
-        if kind in (b"0", b"\0"):
-            if not (kind == b"\0" and name.endswith(b"/")):  # old-style directory
-                out.append((name.decode("utf-8", "surrogateescape"), start, size))
-        elif kind != b"5":  # links, devices and pipes: ``iter_tar`` names them
-            return None
-        off = start + (size + 511) // 512 * 512
-
-
 try:  # Intel ISA-L's inflate: the same bytes as zlib's, in under half the time
     from isal import isal_zlib as _isal_zlib
 except ImportError:  # pragma: no cover - isal is a dependency; zlib does the same, slower
@@ -506,7 +447,7 @@ def _inflate_file(
 
 
 class Tar(NamedTuple):
-    """A decompressed tar and its members as ``_tar_in_memory`` finds them;
+    """A decompressed tar and its members as ``tarwalk.tar_members`` finds them;
     data None: a tar to be streamed (past the limit, or damaged)."""
 
     data: bytes | None
@@ -514,7 +455,11 @@ class Tar(NamedTuple):
 
 
 def _tar(data: bytes) -> Tar:
-    return Tar(data, _tar_in_memory(data))
+    """A plain tar held in memory, with its members."""
+    # compiled: loaded where a tar is read, not where inputs are planned
+    from joseki_miner.readers.tarwalk import tar_members
+
+    return Tar(data, tar_members(data))
 
 
 def iter_tar_fast(

@@ -160,148 +160,199 @@ def _longer(text: str, limit: int) -> int:
     return size if size > limit else 0
 
 
-def _parse(lines: list[str], field_bytes: int = FIELD_BYTES) -> list[_Event]:
-    events: list[_Event] = []
-    cur: _Event | None = None
-    block = ""  # "COM" or "USER" while inside a block
-    block_line = 0
-    broken_blocks: set[int] = set()
-    skip_to_event = False
-    depth = 0
-    in_diagram = False
-    i = 0
-    n = len(lines)
+class _Reader:
+    """The events of an Ishi text read line by line: where reading is (the
+    line, the event, a COM or USER block, the depth of variations, a
+    diagram) and what is skipped (the rest of an event whose block never
+    closed).  A keyword's line goes to the method that reads it."""
 
-    def event() -> _Event:
-        nonlocal cur
-        if cur is None:
-            cur = _Event(number=len(events) + 1, line=i + 1)
-            events.append(cur)
-        return cur
+    def __init__(self, lines: list[str], field_bytes: int) -> None:
+        self.lines = lines
+        self.field_bytes = field_bytes
+        self.events: list[_Event] = []
+        self.cur: _Event | None = None
+        self.i = 0  # the line read
+        self.block = ""  # "COM" or "USER" while inside a block
+        self.block_line = 0
+        self.broken_blocks: set[int] = set()
+        self.skip_to_event = False
+        self.depth = 0  # of variations, the main line at 0
+        self.in_diagram = False
 
-    while True:
-        if i >= n:
-            if not block:
-                break
-            # a block never closed: it spoils its event; resume after it
-            event().fail(block_line + 1, f"{block} without END{block}")
-            broken_blocks.add(block_line)
-            i = block_line + 1
-            block = ""
-            skip_to_event = True
-            continue
-        raw = lines[i]
+    def read(self) -> list[_Event]:
+        """Every event of the text, in order."""
+        while self.i < len(self.lines) or self.block:
+            if self.i < len(self.lines):
+                self._line(self.lines[self.i])
+            else:
+                self._resume_after_block()
+        return self.events
+
+    def event(self) -> _Event:
+        """The event being read; the implicit first one where none began."""
+        if self.cur is None:
+            self.cur = _Event(number=len(self.events) + 1, line=self.i + 1)
+            self.events.append(self.cur)
+        return self.cur
+
+    def _resume_after_block(self) -> None:
+        """A block never closed: it spoils its event, and reading resumes
+        on the line after it, skipping to the next event."""
+        self.event().fail(self.block_line + 1, f"{self.block} without END{self.block}")
+        self.broken_blocks.add(self.block_line)
+        self.i = self.block_line + 1
+        self.block = ""
+        self.skip_to_event = True
+
+    def _line(self, raw: str) -> None:
         words = raw.split()
         if not words:
-            i += 1
-            continue
+            self.i += 1
+            return
         kw = words[0].upper()
-        if block:
-            if kw == "END" + block:
-                block = ""
-            i += 1
-            continue
-        if skip_to_event and kw not in ("EVENT", "GAME"):
-            i += 1
-            continue
-        skip_to_event = False
+        if self._passed(kw):
+            self.i += 1
+            return
         rest = raw.strip()[len(words[0]) :].strip()
-        if kw in ("COM", "USER"):
-            if i in broken_blocks:
-                skip_to_event = True
-            else:
-                block, block_line = kw, i
-            i += 1
-            continue
-        if kw in ("EVENT", "GAME"):
-            cur = _Event(number=len(events) + 1, line=i + 1)
-            events.append(cur)
-            if _longer(rest, field_bytes):
-                cur.too_long = (
-                    f"line {i + 1}: {kw} of {_longer(rest, field_bytes):,} bytes "
-                    f"(limits.field_kb: at most {field_bytes:,})"
-                )
-            elif rest:
-                cur.meta["EV"] = rest
-            depth, in_diagram = 0, False
-            i += 1
-            continue
-        if kw == "REMARK":
-            i += 1
-            continue
-        if depth > 0:  # inside a variation: only its nesting matters
-            if kw == "VAR":
-                depth += 1
-            elif kw == "ENDVAR":
-                depth -= 1
-            i += 1
-            continue
-        line_no = i + 1
-        i += 1
-        if kw == "VAR":
-            depth, in_diagram = 1, False
-            if cur is None or not cur.moves:
-                event().fail(line_no, "VAR before any move")
-            continue
-        if kw == "ENDVAR":
-            event().fail(line_no, "ENDVAR without VAR")
-            continue
-        if kw in HEADERS:
-            key = HEADERS[kw]
-            ev = event()
-            if _longer(rest, field_bytes):
-                if not ev.too_long:
-                    ev.too_long = (
-                        f"line {line_no}: {kw} of {_longer(rest, field_bytes):,} bytes "
-                        f"(limits.field_kb: at most {field_bytes:,})"
-                    )
-                continue
-            if key in TEXTUAL and ev.meta.get(key):
-                if rest:
-                    ev.meta[key] += " " + rest
-            elif rest:
-                ev.meta[key] = rest
-            continue
-        if kw == "BOARDSIZE":
-            ev = event()
-            if not re.fullmatch(r"\d+", rest.split()[0] if rest else ""):
-                ev.fail(line_no, f"bad BOARDSIZE line {raw.strip()!r}")
-            else:
-                ev.size_text = rest
-            continue
-        if kw == "DIAGRAM":
-            in_diagram = True
-            continue
-        if kw == "SETUP":
-            ev = event()
-            if in_diagram:
-                continue
-            colour = None
-            for word in words[1:]:
-                up = word.upper()
-                if up in ("B", "W"):
-                    colour = BLACK if up == "B" else WHITE
-                elif colour is None:
-                    ev.fail(line_no, f"SETUP location {word!r} before B or W")
-                    break
-                elif ev.moves:
-                    ev.late_setup.append((len(ev.moves), colour, word, line_no))
-                else:
-                    ev.setup.append((colour, word, line_no))
-            continue
-        if kw in ("B", "W"):
-            ev = event()
-            in_diagram = False
-            if len(words) != 3:
-                ev.fail(line_no, f"a move line is '{kw} <n> <loc|PASS>': {raw.strip()!r}")
-                continue
-            if not words[1].isdigit() or int(words[1]) <= 0:
-                ev.fail(line_no, f"bad move number {words[1]!r}")
-                continue
-            ev.moves.append((BLACK if kw == "B" else WHITE, words[2], line_no))
-            continue
+        if self._framing(kw, rest):
+            self.i += 1
+            return
+        line_no = self.i + 1
+        self.i += 1  # before the line is read: an implicit event it begins notes the next line, as ever
+        if kw in ("VAR", "ENDVAR"):
+            self._variation(kw, line_no)
+        elif kw in HEADERS:
+            self._header(kw, rest, line_no)
+        elif kw == "BOARDSIZE":
+            self._board_size(rest, raw, line_no)
+        elif kw == "DIAGRAM":
+            self.in_diagram = True
+        elif kw == "SETUP":
+            self._setup(words, line_no)
+        elif kw in ("B", "W"):
+            self._move(kw, words, raw, line_no)
         # MARK, UNMARK, PRISONER, HIDE, ENDCOM/ENDUSER strays, unknown words
-    return events
+
+    def _passed(self, kw: str) -> bool:
+        """Is a line of keyword ``kw`` read past: inside a COM or USER block
+        (its END closes it), or before the next event after a block never
+        closed?"""
+        if self.block:
+            if kw == "END" + self.block:
+                self.block = ""
+            return True
+        if self.skip_to_event and kw not in ("EVENT", "GAME"):
+            return True
+        self.skip_to_event = False
+        return False
+
+    def _framing(self, kw: str, rest: str) -> bool:
+        """Read a line that frames the moves (a block's start, an event's
+        start, a remark, any line inside a variation): True if it was one."""
+        if kw in ("COM", "USER"):
+            if self.i in self.broken_blocks:
+                self.skip_to_event = True
+            else:
+                self.block, self.block_line = kw, self.i
+        elif kw in ("EVENT", "GAME"):
+            self._begin(kw, rest)
+        elif kw == "REMARK":
+            pass
+        elif self.depth > 0:  # inside a variation: only its nesting matters
+            if kw == "VAR":
+                self.depth += 1
+            elif kw == "ENDVAR":
+                self.depth -= 1
+        else:
+            return False
+        return True
+
+    def _begin(self, kw: str, rest: str) -> None:
+        """An ``EVENT`` (or ``GAME``) line: a new event, titled by the rest."""
+        self.cur = _Event(number=len(self.events) + 1, line=self.i + 1)
+        self.events.append(self.cur)
+        too_long = self._too_long(kw, rest, self.i + 1)
+        if too_long:
+            self.cur.too_long = too_long
+        elif rest:
+            self.cur.meta["EV"] = rest
+        self.depth, self.in_diagram = 0, False
+
+    def _too_long(self, kw: str, rest: str, line_no: int) -> str:
+        """Why a header (or title) past the field limit spoils its event; "" within it."""
+        size = _longer(rest, self.field_bytes)
+        if not size:
+            return ""
+        return f"line {line_no}: {kw} of {size:,} bytes (limits.field_kb: at most {self.field_bytes:,})"
+
+    def _variation(self, kw: str, line_no: int) -> None:
+        """A ``VAR`` on the main line begins a variation (after a move only);
+        an ``ENDVAR`` there closes none."""
+        if kw == "VAR":
+            self.depth, self.in_diagram = 1, False
+            if self.cur is None or not self.cur.moves:
+                self.event().fail(line_no, "VAR before any move")
+        else:
+            self.event().fail(line_no, "ENDVAR without VAR")
+
+    def _header(self, kw: str, rest: str, line_no: int) -> None:
+        """A header line: textual headers add up, the others keep the last."""
+        key = HEADERS[kw]
+        ev = self.event()
+        too_long = self._too_long(kw, rest, line_no)
+        if too_long:
+            if not ev.too_long:
+                ev.too_long = too_long
+            return
+        if key in TEXTUAL and ev.meta.get(key):
+            if rest:
+                ev.meta[key] += " " + rest
+        elif rest:
+            ev.meta[key] = rest
+
+    def _board_size(self, rest: str, raw: str, line_no: int) -> None:
+        """A ``BOARDSIZE`` line, kept as written (``_record`` judges the size)."""
+        ev = self.event()
+        if not re.fullmatch(r"\d+", rest.split()[0] if rest else ""):
+            ev.fail(line_no, f"bad BOARDSIZE line {raw.strip()!r}")
+        else:
+            ev.size_text = rest
+
+    def _setup(self, words: list[str], line_no: int) -> None:
+        """A ``SETUP`` line's stones, each after its colour: the game's setup
+        before its first move, placed among its moves after one, ignored
+        in a diagram."""
+        ev = self.event()
+        if self.in_diagram:
+            return
+        colour = None
+        for word in words[1:]:
+            up = word.upper()
+            if up in ("B", "W"):
+                colour = BLACK if up == "B" else WHITE
+            elif colour is None:
+                ev.fail(line_no, f"SETUP location {word!r} before B or W")
+                break
+            elif ev.moves:
+                ev.late_setup.append((len(ev.moves), colour, word, line_no))
+            else:
+                ev.setup.append((colour, word, line_no))
+
+    def _move(self, kw: str, words: list[str], raw: str, line_no: int) -> None:
+        """A ``B n loc`` or ``W n loc`` line: a move of the main line (it ends a diagram)."""
+        ev = self.event()
+        self.in_diagram = False
+        if len(words) != 3:
+            ev.fail(line_no, f"a move line is '{kw} <n> <loc|PASS>': {raw.strip()!r}")
+        elif not words[1].isdigit() or int(words[1]) <= 0:
+            ev.fail(line_no, f"bad move number {words[1]!r}")
+        else:
+            ev.moves.append((BLACK if kw == "B" else WHITE, words[2], line_no))
+
+
+def _parse(lines: list[str], field_bytes: int = FIELD_BYTES) -> list[_Event]:
+    """The events of an Ishi text's lines (``_Reader``)."""
+    return _Reader(lines, field_bytes).read()
 
 
 def read_ishi_bytes(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
@@ -67,33 +67,84 @@ def walk_batches(
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     paths = list(paths)
-    excluded = {os.path.realpath(e) for e in exclude}
-    seen: set[str] = set()
-    overlap = len(paths) > 1  # one folder given: no file can be met twice (links to folders are not followed)
+    # one folder given: no file can be met twice (links to folders are not followed)
+    walking = _Walk(on_skip, {os.path.realpath(e) for e in exclude}, overlap=len(paths) > 1)
+    for raw in paths:
+        yield from walking.given(str(Path(raw)))  # as the readers name sources: "./games/" is "games"
 
-    def own(folder: str, real: str) -> bool:
-        if real in excluded or is_marked(folder):
-            if on_skip is not None:
-                on_skip(folder, "", OWN_FOLDER)
+
+class _Walk:
+    """One walk of the inputs: the folders it must not enter (``excluded``,
+    by real path), the files it met where one could be met twice (when
+    several paths are given: ``overlap``), and who hears of what it skips."""
+
+    __slots__ = ("on_skip", "excluded", "overlap", "seen")
+
+    def __init__(self, on_skip: SkipHook | None, excluded: set[str], overlap: bool) -> None:
+        self.on_skip = on_skip
+        self.excluded = excluded
+        self.overlap = overlap
+        self.seen: set[str] = set()
+
+    def own(self, folder: str, real: str) -> bool:
+        """Is ``folder`` one not to enter (excluded, or joseki-miner's own)?
+        ``on_skip`` hears of it."""
+        if real in self.excluded or is_marked(folder):
+            if self.on_skip is not None:
+                self.on_skip(folder, "", OWN_FOLDER)
             return True
         return False
 
-    def kept(path: str, st: os.stat_result | None) -> bool:
+    def kept(self, path: str, st: os.stat_result | None) -> bool:
+        """Is ``path`` given on (a regular file, or one that cannot be looked
+        at)?  ``on_skip`` hears of a FIFO, socket or device."""
         if st is None or stat.S_ISREG(st.st_mode):
             return True
-        if on_skip is not None:
-            on_skip(path, "", NOT_REGULAR)
+        if self.on_skip is not None:
+            self.on_skip(path, "", NOT_REGULAR)
         return False
 
-    def folder(top: str, real: str) -> Iterator[list[Found]]:
+    def given(self, path: str) -> Iterator[list[Found]]:
+        """A path given: a folder walked, a file given once, as it is."""
+        if os.path.isdir(path):
+            real = os.path.realpath(path)
+            if not self.own(path, real):
+                yield from self.folder(path, real)
+            return
+        key = os.path.abspath(path)
+        if key in self.seen:
+            return
+        self.seen.add(key)
+        try:
+            st = os.stat(path)
+        except OSError:
+            st = None
+        if self.kept(path, st):
+            yield [Found(path, None if st is None else identity(st), os.path.realpath(path))]
+
+    def folder(self, top: str, real: str) -> Iterator[list[Found]]:
+        """A folder's files, then its folders' (not links to them), each in
+        order of name; ``real``: its path with every link resolved."""
         try:
             with os.scandir(top) as listed:
                 named = {entry.name: entry for entry in listed}
         except OSError:
             return
-        below = []
-        absolute = os.path.abspath(top).rstrip("/") + "/"  # joined by hand: os.path.join is a third of the walk
         real_in = real.rstrip("/") + "/"
+        below = yield from self._files(top, real_in, named)
+        for entry in below:
+            inner = real_in + entry.name
+            if not self.own(entry.path, inner):
+                yield from self.folder(entry.path, inner)
+
+    def _files(self, top: str, real_in: str, named: dict[str, os.DirEntry]) -> Generator[list[Found], None, list]:
+        """The files of a folder listed (``named``), a batch at a time;
+        returns its folders to walk.  The loop of a walk over many files:
+        one ``stat`` a file and paths joined by hand (``os.path.join`` is
+        a third of the walk)."""
+        seen = self.seen if self.overlap else None
+        absolute = os.path.abspath(top).rstrip("/") + "/"
+        below = []
         batch: list[Found] = []
         for name in sorted(named):
             entry = named[name]
@@ -105,9 +156,9 @@ def walk_batches(
                 if not entry.is_symlink():
                     below.append(entry)
                 else:  # never entered; said where it is the run's own
-                    own(entry.path, os.path.realpath(entry.path))
+                    self.own(entry.path, os.path.realpath(entry.path))
                 continue
-            if overlap:
+            if seen is not None:
                 key = absolute + name
                 if key in seen:
                     continue
@@ -118,7 +169,7 @@ def walk_batches(
                 st = None
             if st is None:
                 batch.append(Found(entry.path, None, real_in + name))
-            elif stat.S_ISREG(st.st_mode) or kept(entry.path, st):
+            elif stat.S_ISREG(st.st_mode) or self.kept(entry.path, st):
                 batch.append(
                     Found(
                         entry.path,
@@ -131,28 +182,7 @@ def walk_batches(
                     batch = []
         if batch:
             yield batch
-        for entry in below:
-            inner = real_in + entry.name
-            if not own(entry.path, inner):
-                yield from folder(entry.path, inner)
-
-    for raw in paths:
-        path = str(Path(raw))  # as the readers name sources: "./games/" is "games"
-        if os.path.isdir(path):
-            real = os.path.realpath(path)
-            if not own(path, real):
-                yield from folder(path, real)
-            continue
-        key = os.path.abspath(path)
-        if key in seen:
-            continue
-        seen.add(key)
-        try:
-            st = os.stat(path)
-        except OSError:
-            st = None
-        if kept(path, st):
-            yield [Found(path, None if st is None else identity(st), os.path.realpath(path))]
+        return below
 
 
 class FilePath(str):
