@@ -19,6 +19,7 @@ from joseki_miner.fast.parquet import (
     row_range,
     rows_at,
 )
+from joseki_miner.fast.tables import EXAMPLE_INFO, TRIE_FILE
 from joseki_miner.runs.catalog import part_name, parts_of
 
 SCHEMA = pa.schema([("n", pa.int64()), ("text", pa.string())])
@@ -173,7 +174,7 @@ def test_the_trie_written_a_row_group_at_a_time_is_one_write(tmp_path, monkeypat
         floor=1,
         names=["demo"],
     )
-    pq.write_table(node_table(arrays), tmp_path / "whole.parquet", row_group_size=16, **build.TRIE_FILE)
+    pq.write_table(node_table(arrays), tmp_path / "whole.parquet", row_group_size=16, **TRIE_FILE)
     assert (tmp_path / "trie.parquet").read_bytes() == (tmp_path / "whole.parquet").read_bytes()
 
 
@@ -209,7 +210,7 @@ def test_prune_from_the_node_arrays_writes_the_files_prune_from_the_build_files_
             "day": pa.array([20000101 + (i * 7919) % 500 for i in range(100)], pa.int32()),
             "winner": pa.array([(i % 3) - 1 for i in range(100)], pa.int8()),  # (what merging move orders reads)
             "year": pa.array([2000 + i % 4 for i in range(100)], pa.int16()),
-            **{name: [f"{name}{i}" for i in range(100)] for name in prune.EXAMPLE_INFO},
+            **{name: [f"{name}{i}" for i in range(100)] for name in EXAMPLE_INFO},
         }
     )
     pq.write_table(games, work / "games.parquet")

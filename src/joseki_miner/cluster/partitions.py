@@ -52,6 +52,7 @@ from joseki_miner.runs.store import remove_unfinished
 from joseki_miner.cluster.client import PARTITION_MB
 from joseki_miner.runs.errors import StrictError
 from joseki_miner.fast.parquet import ROW_GROUP, TableSink
+from joseki_miner.fast.tables import GAMES_SCHEMA, REJECTS_SCHEMA, SEQUENCES_SCHEMA
 from joseki_miner.runs.catalog import part_name
 from joseki_miner.method.points import DEEP_END
 
@@ -613,8 +614,6 @@ def write_games(folder: str, keys: list[str], res: Resolution, p: int, into: str
     row groups a file of its own would hold; what ``games_figures`` adds
     up.  A task of its own for each partition: no task reads or writes
     every game."""
-    from joseki_miner.stages.ingest import GAMES_SCHEMA
-
     table = Joined(folder, tuple(keys), res).games_of(p)
     table = table.set_column(0, "game", column(np.arange(res.first[p], res.first[p] + table.num_rows, dtype=np.int64)))
     _write_part(into, p, GAMES_SCHEMA, [table])
@@ -675,8 +674,6 @@ def write_rejects(folder: str, keys: list[str], res: Resolution, path: str, stri
     first was read); the figure of the games rejected by reason.
     ``strict``: the first bad record fails the run (a game the settings
     leave out, ``records.LEFT_OUT``, does not)."""
-    from joseki_miner.stages.ingest import REJECTS_SCHEMA
-
     wanted: dict[int, set[int]] = {}  # the first games named, by partition
     traces = [read_table(Path(folder) / k / "reject-trace.arrow") for k in keys]
     for p in range(len(keys)):
@@ -740,7 +737,7 @@ def write_sequences(folder: str, keys: list[str], res: Resolution, p: int, into:
     games.parquet numbers them, each part in the row groups a file of
     its own would hold.  A task of its own for each partition: no task
     reads or writes every sequence."""
-    from joseki_miner.stages.extract import SEQUENCE_ROWS, SEQUENCES_SCHEMA
+    from joseki_miner.stages.extract import SEQUENCE_ROWS
 
     batches = Joined(folder, tuple(keys), res).sequences_of(p, None, SEQUENCE_ROWS)
     tables = (pa.Table.from_batches([batch]) for batch in batches)
@@ -784,9 +781,6 @@ def check_parts(into: str, count: int) -> None:
 def no_partitions(games: str | None, sequences: str) -> None:
     """games.parquet (where given) and sequences.parquet of no partitions:
     a part each, of no rows."""
-    from joseki_miner.stages.extract import SEQUENCES_SCHEMA
-    from joseki_miner.stages.ingest import GAMES_SCHEMA
-
     if games is not None:
         TableSink(Path(games) / part_name(0), GAMES_SCHEMA).close()
     TableSink(Path(sequences) / part_name(0), SEQUENCES_SCHEMA, use_dictionary=False).close()

@@ -32,7 +32,7 @@ from joseki_miner.stages.params import kind_rules
 from joseki_miner.stages.saved import flattened, load_arrays, nested, put_array, read_saved, save_arrays
 from joseki_miner.runs import threads
 from joseki_miner.fast import sortedrun
-from joseki_miner.fast.arrow import booleans, column, numpy, strings
+from joseki_miner.fast.arrow import booleans, numpy
 from joseki_miner.runs.catalog import part_name, positions_of
 from joseki_miner.runs.config import SORT_MEMORY_MB
 from joseki_miner.fast.joining import (
@@ -68,8 +68,20 @@ from joseki_miner.method.kinds import KindRules, of_arrays
 from joseki_miner.method.prune import Cut
 from joseki_miner.method.points import DEEP_SHIFT, PREFIX_KEYS, TENUKI, sgf_bytes_to_points
 from joseki_miner.runs.stop import check as check_stop
-from joseki_miner.fast.tables import node_table
-from joseki_miner.method.trie import COUNTER_COLUMNS, GameStats, Trie, node_arrays
+from joseki_miner.fast.tables import (
+    POSITIONS_FILE,
+    ROWS_FILE,
+    SORTED_FILE,
+    SORTED_ROWS,
+    SORTED_SCHEMA,
+    TRIE_FILE,
+    node_table,
+    positions_table,
+    sorted_table,
+    sources_table,
+    years_table,
+)
+from joseki_miner.method.trie import GameStats, Trie, node_arrays
 
 from joseki_miner.fast.parquet import TableSink, count_rows, iter_batches, read_columns, string_bytes
 from joseki_miner.runs.progress import bar as progress_bar
@@ -77,20 +89,6 @@ from joseki_miner.runs.progress import bar as progress_bar
 # rows a trie.parquet row group: small enough that a lookup reads the few
 # groups that hold a node and its children, not the whole trie
 NODE_ROWS = 1 << 16
-# How trie.parquet is encoded.  Columns of few values take a dictionary; the
-# numbers (node, parent, counts) are delta-encoded and bit-packed, which
-# holds them about as small as zstd does, so a fast codec (lz4) is enough:
-# all data's trie writes in 0.12 s instead of 0.19 s and reads in 0.03 s
-# instead of 0.16 s, for 6.1 MB instead of 4.7 MB.
-DICTIONARY = ["depth", "color", "move", "kind"]
-TRIE_FILE = {
-    "compression": "lz4",
-    "use_dictionary": [*DICTIONARY, "first_year", "last_year"],
-    "column_encoding": {
-        name: "DELTA_BINARY_PACKED"
-        for name in ("node", "parent", "count", *COUNTER_COLUMNS, "first", "games", "black_wins", "white_wins")
-    },
-}
 
 
 def decode_keys(data: np.ndarray) -> np.ndarray:
@@ -108,46 +106,10 @@ def _columns(batch):
     return offsets // 2, decode_keys(data), flat
 
 
-# sorted_sequences.parquet: every sequence in trie order (its keys, then its
-# game and number in it), so that a node's sequences are the ``count`` rows from
-# its ``first``: the game, the sequence's number in it (its moves are in
-# sequences.parquet), the move number where it starts and its orientation
-# (transform + 8 when colours were swapped).  Only the payload is written:
-# putting the keys in order too cost more than the count itself
-SORTED_SCHEMA = pa.schema(
-    [("game", pa.int64()), ("sequence", pa.int32()), ("start", pa.int32()), ("orientation", pa.int8())]
-)
-SORTED_ROWS = 1 << 17
-SORTED_FILE = {"compression": "lz4"}  # written beside the count: cheap to encode
-# trie_years.parquet and trie_sources.parquet: node numbers and games as
-# deltas (rows come by node), years and collections as dictionaries, lz4:
-# a fifth of the time zstd took for them on all data (1.5 and 1.1 M rows)
-ROWS_FILE = {
-    "compression": "lz4",
-    "use_dictionary": ["year", "source"],
-    "row_group_size": 1 << 16,
-    "column_encoding": {"node": "DELTA_BINARY_PACKED", "games": "DELTA_BINARY_PACKED"},
-}
-YEARS_SCHEMA = pa.schema([("node", pa.int64()), ("year", pa.int16()), ("games", pa.int32())])
-# the collections as a dictionary: a long path a row would be gigabytes of a large trie's rows
-SOURCES_SCHEMA = pa.schema(
-    [("node", pa.int64()), ("source", pa.dictionary(pa.int16(), pa.string())), ("games", pa.int32())]
-)
-
-
 def _sorted_rows(block) -> pa.Table:
     """sorted_sequences.parquet's rows of a block of the merged stream."""
     payload, order = block[3], block[4]
     return sorted_table(payload, order)
-
-
-def sorted_table(payload: np.ndarray, order: np.ndarray | None = None) -> pa.Table:
-    """sorted_sequences.parquet's rows of sequences in trie order (their
-    payload rows, taken in ``order`` when given)."""
-    fields = [payload[name] for name in SORTED_SCHEMA.names]
-    if order is not None:
-        fields = [f[order] for f in fields]
-    return pa.Table.from_arrays([column(f) for f in fields], schema=SORTED_SCHEMA)
 
 
 class Collections:
@@ -933,17 +895,6 @@ def write(
     return {"nodes_before_prune": nodes, "nodes_stored": int(len(arrays["node"])), "floor": floor}
 
 
-# trie_positions.parquet: sorted by key, in row groups whose statistics let a
-# search read the one group that holds a key
-POSITIONS_FILE = {
-    "compression": "lz4",
-    "row_group_size": 1 << 15,
-    "write_statistics": ["hi"],
-    "column_encoding": {"node": "DELTA_BINARY_PACKED"},
-    "use_dictionary": False,
-}
-
-
 def position_index(nodes: dict) -> dict[str, np.ndarray]:
     """Every stored node's position (``positions.position_keys``: hi, lo)
     with its node and the transform to the position's least image, sorted
@@ -976,38 +927,6 @@ def _positions(nodes: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     node, depth = np.asarray(nodes["node"], np.int64), np.asarray(nodes["depth"], np.int64)
     parent = np.where(depth > 0, parent_rows(node, np.asarray(nodes["parent"], np.int64)), -1)
     return position_keys(parent, depth, np.asarray(nodes["key"], np.int64))
-
-
-def positions_table(index: dict[str, np.ndarray]) -> pa.Table:
-    """trie_positions.parquet of a ``position_index``."""
-    return pa.table(
-        {
-            "hi": column(index["hi"]),
-            "lo": column(index["lo"]),
-            "node": column(index["node"]),
-            "transform": column(index["transform"], np.int8),
-        }
-    )
-
-
-def years_table(rows: dict[str, np.ndarray]) -> pa.Table:
-    """trie_years.parquet (node_years.parquet) of rows (columns node, index:
-    the year, games)."""
-    return pa.Table.from_arrays(
-        [column(rows["node"], np.int64), column(rows["index"], np.int16), column(rows["games"], np.int32)],
-        schema=YEARS_SCHEMA,
-    )
-
-
-def sources_table(rows: dict[str, np.ndarray], names: list[str]) -> pa.Table:
-    """trie_sources.parquet (node_sources.parquet) of rows (columns node,
-    index: the collection's number, games): by node, then by collection in
-    the order the games met them (the order of the paths given, then of
-    their folders)."""
-    source = pa.DictionaryArray.from_arrays(column(rows["index"], np.int16), strings(list(names)))
-    return pa.Table.from_arrays(
-        [column(rows["node"], np.int64), source, column(rows["games"], np.int32)], schema=SOURCES_SCHEMA
-    )
 
 
 def _rows(arrays: dict, lo: int, hi: int) -> dict:

@@ -29,24 +29,17 @@ from joseki_miner.method.kinds import APPROACH, FOLLOW_UP, KINDS, KindRules, end
 from joseki_miner.book.lookup import corner_of
 from joseki_miner.method.points import TENUKI, from_sgf, to_sgf
 from joseki_miner.fast.parquet import read_columns, rows_at
-from joseki_miner.fast.tables import node_table, numbered
-from joseki_miner.stages.build import sources_table, years_table
+from joseki_miner.fast.tables import (
+    EXAMPLE_INFO,
+    EXAMPLES_SCHEMA,
+    TRANSPOSITIONS_SCHEMA,
+    node_table,
+    numbered,
+    sources_table,
+    years_table,
+)
 from joseki_miner.stages.orders import Segments, merged
 from joseki_miner.method.trie import COUNTER_COLUMNS, NODE_ARRAYS, STAT_COLUMNS
-
-EXAMPLE_INFO = {"PB": "black", "BR": "black_rank", "PW": "white", "WR": "white_rank", "DT": "date", "RE": "result"}
-EXAMPLES_SCHEMA = pa.schema(
-    [
-        ("node", pa.int64()),
-        ("example", pa.int16()),
-        ("game", pa.int64()),
-        ("collection", pa.string()),
-        ("source", pa.string()),
-        ("location", pa.string()),
-    ]
-    + [(name, pa.string()) for name in EXAMPLE_INFO.values()]
-    + [("move", pa.int32()), ("corner", pa.string())]
-)
 
 
 @dataclass(frozen=True)
@@ -416,9 +409,6 @@ def handicap_counts(segments: Segments, opened: np.ndarray, nodes: int) -> np.nd
     return np.bincount(np.asarray(segments.node, np.int64), weights=within, minlength=nodes).astype(np.int64)
 
 
-TRANSPOSITIONS_SCHEMA = pa.schema(
-    [("node", pa.int64()), ("moves", pa.string()), ("games", pa.int64()), ("count", pa.int64()), ("at", pa.int64())]
-)
 TRANSPOSITIONS = 5  # the other orders named at a node, the most played first
 
 
