@@ -37,7 +37,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from joseki_miner.stages.build import SORT_MEMORY  # MB, the default of `--sort-memory`
+from joseki_miner.fast.sorting import SORT_MEMORY  # MB, the default of `--sort-memory`
 from joseki_miner.runs.catalog import PUBLISHED
 from joseki_miner.runs.catalog import STAGES
 

@@ -1,4 +1,4 @@
-"""Counting in bounded memory (joseki_miner.stages.build.SortedRuns): sorted runs held,
+"""Counting in bounded memory (joseki_miner.fast.sorting.SortedRuns): sorted runs held,
 spilled to disk and merged give the trie of sorting everything at once."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from test_fasttrie import arrays_of, assert_same, seq_st
 
 from joseki_miner.cluster import partitions
 from joseki_miner.method.points import DEEP_SHIFT, PREFIX
+from joseki_miner.fast import sorting
 from joseki_miner.stages import build
 from joseki_miner.fast.fasttrie import count_sequences, plain_payload, sort_sequences
 
@@ -30,9 +31,9 @@ def test_spilled_runs_count_as_one_sort(tmp_path_factory, seqs, cuts, budget, mi
     folder = tmp_path_factory.mktemp("runs")
     whole, total = count_sequences(*arrays_of(seqs), min_count=min_count)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(build, "SPILL_BLOCK", 3)
-        patch.setattr(build, "FAN_IN", 2)
-        runs = build.SortedRuns(folder, budget)
+        patch.setattr(sorting, "SPILL_BLOCK", 3)
+        patch.setattr(sorting, "FAN_IN", 2)
+        runs = sorting.SortedRuns(folder, budget)
         bounds = sorted({0, len(seqs), *[c for c in cuts if c <= len(seqs)]})
         for a, b in zip(bounds[:-1], bounds[1:]):
             runs.add(*sort_sequences(*arrays_of(seqs[a:b])))
@@ -46,9 +47,9 @@ def test_spilled_runs_count_as_one_sort(tmp_path_factory, seqs, cuts, budget, mi
 
 
 def test_parts_past_the_budget_go_to_disk_and_fan_in_bounds_the_files(tmp_path, monkeypatch):
-    monkeypatch.setattr(build, "FAN_IN", 3)
+    monkeypatch.setattr(sorting, "FAN_IN", 3)
     rng = np.random.default_rng(7)
-    runs = build.SortedRuns(tmp_path, budget=1)  # every part is spilled as it comes
+    runs = sorting.SortedRuns(tmp_path, budget=1)  # every part is spilled as it comes
     for _ in range(10):
         lengths = rng.integers(1, 30, 50)
         offsets = np.r_[0, np.cumsum(lengths)]
@@ -69,7 +70,7 @@ def test_parts_past_the_budget_go_to_disk_and_fan_in_bounds_the_files(tmp_path, 
 
 
 def test_a_count_that_stops_early_stops_its_merge_thread(tmp_path):
-    """The merge runs ahead in a thread (build._ahead); a count that fails
+    """The merge runs ahead in a thread (sorting._ahead); a count that fails
     part way must not leave it blocked on a full queue."""
     import threading
 
@@ -80,7 +81,7 @@ def test_a_count_that_stops_early_stops_its_merge_thread(tmp_path):
             made.append(i)
             yield i
 
-    ahead = build._ahead(blocks(), depth=2)
+    ahead = sorting._ahead(blocks(), depth=2)
     assert next(ahead) == 0
     ahead.close()  # the caller gives up
     assert not any(t.name == "merge" and t.is_alive() for t in threading.enumerate())
@@ -93,7 +94,7 @@ def test_a_merge_that_fails_fails_the_count():
         raise OSError("run file cut short")
 
     with pytest.raises(OSError, match="cut short"):
-        list(build._ahead(blocks()))
+        list(sorting._ahead(blocks()))
 
 
 @pytest.mark.shared_data
@@ -244,8 +245,8 @@ def test_a_spill_to_a_full_disk_says_so(tmp_path, monkeypatch):
 
     if not os.path.exists("/dev/full"):
         pytest.skip("no /dev/full here to fill a disk")
-    runs = build.SortedRuns(tmp_path, budget=1)  # every part is spilled as it comes
-    monkeypatch.setattr(build, "open", lambda path, mode: builtins.open("/dev/full", mode), raising=False)
+    runs = sorting.SortedRuns(tmp_path, budget=1)  # every part is spilled as it comes
+    monkeypatch.setattr(sorting, "open", lambda path, mode: builtins.open("/dev/full", mode), raising=False)
     offsets = np.arange(0, 2 * 4096 + 1, 2)
     part = (offsets, np.ones(offsets[-1], np.int16), np.zeros(offsets[-1], np.uint8), plain_payload(4096))
     with pytest.raises(OSError) as raised:

@@ -188,6 +188,7 @@ def test_prune_from_the_node_arrays_writes_the_files_prune_from_the_build_files_
     pruning the build's files gives, a trie of several row groups too."""
     from joseki_miner.stages import build
     from joseki_miner.fast.fasttrie import pack_classes, plain_payload
+    from joseki_miner.fast.sorting import SortedRuns
     from joseki_miner.stages import prune
 
     rng = np.random.default_rng(11)
@@ -214,7 +215,7 @@ def test_prune_from_the_node_arrays_writes_the_files_prune_from_the_build_files_
         }
     )
     pq.write_table(games, work / "games.parquet")
-    runs = build.SortedRuns(work / "runs")
+    runs = SortedRuns(work / "runs")
     runs.add(*build.sort_sequences(offsets, keys, classes, payload))
     arrays, nodes = runs.count(1, (2000, 4), 2, work / "sorted.parquet")
     monkeypatch.setattr(build, "NODE_ROWS", 32)

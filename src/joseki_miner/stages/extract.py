@@ -30,7 +30,8 @@ from joseki_miner.method.records import GameRecord, decode_moves, decode_points
 from joseki_miner.method.sequences import Phase1Params, extract
 from joseki_miner.runs.stop import check as check_stop
 
-from joseki_miner.stages.build import Collections, SortedRuns, game_columns, payload_of
+from joseki_miner.fast.sorting import SortedRuns
+from joseki_miner.stages.build import Collections, game_columns, payload_of
 from joseki_miner.fast.parquet import TableSink, count_rows, iter_batches, string_bytes, yield_to_reader
 from joseki_miner.runs.progress import bar as progress_bar
 

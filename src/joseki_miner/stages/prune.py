@@ -117,7 +117,7 @@ def prune_files(trie: Path, years: Path, sources: Path, files: PruneFiles, pruni
 
 
 def prune_arrays(arrays: dict[str, np.ndarray], names: list[str], files: PruneFiles, pruning: Pruning) -> dict:
-    """``prune_files`` on the trie's arrays in memory (``build.SortedRuns.count``;
+    """``prune_files`` on the trie's arrays in memory (``sorting.SortedRuns.count``;
     ``names``: the collections by number), while trie.parquet is still being
     written: the same files."""
     return _pruned(arrays, names, files, pruning)[0]
