@@ -12,6 +12,16 @@ from hypothesis import strategies as st
 from test_fasttrie import arrays_of, assert_same, seq_st
 
 from joseki_miner.cluster import partitions
+from joseki_miner.cluster.shards import (
+    count_subtrees,
+    days_of,
+    keep_candidates,
+    plan_shards,
+    prefix_counts,
+    sampled,
+    transposed_of_shard,
+    write_shard,
+)
 from joseki_miner.method.points import DEEP_SHIFT, PREFIX
 from joseki_miner.fast import sorting
 from joseki_miner.stages import build
@@ -133,11 +143,11 @@ def test_openings_sampled_keep_every_sequence_and_their_order(codes, most):
     and a range cut at a sample holds what its samples say, but for
     sequences of the cut's own opening before it was sampled."""
     codes = np.sort(np.array(codes, np.int64))
-    sample = build.sampled(codes, most)
+    sample = sampled(codes, most)
     assert len(sample) <= most and sum(sample.values()) == len(codes) and set(sample) <= set(codes.tolist())
     for cut in sample:
         assert int((codes < cut).sum()) <= sum(n for k, n in sample.items() if k < cut) <= int((codes <= cut).sum())
-    assert build.sampled(codes, None) == {int(k): int(n) for k, n in zip(*np.unique(codes, return_counts=True))}
+    assert sampled(codes, None) == {int(k): int(n) for k, n in zip(*np.unique(codes, return_counts=True))}
 
 
 @pytest.mark.shared_data
@@ -181,7 +191,7 @@ def test_subtrees_counted_apart_give_the_files_of_one_build(real_subset, tmp_pat
     figures = json.loads(catalog.manifest("build").read_text())["figures"]
     floor = figures["floor"]
     stored = build.Stored(catalog.sequences, catalog.games)
-    counts = build.prefix_counts(stored)
+    counts = prefix_counts(stored)
     for parts in (1, 3, 7, 64):
         ranges = partitions.subtrees(counts, parts)
         if parts > 1:
@@ -190,7 +200,7 @@ def test_subtrees_counted_apart_give_the_files_of_one_build(real_subset, tmp_pat
             assert len({(lo >> DEEP_SHIFT) // PREFIX for lo, _ in ranges}) < len(ranges)
             assert any(lo % (1 << DEEP_SHIFT) for lo, _ in ranges)
         counted = [
-            build.count_subtrees(
+            count_subtrees(
                 r, stored, tmp_path / f"part-{i}", neutral=load(None, []).influence_neutral, floor=floor, budget=1 << 16
             )  # spills
             for i, r in enumerate(ranges)
@@ -199,14 +209,14 @@ def test_subtrees_counted_apart_give_the_files_of_one_build(real_subset, tmp_pat
         out = [tmp_path / f"{parts}-{f.name}" for f in files]
         for folder in out:
             folder.mkdir()
-        shards = build.plan_shards(counted, floor=floor, key_ranges=ranges)
+        shards = plan_shards(counted, floor=floor, key_ranges=ranges)
         assert shards.figures() == {k: figures[k] for k in ("nodes_before_prune", "nodes_stored", "floor")}
         pruning = prune.pruning_for(config, games, floor)
         candidates = []
         for j, folder in enumerate(folders):
             cut = Cut(pruning.threshold, pruning.min_length, pruning.rules)
-            build.write_shard(folder, shards.of(j), j, tuple(out), kind_rules(config))  # its plan alone
-            candidates.append(build.keep_candidates(folder, shards.of(j), j, kind_rules(config), cut))
+            write_shard(folder, shards.of(j), j, tuple(out), kind_rules(config))  # its plan alone
+            candidates.append(keep_candidates(folder, shards.of(j), j, kind_rules(config), cut))
         for mine, theirs in zip(out[:3] + out[4:], files[:3] + files[4:]):
             assert len(list(mine.iterdir())) == len(ranges)
             assert read_columns(mine).equals(pq.read_table(theirs)), (parts, theirs.name)
@@ -223,17 +233,17 @@ def test_subtrees_counted_apart_give_the_files_of_one_build(real_subset, tmp_pat
             prune.examples_of_shard(folder, shards.plan.parts[j].ranked, wanted, games)
             for j, folder in enumerate(folders)
         ]
-        transposed = [build.transposed_of_shard(folder, shards.of(j), j, wanted) for j, folder in enumerate(folders)]
+        transposed = [transposed_of_shard(folder, shards.of(j), j, wanted) for j, folder in enumerate(folders)]
         prune.write_found(found, wanted, catalog.games, pruned, transposed=transposed)
         for name, path in outputs.items():
             if name != "orders":  # (move orders merged alone)
                 assert pruned[name].read_bytes() == path.read_bytes(), (parts, name)
     with pytest.raises(RuntimeError, match="kept the nodes counted"):  # counted with another floor
-        build.plan_shards(counted, floor=floor + 1)
+        plan_shards(counted, floor=floor + 1)
     with pytest.raises(RuntimeError, match="counted the range"):  # counts handed in another order
-        build.plan_shards(counted[::-1], floor=floor, key_ranges=ranges)
+        plan_shards(counted[::-1], floor=floor, key_ranges=ranges)
     with pytest.raises(RuntimeError, match="counted the range"):  # a shard's folder another count wrote
-        build.write_shard(folders[1], shards.of(0), 0, tuple(out), kind_rules(config))
+        write_shard(folders[1], shards.of(0), 0, tuple(out), kind_rules(config))
 
 
 def test_a_spill_to_a_full_disk_says_so(tmp_path, monkeypatch):
@@ -262,7 +272,7 @@ def test_a_count_keeps_each_of_its_games_once_with_the_day_it_was_played():
         (np.array([5, 2, 5], np.int64), np.array([20100101, 20090200, 20100101], np.int32)),
         (np.array([9, 2], np.int64), np.array([0, 20090200], np.int32)),
     ]
-    days = build.days_of(played)
+    days = days_of(played)
     assert days["game"].tolist() == [2, 5, 9] and days["day"].tolist() == [20090200, 20100101, 0]
-    none = build.days_of([])
+    none = days_of([])
     assert len(none["game"]) == len(none["day"]) == 0

@@ -264,7 +264,7 @@ def subtrees(counts: dict[int, int], parts: int) -> list[tuple[int, int]]:
     their first keys and the next ones): a range is the subtrees of its
     keys, counted apart from the others'.  A key is never split, so the
     largest range holds at least the most common key's sequences.  The ranges cover every key
-    (0 to ``DEEP_END``): ``counts`` may be a sample (``build.sampled``)."""
+    (0 to ``DEEP_END``): ``counts`` may be a sample (``shards.sampled``)."""
     keys = sorted(counts)
     if not keys:
         return [(0, DEEP_END)]
@@ -324,7 +324,8 @@ def mine(partition: Partition, settings: Settings, folder: str) -> dict:
         return {**figures, KEPT: True}
     if out.exists():  # not whole: written by another version, or damaged
         shutil.rmtree(out, ignore_errors=True)
-    from joseki_miner.stages import build, ingest
+    from joseki_miner.cluster.shards import write_run
+    from joseki_miner.stages import ingest
     from joseki_miner.stages.extract import Phase1Stream
 
     tmp = Path(folder) / f"{partition.key}-{uuid.uuid4().hex[:8]}.tmp"
@@ -352,7 +353,7 @@ def mine(partition: Partition, settings: Settings, folder: str) -> dict:
         # the sequences in trie order too: each count of the build reads its range's alone
         games, names = _game_fields(tmp / "games.parquet")
         figures["prefixes"] = {
-            str(k): n for k, n in build.write_run(tmp / "sequences.parquet", tmp / "sorted.run", games).items()
+            str(k): n for k, n in write_run(tmp / "sequences.parquet", tmp / "sorted.run", games).items()
         }
         firsts, *others = trace.tables()
         for name, table in zip(FILES[4:], [_with_games(firsts, games[1:3], names), *others]):
@@ -556,19 +557,20 @@ class Joined:
     def parts(self, key_range: tuple[int, int]):
         """Per partition, its sequences whose ``fasttrie.deep_codes`` are in
         ``key_range`` of the games kept, numbered as joined, in trie order (the
-        partitions' sorted runs, ``build.write_run``): offsets, keys,
+        partitions' sorted runs, ``shards.write_run``): offsets, keys,
         scores, fields, True (in trie order)."""
-        from joseki_miner.stages import build
+        from joseki_miner.fast import sortedrun
+        from joseki_miner.stages.build import select
 
         res = self.resolution
         for p, key in enumerate(self.keys):
             check_stop()
-            part = build.read_run(Path(self.folder) / key / "sorted.run", key_range)
+            part = sortedrun.read(Path(self.folder) / key / "sorted.run", key_range)
             if part is None:
                 continue
             kept = res.keep[p][part[3]["game"]]
             if not kept.all():
-                part = build.select(part, np.flatnonzero(kept))
+                part = select(part, np.flatnonzero(kept))
             part[3]["game"] = res.joined_numbers(p)[part[3]["game"]]
             part[3]["source"] = res.numbers[p][part[3].pop("collection")]
             yield (*part, True)

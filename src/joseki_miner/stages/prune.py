@@ -130,13 +130,13 @@ def prune_shards(
     pruning: Pruning,
     wanted: Path,
 ) -> dict:
-    """``prune_arrays`` on a trie kept as shards (``build.write_shard``),
-    on their candidates alone (``build.keep_candidates`` of each, in order:
+    """``prune_arrays`` on a trie kept as shards (``shards.write_shard``),
+    on their candidates alone (``shards.keep_candidates`` of each, in order:
     the nodes phase 2 may keep, ``method.prune.candidates``; the same nodes
     kept, numbered alike), but for node_examples.parquet and
     node_transpositions.parquet: the kept nodes' sequences and positions
     go to ``wanted``, which each shard searches (``examples_of_shard``,
-    ``build.transposed_of_shard``) before ``write_found``."""
+    ``shards.transposed_of_shard``) before ``write_found``."""
     arrays = end_to_end(candidates)
     opened = opened_in(arrays.pop("opened_in").tolist())
     node, shared = arrays.pop("node"), arrays.pop("shared")
@@ -167,7 +167,7 @@ def examples_of_shard(folder: Path, offset: int, wanted: Path, games: int) -> di
     """The candidates for the kept nodes' example games (``wanted``,
     ``prune_shards``) of a shard's sequences in trie order (its count's, in
     ``folder``, from row ``offset`` of sorted_sequences.parquet, with the
-    days of their games: ``build.days_of``; ``games``: the games in all),
+    days of their games: ``shards.days_of``; ``games``: the games in all),
     for ``write_found`` (``shard_examples``)."""
     kept = read_saved(wanted)
     with pa.ipc.open_file(pa.memory_map(str(folder / "sorted.arrow"))) as part:
@@ -191,7 +191,7 @@ def write_found(
     """node_examples.parquet of the shards' candidates (``found``:
     ``examples_of_shard`` of each) and, where asked, node_transpositions.parquet
     of what they found on the kept nodes' positions (``transposed``:
-    ``build.transposed_of_shard`` of each, ``write_transpositions``);
+    ``shards.transposed_of_shard`` of each, ``write_transpositions``);
     ``part_rows``: the games of each part of games.parquet, where the run
     knows them."""
     kept = read_saved(wanted)
