@@ -238,8 +238,9 @@ def test_prune_from_the_node_arrays_writes_the_files_prune_from_the_build_files_
         prune.PruneFiles(work / "sorted.parquet", work / "games.parquet", files),
         pruning,
     )
+    trie = prune.TrieArrays(arrays, ["a", "b"])
     from_arrays = prune.prune_arrays(
-        arrays, ["a", "b"], prune.PruneFiles(work / "sorted.parquet", work / "games.parquet", memory), pruning
+        trie, prune.PruneFiles(work / "sorted.parquet", work / "games.parquet", memory), pruning
     )
     assert from_arrays == from_files and from_files["nodes_after_prune"] > 1
     for name in files:
@@ -247,7 +248,7 @@ def test_prune_from_the_node_arrays_writes_the_files_prune_from_the_build_files_
     assert pq.read_table(files["examples"]).num_rows > 0
     # the dask engine's trie join prunes without games.parquet: the examples later, from the segments
     later = {name: tmp_path / f"{name}-later.parquet" for name in files}
-    figures = prune.prune_arrays(arrays, ["a", "b"], prune.PruneFiles(work / "sorted.parquet", None, later), pruning)
+    figures = prune.prune_arrays(trie, prune.PruneFiles(work / "sorted.parquet", None, later), pruning)
     assert not later["examples"].exists()
     prune.write_examples(figures.pop("segments"), work / "sorted.parquet", work / "games.parquet", later["examples"], 3)
     assert figures == from_files
@@ -263,9 +264,8 @@ def test_prune_from_the_node_arrays_writes_the_files_prune_from_the_build_files_
     codes = build.kinds_of(arrays, KindRules())
     for out, kinds in ((own, None), (given, lambda: codes), (marked, lambda: np.full(len(codes), 3, np.int8))):
         prune.prune_arrays(
-            arrays,
-            ["a", "b"],
-            prune.PruneFiles(work / "sorted.parquet", work / "games.parquet", out, kinds=kinds),
+            prune.TrieArrays(arrays, ["a", "b"], kinds=kinds),
+            prune.PruneFiles(work / "sorted.parquet", work / "games.parquet", out),
             kinded,
         )
     for name in files:
@@ -277,9 +277,8 @@ def test_prune_from_the_node_arrays_writes_the_files_prune_from_the_build_files_
     for out, kinds in ((own, None), (marked, lambda: np.full(len(codes), 3, np.int8))):
         out["orders"] = tmp_path / f"orders-{id(out)}.parquet"
         prune.prune_arrays(
-            arrays,
-            ["a", "b"],
-            prune.PruneFiles(work / "sorted.parquet", work / "games.parquet", out, kinds=kinds),
+            prune.TrieArrays(arrays, ["a", "b"], kinds=kinds),
+            prune.PruneFiles(work / "sorted.parquet", work / "games.parquet", out),
             merging,
         )
     assert own["joseki"].read_bytes() == marked["joseki"].read_bytes()
@@ -289,5 +288,5 @@ def test_prune_from_the_node_arrays_writes_the_files_prune_from_the_build_files_
     ended = {name: tmp_path / f"{name}-ended.parquet" for name in files}
     stop.end("ended-run")
     with stop.task_of("ended-run"), pytest.raises(stop.Stopped):
-        prune.prune_arrays(arrays, ["a", "b"], prune.PruneFiles(work / "sorted.parquet", None, ended), pruning)
+        prune.prune_arrays(trie, prune.PruneFiles(work / "sorted.parquet", None, ended), pruning)
     assert not any(path.exists() for path in ended.values())
