@@ -85,16 +85,8 @@ def ingest_to_build(context: Context, pool: ThreadPoolExecutor) -> Streamed:
         index, codes = threads.settled(
             found, lambda: (build.position_index(arrays), build.kinds_of(arrays, kind_rules(config)))
         )
-        return build.write(
-            (staged(catalog.trie), staged(catalog.trie_years), staged(catalog.trie_sources)),
-            arrays,
-            nodes,
-            floor,
-            names,
-            kind_rules(config),
-            index,
-            codes,
-        ), time.perf_counter()
+        paths = (staged(catalog.trie), staged(catalog.trie_years), staged(catalog.trie_sources))
+        return build.write(paths, arrays, nodes, floor, names, kind_rules(config), index, codes), time.perf_counter()
 
     writing = pool.submit(write_trie)
     try:
