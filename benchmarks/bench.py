@@ -37,7 +37,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from joseki_miner.stages.build import SORT_MEMORY  # MB, the default of `--sort-memory`
+from joseki_miner.fast.sorting import SORT_MEMORY  # MB, the default of `--sort-memory`
 from joseki_miner.runs.catalog import PUBLISHED
 from joseki_miner.runs.catalog import STAGES
 
@@ -501,7 +501,8 @@ import sys, time
 import numpy as np, pyarrow.parquet as pq
 started = time.perf_counter()
 from joseki_miner.book.explore import move_keys
-from joseki_miner.stages.build import POSITIONS_FILE, position_index, positions_table
+from joseki_miner.fast.tables import POSITIONS_FILE, positions_table
+from joseki_miner.stages.build import position_index
 from joseki_miner.fast.arrow import numpy
 trie = pq.ParquetFile(sys.argv[1], read_dictionary=["move"]).read(columns=["node", "parent", "depth", "move"])
 nodes = {c: numpy(trie.column(c)) for c in ("node", "parent", "depth")}

@@ -1,4 +1,4 @@
-"""Counting in bounded memory (joseki_miner.stages.build.SortedRuns): sorted runs held,
+"""Counting in bounded memory (joseki_miner.fast.sorting.SortedRuns): sorted runs held,
 spilled to disk and merged give the trie of sorting everything at once."""
 
 from __future__ import annotations
@@ -12,7 +12,18 @@ from hypothesis import strategies as st
 from test_fasttrie import arrays_of, assert_same, seq_st
 
 from joseki_miner.cluster import partitions
+from joseki_miner.cluster.shards import (
+    count_subtrees,
+    days_of,
+    keep_candidates,
+    plan_shards,
+    prefix_counts,
+    sampled,
+    transposed_of_shard,
+    write_shard,
+)
 from joseki_miner.method.points import DEEP_SHIFT, PREFIX
+from joseki_miner.fast import sorting
 from joseki_miner.stages import build
 from joseki_miner.fast.fasttrie import count_sequences, plain_payload, sort_sequences
 
@@ -30,9 +41,9 @@ def test_spilled_runs_count_as_one_sort(tmp_path_factory, seqs, cuts, budget, mi
     folder = tmp_path_factory.mktemp("runs")
     whole, total = count_sequences(*arrays_of(seqs), min_count=min_count)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(build, "SPILL_BLOCK", 3)
-        patch.setattr(build, "FAN_IN", 2)
-        runs = build.SortedRuns(folder, budget)
+        patch.setattr(sorting, "SPILL_BLOCK", 3)
+        patch.setattr(sorting, "FAN_IN", 2)
+        runs = sorting.SortedRuns(folder, budget)
         bounds = sorted({0, len(seqs), *[c for c in cuts if c <= len(seqs)]})
         for a, b in zip(bounds[:-1], bounds[1:]):
             runs.add(*sort_sequences(*arrays_of(seqs[a:b])))
@@ -46,9 +57,9 @@ def test_spilled_runs_count_as_one_sort(tmp_path_factory, seqs, cuts, budget, mi
 
 
 def test_parts_past_the_budget_go_to_disk_and_fan_in_bounds_the_files(tmp_path, monkeypatch):
-    monkeypatch.setattr(build, "FAN_IN", 3)
+    monkeypatch.setattr(sorting, "FAN_IN", 3)
     rng = np.random.default_rng(7)
-    runs = build.SortedRuns(tmp_path, budget=1)  # every part is spilled as it comes
+    runs = sorting.SortedRuns(tmp_path, budget=1)  # every part is spilled as it comes
     for _ in range(10):
         lengths = rng.integers(1, 30, 50)
         offsets = np.r_[0, np.cumsum(lengths)]
@@ -69,7 +80,7 @@ def test_parts_past_the_budget_go_to_disk_and_fan_in_bounds_the_files(tmp_path, 
 
 
 def test_a_count_that_stops_early_stops_its_merge_thread(tmp_path):
-    """The merge runs ahead in a thread (build._ahead); a count that fails
+    """The merge runs ahead in a thread (sorting._ahead); a count that fails
     part way must not leave it blocked on a full queue."""
     import threading
 
@@ -80,7 +91,7 @@ def test_a_count_that_stops_early_stops_its_merge_thread(tmp_path):
             made.append(i)
             yield i
 
-    ahead = build._ahead(blocks(), depth=2)
+    ahead = sorting._ahead(blocks(), depth=2)
     assert next(ahead) == 0
     ahead.close()  # the caller gives up
     assert not any(t.name == "merge" and t.is_alive() for t in threading.enumerate())
@@ -93,7 +104,7 @@ def test_a_merge_that_fails_fails_the_count():
         raise OSError("run file cut short")
 
     with pytest.raises(OSError, match="cut short"):
-        list(build._ahead(blocks()))
+        list(sorting._ahead(blocks()))
 
 
 @pytest.mark.shared_data
@@ -132,11 +143,11 @@ def test_openings_sampled_keep_every_sequence_and_their_order(codes, most):
     and a range cut at a sample holds what its samples say, but for
     sequences of the cut's own opening before it was sampled."""
     codes = np.sort(np.array(codes, np.int64))
-    sample = build.sampled(codes, most)
+    sample = sampled(codes, most)
     assert len(sample) <= most and sum(sample.values()) == len(codes) and set(sample) <= set(codes.tolist())
     for cut in sample:
         assert int((codes < cut).sum()) <= sum(n for k, n in sample.items() if k < cut) <= int((codes <= cut).sum())
-    assert build.sampled(codes, None) == {int(k): int(n) for k, n in zip(*np.unique(codes, return_counts=True))}
+    assert sampled(codes, None) == {int(k): int(n) for k, n in zip(*np.unique(codes, return_counts=True))}
 
 
 @pytest.mark.shared_data
@@ -180,7 +191,7 @@ def test_subtrees_counted_apart_give_the_files_of_one_build(real_subset, tmp_pat
     figures = json.loads(catalog.manifest("build").read_text())["figures"]
     floor = figures["floor"]
     stored = build.Stored(catalog.sequences, catalog.games)
-    counts = build.prefix_counts(stored)
+    counts = prefix_counts(stored)
     for parts in (1, 3, 7, 64):
         ranges = partitions.subtrees(counts, parts)
         if parts > 1:
@@ -189,7 +200,7 @@ def test_subtrees_counted_apart_give_the_files_of_one_build(real_subset, tmp_pat
             assert len({(lo >> DEEP_SHIFT) // PREFIX for lo, _ in ranges}) < len(ranges)
             assert any(lo % (1 << DEEP_SHIFT) for lo, _ in ranges)
         counted = [
-            build.count_subtrees(
+            count_subtrees(
                 r, stored, tmp_path / f"part-{i}", neutral=load(None, []).influence_neutral, floor=floor, budget=1 << 16
             )  # spills
             for i, r in enumerate(ranges)
@@ -198,14 +209,14 @@ def test_subtrees_counted_apart_give_the_files_of_one_build(real_subset, tmp_pat
         out = [tmp_path / f"{parts}-{f.name}" for f in files]
         for folder in out:
             folder.mkdir()
-        shards = build.plan_shards(counted, floor=floor, key_ranges=ranges)
+        shards = plan_shards(counted, floor=floor, key_ranges=ranges)
         assert shards.figures() == {k: figures[k] for k in ("nodes_before_prune", "nodes_stored", "floor")}
         pruning = prune.pruning_for(config, games, floor)
         candidates = []
         for j, folder in enumerate(folders):
             cut = Cut(pruning.threshold, pruning.min_length, pruning.rules)
-            build.write_shard(folder, shards.of(j), j, tuple(out), kind_rules(config))  # its plan alone
-            candidates.append(build.keep_candidates(folder, shards.of(j), j, kind_rules(config), cut))
+            write_shard(folder, shards.of(j), j, tuple(out), kind_rules(config))  # its plan alone
+            candidates.append(keep_candidates(folder, shards.of(j), j, kind_rules(config), cut))
         for mine, theirs in zip(out[:3] + out[4:], files[:3] + files[4:]):
             assert len(list(mine.iterdir())) == len(ranges)
             assert read_columns(mine).equals(pq.read_table(theirs)), (parts, theirs.name)
@@ -222,17 +233,17 @@ def test_subtrees_counted_apart_give_the_files_of_one_build(real_subset, tmp_pat
             prune.examples_of_shard(folder, shards.plan.parts[j].ranked, wanted, games)
             for j, folder in enumerate(folders)
         ]
-        transposed = [build.transposed_of_shard(folder, shards.of(j), j, wanted) for j, folder in enumerate(folders)]
+        transposed = [transposed_of_shard(folder, shards.of(j), j, wanted) for j, folder in enumerate(folders)]
         prune.write_found(found, wanted, catalog.games, pruned, transposed=transposed)
         for name, path in outputs.items():
             if name != "orders":  # (move orders merged alone)
                 assert pruned[name].read_bytes() == path.read_bytes(), (parts, name)
     with pytest.raises(RuntimeError, match="kept the nodes counted"):  # counted with another floor
-        build.plan_shards(counted, floor=floor + 1)
+        plan_shards(counted, floor=floor + 1)
     with pytest.raises(RuntimeError, match="counted the range"):  # counts handed in another order
-        build.plan_shards(counted[::-1], floor=floor, key_ranges=ranges)
+        plan_shards(counted[::-1], floor=floor, key_ranges=ranges)
     with pytest.raises(RuntimeError, match="counted the range"):  # a shard's folder another count wrote
-        build.write_shard(folders[1], shards.of(0), 0, tuple(out), kind_rules(config))
+        write_shard(folders[1], shards.of(0), 0, tuple(out), kind_rules(config))
 
 
 def test_a_spill_to_a_full_disk_says_so(tmp_path, monkeypatch):
@@ -244,8 +255,8 @@ def test_a_spill_to_a_full_disk_says_so(tmp_path, monkeypatch):
 
     if not os.path.exists("/dev/full"):
         pytest.skip("no /dev/full here to fill a disk")
-    runs = build.SortedRuns(tmp_path, budget=1)  # every part is spilled as it comes
-    monkeypatch.setattr(build, "open", lambda path, mode: builtins.open("/dev/full", mode), raising=False)
+    runs = sorting.SortedRuns(tmp_path, budget=1)  # every part is spilled as it comes
+    monkeypatch.setattr(sorting, "open", lambda path, mode: builtins.open("/dev/full", mode), raising=False)
     offsets = np.arange(0, 2 * 4096 + 1, 2)
     part = (offsets, np.ones(offsets[-1], np.int16), np.zeros(offsets[-1], np.uint8), plain_payload(4096))
     with pytest.raises(OSError) as raised:
@@ -261,7 +272,7 @@ def test_a_count_keeps_each_of_its_games_once_with_the_day_it_was_played():
         (np.array([5, 2, 5], np.int64), np.array([20100101, 20090200, 20100101], np.int32)),
         (np.array([9, 2], np.int64), np.array([0, 20090200], np.int32)),
     ]
-    days = build.days_of(played)
+    days = days_of(played)
     assert days["game"].tolist() == [2, 5, 9] and days["day"].tolist() == [20090200, 20100101, 0]
-    none = build.days_of([])
+    none = days_of([])
     assert len(none["game"]) == len(none["day"]) == 0

@@ -10,13 +10,13 @@ import numpy as np
 import pyarrow as pa
 
 from joseki_miner.fast.fasttrie import shared_prefixes
+from joseki_miner.fast.tables import SEQUENCES_SCHEMA
 from joseki_miner.method.points import BLACK, PASS, WHITE, point
 from joseki_miner.method.records import GameRecord, Move, encode_moves, encode_points
 from joseki_miner.method.sequences import Phase1Params, extract
 from joseki_miner.stages.extract import (
     GAME_COLUMNS,
     NUMBER_MAX,
-    SEQUENCES_SCHEMA,
     _reference_batch,
     fast_batch,
     of_games,

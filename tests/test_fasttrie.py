@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 
 from helpers import build
 from joseki_miner.method.positions import position_order
-from joseki_miner.stages.build import _sorted_positions, position_index, shard_positions
+from joseki_miner.cluster.shards import shard_positions, sorted_positions
+from joseki_miner.stages.build import position_index
 from joseki_miner.fast.joining import (
     edge_replies,
     end_to_end,
@@ -361,7 +362,7 @@ def test_subtrees_cut_anywhere_join_into_the_trie_of_one_count(data, cuts, min_c
     assert joined_total == total
     assert_same(joined, whole)
     assert [plan.shard(j)[0] for j in range(len(parts))] == sorted(plan.shard(j)[0] for j in range(len(parts)))
-    shards = [shard_positions(_sorted_positions(part), plan, j, len(part["node"])) for j, (part, _) in enumerate(parts)]
+    shards = [shard_positions(sorted_positions(part), plan, j, len(part["node"])) for j, (part, _) in enumerate(parts)]
     index = {name: np.concatenate([shard[name] for shard in shards]) for name in ("hi", "lo", "node", "transform")}
     order, whole_index = position_order(index["hi"], index["lo"]), position_index(whole)
     assert all(np.array_equal(index[name][order], whole_index[name]) for name in ("hi", "lo", "node", "transform"))
@@ -370,7 +371,7 @@ def test_subtrees_cut_anywhere_join_into_the_trie_of_one_count(data, cuts, min_c
     pairs = set(zip(wanted["hi"].tolist(), wanted["lo"].tolist()))
     on = [(h, lo) in pairs for h, lo in zip(whole_index["hi"].tolist(), whole_index["lo"].tolist())]
     found = [
-        shard_transposed(part, plan.only(j), j, _sorted_positions(part), wanted) for j, (part, _) in enumerate(parts)
+        shard_transposed(part, plan.only(j), j, sorted_positions(part), wanted) for j, (part, _) in enumerate(parts)
     ]
     node = np.concatenate([f["node"] for f in found])
     assert sorted(node.tolist()) == sorted(whole_index["node"][on].tolist())
@@ -441,7 +442,7 @@ def test_deep_codes_cut_a_crowded_opening_below_its_first_keys(seqs, picks, most
     (``deep_rank``); sampled, every sequence counts once, at a code of its
     own or an earlier one's, and the sample cuts below the first keys."""
     from joseki_miner.fast.fasttrie import deep_rank, in_deep_range
-    from joseki_miner.stages.build import sampled
+    from joseki_miner.cluster.shards import sampled
 
     def arrays(ss):
         return np.r_[0, np.cumsum([len(s) for s in ss])].astype(np.int64), np.array(

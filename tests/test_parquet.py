@@ -19,6 +19,7 @@ from joseki_miner.fast.parquet import (
     row_range,
     rows_at,
 )
+from joseki_miner.fast.tables import EXAMPLE_INFO, TRIE_FILE
 from joseki_miner.runs.catalog import part_name, parts_of
 
 SCHEMA = pa.schema([("n", pa.int64()), ("text", pa.string())])
@@ -173,7 +174,7 @@ def test_the_trie_written_a_row_group_at_a_time_is_one_write(tmp_path, monkeypat
         floor=1,
         names=["demo"],
     )
-    pq.write_table(node_table(arrays), tmp_path / "whole.parquet", row_group_size=16, **build.TRIE_FILE)
+    pq.write_table(node_table(arrays), tmp_path / "whole.parquet", row_group_size=16, **TRIE_FILE)
     assert (tmp_path / "trie.parquet").read_bytes() == (tmp_path / "whole.parquet").read_bytes()
 
 
@@ -187,6 +188,7 @@ def test_prune_from_the_node_arrays_writes_the_files_prune_from_the_build_files_
     pruning the build's files gives, a trie of several row groups too."""
     from joseki_miner.stages import build
     from joseki_miner.fast.fasttrie import pack_classes, plain_payload
+    from joseki_miner.fast.sorting import SortedRuns
     from joseki_miner.stages import prune
 
     rng = np.random.default_rng(11)
@@ -209,11 +211,11 @@ def test_prune_from_the_node_arrays_writes_the_files_prune_from_the_build_files_
             "day": pa.array([20000101 + (i * 7919) % 500 for i in range(100)], pa.int32()),
             "winner": pa.array([(i % 3) - 1 for i in range(100)], pa.int8()),  # (what merging move orders reads)
             "year": pa.array([2000 + i % 4 for i in range(100)], pa.int16()),
-            **{name: [f"{name}{i}" for i in range(100)] for name in prune.EXAMPLE_INFO},
+            **{name: [f"{name}{i}" for i in range(100)] for name in EXAMPLE_INFO},
         }
     )
     pq.write_table(games, work / "games.parquet")
-    runs = build.SortedRuns(work / "runs")
+    runs = SortedRuns(work / "runs")
     runs.add(*build.sort_sequences(offsets, keys, classes, payload))
     arrays, nodes = runs.count(1, (2000, 4), 2, work / "sorted.parquet")
     monkeypatch.setattr(build, "NODE_ROWS", 32)
@@ -236,8 +238,9 @@ def test_prune_from_the_node_arrays_writes_the_files_prune_from_the_build_files_
         prune.PruneFiles(work / "sorted.parquet", work / "games.parquet", files),
         pruning,
     )
+    trie = prune.TrieArrays(arrays, ["a", "b"])
     from_arrays = prune.prune_arrays(
-        arrays, ["a", "b"], prune.PruneFiles(work / "sorted.parquet", work / "games.parquet", memory), pruning
+        trie, prune.PruneFiles(work / "sorted.parquet", work / "games.parquet", memory), pruning
     )
     assert from_arrays == from_files and from_files["nodes_after_prune"] > 1
     for name in files:
@@ -245,7 +248,7 @@ def test_prune_from_the_node_arrays_writes_the_files_prune_from_the_build_files_
     assert pq.read_table(files["examples"]).num_rows > 0
     # the dask engine's trie join prunes without games.parquet: the examples later, from the segments
     later = {name: tmp_path / f"{name}-later.parquet" for name in files}
-    figures = prune.prune_arrays(arrays, ["a", "b"], prune.PruneFiles(work / "sorted.parquet", None, later), pruning)
+    figures = prune.prune_arrays(trie, prune.PruneFiles(work / "sorted.parquet", None, later), pruning)
     assert not later["examples"].exists()
     prune.write_examples(figures.pop("segments"), work / "sorted.parquet", work / "games.parquet", later["examples"], 3)
     assert figures == from_files
@@ -261,9 +264,8 @@ def test_prune_from_the_node_arrays_writes_the_files_prune_from_the_build_files_
     codes = build.kinds_of(arrays, KindRules())
     for out, kinds in ((own, None), (given, lambda: codes), (marked, lambda: np.full(len(codes), 3, np.int8))):
         prune.prune_arrays(
-            arrays,
-            ["a", "b"],
-            prune.PruneFiles(work / "sorted.parquet", work / "games.parquet", out, kinds=kinds),
+            prune.TrieArrays(arrays, ["a", "b"], kinds=kinds),
+            prune.PruneFiles(work / "sorted.parquet", work / "games.parquet", out),
             kinded,
         )
     for name in files:
@@ -275,9 +277,8 @@ def test_prune_from_the_node_arrays_writes_the_files_prune_from_the_build_files_
     for out, kinds in ((own, None), (marked, lambda: np.full(len(codes), 3, np.int8))):
         out["orders"] = tmp_path / f"orders-{id(out)}.parquet"
         prune.prune_arrays(
-            arrays,
-            ["a", "b"],
-            prune.PruneFiles(work / "sorted.parquet", work / "games.parquet", out, kinds=kinds),
+            prune.TrieArrays(arrays, ["a", "b"], kinds=kinds),
+            prune.PruneFiles(work / "sorted.parquet", work / "games.parquet", out),
             merging,
         )
     assert own["joseki"].read_bytes() == marked["joseki"].read_bytes()
@@ -287,5 +288,5 @@ def test_prune_from_the_node_arrays_writes_the_files_prune_from_the_build_files_
     ended = {name: tmp_path / f"{name}-ended.parquet" for name in files}
     stop.end("ended-run")
     with stop.task_of("ended-run"), pytest.raises(stop.Stopped):
-        prune.prune_arrays(arrays, ["a", "b"], prune.PruneFiles(work / "sorted.parquet", None, ended), pruning)
+        prune.prune_arrays(trie, prune.PruneFiles(work / "sorted.parquet", None, ended), pruning)
     assert not any(path.exists() for path in ended.values())

@@ -651,6 +651,7 @@ def test_the_partitions_joined_are_the_rows_the_joins_write(tmp_path, monkeypatc
     import pyarrow.parquet as pq
 
     from joseki_miner.cluster import partitions
+    from joseki_miner.cluster.shards import count_subtrees, prefix_counts, write_run
     from joseki_miner.stages import build
 
     games = tmp_path / "games"
@@ -681,8 +682,8 @@ def test_the_partitions_joined_are_the_rows_the_joins_write(tmp_path, monkeypatc
     assert games_kept.equals(pq.read_table(catalog.games, columns=columns))
     assert pa.Table.from_batches(list(joined.sequences(None, 3))).equals(pq.read_table(catalog.sequences))
     stored = build.Stored(catalog.sequences, catalog.games)
-    assert build.prefix_counts(joined, None) == build.prefix_counts(stored, None)
-    assert build.prefix_counts(joined) == build.prefix_counts(stored)
+    assert prefix_counts(joined, None) == prefix_counts(stored, None)
+    assert prefix_counts(joined) == prefix_counts(stored)
     recorded = sum(
         (
             Counter(
@@ -697,7 +698,7 @@ def test_the_partitions_joined_are_the_rows_the_joins_write(tmp_path, monkeypatc
         ),
         Counter(),
     )
-    every = build.prefix_counts(stored, None)  # the games kept: b/3's sequences are a/1's
+    every = prefix_counts(stored, None)  # the games kept: b/3's sequences are a/1's
     assert sum(recorded.values()) > sum(every.values()) and set(recorded) <= set(every)
     # each partition's sorted run: its sequences of the games kept, in trie order, numbered as joined
     from joseki_miner.fast import sortedrun
@@ -759,13 +760,13 @@ def test_the_partitions_joined_are_the_rows_the_joins_write(tmp_path, monkeypatc
     monkeypatch.setattr(sortedrun, "BLOCK_ROWS", 1)
     for k in joined.keys:
         folder = catalog.partitions / k
-        build.write_run(
+        write_run(
             folder / "sequences.parquet", folder / "sorted.run", partitions._game_fields(folder / "games.parquet")[0]
         )
     assert [rows(run) for run in joined.parts(whole)] == [rows(run) for run in runs]
     # a count of the partitions reads no game, and counts what a count of the stage files counts
     for source in (stored, joined):
-        build.count_subtrees(whole, source, tmp_path / type(source).__name__, neutral=5, floor=1)
+        count_subtrees(whole, source, tmp_path / type(source).__name__, neutral=5, floor=1)
         monkeypatch.setattr(partitions.Joined, "games_of", lambda *_: pytest.fail("a count read the games"))
     assert len(files_of(tmp_path / "Stored")) > 3 and files_of(tmp_path / "Joined") == files_of(tmp_path / "Stored")
 

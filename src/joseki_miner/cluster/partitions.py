@@ -52,6 +52,7 @@ from joseki_miner.runs.store import remove_unfinished
 from joseki_miner.cluster.client import PARTITION_MB
 from joseki_miner.runs.errors import StrictError
 from joseki_miner.fast.parquet import ROW_GROUP, TableSink
+from joseki_miner.fast.tables import GAMES_SCHEMA, REJECTS_SCHEMA, SEQUENCES_SCHEMA
 from joseki_miner.runs.catalog import part_name
 from joseki_miner.method.points import DEEP_END
 
@@ -263,7 +264,7 @@ def subtrees(counts: dict[int, int], parts: int) -> list[tuple[int, int]]:
     their first keys and the next ones): a range is the subtrees of its
     keys, counted apart from the others'.  A key is never split, so the
     largest range holds at least the most common key's sequences.  The ranges cover every key
-    (0 to ``DEEP_END``): ``counts`` may be a sample (``build.sampled``)."""
+    (0 to ``DEEP_END``): ``counts`` may be a sample (``shards.sampled``)."""
     keys = sorted(counts)
     if not keys:
         return [(0, DEEP_END)]
@@ -323,7 +324,8 @@ def mine(partition: Partition, settings: Settings, folder: str) -> dict:
         return {**figures, KEPT: True}
     if out.exists():  # not whole: written by another version, or damaged
         shutil.rmtree(out, ignore_errors=True)
-    from joseki_miner.stages import build, ingest
+    from joseki_miner.cluster.shards import write_run
+    from joseki_miner.stages import ingest
     from joseki_miner.stages.extract import Phase1Stream
 
     tmp = Path(folder) / f"{partition.key}-{uuid.uuid4().hex[:8]}.tmp"
@@ -351,7 +353,7 @@ def mine(partition: Partition, settings: Settings, folder: str) -> dict:
         # the sequences in trie order too: each count of the build reads its range's alone
         games, names = _game_fields(tmp / "games.parquet")
         figures["prefixes"] = {
-            str(k): n for k, n in build.write_run(tmp / "sequences.parquet", tmp / "sorted.run", games).items()
+            str(k): n for k, n in write_run(tmp / "sequences.parquet", tmp / "sorted.run", games).items()
         }
         firsts, *others = trace.tables()
         for name, table in zip(FILES[4:], [_with_games(firsts, games[1:3], names), *others]):
@@ -555,19 +557,20 @@ class Joined:
     def parts(self, key_range: tuple[int, int]):
         """Per partition, its sequences whose ``fasttrie.deep_codes`` are in
         ``key_range`` of the games kept, numbered as joined, in trie order (the
-        partitions' sorted runs, ``build.write_run``): offsets, keys,
+        partitions' sorted runs, ``shards.write_run``): offsets, keys,
         scores, fields, True (in trie order)."""
-        from joseki_miner.stages import build
+        from joseki_miner.fast import sortedrun
+        from joseki_miner.stages.build import select
 
         res = self.resolution
         for p, key in enumerate(self.keys):
             check_stop()
-            part = build.read_run(Path(self.folder) / key / "sorted.run", key_range)
+            part = sortedrun.read(Path(self.folder) / key / "sorted.run", key_range)
             if part is None:
                 continue
             kept = res.keep[p][part[3]["game"]]
             if not kept.all():
-                part = build.select(part, np.flatnonzero(kept))
+                part = select(part, np.flatnonzero(kept))
             part[3]["game"] = res.joined_numbers(p)[part[3]["game"]]
             part[3]["source"] = res.numbers[p][part[3].pop("collection")]
             yield (*part, True)
@@ -613,8 +616,6 @@ def write_games(folder: str, keys: list[str], res: Resolution, p: int, into: str
     row groups a file of its own would hold; what ``games_figures`` adds
     up.  A task of its own for each partition: no task reads or writes
     every game."""
-    from joseki_miner.stages.ingest import GAMES_SCHEMA
-
     table = Joined(folder, tuple(keys), res).games_of(p)
     table = table.set_column(0, "game", column(np.arange(res.first[p], res.first[p] + table.num_rows, dtype=np.int64)))
     _write_part(into, p, GAMES_SCHEMA, [table])
@@ -675,8 +676,6 @@ def write_rejects(folder: str, keys: list[str], res: Resolution, path: str, stri
     first was read); the figure of the games rejected by reason.
     ``strict``: the first bad record fails the run (a game the settings
     leave out, ``records.LEFT_OUT``, does not)."""
-    from joseki_miner.stages.ingest import REJECTS_SCHEMA
-
     wanted: dict[int, set[int]] = {}  # the first games named, by partition
     traces = [read_table(Path(folder) / k / "reject-trace.arrow") for k in keys]
     for p in range(len(keys)):
@@ -740,7 +739,7 @@ def write_sequences(folder: str, keys: list[str], res: Resolution, p: int, into:
     games.parquet numbers them, each part in the row groups a file of
     its own would hold.  A task of its own for each partition: no task
     reads or writes every sequence."""
-    from joseki_miner.stages.extract import SEQUENCE_ROWS, SEQUENCES_SCHEMA
+    from joseki_miner.stages.extract import SEQUENCE_ROWS
 
     batches = Joined(folder, tuple(keys), res).sequences_of(p, None, SEQUENCE_ROWS)
     tables = (pa.Table.from_batches([batch]) for batch in batches)
@@ -784,9 +783,6 @@ def check_parts(into: str, count: int) -> None:
 def no_partitions(games: str | None, sequences: str) -> None:
     """games.parquet (where given) and sequences.parquet of no partitions:
     a part each, of no rows."""
-    from joseki_miner.stages.extract import SEQUENCES_SCHEMA
-    from joseki_miner.stages.ingest import GAMES_SCHEMA
-
     if games is not None:
         TableSink(Path(games) / part_name(0), GAMES_SCHEMA).close()
     TableSink(Path(sequences) / part_name(0), SEQUENCES_SCHEMA, use_dictionary=False).close()

@@ -695,9 +695,9 @@ def _source(source, resolution=None):
 
 def _prefix_counts(stored: tuple[str, str]) -> dict[int, int]:
     """The openings of the stage files' sequences, sampled (a task)."""
-    from joseki_miner.stages import build
+    from joseki_miner.cluster.shards import prefix_counts
 
-    return build.prefix_counts(_source(stored))
+    return prefix_counts(_source(stored))
 
 
 def _count(
@@ -713,10 +713,10 @@ def _count(
     """The subtrees of ``key_range`` counted (a task): from the partitions,
     the games kept and their sequences as the joins write them, or from
     the stage files; ``floor_of`` the games kept."""
-    from joseki_miner.stages import build
+    from joseki_miner.cluster.shards import count_subtrees
 
     counted = _source(source, resolution)
-    return build.count_subtrees(
+    return count_subtrees(
         key_range,
         counted,
         folder,
@@ -738,11 +738,11 @@ def _plan_shards(
     tasks, each shard's apart (``Shards.of``: the whole plan grows with the
     number of counts): their count and where each ends, then each
     pickled; the build's figures."""
-    from joseki_miner.stages import build
+    from joseki_miner.cluster.shards import plan_shards
 
     if counted is None:
         raise TypeError("the plan of the shards is given the counts' results")
-    shards = build.plan_shards(
+    shards = plan_shards(
         counted, floor=floor_of(resolution.accepted if resolution is not None else 0), key_ranges=ranges
     )
     n = len(counted)
@@ -792,9 +792,9 @@ def _write_shard(
     resolution: partitions.Resolution | None = None,
 ) -> int:
     """Shard ``j`` of the trie's files (a task, once the plan is made)."""
-    from joseki_miner.stages import build
+    from joseki_miner.cluster.shards import write_shard
 
-    return build.write_shard(folder, _shard_plan(plan, j), j, tuple(Path(p) for p in paths), kinds)
+    return write_shard(folder, _shard_plan(plan, j), j, tuple(Path(p) for p in paths), kinds)
 
 
 def _keep_candidates(
@@ -809,13 +809,13 @@ def _keep_candidates(
     made), given the run's config: prune waits for these, not for the
     shards' files, and is handed them through the driver (a few dozen
     nodes a shard)."""
+    from joseki_miner.cluster.shards import keep_candidates
     from joseki_miner.method.prune import Cut
-    from joseki_miner.stages import build
     from joseki_miner.stages.prune import pruning_for
 
     shards = _shard_plan(plan, j)
     pruning = pruning_for(pruned, resolution.accepted if resolution is not None else 0, shards.floor)
-    return build.keep_candidates(folder, shards, j, kinds, Cut(pruning.threshold, pruning.min_length, pruning.rules))
+    return keep_candidates(folder, shards, j, kinds, Cut(pruning.threshold, pruning.min_length, pruning.rules))
 
 
 def _prune_shards(
@@ -860,7 +860,8 @@ def _search_shard(
     given the resolution: how many games are kept): a few hundred rows,
     handed to ``_write_found`` through the driver, as the counts' are to
     the plan (it reads no file a shard)."""
-    from joseki_miner.stages import build, prune
+    from joseki_miner.cluster.shards import transposed_of_shard
+    from joseki_miner.stages import prune
 
     if resolution is None:
         raise TypeError("a shard's search is given the resolution")
@@ -868,7 +869,7 @@ def _search_shard(
     games = resolution.accepted
     return {
         "examples": prune.examples_of_shard(folder, shards.plan.parts[j].ranked, Path(wanted), games),
-        "transposed": build.transposed_of_shard(folder, shards, j, Path(wanted)) if transposed else None,
+        "transposed": transposed_of_shard(folder, shards, j, Path(wanted)) if transposed else None,
     }
 
 

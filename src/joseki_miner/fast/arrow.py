@@ -6,7 +6,8 @@ process, to ask whether their argument is a pandas object: a fifth of a
 second holding the interpreter's lock, which ``mine`` paid in the middle of
 reading its first batches.  Nothing in ``mine`` needs pandas, so its
 columns go through here.  Only what the stages use: numbers and booleans
-without nulls, strings with or without.
+without nulls, strings with or without; and an array's bytes written
+through Python's file (``put_array``).
 """
 
 from __future__ import annotations
@@ -87,3 +88,10 @@ def numpy(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
         if len(c)
     ]
     return parts[0] if len(parts) == 1 else np.concatenate(parts) if parts else np.zeros(0, dtype)
+
+
+def put_array(f, a: np.ndarray) -> None:
+    """An array's bytes through Python's file (``tofile``'s bytes): a full
+    disk raises ENOSPC, which the run reports in one line."""
+    if a.size:  # (a view of no bytes cannot be cast)
+        f.write(memoryview(np.ascontiguousarray(a)).cast("B"))

@@ -210,7 +210,7 @@ def kept_for_plan(arrays: dict) -> dict[str, dict[str, np.ndarray]]:
 
 @dataclass(frozen=True)
 class Counted:
-    """A count of subtrees (``build.count_subtrees``) as the plan of the
+    """A count of subtrees (``shards.count_subtrees``) as the plan of the
     join reads it: where it was counted, its range and floor, its nodes,
     the collections' names, and what it kept for the plan
     (``kept_for_plan``: a few dozen rows).  Handed to the plan (on the

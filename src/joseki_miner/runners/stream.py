@@ -11,6 +11,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
+from joseki_miner.fast.sorting import SortedRuns
 from joseki_miner.runs import threads
 from joseki_miner.runs.context import Context, CountedTrie, Done
 from joseki_miner.runs.memory import peak_rss_mib, rss_mib
@@ -39,7 +40,7 @@ def ingest_to_build(context: Context, pool: ThreadPoolExecutor) -> Streamed:
     catalog, config, options = context.catalog, context.config, context.options
     t0 = time.perf_counter()
     params = phase1_params(config)
-    spilled = build.SortedRuns(catalog.runs, options.sort_bytes)
+    spilled = SortedRuns(catalog.runs, options.sort_bytes)
     stream = extract.Phase1Stream(
         staged(catalog.sequences), params, jobs=options.jobs, neutral=config.influence_neutral, runs=spilled
     )
@@ -84,16 +85,8 @@ def ingest_to_build(context: Context, pool: ThreadPoolExecutor) -> Streamed:
         index, codes = threads.settled(
             found, lambda: (build.position_index(arrays), build.kinds_of(arrays, kind_rules(config)))
         )
-        return build.write(
-            (staged(catalog.trie), staged(catalog.trie_years), staged(catalog.trie_sources)),
-            arrays,
-            nodes,
-            floor,
-            names,
-            kind_rules(config),
-            index,
-            codes,
-        ), time.perf_counter()
+        paths = (staged(catalog.trie), staged(catalog.trie_years), staged(catalog.trie_sources))
+        return build.write(paths, arrays, nodes, floor, names, kind_rules(config), index, codes), time.perf_counter()
 
     writing = pool.submit(write_trie)
     try:

@@ -184,7 +184,7 @@ class Catalog:
 
     def shards(self) -> list[Path]:
         """The build's files the dask engine writes a part a shard of the
-        trie (a count's node range), in the order ``build.write_shard``
+        trie (a count's node range), in the order ``shards.write_shard``
         takes them."""
         return [self.trie, self.trie_years, self.trie_sources, self.trie_positions, self.sorted_sequences]
 

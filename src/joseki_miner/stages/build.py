@@ -6,19 +6,14 @@ Counts every normalized sequence into the trie, with the influence class of
 each move per direction (section 8), and per node its games, wins in the
 tree's colours, and games by year and by collection.  The sequences are
 also written in trie order, so a node's games are a range of them.  The
-``fast`` engine (compiled trie) and the ``reference`` engine (plain Python
-trie) write identical files."""
+``fast`` engine (compiled trie, in sorted runs: ``fast.sorting``) and the
+``reference`` engine (plain Python trie) write identical files; the dask
+engine counts ranges of the sequences apart and joins them into the same
+(``cluster.shards``)."""
 
 from __future__ import annotations
 
-import os
-import shutil
-from collections import Counter
-from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
-from queue import Full, Queue
-from threading import Event, Thread
 
 import numpy as np
 import pyarrow as pa
@@ -27,49 +22,35 @@ import pyarrow.parquet as pq
 
 from joseki_miner.runs.context import Context
 from joseki_miner.runs.store import staged
-from joseki_miner.stages.opened import opened_among, save_opened
 from joseki_miner.stages.params import kind_rules
-from joseki_miner.stages.saved import flattened, load_arrays, nested, put_array, read_saved, save_arrays
-from joseki_miner.runs import threads
-from joseki_miner.fast import sortedrun
-from joseki_miner.fast.arrow import booleans, column, numpy, strings
-from joseki_miner.runs.catalog import part_name, positions_of
-from joseki_miner.runs.config import SORT_MEMORY_MB
-from joseki_miner.fast.joining import (
-    Counted,
-    JoinPlan,
-    kept_for_plan,
-    join_plan,
-    place,
-    place_rows,
-    planned_from,
-    shard_codes,
-    shard_candidates,
-    shard_replies,
-    shard_transposed,
-)
+from joseki_miner.fast.sorting import SortedRuns
+from joseki_miner.fast.arrow import booleans, numpy
+from joseki_miner.runs.catalog import positions_of
 from joseki_miner.fast.fasttrie import (
     PAYLOAD,
-    StreamCounter,
     classes_of,
-    cut,
-    gather,
-    in_order,
-    deep_path,
     in_deep_range,
     prefixes,
-    merge_sorted,
     sort_sequences,
-    trie_order,
-    width_of,
 )
 from joseki_miner.method.influence import classify
 from joseki_miner.method.kinds import KindRules, of_arrays
-from joseki_miner.method.prune import Cut
-from joseki_miner.method.points import DEEP_SHIFT, PREFIX_KEYS, TENUKI, sgf_bytes_to_points
+from joseki_miner.method.points import TENUKI, sgf_bytes_to_points
 from joseki_miner.runs.stop import check as check_stop
-from joseki_miner.fast.tables import node_table
-from joseki_miner.method.trie import COUNTER_COLUMNS, GameStats, Trie, node_arrays
+from joseki_miner.fast.tables import (
+    POSITIONS_FILE,
+    ROWS_FILE,
+    SORTED_FILE,
+    SORTED_ROWS,
+    SORTED_SCHEMA,
+    TRIE_FILE,
+    node_table,
+    positions_table,
+    sorted_table,
+    sources_table,
+    years_table,
+)
+from joseki_miner.method.trie import GameStats, Trie, node_arrays
 
 from joseki_miner.fast.parquet import TableSink, count_rows, iter_batches, read_columns, string_bytes
 from joseki_miner.runs.progress import bar as progress_bar
@@ -77,20 +58,6 @@ from joseki_miner.runs.progress import bar as progress_bar
 # rows a trie.parquet row group: small enough that a lookup reads the few
 # groups that hold a node and its children, not the whole trie
 NODE_ROWS = 1 << 16
-# How trie.parquet is encoded.  Columns of few values take a dictionary; the
-# numbers (node, parent, counts) are delta-encoded and bit-packed, which
-# holds them about as small as zstd does, so a fast codec (lz4) is enough:
-# all data's trie writes in 0.12 s instead of 0.19 s and reads in 0.03 s
-# instead of 0.16 s, for 6.1 MB instead of 4.7 MB.
-DICTIONARY = ["depth", "color", "move", "kind"]
-TRIE_FILE = {
-    "compression": "lz4",
-    "use_dictionary": [*DICTIONARY, "first_year", "last_year"],
-    "column_encoding": {
-        name: "DELTA_BINARY_PACKED"
-        for name in ("node", "parent", "count", *COUNTER_COLUMNS, "first", "games", "black_wins", "white_wins")
-    },
-}
 
 
 def decode_keys(data: np.ndarray) -> np.ndarray:
@@ -101,53 +68,11 @@ def decode_keys(data: np.ndarray) -> np.ndarray:
     return keys
 
 
-def _columns(batch):
+def sequence_moves(batch):
     offsets, data = string_bytes(batch.column("moves"))
     _, raw = string_bytes(batch.column("scores"))
     flat = raw.view("<i2").reshape(-1, 4)
     return offsets // 2, decode_keys(data), flat
-
-
-# sorted_sequences.parquet: every sequence in trie order (its keys, then its
-# game and number in it), so that a node's sequences are the ``count`` rows from
-# its ``first``: the game, the sequence's number in it (its moves are in
-# sequences.parquet), the move number where it starts and its orientation
-# (transform + 8 when colours were swapped).  Only the payload is written:
-# putting the keys in order too cost more than the count itself
-SORTED_SCHEMA = pa.schema(
-    [("game", pa.int64()), ("sequence", pa.int32()), ("start", pa.int32()), ("orientation", pa.int8())]
-)
-SORTED_ROWS = 1 << 17
-SORTED_FILE = {"compression": "lz4"}  # written beside the count: cheap to encode
-# trie_years.parquet and trie_sources.parquet: node numbers and games as
-# deltas (rows come by node), years and collections as dictionaries, lz4:
-# a fifth of the time zstd took for them on all data (1.5 and 1.1 M rows)
-ROWS_FILE = {
-    "compression": "lz4",
-    "use_dictionary": ["year", "source"],
-    "row_group_size": 1 << 16,
-    "column_encoding": {"node": "DELTA_BINARY_PACKED", "games": "DELTA_BINARY_PACKED"},
-}
-YEARS_SCHEMA = pa.schema([("node", pa.int64()), ("year", pa.int16()), ("games", pa.int32())])
-# the collections as a dictionary: a long path a row would be gigabytes of a large trie's rows
-SOURCES_SCHEMA = pa.schema(
-    [("node", pa.int64()), ("source", pa.dictionary(pa.int16(), pa.string())), ("games", pa.int32())]
-)
-
-
-def _sorted_rows(block) -> pa.Table:
-    """sorted_sequences.parquet's rows of a block of the merged stream."""
-    payload, order = block[3], block[4]
-    return sorted_table(payload, order)
-
-
-def sorted_table(payload: np.ndarray, order: np.ndarray | None = None) -> pa.Table:
-    """sorted_sequences.parquet's rows of sequences in trie order (their
-    payload rows, taken in ``order`` when given)."""
-    fields = [payload[name] for name in SORTED_SCHEMA.names]
-    if order is not None:
-        fields = [f[order] for f in fields]
-    return pa.Table.from_arrays([column(f) for f in fields], schema=SORTED_SCHEMA)
 
 
 class Collections:
@@ -229,182 +154,6 @@ def payload_rows(a: dict, winner: np.ndarray, year: np.ndarray, source: np.ndarr
     return payload
 
 
-SPILL_BLOCK = 1 << 15  # sequences a block of a run file, and a merge's step through a run
-FAN_IN = 16  # run files merged at once; more are first merged into one
-SORT_MEMORY = SORT_MEMORY_MB  # MB of sequences held before they are spilled as a sorted run
-# nodes the count's arrays start with, at most: reserved, not touched until
-# written (74 bytes a node), so the arrays seldom grow, and growing copies
-ROOM = 1 << 24
-
-
-class SortedRuns:
-    """The sequences counted into the trie, in sorted runs, in bounded memory.
-
-    Each part added is sorted (``fasttrie.sort_sequences``).  Parts are held
-    until they pass ``budget`` bytes; then they are merged into one sorted
-    run in a file of ``folder``, and so are the files, ``FAN_IN`` at a time.
-    ``count`` merges what is held and the files into one stream and counts
-    it: memory is the budget, a block a file and the trie kept, however
-    many the games.  Run files hold blocks: sequence and key numbers (int64),
-    lengths (int16), keys (int16), packed classes (uint8), payload rows."""
-
-    def __init__(self, folder: Path, budget: int = SORT_MEMORY << 20) -> None:
-        self.folder, self.budget = folder, budget
-        self.held: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
-        self.held_bytes = 0
-        self.files: list[Path] = []
-        self.max_depth = 0
-        self.keys = 0
-        self.figures = {"sequence_bytes": 0, "spilled_bytes": 0, "runs_spilled": 0}
-
-    def add(self, offsets: np.ndarray, keys: np.ndarray, classes: np.ndarray, payload: np.ndarray) -> None:
-        """A part, sorted."""
-        if len(offsets) > 1:
-            self.max_depth = max(self.max_depth, int(np.diff(offsets).max()))
-        part = (
-            np.asarray(offsets, np.int64),
-            np.asarray(keys, np.int16),
-            np.asarray(classes, np.uint8),
-            np.asarray(payload, PAYLOAD),
-        )
-        self.keys += len(part[1])
-        size = sum(a.nbytes for a in part)
-        self.held.append(part)
-        self.held_bytes += size
-        self.figures["sequence_bytes"] += size
-        if self.held_bytes > self.budget:
-            self._spill()
-
-    def _spill(self) -> None:
-        held, self.held, self.held_bytes = self.held, [], 0
-        self._write([_blocks(p) for p in held])
-        if len(self.files) >= FAN_IN:
-            files, self.files = self.files, []
-            self._write([_read(f) for f in files])
-            for f in files:
-                f.unlink()
-
-    def _write(self, runs: list) -> None:
-        self.folder.mkdir(parents=True, exist_ok=True)
-        path = self.folder / f"run-{self.figures['runs_spilled']:05d}.bin"
-        with open(path, "wb") as f:
-            for merged in merge_sorted(runs, width_of(self.max_depth)):
-                for offsets, keys, classes, payload in _blocks(in_order(*merged)):
-                    put_array(f, np.array([len(offsets) - 1, len(keys)], np.int64))
-                    put_array(f, np.diff(offsets).astype(np.int16))
-                    for a in (keys, classes, payload):
-                        put_array(f, a)
-        self.files.append(path)
-        self.figures["runs_spilled"] += 1
-        self.figures["spilled_bytes"] += path.stat().st_size
-
-    def count(
-        self,
-        floor: int = 2,
-        years: tuple[int, int] = (0, 0),
-        sources: int = 1,
-        sorted_path: Path | None = None,
-        sink=None,
-        edges: tuple[list[int], list[int]] | None = None,
-    ) -> tuple[dict, int]:
-        """The trie's node arrays (the nodes counted at least ``floor`` times,
-        and their statistics: ``StreamCounter``, with ``years`` and
-        ``sources``) and its number of nodes; given ``sorted_path``, the
-        sequences in trie order go there (``SORTED_SCHEMA``), or to ``sink``
-        (a ``TableSink``'s add, close and abort); ``edges``: the paths whose
-        nodes are kept whatever their count (``StreamCounter``).  The runs
-        are then gone."""
-        most = self.keys // max(1, floor)  # a node kept is counted at least floor times, a key a count
-        counter = StreamCounter(self.max_depth, floor, room=ROOM, most=most, years=years, sources=sources, edges=edges)
-        held, self.held, self.held_bytes = self.held, [], 0
-        runs = [_read(f) for f in self.files] + [_blocks(p) for p in held]
-        del held
-        if sorted_path is not None:
-            sink = TableSink(sorted_path, SORTED_SCHEMA, SORTED_ROWS, background=True, **SORTED_FILE)
-        try:
-            for block in _ahead(merge_sorted(runs, width_of(self.max_depth))):
-                check_stop()
-                counter.add(*block)
-                if sink is not None:  # the sequences put in order and written in the sink's thread
-                    sink.add(partial(_sorted_rows, block))
-            if sink is not None:
-                sink.close()
-        except BaseException:
-            if sink is not None:
-                sink.abort()
-            raise
-        self.close()
-        return counter.finish()
-
-    def close(self) -> None:
-        """Remove the run files."""
-        for f in self.files:
-            f.unlink(missing_ok=True)
-        self.files = []
-        self.held = []
-
-
-def _blocks(part) -> list:
-    """A sorted part (offsets, keys, classes) as blocks of ``SPILL_BLOCK``
-    (views of it): a list, whose last block ``merge_sorted`` knows."""
-    return [cut(part, lo, min(len(part[0]) - 1, lo + SPILL_BLOCK)) for lo in range(0, len(part[0]) - 1, SPILL_BLOCK)]
-
-
-def _ahead(blocks, depth: int = 2):
-    """``blocks``, made in a thread of their own, ``depth`` ahead of the
-    caller: the merge and the count (both compiled, GIL released) run on
-    two cores.  If the caller stops early, so does the thread."""
-    if threads.alone():  # a dask worker's task: one core, no thread of its own
-        yield from blocks
-        return
-    queue: Queue = Queue(maxsize=depth)
-    done = object()
-    stop = Event()
-
-    def put(item) -> bool:
-        while not stop.is_set():
-            try:
-                queue.put(item, timeout=0.1)
-                return True
-            except Full:
-                pass
-        return False
-
-    def make() -> None:
-        try:
-            for block in blocks:
-                if not put(block):
-                    return
-            put(done)
-        except BaseException as exc:  # handed to the caller
-            put(exc)
-
-    thread = Thread(target=make, name="merge", daemon=True)
-    thread.start()
-    try:
-        while (item := queue.get()) is not done:
-            if isinstance(item, BaseException):
-                raise item
-            yield item
-    finally:
-        stop.set()
-        thread.join()
-
-
-def _read(path: Path):
-    """The blocks of a run file, one at a time."""
-    with open(path, "rb") as f:
-        while True:
-            head = np.fromfile(f, np.int64, 2)
-            if len(head) < 2:
-                return
-            n, k = int(head[0]), int(head[1])
-            lengths = np.fromfile(f, np.int16, n)
-            offsets = np.zeros(n + 1, np.int64)
-            np.cumsum(lengths, out=offsets[1:])
-            yield offsets, np.fromfile(f, np.int16, k), np.fromfile(f, np.uint8, k), np.fromfile(f, PAYLOAD, n)
-
-
 SEQUENCE_COLUMNS = ["game", "sequence", "start", "transform", "swapped", "shared", "moves", "scores"]
 
 
@@ -450,7 +199,7 @@ def _games(source) -> tuple[Collections, tuple[np.ndarray, ...]]:
     return collections, game_columns(source.games(GAME_COLUMNS), collections)
 
 
-def _fields(batch) -> dict[str, np.ndarray]:
+def sequence_fields(batch) -> dict[str, np.ndarray]:
     """The per-sequence columns of a batch of sequences that the payload
     takes (``payload_of``)."""
     a = {name: numpy(batch.column(name)) for name in ("game", "sequence", "start", "transform", "shared")}
@@ -472,8 +221,8 @@ def _decoded(batches, key_range: tuple[int, int] | None = None):
     (lo, hi), only the sequences whose deep codes are in lo..hi-1."""
     for batch in batches:
         check_stop()
-        offsets, keys, scores = _columns(batch)
-        part = (offsets, keys, scores, _fields(batch))
+        offsets, keys, scores = sequence_moves(batch)
+        part = (offsets, keys, scores, sequence_fields(batch))
         if key_range is not None:
             part = select(part, np.flatnonzero(in_deep_range(offsets, keys, prefixes(offsets, keys), *key_range)))
         yield (batch.num_rows, *part)
@@ -516,354 +265,6 @@ def run(context: Context) -> dict:
         return write((trie_path, years_path, sources_path), arrays, nodes, floor, collections.names, kinds)
     finally:
         runs.close()
-
-
-# -- by subtree: the count split over tasks (the dask engine) -------------------------
-
-
-# The openings a partition's sequences (or the stage files') are described
-# by, at most: the build's ranges are planned from them, and the driver
-# that plans holds every partition's.
-OPENINGS = 256
-
-
-def prefix_counts(source, most: int | None = OPENINGS) -> dict[int, int]:
-    """The openings (``fasttrie.deep_codes``: their first keys) of the sequences of
-    ``source`` (``Stored``, ``partitions.Joined``), as ``sampled`` gives
-    them, a batch of 500,000 sequences at a time (``most`` a batch; None:
-    every opening, with its sequences)."""
-    counts: Counter[int] = Counter()
-    for batch in source.sequences(["moves"], 500_000):
-        offsets, data = string_bytes(batch.column("moves"))
-        offsets, keys = offsets // 2, decode_keys(data)
-        code, deeper = prefixes(offsets, keys), prefixes(offsets, keys, PREFIX_KEYS)
-        order = np.lexsort((deeper, code))
-        counts.update(sampled(code[order], most, deeper[order]))
-    return dict(counts)
-
-
-def sampled(codes: np.ndarray, most: int | None = OPENINGS, deeper: np.ndarray | None = None) -> dict[int, int]:
-    """Sorted openings as at most ``most`` of them (evenly spaced), each
-    with the sequences from it to the next one kept: enough to cut them
-    into ranges of about as many sequences (None: each with its own).
-    Given ``deeper`` (the next keys' ``prefixes``, sorted with them),
-    their deep codes (``fasttrie.deep_codes``): a crowded opening is then
-    cut below its first keys."""
-    step = 1 if most is None else max(1, -(-len(codes) // most))
-    at = np.arange(0, len(codes), step)
-    picked = codes[at].tolist()
-    if deeper is not None:
-        picked = [a << DEEP_SHIFT | b for a, b in zip(picked, deeper[at].tolist())]
-    counts: Counter[int] = Counter()
-    for code, n in zip(picked, np.diff(np.r_[at, len(codes)]).tolist()):
-        counts[code] += n
-    return dict(counts)
-
-
-# A partition's sequences in trie order (the dask engine), so that the count
-# of a range of deep codes reads that range alone, sorted already, and merges
-# it with the other partitions' (``sortedrun``: a file a count slices in
-# place); keys as 2-byte numbers, and the scores, not the classes (the
-# neutral band is the build's parameter, not the partition's); each
-# sequence's deep code too (its first keys' ``prefixes``, "code", and the next
-# keys', "deep"), where a count's range starts or ends: ranked there without
-# reading the keys again
-GAME_FIELDS = ("winner", "year", "collection", "day")  # of its game, a sequence each: a count reads no games
-
-
-def _concat(parts: list[tuple]) -> tuple:
-    """Parts (offsets from 0, keys, scores, fields) as one, in order."""
-    if len(parts) == 1:
-        return parts[0]
-    bases = np.cumsum([0] + [len(p[1]) for p in parts[:-1]])
-    offsets = np.concatenate(
-        [np.zeros(1, np.int64)] + [np.asarray(p[0][1:], np.int64) + base for p, base in zip(parts, bases)]
-    )
-    return (
-        offsets,
-        np.concatenate([p[1] for p in parts]),
-        np.concatenate([p[2] for p in parts]),
-        {name: np.concatenate([p[3][name] for p in parts]) for name in parts[0][3]},
-    )
-
-
-def write_run(sequences_path: Path, run_path: Path, games: tuple[np.ndarray, ...]) -> dict[int, int]:
-    """The sequences of a partition's sequences.parquet, in trie order, into
-    ``run_path`` (``sortedrun``), each with its game's ``games`` (winner,
-    year, collection and day by the partition's game number); its openings
-    (``sampled``, deep codes).  It holds the partition's sequences at once:
-    its memory is the partition's."""
-    parts = [
-        (*_columns(batch), _fields(batch))
-        for batch in pq.ParquetFile(sequences_path).iter_batches(1 << 17, columns=SEQUENCE_COLUMNS)
-    ]
-    if not parts:
-        empty = {name: np.zeros(0, dtype) for name, dtype in sortedrun.COLUMNS.items()}
-        sortedrun.write(run_path, np.zeros(1, np.int64), np.zeros(0, np.int16), np.zeros(0, np.uint64), empty)
-        return {}
-    offsets, keys, scores, a = _concat(parts)
-    del parts
-    a.update((name, values[a["game"]]) for name, values in zip(GAME_FIELDS, games))
-    payload = np.zeros(len(offsets) - 1, PAYLOAD)
-    payload["game"], payload["sequence"] = a["game"], a["sequence"]
-    order = trie_order(offsets, keys, payload)
-    offsets, keys, scores = gather(order, offsets, keys, np.ascontiguousarray(scores).view("<u8").ravel())
-    code, deep = prefixes(offsets, keys), prefixes(offsets, keys, PREFIX_KEYS)
-    columns = {name: a[name][order] for name in sortedrun.FIELDS}
-    sortedrun.write(run_path, offsets, keys, scores, {**columns, "code": code, "deep": deep})
-    return sampled(code, deeper=deep)
-
-
-def read_run(run_path: Path, key_range: tuple[int, int]) -> tuple | None:
-    """The sequences of a run (``write_run``) whose deep codes are in
-    ``key_range``, in trie order: offsets, keys, scores, fields; None if
-    there are none."""
-    return sortedrun.read(run_path, key_range)
-
-
-def count_subtrees(
-    key_range: tuple[int, int], source, folder: Path, *, neutral: int, floor: int, budget: int = SORT_MEMORY << 20
-) -> Counted:
-    """Count the sequences of ``source`` (``Stored``, ``partitions.Joined``)
-    whose deep codes are in ``key_range`` (lo, hi) as ``run`` counts them
-    all, into ``folder`` (made anew): the node arrays (``StreamCounter.finish``,
-    the nodes on the paths of its ends kept: the ranges beside it may hold
-    more of their sequences),
-    with the range, the sequences in trie order and their games' days
-    (``days_of``).
-    Its memory is its sequences' (``budget``, then spilled), and 12 bytes
-    a sequence for their games' days."""
-    shutil.rmtree(folder, ignore_errors=True)
-    folder.mkdir(parents=True)
-    collections, games = source.tallies()
-    runs = SortedRuns(folder / "runs", budget)
-    played: list[tuple[np.ndarray, np.ndarray]] = []
-    try:
-        for offsets, keys, scores, a, ordered in source.parts(key_range):
-            if len(offsets) > 1:
-                payload = payload_of(a, *games) if games else payload_rows(a, a["winner"], a["year"], a["source"])
-                part = (offsets, keys, classes_of(scores, neutral), payload)
-                runs.add(*(part if ordered else sort_sequences(*part)))
-                played.append((a["game"], a["day"]))
-        arrays, nodes = runs.count(
-            floor,
-            collections.years(),
-            max(1, len(collections.names)),
-            sink=_ArrowSink(folder / "sorted.arrow"),
-            edges=(deep_path(key_range[0]), deep_path(key_range[1])),
-        )
-    finally:
-        runs.close()
-    arrays["positions"] = _sorted_positions(arrays)  # here, in parallel: its shard keeps its own nodes' rows
-    edges = kept_for_plan(arrays)
-    saved = {
-        "key_range": np.array([str(k) for k in key_range]),  # deep codes: past int64
-        "floor": np.array(floor),
-        **flattened(arrays),
-    }
-    save_arrays(folder / "trie", saved, together=FIGURES)
-    save_arrays(folder / "days", days_of(played))
-    return Counted(folder, (int(key_range[0]), int(key_range[1])), floor, nodes, list(collections.names), edges)
-
-
-def days_of(played: list[tuple[np.ndarray, np.ndarray]]) -> dict[str, np.ndarray]:
-    """The games of a count's sequences, each once and in order, with the
-    day it was played (``played``: per part, each sequence's game and
-    day): what its shard's search ranks example games by, reading no
-    games."""
-    game = np.concatenate([g for g, _ in played]) if played else np.zeros(0, np.int64)
-    game, first = np.unique(game, return_index=True)
-    day = np.concatenate([d for _, d in played])[first] if played else np.zeros(0, np.int32)
-    return {"game": game.astype(np.int64), "day": day.astype(np.int32)}
-
-
-FIGURES = ("key_range", "floor")  # a count's, beside its arrays: what its shard checks
-
-
-def _count_of(folder: Path, floor: int, key_range: tuple[int, int], **load) -> dict:
-    """A count's arrays (``nested``), checked to be of ``key_range`` and ``floor``."""
-    saved = load_arrays(folder / "trie", **load)
-    _checked(folder, tuple(int(k) for k in saved.pop("key_range")), int(saved.pop("floor")), key_range, floor)
-    return nested(saved)
-
-
-def _checked(folder: Path, counted: tuple[int, int], kept: int, key_range: tuple[int, int] | None, floor: int) -> None:
-    """That the count in ``folder`` (of the range ``counted``, its nodes
-    counted ``kept`` times or more) is of ``key_range`` (None: any) and ``floor``."""
-    if key_range is not None and counted != tuple(key_range):
-        raise RuntimeError(f"{folder} counted the range {counted}, not {tuple(key_range)}")
-    if kept != floor:  # its nodes counted fewer times than the floor were dropped
-        raise RuntimeError(f"{folder} kept the nodes counted {kept} times or more, not {floor}")
-
-
-@dataclass(frozen=True)
-class Shards:
-    """The trie as shards, a count's node range each (``joining.place``):
-    the plan of the join, each count's side replies of its shared nodes
-    (``joining.shard_replies``), the collections' names and the floor."""
-
-    plan: JoinPlan
-    replies: dict[int, dict[int, int]]
-    names: list[str]
-    floor: int
-    key_ranges: dict[int, tuple[int, int]]  # each count's, by its number: its folder is checked to hold it
-
-    def figures(self) -> dict:
-        """The build's figures, as ``write`` gives them for the joined trie."""
-        return {"nodes_before_prune": self.plan.nodes, "nodes_stored": self.plan.stored, "floor": self.floor}
-
-    def of(self, j: int) -> Shards:
-        """Count ``j``'s shard alone (``JoinPlan.only``): what its tasks read."""
-        return Shards(self.plan.only(j), {j: self.replies[j]}, self.names, self.floor, {j: self.key_ranges[j]})
-
-
-def plan_shards(counted: list[Counted], *, floor: int, key_ranges: list[tuple[int, int]] | None = None) -> Shards:
-    """The shards of the subtrees counted apart (``count_subtrees``, in key
-    order), planned from what each count kept of its edges alone
-    (``Counted.edges``)."""
-    counts, replies, names = [], [], []
-    for i, count in enumerate(counted):
-        _checked(count.folder, count.key_range, count.floor, key_ranges[i] if key_ranges is not None else None, floor)
-        edges, replied = planned_from(count.edges)
-        counts.append((edges, count.nodes))
-        replies.append(replied)
-        names = count.names
-    plan = join_plan(counts, floor)
-    ranges = {i: count.key_range for i, count in enumerate(counted)}
-    return Shards(plan, dict(enumerate(shard_replies(counts, replies, plan))), names, floor, ranges)
-
-
-def shard_positions(positions: dict[str, np.ndarray], plan: JoinPlan, j: int, rows: int) -> dict[str, np.ndarray]:
-    """Shard ``j``'s ``position_index``, of the count's (``_sorted_positions``,
-    of its ``rows`` rows): its own nodes' rows, sorted alike.  The shards'
-    laid end to end hold a position's nodes in node order: a stable sort
-    by position (``positions.position_order``) gives the joined trie's."""
-    lo, hi = plan.shard(j)
-    node = plan.parts[j].numbers(rows)[positions["row"]]
-    mine = (node >= lo) & (node < hi)
-    return {
-        "hi": positions["hi"][mine],
-        "lo": positions["lo"][mine],
-        "node": node[mine],
-        "transform": positions["transform"][mine],
-    }
-
-
-def _shard(
-    folder: Path, shards: Shards, j: int, kinds: KindRules | None, mapped: bool = False
-) -> tuple[dict, dict, np.ndarray | None]:
-    """Shard ``j``'s count in ``folder`` (its arrays, ``mapped`` or read,
-    and its position index), with its nodes' kinds in the joined trie."""
-    arrays = _count_of(folder, shards.floor, shards.key_ranges[j], mapped=mapped)
-    positions = arrays.pop("positions")
-    codes = shard_codes(arrays, shards.plan, j, kinds, shards.replies[j]) if kinds is not None else None
-    return arrays, positions, codes
-
-
-def write_shard(folder: Path, shards: Shards, j: int, paths: tuple[Path, ...], kinds: KindRules | None) -> int:
-    """Shard ``j`` of the trie, of the count in ``folder``: its part of
-    trie.parquet, trie_years.parquet, trie_sources.parquet,
-    trie_positions.parquet and sorted_sequences.parquet (``paths``: the
-    five folders of parts), the parts' rows laid end to end the files
-    ``write`` and ``join_sorted`` give the joined trie (each part of the
-    positions sorted alike, of its nodes alone).  Written under temporary
-    names, renamed once whole unless the run has stopped; gives the
-    shard's nodes."""
-    arrays, positions, codes = _shard(folder, shards, j, kinds)
-    placed = place(arrays, shards.plan, j)
-    index = shard_positions(positions, shards.plan, j, len(arrays["node"]))
-    final = [Path(path) / part_name(j) for path in paths]
-    writing = [path.with_name(path.name + ".tmp") for path in final]
-    write(tuple(writing[:4]), placed, 0, shards.floor, shards.names, kinds, index, codes)
-    join_sorted([folder], writing[4])
-    check_stop()  # a task of a stopped run puts no part in the next run's folder
-    for a, b in zip(writing, final):
-        os.replace(a, b)
-    return len(placed["node"])
-
-
-def keep_candidates(folder: Path, shards: Shards, j: int, kinds: KindRules | None, cut: Cut) -> dict:
-    """The nodes of shard ``j`` (of the count in ``folder``) phase 2 may
-    keep (``cut``), for prune (``prune.prune_shards``): a few dozen nodes,
-    apart from its files (``write_shard``), so that prune need not wait
-    for them.  Its sequences that a handicap stone opened
-    (``prune.handicap_counts``), as many as its handicap games' corners,
-    are saved in ``folder`` where it has any ("opened_in" names it)."""
-    arrays, positions, codes = _shard(folder, shards, j, kinds, mapped=True)  # its candidates' rows placed alone
-    found = _candidates(arrays, positions, codes, shards, j, cut)
-    with pa.ipc.open_file(pa.memory_map(str(folder / "sorted.arrow"))) as part:
-        opened = opened_among(numpy(part.read_all().column("start")), shards.plan.parts[j].ranked)
-    save_opened(folder, opened)
-    found["opened_in"] = np.array([str(folder)] if len(opened) else [], str)
-    return nested(dict(sorted(flattened(found).items())))  # by name, as a saved folder's (``read_saved``)
-
-
-def _candidates(arrays: dict, positions: dict, codes, shards: Shards, j: int, cut: Cut) -> dict:
-    """What prune reads of a shard: the node arrays of the nodes it may
-    keep (``joining.shard_candidates``), their games by year and by
-    collection, kinds, tenuki children's counts and positions; the tenuki
-    children's counts of the shared nodes others own."""
-    found = shard_candidates(arrays, shards.plan, j, cut)
-    rows = found["rows"]
-    out = place_rows(arrays, shards.plan, j, rows)
-    if codes is not None:
-        out["kind"] = codes[rows]
-    out["tenuki"] = found["tenuki"]
-    lo, hi = shards.plan.shard(j)
-    number = shards.plan.parts[j].numbers(len(arrays["node"]))
-    picked = np.flatnonzero((number >= lo) & (number < hi))[rows]
-    row = np.asarray(positions["row"])  # each row once (``_sorted_positions``)
-    where = np.flatnonzero(np.isin(row, picked))
-    where = where[np.argsort(row[where], kind="stable")]  # each picked row's, in the order of the rows
-    if len(where) != len(picked):
-        raise RuntimeError(f"{len(picked)} candidates of shard {j} but {len(where)} of their positions")
-    out["position"] = {name: np.asarray(positions[name][where]) for name in ("hi", "lo", "transform")}
-    out["shared"] = {"node": found["shared"], "tenuki": found["shared_tenuki"]}
-    return out
-
-
-def transposed_of_shard(folder: Path, shards: Shards, j: int, wanted: Path) -> dict[str, np.ndarray]:
-    """Shard ``j``'s nodes on the positions of the nodes prune kept
-    (``wanted``: their hi and lo, ``prune.prune_shards``), of its count in
-    ``folder``, for ``prune.write_transpositions`` (``joining.shard_transposed``)."""
-    arrays = _count_of(folder, shards.floor, shards.key_ranges[j], without=("years", "sources"), mapped=True)
-    return shard_transposed(arrays, shards.plan, j, arrays.pop("positions"), read_saved(wanted))
-
-
-def join_sorted(folders: list[Path], sorted_path: Path) -> None:
-    """sorted_sequences.parquet as ``run`` writes it, from the subtrees
-    counted apart (``folders`` in key order)."""
-    sink = TableSink(sorted_path, SORTED_SCHEMA, SORTED_ROWS, **SORTED_FILE)
-    try:
-        for folder in folders:
-            with pa.ipc.open_file(pa.memory_map(str(folder / "sorted.arrow"))) as part:
-                for i in range(part.num_record_batches):
-                    check_stop()
-                    sink.add(pa.Table.from_batches([part.get_batch(i)]))
-        sink.close()
-    except BaseException:
-        sink.abort()
-        raise
-
-
-class _ArrowSink:
-    """A subtree's sequences in trie order, as an Arrow file (not encoded:
-    the join writes sorted_sequences.parquet of them all)."""
-
-    def __init__(self, path: Path) -> None:
-        self.writer = pa.ipc.new_file(str(path), SORTED_SCHEMA)
-
-    def add(self, table) -> None:
-        self.writer.write_table(table() if callable(table) else table)
-
-    def close(self) -> None:
-        self.writer.close()
-
-    def abort(self) -> None:
-        try:
-            self.writer.close()
-        except Exception:  # noqa: BLE001 - the run's own error is the one to report
-            pass
 
 
 def _insert(trie: Trie, given: list, offsets, keys, scores, payload, neutral: int) -> None:
@@ -933,17 +334,6 @@ def write(
     return {"nodes_before_prune": nodes, "nodes_stored": int(len(arrays["node"])), "floor": floor}
 
 
-# trie_positions.parquet: sorted by key, in row groups whose statistics let a
-# search read the one group that holds a key
-POSITIONS_FILE = {
-    "compression": "lz4",
-    "row_group_size": 1 << 15,
-    "write_statistics": ["hi"],
-    "column_encoding": {"node": "DELTA_BINARY_PACKED"},
-    "use_dictionary": False,
-}
-
-
 def position_index(nodes: dict) -> dict[str, np.ndarray]:
     """Every stored node's position (``positions.position_keys``: hi, lo)
     with its node and the transform to the position's least image, sorted
@@ -954,21 +344,12 @@ def position_index(nodes: dict) -> dict[str, np.ndarray]:
     from joseki_miner.method.positions import position_order
 
     node = np.asarray(nodes["node"], np.int64)
-    hi, lo, transform = _positions(nodes)
+    hi, lo, transform = node_positions(nodes)
     order = position_order(hi, lo)  # rows in node order: a position's nodes in node order
     return {"hi": hi[order], "lo": lo[order], "node": node[order], "transform": transform[order]}
 
 
-def _sorted_positions(nodes: dict) -> dict[str, np.ndarray]:
-    """A count's ``position_index``, its rows ("row") for nodes."""
-    from joseki_miner.method.positions import position_order
-
-    hi, lo, transform = _positions(nodes)
-    order = position_order(hi, lo)
-    return {"hi": hi[order], "lo": lo[order], "row": order, "transform": transform[order]}
-
-
-def _positions(nodes: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def node_positions(nodes: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The nodes' positions: hi, lo and transform (``positions.position_keys``)."""
     from joseki_miner.method.positions import position_keys
     from joseki_miner.method.prune import parent_rows
@@ -976,38 +357,6 @@ def _positions(nodes: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     node, depth = np.asarray(nodes["node"], np.int64), np.asarray(nodes["depth"], np.int64)
     parent = np.where(depth > 0, parent_rows(node, np.asarray(nodes["parent"], np.int64)), -1)
     return position_keys(parent, depth, np.asarray(nodes["key"], np.int64))
-
-
-def positions_table(index: dict[str, np.ndarray]) -> pa.Table:
-    """trie_positions.parquet of a ``position_index``."""
-    return pa.table(
-        {
-            "hi": column(index["hi"]),
-            "lo": column(index["lo"]),
-            "node": column(index["node"]),
-            "transform": column(index["transform"], np.int8),
-        }
-    )
-
-
-def years_table(rows: dict[str, np.ndarray]) -> pa.Table:
-    """trie_years.parquet (node_years.parquet) of rows (columns node, index:
-    the year, games)."""
-    return pa.Table.from_arrays(
-        [column(rows["node"], np.int64), column(rows["index"], np.int16), column(rows["games"], np.int32)],
-        schema=YEARS_SCHEMA,
-    )
-
-
-def sources_table(rows: dict[str, np.ndarray], names: list[str]) -> pa.Table:
-    """trie_sources.parquet (node_sources.parquet) of rows (columns node,
-    index: the collection's number, games): by node, then by collection in
-    the order the games met them (the order of the paths given, then of
-    their folders)."""
-    source = pa.DictionaryArray.from_arrays(column(rows["index"], np.int16), strings(list(names)))
-    return pa.Table.from_arrays(
-        [column(rows["node"], np.int64), source, column(rows["games"], np.int32)], schema=SOURCES_SCHEMA
-    )
 
 
 def _rows(arrays: dict, lo: int, hi: int) -> dict:

@@ -18,6 +18,7 @@ import pyarrow.parquet as pq
 
 from joseki_miner.fast.arrow import column, numpy, strings
 from joseki_miner.fast.parquet import iter_batches
+from joseki_miner.fast.tables import CONTEXT_SCHEMA
 from joseki_miner.method import kinds
 from joseki_miner.method.context import Entries, Evidence, board_kinds, keys_of_moves, mover_wins, node_context
 from joseki_miner.method.points import TENUKI, from_sgf
@@ -29,17 +30,6 @@ from joseki_miner.runs.progress import bar
 from joseki_miner.runs.stop import check as check_stop
 from joseki_miner.runs.store import staged
 
-CONTEXT_SCHEMA = pa.schema(
-    [
-        ("node", pa.int64()),
-        # the node's games in which a stone of another sequence lay within distance.maybe of its move
-        ("near", pa.int64()),
-        # the median move number of its games at its move (0 at the root)
-        ("move_number", pa.int32()),
-        # joseki.parquet's kind, or the board's where a rule names a joseki move (without kinds: "")
-        ("kind", pa.string()),
-    ]
-)
 BATCH = 200_000  # sequences read at a time
 
 

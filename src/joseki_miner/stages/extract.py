@@ -23,48 +23,18 @@ from joseki_miner.stages.params import phase1_params
 from joseki_miner.fast import kernel
 from joseki_miner.runs import threads
 from joseki_miner.fast.arrow import column
-from joseki_miner.fast.tables import numbered
+from joseki_miner.fast.tables import SEQUENCES_SCHEMA, numbered
 from joseki_miner.fast.fasttrie import classes_of, shared_prefixes, sort_sequences
 from joseki_miner.method.points import keys_to_sgf_bytes, sgf_bytes_to_points
 from joseki_miner.method.records import GameRecord, decode_moves, decode_points
 from joseki_miner.method.sequences import Phase1Params, extract
 from joseki_miner.runs.stop import check as check_stop
 
-from joseki_miner.stages.build import Collections, SortedRuns, game_columns, payload_of
+from joseki_miner.fast.sorting import SortedRuns
+from joseki_miner.stages.build import Collections, game_columns, payload_of
 from joseki_miner.fast.parquet import TableSink, count_rows, iter_batches, string_bytes, yield_to_reader
 from joseki_miner.runs.progress import bar as progress_bar
 
-SEQUENCES_SCHEMA = pa.schema(
-    [
-        ("game", pa.int64()),
-        ("sequence", pa.int32()),
-        ("transform", pa.int8()),
-        ("swapped", pa.bool_()),
-        # the move number (from 1, passes counted) of its first move in the game
-        ("start", pa.int32()),
-        # the most moves it shares from the start with an earlier-started
-        # sequence of its game (-1 for the game's first): a node counts the
-        # game once, by its earliest sequence through it
-        ("shared", pa.int16()),
-        ("length", pa.int16()),
-        # normalized SGF points, 2 characters a move, "--" for a tenuki
-        ("moves", pa.string()),
-        # influence scores, 4 a move (up, right, down, left, normalized) as
-        # little-endian int16, 8 bytes a move: np.frombuffer(b, "<i2").reshape(-1, 4).
-        # Raw bytes, not a list column: Parquet writes and reads nested lists
-        # several times slower, and this is the stage's largest column
-        ("scores", pa.binary()),
-        # each move's move number in the game (from 1, passes counted, at most
-        # NUMBER_MAX; a tenuki: the number of the move that comes back, a
-        # handicap stone: 0) as little-endian int16, 2 bytes a move:
-        # np.frombuffer(b, "<i2")
-        ("numbers", pa.binary()),
-        # 1 where a move was played within distance.maybe of two or more
-        # sequences (another sequence's stone near it), 0 otherwise and for a
-        # tenuki or a handicap stone; uint8, a byte a move: np.frombuffer(b, np.uint8)
-        ("near", pa.binary()),
-    ]
-)
 NUMBER_MAX = kernel.NUMBER_MAX  # a move number past it is stored as it (int16)
 GAME_COLUMNS = ["game", "source", "location", "handicap", "setup_black", "setup_white", "setup_events", "moves"]
 BATCH = 20_000  # games read at a time

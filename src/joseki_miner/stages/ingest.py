@@ -58,31 +58,10 @@ from joseki_miner.runs.errors import StrictError
 from joseki_miner.runs.store import staged
 from joseki_miner.stages.extract import joined_parts, of_games
 from joseki_miner.fast.parquet import TableSink, yield_to_reader
+from joseki_miner.fast.tables import GAMES_SCHEMA, REJECTS_SCHEMA
 from joseki_miner.runs.progress import bar as progress_bar
 
 META = GAME_INFO
-GAMES_SCHEMA = pa.schema(
-    [("game", pa.int64()), ("source", pa.string()), ("location", pa.string()), ("collection", pa.string())]
-    + [(m, pa.string()) for m in META]
-    + [
-        # what the statistics read: the first date of DT as YYYYMMDD (0
-        # unknown; a missing month or day 00), its year, the winner RE names
-        # (-1 black, +1 white, 0 none: gameinfo)
-        ("day", pa.int32()),
-        ("year", pa.int16()),
-        ("winner", pa.int8()),
-        ("handicap", pa.int16()),
-        ("size", pa.int16()),
-        ("move_count", pa.int32()),
-        ("setup_black", pa.string()),
-        ("setup_white", pa.string()),
-        ("setup_events", pa.string()),
-        ("moves", pa.string()),
-    ]
-)
-REJECTS_SCHEMA = pa.schema(
-    [("source", pa.string()), ("location", pa.string()), ("reason", pa.string()), ("detail", pa.string())]
-)
 
 
 def _fingerprint(record: GameRecord, symmetric: bool = False) -> str:

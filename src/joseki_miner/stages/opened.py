@@ -1,7 +1,7 @@
 """The sequences a handicap stone opened (``include_handicap.starts``):
 those that start at move 0.  Prune counts them a kept node
 (``prune.handicap_counts``), of the rows of sorted_sequences.parquet, or
-of what each shard's candidates' task (``build.keep_candidates``) found
+of what each shard's candidates' task (``shards.keep_candidates``) found
 among its own rows and saved beside its count, so that prune reads no
 part of the shards' files."""
 

@@ -5,9 +5,10 @@ by collection and their example games."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -29,24 +30,17 @@ from joseki_miner.method.kinds import APPROACH, FOLLOW_UP, KINDS, KindRules, end
 from joseki_miner.book.lookup import corner_of
 from joseki_miner.method.points import TENUKI, from_sgf, to_sgf
 from joseki_miner.fast.parquet import read_columns, rows_at
-from joseki_miner.fast.tables import node_table, numbered
-from joseki_miner.stages.build import sources_table, years_table
+from joseki_miner.fast.tables import (
+    EXAMPLE_INFO,
+    EXAMPLES_SCHEMA,
+    TRANSPOSITIONS_SCHEMA,
+    node_table,
+    numbered,
+    sources_table,
+    years_table,
+)
 from joseki_miner.stages.orders import Segments, merged
 from joseki_miner.method.trie import COUNTER_COLUMNS, NODE_ARRAYS, STAT_COLUMNS
-
-EXAMPLE_INFO = {"PB": "black", "BR": "black_rank", "PW": "white", "WR": "white_rank", "DT": "date", "RE": "result"}
-EXAMPLES_SCHEMA = pa.schema(
-    [
-        ("node", pa.int64()),
-        ("example", pa.int16()),
-        ("game", pa.int64()),
-        ("collection", pa.string()),
-        ("source", pa.string()),
-        ("location", pa.string()),
-    ]
-    + [(name, pa.string()) for name in EXAMPLE_INFO.values()]
-    + [("move", pa.int32()), ("corner", pa.string())]
-)
 
 
 @dataclass(frozen=True)
@@ -69,31 +63,43 @@ class Pruning:
 @dataclass(frozen=True)
 class PruneFiles:
     """The files prune reads besides the trie (the sequences in trie
-    order, the games; the trie's position index, where the build wrote or
-    computed it: ``positions`` gives it, ``build.position_index``) and those
-    it writes (``outputs``: the paths of "joseki", "years", "sources",
-    "examples", and "orders" where orders are merged, "transpositions"
-    where asked).  Without ``games`` (orders not merged), the example
-    games are left to the caller (``prune_shards``: the shards find them):
-    the figures then hold the kept nodes' "segments"."""
+    order, the games) and those it writes (``outputs``: the paths of
+    "joseki", "years", "sources", "examples", and "orders" where orders
+    are merged, "transpositions" where asked).  Without ``games`` (orders
+    not merged), the example games are left to the caller (``prune_shards``:
+    the shards find them): the figures then hold the kept nodes' "segments"."""
 
     sorted_sequences: Path
     games: Path | None
     outputs: dict[str, Path]
+
+
+@dataclass(frozen=True)
+class TrieArrays:
+    """The trie prune reads, as arrays: its node arrays (with their games
+    by year and by collection, "years" and "sources", where prune writes
+    them of these), the collections' names by number, and what the build
+    computed of it once, where it did, each given when prune asks for it
+    (the one pass computes them beside prune): the trie's position index
+    (``build.position_index``), its nodes' kind codes (``build.kinds_of``)
+    and the rows of sorted_sequences.parquet a handicap stone opened."""
+
+    arrays: dict[str, Any]
+    names: list[str]
     positions: Callable[[], dict[str, np.ndarray]] | None = None
-    # the build's kind codes of the trie's nodes, where it has them
     kinds: Callable[[], np.ndarray | None] | None = None
-    # the rows of sorted_sequences.parquet a handicap stone opened, where the build has them
     opened: Callable[[], np.ndarray] | None = None
 
 
 def prune_files(trie: Path, years: Path, sources: Path, files: PruneFiles, pruning: Pruning) -> dict:
-    """Prune trie.parquet (with its games by year and by collection)."""
+    """Prune trie.parquet (with its games by year and by collection, and
+    its position index beside it, read where prune needs it)."""
     threshold, min_length, rules, kinds = pruning.threshold, pruning.min_length, pruning.rules, pruning.kinds
     table = read_columns(trie).combine_chunks()  # a file, or the dask engine's parts: one table
+    index = partial(read_index, positions_of(trie))
     if pruning.merge_orders:
         arrays, names = _arrays_of(table, _rows(years), _rows(sources))
-        return prune_arrays(arrays, names, files, pruning)
+        return prune_arrays(TrieArrays(arrays, names, positions=index), files, pruning)
     arrays = {name: numpy(table.column(name)) for name in ("node", "parent", "depth", "count", "games", "first")}
     arrays["key"] = _keys(table)
     keep, new_node, new_parent = phase2.survivors(
@@ -120,14 +126,13 @@ def prune_files(trie: Path, years: Path, sources: Path, files: PruneFiles, pruni
             pruned.column_names.index("count") + 1, "tenuki", column(_tenuki_counts(arrays)[keep])
         )
     rows = {name: _rows(path) for name, path in (("years", years), ("sources", sources))}
-    return _write(pruned, _new_ids(keep), arrays, rows, files, pruning)
+    return _write(pruned, _new_ids(keep), TrieArrays(arrays, [], positions=index), rows, files, pruning)
 
 
-def prune_arrays(arrays: dict[str, np.ndarray], names: list[str], files: PruneFiles, pruning: Pruning) -> dict:
-    """``prune_files`` on the trie's arrays in memory (``build.SortedRuns.count``;
-    ``names``: the collections by number), while trie.parquet is still being
-    written: the same files."""
-    return _pruned(arrays, names, files, pruning)[0]
+def prune_arrays(trie: TrieArrays, files: PruneFiles, pruning: Pruning) -> dict:
+    """``prune_files`` on the trie's arrays in memory (``sorting.SortedRuns.count``),
+    while trie.parquet is still being written: the same files."""
+    return _pruned(trie, files, pruning)[0]
 
 
 def prune_shards(
@@ -137,13 +142,13 @@ def prune_shards(
     pruning: Pruning,
     wanted: Path,
 ) -> dict:
-    """``prune_arrays`` on a trie kept as shards (``build.write_shard``),
-    on their candidates alone (``build.keep_candidates`` of each, in order:
+    """``prune_arrays`` on a trie kept as shards (``shards.write_shard``),
+    on their candidates alone (``shards.keep_candidates`` of each, in order:
     the nodes phase 2 may keep, ``method.prune.candidates``; the same nodes
     kept, numbered alike), but for node_examples.parquet and
     node_transpositions.parquet: the kept nodes' sequences and positions
     go to ``wanted``, which each shard searches (``examples_of_shard``,
-    ``build.transposed_of_shard``) before ``write_found``."""
+    ``shards.transposed_of_shard``) before ``write_found``."""
     arrays = end_to_end(candidates)
     opened = opened_in(arrays.pop("opened_in").tolist())
     node, shared = arrays.pop("node"), arrays.pop("shared")
@@ -155,12 +160,11 @@ def prune_shards(
     for what in ("years", "sources"):
         arrays[what]["node"] = np.searchsorted(node, arrays[what]["node"])
     position, codes = arrays.pop("position"), arrays.pop("kind", None)
-    outputs = {name: path for name, path in files.outputs.items() if name != "transpositions"}
-    outputs.pop("examples")
-    shard_files = PruneFiles(  # the examples: per shard
-        files.sorted_sequences, None, outputs, None, lambda: codes, lambda: opened
+    outputs = {name: path for name, path in files.outputs.items() if name not in ("examples", "transpositions")}
+    shard_files = replace(files, games=None, outputs=outputs)  # the examples and other orders: per shard
+    figures, keep, new_id = _pruned(
+        TrieArrays(arrays, names, kinds=lambda: codes, opened=lambda: opened), shard_files, pruning
     )
-    figures, keep, new_id = _pruned(arrays, names, shard_files, pruning)
     segments = figures.pop("segments")
     kept = np.flatnonzero(keep & (arrays["depth"] > 0))
     found = {name: position[name][kept] for name in ("hi", "lo", "transform")}
@@ -174,7 +178,7 @@ def examples_of_shard(folder: Path, offset: int, wanted: Path, games: int) -> di
     """The candidates for the kept nodes' example games (``wanted``,
     ``prune_shards``) of a shard's sequences in trie order (its count's, in
     ``folder``, from row ``offset`` of sorted_sequences.parquet, with the
-    days of their games: ``build.days_of``; ``games``: the games in all),
+    days of their games: ``shards.days_of``; ``games``: the games in all),
     for ``write_found`` (``shard_examples``)."""
     kept = read_saved(wanted)
     with pa.ipc.open_file(pa.memory_map(str(folder / "sorted.arrow"))) as part:
@@ -198,7 +202,7 @@ def write_found(
     """node_examples.parquet of the shards' candidates (``found``:
     ``examples_of_shard`` of each) and, where asked, node_transpositions.parquet
     of what they found on the kept nodes' positions (``transposed``:
-    ``build.transposed_of_shard`` of each, ``write_transpositions``);
+    ``shards.transposed_of_shard`` of each, ``write_transpositions``);
     ``part_rows``: the games of each part of games.parquet, where the run
     knows them."""
     kept = read_saved(wanted)
@@ -238,12 +242,10 @@ def write_transpositions(parts: list[dict], kept: dict, path: Path) -> None:
     pq.write_table(_transpositions(rows), path, compression="zstd")
 
 
-def _pruned(
-    arrays: dict[str, np.ndarray], names: list[str], files: PruneFiles, pruning: Pruning
-) -> tuple[dict, np.ndarray, np.ndarray]:
+def _pruned(trie: TrieArrays, files: PruneFiles, pruning: Pruning) -> tuple[dict, np.ndarray, np.ndarray]:
     """``prune_arrays``' figures, and which rows it kept and their new numbers."""
     threshold, min_length, rules, kinds = pruning.threshold, pruning.min_length, pruning.rules, pruning.kinds
-    segments = None
+    arrays, segments = trie.arrays, None
     if pruning.merge_orders:
         from joseki_miner.runs.progress import bar
 
@@ -269,14 +271,14 @@ def _pruned(
     kept = {name: arrays[name][keep] for name in (*NODE_ARRAYS, "through") if name in arrays}
     kept.update(node=new_node, parent=new_parent)
     if kinds is not None:  # read on the whole trie (an approach's kind weighs all its replies), as the build does
-        codes = files.kinds() if files.kinds is not None and segments is None else None  # merged: other nodes
+        codes = trie.kinds() if trie.kinds is not None and segments is None else None  # merged: other nodes
         kept["kind"] = (codes if codes is not None else of_arrays(arrays, kinds))[keep]
     if rules.fold_tenuki:
         kept["tenuki"] = _tenuki_counts(arrays)[keep]
     pruned = node_table(kept)
-    rows = {"years": years_table(arrays["years"]), "sources": sources_table(arrays["sources"], names)}
+    rows = {"years": years_table(arrays["years"]), "sources": sources_table(arrays["sources"], trie.names)}
     new_id = _new_ids(keep)
-    return _write(pruned, new_id, arrays, rows, files, pruning, segments), keep, new_id
+    return _write(pruned, new_id, replace(trie, arrays=arrays), rows, files, pruning, segments), keep, new_id
 
 
 def _new_ids(keep: np.ndarray) -> np.ndarray:
@@ -332,13 +334,13 @@ def _rows(path: Path) -> pa.Table:
 def _write(
     pruned: pa.Table,
     new_id: np.ndarray,
-    arrays: dict,
+    trie: TrieArrays,
     rows: dict[str, pa.Table],
     files: PruneFiles,
     pruning: Pruning,
     segments=None,
 ) -> dict:
-    sorted_path, games_path, outputs = files.sorted_sequences, files.games, files.outputs
+    sorted_path, games_path, outputs, arrays = files.sorted_sequences, files.games, files.outputs, trie.arrays
     threshold, examples = _shown(pruning.threshold, pruning.rules), pruning.examples
     min_length, on_games = pruning.min_length, pruning.rules.on_games
     joseki_path = outputs["joseki"]
@@ -363,7 +365,7 @@ def _write(
             compression="zstd",
         )
     check_stop()
-    handicap = handicap_counts(segments, files.opened() if files.opened else opened_rows(sorted_path), len(kept))
+    handicap = handicap_counts(segments, trie.opened() if trie.opened else opened_rows(sorted_path), len(kept))
     if handicap is not None:  # a tree that mixes handicap joseki with even games' says which are which
         pruned = pruned.add_column(pruned.column_names.index("games") + 1, "handicap", column(handicap))
     pq.write_table(pruned, joseki_path, compression="zstd")
@@ -374,7 +376,7 @@ def _write(
         write_examples(segments, sorted_path, games_path, outputs["examples"], examples)
     if "transpositions" in outputs:
         check_stop()
-        index = files.positions() if files.positions is not None else None
+        index = trie.positions() if trie.positions is not None else None
         pq.write_table(transpositions_table(arrays, keep, new_id, index), outputs["transpositions"], compression="zstd")
     kept_depth = arrays["depth"][keep]
     new_parent = numpy(pruned.column("parent"))
@@ -416,9 +418,6 @@ def handicap_counts(segments: Segments, opened: np.ndarray, nodes: int) -> np.nd
     return np.bincount(np.asarray(segments.node, np.int64), weights=within, minlength=nodes).astype(np.int64)
 
 
-TRANSPOSITIONS_SCHEMA = pa.schema(
-    [("node", pa.int64()), ("moves", pa.string()), ("games", pa.int64()), ("count", pa.int64()), ("at", pa.int64())]
-)
 TRANSPOSITIONS = 5  # the other orders named at a node, the most played first
 
 
@@ -659,21 +658,11 @@ def run(context: Context) -> dict:
     pruning = pruning_for(config, context.found("ingest")["games_accepted"], floor, context.options.progress)
     outputs = prune_outputs(catalog, config)
     if context.trie is not None:
-        return prune_arrays(
-            dict(context.trie.arrays),
-            list(context.trie.names),
-            PruneFiles(
-                staged(catalog.sorted_sequences), catalog.games, outputs, context.trie.positions, context.trie.kinds
-            ),
-            pruning,
-        )
-    return prune_files(
-        catalog.trie,
-        catalog.trie_years,
-        catalog.trie_sources,
-        PruneFiles(catalog.sorted_sequences, catalog.games, outputs, partial(read_index, positions_of(catalog.trie))),
-        pruning,
-    )
+        counted = context.trie
+        trie = TrieArrays(dict(counted.arrays), list(counted.names), positions=counted.positions, kinds=counted.kinds)
+        return prune_arrays(trie, PruneFiles(staged(catalog.sorted_sequences), catalog.games, outputs), pruning)
+    files = PruneFiles(catalog.sorted_sequences, catalog.games, outputs)
+    return prune_files(catalog.trie, catalog.trie_years, catalog.trie_sources, files, pruning)
 
 
 def pruning_for(config: Config, games: int, floor: int, progress: bool = False) -> Pruning:

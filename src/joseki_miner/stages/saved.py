@@ -14,14 +14,9 @@ from pathlib import Path
 
 import numpy as np
 
+from joseki_miner.fast.arrow import put_array
+
 TOGETHER = "together.pkl"  # a saved folder's small arrays, by name
-
-
-def put_array(f, a: np.ndarray) -> None:
-    """An array's bytes through Python's file (``tofile``'s bytes): a full
-    disk raises ENOSPC, which the run reports in one line."""
-    if a.size:  # (a view of no bytes cannot be cast)
-        f.write(memoryview(np.ascontiguousarray(a)).cast("B"))
 
 
 def write_array(path: Path | str, a: np.ndarray) -> None:
