@@ -10,42 +10,37 @@ run ends, so a run that fails or is stopped leaves the output folder as it
 was.  What a stopped run left behind (temporary names, spilled runs) is
 removed at the start of the next and at the end of a failed one.
 
-The runners do the stages' work, each handed a frozen ``Context`` and
-giving back what it ``Done`` (``runs.context``): ``runners.sequential`` (a
-stage as one call), ``runners.stream`` (the fast engine's one pass of
-ingest, extract and build) and ``cluster.runner`` (dask).  This module
-keys and commits what they give back, and only it does."""
+The engines do the stages' work (``runs.engine``: ``runners.local``, the
+reference and fast engines; ``cluster.engine``, dask): each plans the
+stages to run into steps and executes them, handing each stage a frozen
+``Context`` and giving back what it ``Done``.  This module orders the
+steps, keys and commits what the engines give back, and only it does; it
+names no stage (``runs.stages`` declares them)."""
 
 from __future__ import annotations
 
 import json
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
-from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from joseki_miner.fast import compiling
-from joseki_miner.runners import sequential
 from joseki_miner.runs import asked, checks, folders, lineage, remote, store
 from joseki_miner.runs.catalog import PUBLISHED, WORK_STAGES, Catalog
 from joseki_miner.runs.checks import check_paths
 from joseki_miner.runs.config import Config
-from joseki_miner.runs.context import Context, CountedTrie, Done, RunOptions
+from joseki_miner.runs.context import Context, Done, RunOptions
 from joseki_miner.runs.errors import StrictError, UsageError
 from joseki_miner.runs.files import Walked
 from joseki_miner.runs.inputs import Collections, Scan, scan
 from joseki_miner.runs.keys import stage_keys
-from joseki_miner.runs.stages import publishes_next
+from joseki_miner.runs.engine import Engine
+from joseki_miner.runs.stages import READS_INPUTS, TREE, Stage, publishes_next
 from joseki_miner.runs.stop import check as check_stop
 from joseki_miner.runs.summary import summarize
 from joseki_miner.stages.params import floor_for
 from pipeline.request import Request
-
-if TYPE_CHECKING:
-    from joseki_miner.cluster.runner import Book, DaskRunner
 
 # The compiled engine (the stages' work in joseki_miner.stages) is imported where it runs: the dask engine's
 # driver plans and names the work without loading numba (its CPU is the serial part).  So are pyarrow, numpy
@@ -110,6 +105,19 @@ def run_stages(
             lock.release()
 
 
+def _engine(request: Request, log: Callable[[str], None], started: float) -> Engine:
+    """The engine the request asks for: dask (and on the other engines,
+    --add: the dask engine's partitions, in this process), or this
+    process's (the fast engine streams ingest to the build)."""
+    if request.engine == "dask" or request.add:
+        from joseki_miner.cluster.engine import Dask
+
+        return Dask(request.cluster, log, started, in_process=request.engine != "dask")
+    from joseki_miner.runners.local import Local
+
+    return Local(streams=request.engine == "fast")
+
+
 def _found(figures: dict) -> dict:
     """What a stage found, of its figures (not how the run went: ``RUN_FIGURES``)."""
     return {k: v for k, v in figures.items() if k not in RUN_FIGURES}
@@ -117,10 +125,8 @@ def _found(figures: dict) -> dict:
 
 class _Run:
     """One run of the stages: what it has done so far, and what it has
-    staged but not yet committed.  The runners do the stages' work
-    (``runners.sequential``, ``runners.stream``, ``cluster.runner``), each
-    handed a ``Context`` and giving back what it ``Done``; this run keys
-    and commits it."""
+    staged but not yet committed (``runs.engine.Run``: what an engine asks
+    of it).  Its engine does the stages' work; this run keys and commits it."""
 
     def __init__(
         self,
@@ -131,7 +137,7 @@ class _Run:
         request: Request,
         log: Callable[[str], None],
     ) -> None:
-        self.catalog, self.config, self.stages, self.paths = catalog, config, list(stages), list(paths)
+        self.catalog, self.config, self.asked, self.paths = catalog, config, tuple(stages), list(paths)
         self.request, self.log = request, log
         # what a stage runs on (a dask worker: the fast engine), and its bars (a worker's would scramble the driver's)
         self.options = RunOptions(
@@ -143,20 +149,18 @@ class _Run:
             table_bytes=int(request.table_memory * 2**20),
         )
         self.figures: dict[str, dict] = {}  # of the stages this run has done
+        self.done: set[str] = set()  # the stages this run has committed (or staged to publish)
         self.published: list[store.StageRecord] = []  # prune and emit, committed when the run ends
-        self.trie: CountedTrie | None = None  # the trie the one pass has just counted, for prune
         self.started = time.perf_counter()
         self.own = (catalog.work, catalog.out)
         self.scanned: Scan | None = None  # the inputs walked, and their digests known (``inputs_known``)
         self.inputs: str | None = None  # their key, once known
         self.collected: dict = {}  # the digests the fast engine's readers take as they read
         self.given = list(paths)  # as given: URLs too (``paths`` reads their mirrors)
-        self.dask: DaskRunner | None = None  # the dask runner, for its runs
         self.compiling = compiling.Notice(log)
-        if request.engine == "dask" or request.add:  # --add on the other engines: the dask runner's partitions, here
-            from joseki_miner.cluster.runner import DaskRunner
-
-            self.dask = DaskRunner(request.cluster, log, self.started, in_process=request.engine != "dask")
+        self.engine = _engine(request, log, self.started)
+        # the fast engine's readers take the inputs as walked, and their digests as they read them
+        self.reads_walked = request.engine == "fast" and not request.add
 
     # -- what earlier stages left --------------------------------------------------
     def known(self, stage: str) -> dict | None:
@@ -175,7 +179,7 @@ class _Run:
     def floor(self) -> int:
         """The least count the build stores, for the games ingested (2
         where none are known yet)."""
-        games = (self.known("ingest") or {}).get("games_accepted")
+        games = (self.known(READS_INPUTS) or {}).get("games_accepted")
         return floor_for(games, self.config) if games is not None else 2
 
     def context(self, stage: str) -> Context:
@@ -185,7 +189,7 @@ class _Run:
         digests to take) where the fast engine reads them."""
         before = self.catalog.names[: self.catalog.names.index(stage)]
         figures = {name: found for name in before if (found := self.known(name)) is not None}
-        scanned = self.scanned if self.dask is None and self.request.engine == "fast" else None
+        scanned = self.scanned if self.reads_walked else None
         return Context(
             self.catalog,
             self.config,
@@ -196,7 +200,6 @@ class _Run:
             staged=frozenset(p for r in self.published for p in r.outputs),
             walked=scanned.walked if scanned is not None else None,
             digests=self.collected if scanned is not None and self.inputs is None else None,
-            trie=self.trie,
         )
 
     def fresh(self, stage: str, keys: dict[str, str]) -> bool:
@@ -207,7 +210,7 @@ class _Run:
             manifest is not None
             and manifest.get("key") == keys[stage]
             and store.intact(manifest, self.catalog.manifest(stage).parent)
-            and (stage != "prune" or manifest.get("made_from") == lineage.made_from(keys, self.config))
+            and (stage != TREE or manifest.get("made_from") == lineage.made_from(keys, self.config))
         )
 
     def record(
@@ -233,8 +236,9 @@ class _Run:
         if inputs is not None:
             data["inputs"] = inputs  # so later stages can run alone
             data["paths"] = [str(p) for p in self.given]  # so a later run can --add to them
-        if stage == "prune":  # so what reads the tree reads its run's work stages
-            if "build" not in self.stages:  # pruned alone: from the stages the work folder holds, whatever the config
+        if stage == TREE:  # so what reads the tree reads its run's work stages
+            # pruned alone: from the stages the work folder holds, whatever the config
+            if not set(WORK_STAGES) & set(self.asked):
                 keys = {**keys, **{k: v for k, v in lineage.held(self.catalog.work).items() if v}}
             data["made_from"] = lineage.made_from(keys, self.config)
             run["work"] = lineage.where(self.catalog.work)
@@ -252,46 +256,39 @@ class _Run:
         else:
             self.published.append(record)
 
-    def book(self) -> Book | None:
-        """Emit (with the report beside it) or the report alone, where the
-        run asks for them after prune: the dask engine makes them as soon
-        as prune's files are written."""
-        from joseki_miner.cluster.runner import Book
-
-        after = self.stages[self.stages.index("prune") + 1 :] if "prune" in self.stages else []
-        if not after or after[0] not in ("emit", "report"):
-            return None
-        beside = self.catalog.stage("report") if after[:2] == ["emit", "report"] else None
-        return Book(self.catalog.stage(after[0]), beside, partial(self.pruned_context, after[0]))
-
     def pruned_context(self, stage: str, built: dict, pruned: dict) -> Context:
         """``stage``'s context where the build's and prune's files are
         written, and maybe not yet committed (``built``, ``pruned``: their
         figures, as ``record`` keeps them)."""
         context = self.context(stage)
-        figures = {**context.figures, "build": _found(built), "prune": _found(pruned)}
-        return replace(context, figures=figures, staged=context.staged | frozenset(self.written("prune")))
+        made_from = self.catalog.stage(TREE).after  # the stage the tree is pruned from
+        assert made_from is not None
+        figures = {**context.figures, made_from: _found(built), TREE: _found(pruned)}
+        return replace(context, figures=figures, staged=context.staged | frozenset(self.written(TREE)))
 
     def keys(self, inputs: str) -> dict[str, str]:
         """Every stage's key for these inputs; the build's (and those after
         it) with the floor of the games ingested, where they are known."""
         return stage_keys(self.config, inputs, self.floor(), self.catalog.stages)
 
-    def commit(self, done: Done, inputs: str, say: bool = True) -> None:
-        """A stage a runner has done, keyed and committed (a published one
-        kept for the end); ingest's with the inputs' key.  ``say``: log it."""
+    def key(self, stage: str) -> str:
+        """A stage's key, the inputs' known."""
+        return self.keys(self.inputs_key())[stage]
+
+    def commit(self, done: Done, say: bool = True) -> None:
+        """A stage an engine has done, keyed and committed (a published one
+        kept for the end); the first's with the inputs' key, known once it
+        has read them (``digested``).  ``say``: log it."""
+        first = done.stage == READS_INPUTS
+        if first:
+            done = replace(done, figures={**done.figures, **self.digested()})
+        inputs = self.inputs_key()
         keys = self.keys(inputs)
-        self.settle(
-            self.record(
-                done.stage,
-                keys[done.stage],
-                done.figures,
-                done.seconds,
-                keys,
-                inputs=inputs if done.stage == "ingest" else None,
-                **done.run,
-            )
+        record = self.record(
+            done.stage, keys[done.stage], done.figures, done.seconds, keys, inputs=inputs if first else None, **done.run
         )
+        self.settle(record)
+        self.done.add(done.stage)
         if say:
             self.log(f"{done.stage}: done in {done.seconds:.1f} s")
 
@@ -311,140 +308,84 @@ class _Run:
             return summary
         finally:
             self.compiling.remove()
-            if self.dask is not None:
-                self.dask.close()
+            self.engine.close()
 
     def _go(self) -> dict:
-        catalog, config = self.catalog, self.config
+        """The inputs' key, then the stages from the first not up to date,
+        a step at a time as the engine plans them, each stage it does
+        committed (``commit``); the published ones and summary.json last."""
         if self.request.add:
             self.paths = self.added()
         self.given = list(self.paths)
-        if "ingest" in self.stages:
-            check_paths(self.paths, self.own)
-            self.paths = [folders.fetched(p, catalog, self.log) if remote.is_url(p) else p for p in self.paths]
-            mined = store.read_manifest(catalog.manifest("ingest"))
-            if self.dask is not None and (
-                self.request.force
-                or self.request.add
-                or mined is None
-                or mined.get("paths") != [str(p) for p in self.given]
-            ):
-                # games to mine: the cluster starts (and warms) while the inputs are hashed; otherwise once a
-                # stage needs it (every stage may be up to date: no cluster at all)
-                self.dask.start_soon()
-            inputs = self.inputs_known(mined)
-            if config.filter_sources is not None:  # a collection asked for that the inputs do not hold: say so now
-                names = Collections(self.paths, config.collections_depth)
-                asked.check_sources(config.filter_sources, sorted({names.of(f.path) for f in self.walked().files}))
-        else:
-            manifest = store.read_manifest(catalog.manifest("ingest"))
-            if manifest is None:
-                raise UsageError(f"no ingested games in {catalog.work}: run `joseki ingest` first")
-            inputs = manifest.get("inputs", "")
-        if "prune" not in self.stages and set(self.stages) & {"emit", "report"}:
-            lineage.check(catalog)  # a tree's pages and files from its own run's games, or none
-        streamed = (
-            self.dask is None and self.request.engine == "fast" and {"ingest", "extract", "build"} <= set(self.stages)
-        )
-        upstream_ran = False
-        ran: set[str] = set()
-        building: Callable[[], Done] | None = None  # the one pass's build, committed once trie.parquet is whole
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="write") as pool:
-            try:
-                for stage in self.stages:
-                    if stage in ran:
-                        continue
-                    # inputs None: some files' digests come as ingest reads them, and ingest runs (inputs_known)
-                    keys = self.keys(inputs) if inputs is not None else None
-                    if keys is not None and not self.request.force and not upstream_ran and self.fresh(stage, keys):
-                        self.log(f"{stage}: up to date, kept")
-                        if stage == "ingest" and self.request.strict:
-                            self.strict_again()
-                        continue
-                    upstream_ran = True
-                    if stage in WORK_STAGES + ("prune",) and (self.dask is None or self.dask.in_process):
-                        self.compiling.install()  # the stages with kernels, here: say so if they compile
-                    check_stop()
-                    if stage == "ingest" and streamed:
-                        from joseki_miner.runners import stream
-
-                        one_pass = stream.ingest_to_build(self.context(stage), pool)
-                        self.trie, building = one_pass.trie, one_pass.built  # the trie: for prune only, then freed
-                        ingested, extracted, counted = one_pass.ingest, one_pass.extract, one_pass.counted_seconds
-                        del one_pass
-                        ingested = replace(ingested, figures={**ingested.figures, **self.digested()})
-                        inputs = self.inputs_key()
-                        self.commit(ingested, inputs)
-                        self.commit(extracted, inputs, say=False)
-                        self.log(f"extract: done alongside ingest, {extracted.seconds:.1f} s after it")
-                        self.log(f"build: done in {counted:.1f} s (trie.parquet is written alongside prune and emit)")
-                        ran |= {"extract", "build"}
-                        continue
-                    if self.dask is not None and (stage == "ingest" or stage == "extract" and "ingest" in self.stages):
-                        # extract alone (new distances) too: its partitions, mined on every worker, replace those
-                        # of the old parameters, as they would in a clean run; the cluster starts while they are
-                        # planned (its wait is in the stage's time, as on a first run)
-                        self.dask.start_soon()
-                        assert keys is not None and inputs is not None  # the dask engine hashes its inputs first
-                        self.dask.partitioned(
-                            self.context(stage),
-                            self.digests(),
-                            keys["extract"],
-                            partial(self.commit, inputs=inputs, say=False),
-                            ingest=stage == "ingest",
-                            build="build" in self.stages,
-                            prune={"build", "prune"} <= set(self.stages),
-                            book=self.book(),
-                        )
-                        ran.add("extract")
-                        continue
-                    declared = catalog.stage(stage)
-                    later = self.stages[self.stages.index(stage) + 1 :][:1]
-                    beside = catalog.stage("report") if stage == "emit" and later == ["report"] else None
-                    if self.dask is not None:
-                        assert keys is not None
-                        self.dask.cluster()  # started (where no stage needed it before) ahead of this stage's clock
-                        dones = self.dask.stage(declared, self.context(stage), keys[stage], beside)
-                    elif beside is not None:
-                        dones = sequential.beside(declared, beside, self.context(stage))
-                    else:
-                        dones = [sequential.run(declared, self.context(stage))]
-                    for done in dones:
-                        if done.stage == "ingest":
-                            done = replace(done, figures={**done.figures, **self.digested()})
-                            inputs = self.inputs_key()
-                        assert inputs is not None  # known before any stage but ingest runs
-                        self.commit(done, inputs)
-                        ran.add(done.stage)
-                    if stage == "prune":
-                        self.trie = None
-                if building is not None:  # the build's commit, once trie.parquet is whole
-                    waiting, building = building, None
-                    self.commit(waiting(), self.inputs_key(), say=False)
-                if (
-                    self.dask is not None
-                    and {"ingest", "extract"} <= set(self.stages)
-                    and "extract" not in ran
-                    and any(catalog.partitions.glob("*"))
-                ):
-                    self.dask.keep_partitions(self.context("ingest"), self.digests())
-            finally:
-                self.trie = None
-                if building is not None:  # failed: wait for the thread still writing, commit nothing more
-                    try:
-                        building()
-                    except BaseException:  # noqa: BLE001 - the run's own error is the one to report
-                        pass
+        self.inputs = self.inputs_walked() if READS_INPUTS in self.asked else self.inputs_mined()
+        if TREE not in self.asked and set(self.asked) & set(PUBLISHED):
+            lineage.check(self.catalog)  # a tree's pages and files from its own run's games, or none
+        try:
+            for step in self.engine.plan(self.todo(), self):
+                if set(step.names) <= self.done:
+                    continue  # done in an earlier step (the dask engine's build and prune, beside the joins)
+                if self.engine.here and any(stage.kernels for stage in step.stages):
+                    self.compiling.install()  # say so if they compile
+                check_stop()
+                self.engine.execute(step, self)
+            self.engine.finish(self)
+        finally:
+            self.engine.release()
         check_stop()  # the last moment a stop leaves the output folder as it was
         store.commit(self.published)
+        return self.summary()
+
+    def todo(self) -> list[Stage]:
+        """The stages to run: from the first whose last run is not that of
+        its key (all of them with --force, or where the inputs' key is known
+        only once the games are read)."""
+        stages = [self.catalog.stage(name) for name in self.asked]
+        if self.inputs is None or self.request.force:
+            return stages
+        keys = self.keys(self.inputs)
+        for i, stage in enumerate(self.asked):
+            if not self.fresh(stage, keys):
+                return stages[i:]
+            self.log(f"{stage}: up to date, kept")
+            if stage == READS_INPUTS and self.request.strict:
+                self.strict_again()
+        return []
+
+    def inputs_walked(self) -> str | None:
+        """The inputs checked, fetched where they are URLs, and walked:
+        their key, where it is known before they are read (``inputs_known``)."""
+        check_paths(self.paths, self.own)
+        self.paths = [folders.fetched(p, self.catalog, self.log) if remote.is_url(p) else p for p in self.paths]
+        mined = store.read_manifest(self.catalog.manifest(READS_INPUTS))
+        request = self.request
+        self.engine.prepare(
+            request.force or request.add or mined is None or mined.get("paths") != [str(p) for p in self.given]
+        )
+        inputs = self.inputs_known(mined)
+        sources = self.config.filter_sources
+        if sources is not None:  # a collection asked for that the inputs do not hold: say so now
+            names = Collections(self.paths, self.config.collections_depth)
+            asked.check_sources(sources, sorted({names.of(f.path) for f in self.walked().files}))
+        return inputs
+
+    def inputs_mined(self) -> str:
+        """The key of the inputs the work folder's games were read from."""
+        manifest = store.read_manifest(self.catalog.manifest(READS_INPUTS))
+        if manifest is None:
+            raise UsageError(f"no ingested games in {self.catalog.work}: run `joseki {READS_INPUTS}` first")
+        return manifest.get("inputs", "")
+
+    def summary(self) -> dict:
+        """summary.json, written where it describes the book beside it
+        (or no book at all); with what waits to be published."""
         unpublished = self.unpublished()
         seconds = time.perf_counter() - self.started
-        upto = None if unpublished is None and not self.publishes() else self.stages[-1]  # None: the tree, whole
-        summary = summarize(catalog, seconds if self.figures else self.made_in(seconds), upto=upto)
+        upto = None if unpublished is None and not self.publishes() else self.asked[-1]  # None: the tree, whole
+        summary = summarize(self.catalog, seconds if self.figures else self.made_in(seconds), upto=upto)
         if not self.figures:  # every stage up to date: the seconds are those of the run that made the outputs
             summary["rerun_seconds"] = round(seconds, 2)
-        if unpublished is None or not unpublished["book"]:  # summary.json describes the book beside it, or none
-            store.write_atomically(catalog.summary, (json.dumps(summary, indent=2) + "\n").encode("utf-8"))
+        if unpublished is None or not unpublished["book"]:
+            store.write_atomically(self.catalog.summary, (json.dumps(summary, indent=2) + "\n").encode("utf-8"))
         return summary if unpublished is None else {**summary, "unpublished": unpublished}
 
     def made_in(self, seconds: float) -> float:
@@ -458,7 +399,7 @@ class _Run:
 
     def publishes(self) -> bool:
         """Does this run hold a published stage (then every one after it)?"""
-        return any(self.catalog.stage(stage).published for stage in self.stages)
+        return any(self.catalog.stage(stage).published for stage in self.asked)
 
     def unpublished(self) -> dict | None:
         """Where this run published nothing (a work stage alone) and the
@@ -473,7 +414,7 @@ class _Run:
         now = lineage.held(self.catalog.work)
         if book and found is not None and all(now[stage] == found.get(stage) for stage in WORK_STAGES):
             return None
-        return {"next": list(publishes_next(self.stages[-1], self.catalog.stages)), "book": book}
+        return {"next": list(publishes_next(self.asked[-1], self.catalog.stages)), "book": book}
 
     def inputs_key(self) -> str:
         """The inputs' key, known once ingest has read them (or up to date)."""
@@ -498,8 +439,7 @@ class _Run:
         missing = self.scanned.missing
         if (
             missing
-            and self.dask is None
-            and self.request.engine == "fast"
+            and self.reads_walked
             and (mined is None or self.request.force or self.scanned.bytes(missing) > HASH_AHEAD * self.scanned.bytes())
         ):
             self.log(
@@ -542,7 +482,7 @@ class _Run:
         settings leave out does not: ``records.LEFT_OUT``)."""
         from joseki_miner.method.records import bad_record  # the records' module: only where --strict asks
 
-        rejected = self.stage_figures("ingest").get("games_rejected", {})
+        rejected = self.stage_figures(READS_INPUTS).get("games_rejected", {})
         if any(bad_record(reason) for reason in rejected):
             import pyarrow.parquet as pq
 
@@ -552,7 +492,7 @@ class _Run:
 
     def added(self) -> list:
         """--add: the paths of the last run in the folder, then the new ones."""
-        manifest = store.read_manifest(self.catalog.manifest("ingest"))
+        manifest = store.read_manifest(self.catalog.manifest(READS_INPUTS))
         old = manifest.get("paths") if manifest else None
         if not old:
             raise UsageError(f"--add adds games to those mined in {self.catalog.work}, and none are: mine some first")

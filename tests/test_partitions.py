@@ -109,7 +109,7 @@ run = pipeline.run._Run(Catalog(work=Path({str(tmp_path / "w")!r}), out=Path({st
                         pipeline.run.Request(progress=False, engine="dask", jobs=1, sort_memory=1, table_memory=1,
                                              cluster=Options(partition_mb=0.001)), print)
 run.inputs_known(None)  # the inputs walked and hashed, as a dask run does before it plans
-settings, parts, skipped = run.dask.plan(run.context("ingest"), run.digests())
+settings, parts, skipped = run.engine.runner.plan(run.context("ingest"), run.digests())
 assert len(parts) > 1, parts
 from joseki_miner.cluster import partitions
 assert partitions.subtrees({{1: 5, 40: 3, 361: 2}}, 2) == [(0, 40), (40, partitions.DEEP_END)]

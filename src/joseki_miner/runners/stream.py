@@ -15,9 +15,13 @@ from joseki_miner.fast.sorting import SortedRuns
 from joseki_miner.runs import threads
 from joseki_miner.runs.context import Context, CountedTrie, Done
 from joseki_miner.runs.memory import peak_rss_mib, rss_mib
+from joseki_miner.runs.stages import ONE_PASS
 from joseki_miner.runs.store import staged
 from joseki_miner.stages import build, extract, ingest
 from joseki_miner.stages.params import Reading, floor_for, kind_rules, phase1_params
+
+
+INGEST, EXTRACT, BUILD = ONE_PASS
 
 
 @dataclass(frozen=True)
@@ -78,7 +82,30 @@ def ingest_to_build(context: Context, pool: ThreadPoolExecutor) -> Streamed:
     finally:
         spilled.close()
 
-    # the position index and the nodes' kinds, computed once: for the trie's files and prune
+    writing, closed, found = _write_trie(context, pool, arrays, nodes, floor, names, closing)
+
+    def built() -> Done:
+        trie_figures, done = writing.result()  # the build's time ends with trie.parquet, not with prune and
+        done = max(done, closed)  # emit after, nor before the files whose last row groups were written beside it
+        return Done(BUILD, trie_figures, done - extracted, {"streamed": True, "peak_rss_mib": peak_rss_mib()})
+
+    return Streamed(
+        Done(INGEST, figures, read - t0),
+        Done(EXTRACT, sequences, extracted - read, {"streamed": True, **rss}),
+        CountedTrie(arrays, tuple(names), floor, lambda: found.result()[0], lambda: found.result()[1]),
+        time.perf_counter() - extracted,
+        built,
+    )
+
+
+def _write_trie(
+    context: Context, pool: ThreadPoolExecutor, arrays: dict, nodes: int, floor: int, names: list, closing: list
+) -> tuple[Future, float, Future]:
+    """trie.parquet written in ``pool`` while the last row groups of
+    games.parquet and sequences.parquet are (``closing``): its future, when
+    those were, and the future of the position index and the nodes' kinds,
+    computed once for the trie's files and for prune."""
+    catalog, config = context.catalog, context.config
     found: Future = Future()
 
     def write_trie() -> tuple[dict, float]:
@@ -95,17 +122,4 @@ def ingest_to_build(context: Context, pool: ThreadPoolExecutor) -> Streamed:
     except BaseException:
         writing.exception()  # wait for the trie's thread, whatever it did
         raise
-    closed = time.perf_counter()
-
-    def built() -> Done:
-        trie_figures, done = writing.result()  # the build's time ends with trie.parquet, not with prune and
-        done = max(done, closed)  # emit after, nor before the files whose last row groups were written beside it
-        return Done("build", trie_figures, done - extracted, {"streamed": True, "peak_rss_mib": peak_rss_mib()})
-
-    return Streamed(
-        Done("ingest", figures, read - t0),
-        Done("extract", sequences, extracted - read, {"streamed": True, **rss}),
-        CountedTrie(arrays, tuple(names), floor, lambda: found.result()[0], lambda: found.result()[1]),
-        time.perf_counter() - extracted,
-        built,
-    )
+    return writing, time.perf_counter(), found

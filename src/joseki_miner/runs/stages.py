@@ -40,6 +40,7 @@ class Stage:
     extra: Callable[[Config, int], list] = _no_extra  # other parts of its key (``floor``: the least count stored)
     published: bool = False  # in the output folder, committed with summary.json as the run ends
     work: str = ""  # the module whose ``run(context) -> figures`` does the stage's work (``context.do_work``)
+    kernels: bool = False  # its work runs the compiled kernels (a first run on a machine compiles them)
 
 
 # the parameters ingest reads (what its files depend on besides the inputs)
@@ -141,6 +142,7 @@ STAGES: tuple[Stage, ...] = (
         (),
         ("games", "rejects"),
         work="joseki_miner.stages.ingest",
+        kernels=True,
         params=INGEST_PARAMS,
         rules=INGEST_RULES,
         extra=_reading,
@@ -151,6 +153,7 @@ STAGES: tuple[Stage, ...] = (
         ("games",),
         ("sequences",),
         work="joseki_miner.stages.extract",
+        kernels=True,
         after="ingest",
         params=EXTRACT_PARAMS,
         rules=EXTRACT_RULES,
@@ -162,6 +165,7 @@ STAGES: tuple[Stage, ...] = (
         ("sequences", "games"),
         ("trie", "trie_years", "trie_sources", "trie_positions", "sorted_sequences"),
         work="joseki_miner.stages.build",
+        kernels=True,
         after="extract",
         params=("influence.neutral",),
         extra=_build_extra,
@@ -172,6 +176,7 @@ STAGES: tuple[Stage, ...] = (
         ("trie", "trie_years", "trie_sources", "trie_positions", "sorted_sequences", "games"),
         ("joseki", "node_years", "node_sources", "node_examples", "node_orders", "node_transpositions"),
         work="joseki_miner.stages.prune",
+        kernels=True,
         after="build",
         params=("prune.min_count", "prune.min_fraction", "min_length", "examples"),
         rules=PRUNE_RULES,
@@ -238,6 +243,14 @@ BY_NAME: dict[str, Stage] = {s.name: s for s in STAGES}
 NAMES = tuple(s.name for s in STAGES)
 WORK_STAGES = tuple(s.name for s in STAGES if not s.published)  # in the work folder, committed as each finishes
 PUBLISHED = tuple(s.name for s in STAGES if s.published)  # in the output folder, committed as the run ends
+READS_INPUTS = NAMES[0]  # the stage that reads the games (its key is the inputs'; every other stage's extends it)
+TREE = PUBLISHED[0]  # the stage that publishes the tree: its manifest names the work stages it was made from
+# how the engines join stages into one step: the fast engine's one pass (ingest's accepted games to phase 1, its
+# sequences to the counter in memory), the dask engine's partitions (each mined and phase 1 run on one worker), and
+# two stages run at once where neither reads the other's files
+ONE_PASS = ("ingest", "extract", "build")
+PARTITIONED = ("ingest", "extract")
+BESIDE = ("emit", "report")
 
 
 def alone(name: str, stages: tuple[Stage, ...] = STAGES) -> tuple[str, ...]:
@@ -269,6 +282,11 @@ __all__ = [
     "NAMES",
     "WORK_STAGES",
     "PUBLISHED",
+    "READS_INPUTS",
+    "TREE",
+    "ONE_PASS",
+    "PARTITIONED",
+    "BESIDE",
     "alone",
     "publishes_next",
     "handicap_rule",
