@@ -11,7 +11,7 @@ from functools import partial
 from joseki_miner.cluster.client import Options
 from joseki_miner.cluster.runner import Book, DaskRunner
 from joseki_miner.runs.engine import Run, Step, one_by_one
-from joseki_miner.runs.stages import BESIDE, PARTITIONED, TREE, Stage
+from joseki_miner.runs.stages import BESIDE, ONE_PASS, PARTITIONED, TREE, Stage
 
 PARTITIONED_STEP = "partitioned"
 
@@ -57,16 +57,16 @@ class Dask:
         committed as it is done.  The cluster starts while they are planned
         (its wait is in the stage's time, as on a first run)."""
         first, then = PARTITIONED
+        build = ONE_PASS[-1]
         self.runner.start_soon()
-        later = run.asked[run.asked.index(then) + 1 :]
         self.runner.partitioned(
             run.context(step.names[0]),
             run.digests(),
             run.key(then),
             partial(run.commit, say=False),
             ingest=step.names[0] == first,
-            build=bool(later),
-            prune=len(later) > 1 and later[1] == TREE,
+            build=build in run.asked,
+            prune={build, TREE} <= set(run.asked),
             book=self.book(run),
         )
 
