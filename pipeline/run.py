@@ -194,6 +194,7 @@ class _Run:
             self.catalog,
             self.config,
             self.options,
+            settings=self.catalog.stage(stage).settings.of(self.config),
             paths=tuple(self.paths),
             figures=figures,
             floor=self.floor(),

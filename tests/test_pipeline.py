@@ -825,10 +825,13 @@ def test_the_new_filters_key_ingest_only_when_set():
     key as it was before they existed (a folder mined then stays up to
     date); set, each changes it."""
     from joseki_miner.runs.keys import key, stage_keys
-    from joseki_miner.runs.stages import INGEST_PARAMS, READING
+    from joseki_miner.runs.settings import IngestSettings
 
     config = load(None, [])
-    assert stage_keys(config, "inputs")["ingest"] == key("ingest", "inputs", config.section(*INGEST_PARAMS), READING)
+    always = ("include_handicap", "dedupe", "limits.member_mb", "limits.field_kb", "collections.depth", "filter.years")
+    always += ("filter.sources", "filter.result_known")
+    ingest = key("ingest", "inputs", config.section(*always), IngestSettings.FORMAT)
+    assert stage_keys(config, "inputs")["ingest"] == ingest
     keys = {
         stage_keys(load(None, [s]), "inputs")["ingest"]
         for s in (

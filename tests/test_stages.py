@@ -16,6 +16,7 @@ from joseki_miner.runs.catalog import Catalog
 from joseki_miner.runs.config import load
 from joseki_miner.runs.keys import stage_keys
 from joseki_miner.runs.stages import BY_NAME, NAMES, PUBLISHED, STAGES, WORK_STAGES, Stage
+from toy_stage import ToySettings
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -90,7 +91,7 @@ def _after(name: str, first: str) -> bool:
 
 
 # the toy stage's line (its work: tests/toy_stage.py); a stage of the package's own is this line in runs/stages.STAGES
-TOY = Stage("toy", "the tree's first moves and their games -> toy.parquet", ("joseki",), ("toy",), work="toy_stage", after="prune", params=("influence.share",), published=True)  # fmt: skip
+TOY = Stage("toy", "the tree's first moves and their games -> toy.parquet", ("joseki",), ("toy",), work="toy_stage", after="prune", settings=ToySettings, published=True)  # fmt: skip
 
 
 @pytest.mark.parametrize("engine", ["fast", "reference", "dask"])

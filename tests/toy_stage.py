@@ -1,14 +1,25 @@
 """A toy stage (tests/test_stages.py): the games of the tree's first moves,
-one Parquet file.  Everything it takes to add a stage is this file and one
-line declaring it."""
+one Parquet file.  Everything it takes to add a stage is this file (its
+work and its settings) and one line declaring it."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from joseki_miner.runs.context import Context
+from joseki_miner.runs.settings import Settings, param
 from joseki_miner.runs.store import staged
+
+
+@dataclass(frozen=True)
+class ToySettings(Settings):
+    """What the toy stage reads of the config: a key of its own would be
+    a field here (tests/test_settings.py); this one is the package's."""
+
+    influence_share: float = param()
 
 
 def run(context: Context) -> dict:

@@ -30,7 +30,7 @@ from joseki_miner.fast.parquet import read_columns, rows_at
 from joseki_miner.runs import stop, store
 from joseki_miner.runs.context import Context
 from joseki_miner.runs.progress import bar
-from joseki_miner.runs.stages import transpositions
+from joseki_miner.runs.settings import BookSettings, ReportSettings, transpositions
 
 
 @dataclass(frozen=True)
@@ -56,10 +56,13 @@ class BookFiles:
 
 def of_run(context: Context) -> BookFiles:
     """The pruned tree's tables as a run has them (staged where it has not
-    committed them yet), the figures of the games it was mined from, and
-    what the page of what changed reads (the sequences in trie order:
-    staged while ``mine``'s build is still being committed)."""
-    catalog, config, current = context.catalog, context.config, context.current
+    committed them yet), the figures of the games it was mined from, and,
+    where the settings are the report's, what the page of what changed and
+    the players' pages read (the sequences in trie order: staged while
+    ``mine``'s build is still being committed)."""
+    catalog, current = context.catalog, context.current
+    settings: BookSettings = context.settings
+    report = settings if isinstance(settings, ReportSettings) else None
     in_order = store.staged(catalog.sorted_sequences)
     in_order = in_order if in_order.exists() else catalog.sorted_sequences
     return BookFiles(
@@ -69,12 +72,12 @@ def of_run(context: Context) -> BookFiles:
         current(catalog.node_examples),
         catalog.games,
         {**context.found("ingest"), **context.found("prune")},
-        in_order if config.report_changed else None,
-        config.report_since,
+        in_order if report is not None and report.report_changed else None,
+        report.report_since if report is not None else None,
         catalog.sequences,
-        config.report_players or (),
-        current(catalog.node_orders) if config.prune_merge_orders else None,
-        current(catalog.node_transpositions) if transpositions(config) else None,
+        (report.report_players or ()) if report is not None else (),
+        current(catalog.node_orders) if settings.prune_merge_orders else None,
+        current(catalog.node_transpositions) if transpositions(settings) else None,
         in_order=in_order,
         context=current(catalog.node_context),
     )

@@ -24,7 +24,7 @@ import uuid
 from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from threading import Thread
 from functools import partial
 from pathlib import Path
@@ -37,6 +37,7 @@ from joseki_miner.cluster import partitions, trace
 from joseki_miner.runs.context import Context, Done, RunOptions, do_work
 from joseki_miner.runs.keys import partition_key
 from joseki_miner.runs.progress import bar as progress_bar
+from joseki_miner.runs.settings import ReportSettings
 from joseki_miner.runs.stop import check as check_stop
 from joseki_miner.runs.stages import Stage
 from joseki_miner.runs.store import remove, staged
@@ -477,7 +478,7 @@ class DaskRunner:
         if stage.name == "report" or beside is not None:
             folder = Path(os.path.abspath(staged(catalog.report)))
             book_files.start(folder)
-            files = book_files.of_run(context)
+            files = book_files.of_run(replace(context, settings=ReportSettings.of(config)))
             write = partial(book_files.write, folder=folder, share=config.influence_share, min_length=config.min_length)
             k = book_files.parts(context.found("prune")["nodes_after_prune"], self.cluster().workers())
             jobs += [partial(write, files, part=(i, k)) for i in range(k)]

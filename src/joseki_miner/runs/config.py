@@ -1,12 +1,12 @@
 """Run parameters: the YAML files in configs/ as one validated value.
 
 Keys are dotted names (``distance.certain``); ``--set KEY=VALUE`` overrides
-any of them.  A stage reads this value from the ``Context`` its runner hands
-it (``context.config``), and ``stages/params.py`` turns it into the plain
+any of them.  The engines plan with this value; a stage reads only its
+settings, made from it (``runs.settings``: the keys it reads, from which
+its cache key is made), and ``stages/params.py`` turns them into the plain
 values the method takes (``Reading``, ``KindRules``, ``Pruning``, the
 threshold); below the stages (``method``, ``fast``, ``readers``, ``book``)
-no module reads a ``Config``.  Which keys a stage's outputs depend on, and
-so its cache key, is declared beside it in ``runs/stages.py``.
+no module reads a ``Config``.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """What a runner hands a stage, and what it takes back: a frozen
-``Context`` down (the config, the catalog, how the run goes, what the
-stages before it found), the stage's work done with it (``do_work``), and
+``Context`` down (the stage's settings, the catalog, how the run goes, what
+the stages before it found), the stage's work done with it (``do_work``), and
 a ``Done`` up (the stage's figures and time).
 The runners (``runners``, ``cluster.runner``) only order and execute; the
 run (pipeline/run.py) keys and commits what they give back."""
@@ -18,6 +18,7 @@ from joseki_miner.runs.catalog import Catalog
 from joseki_miner.runs.config import SORT_MEMORY_MB, TABLE_MEMORY_MB, Config
 from joseki_miner.runs.errors import UsageError
 from joseki_miner.runs.files import Walked
+from joseki_miner.runs.settings import Settings
 from joseki_miner.runs.stages import Stage
 
 
@@ -48,7 +49,8 @@ class CountedTrie:
 
 @dataclass(frozen=True)
 class Context:
-    """What a stage's work is given (``do_work``)."""
+    """What a stage's work is given (``do_work``): its ``settings``, made
+    from ``config`` (which only the runners read: they plan with it)."""
 
     catalog: Catalog
     config: Config
@@ -60,6 +62,7 @@ class Context:
     walked: Walked | None = None  # the inputs walked already (the fast engine reads them without walking again)
     digests: dict | None = None  # gets each input's digest as ingest reads it (the fast engine, inputs not hashed)
     trie: CountedTrie | None = None  # the trie just counted, for prune (the one-pass runner's)
+    settings: Any = Settings()  # what the stage reads of the config (its ``Stage.settings``, set by ``do_work``)
 
     @property
     def own(self) -> tuple[Path, Path]:
@@ -84,8 +87,8 @@ class Context:
 
 def do_work(stage: Stage, context: Context) -> dict:
     """Do ``stage``'s work (its module, ``Stage.work``, loaded now) with
-    ``context``; its figures."""
-    return import_module(stage.work).run(context)
+    ``context`` and the settings it declares; its figures."""
+    return import_module(stage.work).run(replace(context, settings=stage.settings.of(context.config)))
 
 
 @dataclass(frozen=True)

@@ -9,16 +9,8 @@ import json
 
 import joseki_miner
 from joseki_miner.runs.config import Config
-from joseki_miner.runs.stages import (
-    EXTRACT_PARAMS,
-    EXTRACT_RULES,
-    INGEST_PARAMS,
-    INGEST_RULES,
-    READING,
-    STAGES,
-    Stage,
-    handicap_rule,
-)
+from joseki_miner.runs.settings import ExtractSettings, IngestSettings
+from joseki_miner.runs.stages import STAGES, Stage
 
 
 def key(*parts) -> str:
@@ -34,30 +26,13 @@ def stage_keys(config: Config, inputs: str, floor: int = 2, stages: tuple[Stage,
     threshold of 1)."""
     keys: dict[str, str] = {}
     for stage in stages:
-        keys[stage.name] = key(
-            stage.name,
-            keys[stage.after] if stage.after else inputs,
-            config.section(*stage.params),
-            *changed(config, stage.rules),
-            *stage.extra(config, floor),
-        )
+        upstream = keys[stage.after] if stage.after else inputs
+        keys[stage.name] = key(stage.name, upstream, *stage.settings.of(config).key(floor))
     return keys
 
 
 def partition_key(config: Config) -> str:
     """What a partition of the dask engine depends on besides its files."""
-    return key(
-        "partition",
-        config.section(*INGEST_PARAMS, *EXTRACT_PARAMS),
-        *changed(config, EXTRACT_RULES),
-        *changed(config, INGEST_RULES),
-        READING,
-        *handicap_rule(config),
-    )
-
-
-def changed(config: Config, thesis: dict) -> list[dict]:
-    """The rules of ``thesis`` (key: the thesis' value) that ``config``
-    sets otherwise: nothing when it keeps them all."""
-    rules = {k: v for k, v in config.section(*thesis).items() if v != thesis[k]}
-    return [rules] if rules else []
+    ingest, extract = IngestSettings.of(config), ExtractSettings.of(config)
+    rules = [r for r in (extract.rules(changed=True), ingest.rules(changed=True)) if r]
+    return key("partition", {**ingest.params(), **extract.params()}, *rules, IngestSettings.FORMAT, *extract.handicap())

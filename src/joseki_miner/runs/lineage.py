@@ -25,7 +25,7 @@ from joseki_miner.runs import store
 from joseki_miner.runs.catalog import WORK_STAGES, Catalog
 from joseki_miner.runs.config import Config
 from joseki_miner.runs.errors import UsageError
-from joseki_miner.runs.stages import EXTRACT_PARAMS, EXTRACT_RULES
+from joseki_miner.runs.settings import ExtractSettings
 
 
 class OtherRun(UsageError):
@@ -47,7 +47,8 @@ def phase1(config: Config) -> dict:
     read otherwise are not comparable with the tree's); where handicap
     games were mined, whether their stones opened sequences."""
     handicap = config.section("include_handicap", "include_handicap.starts") if config.include_handicap else {}
-    return {**config.section(*EXTRACT_PARAMS), **config.section(*EXTRACT_RULES), **handicap}
+    extract = ExtractSettings.of(config)
+    return {**extract.params(), **extract.rules(), **handicap}
 
 
 def recorded(out: Path) -> dict | None:

@@ -9,21 +9,23 @@ of stages read this list; the runners run the stages it names, in its
 order, and pipeline/run.py keys and commits what they did.
 
 A cache key is the key of the stage it comes after (the inputs' for the
-first), the values of its ``params``, those of its ``rules`` that differ
-from the values given (the thesis', or "unset": a folder mined before a rule
-existed stays up to date), and its ``extra`` parts."""
+first) and the parts its ``settings`` give (``runs.settings``): what the
+stage reads of the config, and the format of what it writes."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
-from joseki_miner.runs.config import Config
-
-
-def _no_extra(config: Config, floor: int) -> list:
-    return []
+from joseki_miner.runs.settings import (
+    BuildSettings,
+    ContextSettings,
+    EmitSettings,
+    ExtractSettings,
+    IngestSettings,
+    PruneSettings,
+    ReportSettings,
+    Settings,
+)
 
 
 @dataclass(frozen=True)
@@ -35,104 +37,10 @@ class Stage:
     reads: tuple[str, ...]  # datasets of the stages before it
     writes: tuple[str, ...]  # datasets it writes (it may leave some out: an SVG without Graphviz)
     after: str | None = None  # the stage whose key its own key extends (None: the inputs')
-    params: tuple[str, ...] = ()  # config keys always in its key
-    rules: Mapping[str, Any] = field(default_factory=dict)  # config keys in its key where they differ from these
-    extra: Callable[[Config, int], list] = _no_extra  # other parts of its key (``floor``: the least count stored)
+    settings: type[Settings] = Settings  # what it reads of the config, and so the parts of its key
     published: bool = False  # in the output folder, committed with summary.json as the run ends
     work: str = ""  # the module whose ``run(context) -> figures`` does the stage's work (``context.do_work``)
     kernels: bool = False  # its work runs the compiled kernels (a first run on a machine compiles them)
-
-
-# the parameters ingest reads (what its files depend on besides the inputs)
-INGEST_PARAMS = (
-    "include_handicap",
-    "dedupe",
-    "limits.member_mb",
-    "limits.field_kb",
-    "collections.depth",
-    "filter.years",
-    "filter.sources",
-    "filter.result_known",
-)
-# the filters of players, ranks and events: in the key only when set, so a stage mined before they existed stays
-# up to date
-INGEST_RULES = {
-    "filter.players": None,
-    "filter.min_rank": None,
-    "filter.events": None,
-    "filter.handicap": None,
-    "filter.sample": None,
-    "dedupe.symmetric": False,
-    "collections.ranks": None,
-}
-# how ingest reads games beyond its parameters: 2, a folder given names its games unless it holds several
-# folders of them; 3 and 4, a game is looked for among the duplicates before the filters (4: the dask engine's
-# partitions trace the first games the filters leave out apart); 5, setup stones that are not a handicap's reject
-# their game; 6, a collection is cut at a root written without its ';' too
-READING = {"reading": 6}
-EXTRACT_PARAMS = ("distance.certain", "distance.maybe", "corner_stones", "max_length", "influence.reach")
-# the future work's rules of phase 1 (5.2, 9): in the key only when they differ from the thesis
-EXTRACT_RULES = {"distance.noise": False, "corner.start": 10}
-# what extract writes beyond its parameters: 2, each move's move number and whether it was near another
-# sequence (sequences.parquet's numbers and near)
-SEQUENCES = {"sequences": 2}
-BUILD_PARAMS = ("kinds", "corner.region", "kinds.follow_up", "kinds.approach")  # the kinds of trie.parquet
-POSITIONS = {"positions": 1}  # build writes the position index (trie_positions.parquet)
-PRUNE_RULES = {
-    "prune.follow": None,
-    "prune.min_share": 0.0,
-    "prune.fold_tenuki": False,
-    "prune.confidence": None,
-    "prune.min_games": 1,
-    "prune.merge_orders": False,
-    "prune.family": None,
-    "prune.family_fraction": 0.1,
-    "prune.position_share": None,
-    "prune.position_games": 100,
-}
-TRANSPOSITIONS = {"kinds.transpositions": 1}  # prune writes node_transpositions.parquet
-CONTEXT = {"context": 1}  # the format of node_context.parquet
-# the board's kinds (issue 65): in the key where they differ from off
-CONTEXT_RULES = {
-    "kinds.situational": None,
-    "kinds.late": None,
-    "kinds.doubtful": None,
-    "kinds.side": None,
-    "kinds.strong": ("ai",),
-}
-REPORT_RULES = {"report.changed": False, "report.since": None, "report.players": None}  # not in the thesis
-
-
-def handicap_rule(config: Config) -> list[dict]:
-    """Whether handicap stones open sequences: in phase 1's key only where
-    handicap games are mined, so no key of an even-game run changes."""
-    return [config.section("include_handicap.starts")] if config.include_handicap else []
-
-
-def transpositions(config: Config) -> bool:
-    """Whether prune names each node's other move orders: with kinds, where
-    orders are not merged (a merged node holds them all)."""
-    return bool(config.kinds and config.kinds_transpositions and not config.prune_merge_orders)
-
-
-def _reading(config: Config, floor: int) -> list:
-    return [READING]
-
-
-def _extract_extra(config: Config, floor: int) -> list:
-    return [*handicap_rule(config), SEQUENCES]
-
-
-def _prune_extra(config: Config, floor: int) -> list:
-    return [TRANSPOSITIONS] if transpositions(config) else []
-
-
-def _context_extra(config: Config, floor: int) -> list:
-    return [CONTEXT]
-
-
-def _build_extra(config: Config, floor: int) -> list:
-    return [floor, *([config.section(*BUILD_PARAMS)] if config.kinds else []), POSITIONS]
 
 
 STAGES: tuple[Stage, ...] = (
@@ -143,9 +51,7 @@ STAGES: tuple[Stage, ...] = (
         ("games", "rejects"),
         work="joseki_miner.stages.ingest",
         kernels=True,
-        params=INGEST_PARAMS,
-        rules=INGEST_RULES,
-        extra=_reading,
+        settings=IngestSettings,
     ),
     Stage(
         "extract",
@@ -155,9 +61,7 @@ STAGES: tuple[Stage, ...] = (
         work="joseki_miner.stages.extract",
         kernels=True,
         after="ingest",
-        params=EXTRACT_PARAMS,
-        rules=EXTRACT_RULES,
-        extra=_extract_extra,
+        settings=ExtractSettings,
     ),
     Stage(
         "build",
@@ -167,8 +71,7 @@ STAGES: tuple[Stage, ...] = (
         work="joseki_miner.stages.build",
         kernels=True,
         after="extract",
-        params=("influence.neutral",),
-        extra=_build_extra,
+        settings=BuildSettings,
     ),
     Stage(
         "prune",
@@ -178,9 +81,7 @@ STAGES: tuple[Stage, ...] = (
         work="joseki_miner.stages.prune",
         kernels=True,
         after="build",
-        params=("prune.min_count", "prune.min_fraction", "min_length", "examples"),
-        rules=PRUNE_RULES,
-        extra=_prune_extra,
+        settings=PruneSettings,
         published=True,
     ),
     Stage(
@@ -190,9 +91,7 @@ STAGES: tuple[Stage, ...] = (
         ("node_context",),
         work="joseki_miner.stages.context",
         after="prune",
-        params=("kinds",),
-        rules=CONTEXT_RULES,
-        extra=_context_extra,
+        settings=ContextSettings,
         published=True,
     ),
     Stage(
@@ -213,7 +112,7 @@ STAGES: tuple[Stage, ...] = (
         ("sgf", "dot", "influence_dot", "svg", "influence_svg"),
         work="joseki_miner.stages.emit",
         after="context",
-        params=("influence.share", "emit.counters"),
+        settings=EmitSettings,
         published=True,
     ),
     Stage(
@@ -234,8 +133,7 @@ STAGES: tuple[Stage, ...] = (
         ("report",),
         work="joseki_miner.stages.report",
         after="context",
-        params=("influence.share",),
-        rules=REPORT_RULES,
+        settings=ReportSettings,
         published=True,
     ),
 )
@@ -289,6 +187,4 @@ __all__ = [
     "BESIDE",
     "alone",
     "publishes_next",
-    "handicap_rule",
-    "transpositions",
 ]

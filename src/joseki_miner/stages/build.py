@@ -233,8 +233,8 @@ def run(context: Context) -> dict:
     games' winners, years and collections from games.parquet), and the
     trie stored with its years and collections and the sequences in trie
     order (the fast engine spills sorted runs to the work folder's runs/)."""
-    c, o, neutral, floor = context.catalog, context.options, context.config.influence_neutral, context.floor
-    kinds = kind_rules(context.config)
+    c, o, neutral, floor = context.catalog, context.options, context.settings.influence_neutral, context.floor
+    kinds = kind_rules(context.settings)
     sequences_path, trie_path, years_path, sources_path = (
         c.sequences,
         staged(c.trie),

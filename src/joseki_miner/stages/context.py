@@ -70,7 +70,7 @@ def run(context: Context) -> dict:
     rows = parent_rows(node, parent)
     found = node_context(rows, key, Entries.concat(parts))
     kind = tree.column("kind").to_pylist() if "kind" in tree.column_names else [""] * len(node)
-    rules = board_rules(context.config)
+    rules = board_rules(context.settings)
     if rules is not None and "kind" in tree.column_names:
         count = numpy(tree.column("count"))
         won, decided = mover_wins(
@@ -81,7 +81,7 @@ def run(context: Context) -> dict:
             numpy(tree.column("tenuki")) if "tenuki" in tree.column_names else tenuki_counts(rows, key, count),
             won,
             decided,
-            strong_games(context.current(c.node_sources), node, context.config.kinds_strong or ()),
+            strong_games(context.current(c.node_sources), node, context.settings.kinds_strong or ()),
         )
         code = np.array([kinds.KINDS.index(k) for k in kind], np.int8)
         kind = kinds.names(board_kinds(rows, numpy(tree.column("depth")), key, code, found, evidence, rules))

@@ -24,11 +24,11 @@ def run(context: Context) -> dict:
     """The emit stage: the pruned tree's SGF and DOT files, and their SVG
     renderings where Graphviz is and the tree is small enough to draw in
     seconds (``svg_skipped``)."""
-    c, config = context.catalog, context.config
-    share, counters = config.influence_share, config.emit_counters
+    c, settings = context.catalog, context.settings
+    share, counters = settings.influence_share, settings.emit_counters
     sgf_path, dot_path, influence_path = staged(c.sgf), staged(c.dot), staged(c.influence_dot)
     svg_paths = staged(c.svg), staged(c.influence_svg)
-    book = load_book(of_run(context), share=share, min_length=config.min_length)
+    book = load_book(of_run(context), share=share, min_length=settings.min_length)
     skipped = svg_skipped(len(book.cols["node"]))
     with bar(context.options.progress, total=3 if skipped else 5, desc="emit", unit=" files", leave=False) as shown:
         _write(sgf_path, to_sgf(book, counters=counters))

@@ -358,7 +358,7 @@ def run(context: Context) -> dict:
     return from_games(
         context.catalog.games,
         staged(context.catalog.sequences),
-        phase1_params(context.config),
+        phase1_params(context.settings),
         engine=o.engine,
         jobs=o.jobs,
         progress=o.progress,

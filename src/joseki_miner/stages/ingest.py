@@ -654,7 +654,7 @@ def run(context: Context) -> dict:
         context.paths,
         staged(catalog.games),
         staged(catalog.rejects),
-        Reading.of(context.config, context.options, context.own),
+        Reading.of(context.settings, context.options, context.own),
         hooks=Hooks(walked=context.walked, digests=context.digests),
     )
 

@@ -1,4 +1,5 @@
-"""What the method's rules are for a run's config: phase 1's parameters,
+"""What the method's rules are for a stage's settings (``runs.settings``)
+or, where a runner plans with them, a run's config: phase 1's parameters,
 the kinds, the pruning rules and threshold, how ingest reads.  The
 method's modules load only when a stage runs: a run whose stages are all
 up to date does not import them."""
@@ -15,7 +16,14 @@ from joseki_miner.runs.catalog import Catalog
 from joseki_miner.runs.config import TABLE_MEMORY_MB, Config
 from joseki_miner.runs.context import RunOptions
 from joseki_miner.runs.inputs import Filters
-from joseki_miner.runs.stages import transpositions
+from joseki_miner.runs.settings import (
+    BuildSettings,
+    ContextSettings,
+    ExtractSettings,
+    IngestSettings,
+    PruneSettings,
+    transpositions,
+)
 from joseki_miner.runs.store import staged
 
 if TYPE_CHECKING:
@@ -25,7 +33,7 @@ if TYPE_CHECKING:
     from joseki_miner.method.sequences import Phase1Params
 
 
-def phase1_params(config: Config) -> Phase1Params:
+def phase1_params(config: ExtractSettings | Config) -> Phase1Params:
     """Phase 1's distances, corner and influence parameters (4.2, 5.2, 8)."""
     from joseki_miner.method.sequences import Phase1Params
 
@@ -41,7 +49,7 @@ def phase1_params(config: Config) -> Phase1Params:
     )
 
 
-def kind_rules(config: Config) -> KindRules | None:
+def kind_rules(config: BuildSettings | PruneSettings | Config) -> KindRules | None:
     """The rules of the nodes' kinds, or None where the config asks for the
     thesis' tree without them."""
     from joseki_miner.method.kinds import KindRules
@@ -49,7 +57,7 @@ def kind_rules(config: Config) -> KindRules | None:
     return KindRules(config.corner_region, config.kinds_follow_up, config.kinds_approach) if config.kinds else None
 
 
-def board_rules(config: Config) -> BoardRules | None:
+def board_rules(config: ContextSettings | Config) -> BoardRules | None:
     """The rules of the board's kinds (issue 65), or None where the config
     asks for a tree without kinds."""
     from joseki_miner.method.context import BoardRules
@@ -59,7 +67,7 @@ def board_rules(config: Config) -> BoardRules | None:
     return BoardRules(config.kinds_situational, config.kinds_late, config.kinds_doubtful, side=config.kinds_side)
 
 
-def prune_rules(config: Config, games: int = 0) -> prune.PruneRules:
+def prune_rules(config: PruneSettings | Config, games: int = 0) -> prune.PruneRules:
     """The future work's rules of phase 2 (section 9), for ``games``
     accepted: an opening family is a first move of ``prune.family`` of
     them, where the threshold is a share of the games (not
@@ -82,13 +90,13 @@ def prune_rules(config: Config, games: int = 0) -> prune.PruneRules:
     )
 
 
-def threshold_on_games(config: Config) -> bool:
+def threshold_on_games(config: PruneSettings | Config) -> bool:
     """Whether the threshold counts a node's games (the evidence threshold,
     ``prune.confidence``) rather than its sequences (the thesis)."""
     return config.prune_min_count is None and config.prune_confidence is not None
 
 
-def threshold_for(games: int, config: Config) -> int:
+def threshold_for(games: int, config: PruneSettings | Config) -> int:
     """The pruning threshold for ``games`` accepted (4.2): sequences, or
     games where ``on_games``."""
     from joseki_miner.method.threshold import threshold
@@ -96,7 +104,7 @@ def threshold_for(games: int, config: Config) -> int:
     return threshold(games, config.prune_min_count, config.prune_min_fraction, config.prune_confidence)
 
 
-def floor_for(games: int, config: Config) -> int:
+def floor_for(games: int, config: PruneSettings | Config) -> int:
     """The least count the build stores, for ``games`` accepted: 2, unless
     the pruning threshold is 1 (and a node of one game may be kept)."""
     return 1 if max(threshold_for(games, config), config.prune_min_games) <= 1 else 2
@@ -133,8 +141,10 @@ class Reading:
     symmetric: bool = False
 
     @classmethod
-    def of(cls, config: Config, options: RunOptions = RunOptions(), exclude: Sequence[str | Path] = ()) -> Reading:
-        """The reading a config and a run's options ask for."""
+    def of(
+        cls, config: IngestSettings | Config, options: RunOptions = RunOptions(), exclude: Sequence[str | Path] = ()
+    ) -> Reading:
+        """The reading ingest's settings and a run's options ask for."""
         c = config
         return cls(
             include_handicap=c.include_handicap,
@@ -154,7 +164,7 @@ class Reading:
         )
 
 
-def prune_outputs(catalog: Catalog, config: Config) -> dict[str, Path]:
+def prune_outputs(catalog: Catalog, config: PruneSettings | Config) -> dict[str, Path]:
     """The files prune writes, staged until the stage commits."""
     outputs = {
         "joseki": staged(catalog.joseki),

@@ -16,6 +16,7 @@ import pyarrow.parquet as pq
 
 from joseki_miner.runs.catalog import positions_of
 from joseki_miner.runs.config import Config
+from joseki_miner.runs.settings import PruneSettings
 from joseki_miner.runs.context import Context
 from joseki_miner.runs.errors import UsageError
 from joseki_miner.runs.stop import check as check_stop
@@ -653,10 +654,10 @@ def _examples(
 def run(context: Context) -> dict:
     """The prune stage: phase 2 on the trie (the one just counted, while
     trie.parquet is still being written, or trie.parquet)."""
-    catalog, config = context.catalog, context.config
+    catalog, settings = context.catalog, context.settings
     floor = context.trie.floor if context.trie is not None else context.found("build").get("floor", 1)
-    pruning = pruning_for(config, context.found("ingest")["games_accepted"], floor, context.options.progress)
-    outputs = prune_outputs(catalog, config)
+    pruning = pruning_for(settings, context.found("ingest")["games_accepted"], floor, context.options.progress)
+    outputs = prune_outputs(catalog, settings)
     if context.trie is not None:
         counted = context.trie
         trie = TrieArrays(dict(counted.arrays), list(counted.names), positions=counted.positions, kinds=counted.kinds)
@@ -665,7 +666,7 @@ def run(context: Context) -> dict:
     return prune_files(catalog.trie, catalog.trie_years, catalog.trie_sources, files, pruning)
 
 
-def pruning_for(config: Config, games: int, floor: int, progress: bool = False) -> Pruning:
+def pruning_for(config: PruneSettings | Config, games: int, floor: int, progress: bool = False) -> Pruning:
     """What phase 2 keeps of a trie of ``games`` accepted, stored from
     ``floor`` sequences a node (a run whose floor drops nodes the
     threshold would keep is asked to build again)."""

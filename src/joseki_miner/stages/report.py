@@ -15,8 +15,8 @@ def run(context: Context) -> dict:
     return pages(
         of_run(context),
         staged(context.catalog.report),
-        share=context.config.influence_share,
-        min_length=context.config.min_length,
+        share=context.settings.influence_share,
+        min_length=context.settings.min_length,
         progress=context.options.progress,
     )
 
