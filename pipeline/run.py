@@ -384,7 +384,7 @@ class _Run:
         upto = None if unpublished is None and not self.publishes() else self.asked[-1]  # None: the tree, whole
         summary = summarize(self.catalog, seconds if self.figures else self.made_in(seconds), upto=upto)
         if not self.figures:  # every stage up to date: the seconds are those of the run that made the outputs
-            summary["rerun_seconds"] = round(seconds, 2)
+            summary["rerun_seconds"] = round(seconds, 3)  # a rerun of a few games takes milliseconds
         if unpublished is None or not unpublished["book"]:
             store.write_atomically(self.catalog.summary, (json.dumps(summary, indent=2) + "\n").encode("utf-8"))
         return summary if unpublished is None else {**summary, "unpublished": unpublished}
