@@ -17,8 +17,6 @@ from __future__ import annotations
 import bisect
 import itertools
 import os
-import pickle
-import struct
 import time
 import uuid
 from collections import Counter
@@ -33,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from joseki_miner.book import files as book_files
 from joseki_miner.cluster import client as cluster_
-from joseki_miner.cluster import partitions, trace
+from joseki_miner.cluster import partitions, tasks, trace
 from joseki_miner.runs.context import Context, Done, RunOptions, do_work
 from joseki_miner.runs.keys import partition_key
 from joseki_miner.runs.progress import bar as progress_bar
@@ -43,11 +41,7 @@ from joseki_miner.runs.store import remove, staged
 from joseki_miner.stages.params import Reading, floor_for, kind_rules, phase1_params, prune_outputs
 
 if TYPE_CHECKING:
-    from joseki_miner.fast.joining import Counted
     from joseki_miner.runs.config import Config
-    from joseki_miner.method.kinds import KindRules
-
-# the compiled engine (build) loads where a task runs: the driver plans and names the work without numba
 
 
 @dataclass(frozen=True)
@@ -259,11 +253,11 @@ class DaskRunner:
         jobs: list[Callable] = [
             partial(partitions.write_rejects, folder, names, path=paths["rejects"], strict=context.options.strict)
         ] * ingest
-        tasks = [f"join-rejects-{key}-{self.token}"] * ingest
+        task_names = [f"join-rejects-{key}-{self.token}"] * ingest
         first = [2**39 + 1] * ingest  # after the counts, before the shards' files (prune waits for them), longest first
         for what in parted:
-            jobs += [partial(_join_part, what, folder, names, p, paths[what]) for p in range(len(names))]
-            tasks += [f"join-{what}-{name}-{key}-{self.token}" for name in names]
+            jobs += [partial(tasks.join_part, what, folder, names, p, paths[what]) for p in range(len(names))]
+            task_names += [f"join-{what}-{name}-{key}-{self.token}" for name in names]
             first += [2**39 + {"games": 2, "sequences": 3}[what]] * len(names)
             joins += [what] * len(names)
         counted, shards_at, counts_at = None, len(jobs), []
@@ -276,14 +270,14 @@ class DaskRunner:
             floor = partial(floor_for, config=config)
             joined_ = partial(partitions.Joined, folder, tuple(names))
             jobs += [partial(count, r, f, floor, joined_) for r, f in zip(ranges, folders)]
-            tasks += [f"build-count-{lo}-{hi}-{key}-{self.token}" for lo, hi in ranges]
+            task_names += [f"build-count-{lo}-{hi}-{key}-{self.token}" for lo, hi in ranges]
             first += [2**40 + size for size in sizes]
             counts_at = list(range(len(joins), len(jobs)))
             shards_at = len(jobs)
             pruned = config if prune and not config.prune_merge_orders else None  # merged orders: the whole trie's
             built_jobs, built_tasks, built_first = self._shards(context, ranges, sizes, folders, floor, key, pruned)
             jobs += built_jobs
-            tasks += built_tasks
+            task_names += built_tasks
             first += built_first
             counted = (ranges, folders)
             ended_at = len(jobs)
@@ -291,7 +285,7 @@ class DaskRunner:
             if pruned is not None:  # phase 2 on the shards' candidates, then the shards' search for what it kept
                 prune_jobs, prune_tasks, prune_after = self._prune_shards(context, folders, key, ingest)
                 jobs += prune_jobs
-                tasks += prune_tasks
+                task_names += prune_tasks
                 first += [2**42] * len(prune_jobs)  # before the shards' files: the book waits for them, not for those
                 takes += [ended_at, len(jobs) - 1]  # prune given the candidates, what the shards found their searches'
         kept = sum(1 for f in found if f.get(partitions.KEPT))
@@ -409,7 +403,9 @@ class DaskRunner:
             booked["ended"], booked["reads"] = [0.0] * len(book_jobs), any(reads)
             build_done()  # where the shards' files were written before
             waits = [(i, *(shards if read else ())) for read in reads]
-            return [cluster_.More(partial(_book_task, j), n, 2**43, w) for j, n, w in zip(book_jobs, book_names, waits)]
+            return [
+                cluster_.More(partial(tasks.book_task, j), n, 2**43, w) for j, n, w in zip(book_jobs, book_names, waits)
+            ]
 
         if not joins:  # extract of no partitions: its empty part is written
             joins_done()
@@ -418,7 +414,7 @@ class DaskRunner:
                 lambda job, res, *taken: job(res, *taken),
                 jobs,
                 resolution,
-                names=tasks,
+                names=task_names,
                 sizes=first,
                 after=after,
                 on_done=on_done,
@@ -431,7 +427,7 @@ class DaskRunner:
             build_done()
         if booking:
             assert book is not None
-            failed = [r for r in results[len(jobs) :] if isinstance(r, _Failed)]
+            failed = [r for r in results[len(jobs) :] if isinstance(r, tasks.Failed)]
             if failed:  # the build and prune are done: the book's first error is the run's
                 raise failed[0].error from _Traceback(failed[0].trace)
             self._booked = _booked(book.stage.name, results[len(jobs) :], booked["begun"], booked["ended"])
@@ -492,7 +488,7 @@ class DaskRunner:
         shards."""
         catalog, cluster = context.catalog, self.cluster()
         stored = (os.path.abspath(catalog.sequences), os.path.abspath(catalog.games))
-        counts = cluster.call(_prefix_counts, stored, name=f"{name}-prefixes")
+        counts = cluster.call(tasks.prefix_counts, stored, name=f"{name}-prefixes")
         ranges, sizes, folders, count = self.subtrees(counts, context, fine=False)
         floor = context.floor
         try:
@@ -528,7 +524,7 @@ class DaskRunner:
         the build's files (folders of parts, made empty here); each task
         takes the resolution (None: from the stage files).  Given the
         ``pruned`` run's config, a task a shard more keeps what phase 2
-        may keep of it for ``_prune_shards``, apart from its files (prune
+        may keep of it for ``tasks.prune_shards``, apart from its files (prune
         waits for these alone)."""
         catalog = context.catalog
         paths = [os.path.abspath(staged(p)) for p in catalog.shards()]
@@ -536,14 +532,14 @@ class DaskRunner:
             remove(Path(path))  # the folder holds this run's parts alone (``check_parts``)
             Path(path).mkdir(parents=True, exist_ok=True)
         plan = os.path.abspath(Path(folders[0]).with_name(f"shards-{self.token}"))
-        jobs: list[Callable] = [partial(_plan_shards, ranges, floor_of, plan)]
+        jobs: list[Callable] = [partial(tasks.plan_shards, ranges, floor_of, plan)]
         kinds = kind_rules(context.config)
-        jobs += [partial(_write_shard, f, j, plan, paths, kinds) for j, f in enumerate(folders)]
+        jobs += [partial(tasks.write_shard, f, j, plan, paths, kinds) for j, f in enumerate(folders)]
         names = [f"build-plan-{key}-{self.token}"]
         names += [f"build-shard-{lo}-{hi}-{key}-{self.token}" for lo, hi in ranges]
         first = [2**41, *sizes]  # the plan before any count left, the shards largest first
         if pruned is not None:  # and before them, what prune waits for
-            jobs += [partial(_keep_candidates, f, j, plan, kinds, pruned) for j, f in enumerate(folders)]
+            jobs += [partial(tasks.keep_candidates, f, j, plan, kinds, pruned) for j, f in enumerate(folders)]
             names += [f"build-candidates-{lo}-{hi}-{key}-{self.token}" for lo, hi in ranges]
             first += [2**40 + size for size in sizes]
         return jobs, names, first
@@ -562,12 +558,12 @@ class DaskRunner:
         wanted = os.path.abspath(Path(folders[0]).with_name(f"kept-{self.token}"))
         sorted_path = os.path.abspath(staged(catalog.sorted_sequences))
         files = (sorted_path, os.path.abspath(catalog.games), outputs)
-        jobs: list[Callable] = [partial(_prune_shards, len(folders), plan, files, config, wanted)]
+        jobs: list[Callable] = [partial(tasks.prune_shards, len(folders), plan, files, config, wanted)]
         names = [f"prune-shards-{key}-{self.token}"]
         transposed = "transpositions" in outputs
-        jobs += [partial(_search_shard, f, j, plan, wanted, transposed) for j, f in enumerate(folders)]
+        jobs += [partial(tasks.search_shard, f, j, plan, wanted, transposed) for j, f in enumerate(folders)]
         names += [f"prune-search-{j}-{key}-{self.token}" for j in range(len(folders))]
-        jobs.append(partial(_write_found, wanted, files[1], outputs, parted))
+        jobs.append(partial(tasks.write_found, wanted, files[1], outputs, parted))
         names.append(f"prune-found-{key}-{self.token}")
         after = [[], *[[0]] * len(folders), list(range(1, len(folders) + 1))]
         return jobs, names, after
@@ -605,7 +601,7 @@ class DaskRunner:
         ``fine``, the counts reading their range alone; else one a worker;
         ``counts``: the openings sampled, ``build.sampled``), their
         sequences, a scratch folder for each, and the count of one
-        (``_count`` but for its range, its folder, the floor of the games
+        (``tasks.count`` but for its range, its folder, the floor of the games
         kept and what it counts)."""
         workers = self.cluster().workers()
         total = sum(counts.values())
@@ -620,7 +616,7 @@ class DaskRunner:
             sizes,
             folders,
             partial(
-                _count,
+                tasks.count,
                 neutral=context.config.influence_neutral,
                 budget=context.options.sort_bytes // min(len(ranges), workers),
             ),
@@ -637,32 +633,11 @@ def _booked(stage: str, results: list, begun: float, ended: list[float]) -> list
     return [*emitted, Done("report", book_files.figures(parts), max(ended[len(emitted) :]) - begun)]
 
 
-@dataclass(frozen=True)
-class _Failed:
-    """A task of the book that raised ``error`` (``trace``: its traceback
-    where it ran): the map goes on, so the build commits once its shards'
-    files are written, and the run raises it then."""
-
-    error: Exception
-    trace: str
-
-
 class _Traceback(Exception):
     """Where a task of the book failed, on its worker (the cause of its error)."""
 
     def __str__(self) -> str:
         return f"\n{self.args[0]}"
-
-
-def _book_task(job: Callable[[], Any], resolution: partitions.Resolution | None = None) -> Any:
-    """A task of the book in the map of the partitions (it takes nothing of
-    it): its result, or its error as ``_Failed``."""
-    import traceback
-
-    try:
-        return job()
-    except Exception as error:  # noqa: BLE001 - raised by the driver once the build has committed
-        return _Failed(error, traceback.format_exc())
 
 
 def _remove_each(paths: list[Path]) -> None:
@@ -673,228 +648,3 @@ def _remove_each(paths: list[Path]) -> None:
 def _work(stage: Stage, context: Context) -> dict:
     """A stage's work as one task."""
     return do_work(stage, context)
-
-
-def _join_part(what: str, folder: str, keys: list[str], p: int, into: str, resolution: partitions.Resolution) -> dict:
-    """Partition ``p``'s part of games.parquet or sequences.parquet (a task)."""
-    write = partitions.write_games if what == "games" else partitions.write_sequences
-    return write(folder, keys, resolution, p, into)
-
-
-def _source(source, resolution=None):
-    """What a build task on a worker counts: the partitions as joined
-    (``source``: ``partitions.Joined`` but for the resolution, a task's
-    last argument), or the stage files (sequences.parquet and games.parquet,
-    as ``build.Stored``)."""
-    from joseki_miner.stages import build
-
-    if callable(source):
-        return source(resolution)
-    return build.Stored(*map(Path, source))
-
-
-def _prefix_counts(stored: tuple[str, str]) -> dict[int, int]:
-    """The openings of the stage files' sequences, sampled (a task)."""
-    from joseki_miner.cluster.shards import prefix_counts
-
-    return prefix_counts(_source(stored))
-
-
-def _count(
-    key_range: tuple[int, int],
-    folder: Path,
-    floor_of: Callable[[int], int],
-    source,
-    resolution: partitions.Resolution | None = None,
-    *,
-    neutral: int,
-    budget: int,
-) -> Counted:
-    """The subtrees of ``key_range`` counted (a task): from the partitions,
-    the games kept and their sequences as the joins write them, or from
-    the stage files; ``floor_of`` the games kept."""
-    from joseki_miner.cluster.shards import count_subtrees
-
-    counted = _source(source, resolution)
-    return count_subtrees(
-        key_range,
-        counted,
-        folder,
-        neutral=neutral,
-        budget=budget,
-        floor=floor_of(resolution.accepted if resolution is not None else 0),
-    )
-
-
-def _plan_shards(
-    ranges: list[tuple[int, int]],
-    floor_of: Callable[[int], int],
-    path: str,
-    resolution: partitions.Resolution | None = None,
-    counted: list[Counted] | None = None,
-) -> dict:
-    """The plan of the trie's shards (a task, once the counts end, given
-    what they ``counted``), kept in the file ``path`` for the shards'
-    tasks, each shard's apart (``Shards.of``: the whole plan grows with the
-    number of counts): their count and where each ends, then each
-    pickled; the build's figures."""
-    from joseki_miner.cluster.shards import plan_shards
-
-    if counted is None:
-        raise TypeError("the plan of the shards is given the counts' results")
-    shards = plan_shards(
-        counted, floor=floor_of(resolution.accepted if resolution is not None else 0), key_ranges=ranges
-    )
-    n = len(counted)
-    writing = Path(f"{path}.{uuid.uuid4().hex}.tmp")  # a copy of this task (a worker's fault) writes its own
-    try:
-        with open(writing, "wb") as out:
-            out.write(bytes(8 * (n + 1)))  # the index, once the plans are written
-            ends = list(itertools.accumulate(out.write(pickle.dumps(shards.of(j))) for j in range(n)))
-            out.seek(0)
-            out.write(struct.pack(f"<{n + 1}q", n, *ends))
-        _publish(writing, Path(path))
-    finally:
-        writing.unlink(missing_ok=True)
-    return shards.figures()
-
-
-def _publish(writing: Path, path: Path) -> None:
-    """``writing`` as ``path`` unless a copy of its task got there first:
-    a link, which never replaces a file a shard on another host may hold
-    open (a rename would, and shared storage may then fail its reads);
-    a rename where the storage has no links (the copies' files are alike)."""
-    try:
-        os.link(writing, path)
-    except FileExistsError:
-        pass
-    except OSError:
-        os.replace(writing, path)
-
-
-def _shard_plan(plan: str, j: int):
-    """Shard ``j``'s plan (``_plan_shards``), reading its bytes alone;
-    every shard's names the collections and the floor."""
-    with open(plan, "rb") as f:
-        (n,) = struct.unpack("<q", f.read(8))
-        ends = struct.unpack(f"<{n}q", f.read(8 * n))  # of at most RANGES counts: 32 KB
-        lo = ends[j - 1] if j else 0
-        f.seek(8 * (n + 1) + lo)
-        return pickle.loads(f.read(ends[j] - lo))
-
-
-def _write_shard(
-    folder: Path,
-    j: int,
-    plan: str,
-    paths: list[str],
-    kinds: KindRules | None,
-    resolution: partitions.Resolution | None = None,
-) -> int:
-    """Shard ``j`` of the trie's files (a task, once the plan is made)."""
-    from joseki_miner.cluster.shards import write_shard
-
-    return write_shard(folder, _shard_plan(plan, j), j, tuple(Path(p) for p in paths), kinds)
-
-
-def _keep_candidates(
-    folder: Path,
-    j: int,
-    plan: str,
-    kinds: KindRules | None,
-    pruned: Config,
-    resolution: partitions.Resolution | None = None,
-) -> dict:
-    """What phase 2 may keep of shard ``j`` (a task, once the plan is
-    made), given the run's config: prune waits for these, not for the
-    shards' files, and is handed them through the driver (a few dozen
-    nodes a shard)."""
-    from joseki_miner.cluster.shards import keep_candidates
-    from joseki_miner.method.prune import Cut
-    from joseki_miner.stages.prune import pruning_for
-
-    shards = _shard_plan(plan, j)
-    pruning = pruning_for(pruned, resolution.accepted if resolution is not None else 0, shards.floor)
-    return keep_candidates(folder, shards, j, kinds, Cut(pruning.threshold, pruning.min_length, pruning.rules))
-
-
-def _prune_shards(
-    shards_count: int,
-    plan: str,
-    files: tuple[str, str, dict[str, str]],
-    config: Config,
-    wanted: str,
-    resolution: partitions.Resolution | None = None,
-    waited: list | None = None,
-) -> dict:
-    """Phase 2 on the trie's shards' candidates (a task, once the joins and
-    the shards' candidates end, given their results in order: the
-    candidates, ``_keep_candidates``', are the last ``shards_count``)."""
-    from joseki_miner.stages import prune
-
-    if waited is None:
-        raise TypeError("prune on the shards is given their candidates")
-    shards = _shard_plan(plan, 0)
-    games = resolution.accepted if resolution is not None else 0
-    sorted_path, _, outputs = files
-    figures = prune.prune_shards(
-        waited[len(waited) - shards_count :],
-        shards.names,
-        prune.PruneFiles(Path(sorted_path), None, {k: Path(v) for k, v in outputs.items()}),  # games: the shards
-        prune.pruning_for(config, games, shards.floor),
-        Path(wanted),
-    )
-    return {"figures": figures, "games": games}
-
-
-def _search_shard(
-    folder: Path,
-    j: int,
-    plan: str,
-    wanted: str,
-    transposed: bool,
-    resolution: partitions.Resolution | None = None,
-) -> dict[str, dict | None]:
-    """Shard ``j``'s candidates for the kept nodes' example games and,
-    where ``transposed``, its nodes on the kept nodes' positions (a task,
-    given the resolution: how many games are kept): a few hundred rows,
-    handed to ``_write_found`` through the driver, as the counts' are to
-    the plan (it reads no file a shard)."""
-    from joseki_miner.cluster.shards import transposed_of_shard
-    from joseki_miner.stages import prune
-
-    if resolution is None:
-        raise TypeError("a shard's search is given the resolution")
-    shards = _shard_plan(plan, j)
-    games = resolution.accepted
-    return {
-        "examples": prune.examples_of_shard(folder, shards.plan.parts[j].ranked, Path(wanted), games),
-        "transposed": transposed_of_shard(folder, shards, j, Path(wanted)) if transposed else None,
-    }
-
-
-def _write_found(
-    wanted: str,
-    games: str,
-    outputs: dict[str, str],
-    parted: bool,
-    resolution: partitions.Resolution | None = None,
-    searched: list[dict] | None = None,
-) -> None:
-    """node_examples.parquet (and node_transpositions.parquet, where asked)
-    of what the shards found (a task, given their searches' results,
-    ``_search_shard``'s, in order; ``parted``: games.parquet written by
-    this run's joins, a part a partition)."""
-    from joseki_miner.stages import prune
-
-    if searched is None:
-        raise TypeError("the files of what the shards found are given their searches' results")
-    part_rows = [int(keep.sum()) for keep in resolution.keep] if parted and resolution is not None else None
-    prune.write_found(
-        [s["examples"] for s in searched],
-        Path(wanted),
-        Path(games),
-        {k: Path(v) for k, v in outputs.items()},
-        part_rows,
-        [s["transposed"] for s in searched if s["transposed"] is not None],
-    )
