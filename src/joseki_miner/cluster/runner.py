@@ -22,7 +22,7 @@ import uuid
 from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from threading import Thread
 from functools import partial
 from pathlib import Path
@@ -31,7 +31,8 @@ from typing import TYPE_CHECKING, Any
 
 from joseki_miner.book import files as book_files
 from joseki_miner.cluster import client as cluster_
-from joseki_miner.cluster import partitions, tasks, trace
+from joseki_miner.cluster import graph, partitions, tasks, trace
+from joseki_miner.cluster.graph import Phase
 from joseki_miner.runs.context import Context, Done, RunOptions, do_work
 from joseki_miner.runs.keys import partition_key
 from joseki_miner.runs.progress import bar as progress_bar
@@ -195,24 +196,53 @@ class DaskRunner:
         prune: bool = False,
         book: Book | None = None,
     ) -> None:
-        """Ingest and extract on the dask cluster: every partition of the
-        inputs mined on a worker (or kept from an earlier run), then joined
-        into games.parquet, rejects.parquet and sequences.parquet by three
-        tasks at once (sequences.parquet alone when ingest is up to date:
-        not ``ingest``; ``key``: extract's, in the tasks' names).  Ingest
-        and extract go to ``commit`` as soon as
-        the joins end; with ``build``, the trie is counted beside them,
-        planned and written as shards (a task a count), and committed once
-        they are; with ``prune`` (where move orders are not merged)
-        pruned on the shards' candidates (``prune.prune_shards``) and
-        committed once what the shards found is written, and the ``book``
-        made then, while the shards' files may still be written (its
-        stages' ``Done`` kept for ``stage``; the build commits once they
-        end where they read its files)."""
-        catalog, config = context.catalog, context.config
+        """Ingest and extract on the dask cluster: every partition mined on
+        a worker (or kept from an earlier run), then joined into
+        games.parquet, rejects.parquet and sequences.parquet (sequences
+        alone where ingest is up to date: not ``ingest``; ``key``:
+        extract's, in the tasks' names).  With ``build``, the trie is
+        counted and written as shards beside the joins; with ``prune``
+        (move orders not merged), pruned on the shards' candidates, and the
+        ``book`` made once prune's files are written (its ``Done`` kept for
+        ``stage``).  Each stage goes to ``commit`` as it is done
+        (``_Commits``)."""
+        config = context.config
         t0 = time.perf_counter()
         settings, parts, skipped = self.plan(context, digests)
-        folder = os.path.abspath(catalog.partitions)
+        folder = os.path.abspath(context.catalog.partitions)
+        cluster = self.cluster()
+        found = self._mine(context, settings, parts, folder)
+        mined = _Mined(parts, found, skipped, t0, time.perf_counter())
+        keys = [p.key for p in parts]
+        resolution = cluster.later(partitions.resolve, folder, keys, config.dedupe, name=f"resolve-{key}-{self.token}")
+        cluster.everywhere(resolution)
+        paths = self._join_paths(context, ingest, keys)
+        strict = context.options.strict
+        joins = {
+            what: graph.join_tasks(what, folder, keys, into, key, self.token, strict) for what, into in paths.items()
+        }
+        made = [task for tasks_ in joins.values() for task in tasks_]
+        counted: list[Path] = []  # the counts' folders
+        if build:
+            pruned = config if prune and not config.prune_merge_orders else None  # merged orders: the whole trie's
+            names = tuple(t.name for t in made)
+            beside, counted = self._build_beside(context, keys, found, folder, key, pruned, names, ingest)
+            made += beside
+        planned = graph.Graph(made)
+        files = {what: (paths[what], [t.name for t in joins[what]]) for what in paths}
+        commits = _Commits(self, context, commit, mined, planned, files, book, key)
+        if not any(joins.values()):  # extract of no partitions: its empty part is written
+            commits.joins_done()
+        try:
+            results = planned.map(cluster, resolution, commits.ended)
+        finally:  # the counts' folders, the plan and the kept nodes' folder, once no task reads them
+            self._remove_later([*counted, *self._scratch(context)] if build else [])
+        commits.finish(results)
+
+    def _mine(
+        self, context: Context, settings: partitions.Settings, parts: list[partitions.Partition], folder: str
+    ) -> list[dict]:
+        """Every partition mined on a worker (or kept from an earlier run): what each found."""
         cluster = self.cluster()
         with progress_bar(
             context.options.progress,
@@ -225,7 +255,7 @@ class DaskRunner:
             def mined(i: int, _) -> None:
                 bar.update(parts[i].size)
 
-            found = cluster.map(
+            return cluster.map(
                 partitions.mine,
                 parts,
                 settings,
@@ -234,10 +264,12 @@ class DaskRunner:
                 sizes=[p.size for p in parts],
                 on_done=mined,
             )
-        read = time.perf_counter()
-        names = [p.key for p in parts]
-        resolution = cluster.later(partitions.resolve, folder, names, config.dedupe, name=f"resolve-{key}-{self.token}")
-        cluster.everywhere(resolution)
+
+    def _join_paths(self, context: Context, ingest: bool, keys: list[str]) -> dict[str, str]:
+        """The staged files the joins write, in the joins' order: rejects,
+        games and sequences (sequences alone without ``ingest``); the
+        folders of a part a partition made empty."""
+        catalog = context.catalog
         paths = {
             "games": os.path.abspath(staged(catalog.games)),
             "rejects": os.path.abspath(staged(catalog.rejects)),
@@ -247,190 +279,38 @@ class DaskRunner:
         for what in parted:
             remove(Path(paths[what]))  # the folder holds this run's parts alone (``check_parts``)
             Path(paths[what]).mkdir(parents=True, exist_ok=True)
-        if not names:
+        if not keys:
             partitions.no_partitions(paths["games"] if ingest else None, paths["sequences"])
-        joins = ["rejects"] if ingest else []  # what each job writes
-        jobs: list[Callable] = [
-            partial(partitions.write_rejects, folder, names, path=paths["rejects"], strict=context.options.strict)
-        ] * ingest
-        task_names = [f"join-rejects-{key}-{self.token}"] * ingest
-        first = [2**39 + 1] * ingest  # after the counts, before the shards' files (prune waits for them), longest first
-        for what in parted:
-            jobs += [partial(tasks.join_part, what, folder, names, p, paths[what]) for p in range(len(names))]
-            task_names += [f"join-{what}-{name}-{key}-{self.token}" for name in names]
-            first += [2**39 + {"games": 2, "sequences": 3}[what]] * len(names)
-            joins += [what] * len(names)
-        counted, shards_at, counts_at = None, len(jobs), []
-        takes: list[int] = []  # the jobs given the results of those they wait for
-        if build:  # the build counts the partitions' sequences while the joins write them
-            counts: Counter[int] = Counter()
-            for found_ in found:
-                counts.update({int(k): n for k, n in found_["prefixes"].items()})
-            ranges, sizes, folders, count = self.subtrees(dict(counts), context)
-            floor = partial(floor_for, config=config)
-            joined_ = partial(partitions.Joined, folder, tuple(names))
-            jobs += [partial(count, r, f, floor, joined_) for r, f in zip(ranges, folders)]
-            task_names += [f"build-count-{lo}-{hi}-{key}-{self.token}" for lo, hi in ranges]
-            first += [2**40 + size for size in sizes]
-            counts_at = list(range(len(joins), len(jobs)))
-            shards_at = len(jobs)
-            pruned = config if prune and not config.prune_merge_orders else None  # merged orders: the whole trie's
-            built_jobs, built_tasks, built_first = self._shards(context, ranges, sizes, folders, floor, key, pruned)
-            jobs += built_jobs
-            task_names += built_tasks
-            first += built_first
-            counted = (ranges, folders)
-            ended_at = len(jobs)
-            takes.append(shards_at)  # the plan, given the counts'
-            if pruned is not None:  # phase 2 on the shards' candidates, then the shards' search for what it kept
-                prune_jobs, prune_tasks, prune_after = self._prune_shards(context, folders, key, ingest)
-                jobs += prune_jobs
-                task_names += prune_tasks
-                first += [2**42] * len(prune_jobs)  # before the shards' files: the book waits for them, not for those
-                takes += [ended_at, len(jobs) - 1]  # prune given the candidates, what the shards found their searches'
-        kept = sum(1 for f in found if f.get(partitions.KEPT))
-        joined: dict[int, Any] = {}
-        built: dict[str, Any] = {}
-        after: list[list[int]] = [[] for _ in jobs]
-        if counted:  # the plan once the counts end, the shards once it does; prune once their candidates and joins do
-            after[shards_at : shards_at + 1] = [counts_at]
-            after[shards_at + 1 : ended_at] = [[shards_at]] * (ended_at - shards_at - 1)
-            if pruned is not None:  # on the shards' candidates, not their files
-                candidates = list(range(ended_at - len(ranges), ended_at))
-                after[ended_at:] = [[*range(len(joins)), *candidates]] + [
-                    [ended_at + a for a in w] for w in prune_after[1:]
-                ]
+        return {what: paths[what] for what in (["rejects"] if ingest else []) + parted}
 
-        booked: dict[str, Any] = {}
-        booking = book is not None and counted is not None and pruned is not None
-
-        def on_done(i: int, result) -> list[cluster_.More]:
-            """What each task's end does, and the book it adds (``more``)."""
-            ended(i, result)
-            return more(i, result)
-
-        def ended(i: int, result) -> None:
-            """Ingest and extract commit as soon as the joins end: a count
-            that fails or is stopped after leaves them done."""
-            if i >= len(jobs):  # the book's
-                booked["ended"][i - len(jobs)] = time.perf_counter()
-                return
-            if i >= len(joins):
-                if counted and i == shards_at:
-                    built["figures"] = result
-                elif counted and shards_at < i <= shards_at + len(ranges):  # a shard's files
-                    built["ended"], built["files"] = time.perf_counter(), built.get("files", 0) + 1
-                    build_done()
-                elif counted and i < ended_at:  # a shard's candidates
-                    built["kept"] = time.perf_counter()
-                elif counted and i == ended_at:
-                    built["pruned"] = result
-                elif counted and i == len(jobs) - 1 and pruned is not None:  # what the shards found
-                    built["found"] = time.perf_counter()
-                    prune_done()
-                return
-            joined[i] = result
-            if len(joined) == len(joins):
-                joins_done()
-
-        def joins_done() -> None:
-            for what in parted:
-                partitions.check_parts(paths[what], len(names))
-            seconds = time.perf_counter() - read
-            of = {what: [joined[j] for j in range(len(joins)) if joins[j] == what] for what in set(joins)}
-            if ingest:
-                games = partitions.games_figures(of.get("games", []))
-                figures = partitions.ingest_figures(found, games, of["rejects"][0], skipped)
-                built["accepted"] = figures["games_accepted"]
-                commit(
-                    Done(
-                        "ingest",
-                        figures,
-                        read - t0,
-                        {"partitions": len(parts), "partitions_read": len(parts) - kept, "workers": cluster.workers()},
-                    )
-                )
-            commit(Done("extract", {"sequences": sum(part["sequences"] for part in of.get("sequences", []))}, seconds))
-            partitions.clean(Path(folder), keep=set(names))
-            self.log(
-                f"{'ingest and ' * ingest}extract: {len(parts)} partition{'s' * (len(parts) != 1)} "
-                f"({len(parts) - kept} read, {kept} "
-                f"kept from an earlier run) in {read - t0:.1f} s, joined in {seconds:.1f} s"
-            )
-
-        def accepted() -> int:
-            """The games ingest accepted: this run's, or its manifest's."""
-            return built["accepted"] if "accepted" in built else context.found("ingest")["games_accepted"]
-
-        def build_done() -> None:
-            """The build commits once its shards' files are written, and
-            the book (where the run makes one) reads none of them staged:
-            a stop after leaves it done."""
-            if built.get("files", 0) < len(ranges) or (booking and booked.get("reads", True)):
-                return
-            floor = floor_for(accepted(), config)
-            if built["figures"]["floor"] != floor:
-                raise RuntimeError(
-                    f"the build counted with a floor of {built['figures']['floor']}, its key says {floor}"
-                )
-            self._shards_done(context, len(ranges))
-            self._committed.add("build")
-            self._say(commit, Done("build", built["figures"], built["ended"] - read))
-            prune_done()
-
-        def prune_done() -> None:
-            """Prune commits (kept for the run's end) once what the shards
-            found is written and the build has committed."""
-            if "found" not in built or "build" not in self._committed or "prune" in self._committed:
-                return
-            if built["pruned"]["games"] != accepted():
-                raise RuntimeError(f"prune ran on {built['pruned']['games']} games, ingest accepted another number")
-            self._committed.add("prune")
-            self._say(commit, Done("prune", built["pruned"]["figures"], built["found"] - built["kept"]))
-
-        def more(i: int, result) -> list[cluster_.More]:
-            """The book, once what the shards found is written: emit and
-            the report read prune's files, and the build's sequences in
-            trie order once the shards' files are written (each node's
-            games by year and collection, the page of what changed)."""
-            if not booking or i != len(jobs) - 1:
-                return []
-            assert book is not None
-            shards = range(shards_at + 1, shards_at + 1 + len(ranges))
-            booked["begun"] = time.perf_counter()
-            context = book.context(built["figures"], built["pruned"]["figures"])
-            book_jobs, book_names, reads = self._book_jobs(book.stage, context, key, book.beside)
-            booked["ended"], booked["reads"] = [0.0] * len(book_jobs), any(reads)
-            build_done()  # where the shards' files were written before
-            waits = [(i, *(shards if read else ())) for read in reads]
-            return [
-                cluster_.More(partial(tasks.book_task, j), n, 2**43, w) for j, n, w in zip(book_jobs, book_names, waits)
-            ]
-
-        if not joins:  # extract of no partitions: its empty part is written
-            joins_done()
-        try:
-            results = cluster.map(
-                lambda job, res, *taken: job(res, *taken),
-                jobs,
-                resolution,
-                names=task_names,
-                sizes=first,
-                after=after,
-                on_done=on_done,
-                takes=takes,
-            )
-        finally:  # the counts' folders, the plan and the kept nodes' folder, once no task reads them
-            self._remove_later([*counted[1], *self._scratch(context)] if counted else [])
-        if counted and "build" not in self._committed:  # the book read its files staged
-            booked["reads"] = False
-            build_done()
-        if booking:
-            assert book is not None
-            failed = [r for r in results[len(jobs) :] if isinstance(r, tasks.Failed)]
-            if failed:  # the build and prune are done: the book's first error is the run's
-                raise failed[0].error from _Traceback(failed[0].trace)
-            self._booked = _booked(book.stage.name, results[len(jobs) :], booked["begun"], booked["ended"])
+    def _build_beside(
+        self,
+        context: Context,
+        keys: list[str],
+        found: list[dict],
+        folder: str,
+        key: str,
+        pruned: Config | None,
+        joins: tuple[str, ...],
+        ingest: bool,
+    ) -> tuple[list[graph.Task], list[Path]]:
+        """The build beside the joins: the openings the partitions sampled
+        (``found``) counted by ranges, from the partitions as the joins
+        write them, then the shards; given the ``pruned`` run's config,
+        prune on the shards' candidates once the ``joins`` end too (games.parquet
+        in parts where they write it: ``ingest``).  And the counts' folders."""
+        counts: Counter[int] = Counter()
+        for found_ in found:
+            counts.update({int(k): n for k, n in found_["prefixes"].items()})
+        ranges, sizes, folders, count = self.subtrees(dict(counts), context)
+        floor = partial(floor_for, config=context.config)
+        joined = partial(partitions.Joined, folder, tuple(keys))
+        made = graph.count_tasks(ranges, sizes, folders, count, floor, joined, key=key, token=self.token)
+        made += self._shard_tasks(context, ranges, sizes, folders, floor, key, tuple(t.name for t in made), pruned)
+        if pruned is not None:
+            candidates = tuple(t.name for t in made if t.phase is Phase.CANDIDATES)
+            made += self._prune_tasks(context, folders, key, ingest, (*joins, *candidates))
+        return made, folders
 
     def stage(self, stage: Stage, context: Context, key: str, beside: Stage | None = None) -> list[Done]:
         """A stage on the dask cluster: the build by subtrees (one a
@@ -498,17 +378,15 @@ class DaskRunner:
                 names=[f"{name}-count-{lo}-{hi}" for lo, hi in ranges],
                 sizes=sizes,
             )
-            jobs, names, first = self._shards(context, ranges, sizes, folders, lambda games: floor, name)
-            jobs[0] = partial(jobs[0], counted=counted)  # the plan, given the counts
-            figures = cluster.map(
-                lambda job: job(None), jobs, names=names, sizes=first, after=[[]] + [[0]] * (len(jobs) - 1)
-            )[0]
+            plan, *shards = self._shard_tasks(context, ranges, sizes, folders, lambda games: floor, name)
+            plan = replace(plan, fn=partial(plan.fn, counted=counted))  # the plan, given the counts
+            figures = graph.Graph([plan, *shards]).map(cluster, None)[plan.name]
             self._shards_done(context, len(ranges))
             return figures
         finally:
             self._remove_later([*folders, *self._scratch(context)])
 
-    def _shards(
+    def _shard_tasks(
         self,
         context: Context,
         ranges: list[tuple[int, int]],
@@ -516,57 +394,45 @@ class DaskRunner:
         folders: list[Path],
         floor_of: Callable[[int], int],
         key: str,
+        counts: tuple[str, ...] = (),
         pruned: Config | None = None,
-    ) -> tuple[list[Callable], list[str], list[int]]:
+    ) -> list[graph.Task]:
         """The tasks that make the trie of the subtrees counted in
-        ``folders``: its plan (``build.plan_shards``, given the counts'
-        results; its own result is the build's figures), then a shard a count, each writing its part of
-        the build's files (folders of parts, made empty here); each task
-        takes the resolution (None: from the stage files).  Given the
-        ``pruned`` run's config, a task a shard more keeps what phase 2
-        may keep of it for ``tasks.prune_shards``, apart from its files (prune
-        waits for these alone)."""
-        catalog = context.catalog
-        paths = [os.path.abspath(staged(p)) for p in catalog.shards()]
+        ``folders`` (``graph.shard_tasks``), the build's folders of parts
+        made empty; each takes the resolution (None: from the stage files)."""
+        paths = [os.path.abspath(staged(p)) for p in context.catalog.shards()]
         for path in paths:
             remove(Path(path))  # the folder holds this run's parts alone (``check_parts``)
             Path(path).mkdir(parents=True, exist_ok=True)
         plan = os.path.abspath(Path(folders[0]).with_name(f"shards-{self.token}"))
-        jobs: list[Callable] = [partial(tasks.plan_shards, ranges, floor_of, plan)]
         kinds = kind_rules(context.config)
-        jobs += [partial(tasks.write_shard, f, j, plan, paths, kinds) for j, f in enumerate(folders)]
-        names = [f"build-plan-{key}-{self.token}"]
-        names += [f"build-shard-{lo}-{hi}-{key}-{self.token}" for lo, hi in ranges]
-        first = [2**41, *sizes]  # the plan before any count left, the shards largest first
-        if pruned is not None:  # and before them, what prune waits for
-            jobs += [partial(tasks.keep_candidates, f, j, plan, kinds, pruned) for j, f in enumerate(folders)]
-            names += [f"build-candidates-{lo}-{hi}-{key}-{self.token}" for lo, hi in ranges]
-            first += [2**40 + size for size in sizes]
-        return jobs, names, first
+        return graph.shard_tasks(
+            ranges,
+            sizes,
+            folders,
+            plan,
+            floor_of=floor_of,
+            paths=paths,
+            kinds=kinds,
+            key=key,
+            token=self.token,
+            counts=counts,
+            pruned=pruned,
+        )
 
-    def _prune_shards(
-        self, context: Context, folders: list[Path], key: str, parted: bool
-    ) -> tuple[list[Callable], list[str], list[list[int]]]:
-        """Prune's tasks on the trie's shards: phase 2 on their candidates
-        (``prune.prune_shards``), then each shard's search for the kept
-        nodes' example games (and, where node_transpositions.parquet is
-        asked, for their positions), and the files of what they found; the
-        tasks each waits for, by index among them."""
+    def _prune_tasks(
+        self, context: Context, folders: list[Path], key: str, parted: bool, needs: tuple[str, ...]
+    ) -> list[graph.Task]:
+        """Prune's tasks on the trie's shards (``graph.prune_tasks``), once
+        the tasks it ``needs`` end."""
         catalog, config = context.catalog, context.config
         outputs = {name: os.path.abspath(path) for name, path in prune_outputs(catalog, config).items()}
         plan = os.path.abspath(Path(folders[0]).with_name(f"shards-{self.token}"))
         wanted = os.path.abspath(Path(folders[0]).with_name(f"kept-{self.token}"))
-        sorted_path = os.path.abspath(staged(catalog.sorted_sequences))
-        files = (sorted_path, os.path.abspath(catalog.games), outputs)
-        jobs: list[Callable] = [partial(tasks.prune_shards, len(folders), plan, files, config, wanted)]
-        names = [f"prune-shards-{key}-{self.token}"]
-        transposed = "transpositions" in outputs
-        jobs += [partial(tasks.search_shard, f, j, plan, wanted, transposed) for j, f in enumerate(folders)]
-        names += [f"prune-search-{j}-{key}-{self.token}" for j in range(len(folders))]
-        jobs.append(partial(tasks.write_found, wanted, files[1], outputs, parted))
-        names.append(f"prune-found-{key}-{self.token}")
-        after = [[], *[[0]] * len(folders), list(range(1, len(folders) + 1))]
-        return jobs, names, after
+        files = (os.path.abspath(staged(catalog.sorted_sequences)), os.path.abspath(catalog.games), outputs)
+        return graph.prune_tasks(
+            folders, plan, wanted, files, config, parted=parted, key=key, token=self.token, needs=needs
+        )
 
     def _shards_done(self, context: Context, count: int) -> None:
         """That each of the build's folders holds a part a shard, before it commits."""
@@ -621,6 +487,165 @@ class DaskRunner:
                 budget=context.options.sort_bytes // min(len(ranges), workers),
             ),
         )
+
+
+@dataclass(frozen=True)
+class _Mined:
+    """The partitions mined: what each ``found``, the files ``skipped`` as
+    they were planned (by why), when mining ``began`` and when every
+    partition was ``read``."""
+
+    parts: list[partitions.Partition]
+    found: list[dict]
+    skipped: Counter[str]
+    began: float
+    read: float
+
+
+class _Commits:
+    """The stages the partitions' graph makes, committed as its tasks end
+    (by the ended task's phase): ingest and extract once the joins end (a
+    count that fails after leaves them done); the build once its shards'
+    files are written; prune once what the shards found is and the build
+    has committed; the book taken on then (``book``)."""
+
+    def __init__(
+        self,
+        runner: DaskRunner,
+        context: Context,
+        commit: Callable[[Done], None],
+        mined: _Mined,
+        planned: graph.Graph,
+        joins: dict[str, tuple[str, list[str]]],
+        book: Book | None,
+        key: str,
+    ) -> None:
+        self.runner, self.context, self.commit, self.mined, self.key = runner, context, commit, mined, key
+        self.joins = joins  # each file the joins write: its path, and the joins' names
+        self.shards = tuple(t.name for t in planned.of(Phase.SHARD))
+        self.book = book if planned.of(Phase.FOUND) else None  # made beside the shards where prune runs on them
+        self.joined: dict[str, Any] = {}
+        self.accepted_: int | None = None  # the games this run's ingest accepted
+        self.figures: dict | None = None  # the build's, once its plan is made
+        self.files, self.files_ended = 0, 0.0  # the shards' files written, and when the last was
+        self.kept = 0.0  # when the last shard's candidates were
+        self.pruned: dict | None = None  # prune's figures and games
+        self.found: float | None = None  # when the files of what the shards found were written
+        self.reads = self.book is not None  # the book reads the build's files staged: the build waits for it
+        self.begun = 0.0  # when the book was taken on
+        self.booked: dict[str, float] = {}  # when each task of the book ended
+
+    def ended(self, task: graph.Task, result: Any) -> list[graph.Task]:
+        """What a task's end does, and the tasks it adds (the book's)."""
+        phase = task.phase
+        if phase is Phase.JOIN:
+            self.joined[task.name] = result
+            if len(self.joined) == sum(len(names) for _, names in self.joins.values()):
+                self.joins_done()
+        elif phase is Phase.PLAN:
+            self.figures = result
+        elif phase is Phase.SHARD:
+            self.files_ended, self.files = time.perf_counter(), self.files + 1
+            self.build_done()
+        elif phase is Phase.CANDIDATES:
+            self.kept = time.perf_counter()
+        elif phase is Phase.PRUNE:
+            self.pruned = result
+        elif phase is Phase.FOUND:
+            self.found = time.perf_counter()
+            self.prune_done()
+            return self.more(task)
+        elif phase is Phase.BOOK:
+            self.booked[task.name] = time.perf_counter()
+        return []
+
+    def joins_done(self) -> None:
+        """Ingest (where the run has it) and extract, committed."""
+        mined, runner, ingest = self.mined, self.runner, "rejects" in self.joins
+        keys = [p.key for p in mined.parts]
+        for what, (path, _) in self.joins.items():
+            if what != "rejects":  # folders of a part a partition
+                partitions.check_parts(path, len(keys))
+        seconds = time.perf_counter() - mined.read
+        of = {what: [self.joined[n] for n in names] for what, (_, names) in self.joins.items()}
+        kept = sum(1 for f in mined.found if f.get(partitions.KEPT))
+        if ingest:
+            games = partitions.games_figures(of.get("games", []))
+            figures = partitions.ingest_figures(mined.found, games, of["rejects"][0], mined.skipped)
+            self.accepted_ = figures["games_accepted"]
+            read = {"partitions": len(keys), "partitions_read": len(keys) - kept, "workers": runner.cluster().workers()}
+            self.commit(Done("ingest", figures, mined.read - mined.began, read))
+        sequences = sum(part["sequences"] for part in of.get("sequences", []))
+        self.commit(Done("extract", {"sequences": sequences}, seconds))
+        partitions.clean(Path(os.path.abspath(self.context.catalog.partitions)), keep=set(keys))
+        runner.log(
+            f"{'ingest and ' * ingest}extract: {len(keys)} partition{'s' * (len(keys) != 1)} "
+            f"({len(keys) - kept} read, {kept} "
+            f"kept from an earlier run) in {mined.read - mined.began:.1f} s, joined in {seconds:.1f} s"
+        )
+
+    def accepted(self) -> int:
+        """The games ingest accepted: this run's, or its manifest's."""
+        if self.accepted_ is not None:
+            return self.accepted_
+        return self.context.found("ingest")["games_accepted"]
+
+    def build_done(self) -> None:
+        """The build commits once its shards' files are written, and the
+        book (where the run makes one) reads none of them staged: a stop
+        after leaves it done."""
+        if self.files < len(self.shards) or self.reads or self.figures is None or "build" in self.runner._committed:
+            return
+        floor = floor_for(self.accepted(), self.context.config)
+        if self.figures["floor"] != floor:
+            raise RuntimeError(f"the build counted with a floor of {self.figures['floor']}, its key says {floor}")
+        self.runner._shards_done(self.context, len(self.shards))
+        self.runner._committed.add("build")
+        self.runner._say(self.commit, Done("build", self.figures, self.files_ended - self.mined.read))
+        self.prune_done()
+
+    def prune_done(self) -> None:
+        """Prune commits (kept for the run's end) once what the shards
+        found is written and the build has committed."""
+        committed = self.runner._committed
+        if self.found is None or "build" not in committed or "prune" in committed:
+            return
+        assert self.pruned is not None
+        if self.pruned["games"] != self.accepted():
+            raise RuntimeError(f"prune ran on {self.pruned['games']} games, ingest accepted another number")
+        committed.add("prune")
+        self.runner._say(self.commit, Done("prune", self.pruned["figures"], self.found - self.kept))
+
+    def more(self, found: graph.Task) -> list[graph.Task]:
+        """The book, once what the shards ``found`` is written: emit and the
+        report read prune's files, and the build's sequences in trie order
+        once the shards' files are written (each node's games by year and
+        collection, the page of what changed)."""
+        if self.book is None:
+            return []
+        assert self.figures is not None and self.pruned is not None
+        self.begun = time.perf_counter()
+        context = self.book.context(self.figures, self.pruned["figures"])
+        jobs, names, reads = self.runner._book_jobs(self.book.stage, context, self.key, self.book.beside)
+        self.reads = any(reads)
+        self.build_done()  # where the shards' files were written before
+        return graph.book_tasks(jobs, names, reads, found.name, self.shards)
+
+    def finish(self, results: dict[str, Any]) -> None:
+        """Once every task has ended: the build, if the book read its files
+        staged, and the book's ``Done`` kept for ``stage`` (or its first
+        error raised)."""
+        if self.shards and "build" not in self.runner._committed:  # the book read its files staged
+            self.reads = False
+            self.build_done()
+        if self.book is None:
+            return
+        names = [n for n in results if n in self.booked]
+        failed = [results[n] for n in names if isinstance(results[n], tasks.Failed)]
+        if failed:  # the build and prune are done: the book's first error is the run's
+            raise failed[0].error from _Traceback(failed[0].trace)
+        ended = [self.booked[n] for n in names]
+        self.runner._booked = _booked(self.book.stage.name, [results[n] for n in names], self.begun, ended)
 
 
 def _booked(stage: str, results: list, begun: float, ended: list[float]) -> list[Done]:
