@@ -506,7 +506,7 @@ class _Commits:
     """The stages the partitions' graph makes, committed as its tasks end
     (by the ended task's phase): ingest and extract once the joins end (a
     count that fails after leaves them done); the build once its shards'
-    files are written; prune once what the shards found is and the build
+    files are written and the joins have committed; prune once what the shards found is and the build
     has committed; the book taken on then (``book``)."""
 
     def __init__(
@@ -525,6 +525,7 @@ class _Commits:
         self.shards = tuple(t.name for t in planned.of(Phase.SHARD))
         self.book = book if planned.of(Phase.FOUND) else None  # made beside the shards where prune runs on them
         self.joined: dict[str, Any] = {}
+        self.joins_committed = False  # ingest (where the run has it) and extract
         self.accepted_: int | None = None  # the games this run's ingest accepted
         self.figures: dict | None = None  # the build's, once its plan is made
         self.files, self.files_ended = 0, 0.0  # the shards' files written, and when the last was
@@ -583,6 +584,8 @@ class _Commits:
             f"({len(keys) - kept} read, {kept} "
             f"kept from an earlier run) in {mined.read - mined.began:.1f} s, joined in {seconds:.1f} s"
         )
+        self.joins_committed = True
+        self.build_done()  # where the shards' files were written before
 
     def accepted(self) -> int:
         """The games ingest accepted: this run's, or its manifest's."""
@@ -591,10 +594,13 @@ class _Commits:
         return self.context.found("ingest")["games_accepted"]
 
     def build_done(self) -> None:
-        """The build commits once its shards' files are written, and the
-        book (where the run makes one) reads none of them staged: a stop
-        after leaves it done."""
-        if self.files < len(self.shards) or self.reads or self.figures is None or "build" in self.runner._committed:
+        """The build commits once its shards' files are written, the joins
+        have committed (it follows ingest and extract, and checks its floor
+        against ingest's games), and the book (where the run makes one)
+        reads none of its files staged: a stop after leaves it done."""
+        if not self.joins_committed or self.files < len(self.shards) or self.reads or self.figures is None:
+            return
+        if "build" in self.runner._committed:
             return
         floor = floor_for(self.accepted(), self.context.config)
         if self.figures["floor"] != floor:
