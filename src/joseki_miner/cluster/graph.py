@@ -133,6 +133,7 @@ class Graph:
 
 
 def _run(fn: Callable, resolution: Any, *taken: Any) -> Any:
+    """A task's function on a worker, given the resolution and the results it takes."""
     return fn(resolution, *taken)
 
 
