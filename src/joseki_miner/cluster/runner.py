@@ -506,8 +506,9 @@ class _Commits:
     """The stages the partitions' graph makes, committed as its tasks end
     (by the ended task's phase): ingest and extract once the joins end (a
     count that fails after leaves them done); the build once its shards'
-    files are written and the joins have committed; prune once what the shards found is and the build
-    has committed; the book taken on then (``book``)."""
+    files are written and the joins have committed; prune once what the
+    shards found is written and the build has committed; the book taken
+    on then (``more``)."""
 
     def __init__(
         self,
@@ -526,7 +527,7 @@ class _Commits:
         self.book = book if planned.of(Phase.FOUND) else None  # made beside the shards where prune runs on them
         self.joined: dict[str, Any] = {}
         self.joins_committed = False  # ingest (where the run has it) and extract
-        self.accepted_: int | None = None  # the games this run's ingest accepted
+        self.games_accepted: int | None = None  # the games this run's ingest accepted
         self.figures: dict | None = None  # the build's, once its plan is made
         self.files, self.files_ended = 0, 0.0  # the shards' files written, and when the last was
         self.kept = 0.0  # when the last shard's candidates were
@@ -573,7 +574,7 @@ class _Commits:
         if ingest:
             games = partitions.games_figures(of.get("games", []))
             figures = partitions.ingest_figures(mined.found, games, of["rejects"][0], mined.skipped)
-            self.accepted_ = figures["games_accepted"]
+            self.games_accepted = figures["games_accepted"]
             read = {"partitions": len(keys), "partitions_read": len(keys) - kept, "workers": runner.cluster().workers()}
             self.commit(Done("ingest", figures, mined.read - mined.began, read))
         sequences = sum(part["sequences"] for part in of.get("sequences", []))
@@ -589,8 +590,8 @@ class _Commits:
 
     def accepted(self) -> int:
         """The games ingest accepted: this run's, or its manifest's."""
-        if self.accepted_ is not None:
-            return self.accepted_
+        if self.games_accepted is not None:
+            return self.games_accepted
         return self.context.found("ingest")["games_accepted"]
 
     def build_done(self) -> None:
