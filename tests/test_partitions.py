@@ -34,7 +34,14 @@ pytest.importorskip("distributed", reason="the dask engine needs dask's distribu
 
 
 def mine(
-    paths, folder: Path, engine: str = "fast", *, add: bool = False, cluster: Options | None = None, sets=()
+    paths,
+    folder: Path,
+    engine: str = "fast",
+    *,
+    add: bool = False,
+    cluster: Options | None = None,
+    sets=(),
+    strict: bool = False,
 ) -> dict:
     catalog = Catalog(work=folder / "work", out=folder / "out")
     return run_stages(
@@ -43,7 +50,12 @@ def mine(
         STAGES,
         list(paths),
         Request(
-            progress=False, engine=engine, jobs=1, cluster=cluster or Options(workers=2, partition_mb=0.25), add=add
+            progress=False,
+            engine=engine,
+            jobs=1,
+            cluster=cluster or Options(workers=2, partition_mb=0.25),
+            add=add,
+            strict=strict,
         ),
     )
 
@@ -882,6 +894,66 @@ def test_a_book_that_fails_beside_the_shards_leaves_the_build_and_its_files_as_a
     assert build.read_bytes() == built  # kept: not counted again
     mine([old, new], tmp_path / "whole")
     assert files_of(tmp_path / "added" / "out") == files_of(tmp_path / "whole" / "out")
+
+
+def _joins_last(patched, ended: list) -> None:
+    """The partitions' joins put after every other task of their map (in
+    the process, whose tasks run one at a time by priority): the build's
+    shards are written before them; the phases as the tasks end go to
+    ``ended``."""
+    from joseki_miner.cluster import graph, runner
+
+    patched.setitem(graph._LEVELS, graph.Phase.JOIN, -(2**39))
+    was = runner._Commits.ended
+
+    def ending(self, task, result):
+        ended.append(task.phase)
+        return was(self, task, result)
+
+    patched.setattr(runner._Commits, "ended", ending)
+
+
+def test_the_build_beside_the_joins_commits_after_them_when_its_shards_end_first(demo_games, tmp_path, monkeypatch):
+    """The build commits once the joins have committed ingest and extract,
+    even where its shards' files are all written before the joins end: its
+    floor is checked against the games this run's ingest accepted (before,
+    ingest's figures were looked for in the run's context, "stage ingest
+    has not run"); the files are a clean run's."""
+    from joseki_miner.cluster.graph import Phase
+
+    old, new = tmp_path / "old", tmp_path / "new"
+    shutil.copytree(demo_games / "club", old / "club")
+    shutil.copytree(demo_games / "pro", new / "pro")
+    sets = ["prune.merge_orders=true"]  # the build alone beside the joins: nothing else waits for them
+    mine([old], tmp_path / "added", sets=sets)
+    ended: list = []
+    with monkeypatch.context() as patched:
+        _joins_last(patched, ended)
+        mine([new], tmp_path / "added", add=True, sets=sets)
+    assert Phase.JOIN in ended and max(i for i, p in enumerate(ended) if p is Phase.SHARD) < ended.index(Phase.JOIN)
+    mine([old, new], tmp_path / "whole", sets=sets)
+    assert files_of(tmp_path / "added" / "out") == files_of(tmp_path / "whole" / "out")
+
+
+def test_a_strict_reject_joined_after_the_shards_is_the_error_and_the_build_stays(demo_games, tmp_path, monkeypatch):
+    """--strict: the rejects' join that fails after the build's shards
+    are written raises the reject's StrictError, and the build, which
+    follows ingest, is not committed."""
+    from joseki_miner.runs.errors import StrictError
+
+    old, new = tmp_path / "old", tmp_path / "new"
+    shutil.copytree(demo_games / "club", old / "club")
+    shutil.copytree(demo_games / "pro", new / "pro")
+    shutil.copy(demo_games / "bad-9x9.sgf", new / "bad-9x9.sgf")
+    sets = ["prune.merge_orders=true"]
+    mine([old], tmp_path / "added", sets=sets)
+    build = tmp_path / "added" / "work" / "build.manifest.json"
+    before = build.read_bytes()
+    with monkeypatch.context() as patched:
+        _joins_last(patched, [])
+        with pytest.raises(StrictError):
+            mine([new], tmp_path / "added", add=True, sets=sets, strict=True)
+    assert build.read_bytes() == before
 
 
 @pytest.mark.shared_data

@@ -17,8 +17,6 @@ from __future__ import annotations
 import bisect
 import itertools
 import os
-import pickle
-import struct
 import time
 import uuid
 from collections import Counter
@@ -33,7 +31,8 @@ from typing import TYPE_CHECKING, Any
 
 from joseki_miner.book import files as book_files
 from joseki_miner.cluster import client as cluster_
-from joseki_miner.cluster import partitions, trace
+from joseki_miner.cluster import graph, partitions, tasks, trace
+from joseki_miner.cluster.graph import Phase
 from joseki_miner.runs.context import Context, Done, RunOptions, do_work
 from joseki_miner.runs.keys import partition_key
 from joseki_miner.runs.progress import bar as progress_bar
@@ -44,11 +43,7 @@ from joseki_miner.runs.store import remove, staged
 from joseki_miner.stages.params import Reading, floor_for, kind_rules, phase1_params, prune_outputs
 
 if TYPE_CHECKING:
-    from joseki_miner.fast.joining import Counted
     from joseki_miner.runs.config import Config
-    from joseki_miner.method.kinds import KindRules
-
-# the compiled engine (build) loads where a task runs: the driver plans and names the work without numba
 
 
 @dataclass(frozen=True)
@@ -202,24 +197,53 @@ class DaskRunner:
         prune: bool = False,
         book: Book | None = None,
     ) -> None:
-        """Ingest and extract on the dask cluster: every partition of the
-        inputs mined on a worker (or kept from an earlier run), then joined
-        into games.parquet, rejects.parquet and sequences.parquet by three
-        tasks at once (sequences.parquet alone when ingest is up to date:
-        not ``ingest``; ``key``: extract's, in the tasks' names).  Ingest
-        and extract go to ``commit`` as soon as
-        the joins end; with ``build``, the trie is counted beside them,
-        planned and written as shards (a task a count), and committed once
-        they are; with ``prune`` (where move orders are not merged)
-        pruned on the shards' candidates (``prune.prune_shards``) and
-        committed once what the shards found is written, and the ``book``
-        made then, while the shards' files may still be written (its
-        stages' ``Done`` kept for ``stage``; the build commits once they
-        end where they read its files)."""
-        catalog, config = context.catalog, context.config
+        """Ingest and extract on the dask cluster: every partition mined on
+        a worker (or kept from an earlier run), then joined into
+        games.parquet, rejects.parquet and sequences.parquet (sequences
+        alone where ingest is up to date: not ``ingest``; ``key``:
+        extract's, in the tasks' names).  With ``build``, the trie is
+        counted and written as shards beside the joins; with ``prune``
+        (move orders not merged), pruned on the shards' candidates, and the
+        ``book`` made once prune's files are written (its ``Done`` kept for
+        ``stage``).  Each stage goes to ``commit`` as it is done
+        (``_Commits``)."""
+        config = context.config
         t0 = time.perf_counter()
         settings, parts, skipped = self.plan(context, digests)
-        folder = os.path.abspath(catalog.partitions)
+        folder = os.path.abspath(context.catalog.partitions)
+        cluster = self.cluster()
+        found = self._mine(context, settings, parts, folder)
+        mined = _Mined(parts, found, skipped, t0, time.perf_counter())
+        keys = [p.key for p in parts]
+        resolution = cluster.later(partitions.resolve, folder, keys, config.dedupe, name=f"resolve-{key}-{self.token}")
+        cluster.everywhere(resolution)
+        paths = self._join_paths(context, ingest, keys)
+        strict = context.options.strict
+        joins = {
+            what: graph.join_tasks(what, folder, keys, into, key, self.token, strict) for what, into in paths.items()
+        }
+        made = [task for tasks_ in joins.values() for task in tasks_]
+        counted: list[Path] = []  # the counts' folders
+        if build:
+            pruned = config if prune and not config.prune_merge_orders else None  # merged orders: the whole trie's
+            names = tuple(t.name for t in made)
+            beside, counted = self._build_beside(context, keys, found, folder, key, pruned, names, ingest)
+            made += beside
+        planned = graph.Graph(made)
+        files = {what: (paths[what], [t.name for t in joins[what]]) for what in paths}
+        commits = _Commits(self, context, commit, mined, planned, files, book, key)
+        if not any(joins.values()):  # extract of no partitions: its empty part is written
+            commits.joins_done()
+        try:
+            results = planned.map(cluster, resolution, commits.ended)
+        finally:  # the counts' folders, the plan and the kept nodes' folder, once no task reads them
+            self._remove_later([*counted, *self._scratch(context)] if build else [])
+        commits.finish(results)
+
+    def _mine(
+        self, context: Context, settings: partitions.Settings, parts: list[partitions.Partition], folder: str
+    ) -> list[dict]:
+        """Every partition mined on a worker (or kept from an earlier run): what each found."""
         cluster = self.cluster()
         with progress_bar(
             context.options.progress,
@@ -232,7 +256,7 @@ class DaskRunner:
             def mined(i: int, _) -> None:
                 bar.update(parts[i].size)
 
-            found = cluster.map(
+            return cluster.map(
                 partitions.mine,
                 parts,
                 settings,
@@ -241,10 +265,12 @@ class DaskRunner:
                 sizes=[p.size for p in parts],
                 on_done=mined,
             )
-        read = time.perf_counter()
-        names = [p.key for p in parts]
-        resolution = cluster.later(partitions.resolve, folder, names, config.dedupe, name=f"resolve-{key}-{self.token}")
-        cluster.everywhere(resolution)
+
+    def _join_paths(self, context: Context, ingest: bool, keys: list[str]) -> dict[str, str]:
+        """The staged files the joins write, in the joins' order: rejects,
+        games and sequences (sequences alone without ``ingest``); the
+        folders of a part a partition made empty."""
+        catalog = context.catalog
         paths = {
             "games": os.path.abspath(staged(catalog.games)),
             "rejects": os.path.abspath(staged(catalog.rejects)),
@@ -254,188 +280,38 @@ class DaskRunner:
         for what in parted:
             remove(Path(paths[what]))  # the folder holds this run's parts alone (``check_parts``)
             Path(paths[what]).mkdir(parents=True, exist_ok=True)
-        if not names:
+        if not keys:
             partitions.no_partitions(paths["games"] if ingest else None, paths["sequences"])
-        joins = ["rejects"] if ingest else []  # what each job writes
-        jobs: list[Callable] = [
-            partial(partitions.write_rejects, folder, names, path=paths["rejects"], strict=context.options.strict)
-        ] * ingest
-        tasks = [f"join-rejects-{key}-{self.token}"] * ingest
-        first = [2**39 + 1] * ingest  # after the counts, before the shards' files (prune waits for them), longest first
-        for what in parted:
-            jobs += [partial(_join_part, what, folder, names, p, paths[what]) for p in range(len(names))]
-            tasks += [f"join-{what}-{name}-{key}-{self.token}" for name in names]
-            first += [2**39 + {"games": 2, "sequences": 3}[what]] * len(names)
-            joins += [what] * len(names)
-        counted, shards_at, counts_at = None, len(jobs), []
-        takes: list[int] = []  # the jobs given the results of those they wait for
-        if build:  # the build counts the partitions' sequences while the joins write them
-            counts: Counter[int] = Counter()
-            for found_ in found:
-                counts.update({int(k): n for k, n in found_["prefixes"].items()})
-            ranges, sizes, folders, count = self.subtrees(dict(counts), context)
-            floor = partial(floor_for, config=config)
-            joined_ = partial(partitions.Joined, folder, tuple(names))
-            jobs += [partial(count, r, f, floor, joined_) for r, f in zip(ranges, folders)]
-            tasks += [f"build-count-{lo}-{hi}-{key}-{self.token}" for lo, hi in ranges]
-            first += [2**40 + size for size in sizes]
-            counts_at = list(range(len(joins), len(jobs)))
-            shards_at = len(jobs)
-            pruned = config if prune and not config.prune_merge_orders else None  # merged orders: the whole trie's
-            built_jobs, built_tasks, built_first = self._shards(context, ranges, sizes, folders, floor, key, pruned)
-            jobs += built_jobs
-            tasks += built_tasks
-            first += built_first
-            counted = (ranges, folders)
-            ended_at = len(jobs)
-            takes.append(shards_at)  # the plan, given the counts'
-            if pruned is not None:  # phase 2 on the shards' candidates, then the shards' search for what it kept
-                prune_jobs, prune_tasks, prune_after = self._prune_shards(context, folders, key, ingest)
-                jobs += prune_jobs
-                tasks += prune_tasks
-                first += [2**42] * len(prune_jobs)  # before the shards' files: the book waits for them, not for those
-                takes += [ended_at, len(jobs) - 1]  # prune given the candidates, what the shards found their searches'
-        kept = sum(1 for f in found if f.get(partitions.KEPT))
-        joined: dict[int, Any] = {}
-        built: dict[str, Any] = {}
-        after: list[list[int]] = [[] for _ in jobs]
-        if counted:  # the plan once the counts end, the shards once it does; prune once their candidates and joins do
-            after[shards_at : shards_at + 1] = [counts_at]
-            after[shards_at + 1 : ended_at] = [[shards_at]] * (ended_at - shards_at - 1)
-            if pruned is not None:  # on the shards' candidates, not their files
-                candidates = list(range(ended_at - len(ranges), ended_at))
-                after[ended_at:] = [[*range(len(joins)), *candidates]] + [
-                    [ended_at + a for a in w] for w in prune_after[1:]
-                ]
+        return {what: paths[what] for what in (["rejects"] if ingest else []) + parted}
 
-        booked: dict[str, Any] = {}
-        booking = book is not None and counted is not None and pruned is not None
-
-        def on_done(i: int, result) -> list[cluster_.More]:
-            """What each task's end does, and the book it adds (``more``)."""
-            ended(i, result)
-            return more(i, result)
-
-        def ended(i: int, result) -> None:
-            """Ingest and extract commit as soon as the joins end: a count
-            that fails or is stopped after leaves them done."""
-            if i >= len(jobs):  # the book's
-                booked["ended"][i - len(jobs)] = time.perf_counter()
-                return
-            if i >= len(joins):
-                if counted and i == shards_at:
-                    built["figures"] = result
-                elif counted and shards_at < i <= shards_at + len(ranges):  # a shard's files
-                    built["ended"], built["files"] = time.perf_counter(), built.get("files", 0) + 1
-                    build_done()
-                elif counted and i < ended_at:  # a shard's candidates
-                    built["kept"] = time.perf_counter()
-                elif counted and i == ended_at:
-                    built["pruned"] = result
-                elif counted and i == len(jobs) - 1 and pruned is not None:  # what the shards found
-                    built["found"] = time.perf_counter()
-                    prune_done()
-                return
-            joined[i] = result
-            if len(joined) == len(joins):
-                joins_done()
-
-        def joins_done() -> None:
-            for what in parted:
-                partitions.check_parts(paths[what], len(names))
-            seconds = time.perf_counter() - read
-            of = {what: [joined[j] for j in range(len(joins)) if joins[j] == what] for what in set(joins)}
-            if ingest:
-                games = partitions.games_figures(of.get("games", []))
-                figures = partitions.ingest_figures(found, games, of["rejects"][0], skipped)
-                built["accepted"] = figures["games_accepted"]
-                commit(
-                    Done(
-                        "ingest",
-                        figures,
-                        read - t0,
-                        {"partitions": len(parts), "partitions_read": len(parts) - kept, "workers": cluster.workers()},
-                    )
-                )
-            commit(Done("extract", {"sequences": sum(part["sequences"] for part in of.get("sequences", []))}, seconds))
-            partitions.clean(Path(folder), keep=set(names))
-            self.log(
-                f"{'ingest and ' * ingest}extract: {len(parts)} partition{'s' * (len(parts) != 1)} "
-                f"({len(parts) - kept} read, {kept} "
-                f"kept from an earlier run) in {read - t0:.1f} s, joined in {seconds:.1f} s"
-            )
-
-        def accepted() -> int:
-            """The games ingest accepted: this run's, or its manifest's."""
-            return built["accepted"] if "accepted" in built else context.found("ingest")["games_accepted"]
-
-        def build_done() -> None:
-            """The build commits once its shards' files are written, and
-            the book (where the run makes one) reads none of them staged:
-            a stop after leaves it done."""
-            if built.get("files", 0) < len(ranges) or (booking and booked.get("reads", True)):
-                return
-            floor = floor_for(accepted(), config)
-            if built["figures"]["floor"] != floor:
-                raise RuntimeError(
-                    f"the build counted with a floor of {built['figures']['floor']}, its key says {floor}"
-                )
-            self._shards_done(context, len(ranges))
-            self._committed.add("build")
-            self._say(commit, Done("build", built["figures"], built["ended"] - read))
-            prune_done()
-
-        def prune_done() -> None:
-            """Prune commits (kept for the run's end) once what the shards
-            found is written and the build has committed."""
-            if "found" not in built or "build" not in self._committed or "prune" in self._committed:
-                return
-            if built["pruned"]["games"] != accepted():
-                raise RuntimeError(f"prune ran on {built['pruned']['games']} games, ingest accepted another number")
-            self._committed.add("prune")
-            self._say(commit, Done("prune", built["pruned"]["figures"], built["found"] - built["kept"]))
-
-        def more(i: int, result) -> list[cluster_.More]:
-            """The book, once what the shards found is written: emit and
-            the report read prune's files, and the build's sequences in
-            trie order once the shards' files are written (each node's
-            games by year and collection, the page of what changed)."""
-            if not booking or i != len(jobs) - 1:
-                return []
-            assert book is not None
-            shards = range(shards_at + 1, shards_at + 1 + len(ranges))
-            booked["begun"] = time.perf_counter()
-            context = book.context(built["figures"], built["pruned"]["figures"])
-            book_jobs, book_names, reads = self._book_jobs(book.stage, context, key, book.beside)
-            booked["ended"], booked["reads"] = [0.0] * len(book_jobs), any(reads)
-            build_done()  # where the shards' files were written before
-            waits = [(i, *(shards if read else ())) for read in reads]
-            return [cluster_.More(partial(_book_task, j), n, 2**43, w) for j, n, w in zip(book_jobs, book_names, waits)]
-
-        if not joins:  # extract of no partitions: its empty part is written
-            joins_done()
-        try:
-            results = cluster.map(
-                lambda job, res, *taken: job(res, *taken),
-                jobs,
-                resolution,
-                names=tasks,
-                sizes=first,
-                after=after,
-                on_done=on_done,
-                takes=takes,
-            )
-        finally:  # the counts' folders, the plan and the kept nodes' folder, once no task reads them
-            self._remove_later([*counted[1], *self._scratch(context)] if counted else [])
-        if counted and "build" not in self._committed:  # the book read its files staged
-            booked["reads"] = False
-            build_done()
-        if booking:
-            assert book is not None
-            failed = [r for r in results[len(jobs) :] if isinstance(r, _Failed)]
-            if failed:  # the build and prune are done: the book's first error is the run's
-                raise failed[0].error from _Traceback(failed[0].trace)
-            self._booked = _booked(book.stage.name, results[len(jobs) :], booked["begun"], booked["ended"])
+    def _build_beside(
+        self,
+        context: Context,
+        keys: list[str],
+        found: list[dict],
+        folder: str,
+        key: str,
+        pruned: Config | None,
+        joins: tuple[str, ...],
+        ingest: bool,
+    ) -> tuple[list[graph.Task], list[Path]]:
+        """The build beside the joins: the openings the partitions sampled
+        (``found``) counted by ranges, from the partitions as the joins
+        write them, then the shards; given the ``pruned`` run's config,
+        prune on the shards' candidates once the ``joins`` end too (games.parquet
+        in parts where they write it: ``ingest``).  And the counts' folders."""
+        counts: Counter[int] = Counter()
+        for found_ in found:
+            counts.update({int(k): n for k, n in found_["prefixes"].items()})
+        ranges, sizes, folders, count = self.subtrees(dict(counts), context)
+        floor = partial(floor_for, config=context.config)
+        joined = partial(partitions.Joined, folder, tuple(keys))
+        made = graph.count_tasks(ranges, sizes, folders, count, floor, joined, key=key, token=self.token)
+        made += self._shard_tasks(context, ranges, sizes, folders, floor, key, tuple(t.name for t in made), pruned)
+        if pruned is not None:
+            candidates = tuple(t.name for t in made if t.phase is Phase.CANDIDATES)
+            made += self._prune_tasks(context, folders, key, ingest, (*joins, *candidates))
+        return made, folders
 
     def stage(self, stage: Stage, context: Context, key: str, beside: Stage | None = None) -> list[Done]:
         """A stage on the dask cluster: the build by subtrees (one a
@@ -493,7 +369,7 @@ class DaskRunner:
         shards."""
         catalog, cluster = context.catalog, self.cluster()
         stored = (os.path.abspath(catalog.sequences), os.path.abspath(catalog.games))
-        counts = cluster.call(_prefix_counts, stored, name=f"{name}-prefixes")
+        counts = cluster.call(tasks.prefix_counts, stored, name=f"{name}-prefixes")
         ranges, sizes, folders, count = self.subtrees(counts, context, fine=False)
         floor = context.floor
         try:
@@ -503,17 +379,15 @@ class DaskRunner:
                 names=[f"{name}-count-{lo}-{hi}" for lo, hi in ranges],
                 sizes=sizes,
             )
-            jobs, names, first = self._shards(context, ranges, sizes, folders, lambda games: floor, name)
-            jobs[0] = partial(jobs[0], counted=counted)  # the plan, given the counts
-            figures = cluster.map(
-                lambda job: job(None), jobs, names=names, sizes=first, after=[[]] + [[0]] * (len(jobs) - 1)
-            )[0]
+            plan, *shards = self._shard_tasks(context, ranges, sizes, folders, lambda games: floor, name)
+            plan = replace(plan, fn=partial(plan.fn, counted=counted))  # the plan, given the counts
+            figures = graph.Graph([plan, *shards]).map(cluster, None)[plan.name]
             self._shards_done(context, len(ranges))
             return figures
         finally:
             self._remove_later([*folders, *self._scratch(context)])
 
-    def _shards(
+    def _shard_tasks(
         self,
         context: Context,
         ranges: list[tuple[int, int]],
@@ -521,57 +395,45 @@ class DaskRunner:
         folders: list[Path],
         floor_of: Callable[[int], int],
         key: str,
+        counts: tuple[str, ...] = (),
         pruned: Config | None = None,
-    ) -> tuple[list[Callable], list[str], list[int]]:
+    ) -> list[graph.Task]:
         """The tasks that make the trie of the subtrees counted in
-        ``folders``: its plan (``build.plan_shards``, given the counts'
-        results; its own result is the build's figures), then a shard a count, each writing its part of
-        the build's files (folders of parts, made empty here); each task
-        takes the resolution (None: from the stage files).  Given the
-        ``pruned`` run's config, a task a shard more keeps what phase 2
-        may keep of it for ``_prune_shards``, apart from its files (prune
-        waits for these alone)."""
-        catalog = context.catalog
-        paths = [os.path.abspath(staged(p)) for p in catalog.shards()]
+        ``folders`` (``graph.shard_tasks``), the build's folders of parts
+        made empty; each takes the resolution (None: from the stage files)."""
+        paths = [os.path.abspath(staged(p)) for p in context.catalog.shards()]
         for path in paths:
             remove(Path(path))  # the folder holds this run's parts alone (``check_parts``)
             Path(path).mkdir(parents=True, exist_ok=True)
         plan = os.path.abspath(Path(folders[0]).with_name(f"shards-{self.token}"))
-        jobs: list[Callable] = [partial(_plan_shards, ranges, floor_of, plan)]
         kinds = kind_rules(context.config)
-        jobs += [partial(_write_shard, f, j, plan, paths, kinds) for j, f in enumerate(folders)]
-        names = [f"build-plan-{key}-{self.token}"]
-        names += [f"build-shard-{lo}-{hi}-{key}-{self.token}" for lo, hi in ranges]
-        first = [2**41, *sizes]  # the plan before any count left, the shards largest first
-        if pruned is not None:  # and before them, what prune waits for
-            jobs += [partial(_keep_candidates, f, j, plan, kinds, pruned) for j, f in enumerate(folders)]
-            names += [f"build-candidates-{lo}-{hi}-{key}-{self.token}" for lo, hi in ranges]
-            first += [2**40 + size for size in sizes]
-        return jobs, names, first
+        return graph.shard_tasks(
+            ranges,
+            sizes,
+            folders,
+            plan,
+            floor_of=floor_of,
+            paths=paths,
+            kinds=kinds,
+            key=key,
+            token=self.token,
+            counts=counts,
+            pruned=pruned,
+        )
 
-    def _prune_shards(
-        self, context: Context, folders: list[Path], key: str, parted: bool
-    ) -> tuple[list[Callable], list[str], list[list[int]]]:
-        """Prune's tasks on the trie's shards: phase 2 on their candidates
-        (``prune.prune_shards``), then each shard's search for the kept
-        nodes' example games (and, where node_transpositions.parquet is
-        asked, for their positions), and the files of what they found; the
-        tasks each waits for, by index among them."""
+    def _prune_tasks(
+        self, context: Context, folders: list[Path], key: str, parted: bool, needs: tuple[str, ...]
+    ) -> list[graph.Task]:
+        """Prune's tasks on the trie's shards (``graph.prune_tasks``), once
+        the tasks it ``needs`` end."""
         catalog, config = context.catalog, context.config
         outputs = {name: os.path.abspath(path) for name, path in prune_outputs(catalog, config).items()}
         plan = os.path.abspath(Path(folders[0]).with_name(f"shards-{self.token}"))
         wanted = os.path.abspath(Path(folders[0]).with_name(f"kept-{self.token}"))
-        sorted_path = os.path.abspath(staged(catalog.sorted_sequences))
-        files = (sorted_path, os.path.abspath(catalog.games), outputs)
-        jobs: list[Callable] = [partial(_prune_shards, len(folders), plan, files, config, wanted)]
-        names = [f"prune-shards-{key}-{self.token}"]
-        transposed = "transpositions" in outputs
-        jobs += [partial(_search_shard, f, j, plan, wanted, transposed) for j, f in enumerate(folders)]
-        names += [f"prune-search-{j}-{key}-{self.token}" for j in range(len(folders))]
-        jobs.append(partial(_write_found, wanted, files[1], outputs, parted))
-        names.append(f"prune-found-{key}-{self.token}")
-        after = [[], *[[0]] * len(folders), list(range(1, len(folders) + 1))]
-        return jobs, names, after
+        files = (os.path.abspath(staged(catalog.sorted_sequences)), os.path.abspath(catalog.games), outputs)
+        return graph.prune_tasks(
+            folders, plan, wanted, files, config, parted=parted, key=key, token=self.token, needs=needs
+        )
 
     def _shards_done(self, context: Context, count: int) -> None:
         """That each of the build's folders holds a part a shard, before it commits."""
@@ -606,7 +468,7 @@ class DaskRunner:
         ``fine``, the counts reading their range alone; else one a worker;
         ``counts``: the openings sampled, ``build.sampled``), their
         sequences, a scratch folder for each, and the count of one
-        (``_count`` but for its range, its folder, the floor of the games
+        (``tasks.count`` but for its range, its folder, the floor of the games
         kept and what it counts)."""
         workers = self.cluster().workers()
         total = sum(counts.values())
@@ -621,11 +483,177 @@ class DaskRunner:
             sizes,
             folders,
             partial(
-                _count,
+                tasks.count,
                 neutral=context.config.influence_neutral,
                 budget=context.options.sort_bytes // min(len(ranges), workers),
             ),
         )
+
+
+@dataclass(frozen=True)
+class _Mined:
+    """The partitions mined: what each ``found``, the files ``skipped`` as
+    they were planned (by why), when mining ``began`` and when every
+    partition was ``read``."""
+
+    parts: list[partitions.Partition]
+    found: list[dict]
+    skipped: Counter[str]
+    began: float
+    read: float
+
+
+class _Commits:
+    """The stages the partitions' graph makes, committed as its tasks end
+    (by the ended task's phase): ingest and extract once the joins end (a
+    count that fails after leaves them done); the build once its shards'
+    files are written and the joins have committed; prune once what the
+    shards found is written and the build has committed; the book taken
+    on then (``more``)."""
+
+    def __init__(
+        self,
+        runner: DaskRunner,
+        context: Context,
+        commit: Callable[[Done], None],
+        mined: _Mined,
+        planned: graph.Graph,
+        joins: dict[str, tuple[str, list[str]]],
+        book: Book | None,
+        key: str,
+    ) -> None:
+        self.runner, self.context, self.commit, self.mined, self.key = runner, context, commit, mined, key
+        self.joins = joins  # each file the joins write: its path, and the joins' names
+        self.shards = tuple(t.name for t in planned.of(Phase.SHARD))
+        self.book = book if planned.of(Phase.FOUND) else None  # made beside the shards where prune runs on them
+        self.joined: dict[str, Any] = {}
+        self.joins_committed = False  # ingest (where the run has it) and extract
+        self.games_accepted: int | None = None  # the games this run's ingest accepted
+        self.figures: dict | None = None  # the build's, once its plan is made
+        self.files, self.files_ended = 0, 0.0  # the shards' files written, and when the last was
+        self.kept = 0.0  # when the last shard's candidates were
+        self.pruned: dict | None = None  # prune's figures and games
+        self.found: float | None = None  # when the files of what the shards found were written
+        self.reads = self.book is not None  # the book reads the build's files staged: the build waits for it
+        self.begun = 0.0  # when the book was taken on
+        self.booked: dict[str, float] = {}  # when each task of the book ended
+
+    def ended(self, task: graph.Task, result: Any) -> list[graph.Task]:
+        """What a task's end does, and the tasks it adds (the book's)."""
+        phase = task.phase
+        if phase is Phase.JOIN:
+            self.joined[task.name] = result
+            if len(self.joined) == sum(len(names) for _, names in self.joins.values()):
+                self.joins_done()
+        elif phase is Phase.PLAN:
+            self.figures = result
+        elif phase is Phase.SHARD:
+            self.files_ended, self.files = time.perf_counter(), self.files + 1
+            self.build_done()
+        elif phase is Phase.CANDIDATES:
+            self.kept = time.perf_counter()
+        elif phase is Phase.PRUNE:
+            self.pruned = result
+        elif phase is Phase.FOUND:
+            self.found = time.perf_counter()
+            self.prune_done()
+            return self.more(task)
+        elif phase is Phase.BOOK:
+            self.booked[task.name] = time.perf_counter()
+        return []
+
+    def joins_done(self) -> None:
+        """Ingest (where the run has it) and extract, committed."""
+        mined, runner, ingest = self.mined, self.runner, "rejects" in self.joins
+        keys = [p.key for p in mined.parts]
+        for what, (path, _) in self.joins.items():
+            if what != "rejects":  # folders of a part a partition
+                partitions.check_parts(path, len(keys))
+        seconds = time.perf_counter() - mined.read
+        of = {what: [self.joined[n] for n in names] for what, (_, names) in self.joins.items()}
+        kept = sum(1 for f in mined.found if f.get(partitions.KEPT))
+        if ingest:
+            games = partitions.games_figures(of.get("games", []))
+            figures = partitions.ingest_figures(mined.found, games, of["rejects"][0], mined.skipped)
+            self.games_accepted = figures["games_accepted"]
+            read = {"partitions": len(keys), "partitions_read": len(keys) - kept, "workers": runner.cluster().workers()}
+            self.commit(Done("ingest", figures, mined.read - mined.began, read))
+        sequences = sum(part["sequences"] for part in of.get("sequences", []))
+        self.commit(Done("extract", {"sequences": sequences}, seconds))
+        partitions.clean(Path(os.path.abspath(self.context.catalog.partitions)), keep=set(keys))
+        runner.log(
+            f"{'ingest and ' * ingest}extract: {len(keys)} partition{'s' * (len(keys) != 1)} "
+            f"({len(keys) - kept} read, {kept} "
+            f"kept from an earlier run) in {mined.read - mined.began:.1f} s, joined in {seconds:.1f} s"
+        )
+        self.joins_committed = True
+        self.build_done()  # where the shards' files were written before
+
+    def accepted(self) -> int:
+        """The games ingest accepted: this run's, or its manifest's."""
+        if self.games_accepted is not None:
+            return self.games_accepted
+        return self.context.found("ingest")["games_accepted"]
+
+    def build_done(self) -> None:
+        """The build commits once its shards' files are written, the joins
+        have committed (it follows ingest and extract, and checks its floor
+        against ingest's games), and the book (where the run makes one)
+        reads none of its files staged: a stop after leaves it done."""
+        if not self.joins_committed or self.files < len(self.shards) or self.reads or self.figures is None:
+            return
+        if "build" in self.runner._committed:
+            return
+        floor = floor_for(self.accepted(), self.context.config)
+        if self.figures["floor"] != floor:
+            raise RuntimeError(f"the build counted with a floor of {self.figures['floor']}, its key says {floor}")
+        self.runner._shards_done(self.context, len(self.shards))
+        self.runner._committed.add("build")
+        self.runner._say(self.commit, Done("build", self.figures, self.files_ended - self.mined.read))
+        self.prune_done()
+
+    def prune_done(self) -> None:
+        """Prune commits (kept for the run's end) once what the shards
+        found is written and the build has committed."""
+        committed = self.runner._committed
+        if self.found is None or "build" not in committed or "prune" in committed:
+            return
+        assert self.pruned is not None
+        if self.pruned["games"] != self.accepted():
+            raise RuntimeError(f"prune ran on {self.pruned['games']} games, ingest accepted another number")
+        committed.add("prune")
+        self.runner._say(self.commit, Done("prune", self.pruned["figures"], self.found - self.kept))
+
+    def more(self, found: graph.Task) -> list[graph.Task]:
+        """The book, once what the shards ``found`` is written: emit and the
+        report read prune's files, and the build's sequences in trie order
+        once the shards' files are written (each node's games by year and
+        collection, the page of what changed)."""
+        if self.book is None:
+            return []
+        assert self.figures is not None and self.pruned is not None
+        self.begun = time.perf_counter()
+        context = self.book.context(self.figures, self.pruned["figures"])
+        jobs, names, reads = self.runner._book_jobs(self.book.stage, context, self.key, self.book.beside)
+        self.reads = any(reads)
+        self.build_done()  # where the shards' files were written before
+        return graph.book_tasks(jobs, names, reads, found.name, self.shards)
+
+    def finish(self, results: dict[str, Any]) -> None:
+        """Once every task has ended: the build, if the book read its files
+        staged, and the book's ``Done`` kept for ``stage`` (or its first
+        error raised)."""
+        if self.shards and "build" not in self.runner._committed:  # the book read its files staged
+            self.reads = False
+            self.build_done()
+        if self.book is None:
+            return
+        names = [n for n in results if n in self.booked]
+        failed = [results[n] for n in names if isinstance(results[n], tasks.Failed)]
+        if failed:  # the build and prune are done: the book's first error is the run's
+            raise failed[0].error from _Traceback(failed[0].trace)
+        ended = [self.booked[n] for n in names]
+        self.runner._booked = _booked(self.book.stage.name, [results[n] for n in names], self.begun, ended)
 
 
 def _booked(stage: str, results: list, begun: float, ended: list[float]) -> list[Done]:
@@ -638,32 +666,11 @@ def _booked(stage: str, results: list, begun: float, ended: list[float]) -> list
     return [*emitted, Done("report", book_files.figures(parts), max(ended[len(emitted) :]) - begun)]
 
 
-@dataclass(frozen=True)
-class _Failed:
-    """A task of the book that raised ``error`` (``trace``: its traceback
-    where it ran): the map goes on, so the build commits once its shards'
-    files are written, and the run raises it then."""
-
-    error: Exception
-    trace: str
-
-
 class _Traceback(Exception):
     """Where a task of the book failed, on its worker (the cause of its error)."""
 
     def __str__(self) -> str:
         return f"\n{self.args[0]}"
-
-
-def _book_task(job: Callable[[], Any], resolution: partitions.Resolution | None = None) -> Any:
-    """A task of the book in the map of the partitions (it takes nothing of
-    it): its result, or its error as ``_Failed``."""
-    import traceback
-
-    try:
-        return job()
-    except Exception as error:  # noqa: BLE001 - raised by the driver once the build has committed
-        return _Failed(error, traceback.format_exc())
 
 
 def _remove_each(paths: list[Path]) -> None:
@@ -674,228 +681,3 @@ def _remove_each(paths: list[Path]) -> None:
 def _work(stage: Stage, context: Context) -> dict:
     """A stage's work as one task."""
     return do_work(stage, context)
-
-
-def _join_part(what: str, folder: str, keys: list[str], p: int, into: str, resolution: partitions.Resolution) -> dict:
-    """Partition ``p``'s part of games.parquet or sequences.parquet (a task)."""
-    write = partitions.write_games if what == "games" else partitions.write_sequences
-    return write(folder, keys, resolution, p, into)
-
-
-def _source(source, resolution=None):
-    """What a build task on a worker counts: the partitions as joined
-    (``source``: ``partitions.Joined`` but for the resolution, a task's
-    last argument), or the stage files (sequences.parquet and games.parquet,
-    as ``build.Stored``)."""
-    from joseki_miner.stages import build
-
-    if callable(source):
-        return source(resolution)
-    return build.Stored(*map(Path, source))
-
-
-def _prefix_counts(stored: tuple[str, str]) -> dict[int, int]:
-    """The openings of the stage files' sequences, sampled (a task)."""
-    from joseki_miner.cluster.shards import prefix_counts
-
-    return prefix_counts(_source(stored))
-
-
-def _count(
-    key_range: tuple[int, int],
-    folder: Path,
-    floor_of: Callable[[int], int],
-    source,
-    resolution: partitions.Resolution | None = None,
-    *,
-    neutral: int,
-    budget: int,
-) -> Counted:
-    """The subtrees of ``key_range`` counted (a task): from the partitions,
-    the games kept and their sequences as the joins write them, or from
-    the stage files; ``floor_of`` the games kept."""
-    from joseki_miner.cluster.shards import count_subtrees
-
-    counted = _source(source, resolution)
-    return count_subtrees(
-        key_range,
-        counted,
-        folder,
-        neutral=neutral,
-        budget=budget,
-        floor=floor_of(resolution.accepted if resolution is not None else 0),
-    )
-
-
-def _plan_shards(
-    ranges: list[tuple[int, int]],
-    floor_of: Callable[[int], int],
-    path: str,
-    resolution: partitions.Resolution | None = None,
-    counted: list[Counted] | None = None,
-) -> dict:
-    """The plan of the trie's shards (a task, once the counts end, given
-    what they ``counted``), kept in the file ``path`` for the shards'
-    tasks, each shard's apart (``Shards.of``: the whole plan grows with the
-    number of counts): their count and where each ends, then each
-    pickled; the build's figures."""
-    from joseki_miner.cluster.shards import plan_shards
-
-    if counted is None:
-        raise TypeError("the plan of the shards is given the counts' results")
-    shards = plan_shards(
-        counted, floor=floor_of(resolution.accepted if resolution is not None else 0), key_ranges=ranges
-    )
-    n = len(counted)
-    writing = Path(f"{path}.{uuid.uuid4().hex}.tmp")  # a copy of this task (a worker's fault) writes its own
-    try:
-        with open(writing, "wb") as out:
-            out.write(bytes(8 * (n + 1)))  # the index, once the plans are written
-            ends = list(itertools.accumulate(out.write(pickle.dumps(shards.of(j))) for j in range(n)))
-            out.seek(0)
-            out.write(struct.pack(f"<{n + 1}q", n, *ends))
-        _publish(writing, Path(path))
-    finally:
-        writing.unlink(missing_ok=True)
-    return shards.figures()
-
-
-def _publish(writing: Path, path: Path) -> None:
-    """``writing`` as ``path`` unless a copy of its task got there first:
-    a link, which never replaces a file a shard on another host may hold
-    open (a rename would, and shared storage may then fail its reads);
-    a rename where the storage has no links (the copies' files are alike)."""
-    try:
-        os.link(writing, path)
-    except FileExistsError:
-        pass
-    except OSError:
-        os.replace(writing, path)
-
-
-def _shard_plan(plan: str, j: int):
-    """Shard ``j``'s plan (``_plan_shards``), reading its bytes alone;
-    every shard's names the collections and the floor."""
-    with open(plan, "rb") as f:
-        (n,) = struct.unpack("<q", f.read(8))
-        ends = struct.unpack(f"<{n}q", f.read(8 * n))  # of at most RANGES counts: 32 KB
-        lo = ends[j - 1] if j else 0
-        f.seek(8 * (n + 1) + lo)
-        return pickle.loads(f.read(ends[j] - lo))
-
-
-def _write_shard(
-    folder: Path,
-    j: int,
-    plan: str,
-    paths: list[str],
-    kinds: KindRules | None,
-    resolution: partitions.Resolution | None = None,
-) -> int:
-    """Shard ``j`` of the trie's files (a task, once the plan is made)."""
-    from joseki_miner.cluster.shards import write_shard
-
-    return write_shard(folder, _shard_plan(plan, j), j, tuple(Path(p) for p in paths), kinds)
-
-
-def _keep_candidates(
-    folder: Path,
-    j: int,
-    plan: str,
-    kinds: KindRules | None,
-    pruned: Config,
-    resolution: partitions.Resolution | None = None,
-) -> dict:
-    """What phase 2 may keep of shard ``j`` (a task, once the plan is
-    made), given the run's config: prune waits for these, not for the
-    shards' files, and is handed them through the driver (a few dozen
-    nodes a shard)."""
-    from joseki_miner.cluster.shards import keep_candidates
-    from joseki_miner.method.prune import Cut
-    from joseki_miner.stages.prune import pruning_for
-
-    shards = _shard_plan(plan, j)
-    pruning = pruning_for(pruned, resolution.accepted if resolution is not None else 0, shards.floor)
-    return keep_candidates(folder, shards, j, kinds, Cut(pruning.threshold, pruning.min_length, pruning.rules))
-
-
-def _prune_shards(
-    shards_count: int,
-    plan: str,
-    files: tuple[str, str, dict[str, str]],
-    config: Config,
-    wanted: str,
-    resolution: partitions.Resolution | None = None,
-    waited: list | None = None,
-) -> dict:
-    """Phase 2 on the trie's shards' candidates (a task, once the joins and
-    the shards' candidates end, given their results in order: the
-    candidates, ``_keep_candidates``', are the last ``shards_count``)."""
-    from joseki_miner.stages import prune
-
-    if waited is None:
-        raise TypeError("prune on the shards is given their candidates")
-    shards = _shard_plan(plan, 0)
-    games = resolution.accepted if resolution is not None else 0
-    sorted_path, _, outputs = files
-    figures = prune.prune_shards(
-        waited[len(waited) - shards_count :],
-        shards.names,
-        prune.PruneFiles(Path(sorted_path), None, {k: Path(v) for k, v in outputs.items()}),  # games: the shards
-        prune.pruning_for(config, games, shards.floor),
-        Path(wanted),
-    )
-    return {"figures": figures, "games": games}
-
-
-def _search_shard(
-    folder: Path,
-    j: int,
-    plan: str,
-    wanted: str,
-    transposed: bool,
-    resolution: partitions.Resolution | None = None,
-) -> dict[str, dict | None]:
-    """Shard ``j``'s candidates for the kept nodes' example games and,
-    where ``transposed``, its nodes on the kept nodes' positions (a task,
-    given the resolution: how many games are kept): a few hundred rows,
-    handed to ``_write_found`` through the driver, as the counts' are to
-    the plan (it reads no file a shard)."""
-    from joseki_miner.cluster.shards import transposed_of_shard
-    from joseki_miner.stages import prune
-
-    if resolution is None:
-        raise TypeError("a shard's search is given the resolution")
-    shards = _shard_plan(plan, j)
-    games = resolution.accepted
-    return {
-        "examples": prune.examples_of_shard(folder, shards.plan.parts[j].ranked, Path(wanted), games),
-        "transposed": transposed_of_shard(folder, shards, j, Path(wanted)) if transposed else None,
-    }
-
-
-def _write_found(
-    wanted: str,
-    games: str,
-    outputs: dict[str, str],
-    parted: bool,
-    resolution: partitions.Resolution | None = None,
-    searched: list[dict] | None = None,
-) -> None:
-    """node_examples.parquet (and node_transpositions.parquet, where asked)
-    of what the shards found (a task, given their searches' results,
-    ``_search_shard``'s, in order; ``parted``: games.parquet written by
-    this run's joins, a part a partition)."""
-    from joseki_miner.stages import prune
-
-    if searched is None:
-        raise TypeError("the files of what the shards found are given their searches' results")
-    part_rows = [int(keep.sum()) for keep in resolution.keep] if parted and resolution is not None else None
-    prune.write_found(
-        [s["examples"] for s in searched],
-        Path(wanted),
-        Path(games),
-        {k: Path(v) for k, v in outputs.items()},
-        part_rows,
-        [s["transposed"] for s in searched if s["transposed"] is not None],
-    )
