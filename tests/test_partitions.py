@@ -662,7 +662,7 @@ def test_the_partitions_joined_are_the_rows_the_joins_write(tmp_path, monkeypatc
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from joseki_miner.cluster import partitions
+    from joseki_miner.cluster import joins, partitions
     from joseki_miner.cluster.shards import count_subtrees, prefix_counts, write_run
     from joseki_miner.stages import build
 
@@ -685,10 +685,10 @@ def test_the_partitions_joined_are_the_rows_the_joins_write(tmp_path, monkeypatc
 
     keys = sorted((p.name for p in catalog.partitions.iterdir()), key=first_source)  # a, b, bb, c: the reading order
     assert len(keys) == 4
-    res = partitions.resolve(str(catalog.partitions), keys, True)
+    res = joins.resolve(str(catalog.partitions), keys, True)
     # b/3 repeats a/1 (b/5, b/4: gone as b was read); bb/7, bb's one game, repeats a/2
     assert [int((~k).sum()) for k in res.keep] == [0, 1, 1, 0]
-    joined = partitions.Joined(str(catalog.partitions), tuple(keys), res)
+    joined = joins.Joined(str(catalog.partitions), tuple(keys), res)
     columns = ["winner", "year", "collection", "source", "location"]
     games_kept = pa.concat_tables(joined.games_of(p, columns) for p in range(len(keys)))
     assert games_kept.equals(pq.read_table(catalog.games, columns=columns))
@@ -779,7 +779,7 @@ def test_the_partitions_joined_are_the_rows_the_joins_write(tmp_path, monkeypatc
     # a count of the partitions reads no game, and counts what a count of the stage files counts
     for source in (stored, joined):
         count_subtrees(whole, source, tmp_path / type(source).__name__, neutral=5, floor=1)
-        monkeypatch.setattr(partitions.Joined, "games_of", lambda *_: pytest.fail("a count read the games"))
+        monkeypatch.setattr(joins.Joined, "games_of", lambda *_: pytest.fail("a count read the games"))
     assert len(files_of(tmp_path / "Stored")) > 3 and files_of(tmp_path / "Joined") == files_of(tmp_path / "Stored")
 
 
@@ -791,7 +791,7 @@ def test_a_folder_of_parts_commits_only_whole_with_this_runs_parts(tmp_path):
     parts: one missing or left over would renumber every row after it."""
     import pyarrow as pa
 
-    from joseki_miner.cluster.partitions import _write_part, check_parts
+    from joseki_miner.cluster.joins import _write_part, check_parts
     from joseki_miner.runs import stop
     from joseki_miner.runs.catalog import part_name
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from joseki_miner.cluster import client as cluster_
-from joseki_miner.cluster import partitions, tasks
+from joseki_miner.cluster import joins, tasks
 
 if TYPE_CHECKING:
     from joseki_miner.method.kinds import KindRules
@@ -143,7 +143,7 @@ def join_tasks(what: str, folder: str, keys: list[str], into: str, key: str, tok
     sequences.parquet a part a partition (the longest first: the
     sequences, the games, the rejects)."""
     if what == "rejects":
-        write = partial(partitions.write_rejects, folder, keys, path=into, strict=strict)
+        write = partial(joins.write_rejects, folder, keys, path=into, strict=strict)
         return [Task(f"join-rejects-{key}-{token}", write, (), Phase.JOIN, 1)]
     size = {"games": 2, "sequences": 3}[what]
     return [

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from joseki_miner.book import files as book_files
 from joseki_miner.cluster import client as cluster_
-from joseki_miner.cluster import graph, partitions, tasks, trace
+from joseki_miner.cluster import graph, joins, partitions, tasks, trace
 from joseki_miner.cluster.graph import Phase
 from joseki_miner.runs.context import Context, Done, RunOptions, do_work
 from joseki_miner.runs.keys import partition_key
@@ -215,14 +215,14 @@ class DaskRunner:
         found = self._mine(context, settings, parts, folder)
         mined = _Mined(parts, found, skipped, t0, time.perf_counter())
         keys = [p.key for p in parts]
-        resolution = cluster.later(partitions.resolve, folder, keys, config.dedupe, name=f"resolve-{key}-{self.token}")
+        resolution = cluster.later(joins.resolve, folder, keys, config.dedupe, name=f"resolve-{key}-{self.token}")
         cluster.everywhere(resolution)
         paths = self._join_paths(context, ingest, keys)
         strict = context.options.strict
-        joins = {
+        joining = {
             what: graph.join_tasks(what, folder, keys, into, key, self.token, strict) for what, into in paths.items()
         }
-        made = [task for tasks_ in joins.values() for task in tasks_]
+        made = [task for tasks_ in joining.values() for task in tasks_]
         counted: list[Path] = []  # the counts' folders
         if build:
             pruned = config if prune and not config.prune_merge_orders else None  # merged orders: the whole trie's
@@ -230,9 +230,9 @@ class DaskRunner:
             beside, counted = self._build_beside(context, keys, found, folder, key, pruned, names, ingest)
             made += beside
         planned = graph.Graph(made)
-        files = {what: (paths[what], [t.name for t in joins[what]]) for what in paths}
+        files = {what: (paths[what], [t.name for t in joining[what]]) for what in paths}
         commits = _Commits(self, context, commit, mined, planned, files, book, key)
-        if not any(joins.values()):  # extract of no partitions: its empty part is written
+        if not any(joining.values()):  # extract of no partitions: its empty part is written
             commits.joins_done()
         try:
             results = planned.map(cluster, resolution, commits.ended)
@@ -281,7 +281,7 @@ class DaskRunner:
             remove(Path(paths[what]))  # the folder holds this run's parts alone (``check_parts``)
             Path(paths[what]).mkdir(parents=True, exist_ok=True)
         if not keys:
-            partitions.no_partitions(paths["games"] if ingest else None, paths["sequences"])
+            joins.no_partitions(paths["games"] if ingest else None, paths["sequences"])
         return {what: paths[what] for what in (["rejects"] if ingest else []) + parted}
 
     def _build_beside(
@@ -292,25 +292,25 @@ class DaskRunner:
         folder: str,
         key: str,
         pruned: Config | None,
-        joins: tuple[str, ...],
+        join_names: tuple[str, ...],
         ingest: bool,
     ) -> tuple[list[graph.Task], list[Path]]:
         """The build beside the joins: the openings the partitions sampled
         (``found``) counted by ranges, from the partitions as the joins
         write them, then the shards; given the ``pruned`` run's config,
-        prune on the shards' candidates once the ``joins`` end too (games.parquet
+        prune on the shards' candidates once the joins (``join_names``) end too (games.parquet
         in parts where they write it: ``ingest``).  And the counts' folders."""
         counts: Counter[int] = Counter()
         for found_ in found:
             counts.update({int(k): n for k, n in found_["prefixes"].items()})
         ranges, sizes, folders, count = self.subtrees(dict(counts), context)
         floor = partial(floor_for, config=context.config)
-        joined = partial(partitions.Joined, folder, tuple(keys))
+        joined = partial(joins.Joined, folder, tuple(keys))
         made = graph.count_tasks(ranges, sizes, folders, count, floor, joined, key=key, token=self.token)
         made += self._shard_tasks(context, ranges, sizes, folders, floor, key, tuple(t.name for t in made), pruned)
         if pruned is not None:
             candidates = tuple(t.name for t in made if t.phase is Phase.CANDIDATES)
-            made += self._prune_tasks(context, folders, key, ingest, (*joins, *candidates))
+            made += self._prune_tasks(context, folders, key, ingest, (*join_names, *candidates))
         return made, folders
 
     def stage(self, stage: Stage, context: Context, key: str, beside: Stage | None = None) -> list[Done]:
@@ -438,7 +438,7 @@ class DaskRunner:
     def _shards_done(self, context: Context, count: int) -> None:
         """That each of the build's folders holds a part a shard, before it commits."""
         for path in context.catalog.shards():
-            partitions.check_parts(os.path.abspath(staged(path)), count)
+            joins.check_parts(os.path.abspath(staged(path)), count)
 
     def _scratch(self, context: Context) -> list[Path]:
         """The plan of the shards and the kept nodes' folder of this run."""
@@ -568,13 +568,13 @@ class _Commits:
         keys = [p.key for p in mined.parts]
         for what, (path, _) in self.joins.items():
             if what != "rejects":  # folders of a part a partition
-                partitions.check_parts(path, len(keys))
+                joins.check_parts(path, len(keys))
         seconds = time.perf_counter() - mined.read
         of = {what: [self.joined[n] for n in names] for what, (_, names) in self.joins.items()}
         kept = sum(1 for f in mined.found if f.get(partitions.KEPT))
         if ingest:
-            games = partitions.games_figures(of.get("games", []))
-            figures = partitions.ingest_figures(mined.found, games, of["rejects"][0], mined.skipped)
+            games = joins.games_figures(of.get("games", []))
+            figures = joins.ingest_figures(mined.found, games, of["rejects"][0], mined.skipped)
             self.games_accepted = figures["games_accepted"]
             read = {"partitions": len(keys), "partitions_read": len(keys) - kept, "workers": runner.cluster().workers()}
             self.commit(Done("ingest", figures, mined.read - mined.began, read))

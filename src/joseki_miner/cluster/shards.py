@@ -69,7 +69,7 @@ OPENINGS = 256
 
 def prefix_counts(source, most: int | None = OPENINGS) -> dict[int, int]:
     """The openings (``fasttrie.deep_codes``: their first keys) of the sequences of
-    ``source`` (``build.Stored``, ``partitions.Joined``), as ``sampled`` gives
+    ``source`` (``build.Stored``, ``joins.Joined``), as ``sampled`` gives
     them, a batch of 500,000 sequences at a time (``most`` a batch; None:
     every opening, with its sequences)."""
     counts: Counter[int] = Counter()
@@ -164,7 +164,7 @@ def read_run(run_path: Path, key_range: tuple[int, int]) -> tuple | None:
 def count_subtrees(
     key_range: tuple[int, int], source, folder: Path, *, neutral: int, floor: int, budget: int = SORT_MEMORY << 20
 ) -> Counted:
-    """Count the sequences of ``source`` (``build.Stored``, ``partitions.Joined``)
+    """Count the sequences of ``source`` (``build.Stored``, ``joins.Joined``)
     whose deep codes are in ``key_range`` (lo, hi) as ``build.run`` counts them
     all, into ``folder`` (made anew): the node arrays (``StreamCounter.finish``,
     the nodes on the paths of its ends kept: the ranges beside it may hold

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from joseki_miner.cluster import partitions
+from joseki_miner.cluster import joins
 
 if TYPE_CHECKING:
     from joseki_miner.fast.joining import Counted
@@ -34,7 +34,7 @@ class Failed:
     trace: str
 
 
-def book_task(job: Callable[[], Any], resolution: partitions.Resolution | None = None) -> Any:
+def book_task(job: Callable[[], Any], resolution: joins.Resolution | None = None) -> Any:
     """A task of the book in the map of the partitions (it takes nothing of
     it): its result, or its error as ``Failed``."""
     import traceback
@@ -45,15 +45,15 @@ def book_task(job: Callable[[], Any], resolution: partitions.Resolution | None =
         return Failed(error, traceback.format_exc())
 
 
-def join_part(what: str, folder: str, keys: list[str], p: int, into: str, resolution: partitions.Resolution) -> dict:
+def join_part(what: str, folder: str, keys: list[str], p: int, into: str, resolution: joins.Resolution) -> dict:
     """Partition ``p``'s part of games.parquet or sequences.parquet (a task)."""
-    write = partitions.write_games if what == "games" else partitions.write_sequences
+    write = joins.write_games if what == "games" else joins.write_sequences
     return write(folder, keys, resolution, p, into)
 
 
 def _source(source, resolution=None):
     """What a build task on a worker counts: the partitions as joined
-    (``source``: ``partitions.Joined`` but for the resolution, a task's
+    (``source``: ``joins.Joined`` but for the resolution, a task's
     last argument), or the stage files (sequences.parquet and games.parquet,
     as ``build.Stored``)."""
     from joseki_miner.stages import build
@@ -75,7 +75,7 @@ def count(
     folder: Path,
     floor_of: Callable[[int], int],
     source,
-    resolution: partitions.Resolution | None = None,
+    resolution: joins.Resolution | None = None,
     *,
     neutral: int,
     budget: int,
@@ -100,7 +100,7 @@ def plan_shards(
     ranges: list[tuple[int, int]],
     floor_of: Callable[[int], int],
     path: str,
-    resolution: partitions.Resolution | None = None,
+    resolution: joins.Resolution | None = None,
     counted: list[Counted] | None = None,
 ) -> dict:
     """The plan of the trie's shards (a task, once the counts end, given
@@ -159,7 +159,7 @@ def write_shard(
     plan: str,
     paths: list[str],
     kinds: KindRules | None,
-    resolution: partitions.Resolution | None = None,
+    resolution: joins.Resolution | None = None,
 ) -> int:
     """Shard ``j`` of the trie's files (a task, once the plan is made)."""
     from joseki_miner.cluster import shards
@@ -173,7 +173,7 @@ def keep_candidates(
     plan: str,
     kinds: KindRules | None,
     pruned: Config,
-    resolution: partitions.Resolution | None = None,
+    resolution: joins.Resolution | None = None,
 ) -> dict:
     """What phase 2 may keep of shard ``j`` (a task, once the plan is
     made), given the run's config: prune waits for these, not for the
@@ -194,7 +194,7 @@ def prune_shards(
     files: tuple[str, str, dict[str, str]],
     config: Config,
     wanted: str,
-    resolution: partitions.Resolution | None = None,
+    resolution: joins.Resolution | None = None,
     waited: list | None = None,
 ) -> dict:
     """Phase 2 on the trie's shards' candidates (a task, once the joins and
@@ -223,7 +223,7 @@ def search_shard(
     plan: str,
     wanted: str,
     transposed: bool,
-    resolution: partitions.Resolution | None = None,
+    resolution: joins.Resolution | None = None,
 ) -> dict[str, dict | None]:
     """Shard ``j``'s candidates for the kept nodes' example games and,
     where ``transposed``, its nodes on the kept nodes' positions (a task,
@@ -248,7 +248,7 @@ def write_found(
     games: str,
     outputs: dict[str, str],
     parted: bool,
-    resolution: partitions.Resolution | None = None,
+    resolution: joins.Resolution | None = None,
     searched: list[dict] | None = None,
 ) -> None:
     """node_examples.parquet (and node_transpositions.parquet, where asked)

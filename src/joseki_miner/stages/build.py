@@ -159,7 +159,7 @@ SEQUENCE_COLUMNS = ["game", "sequence", "start", "transform", "swapped", "shared
 
 class Stored:
     """What a count reads: the sequences of sequences.parquet and their
-    games in games.parquet.  ``partitions.Joined`` gives the same rows from
+    games in games.parquet.  ``joins.Joined`` gives the same rows from
     the dask engine's partitions, before they are joined into these files."""
 
     def __init__(self, sequences_path: Path, games_path: Path) -> None:
@@ -171,7 +171,7 @@ class Stored:
     def tallies(self) -> tuple[Collections, tuple[np.ndarray, ...] | None]:
         """The games' collections and years, and each game's winner, year
         and collection number (None where each sequence carries its game's:
-        ``partitions.Joined``)."""
+        ``joins.Joined``)."""
         return _games(self)
 
     def sequences(self, columns: list[str], batch_size: int):
@@ -193,7 +193,7 @@ GAME_COLUMNS = ["winner", "year", "collection"]
 
 def _games(source) -> tuple[Collections, tuple[np.ndarray, ...]]:
     """The collections of the games of ``source`` (``Stored``, or
-    ``partitions.Joined``), and each game's winner, year and collection
+    ``joins.Joined``), and each game's winner, year and collection
     number."""
     collections = Collections()
     return collections, game_columns(source.games(GAME_COLUMNS), collections)
