@@ -10,6 +10,7 @@ from typing import List, Optional
 import typer
 
 from joseki_miner.runs.catalog import Catalog
+from joseki_miner.runs.stages import EXTRACT, INGEST
 from joseki_miner.runs.config import load
 from joseki_miner.runs.errors import JosekiError, UsageError
 from joseki_miner.runs import stop
@@ -275,9 +276,7 @@ def repertoire(
 
         with tempfile.TemporaryDirectory(prefix="joseki-repertoire-") as folder:
             own = Catalog(work=Path(folder) / "interim", out=Path(folder))
-            run_stages(
-                own, _as_the_tree_read(catalog, config, set_), ["ingest", "extract"], games, Request(progress=False)
-            )
+            run_stages(own, _as_the_tree_read(catalog, config, set_), [INGEST, EXTRACT], games, Request(progress=False))
             asked.Known.of_games(own.games).player(player, "the games given")
             return repertoire_of(catalog.joseki, own.sequences, own.games, player)
 

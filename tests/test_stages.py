@@ -6,6 +6,7 @@ stages after it, not those before."""
 
 from __future__ import annotations
 
+import ast
 import json
 from pathlib import Path
 
@@ -28,6 +29,21 @@ def test_every_stage_reads_what_a_stage_before_it_writes():
         assert stage.after is None or NAMES.index(stage.after) < NAMES.index(stage.name)
         written |= set(stage.writes)
     assert NAMES == WORK_STAGES + PUBLISHED  # the work folder's stages first, each committed as it ends
+
+
+def test_the_run_loop_and_the_engines_name_no_stage():
+    """pipeline/run.py and the engines (runs/engine.py, runners/, cluster/)
+    hold no stage's name as a literal: they take it from runs/stages.py, so
+    a stage renamed or added there is what they run."""
+    src = ROOT / "src" / "joseki_miner"
+    modules = [ROOT / "pipeline" / "run.py", src / "runs" / "engine.py", *(src / "runners").glob("*.py")]
+    for path in [*modules, *(src / "cluster").glob("*.py")]:
+        named = [
+            node.lineno
+            for node in ast.walk(ast.parse(path.read_text()))
+            if isinstance(node, ast.Constant) and node.value in NAMES
+        ]
+        assert not named, f"{path.relative_to(ROOT)}: a stage named on lines {named}"
 
 
 def test_the_catalog_and_the_cli_read_the_declarations(tmp_path):

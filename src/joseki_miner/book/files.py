@@ -31,6 +31,7 @@ from joseki_miner.runs import stop, store
 from joseki_miner.runs.context import Context
 from joseki_miner.runs.progress import bar
 from joseki_miner.runs.settings import BookSettings, ReportSettings, transpositions
+from joseki_miner.runs.stages import INGEST, PRUNE
 
 
 @dataclass(frozen=True)
@@ -71,7 +72,7 @@ def of_run(context: Context) -> BookFiles:
         current(catalog.node_sources),
         current(catalog.node_examples),
         catalog.games,
-        {**context.found("ingest"), **context.found("prune")},
+        {**context.found(INGEST), **context.found(PRUNE)},
         in_order if report is not None and report.report_changed else None,
         report.report_since if report is not None else None,
         catalog.sequences,

@@ -38,7 +38,7 @@ from joseki_miner.runs.keys import partition_key
 from joseki_miner.runs.progress import bar as progress_bar
 from joseki_miner.runs.settings import ReportSettings
 from joseki_miner.runs.stop import check as check_stop
-from joseki_miner.runs.stages import Stage
+from joseki_miner.runs.stages import BUILD, EMIT, EXTRACT, INGEST, PRUNE, REPORT, Stage
 from joseki_miner.runs.store import remove, staged
 from joseki_miner.stages.params import Reading, floor_for, kind_rules, phase1_params, prune_outputs
 
@@ -323,12 +323,12 @@ class DaskRunner:
         name = f"{stage.name}-{key}-{self.token}"
         if stage.name in self._committed:  # done and committed beside the joins of the partitions
             return []
-        if stage.name == "build":
-            return [Done("build", self._build(context, name), time.perf_counter() - t0)]
-        if stage.name in ("emit", "report") and self._booked is not None:  # made beside the build's shards
+        if stage.name == BUILD:
+            return [Done(BUILD, self._build(context, name), time.perf_counter() - t0)]
+        if stage.name in (EMIT, REPORT) and self._booked is not None:  # made beside the build's shards
             booked, self._booked = self._booked, None
             return booked
-        if stage.name not in ("emit", "report"):
+        if stage.name not in (EMIT, REPORT):
             return [Done(stage.name, cluster.call(partial(_work, stage, context), name=name), time.perf_counter() - t0)]
         jobs, names, _ = self._book_jobs(stage, context, key, beside)
         ended = [0.0] * len(jobs)
@@ -348,17 +348,17 @@ class DaskRunner:
         from sorted_sequences.parquet)."""
         catalog, config = context.catalog, context.config
         name = f"{stage.name}-{key}-{self.token}"
-        jobs: list[Callable] = [partial(_work, stage, context)] if stage.name == "emit" else []
-        names = [name] if stage.name == "emit" else []
+        jobs: list[Callable] = [partial(_work, stage, context)] if stage.name == EMIT else []
+        names = [name] if stage.name == EMIT else []
         reads = [True] * len(jobs)
-        if stage.name == "report" or beside is not None:
+        if stage.name == REPORT or beside is not None:
             folder = Path(os.path.abspath(staged(catalog.report)))
             book_files.start(folder)
             files = book_files.of_run(replace(context, settings=ReportSettings.of(config)))
             write = partial(book_files.write, folder=folder, share=config.influence_share, min_length=config.min_length)
-            k = book_files.parts(context.found("prune")["nodes_after_prune"], self.cluster().workers())
+            k = book_files.parts(context.found(PRUNE)["nodes_after_prune"], self.cluster().workers())
             jobs += [partial(write, files, part=(i, k)) for i in range(k)]
-            names += [f"{name}-report-{i}-of-{k}" if stage.name == "emit" else f"{name}-{i}-of-{k}" for i in range(k)]
+            names += [f"{name}-report-{i}-of-{k}" if stage.name == EMIT else f"{name}-{i}-of-{k}" for i in range(k)]
             reads += [True] * k
         return jobs, names, reads
 
@@ -577,9 +577,9 @@ class _Commits:
             figures = joins.ingest_figures(mined.found, games, of["rejects"][0], mined.skipped)
             self.games_accepted = figures["games_accepted"]
             read = {"partitions": len(keys), "partitions_read": len(keys) - kept, "workers": runner.cluster().workers()}
-            self.commit(Done("ingest", figures, mined.read - mined.began, read))
+            self.commit(Done(INGEST, figures, mined.read - mined.began, read))
         sequences = sum(part["sequences"] for part in of.get("sequences", []))
-        self.commit(Done("extract", {"sequences": sequences}, seconds))
+        self.commit(Done(EXTRACT, {"sequences": sequences}, seconds))
         partitions.clean(Path(os.path.abspath(self.context.catalog.partitions)), keep=set(keys))
         runner.log(
             f"{'ingest and ' * ingest}extract: {len(keys)} partition{'s' * (len(keys) != 1)} "
@@ -593,7 +593,7 @@ class _Commits:
         """The games ingest accepted: this run's, or its manifest's."""
         if self.games_accepted is not None:
             return self.games_accepted
-        return self.context.found("ingest")["games_accepted"]
+        return self.context.found(INGEST)["games_accepted"]
 
     def build_done(self) -> None:
         """The build commits once its shards' files are written, the joins
@@ -602,27 +602,27 @@ class _Commits:
         reads none of its files staged: a stop after leaves it done."""
         if not self.joins_committed or self.files < len(self.shards) or self.reads or self.figures is None:
             return
-        if "build" in self.runner._committed:
+        if BUILD in self.runner._committed:
             return
         floor = floor_for(self.accepted(), self.context.config)
         if self.figures["floor"] != floor:
             raise RuntimeError(f"the build counted with a floor of {self.figures['floor']}, its key says {floor}")
         self.runner._shards_done(self.context, len(self.shards))
-        self.runner._committed.add("build")
-        self.runner._say(self.commit, Done("build", self.figures, self.files_ended - self.mined.read))
+        self.runner._committed.add(BUILD)
+        self.runner._say(self.commit, Done(BUILD, self.figures, self.files_ended - self.mined.read))
         self.prune_done()
 
     def prune_done(self) -> None:
         """Prune commits (kept for the run's end) once what the shards
         found is written and the build has committed."""
         committed = self.runner._committed
-        if self.found is None or "build" not in committed or "prune" in committed:
+        if self.found is None or BUILD not in committed or PRUNE in committed:
             return
         assert self.pruned is not None
         if self.pruned["games"] != self.accepted():
             raise RuntimeError(f"prune ran on {self.pruned['games']} games, ingest accepted another number")
-        committed.add("prune")
-        self.runner._say(self.commit, Done("prune", self.pruned["figures"], self.found - self.kept))
+        committed.add(PRUNE)
+        self.runner._say(self.commit, Done(PRUNE, self.pruned["figures"], self.found - self.kept))
 
     def more(self, found: graph.Task) -> list[graph.Task]:
         """The book, once what the shards ``found`` is written: emit and the
@@ -643,7 +643,7 @@ class _Commits:
         """Once every task has ended: the build, if the book read its files
         staged, and the book's ``Done`` kept for ``stage`` (or its first
         error raised)."""
-        if self.shards and "build" not in self.runner._committed:  # the book read its files staged
+        if self.shards and BUILD not in self.runner._committed:  # the book read its files staged
             self.reads = False
             self.build_done()
         if self.book is None:
@@ -659,11 +659,11 @@ class _Commits:
 def _booked(stage: str, results: list, begun: float, ended: list[float]) -> list[Done]:
     """The ``Done`` of emit and of the report (``_book_jobs``' results, in
     order, begun at ``begun`` and each ended at ``ended``)."""
-    emitted = [Done("emit", results[0], ended[0] - begun)] if stage == "emit" else []
+    emitted = [Done(EMIT, results[0], ended[0] - begun)] if stage == EMIT else []
     parts = results[len(emitted) :]
     if not parts:
         return emitted
-    return [*emitted, Done("report", book_files.figures(parts), max(ended[len(emitted) :]) - begun)]
+    return [*emitted, Done(REPORT, book_files.figures(parts), max(ended[len(emitted) :]) - begun)]
 
 
 class _Traceback(Exception):

@@ -39,13 +39,14 @@ from joseki_miner.method.records import decode_moves, decode_points
 from joseki_miner.runs import lineage, store
 from joseki_miner.runs.catalog import Catalog
 from joseki_miner.runs.errors import JosekiError
+from joseki_miner.runs.stages import TREE
 
 STATIC = Path(__file__).parent / "static"
 
 
 def run_of(catalog: Catalog) -> dict:
     """What identifies a run: the stages the work folder holds and the tree's own record."""
-    prune = store.read_manifest(catalog.manifest("prune")) or {}
+    prune = store.read_manifest(catalog.manifest(TREE)) or {}
     return {"work": lineage.held(catalog.work), "tree": prune.get("key") or prune.get("made_from")}
 
 

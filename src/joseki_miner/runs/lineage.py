@@ -23,6 +23,7 @@ from pathlib import Path
 
 from joseki_miner.runs import store
 from joseki_miner.runs.catalog import WORK_STAGES, Catalog
+from joseki_miner.runs.stages import TREE
 from joseki_miner.runs.config import Config
 from joseki_miner.runs.errors import UsageError
 from joseki_miner.runs.settings import ExtractSettings
@@ -54,7 +55,7 @@ def phase1(config: Config) -> dict:
 def recorded(out: Path) -> dict | None:
     """The record of the run that made the tree in ``out`` (None: no tree,
     or one pruned before trees recorded it)."""
-    manifest = store.read_manifest(Catalog(work=out, out=out).manifest("prune"))
+    manifest = store.read_manifest(Catalog(work=out, out=out).manifest(TREE))
     found = manifest.get("made_from") if manifest else None
     if not isinstance(found, dict):
         return None

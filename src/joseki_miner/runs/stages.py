@@ -139,6 +139,9 @@ STAGES: tuple[Stage, ...] = (
 )
 BY_NAME: dict[str, Stage] = {s.name: s for s in STAGES}
 NAMES = tuple(s.name for s in STAGES)
+# each stage's name, for the engines that run some stages their own way (the one pass, the dask engine's build by
+# shards and report in parts): a stage renamed here is renamed there
+INGEST, EXTRACT, BUILD, PRUNE, CONTEXT, EMIT, REPORT = NAMES
 WORK_STAGES = tuple(s.name for s in STAGES if not s.published)  # in the work folder, committed as each finishes
 PUBLISHED = tuple(s.name for s in STAGES if s.published)  # in the output folder, committed as the run ends
 READS_INPUTS = NAMES[0]  # the stage that reads the games (its key is the inputs'; every other stage's extends it)
@@ -146,9 +149,9 @@ TREE = PUBLISHED[0]  # the stage that publishes the tree: its manifest names the
 # how the engines join stages into one step: the fast engine's one pass (ingest's accepted games to phase 1, its
 # sequences to the counter in memory), the dask engine's partitions (each mined and phase 1 run on one worker), and
 # two stages run at once where neither reads the other's files
-ONE_PASS = ("ingest", "extract", "build")
-PARTITIONED = ("ingest", "extract")
-BESIDE = ("emit", "report")
+ONE_PASS = (INGEST, EXTRACT, BUILD)
+PARTITIONED = (INGEST, EXTRACT)
+BESIDE = (EMIT, REPORT)
 
 
 def alone(name: str, stages: tuple[Stage, ...] = STAGES) -> tuple[str, ...]:
@@ -178,6 +181,13 @@ __all__ = [
     "STAGES",
     "BY_NAME",
     "NAMES",
+    "INGEST",
+    "EXTRACT",
+    "BUILD",
+    "PRUNE",
+    "CONTEXT",
+    "EMIT",
+    "REPORT",
     "WORK_STAGES",
     "PUBLISHED",
     "READS_INPUTS",
