@@ -60,9 +60,9 @@ def priority(phase: Phase, size: int = 0) -> int:
 
 @dataclass(frozen=True)
 class Task:
-    """A task of the graph: ``fn(resolution, *results)`` once the tasks it
-    ``needs`` (by name) have ended, given their results in the graph's
-    order where it ``takes`` them."""
+    """A task of the graph: ``fn(resolution)`` once the tasks it ``needs``
+    (by name) have ended; ``fn(resolution, results)`` where it ``takes``
+    their results (a list, in the graph's order)."""
 
     name: str
     fn: Callable

@@ -508,8 +508,10 @@ class _Commits:
     (by the ended task's phase): ingest and extract once the joins end (a
     count that fails after leaves them done); the build once its shards'
     files are written and the joins have committed; prune once what the
-    shards found is written and the build has committed; the book taken
-    on then (``more``)."""
+    shards found is written and the build has committed.  The book is
+    taken on once what the shards found is written (``more``); where it
+    reads the build's files, the build and prune commit after it
+    (``finish``)."""
 
     def __init__(
         self,

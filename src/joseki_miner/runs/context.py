@@ -50,7 +50,8 @@ class CountedTrie:
 @dataclass(frozen=True)
 class Context:
     """What a stage's work is given (``do_work``): its ``settings``, made
-    from ``config`` (which only the runners read: they plan with it)."""
+    from ``config`` (which the engines read: they plan with it, and run
+    some stages' work their own way)."""
 
     catalog: Catalog
     config: Config

@@ -1,8 +1,12 @@
 """Each stage's settings: the config keys the stage reads, as one frozen
 value made from the config (``of``), and the parts of its cache key made
-from that value and a format number (``key``).  A stage reads its settings
-and nothing else of the config (``Context.settings``), so its key is, by
-construction, what it reads.
+from that value and a format number (``key``).  A stage's work reads its
+settings and nothing else of the config (``Context.settings``, set by
+``do_work``), so its key is what it reads.  The engines that run stages
+their own way (the fast engine's one pass, the dask engine's tasks) still
+take the same keys from the config; each is a field of its stage's
+settings (tests/test_settings.py changes every field and sees its key
+move).
 
 A field is one config key, named as ``Config`` names it (the dots as
 underscores), and says how the key holds it:
@@ -15,8 +19,8 @@ underscores), and says how the key holds it:
   extends that of the stage it comes after) or in the parts the stage adds
   (``parts``, where a key matters only with another set).
 
-Adding an option: a field here, its default in ``Config`` and
-configs/default.yaml, its line in the docs."""
+Adding an option: a field here, its default in ``Config`` (with its
+dotted name in ``KEYS``) and configs/default.yaml, its line in the docs."""
 
 from __future__ import annotations
 
