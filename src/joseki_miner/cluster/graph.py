@@ -177,48 +177,68 @@ def count_tasks(
     ]
 
 
+@dataclass(frozen=True)
+class Names:
+    """How a run's tasks are named: what each does, then the stage's key
+    and the run's token."""
+
+    key: str
+    token: str
+
+    def of(self, what: str) -> str:
+        return f"{what}-{self.key}-{self.token}"
+
+
+@dataclass(frozen=True)
+class Subtrees:
+    """The build's ranges of openings, a count each: the range, its size
+    (the largest starts first) and the folder it is counted into."""
+
+    ranges: list[tuple[int, int]]
+    sizes: list[int]
+    folders: list[Path]
+
+
 def shard_tasks(
-    ranges: list[tuple[int, int]],
-    sizes: list[int],
-    folders: list[Path],
+    subtrees: Subtrees,
     plan: str,
     *,
     floor_of: Callable[[int], int],
     paths: list[str],
     kinds: KindRules | None,
-    key: str,
-    token: str,
+    names: Names,
     counts: tuple[str, ...] = (),
     pruned: Config | None = None,
 ) -> list[Task]:
-    """The trie of the subtrees counted in ``folders``: its plan, kept in
-    the file ``plan`` (given the results of the ``counts`` it waits for;
-    its own, the build's figures), then a shard a count writing its part
-    of the build's files (``paths``), the largest first; given the
-    ``pruned`` run's config, what phase 2 may keep of each shard too (prune
-    waits for these alone, not the shards' files)."""
-    planned = f"build-plan-{key}-{token}"
+    """The trie of the ``subtrees`` counted: its plan, kept in the file
+    ``plan`` (given the results of the ``counts`` it waits for; its own,
+    the build's figures), then a shard a count writing its part of the
+    build's files (``paths``), the largest first; given the ``pruned``
+    run's config, what phase 2 may keep of each shard too (prune waits for
+    these alone, not the shards' files)."""
+    planned = names.of("build-plan")
+    ranges, counted = subtrees.ranges, list(zip(subtrees.ranges, subtrees.folders, subtrees.sizes))
     made = [Task(planned, partial(tasks.plan_shards, ranges, floor_of, plan), counts, Phase.PLAN, takes=bool(counts))]
     made += [
         Task(
-            f"build-shard-{lo}-{hi}-{key}-{token}",
+            names.of(f"build-shard-{lo}-{hi}"),
             partial(tasks.write_shard, f, j, plan, paths, kinds),
             (planned,),
             Phase.SHARD,
             size,
         )
-        for j, ((lo, hi), f, size) in enumerate(zip(ranges, folders, sizes))
+        for j, ((lo, hi), f, size) in enumerate(counted)
     ]
     if pruned is not None:
         made += [
             Task(
-                f"build-candidates-{lo}-{hi}-{key}-{token}",
+                names.of(f"build-candidates-{lo}-{hi}"),
                 partial(tasks.keep_candidates, f, j, plan, kinds, pruned),
                 (planned,),
                 Phase.CANDIDATES,
                 size,
             )
-            for j, ((lo, hi), f, size) in enumerate(zip(ranges, folders, sizes))
+            for j, ((lo, hi), f, size) in enumerate(counted)
         ]
     return made
 
@@ -231,8 +251,7 @@ def prune_tasks(
     config: Config,
     *,
     parted: bool,
-    key: str,
-    token: str,
+    names: Names,
     needs: tuple[str, ...],
 ) -> list[Task]:
     """Prune on the trie's shards: phase 2 on their candidates, once the
@@ -240,12 +259,12 @@ def prune_tasks(
     last a shard), then each shard's search for the kept nodes' example
     games (and positions, where node_transpositions.parquet is asked), and
     the files of what they found (``parted``: games.parquet in parts)."""
-    pruned = f"prune-shards-{key}-{token}"
+    pruned = names.of("prune-shards")
     _, games, outputs = files
     transposed = "transpositions" in outputs
     searches = [
         Task(
-            f"prune-search-{j}-{key}-{token}",
+            names.of(f"prune-search-{j}"),
             partial(tasks.search_shard, f, j, plan, wanted, transposed),
             (pruned,),
             Phase.SEARCH,
@@ -262,7 +281,7 @@ def prune_tasks(
         ),
         *searches,
         Task(
-            f"prune-found-{key}-{token}",
+            names.of("prune-found"),
             partial(tasks.write_found, wanted, games, outputs, parted),
             tuple(s.name for s in searches),
             Phase.FOUND,

@@ -408,15 +408,12 @@ class DaskRunner:
         plan = os.path.abspath(Path(folders[0]).with_name(f"shards-{self.token}"))
         kinds = kind_rules(context.config)
         return graph.shard_tasks(
-            ranges,
-            sizes,
-            folders,
+            graph.Subtrees(ranges, sizes, folders),
             plan,
             floor_of=floor_of,
             paths=paths,
             kinds=kinds,
-            key=key,
-            token=self.token,
+            names=graph.Names(key, self.token),
             counts=counts,
             pruned=pruned,
         )
@@ -432,7 +429,7 @@ class DaskRunner:
         wanted = os.path.abspath(Path(folders[0]).with_name(f"kept-{self.token}"))
         files = (os.path.abspath(staged(catalog.sorted_sequences)), os.path.abspath(catalog.games), outputs)
         return graph.prune_tasks(
-            folders, plan, wanted, files, config, parted=parted, key=key, token=self.token, needs=needs
+            folders, plan, wanted, files, config, parted=parted, names=graph.Names(key, self.token), needs=needs
         )
 
     def _shards_done(self, context: Context, count: int) -> None:
