@@ -137,46 +137,6 @@ def _run(fn: Callable, resolution: Any, *taken: Any) -> Any:
     return fn(resolution, *taken)
 
 
-def join_tasks(what: str, folder: str, keys: list[str], into: str, key: str, token: str, strict: bool) -> list[Task]:
-    """The joins of the partitions ``keys`` that write ``what`` to
-    ``into``: rejects.parquet in one task; games.parquet or
-    sequences.parquet a part a partition (the longest first: the
-    sequences, the games, the rejects)."""
-    if what == "rejects":
-        write = partial(joins.write_rejects, folder, keys, path=into, strict=strict)
-        return [Task(f"join-rejects-{key}-{token}", write, (), Phase.JOIN, 1)]
-    size = {"games": 2, "sequences": 3}[what]
-    return [
-        Task(
-            f"join-{what}-{name}-{key}-{token}",
-            partial(tasks.join_part, what, folder, keys, p, into),
-            (),
-            Phase.JOIN,
-            size,
-        )
-        for p, name in enumerate(keys)
-    ]
-
-
-def count_tasks(
-    ranges: list[tuple[int, int]],
-    sizes: list[int],
-    folders: list[Path],
-    count: Callable,
-    floor_of: Callable[[int], int],
-    source: Any,
-    *,
-    key: str,
-    token: str,
-) -> list[Task]:
-    """The build's counts, a range of openings each, into its folder, from
-    ``source`` (``tasks.count``), the largest first."""
-    return [
-        Task(f"build-count-{lo}-{hi}-{key}-{token}", partial(count, r, f, floor_of, source), (), Phase.COUNT, size)
-        for r, (lo, hi), f, size in zip(ranges, ranges, folders, sizes)
-    ]
-
-
 @dataclass(frozen=True)
 class Names:
     """How a run's tasks are named: what each does, then the stage's key
@@ -199,6 +159,50 @@ class Subtrees:
     folders: list[Path]
 
 
+def join_tasks(what: str, folder: str, keys: list[str], into: str, names: Names, strict: bool) -> list[Task]:
+    """The joins of the partitions ``keys`` that write ``what`` to
+    ``into``: rejects.parquet in one task; games.parquet or
+    sequences.parquet a part a partition (the longest first: the
+    sequences, the games, the rejects)."""
+    if what == "rejects":
+        write = partial(joins.write_rejects, folder, keys, path=into, strict=strict)
+        return [Task(names.of("join-rejects"), write, (), Phase.JOIN, 1)]
+    size = {"games": 2, "sequences": 3}[what]
+    return [
+        Task(
+            names.of(f"join-{what}-{name}"),
+            partial(tasks.join_part, what, folder, keys, p, into),
+            (),
+            Phase.JOIN,
+            size,
+        )
+        for p, name in enumerate(keys)
+    ]
+
+
+def count_tasks(
+    subtrees: Subtrees, count: Callable, floor_of: Callable[[int], int], source: Any, *, names: Names
+) -> list[Task]:
+    """The build's counts, a range of openings each, into its folder, from
+    ``source`` (``tasks.count``), the largest first."""
+
+    def counted(j: int, folder: Path) -> Callable:
+        return partial(count, subtrees.ranges[j], folder, floor_of, source)
+
+    return _a_task_a_range(subtrees, names, "build-count", Phase.COUNT, (), counted)
+
+
+def _a_task_a_range(
+    subtrees: Subtrees, names: Names, what: str, phase: Phase, needs: tuple[str, ...], work: Callable
+) -> list[Task]:
+    """A task for each range of ``subtrees``, ``work(j, folder)`` of the
+    j-th, named ``what`` and the range, as large as its range."""
+    return [
+        Task(names.of(f"{what}-{lo}-{hi}"), work(j, folder), needs, phase, size)
+        for j, ((lo, hi), folder, size) in enumerate(zip(subtrees.ranges, subtrees.folders, subtrees.sizes))
+    ]
+
+
 def shard_tasks(
     subtrees: Subtrees,
     plan: str,
@@ -217,29 +221,18 @@ def shard_tasks(
     run's config, what phase 2 may keep of each shard too (prune waits for
     these alone, not the shards' files)."""
     planned = names.of("build-plan")
-    ranges, counted = subtrees.ranges, list(zip(subtrees.ranges, subtrees.folders, subtrees.sizes))
-    made = [Task(planned, partial(tasks.plan_shards, ranges, floor_of, plan), counts, Phase.PLAN, takes=bool(counts))]
-    made += [
-        Task(
-            names.of(f"build-shard-{lo}-{hi}"),
-            partial(tasks.write_shard, f, j, plan, paths, kinds),
-            (planned,),
-            Phase.SHARD,
-            size,
-        )
-        for j, ((lo, hi), f, size) in enumerate(counted)
-    ]
+    planning = partial(tasks.plan_shards, subtrees.ranges, floor_of, plan)
+    made = [Task(planned, planning, counts, Phase.PLAN, takes=bool(counts))]
+
+    def written(j: int, folder: Path) -> Callable:
+        return partial(tasks.write_shard, folder, j, plan, paths, kinds)
+
+    def kept(j: int, folder: Path) -> Callable:
+        return partial(tasks.keep_candidates, folder, j, plan, kinds, pruned)
+
+    made += _a_task_a_range(subtrees, names, "build-shard", Phase.SHARD, (planned,), written)
     if pruned is not None:
-        made += [
-            Task(
-                names.of(f"build-candidates-{lo}-{hi}"),
-                partial(tasks.keep_candidates, f, j, plan, kinds, pruned),
-                (planned,),
-                Phase.CANDIDATES,
-                size,
-            )
-            for j, ((lo, hi), f, size) in enumerate(counted)
-        ]
+        made += _a_task_a_range(subtrees, names, "build-candidates", Phase.CANDIDATES, (planned,), kept)
     return made
 
 

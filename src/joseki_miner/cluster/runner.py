@@ -215,19 +215,18 @@ class DaskRunner:
         found = self._mine(context, settings, parts, folder)
         mined = _Mined(parts, found, skipped, t0, time.perf_counter())
         keys = [p.key for p in parts]
-        resolution = cluster.later(joins.resolve, folder, keys, config.dedupe, name=f"resolve-{key}-{self.token}")
+        names = graph.Names(key, self.token)
+        resolution = cluster.later(joins.resolve, folder, keys, config.dedupe, name=names.of("resolve"))
         cluster.everywhere(resolution)
         paths = self._join_paths(context, ingest, keys)
         strict = context.options.strict
-        joining = {
-            what: graph.join_tasks(what, folder, keys, into, key, self.token, strict) for what, into in paths.items()
-        }
+        joining = {what: graph.join_tasks(what, folder, keys, into, names, strict) for what, into in paths.items()}
         made = [task for tasks_ in joining.values() for task in tasks_]
         counted: list[Path] = []  # the counts' folders
         if build:
             pruned = config if prune and not config.prune_merge_orders else None  # merged orders: the whole trie's
-            names = tuple(t.name for t in made)
-            beside, counted = self._build_beside(context, keys, found, folder, key, pruned, names, ingest)
+            joined = tuple(t.name for t in made)
+            beside, counted = self._build_beside(context, keys, found, folder, names, pruned, joined, ingest)
             made += beside
         planned = graph.Graph(made)
         files = {what: (paths[what], [t.name for t in joining[what]]) for what in paths}
@@ -290,7 +289,7 @@ class DaskRunner:
         keys: list[str],
         found: list[dict],
         folder: str,
-        key: str,
+        names: graph.Names,
         pruned: Config | None,
         join_names: tuple[str, ...],
         ingest: bool,
@@ -303,15 +302,15 @@ class DaskRunner:
         counts: Counter[int] = Counter()
         for found_ in found:
             counts.update({int(k): n for k, n in found_["prefixes"].items()})
-        ranges, sizes, folders, count = self.subtrees(dict(counts), context)
+        subtrees, count = self.subtrees(dict(counts), context)
         floor = partial(floor_for, config=context.config)
         joined = partial(joins.Joined, folder, tuple(keys))
-        made = graph.count_tasks(ranges, sizes, folders, count, floor, joined, key=key, token=self.token)
-        made += self._shard_tasks(context, ranges, sizes, folders, floor, key, tuple(t.name for t in made), pruned)
+        made = graph.count_tasks(subtrees, count, floor, joined, names=names)
+        made += self._shard_tasks(context, subtrees, floor, names, tuple(t.name for t in made), pruned)
         if pruned is not None:
             candidates = tuple(t.name for t in made if t.phase is Phase.CANDIDATES)
-            made += self._prune_tasks(context, folders, key, ingest, (*join_names, *candidates))
-        return made, folders
+            made += self._prune_tasks(context, subtrees.folders, names, ingest, (*join_names, *candidates))
+        return made, subtrees.folders
 
     def stage(self, stage: Stage, context: Context, key: str, beside: Stage | None = None) -> list[Done]:
         """A stage on the dask cluster: the build by subtrees (one a
@@ -370,16 +369,17 @@ class DaskRunner:
         catalog, cluster = context.catalog, self.cluster()
         stored = (os.path.abspath(catalog.sequences), os.path.abspath(catalog.games))
         counts = cluster.call(tasks.prefix_counts, stored, name=f"{name}-prefixes")
-        ranges, sizes, folders, count = self.subtrees(counts, context, fine=False)
-        floor = context.floor
+        subtrees, count = self.subtrees(counts, context, fine=False)
+        ranges, folders, floor = subtrees.ranges, subtrees.folders, context.floor
         try:
             counted = cluster.map(
                 lambda i: count(ranges[i], folders[i], lambda games: floor, stored),
                 range(len(ranges)),
                 names=[f"{name}-count-{lo}-{hi}" for lo, hi in ranges],
-                sizes=sizes,
+                sizes=subtrees.sizes,
             )
-            plan, *shards = self._shard_tasks(context, ranges, sizes, folders, lambda games: floor, name)
+            names = graph.Names(name, self.token)
+            plan, *shards = self._shard_tasks(context, subtrees, lambda games: floor, names)
             plan = replace(plan, fn=partial(plan.fn, counted=counted))  # the plan, given the counts
             figures = graph.Graph([plan, *shards]).map(cluster, None)[plan.name]
             self._shards_done(context, len(ranges))
@@ -390,47 +390,42 @@ class DaskRunner:
     def _shard_tasks(
         self,
         context: Context,
-        ranges: list[tuple[int, int]],
-        sizes: list[int],
-        folders: list[Path],
+        subtrees: graph.Subtrees,
         floor_of: Callable[[int], int],
-        key: str,
+        names: graph.Names,
         counts: tuple[str, ...] = (),
         pruned: Config | None = None,
     ) -> list[graph.Task]:
-        """The tasks that make the trie of the subtrees counted in
-        ``folders`` (``graph.shard_tasks``), the build's folders of parts
-        made empty; each takes the resolution (None: from the stage files)."""
+        """The tasks that make the trie of the ``subtrees`` counted
+        (``graph.shard_tasks``), the build's folders of parts made empty;
+        each takes the resolution (None: from the stage files)."""
         paths = [os.path.abspath(staged(p)) for p in context.catalog.shards()]
         for path in paths:
             remove(Path(path))  # the folder holds this run's parts alone (``check_parts``)
             Path(path).mkdir(parents=True, exist_ok=True)
-        plan = os.path.abspath(Path(folders[0]).with_name(f"shards-{self.token}"))
+        _, plan = self._scratch(context)
         kinds = kind_rules(context.config)
         return graph.shard_tasks(
-            graph.Subtrees(ranges, sizes, folders),
-            plan,
+            subtrees,
+            str(plan),
             floor_of=floor_of,
             paths=paths,
             kinds=kinds,
-            names=graph.Names(key, self.token),
+            names=names,
             counts=counts,
             pruned=pruned,
         )
 
     def _prune_tasks(
-        self, context: Context, folders: list[Path], key: str, parted: bool, needs: tuple[str, ...]
+        self, context: Context, folders: list[Path], names: graph.Names, parted: bool, needs: tuple[str, ...]
     ) -> list[graph.Task]:
         """Prune's tasks on the trie's shards (``graph.prune_tasks``), once
         the tasks it ``needs`` end."""
         catalog, config = context.catalog, context.config
         outputs = {name: os.path.abspath(path) for name, path in prune_outputs(catalog, config).items()}
-        plan = os.path.abspath(Path(folders[0]).with_name(f"shards-{self.token}"))
-        wanted = os.path.abspath(Path(folders[0]).with_name(f"kept-{self.token}"))
+        wanted, plan = (str(path) for path in self._scratch(context))
         files = (os.path.abspath(staged(catalog.sorted_sequences)), os.path.abspath(catalog.games), outputs)
-        return graph.prune_tasks(
-            folders, plan, wanted, files, config, parted=parted, names=graph.Names(key, self.token), needs=needs
-        )
+        return graph.prune_tasks(folders, plan, wanted, files, config, parted=parted, names=names, needs=needs)
 
     def _shards_done(self, context: Context, count: int) -> None:
         """That each of the build's folders holds a part a shard, before it commits."""
@@ -457,14 +452,12 @@ class DaskRunner:
             removing.start()
             self._removing.append(removing)
 
-    def subtrees(
-        self, counts: dict[int, int], context: Context, fine: bool = True
-    ) -> tuple[list[tuple[int, int]], list[int], list[Path], Callable]:
+    def subtrees(self, counts: dict[int, int], context: Context, fine: bool = True) -> tuple[graph.Subtrees, Callable]:
         """The build on the dask engine: the ranges of openings whose
         subtrees are counted apart (``partitions.ranges_for`` where
         ``fine``, the counts reading their range alone; else one a worker;
-        ``counts``: the openings sampled, ``build.sampled``), their
-        sequences, a scratch folder for each, and the count of one
+        ``counts``: the openings sampled, ``build.sampled``), with their
+        sequences and a scratch folder each, and the count of one
         (``tasks.count`` but for its range, its folder, the floor of the games
         kept and what it counts)."""
         workers = self.cluster().workers()
@@ -476,9 +469,7 @@ class DaskRunner:
         scratch = Path(os.path.abspath(context.catalog.runs))
         folders = [scratch / f"subtrees-{self.token}-{lo}-{hi}" for lo, hi in ranges]
         return (
-            ranges,
-            sizes,
-            folders,
+            graph.Subtrees(ranges, sizes, folders),
             partial(
                 tasks.count,
                 neutral=context.config.influence_neutral,
