@@ -10,9 +10,9 @@ from typing import List, Optional
 import typer
 
 from joseki_miner.runs.catalog import Catalog
-from joseki_miner.runs.stages import EXTRACT, INGEST
 from joseki_miner.runs.config import load
 from joseki_miner.runs.errors import JosekiError, UsageError
+from joseki_miner.runs.stages import EXTRACT, INGEST
 from joseki_miner.runs import stop
 from pipeline.options import CONFIG, OUT, SET, WORK, app, catalog_of, fail, plain
 

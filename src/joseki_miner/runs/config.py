@@ -3,9 +3,9 @@
 Keys are dotted names (``distance.certain``); ``--set KEY=VALUE`` overrides
 any of them.  The engines plan with this value (and the one pass and the
 dask engine's tasks read it as they run stages their own way); a stage's
-work reads only its settings, made from it (``runs.settings``: the keys it reads, from which
-its cache key is made), and ``stages/params.py`` turns them into the plain
-values the method takes (``Reading``, ``KindRules``, ``Pruning``, the
+work reads only its settings, made from it (``runs.settings``: the keys
+it reads, from which its cache key is made), and ``stages/params.py``
+turns them into the plain values the method takes (``Reading``, ``KindRules``, ``Pruning``, the
 threshold); below the stages (``method``, ``fast``, ``readers``, ``book``)
 no module reads a ``Config``.
 """

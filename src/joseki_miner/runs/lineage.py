@@ -23,10 +23,10 @@ from pathlib import Path
 
 from joseki_miner.runs import store
 from joseki_miner.runs.catalog import WORK_STAGES, Catalog
-from joseki_miner.runs.stages import TREE
 from joseki_miner.runs.config import Config
 from joseki_miner.runs.errors import UsageError
 from joseki_miner.runs.settings import ExtractSettings
+from joseki_miner.runs.stages import TREE
 
 
 class OtherRun(UsageError):

@@ -16,9 +16,9 @@ import pyarrow.parquet as pq
 
 from joseki_miner.runs.catalog import positions_of
 from joseki_miner.runs.config import Config
-from joseki_miner.runs.settings import PruneSettings
 from joseki_miner.runs.context import Context
 from joseki_miner.runs.errors import UsageError
+from joseki_miner.runs.settings import PruneSettings
 from joseki_miner.runs.stop import check as check_stop
 from joseki_miner.runs.store import staged
 from joseki_miner.stages.opened import opened_in, opened_rows
