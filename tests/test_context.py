@@ -3,11 +3,13 @@ sequence's stone near at its move, and the game's move number there."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from joseki_miner.method.context import Entries, keys_of_moves, node_context
+from joseki_miner.method.context import Entries, Tally, Tree, keys_of_moves, node_context, tally
 from joseki_miner.method.points import TENUKI, from_sgf
 
 
@@ -100,6 +102,52 @@ def test_every_node_walks_the_sequences_its_path_begins(lines, data):
         assert found.sequences[row] == len(through), path
         if path:
             assert found.games[row] == found.near[row] == sum(1 for s in through if s < len(path)), path
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(st.lists(st.sampled_from(POINTS), min_size=1, max_size=6), min_size=1, max_size=25),
+    st.lists(st.integers(0, 25), max_size=4),
+    st.data(),
+)
+def test_the_walk_of_sequences_in_pieces_sums_to_the_walk_of_them_all(lines, cuts, data):
+    """The law the dask engine's context by pieces rests on: the tallies of
+    any split of the sequences (pieces empty or not), summed, give each
+    node the sequences, games, stones near and the lower median move
+    number of the walk of them all."""
+    parent, key, _ = tree(*(" ".join(line) for line in lines[: max(1, len(lines) // 2)]))
+    made = [
+        (" ".join(line), [data.draw(st.integers(1, 300)) for _ in line], [data.draw(st.booleans()) for _ in line],
+         data.draw(st.integers(-1, len(line))))
+        for line in lines
+    ]  # fmt: skip
+    whole = node_context(parent, key, entries(*made))
+    bounds = [0, *sorted(min(c, len(made)) for c in cuts), len(made)]
+    walk = Tree.of(parent, key)
+    split = Tally.summed([tally(walk, entries(*made[a:b])) for a, b in zip(bounds, bounds[1:])], len(parent)).context()
+    for name in ("sequences", "games", "near", "move"):
+        assert getattr(split, name).tolist() == getattr(whole, name).tolist(), name
+
+
+def test_the_stage_reads_sequences_in_pieces_of_whole_row_groups(tmp_path):
+    """sequences.parquet (a file or a folder of parts) in pieces of at most
+    so many sequences, each of whole row groups of one part, in order; a
+    group larger than that a piece alone."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from joseki_miner.stages.context import pieces
+
+    folder = tmp_path / "sequences.parquet"
+    folder.mkdir()
+    for name, sizes in (("part-0.parquet", [3, 3, 3]), ("part-1.parquet", [8, 2])):
+        with pq.ParquetWriter(folder / name, pa.schema([("x", pa.int64())])) as writer:
+            for size in sizes:
+                writer.write_table(pa.table({"x": list(range(size))}))
+    found = [(Path(p.part).name, p.groups, p.rows) for p in pieces(folder, rows=6)]
+    assert found == [("part-0.parquet", (0, 1), 6), ("part-0.parquet", (2,), 3), ("part-1.parquet", (0,), 8),
+                     ("part-1.parquet", (1,), 2)]  # fmt: skip
+    assert [p.groups for p in pieces(folder / "part-0.parquet", rows=100)] == [(0, 1, 2)]
 
 
 # -- the board's kinds -------------------------------------------------------------
@@ -202,11 +250,10 @@ def test_the_stage_walks_every_node_through_the_sequences_the_build_counted(demo
     SGF says each move's board."""
     import pyarrow.parquet as pq
 
-    from joseki_miner.fast.parquet import iter_batches
     from joseki_miner.method.prune import parent_rows
     from joseki_miner.runs.catalog import Catalog
     from joseki_miner.runs.config import load
-    from joseki_miner.stages.context import entries_of
+    from joseki_miner.stages.context import pieces, walked
     from pipeline.run import Request, run_stages
 
     made = {}
@@ -218,8 +265,7 @@ def test_the_stage_walks_every_node_through_the_sequences_the_build_counted(demo
     tree = pq.read_table(catalog.joseki).to_pydict()
     key = np.array([TENUKI if m == "" else from_sgf(m) for m in tree["move"]], np.int64)
     rows = parent_rows(np.array(tree["node"]), np.array(tree["parent"]))
-    batches = [entries_of(b) for b in iter_batches(catalog.sequences, 10_000, ["moves", "numbers", "near", "shared"])]
-    found = node_context(rows, key, Entries.concat(batches))
+    found = walked(Tree.of(rows, key), pieces(catalog.sequences, rows=10_000)).context()
     assert found.sequences.tolist() == tree["count"] and found.games.tolist() == tree["games"]
     assert made["fast"] == made["reference"]
     context = pq.read_table(catalog.node_context).to_pydict()

@@ -156,10 +156,12 @@ def test_a_dask_run_traces_every_task_and_its_outputs_are_those_of_a_run_without
     assert len(searched) == len(shards) and all(waits(t) == {prune["key"]} for t in searched)
     (written,) = [t for t in tasks if t["key"].startswith("prune-found-")]
     assert waits(written) == {t["key"] for t in searched}
-    # the context stage once prune's files and the shards' are written, then emit and the report's parts (they
-    # read node_context.parquet)
-    (context,) = [t for t in tasks if t["key"].startswith("context-")]
-    assert context["start"] >= max(t["stop"] for t in [written, *shards])
+    # the context stage once prune's files and the shards' are written, a piece of sequences.parquet a task and
+    # node_context.parquet written from them all; then emit and the report's parts (they read node_context.parquet)
+    walks = [t for t in tasks if t["key"].startswith("context-walk-")]
+    (context,) = [t for t in tasks if t["key"].startswith("context-written-")]
+    assert walks and min(t["start"] for t in walks) >= max(t["stop"] for t in [written, *shards])
+    assert {t["key"] for t in walks} <= set(context["after"]) and context["start"] >= max(t["stop"] for t in walks)
     book = [t for t in tasks if t["key"].startswith("emit-")]
     assert len(book) > 1 and all(t["start"] >= context["stop"] for t in book)
     s = scale(*load(tmp_path / "trace.json"))

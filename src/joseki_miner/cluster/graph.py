@@ -17,6 +17,8 @@ from joseki_miner.cluster import client as cluster_
 from joseki_miner.cluster import joins, tasks
 
 if TYPE_CHECKING:
+    from joseki_miner.method.context import Tree
+    from joseki_miner.stages.context import Piece
     from joseki_miner.method.kinds import KindRules
     from joseki_miner.runs.config import Config
 
@@ -26,7 +28,8 @@ class Phase(IntEnum):
     (``priority``): the shards' files last (the build's commit and the book
     wait for them, no other task), the joins before them, then the counts
     and the candidates prune waits for, the plan before any count left,
-    prune, and the book first."""
+    prune, and the book first; the context stage's tasks are a graph of
+    their own."""
 
     SHARD = 0  # a shard's part of the build's files
     JOIN = 1  # rejects.parquet, or a partition's part of games.parquet or sequences.parquet
@@ -37,6 +40,7 @@ class Phase(IntEnum):
     SEARCH = 6  # a shard's search for what prune kept
     FOUND = 7  # the files of what the searches found
     BOOK = 8  # emit and the report's parts
+    CONTEXT = 9  # a piece of sequences.parquet walked down the pruned tree, and the file of their sum
 
 
 _LEVELS = {
@@ -49,6 +53,7 @@ _LEVELS = {
     Phase.SEARCH: 2**42,
     Phase.FOUND: 2**42,
     Phase.BOOK: 2**43,
+    Phase.CONTEXT: 2**43,
 }
 
 
@@ -292,3 +297,14 @@ def book_tasks(
         Task(name, partial(tasks.book_task, job), (found, *(shards if read else ())), Phase.BOOK)
         for job, name, read in zip(jobs, names, reads)
     ]
+
+
+def context_tasks(tree: Tree, pieces: list[Piece], write: Callable, names: Names) -> list[Task]:
+    """The context stage: each piece of sequences.parquet walked down the
+    pruned ``tree`` (the largest first), then node_context.parquet
+    written from their sum (``write``, given the walks)."""
+    walks = [
+        Task(names.of(f"context-walk-{i}"), partial(tasks.walk_piece, tree, piece), (), Phase.CONTEXT, piece.rows)
+        for i, piece in enumerate(pieces)
+    ]
+    return [*walks, Task(names.of("context-written"), write, tuple(w.name for w in walks), Phase.CONTEXT, takes=True)]

@@ -33,13 +33,14 @@ from joseki_miner.book import files as book_files
 from joseki_miner.cluster import client as cluster_
 from joseki_miner.cluster import graph, joins, partitions, tasks, trace
 from joseki_miner.cluster.graph import Phase
-from joseki_miner.runs.context import Context, Done, RunOptions, do_work
+from joseki_miner.runs.context import Context, Done, RunOptions, do_work, with_settings
 from joseki_miner.runs.keys import partition_key
 from joseki_miner.runs.progress import bar as progress_bar
 from joseki_miner.runs.settings import ReportSettings
 from joseki_miner.runs.stop import check as check_stop
-from joseki_miner.runs.stages import BUILD, EMIT, EXTRACT, INGEST, PRUNE, REPORT, Stage
+from joseki_miner.runs.stages import BUILD, CONTEXT, EMIT, EXTRACT, INGEST, PRUNE, REPORT, Stage
 from joseki_miner.runs.store import remove, staged
+from joseki_miner.stages import context as stage_context
 from joseki_miner.stages.params import Reading, floor_for, kind_rules, phase1_params, prune_outputs
 
 if TYPE_CHECKING:
@@ -314,8 +315,9 @@ class DaskRunner:
 
     def stage(self, stage: Stage, context: Context, key: str, beside: Stage | None = None) -> list[Done]:
         """A stage on the dask cluster: the build by subtrees (one a
-        worker) and the report in parts (``book_files.parts``),
-        a task each; the other stages as one task.  Emit with the report
+        worker), the context by pieces of sequences.parquet and the report
+        in parts (``book_files.parts``), a task each; the other stages as
+        one task.  Emit with the report
         ``beside`` it: both at once (neither reads the other's files)."""
         cluster = self.cluster()
         t0 = time.perf_counter()
@@ -324,6 +326,9 @@ class DaskRunner:
             return []
         if stage.name == BUILD:
             return [Done(BUILD, self._build(context, name), time.perf_counter() - t0)]
+        if stage.name == CONTEXT:
+            found = self._context(stage, context, graph.Names(key, self.token))
+            return [Done(CONTEXT, found, time.perf_counter() - t0)]
         if stage.name in (EMIT, REPORT) and self._booked is not None:  # made beside the build's shards
             booked, self._booked = self._booked, None
             return booked
@@ -386,6 +391,17 @@ class DaskRunner:
             return figures
         finally:
             self._remove_later([*folders, *self._scratch(context)])
+
+    def _context(self, stage: Stage, context: Context, names: graph.Names) -> dict:
+        """The context stage by pieces of sequences.parquet, each walked
+        down the pruned tree on a worker, then written from their sum."""
+        context = with_settings(stage, context)
+        catalog = context.catalog
+        pruned = stage_context.Pruned.read(context.current(catalog.joseki))
+        pieces = stage_context.pieces(Path(os.path.abspath(context.current(catalog.sequences))))
+        write = partial(tasks.write_context, context, pruned)
+        planned = graph.context_tasks(pruned.tree, pieces, write, names)
+        return graph.Graph(planned).map(self.cluster(), None)[planned[-1].name]
 
     def _shard_tasks(
         self,

@@ -20,8 +20,11 @@ from joseki_miner.cluster import joins
 
 if TYPE_CHECKING:
     from joseki_miner.fast.joining import Counted
+    from joseki_miner.method.context import Tally, Tree
     from joseki_miner.method.kinds import KindRules
     from joseki_miner.runs.config import Config
+    from joseki_miner.runs.context import Context
+    from joseki_miner.stages.context import Piece, Pruned
 
 
 @dataclass(frozen=True)
@@ -43,6 +46,22 @@ def book_task(job: Callable[[], Any], resolution: joins.Resolution | None = None
         return job()
     except Exception as error:  # noqa: BLE001 - raised by the driver once the build has committed
         return Failed(error, traceback.format_exc())
+
+
+def walk_piece(tree: Tree, piece: Piece, resolution: None = None) -> Tally:
+    """A piece of sequences.parquet walked down the pruned ``tree`` (the
+    context stage's task a piece)."""
+    from joseki_miner.stages.context import walked
+
+    return walked(tree, [piece])
+
+
+def write_context(context: Context, pruned: Pruned, resolution: None, walks: list[Tally]) -> dict:
+    """node_context.parquet from the sum of the pieces' ``walks``."""
+    from joseki_miner.method.context import Tally
+    from joseki_miner.stages.context import written
+
+    return written(context, pruned, Tally.summed(walks, pruned.tree.n))
 
 
 def join_part(what: str, folder: str, keys: list[str], p: int, into: str, resolution: joins.Resolution) -> dict:

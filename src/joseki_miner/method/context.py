@@ -16,6 +16,7 @@ Knows keys, node tables and arrays; nothing of files.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -40,22 +41,6 @@ class Entries:
     near: np.ndarray
     shared: np.ndarray
 
-    @classmethod
-    def concat(cls, parts: list[Entries]) -> Entries:
-        """Batches of sequences laid end to end as one."""
-        if not parts:
-            empty = np.zeros(0, np.int64)
-            return cls(np.zeros(1, np.int64), empty, empty, np.zeros(0, bool), empty)
-        ends = np.cumsum([p.offsets[-1] for p in parts])[:-1]
-        offsets = np.concatenate([parts[0].offsets] + [p.offsets[1:] + e for p, e in zip(parts[1:], ends)])
-        return cls(
-            offsets,
-            np.concatenate([p.keys for p in parts]),
-            np.concatenate([p.numbers for p in parts]),
-            np.concatenate([p.near for p in parts]),
-            np.concatenate([p.shared for p in parts]),
-        )
-
 
 def keys_of_moves(text: bytes, offsets: np.ndarray) -> np.ndarray:
     """The keys of sequences.parquet's ``moves`` (normalized SGF points,
@@ -78,27 +63,90 @@ class NodeContext:
     move: np.ndarray
 
 
-def node_context(parent_row: np.ndarray, key: np.ndarray, entries: Entries) -> NodeContext:
-    """``NodeContext`` of a pruned tree (rows parents first, the root
-    first; ``parent_row``: each row's parent's row; ``key``: each row's
-    move) over ``entries``: every sequence walked down the tree as far as
-    its keys are nodes of it."""
-    n = len(parent_row)
-    sequences, games, near = np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64)
-    move = np.zeros(n, np.int64)
+@dataclass(frozen=True)
+class Tree:
+    """A pruned tree as the walk finds its children: ``codes`` (a child's
+    parent row * ``KEYS`` + its key), sorted, and ``rows``, the child of
+    each; ``n`` rows in all."""
+
+    codes: np.ndarray
+    rows: np.ndarray
+    n: int
+
+    @classmethod
+    def of(cls, parent_row: np.ndarray, key: np.ndarray) -> Tree:
+        """The tree of rows parents first, the root first (``parent_row``:
+        each row's parent's row; ``key``: each row's move)."""
+        n = len(parent_row)
+        rows = np.arange(1, n, dtype=np.int64)
+        codes = np.asarray(parent_row, np.int64)[1:] * KEYS + np.asarray(key, np.int64)[1:]
+        order = np.argsort(codes, kind="stable")
+        return cls(codes[order], rows[order], n)
+
+
+_NUMBERS = 1 << 16  # a move number's place in a tally's code: row * _NUMBERS + number + _LOWEST
+_LOWEST = 1 << 15
+
+
+@dataclass(frozen=True)
+class Tally:
+    """What the walk of some sequences found, to be added to others'
+    (``summed``): per row, its sequences, games and games with a stone
+    near; and its games' move numbers there, as ``numbers`` (sorted codes
+    row * 2**16 + number + 2**15) with how many games had each."""
+
+    sequences: np.ndarray
+    games: np.ndarray
+    near: np.ndarray
+    numbers: np.ndarray
+    counts: np.ndarray
+
+    @classmethod
+    def empty(cls, n: int) -> Tally:
+        zeros = np.zeros(n, np.int64)
+        return cls(zeros, zeros, zeros, np.zeros(0, np.int64), np.zeros(0, np.int64))
+
+    @classmethod
+    def summed(cls, parts: Sequence[Tally], n: int) -> Tally:
+        """The tallies of some batches of sequences as one (of ``n`` rows)."""
+        if not parts:
+            return cls.empty(n)
+        numbers, at = np.unique(np.concatenate([p.numbers for p in parts]), return_inverse=True)
+        counts = np.zeros(len(numbers), np.int64)
+        np.add.at(counts, at, np.concatenate([p.counts for p in parts]))
+        total = [sum(getattr(p, name) for p in parts) for name in ("sequences", "games", "near")]
+        return cls(*total, numbers, counts)
+
+    def context(self) -> NodeContext:
+        """The node context of the sequences tallied: each node's move the
+        lower median of its games' move numbers (0 at the root)."""
+        n = len(self.games)
+        move = np.zeros(n, np.int64)
+        has = self.games > 0
+        has[:1] = False
+        if has.any():
+            held = np.where(has, self.games, 0)  # the games whose move numbers are tallied (none at the root)
+            before = np.concatenate([[0], np.cumsum(held)[:-1]])  # the numbers of the rows before a row's
+            at = np.searchsorted(np.cumsum(self.counts), before[has] + (self.games[has] - 1) // 2, side="right")
+            move[has] = self.numbers[at] % _NUMBERS - _LOWEST
+        return NodeContext(self.sequences, self.games, self.near, move)
+
+
+def tally(tree: Tree, entries: Entries) -> Tally:
+    """The walk of ``entries`` down ``tree``: every sequence as far as its
+    keys are nodes of it, each game counted by its earliest sequence
+    through a node (``Entries.shared``)."""
+    n, codes, rows = tree.n, tree.codes, tree.rows
     count = len(entries.offsets) - 1
     if n == 0 or count == 0:
-        return NodeContext(sequences, games, near, move)
-    rows = np.arange(1, n, dtype=np.int64)
-    codes = np.asarray(parent_row, np.int64)[1:] * KEYS + np.asarray(key, np.int64)[1:]
-    order = np.argsort(codes, kind="stable")
-    codes, rows = codes[order], rows[order]
+        return Tally.empty(n)
+    sequences, games, near = np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64)
     start, length = entries.offsets[:-1], np.diff(entries.offsets)
     alive = np.arange(count, dtype=np.int64)
     at = np.zeros(count, np.int64)  # each alive sequence's row so far (the root)
     sequences[0] = count
     games[0] = int((entries.shared < 0).sum())
-    picked_rows, picked_numbers = [], []
+    picked = []
     depth = 0
     while len(alive) and len(codes):
         depth += 1
@@ -113,17 +161,17 @@ def node_context(parent_row: np.ndarray, key: np.ndarray, entries: Entries) -> N
         sequences += np.bincount(row, minlength=n)
         games += np.bincount(row[counted], minlength=n)
         near += np.bincount(row[counted & entries.near[entry]], minlength=n)
-        picked_rows.append(row[counted])
-        picked_numbers.append(entries.numbers[entry][counted])
-    if picked_rows:
-        row, number = np.concatenate(picked_rows), np.concatenate(picked_numbers)
-        order = np.lexsort((number, row))
-        row, number = row[order], number[order]
-        first = np.searchsorted(row, np.arange(n))
-        has = games > 0
-        has[0] = False
-        move[has] = number[first[has] + (games[has] - 1) // 2]  # the lower median
-    return NodeContext(sequences, games, near, move)
+        picked.append(row[counted] * _NUMBERS + (entries.numbers[entry][counted].astype(np.int64) + _LOWEST))
+    numbers, counts = np.unique(np.concatenate(picked) if picked else np.zeros(0, np.int64), return_counts=True)
+    return Tally(sequences, games, near, numbers, counts.astype(np.int64))
+
+
+def node_context(parent_row: np.ndarray, key: np.ndarray, entries: Entries) -> NodeContext:
+    """``NodeContext`` of a pruned tree (rows parents first, the root
+    first; ``parent_row``: each row's parent's row; ``key``: each row's
+    move) over ``entries``: every sequence walked down the tree as far as
+    its keys are nodes of it."""
+    return tally(Tree.of(parent_row, key), entries).context()
 
 
 @dataclass(frozen=True)
@@ -285,6 +333,8 @@ __all__ = [
     "Entries",
     "Evidence",
     "NodeContext",
+    "Tally",
+    "Tree",
     "board_kinds",
     "keys_of_moves",
     "mover_wins",

@@ -89,7 +89,12 @@ class Context:
 def do_work(stage: Stage, context: Context) -> dict:
     """Do ``stage``'s work (its module, ``Stage.work``, loaded now) with
     ``context`` and the settings it declares; its figures."""
-    return import_module(stage.work).run(replace(context, settings=stage.settings.of(context.config)))
+    return import_module(stage.work).run(with_settings(stage, context))
+
+
+def with_settings(stage: Stage, context: Context) -> Context:
+    """``context`` with the settings ``stage`` declares (``Stage.settings``)."""
+    return replace(context, settings=stage.settings.of(context.config))
 
 
 @dataclass(frozen=True)

@@ -12,17 +12,29 @@ book's kind of each node; joseki.parquet keeps the corner's own)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from pathlib import Path
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from joseki_miner.fast.arrow import column, numpy, strings
-from joseki_miner.fast.parquet import iter_batches
 from joseki_miner.fast.tables import CONTEXT_SCHEMA
 from joseki_miner.method import kinds
-from joseki_miner.method.context import Entries, Evidence, board_kinds, keys_of_moves, mover_wins, node_context
+from joseki_miner.method.context import (
+    Entries,
+    Evidence,
+    Tally,
+    Tree,
+    board_kinds,
+    keys_of_moves,
+    mover_wins,
+    tally,
+)
 from joseki_miner.method.points import TENUKI, from_sgf
 from joseki_miner.method.prune import parent_rows, tenuki_counts
+from joseki_miner.runs.catalog import parts_of
 from joseki_miner.runs.context import Context
 from joseki_miner.runs.inputs import Collections
 from joseki_miner.stages.params import board_rules
@@ -54,21 +66,87 @@ def _bytes(column: pa.BinaryArray) -> bytes:
     return column.buffers()[2].to_pybytes()[int(offsets[0]) : int(offsets[-1])]
 
 
+@dataclass(frozen=True)
+class Pruned:
+    """joseki.parquet as the stage reads it: its table, each row's parent
+    row and move, and the tree the sequences walk down."""
+
+    table: pa.Table
+    rows: np.ndarray
+    key: np.ndarray
+    tree: Tree
+
+    @classmethod
+    def read(cls, path: Path) -> Pruned:
+        table = pq.ParquetFile(path).read()  # not read_table: its datasets load pandas
+        node, parent = numpy(table.column("node")), numpy(table.column("parent"))
+        key = np.array([TENUKI if m == "" else from_sgf(m) for m in table.column("move").to_pylist()], np.int64)
+        rows = parent_rows(node, parent)
+        return cls(table, rows, key, Tree.of(rows, key))
+
+
+@dataclass(frozen=True)
+class Piece:
+    """Some whole row groups of a part of sequences.parquet (a file, or a
+    part of a folder of them), and their sequences."""
+
+    part: str
+    groups: tuple[int, ...]
+    rows: int
+
+
+def pieces(path: Path, rows: int = BATCH) -> list[Piece]:
+    """sequences.parquet in pieces of at most ``rows`` sequences (or one
+    row group, where a group holds more), a part's groups in order: the
+    walk goes a piece at a time, and the dask engine walks each apart."""
+    made = []
+    for part in parts_of(path):
+        meta = pq.read_metadata(part)
+        groups: list[int] = []
+        held = 0
+        for g in range(meta.num_row_groups):
+            size = meta.row_group(g).num_rows
+            if groups and held + size > rows:
+                made.append(Piece(str(part), tuple(groups), held))
+                groups, held = [], 0
+            groups.append(g)
+            held += size
+        if groups:
+            made.append(Piece(str(part), tuple(groups), held))
+    return made
+
+
+def walked(tree: Tree, of: list[Piece], shown=None) -> Tally:
+    """The walk of the sequences of some pieces of sequences.parquet down
+    ``tree``, a piece at a time."""
+    tallies = []
+    for piece in of:
+        check_stop()
+        with pq.ParquetFile(piece.part) as file:
+            table = file.read_row_groups(list(piece.groups), ["moves", "numbers", "near", "shared"])
+        for batch in table.combine_chunks().to_batches():
+            tallies.append(tally(tree, entries_of(batch)))
+        if shown is not None:
+            shown.update(piece.rows)
+    return Tally.summed(tallies, tree.n)
+
+
 def run(context: Context) -> dict:
     """Each pruned node's games in their whole board, and its kind
     (module docstring)."""
     c = context.catalog
-    tree = pq.ParquetFile(context.current(c.joseki)).read()  # not read_table: its datasets load pandas
-    node, parent = numpy(tree.column("node")), numpy(tree.column("parent"))
-    key = np.array([TENUKI if m == "" else from_sgf(m) for m in tree.column("move").to_pylist()], np.int64)
-    parts = []
+    pruned = Pruned.read(context.current(c.joseki))
     with bar(context.options.progress, desc="context", unit=" sequences", leave=False) as shown:
-        for batch in iter_batches(context.current(c.sequences), BATCH, ["moves", "numbers", "near", "shared"]):
-            check_stop()
-            parts.append(entries_of(batch))
-            shown.update(batch.num_rows)
-    rows = parent_rows(node, parent)
-    found = node_context(rows, key, Entries.concat(parts))
+        found = walked(pruned.tree, pieces(context.current(c.sequences)), shown)
+    return written(context, pruned, found)
+
+
+def written(context: Context, pruned: Pruned, walk: Tally) -> dict:
+    """node_context.parquet of the tree ``pruned`` with what the walk of
+    every sequence found (``walk``); the stage's figures."""
+    c, tree, rows, key = context.catalog, pruned.table, pruned.rows, pruned.key
+    found = walk.context()
+    node = numpy(tree.column("node"))
     kind = tree.column("kind").to_pylist() if "kind" in tree.column_names else [""] * len(node)
     rules = board_rules(context.settings)
     if rules is not None and "kind" in tree.column_names:
