@@ -123,9 +123,8 @@ def walked(tree: Tree, of: list[Piece], shown=None) -> Tally:
     for piece in of:
         check_stop()
         with pq.ParquetFile(piece.part) as file:
-            table = file.read_row_groups(list(piece.groups), ["moves", "numbers", "near", "shared"])
-        for batch in table.combine_chunks().to_batches():
-            tallies.append(tally(tree, entries_of(batch)))
+            for batch in file.iter_batches(BATCH, list(piece.groups), ["moves", "numbers", "near", "shared"]):
+                tallies.append(tally(tree, entries_of(batch)))
         if shown is not None:
             shown.update(piece.rows)
     return Tally.summed(tallies, tree.n)
